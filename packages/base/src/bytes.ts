@@ -1,0 +1,108 @@
+/**
+ * Byte helpers. Keys and values are `Uint8Array` (a `Buffer` is one); the public API also
+ * accepts strings, encoded as UTF-8 by `toBytes`.
+ */
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The empty byte string, shared. Treat as read-only. */
+export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
+
+/**
+ * Bytes of a key or value given as `Uint8Array` or string. Returns the same array (no copy)
+ * for byte input. Throws `TypeError` for anything else, naming `what`.
+ */
+export function toBytes(value: unknown, what = "key"): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === "string") return encoder.encode(value);
+  throw new TypeError(`${what} must be a Uint8Array, Buffer or string; got ${describe(value)}`);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? (value.constructor?.name ?? "an object") : typeof value;
+}
+
+/** UTF-8 decode (for messages and tests). */
+export function bytesToString(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/**
+ * Lexicographic comparison of two byte strings: negative, zero or positive.
+ * A tight loop for short keys (cheaper than crossing into C++), `Buffer.compare` for long ones.
+ */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const al = a.length;
+  const bl = b.length;
+  const n = al < bl ? al : bl;
+  if (n > 64) return Buffer.compare(a, b);
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return al - bl;
+}
+
+/** Byte equality. */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  const n = a.length;
+  if (n !== b.length) return false;
+  if (n > 64) return Buffer.compare(a, b) === 0;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A copy of `bytes` that owns its memory (for data that must outlive a view). */
+export function copyBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.slice();
+}
+
+/** Concatenates byte strings into a new array. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
+  return out;
+}
+
+/** Hex dump, for messages and tests. */
+export function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
+/**
+ * A printable rendering of a key: printable ASCII as is, other bytes as `\xNN`.
+ * Deterministic, used by `toString` of internal keys and by data-driven tests.
+ */
+export function formatKey(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    s +=
+      b >= 0x20 && b < 0x7f && b !== 0x5c
+        ? String.fromCharCode(b)
+        : `\\x${b.toString(16).padStart(2, "0")}`;
+  }
+  return s;
+}
+
+/**
+ * Compares `a[0, aLen)` with `b[0, bLen)` lexicographically without creating views.
+ * REQUIRES: aLen <= a.length, bLen <= b.length.
+ */
+export function comparePrefixes(a: Uint8Array, aLen: number, b: Uint8Array, bLen: number): number {
+  const n = aLen < bLen ? aLen : bLen;
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return aLen - bLen;
+}

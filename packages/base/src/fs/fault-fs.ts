@@ -1,0 +1,358 @@
+/**
+ * `FaultInjectionFileSystem`: wraps another FileSystem, passes everything through, and lets
+ * tests simulate what storage does to a database, after RocksDB's FaultInjectionTestEnv.
+ *
+ * What is modelled:
+ * - Power cut (`dropUnsyncedData`). For every file written through this wrapper it knows
+ *   the size at the last sync (`WritableFile.sync`, or `writeFile` with `sync`) and whether
+ *   the file was created since the last `syncDir` of its directory. A power cut truncates
+ *   each such file to its synced size and deletes the files whose creation was never made
+ *   durable. Writable handles opened before it are dead afterwards: every call but `close`
+ *   throws IOError (EIO), and bytes they still buffered are discarded.
+ * - Truncation by `openWritable` (without `append`) or `writeFile` is taken as durable at
+ *   once: the synced size restarts at 0.
+ * - Rename carries the file's state to the new name, including "created since the last
+ *   `syncDir`" (moved to the target directory); the rename itself is treated as durable. So
+ *   write-temp-then-rename without a `syncDir` loses the file in a power cut, and a durable
+ *   file renamed without a `syncDir` keeps its new name.
+ * - Failing operations (`failAfter`): the n-th following "write" (append, a flush that hands
+ *   over buffered bytes, `writeFile`) or "sync" (`sync`, `syncDir`, `writeFile` with `sync`)
+ *   and every later one throws IOError with `cause.code` EIO or ENOSPC, with no effect.
+ * - An inactive file system (`setFilesystemActive(false)`): every write, sync and metadata
+ *   change (open for writing, rename, remove, truncate, mkdir) fails; reads still work.
+ * - Corruption (`corrupt`): bytes flipped in place.
+ *
+ * What is not: removals and `mkdir` are durable at once (a removed file never comes back);
+ * a rename never reverts to the old name, and renaming a directory does not carry the state
+ * of the files in it; no torn (partly persisted) unsynced tail — a file keeps exactly its
+ * synced prefix; files that existed before the wrapper saw them count as fully durable;
+ * readers are not invalidated by a power cut; the loss of unflushed bytes in a process
+ * crash is not simulated separately.
+ *
+ * Writable files opened here buffer in this wrapper (`bufferSize`, Default: 64 KiB) and
+ * write to the inner file system unbuffered, so a dead handle cannot leak bytes into it.
+ */
+
+import { ShaleError } from "../errors.js";
+import {
+  dirName,
+  type FileLock,
+  type FileSystem,
+  type OpenWritableOptions,
+  type RandomAccessFile,
+  type SequentialFile,
+  type WritableFile,
+} from "./file-system.js";
+import { checkCount, checkRange, errnoError, normalizePath } from "./memory-fs.js";
+
+/** Which operations `failAfter` fails. */
+export type FaultOperation = "write" | "sync" | "any";
+/** The OS error an injected fault reports in `cause.code`. */
+export type FaultErrno = "EIO" | "ENOSPC";
+
+/** Operations seen by the wrapper, including those that failed. */
+export interface FaultCounters {
+  writes: number;
+  syncs: number;
+}
+
+const DEFAULT_BUFFER_SIZE = 64 * 1024;
+
+/** What a power cut needs to know about one file. */
+interface FileState {
+  /** Bytes that survive a power cut. */
+  syncedSize: number;
+  /** Created since the last `syncDir` of its directory: a power cut deletes it. */
+  createdSinceDirSync: boolean;
+}
+
+/** The fault switches, shared by the file system and its handles. */
+class FaultController {
+  readonly counters: FaultCounters = { writes: 0, syncs: 0 };
+  armed: { op: FaultOperation; countdown: number; errno: FaultErrno } | undefined;
+  inactiveErrno: FaultErrno | undefined;
+  /** Bumped by every power cut; handles of an older epoch are dead. */
+  epoch = 0;
+
+  /** Counts an operation, then throws if it is to fail. */
+  check(kind: "write" | "sync", syscall: string, path: string): void {
+    if (kind === "write") this.counters.writes++;
+    else this.counters.syncs++;
+    this.checkActive(syscall, path);
+    const fault = this.armed;
+    if (fault === undefined || (fault.op !== "any" && fault.op !== kind)) return;
+    if (fault.countdown > 1) fault.countdown--;
+    else throw errnoError(fault.errno, syscall, path, "injected fault");
+  }
+
+  checkActive(syscall: string, path: string): void {
+    if (this.inactiveErrno !== undefined) {
+      throw errnoError(this.inactiveErrno, syscall, path, "file system inactive");
+    }
+  }
+}
+
+class FaultWritableFile implements WritableFile {
+  private readonly buffer: Uint8Array;
+  private pending = 0;
+  private written: number;
+  private closed = false;
+  private readonly epoch: number;
+
+  constructor(
+    private readonly faults: FaultController,
+    private readonly path: string,
+    private readonly inner: WritableFile,
+    private readonly state: FileState,
+    bufferSize: number,
+  ) {
+    this.buffer = new Uint8Array(bufferSize);
+    this.written = inner.size;
+    this.epoch = faults.epoch;
+  }
+
+  get size(): number {
+    return this.written;
+  }
+
+  append(data: Uint8Array, start = 0, end = data.length): void {
+    checkRange("append", start, end, data.length);
+    this.checkUsable("write");
+    this.faults.check("write", "write", this.path);
+    const n = end - start;
+    const capacity = this.buffer.length;
+    if (this.pending + n <= capacity) {
+      this.buffer.set(data.subarray(start, end), this.pending);
+      this.pending += n;
+    } else {
+      this.writeOut();
+      if (n >= capacity) {
+        this.inner.append(data, start, end);
+      } else {
+        this.buffer.set(data.subarray(start, end), 0);
+        this.pending = n;
+      }
+    }
+    this.written += n;
+  }
+
+  flush(): void {
+    this.checkUsable("write");
+    if (this.pending === 0) return;
+    this.faults.check("write", "write", this.path);
+    this.writeOut();
+  }
+
+  sync(): void {
+    this.flush();
+    this.faults.check("sync", "fsync", this.path);
+    this.inner.sync();
+    this.state.syncedSize = this.written;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (this.epoch === this.faults.epoch && this.pending > 0) {
+        this.faults.check("write", "write", this.path);
+        this.writeOut();
+      }
+    } finally {
+      this.pending = 0;
+      this.inner.close();
+    }
+  }
+
+  private writeOut(): void {
+    if (this.pending === 0) return;
+    this.inner.append(this.buffer, 0, this.pending);
+    this.pending = 0;
+  }
+
+  private checkUsable(syscall: string): void {
+    if (this.closed) throw errnoError("EBADF", syscall, this.path);
+    if (this.epoch !== this.faults.epoch) {
+      throw errnoError("EIO", syscall, this.path, "handle invalidated by a simulated power cut");
+    }
+  }
+}
+
+export class FaultInjectionFileSystem implements FileSystem {
+  private readonly faults = new FaultController();
+  /** Files written through this wrapper, by normalised path. */
+  private readonly files = new Map<string, FileState>();
+
+  constructor(readonly inner: FileSystem) {}
+
+  /** Operations seen so far, including failed ones (a snapshot). */
+  get counters(): Readonly<FaultCounters> {
+    return { ...this.faults.counters };
+  }
+
+  /**
+   * From now on, the `n`-th matching operation (1-based) and every later one throws
+   * IOError with `cause.code` = `errno`, until `clearFaults`. Replaces any earlier fault.
+   */
+  failAfter(op: FaultOperation, n: number, errno: FaultErrno): void {
+    if (!Number.isInteger(n) || n < 1) throw ShaleError.invalidArgument(`failAfter: bad n ${n}`);
+    this.faults.armed = { op, countdown: n, errno };
+  }
+
+  /** Disarms `failAfter` and makes the file system active again. */
+  clearFaults(): void {
+    this.faults.armed = undefined;
+    this.faults.inactiveErrno = undefined;
+  }
+
+  /** While inactive, every write, sync and metadata change fails with `errno` (Default: EIO). */
+  setFilesystemActive(active: boolean, errno: FaultErrno = "EIO"): void {
+    this.faults.inactiveErrno = active ? undefined : errno;
+  }
+
+  /**
+   * Simulates a power cut (see the file comment): truncates files to their synced size,
+   * deletes files whose creation was never dir-synced, and kills open writable handles.
+   * Works on the inner file system directly, so it succeeds even while faults are armed.
+   */
+  dropUnsyncedData(): void {
+    this.faults.epoch++;
+    for (const [path, state] of this.files) {
+      if (state.createdSinceDirSync) {
+        if (this.inner.exists(path)) this.inner.remove(path);
+        this.files.delete(path);
+      } else if (this.inner.exists(path) && this.inner.fileSize(path) > state.syncedSize) {
+        this.inner.truncate(path, state.syncedSize);
+      }
+    }
+  }
+
+  /**
+   * XORs the byte at `offset` of `path` with `xorMask` (Default: 0xff), in place. Not a
+   * counted operation, not affected by faults, and does not change what is synced.
+   */
+  corrupt(path: string, offset: number, xorMask = 0xff): void {
+    const data = this.inner.readFile(path);
+    if (!Number.isInteger(offset) || offset < 0 || offset >= data.length) {
+      throw ShaleError.invalidArgument(`corrupt: offset ${offset} outside [0, ${data.length})`);
+    }
+    data[offset] = (data[offset]! ^ xorMask) & 0xff;
+    this.inner.writeFile(path, data);
+  }
+
+  /** `bufferSize` Default: 64 KiB; 0 = unbuffered. */
+  openWritable(path: string, options: OpenWritableOptions = {}): WritableFile {
+    const bufferSize = options.bufferSize ?? DEFAULT_BUFFER_SIZE;
+    checkCount("bufferSize", bufferSize);
+    this.faults.checkActive("open", path);
+    const append = options.append === true;
+    const existed = this.inner.exists(path);
+    const inner = this.inner.openWritable(path, { append, bufferSize: 0 });
+    const state = this.track(path, existed, !append, inner.size);
+    return new FaultWritableFile(this.faults, path, inner, state, bufferSize);
+  }
+
+  openRandomAccess(path: string): RandomAccessFile {
+    return this.inner.openRandomAccess(path);
+  }
+
+  openSequential(path: string): SequentialFile {
+    return this.inner.openSequential(path);
+  }
+
+  readFile(path: string): Uint8Array {
+    return this.inner.readFile(path);
+  }
+
+  writeFile(path: string, data: Uint8Array, options: { sync?: boolean } = {}): void {
+    this.faults.check("write", "write", path);
+    const existed = this.inner.exists(path);
+    if (options.sync !== true) {
+      this.inner.writeFile(path, data);
+      this.track(path, existed, true, 0);
+      return;
+    }
+    const file = this.inner.openWritable(path, { bufferSize: 0 });
+    const state = this.track(path, existed, true, 0);
+    try {
+      file.append(data);
+      this.faults.check("sync", "fsync", path);
+      file.sync();
+      state.syncedSize = data.length;
+    } finally {
+      file.close();
+    }
+  }
+
+  exists(path: string): boolean {
+    return this.inner.exists(path);
+  }
+
+  fileSize(path: string): number {
+    return this.inner.fileSize(path);
+  }
+
+  rename(from: string, to: string): void {
+    this.faults.checkActive("rename", from);
+    this.inner.rename(from, to);
+    const src = normalizePath(from);
+    const dst = normalizePath(to);
+    if (src === dst) return;
+    const state = this.files.get(src);
+    this.files.delete(src);
+    this.files.delete(dst);
+    if (state !== undefined) this.files.set(dst, state);
+  }
+
+  remove(path: string): void {
+    this.faults.checkActive("unlink", path);
+    this.inner.remove(path);
+    this.files.delete(normalizePath(path));
+  }
+
+  truncate(path: string, size: number): void {
+    this.faults.checkActive("truncate", path);
+    this.inner.truncate(path, size);
+    const state = this.files.get(normalizePath(path));
+    if (state !== undefined) state.syncedSize = Math.min(state.syncedSize, size);
+  }
+
+  list(dir: string): string[] {
+    return this.inner.list(dir);
+  }
+
+  mkdir(path: string): void {
+    this.faults.checkActive("mkdir", path);
+    this.inner.mkdir(path);
+  }
+
+  /** Also makes the creation of the files in `path` durable. */
+  syncDir(path: string): void {
+    this.faults.check("sync", "fsync", path);
+    this.inner.syncDir(path);
+    const dir = normalizePath(path);
+    for (const [file, state] of this.files) {
+      if (dirName(file) === dir) state.createdSinceDirSync = false;
+    }
+  }
+
+  lock(path: string): FileLock {
+    return this.inner.lock(path);
+  }
+
+  /**
+   * Records a file just opened for writing. A file new to the wrapper (or that did not
+   * exist) starts with `syncedSize` surviving a power cut; `truncated` restarts it at 0.
+   */
+  private track(path: string, existed: boolean, truncated: boolean, syncedSize: number): FileState {
+    const key = normalizePath(path);
+    let state = this.files.get(key);
+    if (state === undefined || !existed) {
+      state = { syncedSize: truncated ? 0 : syncedSize, createdSinceDirSync: !existed };
+      this.files.set(key, state);
+    } else if (truncated) {
+      state.syncedSize = 0;
+    }
+    return state;
+  }
+}

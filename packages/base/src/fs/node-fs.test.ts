@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ErrorCode, isShaleError } from "../errors.js";
+import { NodeFileSystem } from "./node-fs.js";
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected the call to throw");
+}
+
+const isBusy = (fn: () => unknown): boolean => isShaleError(thrown(fn), ErrorCode.Busy);
+
+let root: string;
+const fs = new NodeFileSystem();
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "shale-node-fs-"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe("NodeFileSystem write buffering", () => {
+  it("keeps small appends in user space until flush", () => {
+    const path = join(root, "f");
+    const file = fs.openWritable(path);
+    file.append(new Uint8Array(1000).fill(1));
+    expect(statSync(path).size).toBe(0);
+    file.flush();
+    expect(statSync(path).size).toBe(1000);
+    file.close();
+  });
+
+  it("writes straight through with bufferSize 0", () => {
+    const path = join(root, "f");
+    const file = fs.openWritable(path, { bufferSize: 0 });
+    file.append(new Uint8Array(3));
+    expect(statSync(path).size).toBe(3);
+    file.close();
+  });
+
+  it("writes appends larger than the buffer at once, after what was buffered", () => {
+    const path = join(root, "f");
+    const file = fs.openWritable(path, { bufferSize: 8 });
+    file.append(new Uint8Array([1, 2, 3]));
+    expect(statSync(path).size).toBe(0);
+    file.append(new Uint8Array(20).fill(9));
+    expect(statSync(path).size).toBe(23);
+    expect([...readFileSync(path).subarray(0, 4)]).toEqual([1, 2, 3, 9]);
+    file.close();
+  });
+
+  it("returns plain Uint8Arrays from readFile", () => {
+    const path = join(root, "f");
+    fs.writeFile(path, new Uint8Array([1, 2]));
+    expect(Object.getPrototypeOf(fs.readFile(path))).toBe(Uint8Array.prototype);
+  });
+});
+
+describe("NodeFileSystem lock across processes", () => {
+  let child: ChildProcess | undefined;
+
+  afterEach(async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child?.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    }
+    child = undefined;
+  });
+
+  it("is Busy while the pid in the LOCK file is alive, and taken over once it died", async () => {
+    child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    const pid = child.pid;
+    expect(pid).toBeGreaterThan(0);
+    const path = join(root, "LOCK");
+    writeFileSync(path, `${pid}\n`);
+    expect(isBusy(() => fs.lock(path))).toBe(true);
+
+    const exited = new Promise((resolve) => child?.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited; // reaped: no zombie answers kill(pid, 0)
+
+    const lock = fs.lock(path);
+    expect(readFileSync(path, "utf8").trim()).toBe(String(process.pid));
+    expect(isBusy(() => fs.lock(path))).toBe(true);
+    lock.release();
+    expect(fs.exists(path)).toBe(false);
+  });
+
+  it("takes over a LOCK file naming this process that it does not hold", () => {
+    const path = join(root, "LOCK");
+    writeFileSync(path, `${process.pid}\n`);
+    fs.lock(path).release();
+  });
+
+  it("treats a fresh unparsable LOCK file as held, an old one as stale", () => {
+    const path = join(root, "LOCK");
+    writeFileSync(path, "");
+    expect(isBusy(() => fs.lock(path))).toBe(true);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(path, past, past);
+    fs.lock(path).release();
+  });
+
+  it("treats relative and absolute paths to the same file as one lock", () => {
+    const path = join(root, "LOCK");
+    const lock = fs.lock(path);
+    expect(isBusy(() => fs.lock(`${root}/./LOCK`))).toBe(true);
+    lock.release();
+  });
+
+  it("release leaves a LOCK file that another process has since taken", () => {
+    const path = join(root, "LOCK");
+    const lock = fs.lock(path);
+    writeFileSync(path, "1\n");
+    lock.release();
+    expect(readFileSync(path, "utf8")).toBe("1\n");
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Point-lookup state carried through the layers of a `get` (RocksDB's GetContext):
+ * mutable memtable -> immutable memtables -> tables, newest to oldest.
+ *
+ * A layer looks at the newest entries of the user key visible at `snapshotSeq`:
+ * - a Value ends the lookup: `state = Found`, `value` set (a view; see below). If merge
+ *   operands were collected by newer layers, the caller merges them onto this base.
+ * - a Deletion / SingleDeletion ends it: `state = Deleted` (operands, if any, merge onto
+ *   no base).
+ * - a Merge operand is appended to `operands` (newest first) and the lookup goes on:
+ *   `state = Merging`.
+ * - an entry whose seq is below `maxCoveringSeq` (the newest range tombstone covering the
+ *   key, at or below the snapshot, seen so far) counts as deleted.
+ * - nothing found leaves `state` as it was (NotFound or Merging).
+ *
+ * Layers update `maxCoveringSeq` with their own range tombstones before looking at their
+ * points. Once it is non-zero, older layers cannot hold a visible entry newer than it, so
+ * the caller can stop descending when `state !== NotFound && state !== Merging`, or when
+ * every remaining layer is older than `maxCoveringSeq`.
+ *
+ * Ownership: `value` and `operands` are views into memtable arenas or cached blocks, valid
+ * while the owning memtable / cache handle is alive. Layers that pin a cache handle for the
+ * value register it with `pin` so the caller releases it with `releasePins()` when done.
+ * Reuse one LookupResult per call site: `reset()` clears it without allocating.
+ */
+
+export const LookupState = Object.freeze({
+  NotFound: 0,
+  Found: 1,
+  Deleted: 2,
+  Merging: 3,
+} as const);
+export type LookupState = (typeof LookupState)[keyof typeof LookupState];
+
+/** Something that must be released when the looked-up bytes are no longer needed. */
+export interface Releasable {
+  release(): void;
+}
+
+export class LookupResult {
+  state: LookupState = LookupState.NotFound;
+  /** The base value when `state === Found`. */
+  value: Uint8Array | undefined = undefined;
+  /** Seq of the entry that ended the lookup (Found / Deleted), else 0. */
+  seq = 0;
+  /** Merge operands collected so far, newest first. */
+  readonly operands: Uint8Array[] = [];
+  /** Highest seq of a range tombstone covering the key at the snapshot, 0 if none. */
+  maxCoveringSeq = 0;
+  /** Resources that keep `value` / `operands` alive. */
+  private readonly pins: Releasable[] = [];
+
+  reset(): void {
+    this.state = LookupState.NotFound;
+    this.value = undefined;
+    this.seq = 0;
+    this.operands.length = 0;
+    this.maxCoveringSeq = 0;
+    this.releasePins();
+  }
+
+  /** True once a Value or a deletion was found: older layers need not be read. */
+  get done(): boolean {
+    return this.state === LookupState.Found || this.state === LookupState.Deleted;
+  }
+
+  /** Keeps `r` alive until `releasePins()` (e.g. a block-cache handle behind `value`). */
+  pin(r: Releasable): void {
+    this.pins.push(r);
+  }
+
+  releasePins(): void {
+    const pins = this.pins;
+    for (let i = 0; i < pins.length; i++) pins[i]!.release();
+    pins.length = 0;
+  }
+}
+
+/**
+ * A range tombstone: deletes every key k with `start <= k < end` (user-comparator order)
+ * whose seq is lower than `seq`. Stored in memtables and in tables' range-deletion blocks.
+ */
+export interface RangeTombstone {
+  start: Uint8Array;
+  end: Uint8Array;
+  seq: number;
+}
