@@ -1,0 +1,11 @@
+/**
+ * @shale/merging-iterator — a k-way merge of sorted iterators on a binary heap whose
+ * replaceTop costs one comparison when the same input stays smallest (RocksDB's
+ * `util/heap.h` and `MergingIterator`).
+ */
+export { BinaryHeap, type LowerPriority } from "./binary-heap.js";
+export {
+  MergingIterator,
+  type MergingIteratorOptions,
+  newMergingIterator,
+} from "./merging-iterator.js";

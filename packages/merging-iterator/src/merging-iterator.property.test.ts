@@ -1,0 +1,167 @@
+import {
+  ArrayIterator,
+  type CompareFn,
+  compareBytes,
+  type InternalIterator,
+  toHex,
+} from "@shale/base";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { MergingIterator } from "./merging-iterator.js";
+
+type Op =
+  | { op: "seek"; target: Uint8Array }
+  | { op: "seekForPrev"; target: Uint8Array }
+  | { op: "seekToFirst" }
+  | { op: "seekToLast" }
+  | { op: "next" }
+  | { op: "prev" };
+
+/** Short keys over a 4-letter alphabet: many shared prefixes, collisions and near misses. */
+const keyArb = fc
+  .array(fc.integer({ min: 0, max: 3 }), { maxLength: 4 })
+  .map((a) => Uint8Array.from(a));
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 2, arbitrary: keyArb.map((target) => ({ op: "seek" as const, target })) },
+  { weight: 2, arbitrary: keyArb.map((target) => ({ op: "seekForPrev" as const, target })) },
+  { weight: 1, arbitrary: fc.constant({ op: "seekToFirst" as const }) },
+  { weight: 1, arbitrary: fc.constant({ op: "seekToLast" as const }) },
+  { weight: 5, arbitrary: fc.constant({ op: "next" as const }) },
+  { weight: 5, arbitrary: fc.constant({ op: "prev" as const }) },
+);
+
+const compares: Record<string, CompareFn> = {
+  bytewise: compareBytes,
+  reverse: (a, b) => compareBytes(b, a),
+};
+const compareArb = fc.constantFrom(...Object.keys(compares));
+
+function position(it: InternalIterator): string {
+  return it.valid() ? `${toHex(it.key())}=${toHex(it.value())}` : "<invalid>";
+}
+
+/** Applies `op` to the iterator under test; returns false if it was skipped (not valid). */
+function apply(it: InternalIterator, op: Op, refValid: boolean): boolean {
+  switch (op.op) {
+    case "seek":
+      it.seek(op.target);
+      return true;
+    case "seekForPrev":
+      it.seekForPrev(op.target);
+      return true;
+    case "seekToFirst":
+      it.seekToFirst();
+      return true;
+    case "seekToLast":
+      it.seekToLast();
+      return true;
+    case "next":
+      if (!refValid) return false;
+      it.next();
+      return true;
+    case "prev":
+      if (!refValid) return false;
+      it.prev();
+      return true;
+  }
+}
+
+describe("MergingIterator: random operation sequences", () => {
+  it("matches the reference ArrayIterator over the union (unique keys split among children)", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(keyArb, { selector: toHex, maxLength: 60 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.nat(), { minLength: 60, maxLength: 60 }),
+        compareArb,
+        fc.array(opArb, { maxLength: 80 }),
+        (keys, k, assignment, compareName, ops) => {
+          const compare = compares[compareName]!;
+          keys.sort(compare);
+          const values = keys.map((key, i) => Uint8Array.of(i, ...key));
+          const parts: { keys: Uint8Array[]; values: Uint8Array[] }[] = [];
+          for (let c = 0; c < k; c++) parts.push({ keys: [], values: [] });
+          keys.forEach((key, i) => {
+            const part = parts[assignment[i]! % k]!;
+            part.keys.push(key);
+            part.values.push(values[i]!);
+          });
+          const it = new MergingIterator(
+            parts.map((p) => new ArrayIterator(p.keys, p.values, compare)),
+            compare,
+          );
+          const ref = new ArrayIterator(keys, values, compare);
+          for (const op of ops) {
+            if (!apply(it, op, ref.valid())) continue;
+            apply(ref, op, true);
+            expect(position(it)).toBe(position(ref));
+          }
+          it.close();
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("matches a sorted (key, child) model when children share keys", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uniqueArray(keyArb, { selector: toHex, maxLength: 25 }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        compareArb,
+        fc.array(opArb, { maxLength: 80 }),
+        (lists, compareName, ops) => {
+          const compare = compares[compareName]!;
+          const model: { key: Uint8Array; value: Uint8Array }[] = [];
+          const children = lists.map((list, c) => {
+            list.sort(compare);
+            const values = list.map((key) => Uint8Array.of(c, ...key));
+            for (let i = 0; i < list.length; i++) model.push({ key: list[i]!, value: values[i]! });
+            return new ArrayIterator(list, values, compare);
+          });
+          // Stable sort by key keeps children in index order among equal keys.
+          model.sort((a, b) => compare(a.key, b.key));
+          const it = new MergingIterator(children, compare);
+          let pos = -1;
+          const show = () => {
+            const e = model[pos];
+            return e === undefined ? "<invalid>" : `${toHex(e.key)}=${toHex(e.value)}`;
+          };
+          for (const op of ops) {
+            const valid = pos >= 0 && pos < model.length;
+            if (!apply(it, op, valid)) continue;
+            switch (op.op) {
+              case "seek": {
+                pos = model.findIndex((e) => compare(e.key, op.target) >= 0);
+                break;
+              }
+              case "seekForPrev": {
+                pos = model.length - 1;
+                while (pos >= 0 && compare(model[pos]!.key, op.target) > 0) pos--;
+                break;
+              }
+              case "seekToFirst":
+                pos = model.length > 0 ? 0 : -1;
+                break;
+              case "seekToLast":
+                pos = model.length - 1;
+                break;
+              case "next":
+                pos = pos + 1 < model.length ? pos + 1 : -1;
+                break;
+              case "prev":
+                pos = pos - 1;
+                break;
+            }
+            expect(position(it), op.op).toBe(show());
+          }
+          it.close();
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
