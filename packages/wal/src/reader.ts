@@ -1,0 +1,388 @@
+/**
+ * LogReader: reads back the records of a log written by LogWriter (format: writer.ts and
+ * docs/formats/log.md), and decides what to do with damage according to a WalRecoveryMode.
+ *
+ * Reading: the file is read CHUNK_SIZE bytes (whole blocks; the first read is one block)
+ * at a time into one reusable buffer whose first byte is always at a block boundary of the
+ * file, so every block lies wholly inside the buffer (only the file's last block may be
+ * short). A FULL fragment is returned as a view into that buffer; the fragments of a longer
+ * record are copied into a growable assembly buffer.
+ *
+ * Damage (see recovery-mode.ts for the policy of each mode):
+ *
+ *   torn tail    the file ends inside a header, or after FIRST/MIDDLE fragments;
+ *                a payload runs past the end of file (and no valid record starts inside it);
+ *                a zero header is followed by zero bytes only, up to the end of file
+ *   untrusted    checksum mismatch, a length beyond its block, an unknown type with an
+ *   header       unverified checksum, a zero header followed by non-zero bytes
+ *                -> the length cannot be trusted: search forward, byte by byte, for the
+ *                   next valid record start (a FULL, or a block-filling FIRST, whose
+ *                   checksum verifies)
+ *   misplaced    a verified fragment out of sequence: FULL/FIRST inside a record ("partial
+ *   fragment     record without end"), MIDDLE/LAST outside one ("missing start of
+ *                fragmented record"), or an unknown type below 128
+ *                -> its extent is known: reading can go on right after it
+ *
+ * PointInTime uses the forward search to tell a torn tail (no valid record follows: drop
+ * it) from damage in the middle of the log (one does: throw, since dropping it would lose
+ * acknowledged writes). SkipAnyCorrupted resumes where the search stops.
+ *
+ * Not thread-safe: one reader per file, used from one thread.
+ */
+
+import { checksum32, getFixed32, maskChecksum, type SequentialFile, ShaleError } from "@shale/base";
+import { DropReports } from "./drop-reports.js";
+import { BLOCK_SIZE, FIRST_IGNORABLE_TYPE, HEADER_SIZE, RecordType } from "./format.js";
+import { allZero, findRecordStart } from "./record-search.js";
+import { type LogReaderOptions, WalRecoveryMode } from "./recovery-mode.js";
+
+/**
+ * Bytes read from the file at a time: a whole number of blocks. The first read is of one
+ * block only, so that short logs (a MANIFEST, a fresh WAL) cost little memory.
+ */
+const CHUNK_SIZE = 4 * BLOCK_SIZE;
+const BLOCK_MASK = BLOCK_SIZE - 1;
+const EMPTY = new Uint8Array(0);
+
+/** The file ends in the damaged data (inside a header, or after FIRST/MIDDLE fragments). */
+const TORN = 0;
+/** A payload runs past the end of the file: torn, unless its length field is what is damaged. */
+const TRUNCATED = 1;
+/** A header that cannot be trusted (its length may be wrong): search onwards. */
+const UNTRUSTED = 2;
+/** The header of a zero-filled region: a torn tail if only zeros follow. */
+const ZEROED = 3;
+/** A verified fragment that does not belong where it is: its extent is known. */
+const MISPLACED = 4;
+
+type DamageKind =
+  | typeof TORN
+  | typeof TRUNCATED
+  | typeof UNTRUSTED
+  | typeof ZEROED
+  | typeof MISPLACED;
+
+/**
+ * Reads the records of a log front to back.
+ *
+ * ```ts
+ * const reader = new LogReader(fs.openSequential("000001.log"), { fileName: "000001.log" });
+ * for (let r = reader.readRecord(); r !== undefined; r = reader.readRecord()) replay(r);
+ * ```
+ */
+export class LogReader {
+  private readonly file: SequentialFile;
+  private readonly mode: WalRecoveryMode;
+  private readonly fileName: string | undefined;
+  private readonly verifyChecksums: boolean;
+
+  private buffer = new Uint8Array(BLOCK_SIZE);
+  /** File offset of `buffer[0]`: always a multiple of BLOCK_SIZE. */
+  private bufferStart = 0;
+  /** Valid bytes in `buffer`. */
+  private bufferEnd = 0;
+  /** Buffer index of the next header. */
+  private pos = 0;
+  /** The last read came up short: `buffer` holds the end of the file. */
+  private eof = false;
+
+  /** The fragments of the record being assembled. */
+  private assembly: Uint8Array = EMPTY;
+  private assemblyLength = 0;
+  private inFragmentedRecord = false;
+  private recordStart = 0;
+  private lastOffset = 0;
+
+  private finished = false;
+  private failure: unknown;
+  /** Set by `search` when it passes over a non-zero byte. */
+  private sawNonZero = false;
+
+  private readonly drops: DropReports;
+
+  constructor(file: SequentialFile, options: LogReaderOptions = {}) {
+    if (file === null || typeof file !== "object" || typeof file.read !== "function") {
+      throw new TypeError("LogReader: file must be a SequentialFile");
+    }
+    const mode = options.mode ?? WalRecoveryMode.PointInTime;
+    if (typeof mode !== "number") throw new TypeError("LogReader: mode must be a WalRecoveryMode");
+    if (!(mode === 0 || mode === 1 || mode === 2 || mode === 3)) {
+      throw ShaleError.invalidArgument(`LogReader: unknown recovery mode ${mode}`);
+    }
+    if (options.reporter !== undefined && typeof options.reporter !== "function") {
+      throw new TypeError("LogReader: reporter must be a function");
+    }
+    if (options.fileName !== undefined && typeof options.fileName !== "string") {
+      throw new TypeError("LogReader: fileName must be a string");
+    }
+    this.file = file;
+    this.mode = mode;
+    this.fileName = options.fileName;
+    this.drops = new DropReports(options.reporter);
+    this.verifyChecksums = options.verifyChecksums !== false;
+  }
+
+  /**
+   * File offset where the last record returned by `readRecord` starts (the header of its
+   * FULL or FIRST fragment). 0 before the first record.
+   */
+  get lastRecordOffset(): number {
+    return this.lastOffset;
+  }
+
+  /**
+   * The next whole record, or `undefined` at the end of the log (or where the recovery mode
+   * stops reading). The result is a view into the reader's buffers, valid until the next
+   * call: copy it to keep it. Throws `ShaleError` Corruption (with `fileName` and the
+   * offset of the damage) as the mode dictates; after a throw, every later call rethrows.
+   * Read errors of the file propagate as they are (IOError) and also end the reader.
+   */
+  readRecord(): Uint8Array | undefined {
+    if (this.finished) {
+      if (this.failure !== undefined) throw this.failure;
+      return undefined;
+    }
+    for (;;) {
+      // Re-read each time round: refill may replace the buffer.
+      const buf = this.buffer;
+      const pos = this.pos;
+      const available = this.bufferEnd - pos;
+      if (available === 0) {
+        if (!this.eof) {
+          this.refill();
+          continue;
+        }
+        if (this.inFragmentedRecord) {
+          this.damage(TORN, "truncated record", this.recordStart, pos);
+          return undefined;
+        }
+        this.finish();
+        return undefined;
+      }
+      const room = BLOCK_SIZE - (pos & BLOCK_MASK);
+      if (room < HEADER_SIZE) {
+        // The block's trailer (zeros); with the whole trailer present, skip it.
+        if (available >= room) {
+          this.pos = pos + room;
+          continue;
+        }
+        this.damage(TORN, "truncated header", this.bufferStart + pos, pos);
+        return undefined;
+      }
+      if (available < HEADER_SIZE) {
+        this.damage(TORN, "truncated header", this.bufferStart + pos, pos);
+        return undefined;
+      }
+      const length = buf[pos + 4]! | (buf[pos + 5]! << 8);
+      const type = buf[pos + 6]!;
+      const end = pos + HEADER_SIZE + length;
+      const at = this.bufferStart + pos;
+      if (type === RecordType.Zero && length === 0 && getFixed32(buf, pos) === 0) {
+        if (this.damage(ZEROED, "zeroed region", at, pos)) continue;
+        return undefined;
+      }
+      if (HEADER_SIZE + length > room) {
+        if (this.damage(UNTRUSTED, "bad record length", at, pos)) continue;
+        return undefined;
+      }
+      if (end > this.bufferEnd) {
+        // Only the file's last block can be cut short: the file ends inside this payload.
+        if (this.damage(TRUNCATED, "truncated record", at, pos)) continue;
+        return undefined;
+      }
+      if (
+        this.verifyChecksums &&
+        getFixed32(buf, pos) !== maskChecksum(checksum32(buf, pos + 6, end))
+      ) {
+        if (this.damage(UNTRUSTED, "checksum mismatch", at, pos)) continue;
+        return undefined;
+      }
+      switch (type) {
+        case RecordType.Full:
+          if (this.inFragmentedRecord) {
+            if (this.damage(MISPLACED, "partial record without end", at, pos)) continue;
+            return undefined;
+          }
+          this.pos = end;
+          this.lastOffset = at;
+          if (this.drops.pending) this.drops.flush();
+          return buf.subarray(pos + HEADER_SIZE, end);
+        case RecordType.First:
+          if (this.inFragmentedRecord) {
+            if (this.damage(MISPLACED, "partial record without end", at, pos)) continue;
+            return undefined;
+          }
+          this.inFragmentedRecord = true;
+          this.recordStart = at;
+          this.assemblyLength = 0;
+          this.appendFragment(pos + HEADER_SIZE, end);
+          this.pos = end;
+          continue;
+        case RecordType.Middle:
+        case RecordType.Last:
+          if (!this.inFragmentedRecord) {
+            if (this.damage(MISPLACED, "missing start of fragmented record", at, end)) continue;
+            return undefined;
+          }
+          this.appendFragment(pos + HEADER_SIZE, end);
+          this.pos = end;
+          if (type === RecordType.Middle) continue;
+          this.inFragmentedRecord = false;
+          this.lastOffset = this.recordStart;
+          if (this.drops.pending) this.drops.flush();
+          return this.assembly.subarray(0, this.assemblyLength);
+        default:
+          if (type >= FIRST_IGNORABLE_TYPE) {
+            this.pos = end;
+            continue;
+          }
+          // With a verified checksum the fragment's extent is known; without, it is not.
+          if (
+            this.damage(
+              this.verifyChecksums ? MISPLACED : UNTRUSTED,
+              "unknown record type",
+              at,
+              this.verifyChecksums ? end : pos,
+            )
+          ) {
+            continue;
+          }
+          return undefined;
+      }
+    }
+  }
+
+  /**
+   * Applies the recovery mode to damage found at file offset `at`. `index` is a buffer
+   * index: for TRUNCATED/UNTRUSTED/ZEROED the damaged header (the search for valid data
+   * starts after it), for MISPLACED where SkipAnyCorrupted resumes. Returns true to go on
+   * reading from `this.pos`, false when the reader has finished; or throws.
+   */
+  private damage(kind: DamageKind, reason: string, at: number, index: number): boolean {
+    const mode = this.mode;
+    const dropFrom = this.inFragmentedRecord ? this.recordStart : at;
+    this.inFragmentedRecord = false;
+    this.assemblyLength = 0;
+    if (kind === TORN) return this.tornTail(reason, at, dropFrom);
+    if (kind === MISPLACED) {
+      if (mode !== WalRecoveryMode.SkipAnyCorrupted) throw this.fail(reason, at);
+      this.pos = index;
+      this.drops.add(dropFrom, this.bufferStart + index, reason);
+      return true;
+    }
+    const strict =
+      mode === WalRecoveryMode.AbsoluteConsistency ||
+      mode === WalRecoveryMode.TolerateCorruptedTail;
+    if (
+      (mode === WalRecoveryMode.AbsoluteConsistency && kind !== ZEROED) ||
+      (strict && kind === UNTRUSTED)
+    ) {
+      throw this.fail(reason, at);
+    }
+    // Is anything valid left after the damage?
+    this.sawNonZero = false;
+    if (this.search(index + 1, kind === ZEROED)) {
+      const next = this.bufferStart + this.pos;
+      // A payload that runs past the end of file although valid data follows: its length
+      // field is what was damaged.
+      if (kind === TRUNCATED) reason = "bad record length";
+      if (mode !== WalRecoveryMode.SkipAnyCorrupted) {
+        throw this.fail(
+          `${reason}; a valid record follows at offset ${next}, so the log is damaged before its end`,
+          at,
+        );
+      }
+      this.drops.add(dropFrom, next, reason);
+      return true;
+    }
+    if (kind === TRUNCATED) return this.tornTail(reason, at, dropFrom);
+    if (kind === ZEROED && !this.sawNonZero) return this.tornTail("zeroed tail", at, dropFrom);
+    if (strict) throw this.fail(reason, at);
+    this.drops.add(dropFrom, this.bufferStart + this.bufferEnd, reason);
+    this.finish();
+    return false;
+  }
+
+  /** The file ends in damage starting at `at`: drop [dropFrom, end of file), or throw. */
+  private tornTail(reason: string, at: number, dropFrom: number): false {
+    if (this.mode === WalRecoveryMode.AbsoluteConsistency) throw this.fail(reason, at);
+    this.drops.add(dropFrom, this.bufferStart + this.bufferEnd, reason);
+    this.finish();
+    return false;
+  }
+
+  /**
+   * Moves `pos` to the first buffer index >= `from` (reading on through the file) where a
+   * valid record starts (see record-search.ts). Returns false, with `pos` at the end of the
+   * file, if there is none. With `trackZeros`, sets `sawNonZero` if any byte passed over is
+   * not zero.
+   */
+  private search(from: number, trackZeros: boolean): boolean {
+    let q = from;
+    for (;;) {
+      const found = findRecordStart(this.buffer, q, this.bufferEnd);
+      const scanned = found < 0 ? this.bufferEnd : found;
+      if (trackZeros && !this.sawNonZero && !allZero(this.buffer, q, scanned))
+        this.sawNonZero = true;
+      if (found >= 0) {
+        this.pos = found;
+        return true;
+      }
+      if (this.eof) {
+        this.pos = this.bufferEnd;
+        return false;
+      }
+      this.refill();
+      q = 0;
+    }
+  }
+
+  /** Copies `buffer[from, to)` onto the record being assembled, growing it as needed. */
+  private appendFragment(from: number, to: number): void {
+    const needed = this.assemblyLength + (to - from);
+    if (needed > this.assembly.length) {
+      const grown = new Uint8Array(Math.max(needed, 2 * this.assembly.length, 2 * BLOCK_SIZE));
+      grown.set(this.assembly.subarray(0, this.assemblyLength));
+      this.assembly = grown;
+    }
+    this.assembly.set(this.buffer.subarray(from, to), this.assemblyLength);
+    this.assemblyLength = needed;
+  }
+
+  /** Reads the next chunk. REQUIRES: !eof and the whole buffer consumed (pos = bufferEnd). */
+  private refill(): void {
+    if (this.bufferEnd === BLOCK_SIZE && this.buffer.length < CHUNK_SIZE) {
+      this.buffer = new Uint8Array(CHUNK_SIZE);
+    }
+    const buf = this.buffer;
+    this.bufferStart += this.bufferEnd;
+    this.bufferEnd = 0;
+    this.pos = 0;
+    let n = 0;
+    try {
+      while (n < buf.length) {
+        const got = this.file.read(buf, n, buf.length - n);
+        if (!(got > 0)) break;
+        n += got;
+      }
+    } catch (err) {
+      this.finished = true;
+      this.failure = err;
+      throw err;
+    }
+    this.bufferEnd = n;
+    if (n < buf.length) this.eof = true;
+  }
+
+  private finish(): void {
+    this.finished = true;
+    this.drops.flush();
+  }
+
+  private fail(reason: string, at: number): ShaleError {
+    const err = ShaleError.corruption(reason, this.fileName, at);
+    this.finished = true;
+    this.failure = err;
+    return err;
+  }
+}
