@@ -1,0 +1,365 @@
+import { ShaleError } from "@shale/base";
+import { describe, expect, it } from "vitest";
+import { LRUCache } from "./lru-cache.js";
+
+/** Keys of unpinned entries, oldest first, "*" marking the high pool (single-shard caches). */
+function lruOrder<V>(cache: LRUCache<V>): string[] {
+  const shard = cache["shards"][0]!;
+  const out: string[] = [];
+  for (let e = shard.lru.next!; e !== shard.lru; e = e.next!) {
+    out.push(`${e.id}/${e.offset}${e.inHighPriPool ? "*" : ""}`);
+  }
+  return out;
+}
+
+const single = (capacity: number, extra: { highPriPoolRatio?: number; strict?: boolean } = {}) =>
+  new LRUCache<string>({
+    capacity,
+    numShardBits: 0,
+    highPriPoolRatio: extra.highPriPoolRatio ?? 0,
+    strictCapacityLimit: extra.strict ?? false,
+  });
+
+const incomplete = expect.objectContaining({ code: "Incomplete" });
+const invalid = expect.objectContaining({ code: "InvalidArgument" });
+
+describe("LRUCache basics", () => {
+  it("inserts, looks up, pins and releases", () => {
+    const cache = single(100);
+    const h = cache.insert(1, 0, "a", 10);
+    expect(h).toMatchObject({ value: "a", charge: 10, id: 1, offset: 0 });
+    expect(cache.pinnedUsage).toBe(10);
+    cache.release(h);
+    expect(cache.pinnedUsage).toBe(0);
+    const hit = cache.lookup(1, 0)!;
+    expect(hit.value).toBe("a");
+    expect(cache.lookup(1, 1)).toBeUndefined();
+    expect(cache.lookup(2, 0)).toBeUndefined();
+    cache.release(hit);
+    expect(cache.stats()).toEqual({
+      hits: 1,
+      misses: 2,
+      inserts: 1,
+      evictions: 0,
+      usage: 10,
+      pinnedUsage: 0,
+      capacity: 100,
+      entries: 1,
+    });
+    cache.resetStats();
+    expect(cache.stats()).toMatchObject({
+      hits: 0,
+      misses: 0,
+      inserts: 0,
+      evictions: 0,
+      usage: 10,
+    });
+  });
+
+  it("returns the entry itself as the handle (no allocation per lookup)", () => {
+    const cache = single(100);
+    cache.insertUnpinned(1, 0, "a", 1);
+    const a = cache.lookup(1, 0)!;
+    const b = cache.lookup(1, 0)!;
+    expect(a).toBe(b);
+    cache.release(a);
+    cache.release(b);
+    expect(cache.pinnedUsage).toBe(0);
+  });
+
+  it("evicts the least recently used unpinned entries first", () => {
+    const cache = single(3);
+    for (const offset of [0, 1, 2]) cache.insertUnpinned(1, offset, `v${offset}`, 1);
+    cache.release(cache.lookup(1, 0)!); // 0 becomes the most recent
+    cache.insertUnpinned(1, 3, "v3", 2); // evicts 1 then 2
+    expect(lruOrder(cache)).toEqual(["1/0", "1/3"]);
+    expect(cache.stats().evictions).toBe(2);
+  });
+
+  it("never evicts a pinned entry and exceeds capacity without the strict limit", () => {
+    const cache = single(10);
+    const pinned = cache.insert(1, 0, "pinned", 8);
+    expect(cache.insertUnpinned(1, 1, "x", 5)).toBe(false); // would be evicted at once
+    const big = cache.insert(1, 2, "big", 5);
+    expect(cache.usage).toBe(13);
+    expect(cache.lookup(1, 0)).toBe(pinned);
+    cache.release(pinned);
+    cache.release(pinned);
+    // Over capacity on release: freed instead of kept.
+    expect(cache.lookup(1, 0)).toBeUndefined();
+    expect(cache.usage).toBe(5);
+    cache.release(big);
+    expect(cache.lookup(1, 2)?.value).toBe("big");
+  });
+
+  it("with strictCapacityLimit, insert throws Incomplete and insertUnpinned returns false", () => {
+    const cache = single(10, { strict: true });
+    const a = cache.insert(1, 0, "a", 6);
+    cache.insertUnpinned(1, 1, "b", 3);
+    expect(() => cache.insert(1, 2, "c", 5)).toThrow(incomplete);
+    expect(() => cache.insert(1, 2, "c", 5)).toThrow(ShaleError);
+    expect(cache.insertUnpinned(1, 2, "c", 5)).toBe(false);
+    // The unpinned entry was evicted trying to make room; the pinned one stays.
+    expect(cache.stats()).toMatchObject({ usage: 6, entries: 1, inserts: 2, evictions: 1 });
+    expect(cache.insertUnpinned(1, 2, "c", 4)).toBe(true);
+    expect(cache.usage).toBe(10);
+    cache.release(a);
+  });
+
+  it("throws on a second release and on foreign handles", () => {
+    const cache = single(10);
+    const other = single(10);
+    const h = cache.insert(1, 0, "a", 1);
+    expect(() => other.release(h)).toThrow(TypeError);
+    expect(() => cache.release({ value: "a", charge: 1, id: 1, offset: 0 })).toThrow(TypeError);
+    cache.release(h);
+    expect(() => cache.release(h)).toThrow(invalid);
+    cache.erase(1, 0);
+    expect(() => cache.release(h)).toThrow(invalid);
+  });
+
+  it("frees an erased pinned entry on its last release", () => {
+    const freed: string[] = [];
+    const cache = new LRUCache<string>({
+      capacity: 10,
+      numShardBits: 0,
+      onEvict: (v) => freed.push(v),
+    });
+    const h = cache.insert(1, 0, "a", 4);
+    const h2 = cache.lookup(1, 0)!;
+    cache.erase(1, 0);
+    expect(cache.lookup(1, 0)).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ usage: 4, pinnedUsage: 4, entries: 0 });
+    cache.release(h);
+    expect(freed).toEqual([]);
+    expect(h2.value).toBe("a"); // still owned while pinned
+    cache.release(h2);
+    expect(freed).toEqual(["a"]);
+    expect(cache.stats()).toMatchObject({ usage: 0, pinnedUsage: 0, entries: 0, evictions: 0 });
+  });
+
+  it("replaces an entry; the old value lives on while pinned", () => {
+    const freed: string[] = [];
+    const cache = new LRUCache<string>({ capacity: 10, onEvict: (v) => freed.push(v) });
+    const old = cache.insert(1, 0, "old", 3);
+    const fresh = cache.insert(1, 0, "new", 2);
+    expect(cache.usage).toBe(5);
+    expect(cache.lookup(1, 0)).toBe(fresh);
+    cache.release(fresh);
+    cache.release(fresh);
+    expect(old.value).toBe("old");
+    cache.release(old);
+    expect(freed).toEqual(["old"]);
+    expect(cache.stats()).toMatchObject({ usage: 2, entries: 1, inserts: 2 });
+    cache.insertUnpinned(1, 0, "newer", 1); // an unpinned old entry is freed at once
+    expect(freed).toEqual(["old", "new"]);
+  });
+
+  it("setCapacity shrinks by evicting LRU entries and can grow again", () => {
+    const cache = single(10);
+    for (let i = 0; i < 5; i++) cache.insertUnpinned(7, i, `v${i}`, 2);
+    const pinned = cache.lookup(7, 0)!;
+    cache.setCapacity(5);
+    expect(cache.capacity).toBe(5);
+    expect(lruOrder(cache)).toEqual(["7/4"]);
+    expect(cache.stats()).toMatchObject({ usage: 4, pinnedUsage: 2, evictions: 3 });
+    cache.setCapacity(0);
+    expect(cache.usage).toBe(2); // only the pinned entry
+    cache.release(pinned);
+    expect(cache.usage).toBe(0);
+    cache.setCapacity(100);
+    expect(cache.insertUnpinned(7, 9, "x", 100)).toBe(true);
+  });
+
+  it("splits the capacity exactly over the shards", () => {
+    const cache = new LRUCache<string>({ capacity: 1003, numShardBits: 3 });
+    const shards = cache["shards"];
+    expect(cache.numShards).toBe(8);
+    expect(shards.reduce((n, s) => n + s.capacity, 0)).toBe(1003);
+    expect(shards.map((s) => s.capacity)).toEqual([126, 126, 126, 125, 125, 125, 125, 125]);
+    cache.setCapacity(7);
+    expect(shards.map((s) => s.capacity)).toEqual([1, 1, 1, 1, 1, 1, 1, 0]);
+  });
+
+  it("eraseId erases every entry of one id in every shard", () => {
+    const cache = new LRUCache<string>({ capacity: 1 << 20, numShardBits: 4 });
+    for (let i = 0; i < 100; i++) {
+      cache.insertUnpinned(1, i * 4096, "a", 10);
+      cache.insertUnpinned(2, i * 4096, "b", 10);
+    }
+    const pinned = cache.lookup(1, 0)!;
+    cache.eraseId(1);
+    expect(cache.stats()).toMatchObject({ entries: 100, usage: 1010, pinnedUsage: 10 });
+    expect(cache.lookup(1, 4096)).toBeUndefined();
+    cache.release(pinned);
+    expect(cache.usage).toBe(1000);
+    for (const shard of cache["shards"]) shard.verify();
+  });
+
+  it("hands out fresh ids", () => {
+    const a = single(1);
+    const b = single(1);
+    expect([a.newId(), a.newId(), a.newId()]).toEqual([1, 2, 3]);
+    expect(b.newId()).toBe(1);
+  });
+
+  it("keeps keys up to 2^53-1 exact", () => {
+    const cache = new LRUCache<string>({ capacity: 100 });
+    const max = Number.MAX_SAFE_INTEGER;
+    const keys: [number, number][] = [
+      [max, 0],
+      [max - 1, 0],
+      [0, max],
+      [0, max - 1],
+      [max, max],
+      [1, 0],
+      [0, 2 ** 32], // equal under id * 2^32 + offset
+      [2 ** 32, 0],
+    ];
+    keys.forEach(([id, offset], i) => {
+      cache.insertUnpinned(id, offset, `v${i}`, 1);
+    });
+    expect(cache.stats().entries).toBe(keys.length);
+    keys.forEach(([id, offset], i) => {
+      const h = cache.lookup(id, offset)!;
+      expect(h.value).toBe(`v${i}`);
+      cache.release(h);
+    });
+  });
+});
+
+describe("high-priority pool", () => {
+  it("follows the worked example of shard.ts", () => {
+    const cache = single(100, { highPriPoolRatio: 0.5 });
+    cache.insertUnpinned(0, 1, "H1", 30, "high");
+    cache.insertUnpinned(0, 2, "H2", 30, "high");
+    expect(lruOrder(cache)).toEqual(["0/1", "0/2*"]); // H1 demoted
+    cache.insertUnpinned(0, 3, "L1", 20, "low");
+    expect(lruOrder(cache)).toEqual(["0/1", "0/3", "0/2*"]);
+    cache.insertUnpinned(0, 4, "L2", 30);
+    expect(lruOrder(cache)).toEqual(["0/3", "0/4", "0/2*"]);
+  });
+
+  it("keeps high-priority entries through low-priority churn up to the pool size", () => {
+    const cache = single(1000, { highPriPoolRatio: 0.3 });
+    for (let i = 0; i < 3; i++) cache.insertUnpinned(1, i, "index", 100, "high");
+    for (let i = 0; i < 1000; i++) cache.insertUnpinned(2, i, "data", 1 + (i % 50));
+    for (let i = 0; i < 3; i++) expect(cache.lookup(1, i)?.value).toBe("index");
+  });
+
+  it("demotes overflow from the pool so it can be evicted", () => {
+    const cache = single(1000, { highPriPoolRatio: 0.3 });
+    for (let i = 0; i < 4; i++) cache.insertUnpinned(1, i, "index", 100, "high");
+    expect(lruOrder(cache)).toEqual(["1/0", "1/1*", "1/2*", "1/3*"]);
+    for (let i = 0; i < 1000; i++) cache.insertUnpinned(2, i, "data", 1 + (i % 50));
+    expect(cache.lookup(1, 0)).toBeUndefined();
+    for (let i = 1; i < 4; i++) expect(cache.lookup(1, i)).toBeDefined();
+  });
+
+  it("puts a released entry back at the head of its own pool", () => {
+    const cache = single(100, { highPriPoolRatio: 0.5 });
+    cache.insertUnpinned(0, 1, "L1", 10);
+    cache.insertUnpinned(0, 2, "L2", 10);
+    cache.insertUnpinned(0, 3, "H1", 10, "high");
+    cache.insertUnpinned(0, 4, "H2", 10, "high");
+    cache.release(cache.lookup(0, 1)!);
+    cache.release(cache.lookup(0, 3)!);
+    expect(lruOrder(cache)).toEqual(["0/2", "0/1", "0/4*", "0/3*"]);
+  });
+
+  it("treats high priority as low when the ratio is 0", () => {
+    const cache = single(100, { highPriPoolRatio: 0 });
+    cache.insertUnpinned(0, 1, "H", 10, "high");
+    cache.insertUnpinned(0, 2, "L", 10);
+    expect(lruOrder(cache)).toEqual(["0/1", "0/2"]);
+  });
+});
+
+describe("onEvict", () => {
+  it("may call back into the cache", () => {
+    const log: string[] = [];
+    const cache: LRUCache<string> = new LRUCache<string>({
+      capacity: 2,
+      numShardBits: 0,
+      onEvict: (value, id, offset) => {
+        log.push(`${value}@${id}/${offset}`);
+        if (value === "a") cache.insertUnpinned(9, 9, "from-callback", 1); // evicts "b"
+      },
+    });
+    cache.insertUnpinned(1, 0, "a", 1);
+    cache.insertUnpinned(1, 1, "b", 1);
+    cache.insertUnpinned(1, 2, "c", 1); // evicts "a"
+    expect(log).toEqual(["a@1/0", "b@1/1"]);
+    expect(cache.lookup(9, 9)?.value).toBe("from-callback");
+    for (const shard of cache["shards"]) shard.verify();
+  });
+
+  it("propagates an exception and runs the remaining callbacks later", () => {
+    const log: string[] = [];
+    const cache = new LRUCache<string>({
+      capacity: 10,
+      numShardBits: 0,
+      onEvict: (value) => {
+        log.push(value);
+        if (value === "a") throw new Error("boom");
+      },
+    });
+    cache.insertUnpinned(1, 0, "a", 5);
+    cache.insertUnpinned(1, 1, "b", 5);
+    expect(() => cache.setCapacity(0)).toThrow("boom");
+    expect(log).toEqual(["a"]);
+    expect(cache.usage).toBe(0);
+    cache.insertUnpinned(1, 2, "c", 0);
+    cache.erase(1, 2);
+    expect(log).toEqual(["a", "b", "c"]);
+  });
+
+  it("is not called for a failed insert", () => {
+    const log: string[] = [];
+    const cache = new LRUCache<string>({
+      capacity: 1,
+      strictCapacityLimit: true,
+      onEvict: (v) => log.push(v),
+    });
+    expect(() => cache.insert(1, 0, "x", 2)).toThrow(incomplete);
+    expect(cache.insertUnpinned(1, 0, "y", 2)).toBe(false);
+    expect(log).toEqual([]);
+  });
+});
+
+describe("argument checks", () => {
+  it("rejects bad options", () => {
+    expect(() => new LRUCache({ capacity: -1 })).toThrow(invalid);
+    expect(() => new LRUCache({ capacity: 1.5 })).toThrow(invalid);
+    expect(() => new LRUCache({ capacity: "1" as unknown as number })).toThrow(TypeError);
+    expect(() => new LRUCache(null as unknown as { capacity: number })).toThrow(TypeError);
+    expect(() => new LRUCache({ capacity: 1, numShardBits: 20 })).toThrow(invalid);
+    expect(() => new LRUCache({ capacity: 1, numShardBits: -1 })).toThrow(invalid);
+    expect(() => new LRUCache({ capacity: 1, highPriPoolRatio: 1.5 })).toThrow(invalid);
+    expect(() => new LRUCache({ capacity: 1, highPriPoolRatio: Number.NaN })).toThrow(invalid);
+    const notBool = { capacity: 1, strictCapacityLimit: 1 as unknown as boolean };
+    expect(() => new LRUCache(notBool)).toThrow(TypeError);
+  });
+
+  it("rejects bad keys, charges and priorities", () => {
+    const cache = single(10);
+    for (const [id, offset] of [
+      [-1, 0],
+      [0, 0.5],
+      [Number.NaN, 0],
+      [0, 2 ** 53],
+      [Number.POSITIVE_INFINITY, 0],
+    ] as [number, number][]) {
+      expect(() => cache.lookup(id, offset)).toThrow(invalid);
+      expect(() => cache.insertUnpinned(id, offset, "v", 1)).toThrow(invalid);
+      expect(() => cache.erase(id, offset)).toThrow(invalid);
+    }
+    expect(() => cache.lookup("1" as unknown as number, 0)).toThrow(TypeError);
+    expect(() => cache.eraseId(-1)).toThrow(invalid);
+    expect(() => cache.insert(1, 0, "v", -1)).toThrow(invalid);
+    expect(() => cache.insert(1, 0, "v", Number.NaN)).toThrow(invalid);
+    expect(() => cache.insert(1, 0, "v", 1, "mid" as "low")).toThrow(invalid);
+    expect(() => cache.setCapacity(-5)).toThrow(invalid);
+    expect(cache.stats().entries).toBe(0);
+  });
+});

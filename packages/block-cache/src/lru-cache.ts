@@ -1,0 +1,305 @@
+/**
+ * A sharded LRU cache with byte charges and pinning handles (RocksDB's LRUCache +
+ * ShardedCache), keyed by `(id, offset)`.
+ *
+ *   key (id, offset) --hashKey--> h (32 bits)
+ *     shard = h >>> (32 - numShardBits)        one of 2^numShardBits independent LRUShards
+ *     slot  = h & (table length - 1)           inside that shard's open-addressing table
+ *
+ * Capacity is split exactly over the shards (floor, the remainder spread one byte each over
+ * the first shards), so the shards' capacities sum to `capacity`. See shard.ts for the LRU
+ * list, the high-priority pool and eviction; entry.ts for an entry's states.
+ *
+ * Single-threaded: no method may be called from inside another (except from `onEvict`, which
+ * runs once the cache is consistent again).
+ */
+import { ShaleError } from "@shale/base";
+import { CacheEntry, type CacheHandle, type CachePriority } from "./entry.js";
+import { checkBytes, hashKey, isKeyPart, keyError } from "./key.js";
+import { type LRUCacheOptions, resolveOptions } from "./options.js";
+import { LRUShard } from "./shard.js";
+
+/** Counters and gauges of a cache (see `LRUCache.stats`). */
+export interface CacheStats {
+  /** Lookups that found their key. */
+  hits: number;
+  /** Lookups that did not. */
+  misses: number;
+  /** Entries added by insert / insertUnpinned (failed inserts are not counted). */
+  inserts: number;
+  /** Entries dropped to make room or because the cache was over capacity. */
+  evictions: number;
+  /** Bytes charged: entries in the cache plus erased entries still pinned. */
+  usage: number;
+  /** Bytes of `usage` held by pinned entries. */
+  pinnedUsage: number;
+  /** The configured capacity in bytes. */
+  capacity: number;
+  /** Number of entries in the cache (reachable by lookup). */
+  entries: number;
+}
+
+export class LRUCache<V> {
+  private readonly shards: LRUShard<V>[];
+  private readonly shardShift: number;
+  private readonly shardMask: number;
+  private totalCapacity: number;
+  private lastId = 0;
+  /** Entries freed during the current call, waiting for onEvict (null without onEvict). */
+  private readonly freed: CacheEntry<V>[] | null;
+  private readonly onEvict: ((value: V, id: number, offset: number) => void) | undefined;
+  private draining = false;
+
+  /** Throws TypeError / ShaleError (InvalidArgument) for bad options (see LRUCacheOptions). */
+  constructor(options: LRUCacheOptions<V>) {
+    const resolved = resolveOptions(options);
+    const bits = resolved.numShardBits;
+    this.shardShift = 32 - bits; // bits = 0: shift 32 acts as 0, but the mask is 0 then
+    this.shardMask = (1 << bits) - 1;
+    this.totalCapacity = resolved.capacity;
+    this.onEvict = resolved.onEvict;
+    this.freed = resolved.onEvict === undefined ? null : [];
+    this.shards = [];
+    for (let i = 0; i < 1 << bits; i++) {
+      const shard = new LRUShard<V>(
+        this,
+        0,
+        resolved.highPriPoolRatio,
+        resolved.strictCapacityLimit,
+        this.freed,
+      );
+      this.shards.push(shard);
+    }
+    this.spreadCapacity(resolved.capacity);
+  }
+
+  /**
+   * Inserts `value` under `(id, offset)`, charging `charge` bytes, and returns a handle that
+   * pins the new entry (release it exactly once). An existing entry with that key is replaced:
+   * it leaves the cache now and is freed once its own pins are released. Unpinned entries of
+   * the key's shard are evicted, least recently used first, to make room.
+   *
+   * If the entry still does not fit: with `strictCapacityLimit` it throws ShaleError
+   * (Incomplete) and nothing is inserted (an existing entry of the key stays, but evictions
+   * already made are not undone); without it, the entry is inserted anyway and the cache
+   * stays over capacity until pinned entries are released.
+   * id, offset and charge must be non-negative safe integers (else ShaleError InvalidArgument,
+   * or TypeError for non-numbers); priority is "high" or "low" (Default: "low").
+   * The cache keeps `value` itself (no copy): do not mutate it while it is cached.
+   */
+  insert(
+    id: number,
+    offset: number,
+    value: V,
+    charge: number,
+    priority?: CachePriority,
+  ): CacheHandle<V> {
+    const e = this.newEntry(id, offset, value, charge, priority);
+    const ok = e.shard.insert(e, true);
+    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (!ok) {
+      throw ShaleError.incomplete(
+        `insert of (${id}, ${offset}) with charge ${charge} failed: it does not fit in its shard without evicting pinned entries`,
+      );
+    }
+    return e;
+  }
+
+  /**
+   * As `insert`, but keeps no pin: the entry is evictable at once. Returns false, inserting
+   * nothing, when the entry does not fit even after evicting every unpinned entry of its
+   * shard — with or without `strictCapacityLimit` (as RocksDB, an unpinned entry that does
+   * not fit would be evicted immediately).
+   */
+  insertUnpinned(
+    id: number,
+    offset: number,
+    value: V,
+    charge: number,
+    priority?: CachePriority,
+  ): boolean {
+    const e = this.newEntry(id, offset, value, charge, priority);
+    const ok = e.shard.insert(e, false);
+    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    return ok;
+  }
+
+  /**
+   * A handle pinning the entry with this key (release it exactly once), or undefined.
+   * Counts a hit or a miss. Allocates nothing.
+   */
+  lookup(id: number, offset: number): CacheHandle<V> | undefined {
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    const e = shard.find(h, id, offset);
+    if (e !== undefined) return shard.pin(e);
+    // Only a miss can come from a bad key (a hit equals, with ===, a key checked by insert),
+    // so the key is checked here, off the hit path.
+    if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
+    shard.misses++;
+    return undefined;
+  }
+
+  /**
+   * Drops the pin of `handle`. When an entry's last pin goes it becomes evictable again (at
+   * the head of its pool), or is freed if it was erased or replaced, or if its shard is over
+   * capacity. Throws ShaleError (InvalidArgument) when the entry has no pin left (a second
+   * release of a handle), TypeError for a handle of another cache.
+   * Note: handles of one entry are the same object, so releasing one handle twice while
+   * another pin of the same entry is held is not detected (it drops that other pin).
+   */
+  release(handle: CacheHandle<V>): void {
+    const e = handle as CacheEntry<V>;
+    const shard = e.shard;
+    if (shard === undefined || shard.owner !== this) {
+      throw new TypeError("release: not a handle of this cache");
+    }
+    if (e.refs <= 0) {
+      throw ShaleError.invalidArgument(
+        `release: handle of (${e.id}, ${e.offset}) was already released`,
+      );
+    }
+    shard.release(e);
+    if (this.freed !== null && this.freed.length !== 0) this.drain();
+  }
+
+  /** Removes the entry with this key, if any; it is freed now or on its last release. */
+  erase(id: number, offset: number): void {
+    if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
+    const h = hashKey(id, offset);
+    this.shards[(h >>> this.shardShift) & this.shardMask]!.erase(h, id, offset);
+    if (this.freed !== null && this.freed.length !== 0) this.drain();
+  }
+
+  /**
+   * Erases every entry whose id is `id` (e.g. the blocks of a deleted table), as `erase`.
+   * Cost: a scan of every shard's table, O(entries in the cache).
+   */
+  eraseId(id: number): void {
+    if (!isKeyPart(id)) throw keyError(id, 0);
+    for (const shard of this.shards) shard.eraseId(id);
+    if (this.freed !== null && this.freed.length !== 0) this.drain();
+  }
+
+  /**
+   * Sets the capacity in bytes; shrinking evicts unpinned entries at once (pinned ones keep
+   * usage above the new capacity until they are released).
+   */
+  setCapacity(bytes: number): void {
+    this.totalCapacity = checkBytes("capacity", bytes);
+    this.spreadCapacity(bytes);
+    if (this.freed !== null && this.freed.length !== 0) this.drain();
+  }
+
+  /** The capacity in bytes. */
+  get capacity(): number {
+    return this.totalCapacity;
+  }
+
+  /** Bytes charged: entries in the cache plus erased entries still pinned. */
+  get usage(): number {
+    let usage = 0;
+    for (const shard of this.shards) usage += shard.usage;
+    return usage;
+  }
+
+  /** Bytes charged by pinned entries. */
+  get pinnedUsage(): number {
+    let pinned = 0;
+    for (const shard of this.shards) pinned += shard.usage - shard.lruUsage;
+    return pinned;
+  }
+
+  /** The number of shards (2^numShardBits). */
+  get numShards(): number {
+    return this.shards.length;
+  }
+
+  /** A snapshot of the counters (since construction or `resetStats`) and gauges. */
+  stats(): CacheStats {
+    const s: CacheStats = {
+      hits: 0,
+      misses: 0,
+      inserts: 0,
+      evictions: 0,
+      usage: 0,
+      pinnedUsage: 0,
+      capacity: this.totalCapacity,
+      entries: 0,
+    };
+    for (const shard of this.shards) {
+      s.hits += shard.hits;
+      s.misses += shard.misses;
+      s.inserts += shard.inserts;
+      s.evictions += shard.evictions;
+      s.usage += shard.usage;
+      s.pinnedUsage += shard.usage - shard.lruUsage;
+      s.entries += shard.table.count;
+    }
+    return s;
+  }
+
+  /** Zeroes hits, misses, inserts and evictions. */
+  resetStats(): void {
+    for (const shard of this.shards) {
+      shard.hits = 0;
+      shard.misses = 0;
+      shard.inserts = 0;
+      shard.evictions = 0;
+    }
+  }
+
+  /**
+   * A fresh id (1, 2, 3, ...) for a new user of the cache (e.g. each opened table), unique per
+   * cache. Do not mix it with ids chosen by hand in the same cache.
+   */
+  newId(): number {
+    return ++this.lastId;
+  }
+
+  private newEntry(
+    id: number,
+    offset: number,
+    value: V,
+    charge: number,
+    priority: CachePriority | undefined,
+  ): CacheEntry<V> {
+    if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
+    checkBytes("charge", charge);
+    let highPri = false;
+    if (priority === "high") highPri = true;
+    else if (priority !== undefined && priority !== "low") {
+      if (typeof priority !== "string") throw new TypeError("priority must be a string");
+      throw ShaleError.invalidArgument(`priority must be "high" or "low", got "${priority}"`);
+    }
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    return new CacheEntry<V>(shard, id, offset, h, value, charge, highPri);
+  }
+
+  private spreadCapacity(capacity: number): void {
+    const n = this.shards.length;
+    const base = Math.floor(capacity / n);
+    const extra = capacity - base * n;
+    for (let i = 0; i < n; i++) this.shards[i]!.setCapacity(base + (i < extra ? 1 : 0));
+  }
+
+  /** Runs onEvict for the entries freed so far (not re-entrantly). */
+  private drain(): void {
+    if (this.draining) return;
+    const freed = this.freed!;
+    const onEvict = this.onEvict!;
+    this.draining = true;
+    let i = 0;
+    try {
+      for (; i < freed.length; i++) {
+        const e = freed[i]!;
+        onEvict(e.value, e.id, e.offset);
+      }
+    } finally {
+      if (i >= freed.length) freed.length = 0;
+      else freed.splice(0, i + 1);
+      this.draining = false;
+    }
+  }
+}
