@@ -1,0 +1,154 @@
+/**
+ * BlockSource: where a table reader gets its blocks — the file, through the block cache when
+ * there is one. Reads verify checksums (unless disabled) and decompress (see `block-io.ts`);
+ * every block gets memory of its own, so views into it stay valid after cache eviction.
+ *
+ * Cache use: data blocks are inserted unpinned with priority "low"; the index and filter go
+ * in with priority "high", pinned for the reader's lifetime (handles released by
+ * `releasePinned`) or unpinned and looked up on each use. Lookups release their handle at
+ * once: in JS a block stays alive as long as something references it.
+ */
+import { type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
+import type { CacheHandle, LRUCache } from "@shale/block-cache";
+import { BloomFilterReader } from "@shale/bloom";
+import { Block } from "./block.js";
+import { readBlock } from "./block-io.js";
+import { type BlockHandle, TableFormat } from "./format.js";
+
+export class BlockSource {
+  readonly file: RandomAccessFile;
+  readonly fileName: string | undefined;
+  readonly cache: LRUCache<Block> | undefined;
+  readonly cacheId: number;
+  /** Default for reads: verify block checksums. */
+  readonly verifyChecksums: boolean;
+  /** Default for reads: insert data blocks read into the cache. */
+  readonly fillCache: boolean;
+  private readonly stats: Statistics | undefined;
+  /** End of the region blocks may occupy (the footer's offset). */
+  private readonly limit: number;
+  private readonly pinned: CacheHandle<Block>[] = [];
+
+  constructor(
+    file: RandomAccessFile,
+    fileName: string | undefined,
+    limit: number,
+    cache: LRUCache<Block> | undefined,
+    cacheId: number,
+    stats: Statistics | undefined,
+    verifyChecksums: boolean,
+    fillCache: boolean,
+  ) {
+    this.file = file;
+    this.fileName = fileName;
+    this.limit = limit;
+    this.cache = cache;
+    this.cacheId = cacheId;
+    this.stats = stats;
+    this.verifyChecksums = verifyChecksums;
+    this.fillCache = fillCache;
+  }
+
+  /** The uncompressed contents of the block at `handle`, read from the file. */
+  readRaw(handle: BlockHandle, verify = this.verifyChecksums): Uint8Array {
+    const data = readBlock(this.file, this.limit, handle, this.fileName, verify);
+    if (this.stats !== undefined) {
+      this.stats.tick(Ticker.BytesRead, handle.size + TableFormat.BLOCK_TRAILER_SIZE);
+    }
+    return data;
+  }
+
+  /** Reads and parses a key/value block (no cache). */
+  readKeyValueBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
+    return Block.keyValue(this.readRaw(handle, verify), this.fileName, handle.offset);
+  }
+
+  /** Reads and parses a filter block (no cache). */
+  readFilterBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
+    const data = this.readRaw(handle, verify);
+    let reader: BloomFilterReader;
+    try {
+      reader = new BloomFilterReader(data);
+    } catch (e) {
+      const what = e instanceof Error ? e.message : String(e);
+      throw ShaleError.corruption(`bad filter block: ${what}`, this.fileName, handle.offset);
+    }
+    return Block.ofFilter(data, reader);
+  }
+
+  private insert(offset: number, block: Block, priority: "high" | "low"): void {
+    const cache = this.cache!;
+    const inserted = cache.insertUnpinned(this.cacheId, offset, block, block.charge, priority);
+    if (inserted && this.stats !== undefined) this.stats.tick(Ticker.BlockCacheAdd);
+  }
+
+  /** The cached block at `offset`, or undefined (a miss). REQUIRES: a cache. */
+  private lookup(offset: number): Block | undefined {
+    const cache = this.cache!;
+    const h = cache.lookup(this.cacheId, offset);
+    if (h === undefined) {
+      if (this.stats !== undefined) this.stats.tick(Ticker.BlockCacheMiss);
+      return undefined;
+    }
+    const block = h.value;
+    cache.release(h);
+    if (this.stats !== undefined) this.stats.tick(Ticker.BlockCacheHit);
+    return block;
+  }
+
+  /** A data block: from the cache, else read (and inserted with priority "low" if `fill`). */
+  dataBlock(handle: BlockHandle, fill: boolean, verify: boolean): Block {
+    if (this.cache === undefined) return this.readKeyValueBlock(handle, verify);
+    let block = this.lookup(handle.offset);
+    if (block === undefined) {
+      block = this.readKeyValueBlock(handle, verify);
+      if (fill) this.insert(handle.offset, block, "low");
+    }
+    return block;
+  }
+
+  /**
+   * An index or filter block kept in the cache unpinned: looked up, else read with `read`
+   * and inserted with priority "high". REQUIRES: a cache.
+   */
+  metaBlock(handle: BlockHandle, read: (handle: BlockHandle) => Block): Block {
+    let block = this.lookup(handle.offset);
+    if (block === undefined) {
+      block = read(handle);
+      this.insert(handle.offset, block, "high");
+    }
+    return block;
+  }
+
+  /**
+   * An index or filter block at open, kept in the cache and pinned until `releasePinned`:
+   * found in the cache (a reopened table), else read with `read` and inserted with priority
+   * "high". A strict cache with no room leaves the block uncached (the caller holds it).
+   * REQUIRES: a cache.
+   */
+  pinnedMetaBlock(handle: BlockHandle, read: (handle: BlockHandle) => Block): Block {
+    const cache = this.cache!;
+    const found = cache.lookup(this.cacheId, handle.offset);
+    if (this.stats !== undefined) {
+      this.stats.tick(found !== undefined ? Ticker.BlockCacheHit : Ticker.BlockCacheMiss);
+    }
+    if (found !== undefined) {
+      this.pinned.push(found);
+      return found.value;
+    }
+    const block = read(handle);
+    try {
+      this.pinned.push(cache.insert(this.cacheId, handle.offset, block, block.charge, "high"));
+      if (this.stats !== undefined) this.stats.tick(Ticker.BlockCacheAdd);
+    } catch (e) {
+      if (!(ShaleError.isInstance(e) && e.code === "Incomplete")) throw e;
+    }
+    return block;
+  }
+
+  /** Releases the handles pinned by `pinnedMetaBlock`. Idempotent. */
+  releasePinned(): void {
+    for (const h of this.pinned) this.cache!.release(h);
+    this.pinned.length = 0;
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * @shale/sstable — block-based sorted string tables (RocksDB's BlockBasedTable): a streaming
+ * builder, a reader with Bloom-filtered zero-copy point lookups and two-level iterators, a
+ * block cache integration, range-deletion blocks fragmented once per table, and a cache of
+ * open tables. Format: docs/formats/sstable.md.
+ */
+export { Block } from "./block.js";
+export type { TableBuilderOptions, TablePropertiesCollector } from "./builder-options.js";
+export { type CompressionName, DEFAULT_COMPRESSION } from "./compression.js";
+export {
+  type BlockHandle,
+  ChecksumType,
+  CompressionType,
+  FormatVersion,
+  MetaBlockName,
+  TableFormat,
+} from "./format.js";
+export type { TableProperties } from "./properties.js";
+export { TableBuilder } from "./table-builder.js";
+export { TableCache, type TableCacheOptions } from "./table-cache.js";
+export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";

@@ -1,0 +1,434 @@
+/**
+ * TableBuilder: writes a block-based table (RocksDB's BlockBasedTable, LevelDB's
+ * doc/table_format.md) to a WritableFile, streaming: each data block is compressed and
+ * appended as soon as it is full; only the index entries, the filter's key hashes and the
+ * range tombstones stay in memory until `finish`.
+ *
+ * File layout (every block is followed by its 5-byte trailer; handles are absolute offsets):
+ * ```
+ * +--------------------------------+  offset 0
+ * | data block 0      | trailer(5) |  sorted point entries, prefix-compressed (block-builder.ts),
+ * | data block 1      | trailer(5) |  restart interval `blockRestartInterval`, compressed per block
+ * | ...                            |
+ * +--------------------------------+
+ * | filter block      | trailer(5) |  full Bloom filter over user keys (omitted if bitsPerKey = 0)
+ * +--------------------------------+
+ * | range-del block   | trailer(5) |  restart interval 1; key = start#seq,RANGEDEL, value = end
+ * +--------------------------------+  (omitted when the table has no range tombstones)
+ * | properties block  | trailer(5) |  msgpack map (properties.ts)
+ * +--------------------------------+
+ * | metaindex block   | trailer(5) |  restart interval 1; name -> BlockHandle, sorted by name:
+ * |                                |  "fullfilter.shale.BloomFilter", "shale.properties",
+ * |                                |  "shale.range_del"
+ * +--------------------------------+
+ * | index block       | trailer(5) |  restart interval 1; one entry per data block:
+ * |                                |  separator internal key -> BlockHandle of the block
+ * +--------------------------------+
+ * | footer (57 bytes)              |  checksumType, metaindex handle, index handle, padding,
+ * +--------------------------------+  formatVersion, footer checksum, magic "shaleSST"
+ *
+ * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 LE masked XXH32 over
+ *              (block bytes ‖ compressionType)
+ * handle    := varint64 offset ‖ varint64 size          (size excludes the trailer)
+ * separator := s with lastKey(block i) <= s < firstKey(block i+1), as short as the comparator
+ *              can make it (InternalKeyComparator.findShortestSeparator); the last block's
+ *              key is findShortSuccessor(lastKey).
+ * ```
+ * Only data blocks are compressed; filter, range-del, properties, metaindex and index blocks
+ * are written uncompressed (type 0). The reader accepts any type on any block.
+ *
+ * Worked example (compression none, bitsPerKey 10): entries `a#2,SET -> "x"` and
+ * `b#1,DEL -> ""` plus the tombstone `[c, e)#3` make a 654-byte file:
+ * ```
+ * [0, 38)     data block (33 B) + trailer
+ *               00 09 01 61 01 02 00 00 00 00 00 00 78   a#2,SET -> "x"   (restart 0)
+ *               00 09 00 62 00 01 00 00 00 00 00 00      b#1,DEL -> ""
+ *               00 00 00 00 01 00 00 00                  restarts [0], numRestarts 1
+ *               00 67 45 2e 0e                           trailer: type none, masked XXH32
+ * [38, 112)   filter block: 64 B of Bloom bits, ff 00 06 00 00 (6 probes) + trailer
+ * [112, 138)  range-del block: 00 09 01 63 0f 03 00 00 00 00 00 00 65   c#3,RANGEDEL -> "e"
+ *               + restarts + trailer
+ * [138, 473)  properties block (330 B msgpack map) + trailer
+ * [473, 570)  metaindex: "fullfilter.shale.BloomFilter" -> (38, 69),
+ *               "shale.properties" -> (138, 330), "shale.range_del" -> (112, 21)
+ * [570, 597)  index: b#1,DEL -> (0, 33)   (findShortSuccessor cannot shorten "b")
+ * [597, 654)  footer: 01 | d9 03 5c | ba 04 16 | 00 x 34 | 01 00 00 00 | 84 d1 e5 86
+ *               | 73 68 61 6c 65 53 53 54 ("shaleSST")
+ * ```
+ * docs/formats/sstable.md walks through every byte.
+ */
+import {
+  assertInvariant,
+  type Comparator,
+  InternalKeyComparator,
+  invariants,
+  MAX_SEQ,
+  makeInternalKey,
+  type RangeTombstone,
+  ShaleError,
+  TRAILER_SIZE,
+  trailerSeq,
+  ValueKind,
+  type WritableFile,
+} from "@shale/base";
+import { BloomFilterBuilder } from "@shale/bloom";
+import { BlockBuilder } from "./block-builder.js";
+import { writeBlock } from "./block-io.js";
+import {
+  resolveBuilderOptions,
+  type TableBuilderOptions,
+  type TablePropertiesCollector,
+} from "./builder-options.js";
+import { type CompressionName, compressionTypeOf } from "./compression.js";
+import {
+  type BlockHandle,
+  ChecksumType,
+  CompressionType,
+  encodeBlockHandle,
+  encodeFooter,
+  MetaBlockName,
+  putBlockHandle,
+  TableFormat,
+} from "./format.js";
+import { KeyOrder } from "./key-order.js";
+import { encodeProperties, type TableProperties } from "./properties.js";
+
+const POINT_KINDS = new Set<number>([
+  ValueKind.Value,
+  ValueKind.Deletion,
+  ValueKind.Merge,
+  ValueKind.SingleDeletion,
+]);
+
+/**
+ * Builds one table. Not thread-safe; one builder per file.
+ *
+ * Usage: `add` point entries in increasing internal-key order, `addRangeTombstone` in any
+ * order, then `finish()` (which writes everything but does not sync or close the file — the
+ * caller does) or `abandon()`.
+ */
+export class TableBuilder {
+  private readonly file: WritableFile;
+  private readonly icmp: InternalKeyComparator;
+  private readonly order: KeyOrder;
+  private readonly comparator: Comparator;
+  private readonly blockSize: number;
+  private readonly bitsPerKey: number;
+  private readonly compressionName: CompressionName;
+  private readonly compressionType: CompressionType;
+  private readonly formatVersion: number;
+  private readonly collectors: readonly TablePropertiesCollector[];
+
+  private readonly dataBlock: BlockBuilder;
+  private readonly indexBlock = new BlockBuilder(1);
+  private readonly filter: BloomFilterBuilder | undefined;
+  private readonly tombstones: RangeTombstone[] = [];
+
+  private offset: number;
+  private state: "open" | "finished" | "abandoned" | "failed" = "open";
+  private lastKey = new Uint8Array(64);
+  private lastKeyLength = 0;
+  private pendingIndexEntry = false;
+  private readonly pendingHandle: BlockHandle = { offset: 0, size: 0 };
+  private readonly handleScratch = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE);
+
+  private entries = 0;
+  private numDeletions = 0;
+  private numMergeOperands = 0;
+  private rawKeySize = 0;
+  private rawValueSize = 0;
+  private dataSize = 0;
+  private numDataBlocks = 0;
+  private smallestSeq = MAX_SEQ;
+  private largestSeq = 0;
+  private firstKey: Uint8Array | undefined = undefined;
+
+  /**
+   * @param file where the table is appended, from its current end (normally a new, empty
+   *   file). The builder appends; it never flushes, syncs or closes the file.
+   */
+  constructor(file: WritableFile, options: TableBuilderOptions = {}) {
+    if (typeof file !== "object" || file === null || typeof file.append !== "function") {
+      throw new TypeError("file must be a WritableFile");
+    }
+    this.file = file;
+    this.offset = file.size;
+    const o = resolveBuilderOptions(options);
+    this.comparator = o.comparator;
+    this.icmp = new InternalKeyComparator(o.comparator);
+    this.order = new KeyOrder(o.comparator, true);
+    this.blockSize = o.blockSize;
+    this.dataBlock = new BlockBuilder(o.blockRestartInterval);
+    this.bitsPerKey = o.bitsPerKey;
+    this.filter =
+      o.bitsPerKey > 0 ? new BloomFilterBuilder({ bitsPerKey: o.bitsPerKey }) : undefined;
+    this.compressionName = o.compression;
+    this.compressionType = compressionTypeOf(o.compression);
+    this.formatVersion = o.formatVersion;
+    this.collectors = o.collectors;
+  }
+
+  /** Point entries added so far. */
+  get numEntries(): number {
+    return this.entries;
+  }
+
+  /** Bytes the file would have if finished now, roughly (written bytes + the open data block). */
+  get estimatedFileSize(): number {
+    return this.offset + (this.dataBlock.empty ? 0 : this.dataBlock.currentSizeEstimate);
+  }
+
+  private checkOpen(): void {
+    if (this.state !== "open") throw ShaleError.invalidArgument(`table builder is ${this.state}`);
+  }
+
+  /** After a failed write the file's contents are undefined: refuse further calls. */
+  private fail(_error: unknown): void {
+    this.state = "failed";
+  }
+
+  /**
+   * Adds a point entry. REQUIRES: `internalKey` sorts after every key added before (by the
+   * internal-key order of `comparator`); out-of-order or duplicate keys are rejected with
+   * InvalidArgument, as are range deletions (use `addRangeTombstone`) and unknown kinds.
+   * Both arrays are copied (into the block being built); the caller may reuse them.
+   */
+  add(internalKey: Uint8Array, value: Uint8Array): void {
+    this.checkOpen();
+    if (!(internalKey instanceof Uint8Array))
+      throw new TypeError("internalKey must be a Uint8Array");
+    if (!(value instanceof Uint8Array)) throw new TypeError("value must be a Uint8Array");
+    const keyLength = internalKey.length;
+    if (keyLength < TRAILER_SIZE) {
+      throw ShaleError.invalidArgument(`internal key shorter than ${TRAILER_SIZE} bytes`);
+    }
+    const kind = internalKey[keyLength - TRAILER_SIZE]!;
+    if (!POINT_KINDS.has(kind)) {
+      throw ShaleError.invalidArgument(
+        `cannot add an entry of kind ${kind} (range deletions go to addRangeTombstone)`,
+      );
+    }
+    const hasPrevious = this.entries > 0;
+    const last = this.lastKey;
+    if (hasPrevious && this.order.compareAt(last, 0, this.lastKeyLength, internalKey) >= 0) {
+      throw ShaleError.invalidArgument("keys must be added in increasing internal-key order");
+    }
+    try {
+      this.addOrdered(internalKey, value, hasPrevious);
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
+  }
+
+  private addOrdered(key: Uint8Array, value: Uint8Array, hasPrevious: boolean): void {
+    const keyLength = key.length;
+    const userLength = keyLength - TRAILER_SIZE;
+    if (this.pendingIndexEntry) {
+      const last = this.lastKey.subarray(0, this.lastKeyLength);
+      const separator = this.icmp.findShortestSeparator(last, key);
+      if (invariants) {
+        assertInvariant(
+          this.icmp.compare(last, separator) <= 0,
+          "separator below the block's last key",
+        );
+        assertInvariant(
+          this.icmp.compare(separator, key) < 0,
+          "separator not below the next block's first key",
+        );
+      }
+      this.addIndexEntry(separator);
+    }
+    if (this.filter !== undefined) {
+      const sameUser =
+        hasPrevious &&
+        this.order.compareUserKeys(this.lastKey, this.lastKeyLength, key, keyLength) === 0;
+      if (!sameUser) this.filter.addKey(key.subarray(0, userLength));
+    }
+    this.dataBlock.add(key, value);
+    if (keyLength > this.lastKey.length)
+      this.lastKey = new Uint8Array(Math.max(keyLength, this.lastKey.length * 2));
+    this.lastKey.set(key);
+    this.lastKeyLength = keyLength;
+    if (!hasPrevious) this.firstKey = key.slice();
+
+    this.entries++;
+    const kind = key[userLength]!;
+    if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) this.numDeletions++;
+    else if (kind === ValueKind.Merge) this.numMergeOperands++;
+    this.rawKeySize += keyLength;
+    this.rawValueSize += value.length;
+    const seq = trailerSeq(key, userLength);
+    if (seq < this.smallestSeq) this.smallestSeq = seq;
+    if (seq > this.largestSeq) this.largestSeq = seq;
+    const collectors = this.collectors;
+    for (let i = 0; i < collectors.length; i++) collectors[i]!.add(key, value);
+
+    if (this.dataBlock.currentSizeEstimate >= this.blockSize) this.flushDataBlock();
+  }
+
+  private addIndexEntry(key: Uint8Array): void {
+    const h = this.pendingHandle;
+    const n = putBlockHandle(this.handleScratch, 0, h);
+    this.indexBlock.add(key, this.handleScratch.subarray(0, n));
+    this.pendingIndexEntry = false;
+  }
+
+  private flushDataBlock(): void {
+    if (this.dataBlock.empty) return;
+    const raw = this.dataBlock.finish();
+    const handle = this.writeRaw(raw, this.compressionType);
+    this.dataBlock.reset();
+    this.dataSize += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
+    this.numDataBlocks++;
+    this.pendingHandle.offset = handle.offset;
+    this.pendingHandle.size = handle.size;
+    this.pendingIndexEntry = true;
+  }
+
+  private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
+    const handle = writeBlock(this.file, this.offset, raw, type);
+    this.offset += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
+    return handle;
+  }
+
+  /**
+   * Adds a range tombstone `[start, end)@seq`: deletes the keys k with start <= k < end
+   * (user-key order) and a seq below `seq`. Any order; stored sorted in the range-deletion
+   * block. Empty ranges (start == end) are ignored; start > end is InvalidArgument.
+   * `start` and `end` are copied.
+   */
+  addRangeTombstone(start: Uint8Array, end: Uint8Array, seq: number): void {
+    this.checkOpen();
+    if (!(start instanceof Uint8Array) || !(end instanceof Uint8Array)) {
+      throw new TypeError("range tombstone bounds must be Uint8Arrays");
+    }
+    if (typeof seq !== "number") throw new TypeError("seq must be a number");
+    if (!(Number.isInteger(seq) && seq >= 0 && seq <= MAX_SEQ)) {
+      throw ShaleError.invalidArgument(`sequence number out of range: ${seq}`);
+    }
+    const c = this.comparator.compare(start, end);
+    if (c > 0) throw ShaleError.invalidArgument("range tombstone start sorts after its end");
+    if (c === 0) return;
+    this.tombstones.push({ start: start.slice(), end: end.slice(), seq });
+  }
+
+  /**
+   * Writes the open data block, the filter, range-deletion, properties, metaindex and index
+   * blocks and the footer, and returns the table's properties. Does not sync or close the
+   * file. After it, the builder accepts no more calls.
+   */
+  finish(): TableProperties {
+    this.checkOpen();
+    try {
+      return this.finishBlocks();
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
+  }
+
+  private finishBlocks(): TableProperties {
+    this.flushDataBlock();
+    if (this.pendingIndexEntry) {
+      const last = this.lastKey.subarray(0, this.lastKeyLength);
+      this.addIndexEntry(this.icmp.findShortSuccessor(last));
+    }
+    const meta: [string, BlockHandle][] = [];
+    let filterSize = 0;
+    if (this.filter !== undefined) {
+      const handle = this.writeRaw(this.filter.finish(), CompressionType.None);
+      filterSize = handle.size + TableFormat.BLOCK_TRAILER_SIZE;
+      meta.push([MetaBlockName.BLOOM_FILTER, handle]);
+    }
+    const tombstones = this.sortedTombstones();
+    if (tombstones.length > 0) {
+      const block = new BlockBuilder(1);
+      for (const t of tombstones)
+        block.add(makeInternalKey(t.start, t.seq, ValueKind.RangeDeletion), t.end);
+      meta.push([MetaBlockName.RANGE_DEL, this.writeRaw(block.finish(), CompressionType.None)]);
+    }
+    const indexContents = this.indexBlock.finish();
+    const properties = this.buildProperties(tombstones, filterSize, indexContents.length);
+    meta.push([
+      MetaBlockName.PROPERTIES,
+      this.writeRaw(encodeProperties(properties), CompressionType.None),
+    ]);
+
+    meta.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const metaindex = new BlockBuilder(1);
+    const encoder = new TextEncoder();
+    for (const [name, handle] of meta)
+      metaindex.add(encoder.encode(name), encodeBlockHandle(handle));
+    const metaindexHandle = this.writeRaw(metaindex.finish(), CompressionType.None);
+    const indexHandle = this.writeRaw(indexContents, CompressionType.None);
+    const footer = encodeFooter({
+      checksumType: ChecksumType.XXH32,
+      metaindexHandle,
+      indexHandle,
+      formatVersion: this.formatVersion,
+    });
+    this.file.append(footer, 0, footer.length);
+    this.offset += footer.length;
+    this.state = "finished";
+    return properties;
+  }
+
+  private sortedTombstones(): RangeTombstone[] {
+    const cmp = this.comparator;
+    return this.tombstones.sort(
+      (a, b) => cmp.compare(a.start, b.start) || b.seq - a.seq || cmp.compare(a.end, b.end),
+    );
+  }
+
+  private buildProperties(
+    tombstones: RangeTombstone[],
+    filterSize: number,
+    indexRawSize: number,
+  ): TableProperties {
+    let smallestSeq = this.smallestSeq;
+    let largestSeq = this.largestSeq;
+    let smallestKey: Uint8Array | undefined = this.firstKey;
+    let largestKey: Uint8Array | undefined =
+      this.entries > 0 ? this.lastKey.slice(0, this.lastKeyLength) : undefined;
+    for (const t of tombstones) {
+      if (t.seq < smallestSeq) smallestSeq = t.seq;
+      if (t.seq > largestSeq) largestSeq = t.seq;
+      const lo = makeInternalKey(t.start, t.seq, ValueKind.RangeDeletion);
+      if (smallestKey === undefined || this.icmp.compare(lo, smallestKey) < 0) smallestKey = lo;
+      const hi = makeInternalKey(t.end, MAX_SEQ, ValueKind.RangeDeletion);
+      if (largestKey === undefined || this.icmp.compare(hi, largestKey) > 0) largestKey = hi;
+    }
+    const user: Record<string, string> = {};
+    for (const c of this.collectors) Object.assign(user, c.finish());
+    const props: TableProperties = {
+      formatVersion: this.formatVersion,
+      numEntries: this.entries,
+      numDeletions: this.numDeletions,
+      numMergeOperands: this.numMergeOperands,
+      numRangeDeletions: tombstones.length,
+      rawKeySize: this.rawKeySize,
+      rawValueSize: this.rawValueSize,
+      dataSize: this.dataSize,
+      indexSize: indexRawSize + TableFormat.BLOCK_TRAILER_SIZE,
+      filterSize,
+      numDataBlocks: this.numDataBlocks,
+      smallestSeq: smallestKey === undefined ? 0 : smallestSeq,
+      largestSeq,
+      comparatorName: this.comparator.name,
+      filterPolicy: this.filter !== undefined ? `bloom:${this.bitsPerKey}` : "none",
+      compression: this.compressionName,
+      creationTime: Math.floor(Date.now() / 1000),
+      user,
+    };
+    if (smallestKey !== undefined) props.smallestKey = smallestKey;
+    if (largestKey !== undefined) props.largestKey = largestKey;
+    return props;
+  }
+
+  /** Gives up on the table: nothing more is written. The caller removes the file. */
+  abandon(): void {
+    this.checkOpen();
+    this.state = "abandoned";
+  }
+}

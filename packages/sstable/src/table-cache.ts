@@ -1,0 +1,141 @@
+/**
+ * TableCache: open TableReaders by file number, at most `capacity` of them (least recently
+ * used closed first), like RocksDB's table cache bounded by `max_open_files`.
+ *
+ * A reader closed by the LRU bound keeps serving the iterators already open on it (its file
+ * closes when the last one closes); the next `get` opens the table again. Each file number
+ * keeps one block-cache id for as long as the TableCache knows it, so a reopened table finds
+ * its blocks still cached; `evict` forgets the file and erases its blocks.
+ *
+ * Thread-safety: one thread.
+ */
+import { type Comparator, type FileSystem, ShaleError, type Statistics } from "@shale/base";
+import type { LRUCache } from "@shale/block-cache";
+import type { Block } from "./block.js";
+import { TableReader } from "./table-reader.js";
+
+export interface TableCacheOptions {
+  /** Where tables live. */
+  fs: FileSystem;
+  /** The path of table `fileNumber` (e.g. `n => \`${dir}/${String(n).padStart(6, "0")}.sst\``). */
+  path: (fileNumber: number) => string;
+  /** Most tables open at once. Default: 1000. */
+  capacity?: number;
+  /** Order of user keys. Default: `bytewiseComparator`. */
+  comparator?: Comparator;
+  /** Block cache shared by the tables. Default: none. */
+  blockCache?: LRUCache<Block>;
+  /** Verify block checksums. Default: true. */
+  verifyChecksums?: boolean;
+  /** Keep index and filter blocks in the block cache. Default: true. */
+  cacheIndexAndFilterBlocks?: boolean;
+  /** Pin them there while a table is open. Default: true. */
+  pinIndexAndFilterBlocks?: boolean;
+  /** Counters for every reader. Default: none. */
+  statistics?: Statistics;
+}
+
+export class TableCache {
+  private readonly options: TableCacheOptions;
+  private readonly capacity: number;
+  /** Open readers, least recently used first (Map iteration order). */
+  private readonly readers = new Map<number, TableReader>();
+  /** Block-cache id per known file number. */
+  private readonly cacheIds = new Map<number, number>();
+  private closed = false;
+
+  constructor(options: TableCacheOptions) {
+    if (typeof options !== "object" || options === null || typeof options.path !== "function") {
+      throw new TypeError("TableCache needs options { fs, path }");
+    }
+    const capacity = options.capacity ?? 1000;
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw ShaleError.invalidArgument(`capacity must be an integer >= 1; got ${capacity}`);
+    }
+    this.options = options;
+    this.capacity = capacity;
+  }
+
+  /** Number of open readers. */
+  get size(): number {
+    return this.readers.size;
+  }
+
+  /**
+   * The reader of table `fileNumber` (opened if needed; `fileSize` is its size in bytes).
+   * The reader belongs to the cache: do not close it. Throws what `TableReader.open` throws
+   * (Corruption, IOError), and Closed after `close()`.
+   */
+  get(fileNumber: number, fileSize: number): TableReader {
+    if (this.closed) throw ShaleError.closed("table cache is closed");
+    const found = this.readers.get(fileNumber);
+    if (found !== undefined) {
+      // Most recently used goes last.
+      this.readers.delete(fileNumber);
+      this.readers.set(fileNumber, found);
+      return found;
+    }
+    const o = this.options;
+    const fileName = o.path(fileNumber);
+    const file = o.fs.openRandomAccess(fileName);
+    let cacheId = this.cacheIds.get(fileNumber);
+    if (cacheId === undefined && o.blockCache !== undefined) {
+      cacheId = o.blockCache.newId();
+      this.cacheIds.set(fileNumber, cacheId);
+    }
+    let reader: TableReader;
+    try {
+      reader = TableReader.open(file, {
+        fileSize,
+        fileName,
+        fileNumber,
+        ...(o.comparator !== undefined ? { comparator: o.comparator } : {}),
+        ...(o.blockCache !== undefined ? { blockCache: o.blockCache } : {}),
+        ...(cacheId !== undefined ? { cacheId } : {}),
+        ...(o.verifyChecksums !== undefined ? { verifyChecksums: o.verifyChecksums } : {}),
+        ...(o.cacheIndexAndFilterBlocks !== undefined
+          ? { cacheIndexAndFilterBlocks: o.cacheIndexAndFilterBlocks }
+          : {}),
+        ...(o.pinIndexAndFilterBlocks !== undefined
+          ? { pinIndexAndFilterBlocks: o.pinIndexAndFilterBlocks }
+          : {}),
+        ...(o.statistics !== undefined ? { statistics: o.statistics } : {}),
+      });
+    } catch (e) {
+      file.close();
+      throw e;
+    }
+    this.readers.set(fileNumber, reader);
+    while (this.readers.size > this.capacity) {
+      const [oldest, r] = this.readers.entries().next().value as [number, TableReader];
+      this.readers.delete(oldest);
+      r.close();
+    }
+    return reader;
+  }
+
+  /**
+   * Forgets table `fileNumber` (e.g. deleted by compaction): closes its reader and erases
+   * its blocks from the block cache. Unknown numbers are ignored.
+   */
+  evict(fileNumber: number): void {
+    const reader = this.readers.get(fileNumber);
+    if (reader !== undefined) {
+      this.readers.delete(fileNumber);
+      reader.close();
+    }
+    const cacheId = this.cacheIds.get(fileNumber);
+    if (cacheId !== undefined) {
+      this.cacheIds.delete(fileNumber);
+      this.options.blockCache?.eraseId(cacheId);
+    }
+  }
+
+  /** Closes every reader. Idempotent; later `get` calls throw Closed. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const r of this.readers.values()) r.close();
+    this.readers.clear();
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * TableIterator: the two-level iterator over a table. The index block iterator picks the data
+ * block (its keys are separators: >= every key of their block, < every key of the next), the
+ * data block iterator walks the entries; moving off either end of a data block steps the
+ * index and loads the neighbouring block (skipping empty ones).
+ *
+ *   seek(t):        index.seek(t) -> data.seek(t), else the first entry of the following blocks
+ *   seekForPrev(t): index.seek(t) (or the last block) -> data.seekForPrev(t), else the last
+ *                   entry of the preceding blocks
+ */
+import { type InternalIterator, ShaleError } from "@shale/base";
+import { BlockIterator } from "./block-iterator.js";
+import type { BlockHandle } from "./format.js";
+import type { TableReader } from "./table-reader.js";
+
+export class TableIterator implements InternalIterator {
+  private readonly reader: TableReader;
+  private readonly fillCache: boolean;
+  private readonly verify: boolean;
+  private readonly index: BlockIterator;
+  private readonly data: BlockIterator;
+  private readonly handle: BlockHandle = { offset: 0, size: 0 };
+  /** Offset of the data block loaded into `data`, or -1. */
+  private loadedOffset = -1;
+  private closed = false;
+
+  constructor(reader: TableReader, fillCache: boolean, verify: boolean) {
+    this.reader = reader;
+    this.fillCache = fillCache;
+    this.verify = verify;
+    this.index = new BlockIterator(reader.order).init(
+      reader.indexBlock(),
+      reader.fileName,
+      reader.footer.indexHandle.offset,
+    );
+    this.data = new BlockIterator(reader.order);
+  }
+
+  valid(): boolean {
+    return this.loadedOffset >= 0 && this.data.valid();
+  }
+
+  /** Loads the data block the index points at (or marks the iterator invalid). */
+  private loadBlock(): boolean {
+    if (!this.index.valid()) {
+      this.loadedOffset = -1;
+      return false;
+    }
+    const h = this.handle;
+    this.reader.decodeIndexValue(this.index, h);
+    if (h.offset !== this.loadedOffset) {
+      // Mark unloaded first so a failed read leaves the iterator invalid.
+      this.loadedOffset = -1;
+      const block = this.reader.source.dataBlock(h, this.fillCache, this.verify);
+      this.data.init(block, this.reader.fileName, h.offset);
+      this.loadedOffset = h.offset;
+    }
+    return true;
+  }
+
+  private skipEmptyForward(): void {
+    while (this.loadedOffset >= 0 && !this.data.valid()) {
+      this.index.next();
+      if (!this.loadBlock()) return;
+      this.data.seekToFirst();
+    }
+  }
+
+  private skipEmptyBackward(): void {
+    while (this.loadedOffset >= 0 && !this.data.valid()) {
+      this.index.prev();
+      if (!this.loadBlock()) return;
+      this.data.seekToLast();
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw ShaleError.closed("table iterator is closed");
+  }
+
+  seekToFirst(): void {
+    this.checkOpen();
+    this.index.seekToFirst();
+    if (this.loadBlock()) this.data.seekToFirst();
+    this.skipEmptyForward();
+  }
+
+  seekToLast(): void {
+    this.checkOpen();
+    this.index.seekToLast();
+    if (this.loadBlock()) this.data.seekToLast();
+    this.skipEmptyBackward();
+  }
+
+  seek(target: Uint8Array): void {
+    this.checkOpen();
+    this.index.seek(target);
+    if (this.loadBlock()) this.data.seek(target);
+    this.skipEmptyForward();
+  }
+
+  seekForPrev(target: Uint8Array): void {
+    this.checkOpen();
+    this.index.seek(target);
+    if (!this.index.valid()) this.index.seekToLast();
+    if (this.loadBlock()) this.data.seekForPrev(target);
+    this.skipEmptyBackward();
+  }
+
+  next(): void {
+    if (!this.valid()) throw new RangeError("next() on an invalid iterator");
+    this.data.next();
+    this.skipEmptyForward();
+  }
+
+  prev(): void {
+    if (!this.valid()) throw new RangeError("prev() on an invalid iterator");
+    this.data.prev();
+    this.skipEmptyBackward();
+  }
+
+  key(): Uint8Array {
+    if (!this.valid()) throw new RangeError("key() on an invalid iterator");
+    return this.data.key();
+  }
+
+  value(): Uint8Array {
+    if (!this.valid()) throw new RangeError("value() on an invalid iterator");
+    return this.data.value();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.loadedOffset = -1;
+    this.data.close();
+    this.index.close();
+    this.reader.iteratorClosed();
+  }
+}

@@ -1,0 +1,436 @@
+/**
+ * TableReader: opens a table written by `TableBuilder` (layout in `table-builder.ts`) and
+ * answers point lookups and iterators over it.
+ *
+ * Opening reads, in this order: the footer, the metaindex, the properties, the filter, the
+ * range-deletion block and the index. Range tombstones are fragmented once, here, and the
+ * `FragmentedRangeTombstoneList` is kept by the reader: a `get` never re-fragments
+ * (RocksDB #4493). With a block cache, the index and filter blocks live in the cache with
+ * priority "high" — pinned there while the reader is open (default), or evictable and
+ * reloaded on a miss; without a cache the reader holds them.
+ *
+ * Data blocks are read on demand, through the block cache (priority "low") when there is
+ * one, each into memory of its own, checksum-verified (unless disabled) and decompressed.
+ * Cache handles are never held across calls: a block stays alive in JS as long as a view
+ * into it does, so values handed out remain valid (and unchanged) after the cache evicts
+ * the block.
+ *
+ * Thread-safety: one thread (a reader is not shared between workers).
+ */
+import {
+  bytewiseComparator,
+  type Comparator,
+  type InternalIterator,
+  KIND_FOR_SEEK,
+  type LookupResult,
+  LookupState,
+  MAX_SEQ,
+  putTrailer,
+  type RandomAccessFile,
+  ShaleError,
+  type Statistics,
+  Ticker,
+  TRAILER_SIZE,
+  trailerSeq,
+  ValueKind,
+} from "@shale/base";
+import type { LRUCache } from "@shale/block-cache";
+import type { BloomFilterReader } from "@shale/bloom";
+import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { Block } from "./block.js";
+import { BlockIterator } from "./block-iterator.js";
+import { BlockSource } from "./block-source.js";
+import {
+  type BlockHandle,
+  decodeBlockHandleInto,
+  type Footer,
+  MetaBlockName,
+  TableFormat,
+} from "./format.js";
+import { KeyOrder } from "./key-order.js";
+import { decodeProperties, type TableProperties } from "./properties.js";
+import { TableIterator } from "./table-iterator.js";
+import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
+
+export interface TableReaderOptions {
+  /** Size of the table file in bytes (normally from the MANIFEST). Required. */
+  fileSize: number;
+  /** Name reported in errors. Default: none. */
+  fileName?: string;
+  /** The table's file number (informational). Default: none. */
+  fileNumber?: number;
+  /** Order of user keys; its name must match the table's. Default: `bytewiseComparator`. */
+  comparator?: Comparator;
+  /** Cache for data, index and filter blocks. Default: none (only the index and filter are kept). */
+  blockCache?: LRUCache<Block>;
+  /** This table's id in `blockCache`. Default: `blockCache.newId()`. */
+  cacheId?: number;
+  /** Verify block checksums on every read. Default: true. */
+  verifyChecksums?: boolean;
+  /** Insert blocks read into the cache. Default: true. */
+  fillCache?: boolean;
+  /** Keep the index and filter in `blockCache` (else the reader holds them). Default: true. */
+  cacheIndexAndFilterBlocks?: boolean;
+  /**
+   * With `cacheIndexAndFilterBlocks`: pin the index and filter in the cache while the reader
+   * is open (charged to the cache, never evicted, no cache lookup per get; RocksDB's
+   * pin_l0_filter_and_index_blocks_in_cache). Unpinned, they can be evicted and are reloaded
+   * on demand. Default: true.
+   */
+  pinIndexAndFilterBlocks?: boolean;
+  /** Counters: BlockCacheHit/Miss/Add, BloomChecked/Useful, BytesRead. Default: none. */
+  statistics?: Statistics;
+}
+
+/** Per-call read options. */
+export interface TableReadOptions {
+  /** Insert blocks read into the cache. Default: the reader's `fillCache`. */
+  fillCache?: boolean;
+  /** Verify checksums of blocks read from the file. Default: the reader's `verifyChecksums`. */
+  verifyChecksums?: boolean;
+}
+
+export class TableReader {
+  readonly fileName: string | undefined;
+  readonly fileNumber: number | undefined;
+  readonly fileSize: number;
+  /** The table's properties, as written by the builder. */
+  readonly properties: TableProperties;
+  /** The table's id in the block cache (0 without a cache). */
+  readonly cacheId: number;
+  /** @internal */ readonly order: KeyOrder;
+  /** @internal */ readonly footer: Footer;
+  /** @internal Where blocks come from (file and cache). */ readonly source: BlockSource;
+
+  private readonly stats: Statistics | undefined;
+  private readonly comparator: Comparator;
+  private readonly tombstoneList: FragmentedRangeTombstoneList;
+  private readonly hasTombstones: boolean;
+  private readonly filterHandle: BlockHandle | undefined;
+  /** Held index / filter (no cache, not cached, or pinned); undefined: look up per use. */
+  private heldIndex: Block | undefined;
+  private heldFilter: Block | undefined;
+  private readonly dataEnd: number;
+
+  // Scratch state for `get` (calls are not re-entrant).
+  private readonly indexIter: BlockIterator;
+  private readonly dataIter: BlockIterator;
+  private readonly handle: BlockHandle = { offset: 0, size: 0 };
+  private readonly cursor = new Int32Array(1);
+  private seekBuf = new Uint8Array(64);
+  private seekView: Uint8Array = this.seekBuf.subarray(0, 0);
+
+  // Readers of the index and filter blocks, bound once (no closure per get).
+  private readonly readIndexBlock = (h: BlockHandle): Block => this.source.readKeyValueBlock(h);
+  private readonly readFilterBlock = (h: BlockHandle): Block => this.source.readFilterBlock(h);
+
+  private openIterators = 0;
+  private closing = false;
+  private closed = false;
+
+  private constructor(file: RandomAccessFile, options: TableReaderOptions) {
+    const fileSize = options.fileSize;
+    if (typeof fileSize !== "number" || !Number.isSafeInteger(fileSize) || fileSize < 0) {
+      throw new TypeError("options.fileSize must be a non-negative integer");
+    }
+    this.fileName = options.fileName;
+    this.fileNumber = options.fileNumber;
+    this.fileSize = fileSize;
+    this.comparator = options.comparator ?? bytewiseComparator;
+    this.order = new KeyOrder(this.comparator, true);
+    const cache = options.blockCache;
+    this.cacheId = options.cacheId ?? (cache !== undefined ? cache.newId() : 0);
+    this.stats = options.statistics;
+    this.indexIter = new BlockIterator(this.order);
+    this.dataIter = new BlockIterator(this.order);
+
+    this.footer = readFooter(file, fileSize, this.fileName);
+    const source = new BlockSource(
+      file,
+      this.fileName,
+      fileSize - TableFormat.FOOTER_SIZE,
+      cache,
+      this.cacheId,
+      this.stats,
+      options.verifyChecksums ?? true,
+      options.fillCache ?? true,
+    );
+    this.source = source;
+
+    const meta = readMetaindex(source, this.footer.metaindexHandle);
+    const propertiesHandle = meta.get(MetaBlockName.PROPERTIES);
+    if (propertiesHandle === undefined) {
+      const at = this.footer.metaindexHandle.offset;
+      throw ShaleError.corruption("table has no properties block", this.fileName, at);
+    }
+    const rawProperties = source.readRaw(propertiesHandle);
+    this.properties = decodeProperties(rawProperties, this.fileName, propertiesHandle.offset);
+    if (this.properties.comparatorName !== this.comparator.name) {
+      throw ShaleError.invalidArgument(
+        `table ${this.fileName ?? ""} was written with comparator ` +
+          `"${this.properties.comparatorName}", not "${this.comparator.name}"`,
+      );
+    }
+    let dataEnd = Math.min(this.footer.metaindexHandle.offset, this.footer.indexHandle.offset);
+    for (const h of meta.values()) dataEnd = Math.min(dataEnd, h.offset);
+    this.dataEnd = dataEnd;
+
+    const cacheMeta = cache !== undefined && (options.cacheIndexAndFilterBlocks ?? true);
+    const pin = options.pinIndexAndFilterBlocks ?? true;
+    // Held (no cache / not cached / pinned) or, unpinned in the cache, undefined.
+    const openMeta = (h: BlockHandle, read: (h: BlockHandle) => Block): Block | undefined => {
+      if (!cacheMeta) return read(h);
+      if (pin) return source.pinnedMetaBlock(h, read);
+      source.metaBlock(h, read);
+      return undefined;
+    };
+    this.filterHandle = meta.get(MetaBlockName.BLOOM_FILTER);
+    if (this.filterHandle !== undefined) {
+      this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
+    }
+    const rangeDel = meta.get(MetaBlockName.RANGE_DEL);
+    const tombstones = rangeDel !== undefined ? readTombstones(source, rangeDel, this.order) : [];
+    this.tombstoneList = new FragmentedRangeTombstoneList(tombstones, this.comparator);
+    this.hasTombstones = !this.tombstoneList.isEmpty;
+    this.heldIndex = openMeta(this.footer.indexHandle, this.readIndexBlock);
+  }
+
+  /**
+   * Opens the table in `file`. The reader takes ownership of `file` and closes it in
+   * `close()`. Throws Corruption (naming the file and the offset of the damaged block or
+   * footer) for a damaged table, InvalidArgument for a comparator name mismatch.
+   */
+  static open(file: RandomAccessFile, options: TableReaderOptions): TableReader {
+    if (typeof file !== "object" || file === null || typeof file.read !== "function") {
+      throw new TypeError("file must be a RandomAccessFile");
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError("options are required (fileSize)");
+    }
+    return new TableReader(file, options);
+  }
+
+  private checkOpen(): void {
+    if (this.closing) throw ShaleError.closed(`table reader ${this.fileName ?? ""} is closed`);
+  }
+
+  /** @internal The index block. */
+  indexBlock(): Block {
+    if (this.heldIndex !== undefined) return this.heldIndex;
+    this.checkOpen();
+    return this.source.metaBlock(this.footer.indexHandle, this.readIndexBlock);
+  }
+
+  private filterReader(): BloomFilterReader | undefined {
+    if (this.heldFilter !== undefined) return this.heldFilter.filter;
+    const handle = this.filterHandle;
+    if (handle === undefined) return undefined;
+    return this.source.metaBlock(handle, this.readFilterBlock).filter;
+  }
+
+  /** @internal Decodes the BlockHandle that is the current value of an index iterator. */
+  decodeIndexValue(index: BlockIterator, out: BlockHandle): void {
+    const start = index.valueOffset;
+    const end = start + index.valueLength;
+    const at = this.footer.indexHandle.offset;
+    const pos = decodeBlockHandleInto(
+      index.blockData,
+      start,
+      end,
+      out,
+      this.cursor,
+      this.fileName,
+      at,
+    );
+    if (pos !== end) throw ShaleError.corruption("bad index entry", this.fileName, at);
+  }
+
+  /** The table's range tombstones, fragmented once at open. Shared: do not modify. */
+  rangeTombstones(): FragmentedRangeTombstoneList {
+    return this.tombstoneList;
+  }
+
+  /** False if the Bloom filter proves `userKey` has no point entry here (true without a filter). */
+  mayContain(userKey: Uint8Array): boolean {
+    this.checkOpen();
+    const filter = this.filterReader();
+    return filter === undefined || filter.mayMatch(userKey);
+  }
+
+  private seekKey(userKey: Uint8Array, snapshotSeq: number): Uint8Array {
+    const n = userKey.length + TRAILER_SIZE;
+    if (n > this.seekBuf.length)
+      this.seekBuf = new Uint8Array(Math.max(n, this.seekBuf.length * 2));
+    const buf = this.seekBuf;
+    buf.set(userKey, 0);
+    putTrailer(buf, userKey.length, snapshotSeq, KIND_FOR_SEEK);
+    if (this.seekView.length !== n || this.seekView.buffer !== buf.buffer) {
+      this.seekView = buf.subarray(0, n);
+    }
+    return this.seekView;
+  }
+
+  /**
+   * Point lookup of `userKey` as seen at `snapshotSeq`, folded into `result` (see
+   * `LookupResult` in `@shale/base`): first raises `result.maxCoveringSeq` with this table's
+   * range tombstones, then (unless the Bloom filter rules the key out) visits the key's
+   * entries newest first: a Value ends with `Found`, a Deletion/SingleDeletion or an entry
+   * below `maxCoveringSeq` with `Deleted` (`seq` = the entry's seq, or the covering
+   * tombstone's), a Merge operand is appended and the lookup goes on (`Merging`).
+   *
+   * REQUIRES: `!result.done` (newer layers did not already settle the key); `snapshotSeq`
+   * in [0, MAX_SEQ] (else InvalidArgument).
+   *
+   * Ownership: `result.value` and `result.operands` are views into the cached block (zero
+   * copy): valid for as long as they are referenced; treat as read-only. No cache handle is
+   * pinned (none needs releasing).
+   */
+  get(
+    userKey: Uint8Array,
+    snapshotSeq: number,
+    result: LookupResult,
+    readOptions?: TableReadOptions,
+  ): void {
+    this.checkOpen();
+    if (!(snapshotSeq >= 0 && snapshotSeq <= MAX_SEQ)) {
+      throw ShaleError.invalidArgument(`snapshotSeq out of range: ${snapshotSeq}`);
+    }
+    if (this.hasTombstones) {
+      const covering = this.tombstoneList.maxCoveringSeq(userKey, snapshotSeq);
+      if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
+    }
+    const stats = this.stats;
+    if (this.filterHandle !== undefined) {
+      const filter = this.filterReader()!;
+      if (stats !== undefined) stats.tick(Ticker.BloomChecked);
+      if (!filter.mayMatch(userKey)) {
+        if (stats !== undefined) stats.tick(Ticker.BloomUseful);
+        return;
+      }
+    }
+    const fillCache = readOptions?.fillCache ?? this.source.fillCache;
+    const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
+    const target = this.seekKey(userKey, snapshotSeq);
+    const index = this.indexIter.init(
+      this.indexBlock(),
+      this.fileName,
+      this.footer.indexHandle.offset,
+    );
+    const it = this.dataIter;
+    const order = this.order;
+    const handle = this.handle;
+    try {
+      index.seek(target);
+      let first = true;
+      while (index.valid()) {
+        this.decodeIndexValue(index, handle);
+        it.init(this.source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
+        if (first) it.seek(target);
+        else it.seekToFirst();
+        first = false;
+        for (; it.valid(); it.next()) {
+          const kb = it.keyBuf;
+          const t = it.keyLength - TRAILER_SIZE;
+          if (order.compareUserKeyAt(kb, 0, it.keyLength, userKey) !== 0) return;
+          const seq = trailerSeq(kb, t);
+          if (seq < result.maxCoveringSeq) {
+            result.state = LookupState.Deleted;
+            result.seq = result.maxCoveringSeq;
+            return;
+          }
+          const kind = kb[t]!;
+          if (kind === ValueKind.Value) {
+            result.state = LookupState.Found;
+            result.value = it.value();
+            result.seq = seq;
+            return;
+          }
+          if (kind === ValueKind.Merge) {
+            result.operands.push(it.value());
+            result.state = LookupState.Merging;
+            continue;
+          }
+          if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+            result.state = LookupState.Deleted;
+            result.seq = seq;
+            return;
+          }
+          throw ShaleError.corruption(
+            `unknown value kind ${kind} in a data block`,
+            this.fileName,
+            handle.offset,
+          );
+        }
+        // The block ended inside the lookup. The next block can hold the user key only if
+        // this block's separator has that user key (separators of different user keys are
+        // shortened in between): otherwise stop without reading it.
+        if (order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;
+        index.next();
+      }
+    } finally {
+      it.close();
+      index.close();
+    }
+  }
+
+  /**
+   * A two-level iterator (index block -> data blocks) over the point entries, in internal-key
+   * order. `key()` is a view valid until the next move; `value()` a view into the block.
+   * Close it when done: `close()` of the reader waits for open iterators.
+   */
+  newIterator(readOptions?: TableReadOptions): InternalIterator {
+    this.checkOpen();
+    this.openIterators++;
+    return new TableIterator(
+      this,
+      readOptions?.fillCache ?? this.source.fillCache,
+      readOptions?.verifyChecksums ?? this.source.verifyChecksums,
+    );
+  }
+
+  /** @internal Called by an iterator's close(). */
+  iteratorClosed(): void {
+    this.openIterators--;
+    if (this.closing && this.openIterators === 0) this.closeFile();
+  }
+
+  /**
+   * Approximate file offset where entries with keys >= `internalKey` begin: the offset of the
+   * data block that would hold it, or the end of the data blocks for a key past the last.
+   */
+  approximateOffsetOf(internalKey: Uint8Array): number {
+    this.checkOpen();
+    const at = this.footer.indexHandle.offset;
+    const index = new BlockIterator(this.order).init(this.indexBlock(), this.fileName, at);
+    index.seek(internalKey);
+    if (!index.valid()) return this.dataEnd;
+    const h: BlockHandle = { offset: 0, size: 0 };
+    this.decodeIndexValue(index, h);
+    return h.offset;
+  }
+
+  /**
+   * Closes the reader and its file. Idempotent. With iterators still open, the file is closed
+   * when the last one closes; new reads fail with Closed at once. Blocks stay in the block
+   * cache (see `TableCache.evict` to drop them); pinned index and filter are unpinned.
+   */
+  close(): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.heldIndex = undefined;
+    this.heldFilter = undefined;
+    this.source.releasePinned();
+    if (this.openIterators === 0) this.closeFile();
+  }
+
+  private closeFile(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.source.file.close();
+  }
+
+  /** True once `close()` was called. */
+  get isClosed(): boolean {
+    return this.closing;
+  }
+}

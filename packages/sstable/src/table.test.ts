@@ -1,0 +1,422 @@
+import {
+  bytewiseComparator,
+  type Comparator,
+  formatInternalKey,
+  LookupResult,
+  LookupState,
+  MAX_SEQ,
+  MemoryFileSystem,
+  reverseBytewiseComparator,
+  toBytes,
+  toHex,
+  ValueKind,
+} from "@shale/base";
+import { describeIteratorConformance } from "@shale/base/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { CompressionName } from "./compression.js";
+import { CompressionType } from "./format.js";
+import { TableBuilder } from "./table-builder.js";
+import { buildTable, icmp, ikey, openTable, tableLayout } from "./test-support.js";
+
+function scan(reader: ReturnType<typeof openTable>): string[] {
+  const it = reader.newIterator();
+  const out: string[] = [];
+  for (it.seekToFirst(); it.valid(); it.next())
+    out.push(`${formatInternalKey(it.key())}=${toHex(it.value())}`);
+  it.close();
+  return out;
+}
+
+for (const blockSize of [4096, 256]) {
+  for (const compression of ["snappy", "none"] as const) {
+    describeIteratorConformance(`TableIterator (blockSize ${blockSize}, ${compression})`, {
+      keys: "internal",
+      sizes: [0, 1, 2, 17, 300, 2000],
+      build: (keys, values) =>
+        openTable(buildTable(keys, values, { blockSize, compression })).newIterator(),
+    });
+  }
+}
+
+describeIteratorConformance("TableIterator (blockSize 64, restart interval 1, no filter)", {
+  keys: "internal",
+  sizes: [0, 1, 17, 300],
+  build: (keys, values) =>
+    openTable(
+      buildTable(keys, values, { blockSize: 64, blockRestartInterval: 1, bitsPerKey: 0 }),
+    ).newIterator(),
+});
+
+const internalEntries = fc
+  .uniqueArray(
+    fc.record({
+      user: fc.uint8Array({ maxLength: 10, max: 4 }),
+      seq: fc.integer({ min: 0, max: 1000 }),
+      kind: fc.constantFrom(
+        ValueKind.Value,
+        ValueKind.Deletion,
+        ValueKind.Merge,
+        ValueKind.SingleDeletion,
+      ),
+      value: fc.oneof(
+        fc.uint8Array({ maxLength: 30 }),
+        fc.uint8Array({ minLength: 100, maxLength: 600, max: 3 }),
+      ),
+    }),
+    { selector: (e) => `${toHex(e.user)}#${e.seq}`, maxLength: 300 },
+  )
+  .map((entries) => {
+    const keyed = entries.map((e) => ({ key: ikey(e.user, e.seq, e.kind), value: e.value }));
+    keyed.sort((a, b) => icmp.compare(a.key, b.key));
+    return keyed;
+  });
+
+describe("table round trips (property-based)", () => {
+  for (const compression of ["snappy", "none"] as CompressionName[]) {
+    it(`scans back what was added, properties match (${compression})`, () => {
+      fc.assert(
+        fc.property(
+          internalEntries,
+          fc.constantFrom(64, 256, 4096),
+          fc.constantFrom(1, 2, 16),
+          (entries, blockSize, blockRestartInterval) => {
+            const keys = entries.map((e) => e.key);
+            const values = entries.map((e) => e.value);
+            const table = buildTable(keys, values, {
+              blockSize,
+              blockRestartInterval,
+              compression,
+            });
+            const reader = openTable(table);
+            expect(scan(reader)).toEqual(
+              entries.map((e) => `${formatInternalKey(e.key)}=${toHex(e.value)}`),
+            );
+            const p = reader.properties;
+            expect(p).toEqual(table.properties);
+            expect(p.numEntries).toBe(entries.length);
+            expect(p.rawKeySize).toBe(keys.reduce((n, k) => n + k.length, 0));
+            expect(p.rawValueSize).toBe(values.reduce((n, v) => n + v.length, 0));
+            const kinds = keys.map((k) => k[k.length - 8]);
+            expect(p.numDeletions).toBe(kinds.filter((k) => k === 0 || k === 7).length);
+            expect(p.numMergeOperands).toBe(kinds.filter((k) => k === 2).length);
+            expect(p.numDataBlocks).toBe(tableLayout(table).data.length);
+            if (entries.length > 0) {
+              expect(toHex(p.smallestKey!)).toBe(toHex(keys[0]!));
+              expect(toHex(p.largestKey!)).toBe(toHex(keys[keys.length - 1]!));
+            } else {
+              expect(p.smallestKey).toBeUndefined();
+              expect(p.numDataBlocks).toBe(0);
+            }
+            reader.close();
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
+  }
+});
+
+describe("table edge cases", () => {
+  it("an empty table opens, scans nothing and finds nothing", () => {
+    const table = buildTable([], []);
+    const reader = openTable(table);
+    expect(scan(reader)).toEqual([]);
+    const r = new LookupResult();
+    reader.get(toBytes("a"), MAX_SEQ, r);
+    expect(r.state).toBe(LookupState.NotFound);
+    expect(reader.properties.numEntries).toBe(0);
+    expect(reader.properties.smallestSeq).toBe(0);
+    expect(reader.approximateOffsetOf(ikey("a", 1, 1))).toBe(0);
+  });
+
+  it("one key", () => {
+    const reader = openTable(buildTable([ikey("k", 5, ValueKind.Value)], [toBytes("v")]));
+    expect(scan(reader)).toEqual(["k#5,SET=76"]);
+    const r = new LookupResult();
+    reader.get(toBytes("k"), 5, r);
+    expect(r.state).toBe(LookupState.Found);
+    expect(new TextDecoder().decode(r.value)).toBe("v");
+    r.reset();
+    reader.get(toBytes("k"), 4, r);
+    expect(r.state).toBe(LookupState.NotFound);
+  });
+
+  it("huge keys (100 KB) and values (1 MB), compressed or not", () => {
+    for (const compression of ["snappy", "none"] as const) {
+      const big = (n: number, seed: number) =>
+        Uint8Array.from({ length: n }, (_, i) => (i * seed + (i >> 7)) & 0xff);
+      const k1 = new Uint8Array(100 * 1024).fill(1);
+      const k2 = new Uint8Array(100 * 1024).fill(1);
+      k2[k2.length - 1] = 2;
+      const keys = [
+        ikey(k1, 3, ValueKind.Value),
+        ikey(k2, 2, ValueKind.Value),
+        ikey("z", 1, ValueKind.Value),
+      ];
+      const values = [big(1 << 20, 7), big(1 << 20, 13), big(10, 1)];
+      const table = buildTable(keys, values, { compression });
+      const reader = openTable(table);
+      const it = reader.newIterator();
+      it.seekToFirst();
+      for (let i = 0; i < 3; i++) {
+        expect(Buffer.compare(it.key(), keys[i]!)).toBe(0);
+        expect(Buffer.compare(it.value(), values[i]!)).toBe(0);
+        it.next();
+      }
+      expect(it.valid()).toBe(false);
+      it.close();
+      const r = new LookupResult();
+      reader.get(k2, MAX_SEQ, r);
+      expect(r.state).toBe(LookupState.Found);
+      expect(Buffer.compare(r.value!, values[1]!)).toBe(0);
+    }
+  });
+
+  it("many versions of one key spanning blocks: get walks across blocks", () => {
+    const keys: Uint8Array[] = [ikey("a", 1000, ValueKind.Value)];
+    const values: Uint8Array[] = [toBytes("a")];
+    // 300 merge operands of "m", newest first, then a base value at seq 1.
+    for (let seq = 600; seq > 300; seq--) {
+      keys.push(ikey("m", seq, ValueKind.Merge));
+      values.push(toBytes(`op${seq}`));
+    }
+    keys.push(ikey("m", 1, ValueKind.Value));
+    values.push(toBytes("base"));
+    keys.push(ikey("z", 2, ValueKind.Value));
+    values.push(toBytes("z"));
+    const table = buildTable(keys, values, { blockSize: 128 });
+    expect(table.properties.numDataBlocks).toBeGreaterThan(10);
+    const reader = openTable(table);
+    const r = new LookupResult();
+    reader.get(toBytes("m"), MAX_SEQ, r);
+    expect(r.state).toBe(LookupState.Found);
+    expect(new TextDecoder().decode(r.value)).toBe("base");
+    expect(r.seq).toBe(1);
+    expect(r.operands.length).toBe(300);
+    expect(new TextDecoder().decode(r.operands[0])).toBe("op600");
+    expect(new TextDecoder().decode(r.operands[299])).toBe("op301");
+    r.reset();
+    reader.get(toBytes("m"), 450, r);
+    expect(r.operands.length).toBe(150);
+    expect(new TextDecoder().decode(r.operands[0])).toBe("op450");
+    expect(r.state).toBe(LookupState.Found);
+  });
+
+  it("range tombstones round trip, sorted, and count in properties and bounds", () => {
+    const table = buildTable(
+      [ikey("b", 5, ValueKind.Value), ikey("d", 6, ValueKind.Value)],
+      [toBytes("1"), toBytes("2")],
+      {},
+      [
+        { start: toBytes("c"), end: toBytes("x"), seq: 9 },
+        { start: toBytes("a"), end: toBytes("c"), seq: 3 },
+        { start: toBytes("a"), end: toBytes("b"), seq: 7 },
+        { start: toBytes("q"), end: toBytes("q"), seq: 8 }, // empty: ignored
+      ],
+    );
+    const reader = openTable(table);
+    const p = reader.properties;
+    expect(p.numRangeDeletions).toBe(3);
+    expect(formatInternalKey(p.smallestKey!)).toBe("a#7,RANGEDEL");
+    expect(formatInternalKey(p.largestKey!)).toBe(`x#${MAX_SEQ},RANGEDEL`);
+    expect(p.smallestSeq).toBe(3);
+    expect(p.largestSeq).toBe(9);
+    expect(reader.rangeTombstones().toString()).toBe("a-b:{7,3} b-c:{3} c-x:{9}");
+    expect(reader.rangeTombstones()).toBe(reader.rangeTombstones());
+    const r = new LookupResult();
+    reader.get(toBytes("d"), MAX_SEQ, r);
+    expect(r.maxCoveringSeq).toBe(9);
+    expect(r.state).toBe(LookupState.Deleted);
+    r.reset();
+    reader.get(toBytes("d"), 8, r);
+    expect(r.maxCoveringSeq).toBe(0);
+    expect(r.state).toBe(LookupState.Found);
+  });
+
+  it("a table of only range tombstones", () => {
+    const table = buildTable([], [], {}, [{ start: toBytes("a"), end: toBytes("m"), seq: 4 }]);
+    const reader = openTable(table);
+    expect(scan(reader)).toEqual([]);
+    const r = new LookupResult();
+    reader.get(toBytes("c"), 10, r);
+    expect(r.maxCoveringSeq).toBe(4);
+    expect(r.state).toBe(LookupState.NotFound);
+    expect(formatInternalKey(reader.properties.smallestKey!)).toBe("a#4,RANGEDEL");
+  });
+
+  it("compression: compressible blocks are compressed, incompressible ones stored raw", () => {
+    const n = 400;
+    const keys = Array.from({ length: n }, (_, i) =>
+      ikey(`key${String(i).padStart(6, "0")}`, 1, ValueKind.Value),
+    );
+    const compressible = keys.map(() => new Uint8Array(100).fill(65));
+    let x = 12345;
+    const random = keys.map(() =>
+      Uint8Array.from({ length: 100 }, () => {
+        x = (x * 1103515245 + 12345) >>> 0;
+        return x >>> 24;
+      }),
+    );
+    const c = buildTable(keys, compressible, { compression: "snappy" });
+    const u = buildTable(keys, compressible, { compression: "none" });
+    expect(c.properties.dataSize).toBeLessThan(u.properties.dataSize / 3);
+    expect(c.properties.compression).toBe("snappy");
+    const types = (t: typeof c) => {
+      const bytes = t.fs.readFile(t.path);
+      return tableLayout(t).data.map((h) => bytes[h.offset + h.size]);
+    };
+    expect(new Set(types(c))).toEqual(new Set([CompressionType.Snappy]));
+    expect(new Set(types(u))).toEqual(new Set([CompressionType.None]));
+    const r = buildTable(keys, random, { compression: "snappy" });
+    // Keys compress a little, 100 random bytes per entry do not: < 12.5 % saved -> raw.
+    expect(new Set(types(r))).toEqual(new Set([CompressionType.None]));
+    for (const t of [c, u, r]) {
+      const reader = openTable(t);
+      expect(scan(reader).length).toBe(n);
+    }
+  });
+
+  it("a custom comparator orders the table and must match on open", () => {
+    const keys = ["c", "b", "a"].map((k, i) => ikey(k, i + 1, ValueKind.Value));
+    const cmp: Comparator = reverseBytewiseComparator;
+    const table = buildTable(keys, [toBytes("3"), toBytes("2"), toBytes("1")], { comparator: cmp });
+    const reader = openTable(table, { comparator: cmp });
+    expect(scan(reader)).toEqual(["c#1,SET=33", "b#2,SET=32", "a#3,SET=31"]);
+    const r = new LookupResult();
+    reader.get(toBytes("b"), MAX_SEQ, r);
+    expect(new TextDecoder().decode(r.value)).toBe("2");
+    expect(() => openTable(table, { comparator: bytewiseComparator })).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+  });
+
+  it("user property collectors", () => {
+    let count = 0;
+    const table = buildTable([ikey("a", 1, 1), ikey("b", 1, 1)], [toBytes("x"), toBytes("y")], {
+      collectors: [{ add: () => void count++, finish: () => ({ "my.count": String(count) }) }],
+    });
+    expect(openTable(table).properties.user).toEqual({ "my.count": "2" });
+  });
+
+  it("approximateOffsetOf grows with the key", () => {
+    const keys = Array.from({ length: 1000 }, (_, i) =>
+      ikey(`k${String(i).padStart(5, "0")}`, 1, 1),
+    );
+    const values = keys.map(() => new Uint8Array(50));
+    const table = buildTable(keys, values, { compression: "none" });
+    const reader = openTable(table);
+    let previous = -1;
+    for (let i = 0; i < 1000; i += 50) {
+      const off = reader.approximateOffsetOf(keys[i]!);
+      expect(off).toBeGreaterThanOrEqual(previous);
+      previous = off;
+    }
+    expect(reader.approximateOffsetOf(ikey("zzz", 1, 1))).toBe(reader.properties.dataSize);
+    expect(reader.approximateOffsetOf(ikey("", MAX_SEQ, 15))).toBe(0);
+  });
+});
+
+describe("TableBuilder contract", () => {
+  const fresh = () => new TableBuilder(new MemoryFileSystem().openWritable("t"));
+
+  it("rejects out-of-order and duplicate keys with InvalidArgument", () => {
+    const b = fresh();
+    b.add(ikey("b", 5, 1), toBytes(""));
+    expect(() => b.add(ikey("a", 9, 1), toBytes(""))).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    expect(() => b.add(ikey("b", 5, 1), toBytes(""))).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    expect(() => b.add(ikey("b", 6, 1), toBytes(""))).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    b.add(ikey("b", 4, 1), toBytes(""));
+    expect(b.numEntries).toBe(2);
+  });
+
+  it("rejects range deletions, short keys and bad arguments", () => {
+    const b = fresh();
+    expect(() => b.add(ikey("a", 1, ValueKind.RangeDeletion), toBytes(""))).toThrow(
+      /addRangeTombstone/,
+    );
+    expect(() => b.add(new Uint8Array(3), toBytes(""))).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    expect(() => b.add("a" as unknown as Uint8Array, toBytes(""))).toThrow(TypeError);
+    expect(() => b.addRangeTombstone(toBytes("b"), toBytes("a"), 1)).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    expect(() => b.addRangeTombstone(toBytes("a"), toBytes("b"), -1)).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    expect(
+      () => new TableBuilder(new MemoryFileSystem().openWritable("t"), { blockSize: 0 }),
+    ).toThrow(/blockSize/);
+    expect(
+      () =>
+        new TableBuilder(new MemoryFileSystem().openWritable("t"), {
+          compression: "zstd" as "none",
+        }),
+    ).toThrow(/compression/);
+    expect(
+      () => new TableBuilder(new MemoryFileSystem().openWritable("t"), { formatVersion: 2 }),
+    ).toThrow(/formatVersion/);
+  });
+
+  it("finish and abandon end the builder", () => {
+    const b = fresh();
+    b.finish();
+    expect(() => b.add(ikey("a", 1, 1), toBytes(""))).toThrow(/finished/);
+    expect(() => b.finish()).toThrow(/finished/);
+    const c = fresh();
+    c.abandon();
+    expect(() => c.add(ikey("a", 1, 1), toBytes(""))).toThrow(/abandoned/);
+  });
+
+  it("streams: data blocks reach the file before finish, and estimatedFileSize tracks them", () => {
+    const fs = new MemoryFileSystem();
+    const file = fs.openWritable("t");
+    const b = new TableBuilder(file, { blockSize: 1024, compression: "none" });
+    for (let i = 0; i < 1000; i++)
+      b.add(ikey(`k${String(i).padStart(5, "0")}`, 1, 1), new Uint8Array(100));
+    expect(file.size).toBeGreaterThan(100_000);
+    expect(b.estimatedFileSize).toBeGreaterThanOrEqual(file.size);
+    expect(b.estimatedFileSize).toBeLessThan(file.size + 1200);
+    const props = b.finish();
+    expect(file.size).toBeGreaterThan(props.dataSize);
+  });
+});
+
+describe("the documented worked example", () => {
+  it("has the bytes drawn in table-builder.ts and docs/formats/sstable.md", () => {
+    const table = buildTable(
+      [ikey("a", 2, ValueKind.Value), ikey("b", 1, ValueKind.Deletion)],
+      [toBytes("x"), new Uint8Array(0)],
+      { compression: "none", bitsPerKey: 10 },
+      [{ start: toBytes("c"), end: toBytes("e"), seq: 3 }],
+    );
+    const bytes = table.fs.readFile(table.path);
+    const hex = (a: number, b: number) => toHex(bytes.subarray(a, b));
+    expect(bytes.length).toBe(654);
+    expect(hex(0, 38)).toBe(
+      "0009016101020000000000007800090062000100000000000000000000010000000067452e0e",
+    );
+    expect(hex(38 + 64, 38 + 69)).toBe("ff00060000");
+    expect(hex(112, 133)).toBe("000901630f03000000000000650000000001000000");
+    const layout = tableLayout(table);
+    expect(layout.metaindex).toEqual({ offset: 473, size: 92 });
+    expect(layout.index).toEqual({ offset: 570, size: 22 });
+    expect(Object.fromEntries(layout.meta)).toEqual({
+      "fullfilter.shale.BloomFilter": { offset: 38, size: 69 },
+      "shale.properties": { offset: 138, size: 330 },
+      "shale.range_del": { offset: 112, size: 21 },
+    });
+    expect(layout.data).toEqual([{ offset: 0, size: 33 }]);
+    expect(hex(570, 592)).toBe("00090262000100000000000000210000000001000000");
+    expect(hex(597, 654)).toBe(
+      `01d9035cba0416${"00".repeat(34)}0100000084d1e586${toHex(toBytes("shaleSST"))}`,
+    );
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Test helpers (not part of the build: excluded in tsconfig.json). Builds tables in a
+ * MemoryFileSystem and decodes their layout independently of the reader.
+ */
+import {
+  bytewiseComparator,
+  InternalKeyComparator,
+  MemoryFileSystem,
+  makeInternalKey,
+  type RandomAccessFile,
+  type RangeTombstone,
+  toBytes,
+} from "@shale/base";
+import { Block } from "./block.js";
+import { readBlock } from "./block-io.js";
+import { BlockIterator } from "./block-iterator.js";
+import type { TableBuilderOptions } from "./builder-options.js";
+import { type BlockHandle, decodeBlockHandleInto, decodeFooter, TableFormat } from "./format.js";
+import { KeyOrder } from "./key-order.js";
+import type { TableProperties } from "./properties.js";
+import { TableBuilder } from "./table-builder.js";
+import { TableReader, type TableReaderOptions } from "./table-reader.js";
+
+export const icmp = new InternalKeyComparator(bytewiseComparator);
+
+/** `makeInternalKey` over a string or bytes. */
+export function ikey(user: string | Uint8Array, seq: number, kind: number): Uint8Array {
+  return makeInternalKey(toBytes(user), seq, kind);
+}
+
+export interface BuiltTable {
+  fs: MemoryFileSystem;
+  path: string;
+  size: number;
+  properties: TableProperties;
+}
+
+/** Builds a table from sorted entries (and tombstones) into a fresh MemoryFileSystem. */
+export function buildTable(
+  keys: readonly Uint8Array[],
+  values: readonly Uint8Array[],
+  options: TableBuilderOptions = {},
+  tombstones: readonly RangeTombstone[] = [],
+  fs: MemoryFileSystem = new MemoryFileSystem(),
+  path = "000001.sst",
+): BuiltTable {
+  const file = fs.openWritable(path);
+  const builder = new TableBuilder(file, options);
+  for (let i = 0; i < keys.length; i++) builder.add(keys[i]!, values[i]!);
+  for (const t of tombstones) builder.addRangeTombstone(t.start, t.end, t.seq);
+  const properties = builder.finish();
+  file.sync();
+  file.close();
+  return { fs, path, size: fs.fileSize(path), properties };
+}
+
+/** Opens a built table. */
+export function openTable(
+  table: BuiltTable,
+  options: Omit<TableReaderOptions, "fileSize"> = {},
+  wrap?: (file: RandomAccessFile) => RandomAccessFile,
+): TableReader {
+  const raw = table.fs.openRandomAccess(table.path);
+  const file = wrap !== undefined ? wrap(raw) : raw;
+  return TableReader.open(file, { fileName: table.path, fileSize: table.size, ...options });
+}
+
+/** A RandomAccessFile that counts its reads. */
+export class CountingFile implements RandomAccessFile {
+  reads = 0;
+  constructor(private readonly inner: RandomAccessFile) {}
+  get size(): number {
+    return this.inner.size;
+  }
+  read(offset: number, length: number, dst: Uint8Array, dstOffset = 0): number {
+    this.reads++;
+    return this.inner.read(offset, length, dst, dstOffset);
+  }
+  close(): void {
+    this.inner.close();
+  }
+}
+
+export interface TableLayout {
+  footerOffset: number;
+  metaindex: BlockHandle;
+  index: BlockHandle;
+  /** Meta blocks by metaindex name. */
+  meta: Map<string, BlockHandle>;
+  data: BlockHandle[];
+}
+
+function kvEntries(
+  file: RandomAccessFile,
+  size: number,
+  handle: BlockHandle,
+  order: KeyOrder,
+): { key: Uint8Array; value: Uint8Array }[] {
+  const block = Block.keyValue(readBlock(file, size, handle, "t", true), "t", handle.offset);
+  const it = new BlockIterator(order).init(block, "t", handle.offset);
+  const out: { key: Uint8Array; value: Uint8Array }[] = [];
+  for (it.seekToFirst(); it.valid(); it.next())
+    out.push({ key: it.key().slice(), value: it.value().slice() });
+  return out;
+}
+
+function decodeHandle(bytes: Uint8Array): BlockHandle {
+  const h: BlockHandle = { offset: 0, size: 0 };
+  decodeBlockHandleInto(bytes, 0, bytes.length, h, new Int32Array(1), "t", 0);
+  return h;
+}
+
+/** Decodes where every block of a table lives, without the reader. */
+export function tableLayout(table: BuiltTable): TableLayout {
+  const bytes = table.fs.readFile(table.path);
+  const footerOffset = bytes.length - TableFormat.FOOTER_SIZE;
+  const footer = decodeFooter(bytes.subarray(footerOffset), "t", footerOffset);
+  const file = table.fs.openRandomAccess(table.path);
+  const meta = new Map<string, BlockHandle>();
+  const decoder = new TextDecoder();
+  for (const e of kvEntries(
+    file,
+    bytes.length,
+    footer.metaindexHandle,
+    new KeyOrder(bytewiseComparator, false),
+  )) {
+    meta.set(decoder.decode(e.key), decodeHandle(e.value));
+  }
+  const data = kvEntries(
+    file,
+    bytes.length,
+    footer.indexHandle,
+    new KeyOrder(bytewiseComparator, true),
+  ).map((e) => decodeHandle(e.value));
+  file.close();
+  return { footerOffset, metaindex: footer.metaindexHandle, index: footer.indexHandle, meta, data };
+}
+
+/** Returns a copy of the table with byte `offset` XORed with `mask`. */
+export function flipByte(table: BuiltTable, offset: number, mask = 0x01): BuiltTable {
+  const bytes = table.fs.readFile(table.path).slice();
+  bytes[offset] = bytes[offset]! ^ mask;
+  const fs = new MemoryFileSystem();
+  fs.writeFile(table.path, bytes);
+  return { ...table, fs };
+}
