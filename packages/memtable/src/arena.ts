@@ -1,0 +1,205 @@
+/**
+ * The memtable arena: two bump allocators over `SharedArrayBuffer` chunks, one for entry
+ * bytes and one for skiplist nodes (Int32 words). Nothing is ever freed; the arena dies with
+ * its memtable. Because every chunk is a `SharedArrayBuffer`, a sealed memtable is handed to
+ * a worker thread by posting the chunk list (no entry is copied).
+ *
+ * Addresses are one non-negative int32 each, `chunk index << shift | offset`:
+ *
+ * ```
+ *   entry address (bytes)            node address (Int32 words)
+ *   31 30          shift  shift-1   0   31 30          nodeShift nodeShift-1   0
+ *   +--+--------------+------------+   +--+--------------+---------------------+
+ *   | 0| entry chunk  | byte offset|   | 0| node chunk   | word offset         |
+ *   +--+--------------+------------+   +--+--------------+---------------------+
+ *
+ *   shift     = ceil(log2(chunkSize))        (1 MiB chunks: shift 20, 2048 chunks)
+ *   nodeShift = ceil(log2(chunkSize / 4))    (node chunks hold chunkSize bytes too)
+ *
+ *   entry chunks:  [ chunk 0 (1 MiB) ][ chunk 1 (1 MiB) ][ big entry (700 KiB) ][ chunk 3 ...
+ *                    ^ bump pointer moves right; a chunk's unusable tail is abandoned
+ *
+ *   node chunks:   [ chunk 0: lane 2 ][ chunk 1: lane 0 ][ chunk 2: lane 1 ][ chunk 3: lane 0 ...
+ *                    one bump pointer per lane; the skiplist puts nodes of height 1 in
+ *                    lane 0, height 2 in lane 1, taller ones (and the heads) in lane 2
+ * ```
+ *
+ * An allocation larger than a quarter of a chunk (RocksDB's rule) gets a chunk of its own,
+ * sized exactly, at offset 0 — so an entry larger than a chunk is always stored whole and
+ * its bytes past `2^shift` are reached from its start, never through an address. The bump
+ * chunk stays current. Node allocations are at most 26 words and always fit a node chunk.
+ *
+ * Example (chunkSize 1 MiB): entry address 0x00300010 is chunk 3, byte 16.
+ *
+ * Memory accounting (`usedBytes`): bytes handed out, plus the abandoned tails of retired
+ * chunks; the unused rest of the current chunks is not counted.
+ */
+import { ShaleError } from "@shale/base";
+
+/** Smallest accepted chunk size: a node chunk must hold the tallest node (26 words). */
+export const MIN_CHUNK_SIZE = 128;
+/** Largest accepted chunk size. */
+export const MAX_CHUNK_SIZE = 1 << 30;
+/**
+ * Node chunks come in lanes, one bump pointer each, so that the nodes a search visits on
+ * the upper levels (the tall ones) sit together, not spread among the many short ones.
+ */
+export const NODE_LANES = 3;
+/** Default chunk size: 1 MiB. */
+export const DEFAULT_CHUNK_SIZE = 1 << 20;
+
+function ceilLog2(n: number): number {
+  let s = 0;
+  while (2 ** s < n) s++;
+  return s;
+}
+
+/** The arena's state as plain, structured-clone friendly data. */
+export interface SharedArenaData {
+  readonly chunkSize: number;
+  readonly entryChunks: readonly SharedArrayBuffer[];
+  readonly nodeChunks: readonly SharedArrayBuffer[];
+  readonly usedBytes: number;
+}
+
+export class Arena {
+  readonly chunkSize: number;
+  /** Bits of byte offset in an entry address. */
+  readonly shift: number;
+  readonly mask: number;
+  /** Bits of word offset in a node address. */
+  readonly nodeShift: number;
+  readonly nodeMask: number;
+  /** Byte views of the entry chunks, indexed by chunk number. */
+  readonly entryChunks: Uint8Array[] = [];
+  /** Int32 views of the node chunks, indexed by chunk number. */
+  readonly nodeChunks: Int32Array[] = [];
+  private readonly entryBuffers: SharedArrayBuffer[] = [];
+  private readonly nodeBuffers: SharedArrayBuffer[] = [];
+  private readonly maxEntryChunks: number;
+  private readonly maxNodeChunks: number;
+  private readonly nodeChunkWords: number;
+  private readonly bigThreshold: number;
+  private entryChunk = -1;
+  private entryPos = 0;
+  /** Per node lane: current chunk (-1: none yet) and word position in it. */
+  private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
+  private readonly lanePos = new Int32Array(NODE_LANES);
+  private used = 0;
+
+  constructor(chunkSize: number = DEFAULT_CHUNK_SIZE) {
+    if (typeof chunkSize !== "number") throw new TypeError("arenaChunkSize must be a number");
+    if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE || chunkSize > MAX_CHUNK_SIZE) {
+      throw ShaleError.invalidArgument(
+        `arenaChunkSize must be an integer in [${MIN_CHUNK_SIZE}, ${MAX_CHUNK_SIZE}]; got ${chunkSize}`,
+      );
+    }
+    this.chunkSize = chunkSize;
+    this.shift = ceilLog2(chunkSize);
+    this.mask = (1 << this.shift) - 1;
+    this.nodeChunkWords = chunkSize >>> 2;
+    this.nodeShift = ceilLog2(this.nodeChunkWords);
+    this.nodeMask = (1 << this.nodeShift) - 1;
+    this.maxEntryChunks = 2 ** (31 - this.shift);
+    this.maxNodeChunks = 2 ** (31 - this.nodeShift);
+    this.bigThreshold = chunkSize >>> 2;
+  }
+
+  /** Reopens exported chunks (read-only use: allocating from them is not supported). */
+  static fromShared(data: SharedArenaData): Arena {
+    const arena = new Arena(data.chunkSize);
+    for (const b of data.entryChunks) {
+      if (!(b instanceof SharedArrayBuffer))
+        throw new TypeError("entry chunks must be SharedArrayBuffers");
+      arena.entryBuffers.push(b);
+      arena.entryChunks.push(new Uint8Array(b));
+    }
+    for (const b of data.nodeChunks) {
+      if (!(b instanceof SharedArrayBuffer))
+        throw new TypeError("node chunks must be SharedArrayBuffers");
+      arena.nodeBuffers.push(b);
+      arena.nodeChunks.push(new Int32Array(b));
+    }
+    arena.used = data.usedBytes;
+    // Further allocations would start fresh chunks; MemTable never allocates once sealed.
+    return arena;
+  }
+
+  /** Bytes handed out so far, including abandoned chunk tails. */
+  get usedBytes(): number {
+    return this.used;
+  }
+
+  /** Bytes of all chunks allocated so far. */
+  get allocatedBytes(): number {
+    let n = 0;
+    for (const b of this.entryBuffers) n += b.byteLength;
+    for (const b of this.nodeBuffers) n += b.byteLength;
+    return n;
+  }
+
+  /** The chunks, for `exportShared`. The arrays are copies; the buffers are shared. */
+  exportShared(): SharedArenaData {
+    return {
+      chunkSize: this.chunkSize,
+      entryChunks: this.entryBuffers.slice(),
+      nodeChunks: this.nodeBuffers.slice(),
+      usedBytes: this.used,
+    };
+  }
+
+  private newEntryChunk(size: number): number {
+    const index = this.entryBuffers.length;
+    if (index >= this.maxEntryChunks) {
+      throw ShaleError.invalidArgument(
+        `memtable arena is full: ${index} chunks of ${this.chunkSize} bytes address all it can`,
+      );
+    }
+    const buffer = new SharedArrayBuffer(size);
+    this.entryBuffers.push(buffer);
+    this.entryChunks.push(new Uint8Array(buffer));
+    return index;
+  }
+
+  /** Allocates `n` bytes (n >= 1) for an entry; returns their address. */
+  allocateEntry(n: number): number {
+    if (n > this.bigThreshold) {
+      const chunk = this.newEntryChunk(n);
+      this.used += n;
+      return chunk << this.shift;
+    }
+    if (this.entryChunk < 0 || this.entryPos + n > this.chunkSize) {
+      if (this.entryChunk >= 0) this.used += this.chunkSize - this.entryPos;
+      this.entryChunk = this.newEntryChunk(this.chunkSize);
+      this.entryPos = 0;
+    }
+    const address = (this.entryChunk << this.shift) | this.entryPos;
+    this.entryPos += n;
+    this.used += n;
+    return address;
+  }
+
+  /**
+   * Allocates `words` zeroed Int32 words (<= 26) for a node in `lane` (0 .. NODE_LANES-1);
+   * returns its address.
+   */
+  allocateNode(words: number, lane: number): number {
+    let chunk = this.laneChunk[lane]!;
+    let pos = this.lanePos[lane]!;
+    if (chunk < 0 || pos + words > this.nodeChunkWords) {
+      if (chunk >= 0) this.used += (this.nodeChunkWords - pos) * 4;
+      chunk = this.nodeBuffers.length;
+      if (chunk >= this.maxNodeChunks) {
+        throw ShaleError.invalidArgument(`memtable arena is full: ${chunk} node chunks`);
+      }
+      const buffer = new SharedArrayBuffer(this.nodeChunkWords * 4);
+      this.nodeBuffers.push(buffer);
+      this.nodeChunks.push(new Int32Array(buffer));
+      this.laneChunk[lane] = chunk;
+      pos = 0;
+    }
+    this.lanePos[lane] = pos + words;
+    this.used += words * 4;
+    return (chunk << this.nodeShift) | pos;
+  }
+}

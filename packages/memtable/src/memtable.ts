@@ -1,0 +1,376 @@
+/**
+ * MemTable: the sorted in-memory table of the write path. Point entries go into one
+ * skiplist, range tombstones into another (RocksDB's `table_` and `range_del_table_`); both
+ * share one arena of SharedArrayBuffer chunks (arena.ts), so a memtable of millions of
+ * entries is a few dozen buffers, not millions of objects, and a sealed memtable can be
+ * read in a worker thread without copying (`exportShared` / `fromShared`).
+ *
+ * Thread-safety: one writer. Reading (get, iterators) while adding on the same thread is
+ * fine; other threads may read only a sealed memtable's exported data.
+ */
+import {
+  assertInvariant,
+  bytewiseComparator,
+  type Comparator,
+  type InternalIterator,
+  invariants,
+  isValueKind,
+  KIND_FOR_SEEK,
+  type LookupResult,
+  LookupState,
+  MAX_SEQ,
+  type RangeTombstone,
+  ShaleError,
+  TRAILER_SIZE,
+  trailerSeq,
+  ValueKind,
+} from "@shale/base";
+import { Arena, DEFAULT_CHUNK_SIZE } from "./arena.js";
+import { entrySize, readVarint32, varintEnd, writeEntry } from "./entry.js";
+import { MemTableIterator } from "./memtable-iterator.js";
+import { checkSharedData, SHARED_FORMAT_VERSION, type SharedMemTableData } from "./shared.js";
+import { keyPrefix, SkipList } from "./skiplist.js";
+
+export interface MemTableOptions {
+  /** Order of user keys. Default: `bytewiseComparator`. */
+  comparator?: Comparator;
+  /**
+   * Size in bytes of each arena chunk (one SharedArrayBuffer each, for entries and for
+   * skiplist nodes alike); an entry larger than a quarter of it gets a chunk of its own.
+   * Integer in [128, 2^30]. Default: 1 MiB (1048576).
+   */
+  arenaChunkSize?: number;
+}
+
+/** State handed from `fromShared` to the constructor. */
+interface Reopened {
+  arena: Arena;
+  data: SharedMemTableData;
+}
+let reopening: Reopened | undefined;
+
+export class MemTable {
+  private readonly comparator: Comparator;
+  private readonly arena: Arena;
+  private readonly points: SkipList;
+  private readonly tombstoneList: SkipList;
+  private readonly tombstones: RangeTombstone[] = [];
+  private readonly tombstoneAddresses: number[] = [];
+  private entries = 0;
+  private minSeq = 0;
+  private maxSeq = 0;
+  private sealed = false;
+
+  /** An empty memtable. Throws TypeError / InvalidArgument for bad options. */
+  constructor(options: MemTableOptions = {}) {
+    const comparator = options.comparator ?? bytewiseComparator;
+    if (
+      typeof comparator !== "object" ||
+      comparator === null ||
+      typeof comparator.compare !== "function"
+    ) {
+      throw new TypeError("comparator must be a Comparator");
+    }
+    this.comparator = comparator;
+    const r = reopening;
+    reopening = undefined;
+    if (r === undefined) {
+      this.arena = new Arena(options.arenaChunkSize ?? DEFAULT_CHUNK_SIZE);
+      this.points = new SkipList(this.arena, comparator);
+      this.tombstoneList = new SkipList(this.arena, comparator);
+      return;
+    }
+    const d = r.data;
+    this.arena = r.arena;
+    this.points = new SkipList(r.arena, comparator, d.pointHead, d.pointMaxHeight);
+    this.tombstoneList = new SkipList(r.arena, comparator, d.tombstoneHead, d.tombstoneMaxHeight);
+    const addresses = new Int32Array(d.rangeTombstones);
+    for (let i = 0; i < addresses.length; i++) {
+      this.tombstoneAddresses.push(addresses[i]!);
+      this.addTombstoneView(addresses[i]!);
+    }
+    this.entries = d.numEntries;
+    this.minSeq = d.firstSeq;
+    this.maxSeq = d.largestSeq;
+    this.sealed = true;
+  }
+
+  /**
+   * Reopens a memtable exported by `exportShared` (in this or another thread), read-only:
+   * it is sealed. `options.comparator` must have the name the memtable was built with
+   * (Default: bytewiseComparator); `arenaChunkSize` is ignored. The chunks are shared, not
+   * copied.
+   */
+  static fromShared(data: SharedMemTableData, options: MemTableOptions = {}): MemTable {
+    checkSharedData(data);
+    const comparator = options.comparator ?? bytewiseComparator;
+    if (comparator.name !== data.comparatorName) {
+      throw ShaleError.invalidArgument(
+        `memtable was built with comparator ${data.comparatorName}, not ${comparator.name}`,
+      );
+    }
+    reopening = {
+      arena: Arena.fromShared({
+        chunkSize: data.chunkSize,
+        entryChunks: data.entryChunks,
+        nodeChunks: data.nodeChunks,
+        usedBytes: data.usedBytes,
+      }),
+      data,
+    };
+    try {
+      return new MemTable({ comparator });
+    } finally {
+      reopening = undefined;
+    }
+  }
+
+  /**
+   * Inserts a point entry, or (kind === RangeDeletion, userKey = start, value = end) a range
+   * tombstone deleting [start, end) below `seq`. The bytes are copied into the arena.
+   * Throws ShaleError Closed if sealed; InvalidArgument for a seq outside [0, 2^53-1], an
+   * unknown kind, a tombstone with start > end, or a duplicate (userKey, seq, kind);
+   * TypeError for non-byte keys or values.
+   */
+  add(seq: number, kind: ValueKind, userKey: Uint8Array, value: Uint8Array): void {
+    if (this.sealed) throw ShaleError.closed("memtable is sealed: no more adds");
+    if (!(userKey instanceof Uint8Array)) throw new TypeError("userKey must be a Uint8Array");
+    if (!(value instanceof Uint8Array)) throw new TypeError("value must be a Uint8Array");
+    if (typeof seq !== "number") throw new TypeError("seq must be a number");
+    if (!(seq >= 0 && seq <= MAX_SEQ && Number.isInteger(seq))) {
+      throw ShaleError.invalidArgument(`sequence number out of range: ${seq}`);
+    }
+    if (!isValueKind(kind)) throw ShaleError.invalidArgument(`unknown value kind ${kind}`);
+    const isTombstone = kind === ValueKind.RangeDeletion;
+    if (isTombstone && this.comparator.compare(userKey, value) > 0) {
+      throw ShaleError.invalidArgument("range tombstone start is after its end");
+    }
+    const list = isTombstone ? this.tombstoneList : this.points;
+    list.setTargetUser(userKey, seq, kind);
+    if (!list.prepareInsert()) {
+      throw ShaleError.invalidArgument(`duplicate memtable entry (seq ${seq}, kind ${kind})`);
+    }
+    const arena = this.arena;
+    const address = arena.allocateEntry(entrySize(userKey.length, value.length));
+    writeEntry(
+      arena.entryChunks[address >>> arena.shift]!,
+      address & arena.mask,
+      userKey,
+      seq,
+      kind,
+      value,
+    );
+    const node = list.insert(address, keyPrefix(userKey, 0, userKey.length));
+    if (invariants) list.checkNeighbours(node);
+    if (isTombstone) {
+      this.tombstoneAddresses.push(address);
+      this.addTombstoneView(address);
+    } else {
+      this.entries++;
+    }
+    if (this.entries + this.tombstones.length === 1) {
+      this.minSeq = seq;
+      this.maxSeq = seq;
+    } else if (seq < this.minSeq) this.minSeq = seq;
+    else if (seq > this.maxSeq) this.maxSeq = seq;
+  }
+
+  private addTombstoneView(address: number): void {
+    const arena = this.arena;
+    const chunk = arena.entryChunks[address >>> arena.shift]!;
+    const ikeyLength = readVarint32(chunk, address & arena.mask);
+    const start = varintEnd;
+    const t = start + ikeyLength - TRAILER_SIZE;
+    const endLength = readVarint32(chunk, t + TRAILER_SIZE);
+    const end = varintEnd;
+    this.tombstones.push({
+      start: chunk.subarray(start, t),
+      end: chunk.subarray(end, end + endLength),
+      seq: trailerSeq(chunk, t),
+    });
+  }
+
+  /**
+   * Folds the newest entries of `userKey` visible at `snapshotSeq` into `result` (see
+   * LookupResult in @shale/base): first raises `result.maxCoveringSeq` to this memtable's
+   * newest covering range tombstone, then reads point entries newest first — a Value ends
+   * with Found, a Deletion / SingleDeletion or any entry with seq < maxCoveringSeq with
+   * Deleted, a Merge operand is appended to `result.operands` (state Merging) and the
+   * lookup goes on. Nothing found leaves `state` unchanged. Does nothing if `result.done`.
+   * `result.value` and operands are views into the arena, valid while the memtable lives.
+   */
+  get(userKey: Uint8Array, snapshotSeq: number, result: LookupResult): void {
+    if (result.done) return;
+    if (this.tombstones.length > 0) {
+      const covering = this.maxCoveringTombstoneSeq(userKey, snapshotSeq);
+      if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
+    }
+    const list = this.points;
+    list.setTargetUser(userKey, snapshotSeq, KIND_FOR_SEEK);
+    let node = list.findGreaterOrEqual();
+    const cover = result.maxCoveringSeq;
+    const arena = this.arena;
+    while (node !== 0) {
+      const address = list.entryOf(node);
+      const chunk = arena.entryChunks[address >>> arena.shift]!;
+      const ikeyLength = readVarint32(chunk, address & arena.mask);
+      const keyStart = varintEnd;
+      const userLength = ikeyLength - TRAILER_SIZE;
+      if (list.compareUserKeyAt(chunk, keyStart, userLength) !== 0) return;
+      const t = keyStart + userLength;
+      const kind = chunk[t]!;
+      const seq = trailerSeq(chunk, t);
+      if (seq < cover) {
+        result.state = LookupState.Deleted;
+        result.seq = seq;
+        return;
+      }
+      if (kind === ValueKind.Merge || kind === ValueKind.Value) {
+        const valueLength = readVarint32(chunk, t + TRAILER_SIZE);
+        const valueStart = varintEnd;
+        const view = chunk.subarray(valueStart, valueStart + valueLength);
+        if (kind === ValueKind.Value) {
+          result.state = LookupState.Found;
+          result.value = view;
+          result.seq = seq;
+          return;
+        }
+        result.operands.push(view);
+        result.state = LookupState.Merging;
+        node = list.next(node, 0);
+        continue;
+      }
+      result.state = LookupState.Deleted;
+      result.seq = seq;
+      return;
+    }
+  }
+
+  /**
+   * An iterator over the point entries in internal-key order. `key()` is the internal key,
+   * `value()` the value: views into the arena, valid while the memtable lives. Entries added
+   * after the iterator was created may or may not be seen by it.
+   */
+  newIterator(): InternalIterator {
+    return new MemTableIterator(this.points);
+  }
+
+  /** The range tombstones added so far, in insertion order; views into the arena. Do not modify. */
+  rangeTombstones(): readonly RangeTombstone[] {
+    return this.tombstones;
+  }
+
+  /** Highest seq of a range tombstone covering `userKey` with seq <= snapshotSeq; 0 if none. */
+  maxCoveringTombstoneSeq(userKey: Uint8Array, snapshotSeq: number): number {
+    const ts = this.tombstones;
+    const c = this.comparator;
+    let best = 0;
+    for (let i = 0; i < ts.length; i++) {
+      const t = ts[i]!;
+      if (
+        t.seq <= snapshotSeq &&
+        t.seq > best &&
+        c.compare(t.start, userKey) <= 0 &&
+        c.compare(userKey, t.end) < 0
+      ) {
+        best = t.seq;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Bytes of arena chunks in use: entries and skiplist nodes of point entries and range
+   * tombstones, plus abandoned chunk tails (not the unused rest of the current chunks).
+   */
+  approximateMemoryUsage(): number {
+    return this.arena.usedBytes + this.tombstoneAddresses.length * 4;
+  }
+
+  /** Number of point entries. */
+  get numEntries(): number {
+    return this.entries;
+  }
+
+  get numRangeTombstones(): number {
+    return this.tombstones.length;
+  }
+
+  /** Smallest seq added (point or tombstone); 0 when empty. */
+  get firstSeq(): number {
+    return this.minSeq;
+  }
+
+  /** Largest seq added (point or tombstone); 0 when empty. */
+  get largestSeq(): number {
+    return this.maxSeq;
+  }
+
+  /** Forbids further adds (an immutable memtable waiting for flush). Idempotent. */
+  seal(): void {
+    this.sealed = true;
+  }
+
+  get isSealed(): boolean {
+    return this.sealed;
+  }
+
+  /**
+   * This memtable's chunks as structured-clone friendly data, for `fromShared` in a worker
+   * thread. The buffers are shared, not copied. REQUIRES (InvalidArgument otherwise):
+   * `isSealed`, so nothing changes under the reader.
+   */
+  exportShared(): SharedMemTableData {
+    if (!this.sealed) throw ShaleError.invalidArgument("exportShared requires a sealed memtable");
+    const arena = this.arena.exportShared();
+    const addresses = new Int32Array(new SharedArrayBuffer(this.tombstoneAddresses.length * 4));
+    for (let i = 0; i < addresses.length; i++) addresses[i] = this.tombstoneAddresses[i]!;
+    return {
+      version: SHARED_FORMAT_VERSION,
+      comparatorName: this.comparator.name,
+      chunkSize: arena.chunkSize,
+      entryChunks: arena.entryChunks,
+      nodeChunks: arena.nodeChunks,
+      usedBytes: arena.usedBytes,
+      pointHead: this.points.head,
+      pointMaxHeight: this.points.maxHeight,
+      tombstoneHead: this.tombstoneList.head,
+      tombstoneMaxHeight: this.tombstoneList.maxHeight,
+      rangeTombstones: addresses.buffer as SharedArrayBuffer,
+      numEntries: this.entries,
+      numRangeTombstones: this.tombstones.length,
+      firstSeq: this.minSeq,
+      largestSeq: this.maxSeq,
+    };
+  }
+
+  /**
+   * Checks the skiplists' order and counts (slow; for tests and invariant builds).
+   * Throws Corruption on a violation.
+   */
+  checkInvariants(): void {
+    for (const [list, expected] of [
+      [this.points, this.entries],
+      [this.tombstoneList, this.tombstones.length],
+    ] as const) {
+      let count = 0;
+      for (let node = list.next(list.head, 0); node !== 0; node = list.next(node, 0)) {
+        count++;
+        const next = list.next(node, 0);
+        if (next !== 0) {
+          list.setTargetNode(next);
+          assertInvariant(list.compareNode(node) < 0, "memtable skiplist out of order");
+        }
+        const height = list.heightOf(node);
+        assertInvariant(
+          height >= 1 && height <= list.maxHeight,
+          "memtable node height out of range",
+        );
+      }
+      assertInvariant(
+        count === expected,
+        `memtable skiplist holds ${count} entries, expected ${expected}`,
+      );
+    }
+  }
+}
