@@ -1,0 +1,89 @@
+/**
+ * Keys and values the way db_bench makes them, so figures read next to RocksDB's.
+ *
+ * Keys: the key number as 8 big-endian bytes, padded to `key_size` with '0' (db_bench's
+ * GenerateKeyFromInt). One reusable buffer: the engine copies what it keeps.
+ *
+ * Values: db_bench's RandomGenerator — a 1 MiB pool of pieces that compress to
+ * `compression_ratio` of their size (random printable bytes, repeated), sliced in turn.
+ */
+
+export class KeyGenerator {
+  readonly buf: Uint8Array;
+
+  constructor(keySize: number) {
+    this.buf = new Uint8Array(keySize).fill(0x30);
+  }
+
+  /** The key for `n` (a view of the shared buffer). */
+  key(n: number): Uint8Array {
+    const b = this.buf;
+    const hi = Math.floor(n / 4294967296);
+    const lo = n >>> 0;
+    b[0] = hi >>> 24;
+    b[1] = hi >>> 16;
+    b[2] = hi >>> 8;
+    b[3] = hi;
+    b[4] = lo >>> 24;
+    b[5] = lo >>> 16;
+    b[6] = lo >>> 8;
+    b[7] = lo;
+    return b;
+  }
+}
+
+/** xorshift64* in two 32-bit halves: fast, seeded, no BigInt. */
+export class FastRandom {
+  private a: number;
+  private b: number;
+
+  constructor(seed: number) {
+    this.a = (seed ^ 0x9e3779b9) >>> 0 || 1;
+    this.b = Math.imul(seed, 0x85ebca6b) >>> 0 || 2;
+  }
+
+  next(): number {
+    // xorshift128 on 2 words
+    let t = this.a;
+    const s = this.b;
+    this.a = s;
+    t ^= t << 11;
+    t ^= t >>> 8;
+    this.b = (t ^ s ^ (s >>> 19)) >>> 0;
+    return this.b;
+  }
+
+  /** Uniform in [0, n) for n <= 2^32. */
+  uniform(n: number): number {
+    return Math.floor((this.next() / 4294967296) * n);
+  }
+}
+
+export class ValueGenerator {
+  private readonly data: Uint8Array;
+  private pos = 0;
+
+  constructor(compressionRatio: number, seed: number) {
+    const rnd = new FastRandom(seed);
+    const size = 1 << 20;
+    this.data = new Uint8Array(size + 100_000);
+    let filled = 0;
+    while (filled < this.data.length) {
+      // A 100-byte piece made of a random fragment of len*ratio bytes, repeated.
+      const piece = 100;
+      const raw = Math.max(1, Math.floor(piece * compressionRatio));
+      const frag = new Uint8Array(raw);
+      for (let i = 0; i < raw; i++) frag[i] = 0x20 + rnd.uniform(95);
+      for (let i = 0; i < piece && filled < this.data.length; i++)
+        this.data[filled++] = frag[i % raw]!;
+    }
+  }
+
+  /** The next `len` bytes of the pool (a view; copied by the engine). */
+  generate(len: number): Uint8Array {
+    if (this.pos + len > this.data.length) this.pos = 0;
+    const v = this.data.subarray(this.pos, this.pos + len);
+    this.pos += len;
+    return v;
+  }
+}

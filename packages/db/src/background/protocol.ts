@@ -1,0 +1,79 @@
+/**
+ * Messages between the database (main thread) and its background workers. Everything is
+ * structured-clone friendly: memtables travel as SharedArrayBuffers (no copy), comparators
+ * by name (only the built-in ones can cross threads; others run inline).
+ */
+import {
+  bytewiseComparator,
+  type Comparator,
+  type ErrorCode,
+  reverseBytewiseComparator,
+  ShaleError,
+} from "@shale/base";
+import type { SharedMemTableData } from "@shale/memtable";
+import type { FileMetaData } from "../version-edit.js";
+import type { TableWriteOptions } from "./build-table.js";
+
+export interface FlushMessage {
+  id: number;
+  type: "flush";
+  dir: string;
+  fileNumber: number;
+  comparator: string;
+  memtable: SharedMemTableData;
+  table: TableWriteOptions;
+}
+
+export type JobMessage = FlushMessage;
+
+export interface SerializedError {
+  code: ErrorCode | undefined;
+  message: string;
+  file: string | undefined;
+  offset: number | undefined;
+}
+
+export type ResultMessage =
+  | { id: number; ok: true; file: FileMetaData | undefined }
+  | { id: number; ok: false; error: SerializedError };
+
+/** Sent instead of results when the worker body failed to load. */
+export interface FatalMessage {
+  id: -1;
+  fatal: true;
+  message: string;
+}
+
+export type WorkerMessage = ResultMessage | FatalMessage;
+
+const BUILTIN: Record<string, Comparator> = {
+  [bytewiseComparator.name]: bytewiseComparator,
+  [reverseBytewiseComparator.name]: reverseBytewiseComparator,
+};
+
+/** The built-in comparator of that name, if any (only those can run in a worker). */
+export function builtinComparator(name: string): Comparator | undefined {
+  return BUILTIN[name];
+}
+
+export function serializeError(e: unknown): SerializedError {
+  if (ShaleError.isInstance(e)) {
+    return { code: e.code, message: e.message, file: e.file, offset: e.offset };
+  }
+  return {
+    code: undefined,
+    message: e instanceof Error ? (e.stack ?? e.message) : String(e),
+    file: undefined,
+    offset: undefined,
+  };
+}
+
+export function deserializeError(s: SerializedError): Error {
+  if (s.code === undefined) return new Error(`background job failed: ${s.message}`);
+  const options: { file?: string; offset?: number } = {};
+  if (s.file !== undefined) options.file = s.file;
+  if (s.offset !== undefined) options.offset = s.offset;
+  // The message already carries "Code: ..." and the location; strip the prefix.
+  const message = s.message.replace(/^\w+: /, "").replace(/ \([^)]*\)$/, "");
+  return new ShaleError(s.code, message, options);
+}

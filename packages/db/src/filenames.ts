@@ -1,0 +1,47 @@
+/**
+ * Names of the files in a database directory (LevelDB/RocksDB conventions):
+ *
+ * | file              | what                                                   |
+ * |-------------------|--------------------------------------------------------|
+ * | `CURRENT`         | the name of the live MANIFEST, one line                |
+ * | `MANIFEST-NNNNNN` | log of version edits (the WAL format)                  |
+ * | `NNNNNN.log`      | write-ahead log                                        |
+ * | `NNNNNN.sst`      | table                                                  |
+ * | `NNNNNN.dbtmp`    | temporary file (CURRENT is written here, then renamed) |
+ * | `LOCK`            | held while the database is open                        |
+ *
+ * File numbers come from one counter (`nextFileNumber`, persisted in the MANIFEST).
+ */
+import { joinPath } from "@shale/base";
+
+export const FileType = Object.freeze({
+  Log: "log",
+  Table: "table",
+  Manifest: "manifest",
+  Current: "current",
+  Temp: "temp",
+  Lock: "lock",
+} as const);
+export type FileType = (typeof FileType)[keyof typeof FileType];
+
+const pad = (n: number): string => String(n).padStart(6, "0");
+
+export const logFileName = (dir: string, n: number): string => joinPath(dir, `${pad(n)}.log`);
+export const tableFileName = (dir: string, n: number): string => joinPath(dir, `${pad(n)}.sst`);
+export const manifestFileName = (dir: string, n: number): string =>
+  joinPath(dir, `MANIFEST-${pad(n)}`);
+export const tempFileName = (dir: string, n: number): string => joinPath(dir, `${pad(n)}.dbtmp`);
+export const currentFileName = (dir: string): string => joinPath(dir, "CURRENT");
+export const lockFileName = (dir: string): string => joinPath(dir, "LOCK");
+
+/** Parses a file name in a database directory; undefined for foreign files. */
+export function parseFileName(name: string): { type: FileType; number: number } | undefined {
+  if (name === "CURRENT") return { type: FileType.Current, number: 0 };
+  if (name === "LOCK") return { type: FileType.Lock, number: 0 };
+  let m = /^MANIFEST-(\d+)$/.exec(name);
+  if (m) return { type: FileType.Manifest, number: Number(m[1]) };
+  m = /^(\d+)\.(log|sst|dbtmp)$/.exec(name);
+  if (!m) return undefined;
+  const type = m[2] === "log" ? FileType.Log : m[2] === "sst" ? FileType.Table : FileType.Temp;
+  return { type, number: Number(m[1]) };
+}

@@ -1,0 +1,19 @@
+/**
+ * @shale/db — the shale engine. Most users want the `shale` package, which re-exports this
+ * with defaults; use @shale/db directly to assemble an engine with your own parts.
+ */
+
+export type { ImmutableMemTable } from "./db.js";
+export { DB } from "./db.js";
+export {
+  decodeUint64,
+  encodeUint64,
+  type MergeOperator,
+  maxOperator,
+  resolveMergeOperator,
+  stringAppendOperator,
+  uint64AddOperator,
+} from "./merge-operator.js";
+export type { DbOptions, ReadOptions, WriteOptions } from "./options.js";
+export { Snapshot } from "./snapshot.js";
+export { WriteBatch } from "./write-batch.js";

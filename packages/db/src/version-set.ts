@@ -1,0 +1,234 @@
+/**
+ * The version set: which table files make up the database, per level, and the counters
+ * that must survive a restart (next file number, last sequence, live WAL number).
+ *
+ * Durability protocol (RocksDB's):
+ * - A change is a VersionEdit appended to the MANIFEST and synced before it is applied;
+ *   files become visible only through a synced edit.
+ * - Each open writes a new MANIFEST that starts with a snapshot of the whole state, syncs
+ *   it, and points CURRENT at it by writing `NNNNNN.dbtmp`, syncing, renaming it over
+ *   CURRENT and syncing the directory. A crash at any point leaves CURRENT naming a
+ *   complete MANIFEST (the old one or the new one).
+ * - Reading a MANIFEST tolerates a torn last record (an edit whose write was not
+ *   acknowledged) and rejects any other damage with Corruption.
+ */
+import {
+  baseName,
+  bytesToString,
+  type FileSystem,
+  type InternalKeyComparator,
+  ShaleError,
+  toBytes,
+} from "@shale/base";
+import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
+import { currentFileName, manifestFileName, parseFileName, tempFileName } from "./filenames.js";
+import { type FileMetaData, NUM_LEVELS, VersionEdit } from "./version-edit.js";
+
+/** An immutable list of files per level. L0 is newest first; L1+ sorted by smallest key. */
+export class Version {
+  readonly levels: readonly (readonly FileMetaData[])[];
+
+  constructor(levels: readonly (readonly FileMetaData[])[]) {
+    this.levels = levels;
+  }
+
+  static empty(): Version {
+    return new Version(Array.from({ length: NUM_LEVELS }, () => []));
+  }
+
+  numFiles(level: number): number {
+    return this.levels[level]!.length;
+  }
+
+  levelBytes(level: number): number {
+    let n = 0;
+    for (const f of this.levels[level]!) n += f.size;
+    return n;
+  }
+
+  /** A new version with `edit` applied. */
+  apply(edit: VersionEdit, icmp: InternalKeyComparator): Version {
+    const levels = this.levels.map((l) => l.slice());
+    for (const d of edit.deletedFiles) {
+      const files = levels[d.level]!;
+      const i = files.findIndex((f) => f.number === d.number);
+      if (i < 0)
+        throw ShaleError.corruption(`version edit deletes unknown file ${d.number} at L${d.level}`);
+      files.splice(i, 1);
+    }
+    for (const { level, file } of edit.newFiles) levels[level]!.push(file);
+    levels[0]!.sort((a, b) => b.largestSeq - a.largestSeq || b.number - a.number);
+    for (let l = 1; l < NUM_LEVELS; l++)
+      levels[l]!.sort((a, b) => icmp.compare(a.smallest, b.smallest));
+    return new Version(levels);
+  }
+}
+
+export interface VersionSetOptions {
+  fs: FileSystem;
+  dir: string;
+  icmp: InternalKeyComparator;
+  mergeOperatorName: string | undefined;
+}
+
+export class VersionSet {
+  private readonly fs: FileSystem;
+  private readonly dir: string;
+  private readonly icmp: InternalKeyComparator;
+  private readonly mergeOperatorName: string | undefined;
+  current: Version = Version.empty();
+  nextFileNumber = 2;
+  lastSequence = 0;
+  /** WALs with numbers below this hold nothing that is not in tables. */
+  logNumber = 0;
+  manifestNumber = 0;
+  private manifest: LogWriter | undefined;
+
+  constructor(options: VersionSetOptions) {
+    this.fs = options.fs;
+    this.dir = options.dir;
+    this.icmp = options.icmp;
+    this.mergeOperatorName = options.mergeOperatorName;
+  }
+
+  /** True if the directory holds a database (a CURRENT file). */
+  static exists(fs: FileSystem, dir: string): boolean {
+    return fs.exists(currentFileName(dir));
+  }
+
+  newFileNumber(): number {
+    return this.nextFileNumber++;
+  }
+
+  /** Makes sure `nextFileNumber` is above every number already used in the directory. */
+  markFileNumberUsed(n: number): void {
+    if (n >= this.nextFileNumber) this.nextFileNumber = n + 1;
+  }
+
+  /** Reads CURRENT and replays its MANIFEST. Checks the comparator and merge operator names. */
+  recover(): void {
+    const current = currentFileName(this.dir);
+    const text = bytesToString(this.fs.readFile(current));
+    if (!text.endsWith("\n") || !text.startsWith("MANIFEST-")) {
+      throw ShaleError.corruption(
+        `CURRENT does not name a MANIFEST: ${JSON.stringify(text)}`,
+        current,
+        0,
+      );
+    }
+    const name = text.slice(0, -1);
+    const parsed = parseFileName(name);
+    if (parsed === undefined || parsed.type !== "manifest")
+      throw ShaleError.corruption(`bad MANIFEST name ${name}`, current, 0);
+    const path = manifestFileName(this.dir, parsed.number);
+    if (!this.fs.exists(path))
+      throw ShaleError.corruption(`CURRENT names a missing ${name}`, current, 0);
+    this.manifestNumber = parsed.number;
+    const file = this.fs.openSequential(path);
+    const reader = new LogReader(file, {
+      mode: WalRecoveryMode.TolerateCorruptedTail,
+      fileName: baseName(path),
+    });
+    let version = Version.empty();
+    let sawComparator = false;
+    try {
+      for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
+        const edit = VersionEdit.decode(rec, baseName(path), reader.lastRecordOffset);
+        if (edit.comparator !== undefined) {
+          sawComparator = true;
+          if (edit.comparator !== this.icmp.name) {
+            throw ShaleError.invalidArgument(
+              `the database was created with comparator "${edit.comparator}", not "${this.icmp.name}"`,
+            );
+          }
+        }
+        if (
+          edit.mergeOperator !== undefined &&
+          edit.mergeOperator !== "" &&
+          this.mergeOperatorName !== undefined
+        ) {
+          if (edit.mergeOperator !== this.mergeOperatorName) {
+            throw ShaleError.invalidArgument(
+              `the database was created with merge operator "${edit.mergeOperator}", not "${this.mergeOperatorName}"`,
+            );
+          }
+        }
+        if (edit.logNumber !== undefined) this.logNumber = edit.logNumber;
+        if (edit.nextFileNumber !== undefined) this.nextFileNumber = edit.nextFileNumber;
+        if (edit.lastSequence !== undefined) this.lastSequence = edit.lastSequence;
+        version = version.apply(edit, this.icmp);
+      }
+    } finally {
+      file.close();
+    }
+    if (!sawComparator)
+      throw ShaleError.corruption("MANIFEST has no comparator record", baseName(path), 0);
+    this.current = version;
+    this.markFileNumberUsed(this.manifestNumber);
+  }
+
+  /** A full-state edit: the first record of every MANIFEST. */
+  private snapshotEdit(): VersionEdit {
+    const e = new VersionEdit();
+    e.comparator = this.icmp.name;
+    e.mergeOperator = this.mergeOperatorName ?? "";
+    e.logNumber = this.logNumber;
+    e.nextFileNumber = this.nextFileNumber;
+    e.lastSequence = this.lastSequence;
+    this.current.levels.forEach((files, level) => {
+      for (const f of files) e.addFile(level, f);
+    });
+    return e;
+  }
+
+  /**
+   * Starts a new MANIFEST holding the current state, makes CURRENT point at it (durably),
+   * and removes the previous MANIFEST.
+   */
+  rollManifest(): void {
+    const previous = this.manifestNumber;
+    const number = this.newFileNumber();
+    const path = manifestFileName(this.dir, number);
+    const writer = new LogWriter(this.fs.openWritable(path));
+    writer.addRecord(this.snapshotEdit().encode());
+    writer.sync();
+    this.setCurrent(number);
+    this.manifest?.close();
+    this.manifest = writer;
+    this.manifestNumber = number;
+    if (previous !== 0 && previous !== number) {
+      const old = manifestFileName(this.dir, previous);
+      if (this.fs.exists(old)) this.fs.remove(old);
+    }
+  }
+
+  private setCurrent(manifestNumber: number): void {
+    const tmp = tempFileName(this.dir, manifestNumber);
+    this.fs.writeFile(tmp, toBytes(`${baseName(manifestFileName(this.dir, manifestNumber))}\n`), {
+      sync: true,
+    });
+    this.fs.rename(tmp, currentFileName(this.dir));
+    this.fs.syncDir(this.dir);
+  }
+
+  /**
+   * Appends `edit` (stamped with the counters) to the MANIFEST, syncs it, then installs the
+   * resulting version. Nothing is applied if the write or sync fails.
+   */
+  logAndApply(edit: VersionEdit): void {
+    if (this.manifest === undefined) throw ShaleError.closed("the MANIFEST is not open");
+    edit.nextFileNumber = this.nextFileNumber;
+    edit.lastSequence = this.lastSequence;
+    if (edit.logNumber === undefined) edit.logNumber = this.logNumber;
+    const next = this.current.apply(edit, this.icmp);
+    this.manifest.addRecord(edit.encode());
+    this.manifest.sync();
+    this.current = next;
+    this.logNumber = edit.logNumber;
+  }
+
+  close(): void {
+    this.manifest?.close();
+    this.manifest = undefined;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * WriteBatch: an atomic group of updates, in RocksDB's representation. The whole batch is
+ * one WAL record, and its operations get consecutive sequence numbers.
+ *
+ * ```
+ * rep    := seq: fixed64 ‖ count: fixed32 ‖ record{count}
+ * record := 0x01 (Value)          ‖ varstring key ‖ varstring value
+ *         | 0x00 (Deletion)       ‖ varstring key
+ *         | 0x07 (SingleDeletion) ‖ varstring key
+ *         | 0x02 (Merge)          ‖ varstring key ‖ varstring operand
+ *         | 0x0F (RangeDeletion)  ‖ varstring start ‖ varstring end
+ * varstring := varint32 length ‖ bytes
+ * ```
+ *
+ * Example: seq 5, one put("k", "v") →
+ * `05 00 00 00 00 00 00 00 | 01 00 00 00 | 01 01 6b 01 76`; op i gets seq 5 + i.
+ *
+ * Keys and values are copied into the batch when added, so callers may reuse their buffers.
+ */
+import {
+  ByteWriter,
+  compareBytes,
+  Decoder,
+  putFixed32,
+  putFixed64,
+  ShaleError,
+  toBytes,
+  ValueKind,
+} from "@shale/base";
+
+export const BATCH_HEADER_SIZE = 12;
+
+/** Receives the operations of a batch in order (see `WriteBatch.iterate`). */
+export interface WriteBatchHandler {
+  /** `value` is the value, merge operand or range end; views into the batch. */
+  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number): void;
+}
+
+const EMPTY = new Uint8Array(0);
+
+export class WriteBatch {
+  /** @internal the encoded batch (header + records). */
+  readonly rep: ByteWriter;
+  private n = 0;
+  /** @internal bit (1 << kind) set for every kind the batch holds. */
+  kinds = 0;
+
+  constructor() {
+    this.rep = new ByteWriter(64);
+    this.rep.ensure(BATCH_HEADER_SIZE);
+    this.rep.pos = BATCH_HEADER_SIZE;
+  }
+
+  /** Stores `key -> value`. Strings are UTF-8 encoded. */
+  put(key: Uint8Array | string, value: Uint8Array | string): this {
+    return this.add(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
+  }
+
+  /** Deletes `key`. */
+  delete(key: Uint8Array | string): this {
+    return this.add(ValueKind.Deletion, toBytes(key, "key"), EMPTY);
+  }
+
+  /**
+   * Deletes `key`, which must have been put at most once since its last deletion and never
+   * merged (RocksDB's SingleDelete). Cheaper in compaction; undefined results otherwise.
+   */
+  singleDelete(key: Uint8Array | string): this {
+    return this.add(ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY);
+  }
+
+  /** Adds a merge operand for `key` (the database needs a merge operator). */
+  merge(key: Uint8Array | string, operand: Uint8Array | string): this {
+    return this.add(ValueKind.Merge, toBytes(key, "key"), toBytes(operand, "operand"));
+  }
+
+  /**
+   * Deletes every key in [start, end) (bytewise order; the database checks the order again
+   * with its comparator). start > end is an InvalidArgument error.
+   */
+  deleteRange(start: Uint8Array | string, end: Uint8Array | string): this {
+    const s = toBytes(start, "start");
+    const e = toBytes(end, "end");
+    if (compareBytes(s, e) > 0) throw ShaleError.invalidArgument("deleteRange: start is after end");
+    return this.add(ValueKind.RangeDeletion, s, e);
+  }
+
+  /** @internal appends one record. */
+  add(kind: ValueKind, key: Uint8Array, value: Uint8Array): this {
+    const w = this.rep;
+    w.ensure(11 + key.length + value.length);
+    w.buf[w.pos++] = kind;
+    w.lengthPrefixed(key);
+    if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion) w.lengthPrefixed(value);
+    this.n++;
+    this.kinds |= 1 << kind;
+    return this;
+  }
+
+  /** Number of operations. */
+  get count(): number {
+    return this.n;
+  }
+
+  /** Encoded size in bytes (what the WAL record will hold). */
+  get byteSize(): number {
+    return this.rep.pos;
+  }
+
+  clear(): this {
+    this.rep.pos = BATCH_HEADER_SIZE;
+    this.n = 0;
+    this.kinds = 0;
+    return this;
+  }
+
+  /** @internal stamps the first sequence number and count; returns the encoded batch (a view). */
+  seal(seq: number): Uint8Array {
+    putFixed64(this.rep.buf, 0, seq);
+    putFixed32(this.rep.buf, 8, this.n);
+    return this.rep.finish();
+  }
+
+  /** Calls `handler.apply` for every operation of an encoded batch, in order. */
+  static iterate(rep: Uint8Array, handler: WriteBatchHandler, file?: string, fileOffset = 0): void {
+    const d = new Decoder(rep, 0, rep.length, fileOffset, file);
+    if (rep.length < BATCH_HEADER_SIZE)
+      throw ShaleError.corruption("write batch shorter than its header", file, fileOffset);
+    d.skip(8);
+    const count = d.readFixed32();
+    for (let i = 0; i < count; i++) {
+      const kind = d.readByte();
+      const key = d.readLengthPrefixed();
+      let value: Uint8Array = EMPTY;
+      switch (kind) {
+        case ValueKind.Value:
+        case ValueKind.Merge:
+        case ValueKind.RangeDeletion:
+          value = d.readLengthPrefixed();
+          break;
+        case ValueKind.Deletion:
+        case ValueKind.SingleDeletion:
+          break;
+        default:
+          throw ShaleError.corruption(
+            `unknown write batch record type ${kind}`,
+            file,
+            fileOffset + d.pos - 1,
+          );
+      }
+      handler.apply(kind as ValueKind, key, value, i);
+    }
+    if (!d.done)
+      throw ShaleError.corruption(
+        "write batch has bytes after its last record",
+        file,
+        fileOffset + d.pos,
+      );
+  }
+
+  /** The first sequence number stamped in an encoded batch. */
+  static sequence(rep: Uint8Array): number {
+    return new Decoder(rep, 0, BATCH_HEADER_SIZE).readFixed64();
+  }
+
+  /** The operation count of an encoded batch. */
+  static countOf(rep: Uint8Array): number {
+    return new Decoder(rep, 8, BATCH_HEADER_SIZE).readFixed32();
+  }
+}
