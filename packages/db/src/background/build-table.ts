@@ -5,6 +5,7 @@
  * MANIFEST edit.
  */
 import {
+  bytewiseComparator,
   type FileSystem,
   type InternalIterator,
   type RangeTombstone,
@@ -54,8 +55,14 @@ export function buildTable(
     const builder = new TableBuilder(file, builderOptions);
     for (iterator.seekToFirst(); iterator.valid(); iterator.next())
       builder.add(iterator.key(), iterator.value());
-    for (const t of tombstones) builder.addRangeTombstone(t.start, t.end, t.seq);
-    if (builder.numEntries === 0 && tombstones.length === 0) {
+    const user = builderOptions.comparator ?? bytewiseComparator;
+    let ranges = 0;
+    for (const t of tombstones) {
+      if (user.compare(t.start, t.end) >= 0) continue; // an empty range deletes nothing
+      builder.addRangeTombstone(t.start, t.end, t.seq);
+      ranges++;
+    }
+    if (builder.numEntries === 0 && ranges === 0) {
       builder.abandon();
       file.close();
       fs.remove(path);
