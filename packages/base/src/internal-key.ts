@@ -195,6 +195,13 @@ export class InternalKeyComparator {
     return compareTrailers(a, b);
   }
 
+  /** Compares a user key with the user-key part of an internal key. */
+  compareUserKeyTo(userKey: Uint8Array, ikey: Uint8Array): number {
+    const n = ikey.length - TRAILER_SIZE;
+    if (this.bytewise) return comparePrefixes(userKey, userKey.length, ikey, n);
+    return this.user.compare(userKey, ikey.subarray(0, n));
+  }
+
   /** Compares the user-key parts only. */
   compareUserKeys(a: Uint8Array, b: Uint8Array): number {
     if (this.bytewise)
