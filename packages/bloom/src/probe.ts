@@ -1,0 +1,100 @@
+/**
+ * The two hot loops shared by builder and reader: setting and testing a hash's probes in
+ * its cache line (see the format drawing in `format.ts`).
+ *
+ * The format defines probe j as bit `(hi * 0x9e3779b9^j mod 2^32) >>> 23`, i.e. the chain
+ * `h = h * 0x9e3779b9` of RocksDB. When building, the first eight probes multiply `hi` by
+ * the precomputed powers instead (as RocksDB's AVX2 path does): the same bits, but
+ * independent multiplications rather than a chain and no loop, so the CPU overlaps more
+ * work and more cache misses. Measured (6 probes, fill only, CPU time): 10k-key filter
+ * 12.3 -> 9.9 ns/key; 6M-key filter 36.9 -> 26.7 ns/key. Probes beyond eight continue the
+ * chain from `hi * 0x9e3779b9^8`. Queries use the plain chain (see `probesMatch`).
+ */
+import { fastRange32 } from "./format.js";
+
+/** Up to this many lines `lo * numLines` is exact in a double (2^32 * 2^21 = 2^53). */
+export const DIRECT_RANGE_MAX_LINES = 2 ** 21;
+
+// Powers of the golden-ratio multiplier 0x9e3779b9, mod 2^32.
+const M1 = 0x9e3779b9;
+const M2 = 0xe35e67b1;
+const M3 = 0x734297e9;
+const M4 = 0x35fbe861;
+const M5 = 0xdeb7c719;
+const M6 = 0x0448b211;
+const M7 = 0x3459b749;
+const M8 = 0xab25f4c1;
+
+/**
+ * True if every probe of `h` (the hash's hi word) is set in the line at byte `base`.
+ * A plain chained loop: small enough for V8 to inline into every caller (so the hash is
+ * never boxed across a call), and the early exit makes unrolling pointless for queries
+ * (measured: 9.8 ns/query inlined loop vs 12.6 ns unrolled, 10k-key filter, 50 % inside).
+ * REQUIRES: base + 64 <= data.length, numProbes >= 1.
+ */
+export function probesMatch(data: Uint8Array, base: number, h: number, numProbes: number): boolean {
+  for (let p = 0; p < numProbes; p++) {
+    const b = h >>> 23;
+    if ((data[base + (b >>> 3)]! & (1 << (b & 7))) === 0) return false;
+    h = Math.imul(h, M1);
+  }
+  return true;
+}
+
+/**
+ * Adds `words / 2` hashes, stored as (lo, hi) pairs in `hashes[0, words)`, to the bit array
+ * `data` of `numLines` 64-byte lines. The probes are written out inline (no helper call,
+ * so V8 never boxes the 32-bit hash into a heap number).
+ *
+ * REQUIRES: numLines >= 1, data.length >= 64 * numLines, words even, numProbes >= 1.
+ */
+export function addHashesToFilter(
+  data: Uint8Array,
+  numLines: number,
+  numProbes: number,
+  hashes: Uint32Array,
+  words: number,
+): void {
+  const direct = numLines <= DIRECT_RANGE_MAX_LINES;
+  for (let i = 0; i < words; i += 2) {
+    const lo = hashes[i]!;
+    const base = (direct ? ((lo * numLines) / 4294967296) >>> 0 : fastRange32(lo, numLines)) * 64;
+    const h = hashes[i + 1]! | 0;
+    let b = h >>> 23;
+    data[base + (b >>> 3)] |= 1 << (b & 7);
+    if (numProbes > 1) {
+      b = Math.imul(h, M1) >>> 23;
+      data[base + (b >>> 3)] |= 1 << (b & 7);
+    }
+    if (numProbes > 2) {
+      b = Math.imul(h, M2) >>> 23;
+      data[base + (b >>> 3)] |= 1 << (b & 7);
+    }
+    if (numProbes > 3) {
+      b = Math.imul(h, M3) >>> 23;
+      data[base + (b >>> 3)] |= 1 << (b & 7);
+    }
+    if (numProbes > 4) {
+      b = Math.imul(h, M4) >>> 23;
+      data[base + (b >>> 3)] |= 1 << (b & 7);
+    }
+    if (numProbes > 5) {
+      b = Math.imul(h, M5) >>> 23;
+      data[base + (b >>> 3)] |= 1 << (b & 7);
+    }
+    if (numProbes > 6) {
+      b = Math.imul(h, M6) >>> 23;
+      data[base + (b >>> 3)] |= 1 << (b & 7);
+    }
+    if (numProbes > 7) {
+      b = Math.imul(h, M7) >>> 23;
+      data[base + (b >>> 3)] |= 1 << (b & 7);
+      let hh = Math.imul(h, M8);
+      for (let p = 8; p < numProbes; p++) {
+        b = hh >>> 23;
+        data[base + (b >>> 3)] |= 1 << (b & 7);
+        hh = Math.imul(hh, M1);
+      }
+    }
+  }
+}
