@@ -1,0 +1,394 @@
+/**
+ * The engine of the DB iterator (RocksDB's DBIter, `db/db_iter.cc`): it walks the merged
+ * stream of internal keys of every source and yields one entry per user key — the newest
+ * version visible at the snapshot, with deletions, range deletions and merge operands
+ * resolved.
+ *
+ * ```
+ *   merged internal keys (newest first per user key), snapshot 8:
+ *     a#9,SET  a#7,MERGE  a#5,SET  b#6,DEL  b#3,SET  c#4,MERGE  c#2,MERGE   rangedel [c, d)@3
+ *     ^^^^^^^  invisible (9 > 8)
+ *   a: newest visible a#7,MERGE -> operands [7], base a#5      -> fullMerge(a, v5, [v7])
+ *   b: newest visible b#6,DEL                                  -> hidden
+ *   c: c#4,MERGE; c#2 is below the tombstone's 3 (deleted)     -> fullMerge(c, undefined, [v4])
+ * ```
+ *
+ * Forward (`direction = FORWARD`): the merged iterator sits ON the entry that produced the
+ * current key (after a merge: on the entry that ended the operands — the base, a deletion,
+ * or the next user key). `next()` skips
+ * every remaining entry of the saved user key, then takes the first entry of a new user key
+ * that decides it: a Value yields, a deletion (or a point under a newer range tombstone)
+ * hides the key and skipping goes on, a Merge collects operands down to a base.
+ *
+ * Reverse (`direction = REVERSE`): entries of a user key come oldest first, so `prev()` must
+ * read all of them to learn the newest visible state — it replays the key's history
+ * (a Value or a deletion resets the operands, each Merge adds one), and leaves the merged
+ * iterator BEFORE the key's entries. Direction switches re-seek the merged iterator around the
+ * saved key. Long runs of versions of one key (more than MAX_SKIP) are crossed with a seek.
+ *
+ * Buffers (`iterator-buffers.ts`): the current user key is copied into a reused buffer, and
+ * so is a value found backwards; merged values are the operator's results.
+ */
+import {
+  EMPTY_BYTES,
+  type InternalIterator,
+  KIND_FOR_SEEK,
+  MAX_SEQ,
+  ShaleError,
+  type Statistics,
+  Ticker,
+  TRAILER_SIZE,
+  trailerSeq,
+  ValueKind,
+} from "@shale/base";
+import type { MergeOperator } from "../merge-operator.js";
+import { IteratorBuffers } from "./iterator-buffers.js";
+import { fullMerge, MergeOperands, missingMergeOperator } from "./merge-operands.js";
+import type { RangeDelAggregator } from "./range-del-aggregator.js";
+import type { UserKeyOrder } from "./user-key-order.js";
+
+/** Versions of one user key stepped over before seeking instead (RocksDB's default, 8). */
+export const MAX_SKIP = 8;
+
+export const FORWARD = 0;
+export const REVERSE = 1;
+
+/** Where `value()` comes from. */
+export const VALUE_FROM_ITER = 0;
+export const VALUE_FROM_BUFFER = 1;
+export const VALUE_MERGED = 2;
+
+// Outcome of replaying a user key's history backwards.
+const STATE_DELETED = 0;
+const STATE_VALUE = 1;
+const STATE_MERGE = 2;
+
+/** What the core needs; built by `newDBIterator`. */
+export interface DBIteratorCoreOptions {
+  iter: InternalIterator;
+  order: UserKeyOrder;
+  mergeOperator: MergeOperator | undefined;
+  snapshotSeq: number;
+  lowerBound: Uint8Array | undefined;
+  upperBound: Uint8Array | undefined;
+  rangeDel: RangeDelAggregator | undefined;
+  statistics: Statistics | undefined;
+}
+
+function badKey(ikey: Uint8Array): ShaleError {
+  return ShaleError.corruption(`DB iterator met a malformed internal key (${ikey.length} bytes)`);
+}
+
+function badKind(kind: number): ShaleError {
+  return ShaleError.corruption(`DB iterator met an entry of unexpected kind ${kind}`);
+}
+
+export class DBIteratorCore extends IteratorBuffers {
+  protected readonly iter: InternalIterator;
+  protected readonly order: UserKeyOrder;
+  protected readonly mergeOperator: MergeOperator | undefined;
+  protected readonly snapshotSeq: number;
+  protected readonly lowerBound: Uint8Array | undefined;
+  protected readonly upperBound: Uint8Array | undefined;
+  protected readonly rangeDel: RangeDelAggregator | undefined;
+  protected readonly stats: Statistics | undefined;
+
+  protected direction = FORWARD;
+  protected isValid = false;
+  /** Forward: the merged iterator already moved past the current key's operands. */
+  protected currentEntryIsMerged = false;
+  protected valueSource = VALUE_FROM_ITER;
+  protected merged: Uint8Array = EMPTY_BYTES;
+
+  private readonly operands = new MergeOperands();
+  /** Set by findValueForCurrentKey: the merged iterator is already before the saved key. */
+  private beforeSavedKey = false;
+
+  constructor(options: DBIteratorCoreOptions) {
+    super();
+    this.iter = options.iter;
+    this.order = options.order;
+    this.mergeOperator = options.mergeOperator;
+    this.snapshotSeq = options.snapshotSeq;
+    this.lowerBound = options.lowerBound;
+    this.upperBound = options.upperBound;
+    this.rangeDel = options.rangeDel;
+    this.stats = options.statistics;
+  }
+
+  private compareToSaved(ikey: Uint8Array, n: number): number {
+    return this.order.comparePrefixes(ikey, n, this.keyBuf, this.keyLength);
+  }
+
+  // ------------------------------------------------------------------ forward
+
+  /**
+   * From the merged iterator's position, finds the first user key with a visible, undeleted
+   * state; with `skipping`, entries of user keys <= the saved key are passed over first.
+   * Sets isValid.
+   */
+  protected findNextUserEntry(skipping: boolean): void {
+    const iter = this.iter;
+    const snapshot = this.snapshotSeq;
+    const upper = this.upperBound;
+    const order = this.order;
+    const rangeDel = this.rangeDel;
+    this.currentEntryIsMerged = false;
+    this.valueSource = VALUE_FROM_ITER;
+    let numSkipped = 0;
+    let reseekDone = false;
+    while (iter.valid()) {
+      const ikey = iter.key();
+      const n = ikey.length - TRAILER_SIZE;
+      if (n < 0) throw badKey(ikey);
+      if (upper !== undefined && order.comparePrefixes(ikey, n, upper, upper.length) >= 0) break;
+      const seq = trailerSeq(ikey, n);
+      if (seq <= snapshot) {
+        if (skipping && this.compareToSaved(ikey, n) <= 0) {
+          numSkipped++; // an older version of a key already decided
+        } else {
+          numSkipped = 0;
+          reseekDone = false;
+          const kind = ikey[n]!;
+          this.saveKey(ikey, n);
+          if (kind === ValueKind.Value || kind === ValueKind.Merge) {
+            if (rangeDel !== undefined && seq < rangeDel.coveringSeqOf(ikey)) {
+              if (this.stats !== undefined) this.stats.tick(Ticker.RangeDelCoveredKeys);
+              skipping = true; // deleted by a range tombstone
+            } else {
+              if (kind === ValueKind.Merge) this.mergeForward(rangeDel);
+              this.isValid = true;
+              return;
+            }
+          } else if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+            skipping = true;
+          } else {
+            throw badKind(kind);
+          }
+        }
+      } else {
+        // Newer than the snapshot: invisible, but it tells where the next user key starts.
+        const c = this.compareToSaved(ikey, n);
+        if (c === 0 || (skipping && c < 0)) {
+          numSkipped++;
+        } else {
+          this.saveKey(ikey, n);
+          skipping = false;
+          numSkipped = 0;
+          reseekDone = false;
+        }
+      }
+      if (numSkipped > MAX_SKIP && !reseekDone) {
+        // Many versions of one key in a row: seek over them instead of stepping.
+        numSkipped = 0;
+        reseekDone = true;
+        iter.seek(
+          skipping
+            ? this.savedSeekKey(0, ValueKind.Deletion) // past the key's last version
+            : this.savedSeekKey(snapshot, KIND_FOR_SEEK), // to its newest visible version
+        );
+      } else {
+        iter.next();
+      }
+    }
+    this.isValid = false;
+  }
+
+  /**
+   * The merged iterator is on the newest visible, undeleted Merge entry of the saved key:
+   * collects operands forward down to a Value (the base), a deletion, a range-deleted entry
+   * or the end of the key, and merges. Leaves the iterator on the entry that stopped it.
+   */
+  private mergeForward(rangeDel: RangeDelAggregator | undefined): void {
+    const iter = this.iter;
+    const operands = this.operands;
+    if (this.mergeOperator === undefined) throw missingMergeOperator();
+    const cover = rangeDel !== undefined ? rangeDel.coveringSeqOf(iter.key()) : 0;
+    operands.clear();
+    operands.push(iter.value());
+    iter.next();
+    let base: Uint8Array | undefined;
+    while (iter.valid()) {
+      const ikey = iter.key();
+      const n = ikey.length - TRAILER_SIZE;
+      if (n < 0) throw badKey(ikey);
+      if (this.compareToSaved(ikey, n) !== 0) break;
+      // Older than a visible entry, so visible too.
+      if (trailerSeq(ikey, n) < cover) break; // range-deleted: no base
+      const kind = ikey[n]!;
+      if (kind === ValueKind.Merge) {
+        operands.push(iter.value());
+        iter.next();
+      } else if (kind === ValueKind.Value) {
+        base = iter.value(); // used before the iterator moves
+        break;
+      } else if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+        break;
+      } else {
+        throw badKind(kind);
+      }
+    }
+    this.merged = fullMerge(
+      this.mergeOperator,
+      this.savedKey(),
+      base,
+      operands.oldestFirst(true),
+      this.stats,
+    );
+    this.currentEntryIsMerged = true;
+    this.valueSource = VALUE_MERGED;
+  }
+
+  // ------------------------------------------------------------------ reverse
+
+  /**
+   * From the merged iterator's position (on or before the last entry of some user key),
+   * finds the previous user key with a visible, undeleted state. Sets isValid.
+   */
+  protected prevInternal(): void {
+    const iter = this.iter;
+    const lower = this.lowerBound;
+    const order = this.order;
+    while (iter.valid()) {
+      const ikey = iter.key();
+      const n = ikey.length - TRAILER_SIZE;
+      if (n < 0) throw badKey(ikey);
+      if (lower !== undefined && order.comparePrefixes(ikey, n, lower, lower.length) < 0) break;
+      this.saveKey(ikey, n);
+      const found = this.findValueForCurrentKey();
+      if (!this.beforeSavedKey) this.findUserKeyBeforeSavedKey();
+      if (found) {
+        this.isValid = true;
+        return;
+      }
+    }
+    this.isValid = false;
+  }
+
+  /**
+   * REQUIRES: the merged iterator is on the entry the saved key was just copied from.
+   * Replays the saved key's entries backwards (oldest first) from the merged iterator's
+   * position, leaving it on the first entry that is not a visible entry of the key (and
+   * `beforeSavedKey` false if that is a newer version of the key itself). Returns whether the
+   * key has a value at the snapshot; sets valueSource / merged.
+   */
+  private findValueForCurrentKey(): boolean {
+    const iter = this.iter;
+    const snapshot = this.snapshotSeq;
+    const operands = this.operands;
+    const rangeDel = this.rangeDel;
+    const cover = rangeDel !== undefined ? rangeDel.coveringSeqOf(iter.key()) : 0;
+    let state = STATE_DELETED;
+    let lastNotMerge = STATE_DELETED;
+    let numSkipped = 0;
+    operands.clear();
+    this.beforeSavedKey = true;
+    while (iter.valid()) {
+      const ikey = iter.key();
+      const n = ikey.length - TRAILER_SIZE;
+      if (n < 0) throw badKey(ikey);
+      // The first entry is the one the key was saved from: no need to compare it.
+      if (numSkipped > 0 && this.compareToSaved(ikey, n) !== 0) break;
+      const seq = trailerSeq(ikey, n);
+      if (seq > snapshot) {
+        this.beforeSavedKey = false; // the rest of the key is newer still
+        break;
+      }
+      if (numSkipped >= MAX_SKIP) return this.findValueForCurrentKeyUsingSeek();
+      const kind = ikey[n]!;
+      if (kind === ValueKind.Value) {
+        operands.clear();
+        if (seq < cover) {
+          state = STATE_DELETED;
+        } else {
+          this.saveValue(iter.value());
+          state = STATE_VALUE;
+        }
+        lastNotMerge = state;
+      } else if (kind === ValueKind.Merge) {
+        if (seq < cover) {
+          operands.clear();
+          state = lastNotMerge = STATE_DELETED;
+        } else {
+          operands.push(iter.value());
+          state = STATE_MERGE;
+        }
+      } else if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+        operands.clear();
+        state = lastNotMerge = STATE_DELETED;
+      } else {
+        throw badKind(kind);
+      }
+      iter.prev();
+      numSkipped++;
+    }
+    if (state === STATE_DELETED) return false;
+    if (state === STATE_VALUE) {
+      this.valueSource = VALUE_FROM_BUFFER;
+      return true;
+    }
+    const base = lastNotMerge === STATE_VALUE ? this.savedValue() : undefined;
+    this.merged = fullMerge(
+      this.mergeOperator,
+      this.savedKey(),
+      base,
+      operands.oldestFirst(false),
+      this.stats,
+    );
+    this.valueSource = VALUE_MERGED;
+    return true;
+  }
+
+  /**
+   * The key has many versions: seek to its newest visible one and resolve forward, then put
+   * the merged iterator back before the key.
+   */
+  private findValueForCurrentKeyUsingSeek(): boolean {
+    const iter = this.iter;
+    iter.seek(this.savedSeekKey(this.snapshotSeq, KIND_FOR_SEEK));
+    let found = false;
+    if (iter.valid()) {
+      const ikey = iter.key();
+      const n = ikey.length - TRAILER_SIZE;
+      if (n < 0) throw badKey(ikey);
+      if (this.compareToSaved(ikey, n) === 0) {
+        const rangeDel = this.rangeDel;
+        const covered =
+          rangeDel !== undefined && trailerSeq(ikey, n) < rangeDel.coveringSeqOf(ikey);
+        const kind = ikey[n]!;
+        if (covered || kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+          found = false;
+        } else if (kind === ValueKind.Value) {
+          this.saveValue(iter.value());
+          this.valueSource = VALUE_FROM_BUFFER;
+          found = true;
+        } else if (kind === ValueKind.Merge) {
+          this.mergeForward(rangeDel);
+          found = true;
+        } else {
+          throw badKind(kind);
+        }
+      }
+    }
+    iter.seekForPrev(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
+    return found;
+  }
+
+  /** Moves the merged iterator back to the last entry of a user key < the saved key. */
+  private findUserKeyBeforeSavedKey(): void {
+    const iter = this.iter;
+    let numSkipped = 0;
+    while (iter.valid()) {
+      const ikey = iter.key();
+      const n = ikey.length - TRAILER_SIZE;
+      if (n < 0) throw badKey(ikey);
+      if (this.compareToSaved(ikey, n) < 0) return;
+      if (numSkipped >= MAX_SKIP) {
+        iter.seekForPrev(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
+        return;
+      }
+      numSkipped++;
+      iter.prev();
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The iterable protocol of a DBIterator: `for (const [key, value] of db.iterator())`.
+ *
+ * The first `next()` positions the DB iterator (seekToFirst, or seekToLast when reversed),
+ * later ones step it. Each pair holds fresh copies (the DB iterator's views change on every
+ * move, and `Array.from(db.iterator())` must not return one key a million times). When the
+ * walk ends — exhausted, `break` (the loop calls `return()`), or an error — the DB iterator
+ * is closed, so a for-of over a temporary iterator never leaks what it pins.
+ */
+import type { DBIterator } from "./db-iterator.js";
+
+export class EntryIterator implements IterableIterator<[Uint8Array, Uint8Array]> {
+  private readonly it: DBIterator;
+  private readonly reverse: boolean;
+  private started = false;
+  private done = false;
+
+  constructor(it: DBIterator, reverse: boolean) {
+    this.it = it;
+    this.reverse = reverse;
+  }
+
+  next(): IteratorResult<[Uint8Array, Uint8Array], undefined> {
+    if (this.done) return { done: true, value: undefined };
+    const it = this.it;
+    try {
+      if (!this.started) {
+        this.started = true;
+        if (this.reverse) it.seekToLast();
+        else it.seekToFirst();
+      } else if (this.reverse) {
+        it.prev();
+      } else {
+        it.next();
+      }
+      if (!it.valid()) {
+        this.finish();
+        return { done: true, value: undefined };
+      }
+      return { done: false, value: [it.key().slice(), it.value().slice()] };
+    } catch (e) {
+      this.done = true;
+      try {
+        it.close();
+      } catch {
+        // the first error is the one to report
+      }
+      throw e;
+    }
+  }
+
+  /** Called by for-of on `break` / `return` / a throw in the loop body. */
+  return(): IteratorResult<[Uint8Array, Uint8Array], undefined> {
+    this.finish();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.iterator](): IterableIterator<[Uint8Array, Uint8Array]> {
+    return this;
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.it.close();
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The DB iterator of @shale/db: `newDBIterator(sources)` builds a {@link DBIterator} over
+ * the point iterators and range tombstones of every source of a read (memtables, L0 tables,
+ * one concatenating iterator per deeper level), at one snapshot.
+ *
+ * ```
+ *   children (newest first) --[RangeDelSkippingIterator where a tombstone can hide a whole run]
+ *        --> MergingIterator (internal-key order) --> DBIterator (user keys, resolved values)
+ *   rangeTombstones --> RangeDelAggregator (per-key check in DBIterator; per-child skipping)
+ * ```
+ */
+import {
+  type Comparator,
+  type InternalIterator,
+  InternalKeyComparator,
+  MAX_SEQ,
+  ShaleError,
+  type Statistics,
+  toBytes,
+} from "@shale/base";
+import { newMergingIterator } from "@shale/merging-iterator";
+import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { MergeOperator } from "../merge-operator.js";
+import { DBIterator } from "./db-iterator.js";
+import { maxVisibleTombstoneSeq, RangeDelAggregator } from "./range-del-aggregator.js";
+import { RangeDelSkippingIterator } from "./skipping-iterator.js";
+import { UserKeyOrder } from "./user-key-order.js";
+
+export { DBIterator } from "./db-iterator.js";
+export { RangeDelAggregator } from "./range-del-aggregator.js";
+export { RangeDelSkippingIterator } from "./skipping-iterator.js";
+
+/** Everything a DB iterator reads from; assembled by the database (not a user API). */
+export interface DBIteratorSources {
+  /**
+   * Point-entry iterators over internal keys, NEWEST source first: the mutable memtable, the
+   * immutable memtables, L0 files newest first, then one concatenating iterator per level
+   * L1+. Owned from now on: the DB iterator closes them.
+   */
+  children: InternalIterator[];
+  /** Range tombstones of the sources, fragmented; any order, empty lists allowed. */
+  rangeTombstones: FragmentedRangeTombstoneList[];
+  /** The user-key comparator. */
+  comparator: Comparator;
+  /** Resolves merge operands; without one, meeting operands throws InvalidArgument. */
+  mergeOperator: MergeOperator | undefined;
+  /** Entries (and tombstones) with a higher seq are invisible. */
+  snapshotSeq: number;
+  /** Inclusive lower bound on user keys. Copied. Default: none. */
+  lowerBound?: Uint8Array;
+  /** Exclusive upper bound on user keys. Copied. Default: none. */
+  upperBound?: Uint8Array;
+  /**
+   * Optional, one per child (same order): an upper bound on the seq of every entry the child
+   * can return that the snapshot sees — a table's (or a level's) largest seq, a memtable's
+   * largest seq when the iterator is created. With it, a child jumps over every run of keys
+   * deleted by a visible range tombstone newer than that bound with one seek, instead of
+   * stepping through it. Default: none (every covered entry is visited and dropped).
+   */
+  childMaxSeqs?: readonly number[];
+  /** Only the iterable protocol's direction: for-of from the last key backwards. Default: false. */
+  reverse?: boolean;
+  /** Tickers IterSeeks, IterNexts, RangeDelCoveredKeys, Merge*. Default: none (no cost). */
+  statistics?: Statistics;
+  /** Called once by `close()`: releases what the database pinned (version, memtables). */
+  onClose?: () => void;
+}
+
+function checkSeq(seq: unknown, what: string): number {
+  if (typeof seq !== "number") throw new TypeError(`${what} must be a number`);
+  if (!(Number.isInteger(seq) && seq >= 0 && seq <= MAX_SEQ)) {
+    throw ShaleError.invalidArgument(`${what} out of range: ${seq}`);
+  }
+  return seq;
+}
+
+/**
+ * Builds a DB iterator over `sources` (unpositioned: call a seek first). Throws TypeError
+ * for malformed sources and InvalidArgument for a bad snapshot or childMaxSeqs of the wrong
+ * length; the children are not closed then.
+ */
+export function newDBIterator(sources: DBIteratorSources): DBIterator {
+  if (typeof sources !== "object" || sources === null) {
+    throw new TypeError("newDBIterator: sources must be an object");
+  }
+  const { children, rangeTombstones, comparator, childMaxSeqs } = sources;
+  if (!Array.isArray(children)) throw new TypeError("sources.children must be an array");
+  if (!Array.isArray(rangeTombstones)) {
+    throw new TypeError("sources.rangeTombstones must be an array");
+  }
+  if (
+    typeof comparator !== "object" ||
+    comparator === null ||
+    typeof comparator.compare !== "function"
+  ) {
+    throw new TypeError("sources.comparator must be a Comparator");
+  }
+  const snapshotSeq = checkSeq(sources.snapshotSeq, "sources.snapshotSeq");
+  if (childMaxSeqs !== undefined) {
+    if (!Array.isArray(childMaxSeqs) || childMaxSeqs.length !== children.length) {
+      throw ShaleError.invalidArgument("sources.childMaxSeqs must have one seq per child");
+    }
+    for (const s of childMaxSeqs) checkSeq(s, "sources.childMaxSeqs[i]");
+  }
+  const lowerBound =
+    sources.lowerBound !== undefined
+      ? toBytes(sources.lowerBound, "lowerBound").slice()
+      : undefined;
+  const upperBound =
+    sources.upperBound !== undefined
+      ? toBytes(sources.upperBound, "upperBound").slice()
+      : undefined;
+
+  const order = new UserKeyOrder(comparator);
+  const lists = rangeTombstones.filter((list) => !list.isEmpty);
+  let inputs: InternalIterator[] = children;
+  if (lists.length > 0 && childMaxSeqs !== undefined) {
+    const newest = maxVisibleTombstoneSeq(lists, snapshotSeq);
+    inputs = children.map((child, i) => {
+      const bound = childMaxSeqs[i]!;
+      return bound < newest
+        ? new RangeDelSkippingIterator(
+            child,
+            new RangeDelAggregator(lists, order, snapshotSeq, bound),
+          )
+        : child;
+    });
+  }
+  const icmp = new InternalKeyComparator(comparator);
+  const merged = newMergingIterator(inputs, (a, b) => icmp.compare(a, b));
+  return new DBIterator({
+    iter: merged,
+    order,
+    mergeOperator: sources.mergeOperator,
+    snapshotSeq,
+    lowerBound,
+    upperBound,
+    rangeDel: lists.length > 0 ? new RangeDelAggregator(lists, order, snapshotSeq) : undefined,
+    statistics: sources.statistics,
+    reverse: sources.reverse === true,
+    onClose: sources.onClose,
+  });
+}

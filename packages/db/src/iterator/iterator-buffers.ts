@@ -1,0 +1,82 @@
+/**
+ * The reused buffers of the DB iterator: the current user key (copied from the merged
+ * iterator's internal key, whose bytes change when it moves), a value found by a backward
+ * scan (copied for the same reason), and the internal keys it seeks to.
+ *
+ * Views of the key and value buffers are cached and handed out again while the length stays
+ * the same, so a scan over same-length keys allocates no view per entry; their bytes change
+ * on the next move, which is the documented lifetime ("valid until the iterator moves").
+ */
+import { EMPTY_BYTES, putTrailer, TRAILER_SIZE } from "@shale/base";
+
+export class IteratorBuffers {
+  protected keyBuf = new Uint8Array(64);
+  protected keyLength = 0;
+  /** Cached view keyBuf[0, keyLength). */
+  protected keyView: Uint8Array = EMPTY_BYTES;
+  protected valueBuf = new Uint8Array(256);
+  protected valueLength = 0;
+  /** Cached view valueBuf[0, valueLength). */
+  protected valueView: Uint8Array = EMPTY_BYTES;
+  private seekBuf = new Uint8Array(64);
+
+  /** Copies the user key of `ikey` (its first `n` bytes) into keyBuf. */
+  protected saveKey(ikey: Uint8Array, n: number): void {
+    let buf = this.keyBuf;
+    if (n > buf.length) {
+      buf = this.keyBuf = new Uint8Array(Math.max(n, buf.length * 2));
+      this.keyView = EMPTY_BYTES; // a view of the old buffer
+    }
+    if (n <= 32) for (let i = 0; i < n; i++) buf[i] = ikey[i]!;
+    else buf.set(ikey.subarray(0, n));
+    this.keyLength = n;
+  }
+
+  /**
+   * The saved user key as a view, reused while its length stays the same (its bytes follow
+   * the buffer; a grown buffer resets the cached view to the empty array).
+   */
+  protected savedKey(): Uint8Array {
+    let view = this.keyView;
+    if (view.length !== this.keyLength)
+      view = this.keyView = this.keyBuf.subarray(0, this.keyLength);
+    return view;
+  }
+
+  /** Copies a value into valueBuf. */
+  protected saveValue(value: Uint8Array): void {
+    const n = value.length;
+    if (n > this.valueBuf.length) {
+      this.valueBuf = new Uint8Array(Math.max(n, this.valueBuf.length * 2));
+      this.valueView = EMPTY_BYTES; // a view of the old buffer
+    }
+    this.valueBuf.set(value);
+    this.valueLength = n;
+  }
+
+  /** The saved value as a view (reused like the key's). */
+  protected savedValue(): Uint8Array {
+    let view = this.valueView;
+    if (view.length !== this.valueLength) {
+      view = this.valueView = this.valueBuf.subarray(0, this.valueLength);
+    }
+    return view;
+  }
+
+  /** An internal seek key (userKey[0, n), seq, kind) in the reused seek buffer. */
+  protected seekKey(userKey: Uint8Array, n: number, seq: number, kind: number): Uint8Array {
+    const size = n + TRAILER_SIZE;
+    if (this.seekBuf.length < size)
+      this.seekBuf = new Uint8Array(Math.max(size, this.seekBuf.length * 2));
+    const buf = this.seekBuf;
+    if (n === userKey.length) buf.set(userKey, 0);
+    else buf.set(userKey.subarray(0, n), 0);
+    putTrailer(buf, n, seq, kind);
+    return buf.subarray(0, size);
+  }
+
+  /** Seek key for the saved user key. */
+  protected savedSeekKey(seq: number, kind: number): Uint8Array {
+    return this.seekKey(this.keyBuf, this.keyLength, seq, kind);
+  }
+}
