@@ -32,10 +32,16 @@ import { LogWriter } from "@shale/wal";
 import { type TableWriteOptions, tableWriteOptions } from "./background/build-table.js";
 import { type BackgroundExecutor, InlineExecutor, WorkerExecutor } from "./background/executor.js";
 import { builtinComparator } from "./background/protocol.js";
+import { isSentinelKey, type KeyRange, rangeOfFiles } from "./compaction/key-range.js";
+import { CompactionScheduler } from "./compaction/scheduler.js";
+import { StallCondition, type StallHost, WriteController } from "./compaction/write-controller.js";
 import { lockFileName, logFileName, tableFileName } from "./filenames.js";
+import { type DBIterator, type DBIteratorSources, newDBIterator } from "./iterator/index.js";
+import { type CollectedSources, collectSources } from "./iterator-sources.js";
 import type { MergeOperator } from "./merge-operator.js";
 import {
   type DbOptions,
+  type IteratorOptions,
   type ReadOptions,
   type ResolvedOptions,
   resolveOptions,
@@ -45,7 +51,7 @@ import { formatProperty } from "./properties.js";
 import { type RecoveredState, recover } from "./recovery.js";
 import { type Snapshot, SnapshotList } from "./snapshot.js";
 import { type FileMetaData, NUM_LEVELS, VersionEdit } from "./version-edit.js";
-import type { VersionSet } from "./version-set.js";
+import type { Version, VersionSet } from "./version-set.js";
 import { BATCH_HEADER_SIZE, WriteBatch, type WriteBatchHandler } from "./write-batch.js";
 
 /** A memtable that no longer takes writes, with the WAL that holds its data. */
@@ -55,6 +61,13 @@ export interface ImmutableMemTable {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** A version kept alive (its files on disk) until `release()`; see `DB.pinCurrentVersion`. */
+export interface PinnedVersion {
+  readonly version: Version;
+  /** Drops the reference. Idempotent. */
+  release(): void;
+}
 
 /** Applies a batch's records to the memtable with consecutive seqs. */
 class MemTableInserter implements WriteBatchHandler {
@@ -100,7 +113,13 @@ export class DB {
   /** Set when a background job failed: writes stop (reads go on) until reopen. */
   private backgroundError: Error | undefined;
   private flushWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  private stallMicros = 0;
+  private readonly compactions: CompactionScheduler;
+  private readonly writeController: WriteController;
+  private readonly stallHost: StallHost;
+  private pendingRemovals = 0;
+  private removalWaiters: (() => void)[] = [];
+  /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
+  private readonly shutdown = new SharedArrayBuffer(4);
 
   private constructor(
     dir: string,
@@ -135,8 +154,65 @@ export class DB {
     const workers =
       options.fs instanceof NodeFileSystem && builtinComparator(this.icmp.name) !== undefined;
     this.executor = workers
-      ? new WorkerExecutor(options.maxBackgroundJobs)
+      ? new WorkerExecutor(options.maxBackgroundJobs, options.fs)
       : new InlineExecutor(options.fs);
+    this.writeController = new WriteController(options);
+    this.stallHost = {
+      executor: this.executor,
+      statistics: this.stats,
+      scheduleCompactions: () => this.compactions.maybeSchedule(),
+      failed: () => this.backgroundError !== undefined,
+    };
+    this.compactions = new CompactionScheduler(
+      {
+        dir,
+        icmp: this.icmp,
+        mergeOperator: this.mergeOperator,
+        versions: this.versions,
+        executor: this.executor,
+        tableOptions: this.tableOptions,
+        statistics: this.stats,
+        shutdown: this.shutdown,
+        snapshotSeqs: () => this.snapshots.sequences(),
+        canRun: () => !this.closed && this.backgroundError === undefined,
+        backgroundFailed: (e) => this.failBackground(e),
+        versionChanged: () => this.versionChanged(),
+        removeTables: (numbers) => this.removeTables(numbers),
+      },
+      options,
+    );
+    this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
+    this.versionChanged();
+  }
+
+  /** Re-decides write stalls and starts the compactions that became due. */
+  private versionChanged(): void {
+    this.writeController.update(this.versions.current.numFiles(0));
+    this.compactions.maybeSchedule();
+  }
+
+  /**
+   * Deletes tables no version refers to any more (and forgets their cached blocks). The
+   * unlinking happens off the main thread with worker threads.
+   */
+  private removeTables(numbers: number[]): void {
+    for (const n of numbers) this.tableCache.evict(n);
+    this.removeFiles(numbers.map((n) => tableFileName(this.dir, n)));
+  }
+
+  private removeFiles(paths: string[]): void {
+    if (paths.length === 0) return;
+    this.pendingRemovals++;
+    this.executor.removeFiles(paths, () => {
+      if (--this.pendingRemovals === 0) for (const w of this.removalWaiters.splice(0)) w();
+    });
+  }
+
+  /** A background job failed: writes stop (reads go on) until reopen. */
+  private failBackground(error: Error): void {
+    if (this.backgroundError !== undefined) return;
+    this.backgroundError = error;
+    for (const w of this.flushWaiters.splice(0)) w.reject(error);
   }
 
   /** Opens (creating if allowed) the database in `dir`. See DbOptions for the options. */
@@ -196,6 +272,7 @@ export class DB {
     this.checkWritable();
     const count = batch.count;
     if (count === 0) return;
+    if (this.writeController.condition !== StallCondition.Normal) this.delayWrite(batch.byteSize);
     if ((batch.kinds & (1 << ValueKind.Merge)) !== 0 && this.mergeOperator === undefined) {
       throw ShaleError.invalidArgument(
         "the batch has merge operands but options.mergeOperator is not set",
@@ -235,6 +312,8 @@ export class DB {
     options: WriteOptions | undefined,
   ): void {
     this.checkWritable();
+    if (this.writeController.condition !== StallCondition.Normal)
+      this.delayWrite(key.length + value.length);
     const seq = this.lastSeq + 1;
     const batch = this.scratch.clear();
     batch.add(kind, key, value);
@@ -321,12 +400,19 @@ export class DB {
     if (this.imm.length + 1 > this.options.maxWriteBufferNumber) this.stallForFlush();
   }
 
+  /** L0 write stalls (see write-controller.ts); throws if a background job failed. */
+  private delayWrite(bytes: number): void {
+    this.writeController.delay(bytes, this.stallHost);
+    if (this.backgroundError !== undefined) this.checkWritable();
+  }
+
   /**
    * Write stop: `maxWriteBufferNumber` memtables are full. Waits (synchronously: writes are
    * synchronous) until a flush completes, as RocksDB stops writes; counted in statistics.
    */
   private stallForFlush(): void {
     const t0 = performance.now();
+    this.writeController.counters.memtableStopCount++;
     while (
       this.imm.length + 1 > this.options.maxWriteBufferNumber &&
       this.backgroundError === undefined
@@ -335,9 +421,7 @@ export class DB {
       if (this.executor.pending === 0) break;
       this.executor.drainCompleted(100);
     }
-    const micros = Math.round((performance.now() - t0) * 1000);
-    this.stallMicros += micros;
-    if (this.stats !== undefined) this.stats.tick(Ticker.StallMicros, micros);
+    this.writeController.record(t0, "memtableStopMicros", this.stats);
     if (this.backgroundError !== undefined) throw this.backgroundError;
   }
 
@@ -349,6 +433,7 @@ export class DB {
     this.flushing = target;
     const fileNumber = this.versions.newFileNumber();
     const t0 = this.stats !== undefined ? this.stats.now() : 0;
+    const started = performance.now();
     this.executor.flush(
       {
         dir: this.dir,
@@ -362,6 +447,10 @@ export class DB {
         if (error === undefined) {
           try {
             this.installFlush(target, file);
+            if (file !== undefined) {
+              const micros = Math.round((performance.now() - started) * 1000);
+              this.compactions.stats.recordFlush(file.size, micros, target.mem.numEntries);
+            }
             if (this.stats !== undefined) {
               this.stats.tick(Ticker.FlushCount);
               this.stats.recordTime(Histogram.FlushMicros, t0, 1000);
@@ -371,12 +460,12 @@ export class DB {
           }
         }
         if (error !== undefined) {
-          this.backgroundError = error;
-          for (const w of this.flushWaiters.splice(0)) w.reject(error);
+          this.failBackground(error);
           return;
         }
         if (this.imm.length === 0) for (const w of this.flushWaiters.splice(0)) w.resolve();
         this.maybeScheduleFlush();
+        this.versionChanged();
       },
     );
   }
@@ -393,10 +482,12 @@ export class DB {
     if (file !== undefined) edit.addFile(0, file);
     this.versions.logAndApply(edit);
     if (i >= 0) this.imm.splice(i, 1);
+    const obsolete: string[] = [];
     for (const name of this.fs.list(this.dir)) {
       const m = /^(\d+)\.log$/.exec(name);
-      if (m !== null && Number(m[1]) < logNumber) this.fs.remove(joinPath(this.dir, name));
+      if (m !== null && Number(m[1]) < logNumber) obsolete.push(joinPath(this.dir, name));
     }
+    this.removeFiles(obsolete);
   }
 
   /**
@@ -488,12 +579,15 @@ export class DB {
     for (let level = 1; level < NUM_LEVELS; level++) {
       const files = levels[level]!;
       if (files.length === 0) continue;
-      // The first file whose largest user key >= key.
+      // The first file that does not end before key.
       let lo = 0;
       let hi = files.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (this.icmp.compareUserKeyTo(key, files[mid]!.largest) > 0) lo = mid + 1;
+        const largest = files[mid]!.largest;
+        const c = this.icmp.compareUserKeyTo(key, largest);
+        // A file ending in a range-tombstone sentinel holds nothing at its last user key.
+        if (c > 0 || (c === 0 && isSentinelKey(largest))) lo = mid + 1;
         else hi = mid;
       }
       if (lo === files.length) continue;
@@ -564,6 +658,51 @@ export class DB {
     return result;
   }
 
+  /**
+   * An iterator over the whole database (or `[lowerBound, upperBound)`) as of
+   * `readOptions.snapshot` or now. Unpositioned: call a seek first — or use it with
+   * `for (const [key, value] of db.iterator())` (`reverse: true` walks backwards). It pins
+   * the memtables and table files it reads until `close()` (for-of closes it at the end).
+   */
+  iterator(readOptions?: IteratorOptions): DBIterator {
+    if (this.closed) throw ShaleError.closed("the database is closed");
+    const ro = readOptions ?? {};
+    if (typeof ro !== "object" || ro === null) throw new TypeError("readOptions must be an object");
+    const snapshotSeq = ro.snapshot !== undefined ? SnapshotList.check(ro.snapshot) : this.lastSeq;
+    const lowerBound =
+      ro.lowerBound !== undefined ? toBytes(ro.lowerBound, "lowerBound") : undefined;
+    const upperBound =
+      ro.upperBound !== undefined ? toBytes(ro.upperBound, "upperBound") : undefined;
+    const pin = this.pinCurrentVersion();
+    let sources: CollectedSources;
+    try {
+      sources = collectSources({
+        mem: this.mem,
+        imm: this.imm,
+        version: pin.version,
+        tableCache: this.tableCache,
+        icmp: this.icmp,
+        readOptions:
+          ro.fillCache !== undefined || ro.verifyChecksums !== undefined ? ro : undefined,
+      });
+    } catch (e) {
+      pin.release();
+      throw e;
+    }
+    const options: DBIteratorSources = {
+      ...sources,
+      comparator: this.icmp.user,
+      mergeOperator: this.mergeOperator,
+      snapshotSeq,
+      reverse: ro.reverse === true,
+      onClose: () => pin.release(),
+    };
+    if (lowerBound !== undefined) options.lowerBound = lowerBound;
+    if (upperBound !== undefined) options.upperBound = upperBound;
+    if (this.stats !== undefined) options.statistics = this.stats;
+    return newDBIterator(options);
+  }
+
   /** A snapshot of the current state; pass it as `readOptions.snapshot`, then `release()` it. */
   snapshot(): Snapshot {
     if (this.closed) throw ShaleError.closed("the database is closed");
@@ -577,9 +716,17 @@ export class DB {
 
   /**
    * A property of the database as a string, or undefined for an unknown name. Names:
-   * `shale.num-files-at-level<N>`, `shale.num-immutable-mem-table`,
-   * `shale.cur-size-active-mem-table`, `shale.size-all-mem-tables`, `shale.num-entries-active-mem-table`,
-   * `shale.num-snapshots`, `shale.oldest-snapshot-seq`, `shale.latest-sequence`, `shale.stats`.
+   * `shale.num-files-at-level<N>`, `shale.bytes-at-level<N>`, `shale.levelstats`,
+   * `shale.num-immutable-mem-table`, `shale.cur-size-active-mem-table`,
+   * `shale.size-all-mem-tables`, `shale.num-entries-active-mem-table`, `shale.num-snapshots`,
+   * `shale.oldest-snapshot-seq`, `shale.latest-sequence`, `shale.compaction-pending`,
+   * `shale.num-running-compactions`, `shale.num-running-flushes`,
+   * `shale.estimate-pending-compaction-bytes`, `shale.num-compactions`,
+   * `shale.num-trivial-moves`, `shale.compact-read-bytes`, `shale.compact-write-bytes`,
+   * `shale.flush-write-bytes`, `shale.write-amplification`, `shale.compaction-stats`,
+   * `shale.stall-micros`, `shale.l0-slowdown-micros`, `shale.l0-stop-micros`,
+   * `shale.memtable-stop-micros`, `shale.is-write-stopped`, `shale.actual-delayed-write-rate`,
+   * `shale.stats` (see properties.ts).
    */
   getProperty(name: string): string | undefined {
     if (typeof name !== "string") throw new TypeError("property name must be a string");
@@ -592,15 +739,93 @@ export class DB {
       lastSeq: this.lastSeq,
       stats: this.stats,
       blockCache: this.blockCache,
-      stallMicros: this.stallMicros,
       backgroundError: this.backgroundError,
+      compactions: this.compactions,
+      stalls: this.writeController,
+      runningFlushes: this.flushing !== undefined ? 1 : 0,
     });
+  }
+
+  // ---------------------------------------------------------------- compaction
+
+  /**
+   * Manual compaction (RocksDB's CompactRange): flushes the memtable, then compacts every
+   * level's files overlapping the user keys [start, end] (inclusive; a missing bound is
+   * open) into the next level, down to the deepest non-empty level (L1 at least), waiting
+   * for each step. Deleted and overwritten entries that no snapshot needs are dropped on the
+   * way, and tombstones at the last level. Automatic compactions pause meanwhile. Works with
+   * `disableAutoCompactions`.
+   */
+  async compactRange(start?: Uint8Array | string, end?: Uint8Array | string): Promise<void> {
+    this.checkWritable();
+    const lo = start === undefined ? undefined : toBytes(start, "start");
+    const hi = end === undefined ? undefined : toBytes(end, "end");
+    if (lo !== undefined && hi !== undefined && this.icmp.user.compare(lo, hi) > 0)
+      throw ShaleError.invalidArgument("compactRange: start is after end");
+    await this.flush();
+    let range: KeyRange | undefined;
+    if (lo !== undefined || hi !== undefined) {
+      // An open bound becomes the smallest / largest key present.
+      const files = this.versions.current.levels.flat();
+      if (files.length === 0) return;
+      const all = rangeOfFiles(this.icmp.user, files);
+      range = {
+        lo: lo ?? all.lo,
+        hi: hi ?? all.hi,
+        hiExclusive: hi === undefined ? all.hiExclusive : false,
+      };
+      if (this.icmp.user.compare(range.lo, range.hi) > 0) return;
+    }
+    await this.compactions.compactRange(range);
+  }
+
+  /**
+   * Keeps the current version's files alive until `release()` (for iterators: a compaction
+   * may replace the files meanwhile; they are deleted only once released). Cheap: one
+   * reference count.
+   */
+  pinCurrentVersion(): PinnedVersion {
+    if (this.closed) throw ShaleError.closed("the database is closed");
+    const version = this.versions.current;
+    version.ref();
+    let held = true;
+    return {
+      version,
+      release: () => {
+        if (!held) return;
+        held = false;
+        version.unref();
+      },
+    };
+  }
+
+  /**
+   * @internal for tests and benchmarks (RocksDB's WaitForCompact): resolves once the
+   * immutable memtables are flushed and no compaction is running or due.
+   */
+  async waitForCompactions(): Promise<void> {
+    if (this.closed) throw ShaleError.closed("the database is closed");
+    if (this.imm.length > 0 && this.backgroundError === undefined) {
+      await new Promise<void>((resolve, reject) => {
+        this.flushWaiters.push({ resolve, reject });
+        this.maybeScheduleFlush();
+      });
+    }
+    await this.compactions.waitForIdle();
+    while (this.pendingRemovals > 0) await new Promise<void>((r) => this.removalWaiters.push(r));
+    if (this.backgroundError !== undefined) throw this.backgroundError;
+  }
+
+  /** @internal for tests and debugging: the current version (do not keep it without ref()). */
+  debugVersion(): Version {
+    return this.versions.current;
   }
 
   /** Flushes and syncs the WAL, writes nothing else, and releases the LOCK. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    Atomics.store(new Int32Array(this.shutdown), 0, 1); // running compactions stop early
     try {
       // Running flushes finish (and are installed) before the MANIFEST closes.
       await this.executor.close();

@@ -44,7 +44,8 @@ describe("flush to L0", () => {
 
   it("reads newer L0 tables before older ones", async () => {
     const fs = new MemoryFileSystem();
-    const db = await DB.open("/db", { fs });
+    // No compaction: the files must stay in L0 for this test.
+    const db = await DB.open("/db", { fs, disableAutoCompactions: true });
     for (let round = 0; round < 5; round++) {
       db.put("k", `v${round}`);
       if (round !== 3) db.put(`only${round}`, "x");
@@ -101,7 +102,11 @@ describe("flush to L0", () => {
   it("flushes in worker threads on the node file system", async () => {
     const stats = new Statistics();
     const dir = join(tmp, "workers");
-    const db = await DB.open(dir, { writeBufferSize: 64 * 1024, statistics: stats });
+    const db = await DB.open(dir, {
+      writeBufferSize: 64 * 1024,
+      statistics: stats,
+      disableAutoCompactions: true, // every table stays in L0 for the count below
+    });
     for (let i = 0; i < 20_000; i++) db.put(`key${i}`, `value${i}`.repeat(4));
     await db.flush();
     expect(stats.getTicker(Ticker.FlushCount)).toBeGreaterThan(3);

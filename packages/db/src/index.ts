@@ -3,8 +3,9 @@
  * with defaults; use @shale/db directly to assemble an engine with your own parts.
  */
 
-export type { ImmutableMemTable } from "./db.js";
+export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { DB } from "./db.js";
+export { DBIterator } from "./iterator/index.js";
 export {
   decodeUint64,
   encodeUint64,
@@ -14,6 +15,6 @@ export {
   stringAppendOperator,
   uint64AddOperator,
 } from "./merge-operator.js";
-export type { DbOptions, ReadOptions, WriteOptions } from "./options.js";
+export type { DbOptions, IteratorOptions, ReadOptions, WriteOptions } from "./options.js";
 export { Snapshot } from "./snapshot.js";
 export { WriteBatch } from "./write-batch.js";

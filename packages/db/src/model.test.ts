@@ -1,6 +1,8 @@
 /**
  * Model-based property test: random puts, deletes, merges (max operator), range deletions,
- * batches, snapshots, flushes to L0 tables and reopens against a model that applies every write in sequence order.
+ * batches, snapshots, flushes to L0 tables, compactions (automatic ones after every second
+ * flush, and compactRange over random bounds) and reopens against a model that applies every
+ * write in sequence order.
  */
 import { compareBytes, MemoryFileSystem } from "@shale/base";
 import fc from "fast-check";
@@ -23,6 +25,7 @@ type Op =
   | { t: "snap" }
   | { t: "reopen" }
   | { t: "flush" }
+  | { t: "compact"; s: string | undefined; e: string | undefined }
   | { t: "check" };
 
 const key = fc.constantFrom(...KEYS);
@@ -51,6 +54,15 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ t: "snap" as const }) },
   { weight: 1, arbitrary: fc.constant({ t: "reopen" as const }) },
   { weight: 2, arbitrary: fc.constant({ t: "flush" as const }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.option(key, { nil: undefined }), fc.option(key, { nil: undefined }))
+      .map(([a, b]) => {
+        const swap = a !== undefined && b !== undefined && compareBytes(enc(a), enc(b)) > 0;
+        return { t: "compact" as const, s: swap ? b : a, e: swap ? a : b };
+      }),
+  },
   { weight: 2, arbitrary: fc.constant({ t: "check" as const }) },
 );
 
@@ -105,9 +117,18 @@ describe("db against a model", () => {
       fc.asyncProperty(
         fc.array(op, { minLength: 1, maxLength: 80 }),
         fc.integer({ min: 64, max: 96 }),
-        async (ops, wbKb) => {
+        fc.boolean(),
+        async (ops, wbKb, tiny) => {
           const fs = new MemoryFileSystem();
-          const options = { fs, mergeOperator: "max" as const, writeBufferSize: wbKb * 1024 };
+          const options = {
+            fs,
+            mergeOperator: "max" as const,
+            writeBufferSize: wbKb * 1024,
+            level0FileNumCompactionTrigger: 2,
+            // Tiny: one output table per user key, every level over its target (everything
+            // cascades to L6), range tombstones clipped at every table boundary.
+            ...(tiny ? { targetFileSizeBase: 1, maxBytesForLevelBase: 1 } : {}),
+          };
           let db = await DB.open("/db", options);
           const history: { seq: number; op: Op }[] = [];
           let snaps: { snap: Snapshot; seq: number }[] = [];
@@ -115,10 +136,20 @@ describe("db against a model", () => {
           const check = () => {
             const latest = modelState(history, seq);
             for (const k of KEYS) expect(dec(db.get(k)), `key "${k}"`).toBe(latest.get(k));
+            // The iterator sees the same state, in key order, forward and backward.
+            const expected = [...latest.entries()].sort(([a], [b]) => compareBytes(enc(a), enc(b)));
+            const forward = [...db.iterator()].map(([k, v]) => [dec(k), dec(v)]);
+            expect(forward).toEqual(expected);
+            const backward = [...db.iterator({ reverse: true })].map(([k, v]) => [dec(k), dec(v)]);
+            expect(backward).toEqual(expected.slice().reverse());
             for (const { snap, seq: s } of snaps) {
               const then = modelState(history, s);
               for (const k of KEYS)
                 expect(dec(db.get(k, { snapshot: snap })), `key "${k}" @${s}`).toBe(then.get(k));
+              const atSnap = [...db.iterator({ snapshot: snap })].map(([k, v]) => [dec(k), dec(v)]);
+              expect(atSnap).toEqual(
+                [...then.entries()].sort(([a], [b]) => compareBytes(enc(a), enc(b))),
+              );
             }
           };
           try {
@@ -129,6 +160,7 @@ describe("db against a model", () => {
                 db = await DB.open("/db", options);
                 snaps = [];
               } else if (o.t === "flush") await db.flush();
+              else if (o.t === "compact") await db.compactRange(o.s, o.e);
               else if (o.t === "check") check();
               else if (o.t === "batch") {
                 const b = new WriteBatch();

@@ -12,6 +12,7 @@ import {
 import { LRUCache } from "@shale/block-cache";
 import { type Block, type CompressionName, DEFAULT_COMPRESSION } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
+import { DEFAULT_STRING_APPEND } from "./background/protocol.js";
 import { type MergeOperator, resolveMergeOperator } from "./merge-operator.js";
 
 export interface DbOptions {
@@ -37,8 +38,35 @@ export interface DbOptions {
   bloomBitsPerKey?: number;
   /** Data block compression: "snappy" or "none". Default: "snappy". */
   compression?: CompressionName;
-  /** Background threads for flushes and compactions. Default: 2. */
+  /**
+   * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
+   * compactions run at once (at least 1), leaving room for a flush. Default: 2.
+   */
   maxBackgroundJobs?: number;
+  /** L0 files that trigger a compaction into L1. Default: 4. */
+  level0FileNumCompactionTrigger?: number;
+  /**
+   * L0 files at which each write is slowed down (to 16 MiB/s of written bytes, RocksDB's
+   * default delayed write rate). Raised to `level0FileNumCompactionTrigger` if below it
+   * and not given. Default: 20.
+   */
+  level0SlowdownWritesTrigger?: number;
+  /**
+   * L0 files at which writes stop until compaction brings L0 below it. Raised to
+   * `level0SlowdownWritesTrigger` if below it and not given. Default: 36.
+   */
+  level0StopWritesTrigger?: number;
+  /** Byte target of L1; level n's is this x `maxBytesForLevelMultiplier`^(n-1). Default: 256 MiB. */
+  maxBytesForLevelBase?: number;
+  /** Growth of the byte target from one level to the next (> 1). Default: 10. */
+  maxBytesForLevelMultiplier?: number;
+  /** Size at which compaction output tables are cut. Default: 64 MiB. */
+  targetFileSizeBase?: number;
+  /**
+   * No automatic compactions (and no L0 write stalls); `db.compactRange` still works.
+   * Default: false.
+   */
+  disableAutoCompactions?: boolean;
   /** Most tables kept open at once. Default: 1000. */
   maxOpenFiles?: number;
   /** Statistics: `true` for a new Statistics object, or your own. Default: off (costs nothing). */
@@ -63,6 +91,13 @@ export interface ResolvedOptions {
   bloomBitsPerKey: number;
   compression: CompressionName;
   maxBackgroundJobs: number;
+  level0FileNumCompactionTrigger: number;
+  level0SlowdownWritesTrigger: number;
+  level0StopWritesTrigger: number;
+  maxBytesForLevelBase: number;
+  maxBytesForLevelMultiplier: number;
+  targetFileSizeBase: number;
+  disableAutoCompactions: boolean;
   maxOpenFiles: number;
   statistics: Statistics | undefined;
   walRecoveryMode: WalRecoveryMode;
@@ -83,6 +118,13 @@ const KNOWN = new Set([
   "bloomBitsPerKey",
   "compression",
   "maxBackgroundJobs",
+  "level0FileNumCompactionTrigger",
+  "level0SlowdownWritesTrigger",
+  "level0StopWritesTrigger",
+  "maxBytesForLevelBase",
+  "maxBytesForLevelMultiplier",
+  "targetFileSizeBase",
+  "disableAutoCompactions",
   "maxOpenFiles",
   "statistics",
   "walRecoveryMode",
@@ -110,6 +152,40 @@ function positiveInt(
   if (!Number.isInteger(v) || v < min)
     throw ShaleError.invalidArgument(`options.${name} must be an integer >= ${min}`);
   return v;
+}
+
+function multiplier(options: Record<string, unknown>, name: string, fallback: number): number {
+  const v = options[name];
+  if (v === undefined) return fallback;
+  if (typeof v !== "number") throw new TypeError(`options.${name} must be a number`);
+  if (!(Number.isFinite(v) && v > 1))
+    throw ShaleError.invalidArgument(`options.${name} must be a finite number > 1`);
+  return v;
+}
+
+/**
+ * The L0 triggers, in RocksDB's order: trigger <= slowdown <= stop. A trigger left at its
+ * default is raised to the one below it; two given out of order are InvalidArgument.
+ */
+function level0Triggers(raw: Record<string, unknown>): [number, number, number] {
+  const trigger = positiveInt(raw, "level0FileNumCompactionTrigger", 4, 1);
+  let slowdown = positiveInt(raw, "level0SlowdownWritesTrigger", 20, 1);
+  let stop = positiveInt(raw, "level0StopWritesTrigger", 36, 1);
+  if (slowdown < trigger) {
+    if (raw["level0SlowdownWritesTrigger"] !== undefined)
+      throw ShaleError.invalidArgument(
+        "options.level0SlowdownWritesTrigger must be >= level0FileNumCompactionTrigger",
+      );
+    slowdown = trigger;
+  }
+  if (stop < slowdown) {
+    if (raw["level0StopWritesTrigger"] !== undefined)
+      throw ShaleError.invalidArgument(
+        "options.level0StopWritesTrigger must be >= level0SlowdownWritesTrigger",
+      );
+    stop = slowdown;
+  }
+  return [trigger, slowdown, stop];
 }
 
 export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
@@ -148,6 +224,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
   if (options.blockCache !== undefined && !(options.blockCache instanceof LRUCache)) {
     throw new TypeError("options.blockCache must be an LRUCache from @shale/block-cache");
   }
+  const [trigger, slowdown, stop] = level0Triggers(raw);
   const blockCache =
     options.blockCache ??
     new LRUCache<Block>({ capacity: positiveInt(raw, "blockCacheSize", 32 * 1024 * 1024, 0) });
@@ -155,7 +232,10 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     createIfMissing: bool(raw, "createIfMissing", true),
     errorIfExists: bool(raw, "errorIfExists", false),
     comparator,
-    mergeOperator: resolveMergeOperator(options.mergeOperator),
+    mergeOperator:
+      options.mergeOperator === "stringappend"
+        ? DEFAULT_STRING_APPEND
+        : resolveMergeOperator(options.mergeOperator),
     writeBufferSize: positiveInt(raw, "writeBufferSize", 64 * 1024 * 1024, 64 * 1024),
     maxWriteBufferNumber: positiveInt(raw, "maxWriteBufferNumber", 2, 2),
     blockCache,
@@ -163,6 +243,13 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     bloomBitsPerKey: positiveInt(raw, "bloomBitsPerKey", 10, 0),
     compression,
     maxBackgroundJobs: positiveInt(raw, "maxBackgroundJobs", 2, 1),
+    level0FileNumCompactionTrigger: trigger,
+    level0SlowdownWritesTrigger: slowdown,
+    level0StopWritesTrigger: stop,
+    maxBytesForLevelBase: positiveInt(raw, "maxBytesForLevelBase", 256 * 1024 * 1024, 1),
+    maxBytesForLevelMultiplier: multiplier(raw, "maxBytesForLevelMultiplier", 10),
+    targetFileSizeBase: positiveInt(raw, "targetFileSizeBase", 64 * 1024 * 1024, 1),
+    disableAutoCompactions: bool(raw, "disableAutoCompactions", false),
     maxOpenFiles: positiveInt(raw, "maxOpenFiles", 1000, 16),
     statistics,
     walRecoveryMode: mode,
@@ -185,4 +272,14 @@ export interface ReadOptions {
   fillCache?: boolean;
   /** Verify block checksums. Default: true. */
   verifyChecksums?: boolean;
+}
+
+/** Read options of `db.iterator()`. */
+export interface IteratorOptions extends ReadOptions {
+  /** Inclusive lower bound on keys. Default: none. */
+  lowerBound?: Uint8Array | string;
+  /** Exclusive upper bound on keys. Default: none. */
+  upperBound?: Uint8Array | string;
+  /** The iterable protocol walks from the last key backwards. Default: false. */
+  reverse?: boolean;
 }

@@ -16,17 +16,31 @@ import {
   baseName,
   bytesToString,
   type FileSystem,
+  formatInternalKey,
   type InternalKeyComparator,
   ShaleError,
   toBytes,
 } from "@shale/base";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
+import { FileNumberCounter } from "./background/file-numbers.js";
 import { currentFileName, manifestFileName, parseFileName, tempFileName } from "./filenames.js";
 import { type FileMetaData, NUM_LEVELS, VersionEdit } from "./version-edit.js";
 
-/** An immutable list of files per level. L0 is newest first; L1+ sorted by smallest key. */
+/**
+ * An immutable list of files per level. L0 is newest first; L1+ sorted by smallest key.
+ *
+ * Reference counting: the VersionSet holds a reference on its current version; an iterator
+ * or a running compaction takes one (`ref()`) to keep every file it reads alive, and drops
+ * it with `unref()`. When the count of a version that is no longer current reaches 0, the
+ * files that no live version refers to any more are deleted (VersionSet `onObsoleteFiles`).
+ * A point lookup (`db.get`) is synchronous and needs no reference.
+ */
 export class Version {
   readonly levels: readonly (readonly FileMetaData[])[];
+  private refs = 0;
+  /** Set when the version is installed; told when the last reference goes. */
+  private owner: VersionSet | undefined;
+  private dead = false;
 
   constructor(levels: readonly (readonly FileMetaData[])[]) {
     this.levels = levels;
@@ -46,6 +60,34 @@ export class Version {
     return n;
   }
 
+  /** References held (the VersionSet's own one included while current). */
+  get refCount(): number {
+    return this.refs;
+  }
+
+  /**
+   * Keeps this version's files alive until the matching `unref()`.
+   * REQUIRES: the version is alive (current, or still referenced).
+   */
+  ref(): void {
+    if (this.dead) throw ShaleError.invalidArgument("ref() of a released version");
+    this.refs++;
+  }
+
+  /** Drops a reference taken with `ref()`. */
+  unref(): void {
+    if (this.refs <= 0) throw ShaleError.invalidArgument("unref() without a matching ref()");
+    if (--this.refs === 0) {
+      this.dead = true;
+      this.owner?.released(this);
+    }
+  }
+
+  /** @internal Called by the VersionSet when it installs this version. */
+  adopt(owner: VersionSet): void {
+    this.owner = owner;
+  }
+
   /** A new version with `edit` applied. */
   apply(edit: VersionEdit, icmp: InternalKeyComparator): Version {
     const levels = this.levels.map((l) => l.slice());
@@ -62,6 +104,19 @@ export class Version {
       levels[l]!.sort((a, b) => icmp.compare(a.smallest, b.smallest));
     return new Version(levels);
   }
+
+  /** `L0: 12[a#5,SET .. k#9,SET] ...` — deterministic, for tests and logs. */
+  toString(): string {
+    const out: string[] = [];
+    this.levels.forEach((files, level) => {
+      if (files.length === 0) return;
+      const list = files.map(
+        (f) => `${f.number}[${formatInternalKey(f.smallest)} .. ${formatInternalKey(f.largest)}]`,
+      );
+      out.push(`L${level}: ${list.join(" ")}`);
+    });
+    return out.join("\n");
+  }
 }
 
 export interface VersionSetOptions {
@@ -76,8 +131,19 @@ export class VersionSet {
   private readonly dir: string;
   private readonly icmp: InternalKeyComparator;
   private readonly mergeOperatorName: string | undefined;
-  current: Version = Version.empty();
-  nextFileNumber = 2;
+  private currentVersion: Version;
+  /** Shared with background workers (compaction outputs take numbers from it). */
+  readonly fileNumbers = new FileNumberCounter();
+  /** For every table of a live version: how many live versions hold it. */
+  private readonly fileRefs = new Map<number, number>();
+  /** Versions with references (the current one included). */
+  private readonly live = new Set<Version>();
+  /**
+   * Told the numbers of tables no live version refers to any more (after the edit that
+   * dropped them was synced), so they can be deleted. Default: none (they stay on disk
+   * until the next open removes them).
+   */
+  onObsoleteFiles: ((numbers: number[]) => void) | undefined;
   lastSequence = 0;
   /** WALs with numbers below this hold nothing that is not in tables. */
   logNumber = 0;
@@ -89,6 +155,62 @@ export class VersionSet {
     this.dir = options.dir;
     this.icmp = options.icmp;
     this.mergeOperatorName = options.mergeOperatorName;
+    this.onObsoleteFiles = undefined;
+    this.fileNumbers.next = 2;
+    this.currentVersion = Version.empty();
+    this.install(this.currentVersion);
+  }
+
+  /** The live version (held by the set until the next one is installed). */
+  get current(): Version {
+    return this.currentVersion;
+  }
+
+  get nextFileNumber(): number {
+    return this.fileNumbers.next;
+  }
+
+  set nextFileNumber(n: number) {
+    this.fileNumbers.next = n;
+  }
+
+  /** Makes `v` current: the set holds a reference on it and drops the one on the previous. */
+  private install(v: Version): void {
+    v.adopt(this);
+    v.ref();
+    this.live.add(v);
+    for (const files of v.levels)
+      for (const f of files) this.fileRefs.set(f.number, (this.fileRefs.get(f.number) ?? 0) + 1);
+    const previous = this.currentVersion;
+    this.currentVersion = v;
+    if (previous !== v) previous.unref();
+  }
+
+  /** @internal A version's last reference is gone: its files may now be obsolete. */
+  released(v: Version): void {
+    this.live.delete(v);
+    const obsolete: number[] = [];
+    for (const files of v.levels) {
+      for (const f of files) {
+        const n = (this.fileRefs.get(f.number) ?? 0) - 1;
+        if (n > 0) this.fileRefs.set(f.number, n);
+        else {
+          this.fileRefs.delete(f.number);
+          obsolete.push(f.number);
+        }
+      }
+    }
+    if (obsolete.length > 0) this.onObsoleteFiles?.(obsolete);
+  }
+
+  /** True if some live version (current, or referenced) holds table `number`. */
+  isLiveFile(number: number): boolean {
+    return this.fileRefs.has(number);
+  }
+
+  /** Number of versions still referenced (the current one included). */
+  get liveVersions(): number {
+    return this.live.size;
   }
 
   /** True if the directory holds a database (a CURRENT file). */
@@ -97,12 +219,12 @@ export class VersionSet {
   }
 
   newFileNumber(): number {
-    return this.nextFileNumber++;
+    return this.fileNumbers.allocate();
   }
 
   /** Makes sure `nextFileNumber` is above every number already used in the directory. */
   markFileNumberUsed(n: number): void {
-    if (n >= this.nextFileNumber) this.nextFileNumber = n + 1;
+    this.fileNumbers.markUsed(n);
   }
 
   /** Reads CURRENT and replays its MANIFEST. Checks the comparator and merge operator names. */
@@ -163,7 +285,7 @@ export class VersionSet {
     }
     if (!sawComparator)
       throw ShaleError.corruption("MANIFEST has no comparator record", baseName(path), 0);
-    this.current = version;
+    this.install(version);
     this.markFileNumberUsed(this.manifestNumber);
   }
 
@@ -223,8 +345,8 @@ export class VersionSet {
     const next = this.current.apply(edit, this.icmp);
     this.manifest.addRecord(edit.encode());
     this.manifest.sync();
-    this.current = next;
     this.logNumber = edit.logNumber;
+    this.install(next);
   }
 
   close(): void {

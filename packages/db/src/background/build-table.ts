@@ -6,10 +6,12 @@
  */
 import {
   bytewiseComparator,
+  type Comparator,
   type FileSystem,
   type InternalIterator,
   type RangeTombstone,
   ShaleError,
+  type WritableFile,
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
 import { tableFileName } from "../filenames.js";
@@ -36,6 +38,111 @@ export function tableWriteOptions(options: {
 }
 
 /**
+ * One table file being written: the shared core of flush and compaction outputs. `finish()`
+ * syncs and closes it and returns its metadata; `abandon()` (or a failed finish) removes it.
+ */
+export class TableFile {
+  readonly number: number;
+  readonly path: string;
+  private readonly fs: FileSystem;
+  private readonly file: WritableFile;
+  private readonly builder: TableBuilder;
+  private readonly user: Comparator;
+  private ranges = 0;
+  private done = false;
+
+  constructor(
+    fs: FileSystem,
+    dir: string,
+    fileNumber: number,
+    builderOptions: TableBuilderOptions,
+  ) {
+    this.fs = fs;
+    this.number = fileNumber;
+    this.path = tableFileName(dir, fileNumber);
+    this.file = fs.openWritable(this.path, { bufferSize: 256 * 1024 });
+    try {
+      this.builder = new TableBuilder(this.file, builderOptions);
+    } catch (e) {
+      this.abandon();
+      throw e;
+    }
+    this.user = builderOptions.comparator ?? bytewiseComparator;
+  }
+
+  /** REQUIRES: keys in increasing internal-key order. Copies both. */
+  add(key: Uint8Array, value: Uint8Array): void {
+    this.builder.add(key, value);
+  }
+
+  /** Adds `[start, end)@seq`; an empty range (start >= end) is skipped. */
+  addRangeTombstone(start: Uint8Array, end: Uint8Array, seq: number): void {
+    if (this.user.compare(start, end) >= 0) return; // an empty range deletes nothing
+    this.builder.addRangeTombstone(start, end, seq);
+    this.ranges++;
+  }
+
+  get numEntries(): number {
+    return this.builder.numEntries;
+  }
+
+  get estimatedFileSize(): number {
+    return this.builder.estimatedFileSize;
+  }
+
+  /**
+   * Finishes, syncs and closes the table and returns its metadata, or undefined when it
+   * holds nothing (the file is removed). On failure the file is removed and the error thrown.
+   */
+  finish(): FileMetaData | undefined {
+    let ok = false;
+    try {
+      if (this.builder.numEntries === 0 && this.ranges === 0) {
+        this.builder.abandon();
+        this.abandon();
+        ok = true;
+        return undefined;
+      }
+      const props = this.builder.finish();
+      this.file.sync();
+      this.file.close();
+      this.done = true;
+      if (props.smallestKey === undefined || props.largestKey === undefined) {
+        throw ShaleError.corruption("a finished table has no key range", this.path);
+      }
+      ok = true;
+      return {
+        number: this.number,
+        size: this.fs.fileSize(this.path),
+        smallest: props.smallestKey,
+        largest: props.largestKey,
+        smallestSeq: props.smallestSeq,
+        largestSeq: props.largestSeq,
+      };
+    } finally {
+      if (!ok) this.abandon();
+    }
+  }
+
+  /** Gives up: closes and removes the file. Never throws. */
+  abandon(): void {
+    if (!this.done) {
+      this.done = true;
+      try {
+        this.file.close();
+      } catch {
+        // already failing; keep the first error
+      }
+    }
+    try {
+      if (this.fs.exists(this.path)) this.fs.remove(this.path);
+    } catch {
+      // left for the orphan sweep at the next open
+    }
+  }
+}
+
+/**
  * Builds table `fileNumber` in `dir` from `iterator` (positioned by this function) and
  * `tombstones`. Returns its metadata, or undefined when there was nothing to write (the
  * empty file is removed).
@@ -48,51 +155,18 @@ export function buildTable(
   tombstones: readonly RangeTombstone[],
   builderOptions: TableBuilderOptions,
 ): FileMetaData | undefined {
-  const path = tableFileName(dir, fileNumber);
-  const file = fs.openWritable(path, { bufferSize: 256 * 1024 });
-  let ok = false;
   try {
-    const builder = new TableBuilder(file, builderOptions);
-    for (iterator.seekToFirst(); iterator.valid(); iterator.next())
-      builder.add(iterator.key(), iterator.value());
-    const user = builderOptions.comparator ?? bytewiseComparator;
-    let ranges = 0;
-    for (const t of tombstones) {
-      if (user.compare(t.start, t.end) >= 0) continue; // an empty range deletes nothing
-      builder.addRangeTombstone(t.start, t.end, t.seq);
-      ranges++;
+    const table = new TableFile(fs, dir, fileNumber, builderOptions);
+    try {
+      for (iterator.seekToFirst(); iterator.valid(); iterator.next())
+        table.add(iterator.key(), iterator.value());
+      for (const t of tombstones) table.addRangeTombstone(t.start, t.end, t.seq);
+    } catch (e) {
+      table.abandon();
+      throw e;
     }
-    if (builder.numEntries === 0 && ranges === 0) {
-      builder.abandon();
-      file.close();
-      fs.remove(path);
-      ok = true;
-      return undefined;
-    }
-    const props = builder.finish();
-    file.sync();
-    file.close();
-    if (props.smallestKey === undefined || props.largestKey === undefined) {
-      throw ShaleError.corruption("a finished table has no key range", path);
-    }
-    ok = true;
-    return {
-      number: fileNumber,
-      size: fs.fileSize(path),
-      smallest: props.smallestKey,
-      largest: props.largestKey,
-      smallestSeq: props.smallestSeq,
-      largestSeq: props.largestSeq,
-    };
+    return table.finish();
   } finally {
     iterator.close();
-    if (!ok) {
-      try {
-        file.close();
-      } catch {
-        // already failing; keep the first error
-      }
-      if (fs.exists(path)) fs.remove(path);
-    }
   }
 }

@@ -7,7 +7,14 @@
  *   the result.
  * - `InlineExecutor`: runs the job on the main thread, after the current call returns. Used
  *   for other file systems (an in-memory FileSystem cannot be shared with another thread)
- *   and custom comparators (functions cannot cross threads).
+ *   and custom comparators (functions cannot cross threads). A WorkerExecutor also runs a
+ *   compaction inline when the merge operator is a user's object (only the built-ins cross
+ *   threads, by name).
+ *
+ * Flushes go before compactions: an inline executor runs queued flushes first; a worker
+ * pool takes the least busy worker, and the database keeps one worker's worth of room for
+ * flushes by running at most `maxBackgroundJobs - 1` compactions at once (1 when the pool
+ * has a single worker, which then interleaves them).
  *
  * Results can also be taken synchronously (`drainCompleted`) — a write that must stall for
  * a flush waits on the worker without returning to the event loop.
@@ -22,12 +29,22 @@ import {
 } from "node:worker_threads";
 import { type Comparator, type FileSystem, ShaleError } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
+import {
+  type CompactionJobResult,
+  type CompactionJobSpec,
+  runCompactionJob,
+} from "../compaction/compaction-job.js";
+import type { MergeOperator } from "../merge-operator.js";
 import type { FileMetaData } from "../version-edit.js";
 import type { TableWriteOptions } from "./build-table.js";
 import { flushMemTable } from "./flush-job.js";
 import {
+  builtinComparator,
+  builtinMergeOperatorName,
+  type CompactMessage,
   deserializeError,
   type FlushMessage,
+  type RemoveMessage,
   type ResultMessage,
   type WorkerMessage,
 } from "./protocol.js";
@@ -40,26 +57,58 @@ export interface FlushRequest {
   table: TableWriteOptions;
 }
 
+export interface CompactRequest {
+  spec: CompactionJobSpec;
+  comparator: Comparator;
+  mergeOperator: MergeOperator | undefined;
+}
+
 export type JobCallback = (error: Error | undefined, file: FileMetaData | undefined) => void;
+export type CompactCallback = (
+  error: Error | undefined,
+  result: CompactionJobResult | undefined,
+) => void;
 
 export interface BackgroundExecutor {
   readonly kind: "worker" | "inline";
   /** Starts a flush; `done` is called exactly once, from the event loop or `drainCompleted`. */
   flush(request: FlushRequest, done: JobCallback): void;
+  /**
+   * Starts a compaction; `done` is called exactly once (with a Closed error if the executor
+   * closes before the job starts).
+   */
+  compact(request: CompactRequest, done: CompactCallback): void;
+  /**
+   * Deletes files (obsolete tables and WALs) — off the main thread for a worker pool, at
+   * once inline. Failures are ignored (the next open removes orphans). `done` is called
+   * once the files are gone.
+   */
+  removeFiles(paths: string[], done: () => void): void;
   /** Jobs started and not yet completed. */
   readonly pending: number;
   /**
    * Blocks up to `timeoutMs` for a job to finish, then runs the callbacks of every finished
-   * job. Returns how many completed.
+   * job (an inline executor runs the next queued job, flushes first). Returns how many
+   * completed.
    */
   drainCompleted(timeoutMs: number): number;
   close(): Promise<void>;
 }
 
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+interface QueuedJob {
+  run(): void;
+  cancel(): void;
+}
+
 export class InlineExecutor implements BackgroundExecutor {
   readonly kind = "inline";
   private readonly fs: FileSystem;
-  private queue: { request: FlushRequest; done: JobCallback }[] = [];
+  private readonly flushes: QueuedJob[] = [];
+  private readonly compactions: QueuedJob[] = [];
   private scheduled = false;
 
   constructor(fs: FileSystem) {
@@ -67,24 +116,11 @@ export class InlineExecutor implements BackgroundExecutor {
   }
 
   get pending(): number {
-    return this.queue.length;
+    return this.flushes.length + this.compactions.length;
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
-    this.queue.push({ request, done });
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.drainCompleted(0);
-      });
-    }
-  }
-
-  drainCompleted(_timeoutMs: number): number {
-    let n = 0;
-    while (this.queue.length > 0) {
-      const { request, done } = this.queue.shift()!;
+    const run = () => {
       let file: FileMetaData | undefined;
       let error: Error | undefined;
       try {
@@ -93,17 +129,73 @@ export class InlineExecutor implements BackgroundExecutor {
           comparator: request.comparator,
         });
       } catch (e) {
-        error = e instanceof Error ? e : new Error(String(e));
+        error = asError(e);
       }
-      n++;
       done(error, file);
-    }
-    return n;
+    };
+    this.flushes.push({ run, cancel: run });
+    this.schedule();
   }
 
-  async close(): Promise<void> {
-    this.drainCompleted(0);
+  compact(request: CompactRequest, done: CompactCallback): void {
+    this.compactions.push({
+      run: () => runCompactInline(this.fs, request, done),
+      cancel: () => done(ShaleError.closed("the background executor is closed"), undefined),
+    });
+    this.schedule();
   }
+
+  removeFiles(paths: string[], done: () => void): void {
+    for (const path of paths) {
+      try {
+        this.fs.remove(path);
+      } catch {
+        // an orphan: removed by the next open
+      }
+    }
+    done();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      // Run what is queued now; jobs queued by their callbacks wait for the next turn.
+      for (let n = this.pending; n > 0 && this.runOne(); n--);
+      if (this.pending > 0) this.schedule();
+    });
+  }
+
+  /** Runs the next job, flushes first. */
+  private runOne(): boolean {
+    const job = this.flushes.shift() ?? this.compactions.shift();
+    if (job === undefined) return false;
+    job.run();
+    return true;
+  }
+
+  drainCompleted(_timeoutMs: number): number {
+    return this.runOne() ? 1 : 0;
+  }
+
+  /** Runs the queued flushes (and those they queue); cancels queued compactions. */
+  async close(): Promise<void> {
+    for (let job = this.flushes.shift(); job !== undefined; job = this.flushes.shift()) job.run();
+    for (let job = this.compactions.shift(); job !== undefined; job = this.compactions.shift())
+      job.cancel();
+  }
+}
+
+function runCompactInline(fs: FileSystem, request: CompactRequest, done: CompactCallback): void {
+  let result: CompactionJobResult | undefined;
+  let error: Error | undefined;
+  try {
+    result = runCompactionJob(fs, request.spec, request.comparator, request.mergeOperator);
+  } catch (e) {
+    error = asError(e);
+  }
+  done(error, result);
 }
 
 /**
@@ -138,20 +230,29 @@ interface Slot {
   jobs: Set<number>;
 }
 
+/** How a finished worker job reaches its caller. */
+interface Waiter {
+  ok(m: ResultMessage & { ok: true }): void;
+  fail(e: Error): void;
+}
+
 export class WorkerExecutor implements BackgroundExecutor {
   readonly kind = "worker";
   private readonly size: number;
   private readonly slots: Slot[] = [];
-  private readonly callbacks = new Map<number, JobCallback>();
+  private readonly waiters = new Map<number, Waiter>();
+  /** Compactions that cannot cross threads (a user's merge operator) run here. */
+  private readonly inline: InlineExecutor;
   private nextId = 1;
   private closed = false;
 
-  constructor(size: number) {
+  constructor(size: number, fs: FileSystem) {
     this.size = Math.max(1, size);
+    this.inline = new InlineExecutor(fs);
   }
 
   get pending(): number {
-    return this.callbacks.size;
+    return this.waiters.size + this.inline.pending;
   }
 
   private slot(): Slot {
@@ -173,21 +274,11 @@ export class WorkerExecutor implements BackgroundExecutor {
     return slot;
   }
 
-  flush(request: FlushRequest, done: JobCallback): void {
+  private post(message: FlushMessage | CompactMessage | RemoveMessage, waiter: Waiter): void {
     if (this.closed) throw ShaleError.closed("the background executor is closed");
-    const id = this.nextId++;
     const slot = this.slot();
-    const message: FlushMessage = {
-      id,
-      type: "flush",
-      dir: request.dir,
-      fileNumber: request.fileNumber,
-      comparator: request.comparator.name,
-      memtable: request.mem.exportShared(),
-      table: request.table,
-    };
-    this.callbacks.set(id, done);
-    slot.jobs.add(id);
+    this.waiters.set(message.id, waiter);
+    slot.jobs.add(message.id);
     slot.busy++;
     if (slot.busy === 1) {
       slot.worker.ref();
@@ -196,32 +287,86 @@ export class WorkerExecutor implements BackgroundExecutor {
     slot.port.postMessage(message);
   }
 
+  flush(request: FlushRequest, done: JobCallback): void {
+    const message: FlushMessage = {
+      id: this.nextId++,
+      type: "flush",
+      dir: request.dir,
+      fileNumber: request.fileNumber,
+      comparator: request.comparator.name,
+      memtable: request.mem.exportShared(),
+      table: request.table,
+    };
+    this.post(message, {
+      ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
+      fail: (e) => done(e, undefined),
+    });
+  }
+
+  compact(request: CompactRequest, done: CompactCallback): void {
+    const op = request.mergeOperator;
+    const opName = op === undefined ? undefined : builtinMergeOperatorName(op);
+    if (
+      builtinComparator(request.comparator.name) !== request.comparator ||
+      (op !== undefined && opName === undefined)
+    ) {
+      if (this.closed) throw ShaleError.closed("the background executor is closed");
+      this.inline.compact(request, done);
+      return;
+    }
+    const message: CompactMessage = {
+      ...request.spec,
+      id: this.nextId++,
+      type: "compact",
+      comparator: request.comparator.name,
+      mergeOperator: opName,
+    };
+    this.post(message, {
+      ok: (m) => {
+        if (m.type === "compact") done(undefined, m.result);
+        else done(new Error("a compaction answered as a flush"), undefined);
+      },
+      fail: (e) => done(e, undefined),
+    });
+  }
+
+  removeFiles(paths: string[], done: () => void): void {
+    if (this.closed) {
+      this.inline.removeFiles(paths, done);
+      return;
+    }
+    this.post(
+      { id: this.nextId++, type: "remove", paths },
+      { ok: () => done(), fail: () => done() },
+    );
+  }
+
   private receive(slot: Slot, m: WorkerMessage): void {
     if ("fatal" in m) this.failAll(slot, new Error(`the worker could not start: ${m.message}`));
     else this.complete(slot, m);
   }
 
   private complete(slot: Slot, m: ResultMessage): void {
-    const done = this.callbacks.get(m.id);
-    if (done === undefined) return;
-    this.callbacks.delete(m.id);
+    const waiter = this.waiters.get(m.id);
+    if (waiter === undefined) return;
+    this.waiters.delete(m.id);
     slot.jobs.delete(m.id);
     slot.busy--;
     if (slot.busy === 0) {
       slot.worker.unref();
       slot.port.unref();
     }
-    if (m.ok) done(undefined, m.file);
-    else done(deserializeError(m.error), undefined);
+    if (m.ok) waiter.ok(m);
+    else waiter.fail(deserializeError(m.error));
   }
 
   private failAll(slot: Slot, e: Error): void {
     // A crashed worker: fail every job it had (the database records a background error).
     const error = ShaleError.ioError(`background worker failed: ${e.message}`, undefined, e);
     for (const id of slot.jobs) {
-      const done = this.callbacks.get(id);
-      this.callbacks.delete(id);
-      done?.(error, undefined);
+      const waiter = this.waiters.get(id);
+      this.waiters.delete(id);
+      waiter?.fail(error);
     }
     slot.jobs.clear();
     slot.busy = 0;
@@ -232,7 +377,7 @@ export class WorkerExecutor implements BackgroundExecutor {
 
   drainCompleted(timeoutMs: number): number {
     const deadline = performance.now() + timeoutMs;
-    let n = 0;
+    let n = this.inline.drainCompleted(0);
     for (;;) {
       for (const slot of this.slots) {
         for (
@@ -244,15 +389,16 @@ export class WorkerExecutor implements BackgroundExecutor {
           n++;
         }
       }
-      if (n > 0 || this.callbacks.size === 0 || performance.now() >= deadline) return n;
+      if (n > 0 || this.waiters.size === 0 || performance.now() >= deadline) return n;
       Atomics.wait(sleeper, 0, 0, 1); // sleep 1 ms and poll again
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.inline.close();
     // Wait for running jobs so no table is left half-written by a terminated worker.
-    while (this.callbacks.size > 0) this.drainCompleted(50);
+    while (this.waiters.size > 0) this.drainCompleted(50);
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots.length = 0;
   }

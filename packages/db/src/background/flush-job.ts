@@ -15,5 +15,8 @@ export function flushMemTable(
   mem: MemTable,
   options: TableBuilderOptions,
 ): FileMetaData | undefined {
-  return buildTable(fs, dir, fileNumber, mem.newIterator(), mem.rangeTombstones(), options);
+  const file = buildTable(fs, dir, fileNumber, mem.newIterator(), mem.rangeTombstones(), options);
+  // The new name must be durable before the MANIFEST edit can refer to it.
+  if (file !== undefined) fs.syncDir(dir);
+  return file;
 }

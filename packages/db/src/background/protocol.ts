@@ -11,6 +11,13 @@ import {
   ShaleError,
 } from "@shale/base";
 import type { SharedMemTableData } from "@shale/memtable";
+import type { CompactionJobResult, CompactionJobSpec } from "../compaction/compaction-job.js";
+import {
+  type MergeOperator,
+  maxOperator,
+  stringAppendOperator,
+  uint64AddOperator,
+} from "../merge-operator.js";
 import type { FileMetaData } from "../version-edit.js";
 import type { TableWriteOptions } from "./build-table.js";
 
@@ -24,7 +31,22 @@ export interface FlushMessage {
   table: TableWriteOptions;
 }
 
-export type JobMessage = FlushMessage;
+/** A compaction: the job spec plus the comparator and merge operator by name. */
+export interface CompactMessage extends CompactionJobSpec {
+  id: number;
+  type: "compact";
+  comparator: string;
+  mergeOperator: string | undefined;
+}
+
+/** Deletes obsolete files off the main thread (unlinking a big file can take milliseconds). */
+export interface RemoveMessage {
+  id: number;
+  type: "remove";
+  paths: string[];
+}
+
+export type JobMessage = FlushMessage | CompactMessage | RemoveMessage;
 
 export interface SerializedError {
   code: ErrorCode | undefined;
@@ -34,7 +56,9 @@ export interface SerializedError {
 }
 
 export type ResultMessage =
-  | { id: number; ok: true; file: FileMetaData | undefined }
+  | { id: number; ok: true; type: "flush"; file: FileMetaData | undefined }
+  | { id: number; ok: true; type: "compact"; result: CompactionJobResult }
+  | { id: number; ok: true; type: "remove" }
   | { id: number; ok: false; error: SerializedError };
 
 /** Sent instead of results when the worker body failed to load. */
@@ -54,6 +78,31 @@ const BUILTIN: Record<string, Comparator> = {
 /** The built-in comparator of that name, if any (only those can run in a worker). */
 export function builtinComparator(name: string): Comparator | undefined {
   return BUILTIN[name];
+}
+
+/**
+ * The `stringappend` operator with the default delimiter that `mergeOperator:
+ * "stringappend"` resolves to: the one instance a worker can rebuild by name.
+ */
+export const DEFAULT_STRING_APPEND: MergeOperator = stringAppendOperator();
+
+const BUILTIN_MERGE = new Map<string, MergeOperator>([
+  ["max", maxOperator],
+  ["uint64add", uint64AddOperator],
+  ["stringappend", DEFAULT_STRING_APPEND],
+]);
+
+/**
+ * The name under which `op` crosses to a worker, or undefined when it cannot (a user's
+ * object — even one named like a built-in — runs on the main thread).
+ */
+export function builtinMergeOperatorName(op: MergeOperator): string | undefined {
+  return BUILTIN_MERGE.get(op.name) === op ? op.name : undefined;
+}
+
+/** The built-in merge operator of that name (in a worker). */
+export function builtinMergeOperator(name: string): MergeOperator | undefined {
+  return BUILTIN_MERGE.get(name);
 }
 
 export function serializeError(e: unknown): SerializedError {

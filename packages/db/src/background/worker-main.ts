@@ -1,14 +1,17 @@
 /**
- * The body of a background worker thread (loaded by worker.ts): runs flush (and later
- * compaction) jobs posted by the database and answers on its port. Uses the node file
+ * The body of a background worker thread (loaded by worker.ts): runs the flush and
+ * compaction jobs posted by the database and answers on its port. Uses the node file
  * system directly (the database only sends jobs here when it runs on NodeFileSystem).
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { NodeFileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
+import { runCompactionJob } from "../compaction/compaction-job.js";
+import type { MergeOperator } from "../merge-operator.js";
 import { flushMemTable } from "./flush-job.js";
 import {
   builtinComparator,
+  builtinMergeOperator,
   type JobMessage,
   type ResultMessage,
   serializeError,
@@ -18,15 +21,42 @@ const port = (workerData as { port: MessagePort } | undefined)?.port ?? parentPo
 if (port === null) throw new Error("the shale worker must run in a worker thread");
 const fs = new NodeFileSystem();
 
+function run(job: JobMessage): ResultMessage {
+  if (job.type === "remove") {
+    for (const path of job.paths) removeQuietly(path);
+    return { id: job.id, ok: true, type: "remove" };
+  }
+  const comparator = builtinComparator(job.comparator);
+  if (comparator === undefined)
+    throw new Error(`comparator ${job.comparator} cannot run in a worker`);
+  if (job.type === "flush") {
+    const mem = MemTable.fromShared(job.memtable, { comparator });
+    const file = flushMemTable(fs, job.dir, job.fileNumber, mem, { ...job.table, comparator });
+    return { id: job.id, ok: true, type: "flush", file };
+  }
+  let mergeOperator: MergeOperator | undefined;
+  if (job.mergeOperator !== undefined) {
+    mergeOperator = builtinMergeOperator(job.mergeOperator);
+    if (mergeOperator === undefined)
+      throw new Error(`merge operator ${job.mergeOperator} cannot run in a worker`);
+  }
+  const result = runCompactionJob(fs, job, comparator, mergeOperator);
+  return { id: job.id, ok: true, type: "compact", result };
+}
+
+/** Removes a file; one that is already gone is fine, other failures are left to the next open. */
+function removeQuietly(path: string): void {
+  try {
+    fs.remove(path);
+  } catch {
+    // an orphan: removed by the next open
+  }
+}
+
 port.on("message", (job: JobMessage) => {
   let reply: ResultMessage;
   try {
-    const comparator = builtinComparator(job.comparator);
-    if (comparator === undefined)
-      throw new Error(`comparator ${job.comparator} cannot run in a worker`);
-    const mem = MemTable.fromShared(job.memtable, { comparator });
-    const file = flushMemTable(fs, job.dir, job.fileNumber, mem, { ...job.table, comparator });
-    reply = { id: job.id, ok: true, file };
+    reply = run(job);
   } catch (e) {
     reply = { id: job.id, ok: false, error: serializeError(e) };
   }

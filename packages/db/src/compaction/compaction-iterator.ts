@@ -1,0 +1,350 @@
+/**
+ * CompactionIterator: what a compaction keeps of its merged input (RocksDB's
+ * CompactionIterator + MergeHelper, LevelDB's DoCompactionWork).
+ *
+ * The input is every entry of the input tables in internal-key order (user key ascending,
+ * seq descending). The live snapshots s0 < s1 < ... cut the seqs into stripes: stripe i holds
+ * the seqs in (s(i-1), s(i)], the last stripe the seqs above every snapshot. A reader at
+ * snapshot s(i) (or at the latest state, for the last stripe) sees, of each user key, only
+ * the newest entry of stripes <= i — so within one stripe only the newest entry matters.
+ *
+ * Rules, per user key, walking its entries newest first:
+ * 1. Hidden: an entry in the same stripe as a newer entry of the key is dropped.
+ * 2. Covered: an entry with seq x covered by a range tombstone of the inputs with seq t > x
+ *    in the same stripe (no snapshot in [x, t): every reader that sees the entry also sees
+ *    the tombstone) is dropped; older entries of the stripe then count as hidden.
+ * 3. Deletion / SingleDeletion (both mean "deleted" to readers) is dropped when it is in the
+ *    earliest stripe (no snapshot is older than it) and the key is bottommost: no level below
+ *    the output level has a file whose range holds the key (LevelDB's IsBaseLevelForKey), so
+ *    nothing older can exist; the older entries of the stripe go by rule 1.
+ * 4. Merge: the operands of a stripe, newest first, are collected until
+ *    - a Value, a Deletion or a covered entry of the same stripe (a base): they become ONE
+ *      Value `fullMerge(key, base value or undefined, operands oldest first)` with the seq
+ *      of the newest operand; the base is consumed and older entries go by rule 1;
+ *    - the end of the key's entries when the key is bottommost: likewise, with no base;
+ *    - otherwise (a snapshot boundary, or the end of the key above older levels): the
+ *      operands stay operands — combined into one (newest seq) by `partialMerge` when the
+ *      operator has it and it succeeds for every pair, else kept as they are. Operands of
+ *      different stripes are never combined.
+ *    Without a merge operator, operands are kept as they are.
+ * The range tombstones themselves are written by the job (see compaction-job.ts): per
+ * fragment the newest seq of each stripe, minus those of the earliest stripe over ranges
+ * that are bottommost.
+ *
+ * Example, snapshots [10], input `k#14,MERGE "3"  k#12,SET "7"  k#9,MERGE "1"  k#8,DEL
+ * k#5,SET "2"`, operator uint64add, k bottommost:
+ * ```
+ *   stripe 1 (10..]:  k#14,MERGE + k#12,SET    -> k#14,SET 10     (rule 4, base 7)
+ *   stripe 0 [..10]:  k#9,MERGE + k#8,DEL      -> k#9,SET 1       (rule 4, deletion base)
+ *                     k#5,SET                  -> dropped         (rule 1)
+ * ```
+ * A reader at snapshot 10 still gets 1, the latest state 10.
+ */
+import {
+  type InternalIterator,
+  type InternalKeyComparator,
+  MAX_SEQ,
+  makeInternalKey,
+  ShaleError,
+  TRAILER_SIZE,
+  trailerSeq,
+  ValueKind,
+} from "@shale/base";
+import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { MergeOperator } from "../merge-operator.js";
+import type { BottommostChecker } from "./bottommost.js";
+
+export interface CompactionIteratorOptions {
+  icmp: InternalKeyComparator;
+  /** Live snapshot seqs, ascending (duplicates allowed). */
+  snapshots: readonly number[];
+  mergeOperator: MergeOperator | undefined;
+  /** The range tombstones of every input table (undefined or empty: none). */
+  tombstones: FragmentedRangeTombstoneList | undefined;
+  /** Whether older data can exist below the output level for a key. */
+  bottommost: BottommostChecker;
+}
+
+/** Counters of one compaction's point entries. */
+export interface CompactionIteratorStats {
+  inputEntries: number;
+  outputEntries: number;
+  /** Rule 1. */
+  droppedHidden: number;
+  /** Rule 2. */
+  droppedCovered: number;
+  /** Rule 3. */
+  droppedDeletions: number;
+  /** Operands folded into something else by rule 4. */
+  mergedOperands: number;
+}
+
+/**
+ * Usage: `seekToFirst()`, then `while (valid()) { key(); value(); next(); }`. Not an
+ * InternalIterator (forward only, no seeks). Owns nothing: the caller closes the input.
+ * `key()` and `value()` are views valid until `next()`.
+ */
+export class CompactionIterator {
+  private readonly input: InternalIterator;
+  private readonly icmp: InternalKeyComparator;
+  private readonly snapshots: Float64Array;
+  private readonly mergeOperator: MergeOperator | undefined;
+  private readonly tombstones: FragmentedRangeTombstoneList | undefined;
+  private readonly bottommost: BottommostChecker;
+  readonly stats: CompactionIteratorStats = {
+    inputEntries: 0,
+    outputEntries: 0,
+    droppedHidden: 0,
+    droppedCovered: 0,
+    droppedDeletions: 0,
+    mergedOperands: 0,
+  };
+
+  /** The current user key (a copy; `curUser` is a view of `curBuf`). */
+  private curBuf = new Uint8Array(64);
+  private curUser: Uint8Array = this.curBuf.subarray(0, 0);
+  private hasCurUser = false;
+  /** Stripe of the last entry seen of the current user key (-1: none yet). */
+  private curStripe = -1;
+  /** Counts user keys seen; the output entry's key and whether it is its key's first. */
+  private userGen = 0;
+  private emittedGen = -1;
+  private first = false;
+
+  /** true: the output is the input's current entry; false: `queue[queuePos]`. */
+  private direct = false;
+  private readonly queueKeys: Uint8Array[] = [];
+  private readonly queueValues: Uint8Array[] = [];
+  private queuePos = 0;
+  private isValid = false;
+
+  constructor(input: InternalIterator, options: CompactionIteratorOptions) {
+    this.input = input;
+    this.icmp = options.icmp;
+    this.snapshots = Float64Array.from(options.snapshots);
+    this.mergeOperator = options.mergeOperator;
+    const t = options.tombstones;
+    this.tombstones = t !== undefined && !t.isEmpty ? t : undefined;
+    this.bottommost = options.bottommost;
+  }
+
+  seekToFirst(): void {
+    this.input.seekToFirst();
+    this.hasCurUser = false;
+    this.curStripe = -1;
+    this.findNext();
+  }
+
+  valid(): boolean {
+    return this.isValid;
+  }
+
+  /** True if the current output entry is the first one output for its user key. */
+  startsUserKey(): boolean {
+    return this.first;
+  }
+
+  /** REQUIRES: valid(). */
+  key(): Uint8Array {
+    return this.direct ? this.input.key() : this.queueKeys[this.queuePos]!;
+  }
+
+  /** REQUIRES: valid(). */
+  value(): Uint8Array {
+    return this.direct ? this.input.value() : this.queueValues[this.queuePos]!;
+  }
+
+  /** REQUIRES: valid(). */
+  next(): void {
+    if (this.direct) {
+      this.input.next();
+    } else if (++this.queuePos < this.queueKeys.length) {
+      this.stats.outputEntries++;
+      this.first = false;
+      return;
+    }
+    this.findNext();
+  }
+
+  /** Stripe of `seq`: index of the first snapshot >= seq (snapshots.length if none). */
+  private stripeOf(seq: number): number {
+    const s = this.snapshots;
+    let lo = 0;
+    let hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s[mid]! < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Rule 2: a tombstone newer than `seq` in the same stripe covers the current key. */
+  private covered(seq: number, stripe: number): boolean {
+    const t = this.tombstones;
+    if (t === undefined) return false;
+    const upper = stripe < this.snapshots.length ? this.snapshots[stripe]! : MAX_SEQ;
+    return t.maxCoveringSeq(this.curUser, upper) > seq;
+  }
+
+  /** True if the input's current key has the current user key. */
+  private sameUser(ikey: Uint8Array): boolean {
+    return this.hasCurUser && this.icmp.compareUserKeyTo(this.curUser, ikey) === 0;
+  }
+
+  private setCurrentUser(ikey: Uint8Array): void {
+    const n = ikey.length - TRAILER_SIZE;
+    if (n > this.curBuf.length) this.curBuf = new Uint8Array(Math.max(n, this.curBuf.length * 2));
+    const buf = this.curBuf;
+    for (let i = 0; i < n; i++) buf[i] = ikey[i]!;
+    if (this.curUser.length !== n || this.curUser.buffer !== buf.buffer) {
+      this.curUser = buf.subarray(0, n);
+    }
+    this.hasCurUser = true;
+    this.curStripe = -1;
+    this.userGen++;
+  }
+
+  private findNext(): void {
+    const input = this.input;
+    const stats = this.stats;
+    while (input.valid()) {
+      const k = input.key();
+      const t = k.length - TRAILER_SIZE;
+      if (!this.sameUser(k)) this.setCurrentUser(k);
+      const seq = trailerSeq(k, t);
+      const kind = k[t]!;
+      const stripe = this.snapshots.length === 0 ? 0 : this.stripeOf(seq);
+      if (stripe === this.curStripe) {
+        stats.inputEntries++;
+        stats.droppedHidden++;
+        input.next();
+        continue;
+      }
+      this.curStripe = stripe;
+      if (this.covered(seq, stripe)) {
+        stats.inputEntries++;
+        stats.droppedCovered++;
+        input.next();
+        continue;
+      }
+      switch (kind) {
+        case ValueKind.Value:
+          stats.inputEntries++;
+          this.emitDirect();
+          return;
+        case ValueKind.Deletion:
+        case ValueKind.SingleDeletion:
+          stats.inputEntries++;
+          if (stripe === 0 && this.bottommost.isBottommost(this.curUser)) {
+            stats.droppedDeletions++;
+            input.next();
+            continue;
+          }
+          this.emitDirect();
+          return;
+        case ValueKind.Merge:
+          if (this.mergeOperator === undefined) {
+            stats.inputEntries++;
+            this.emitDirect();
+            return;
+          }
+          this.mergeStripe(stripe, this.mergeOperator);
+          this.direct = false;
+          this.queuePos = 0;
+          this.isValid = true;
+          stats.outputEntries++;
+          this.markEmitted();
+          return;
+        default:
+          throw ShaleError.corruption(`unexpected value kind ${kind} in a compaction input`);
+      }
+    }
+    this.isValid = false;
+  }
+
+  private emitDirect(): void {
+    this.direct = true;
+    this.isValid = true;
+    this.stats.outputEntries++;
+    this.markEmitted();
+  }
+
+  private markEmitted(): void {
+    this.first = this.emittedGen !== this.userGen;
+    this.emittedGen = this.userGen;
+  }
+
+  /**
+   * Rule 4. REQUIRES: the input is at the newest Merge operand of `stripe` for the current
+   * user key. Leaves the result in the queue and the input at the first entry not consumed.
+   */
+  private mergeStripe(stripe: number, op: MergeOperator): void {
+    const input = this.input;
+    const stats = this.stats;
+    const keys = this.queueKeys;
+    const values = this.queueValues;
+    keys.length = 0;
+    values.length = 0;
+    // Operands newest first; keys copied (the input reuses its key buffer), values are views
+    // into blocks that stay alive while referenced.
+    let base: Uint8Array | undefined;
+    let hasBase = false;
+    for (;;) {
+      keys.push(input.key().slice());
+      values.push(input.value());
+      stats.inputEntries++;
+      input.next();
+      if (!input.valid()) break;
+      const k = input.key();
+      if (!this.sameUser(k)) break;
+      const t = k.length - TRAILER_SIZE;
+      const seq = trailerSeq(k, t);
+      if ((this.snapshots.length === 0 ? 0 : this.stripeOf(seq)) !== stripe) break;
+      const kind = k[t]!;
+      if (this.covered(seq, stripe)) {
+        stats.inputEntries++;
+        stats.droppedCovered++;
+        input.next();
+        hasBase = true;
+        break;
+      }
+      if (kind === ValueKind.Merge) continue;
+      if (kind === ValueKind.Value) base = input.value();
+      else if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion)
+        throw ShaleError.corruption(`unexpected value kind ${kind} in a compaction input`);
+      stats.inputEntries++;
+      stats.mergedOperands++; // the base is folded in too
+      input.next();
+      hasBase = true;
+      break;
+    }
+    const keyEnded = !input.valid() || !this.sameUser(input.key());
+    const newest = keys[0]!;
+    const newestSeq = trailerSeq(newest, newest.length - TRAILER_SIZE);
+    if (hasBase || (keyEnded && this.bottommost.isBottommost(this.curUser))) {
+      const operands = values.slice().reverse();
+      const merged = op.fullMerge(this.curUser, base, operands);
+      if (merged === undefined)
+        throw ShaleError.corruption(`merge operator "${op.name}" failed in a compaction`);
+      stats.mergedOperands += operands.length - 1;
+      keys.length = 1;
+      values.length = 1;
+      keys[0] = makeInternalKey(this.curUser, newestSeq, ValueKind.Value);
+      values[0] = merged;
+      return;
+    }
+    if (values.length > 1 && op.partialMerge !== undefined) {
+      let acc: Uint8Array | undefined = values[values.length - 1]!;
+      for (let i = values.length - 2; i >= 0 && acc !== undefined; i--) {
+        acc = op.partialMerge(this.curUser, acc, values[i]!);
+      }
+      if (acc !== undefined) {
+        stats.mergedOperands += values.length - 1;
+        keys.length = 1;
+        values.length = 1;
+        values[0] = acc;
+      }
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Write stalls (RocksDB's WriteController), decided from the L0 file count after every
+ * version change:
+ *
+ * | L0 files                        | condition | a write ...                               |
+ * |---------------------------------|-----------|-------------------------------------------|
+ * | < level0SlowdownWritesTrigger   | Normal    | goes through                              |
+ * | >= level0SlowdownWritesTrigger  | Delayed   | owes bytes / 16 MiB/s of sleep; the debt  |
+ * |                                 |           | is paid (synchronously) each time it      |
+ * |                                 |           | reaches 1 ms                              |
+ * | >= level0StopWritesTrigger      | Stopped   | waits until compaction brings L0 below    |
+ *
+ * With `disableAutoCompactions` there are no L0 stalls (as in RocksDB: nothing would ever
+ * compact L0). The memtable-count stop (`maxWriteBufferNumber`) is the database's own and is
+ * only counted here. Writes are synchronous, so waiting blocks the caller's thread: the
+ * database spends the time taking finished background jobs (`drainCompleted`).
+ */
+import { type Statistics, Ticker } from "@shale/base";
+import type { BackgroundExecutor } from "../background/executor.js";
+
+export const StallCondition = Object.freeze({ Normal: 0, Delayed: 1, Stopped: 2 } as const);
+export type StallCondition = (typeof StallCondition)[keyof typeof StallCondition];
+
+/** RocksDB's default `delayed_write_rate`: 16 MiB/s. */
+export const DELAYED_WRITE_RATE = 16 * 1024 * 1024;
+
+export interface StallCounters {
+  /** Micros spent slowed down (Delayed), stopped on L0 (Stopped), stopped on memtables. */
+  l0SlowdownMicros: number;
+  l0StopMicros: number;
+  memtableStopMicros: number;
+  l0SlowdownCount: number;
+  l0StopCount: number;
+  memtableStopCount: number;
+}
+
+/** What a stalled write needs from the database. */
+export interface StallHost {
+  readonly executor: BackgroundExecutor;
+  readonly statistics: Statistics | undefined;
+  /** Starts the compactions that are due. */
+  scheduleCompactions(): void;
+  /** True once a background job failed (waiting would be in vain). */
+  failed(): boolean;
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+export class WriteController {
+  condition: StallCondition = StallCondition.Normal;
+  private readonly slowdown: number;
+  private readonly stop: number;
+  private readonly enabled: boolean;
+  /** Micros of delay owed by writes under Delayed and not slept yet. */
+  private debtMicros = 0;
+  readonly counters: StallCounters = {
+    l0SlowdownMicros: 0,
+    l0StopMicros: 0,
+    memtableStopMicros: 0,
+    l0SlowdownCount: 0,
+    l0StopCount: 0,
+    memtableStopCount: 0,
+  };
+
+  constructor(options: {
+    level0SlowdownWritesTrigger: number;
+    level0StopWritesTrigger: number;
+    disableAutoCompactions: boolean;
+  }) {
+    this.slowdown = options.level0SlowdownWritesTrigger;
+    this.stop = options.level0StopWritesTrigger;
+    this.enabled = !options.disableAutoCompactions;
+  }
+
+  /** Re-decides the condition for `l0Files` L0 files. */
+  update(l0Files: number): void {
+    if (!this.enabled) this.condition = StallCondition.Normal;
+    else if (l0Files >= this.stop) this.condition = StallCondition.Stopped;
+    else if (l0Files >= this.slowdown) this.condition = StallCondition.Delayed;
+    else {
+      this.condition = StallCondition.Normal;
+      this.debtMicros = 0;
+    }
+  }
+
+  /**
+   * Under Delayed: adds the delay owed for a write of `bytes` and returns how many whole
+   * milliseconds to sleep now (0 while the debt is below 1 ms).
+   */
+  delayFor(bytes: number): number {
+    this.debtMicros += (bytes * 1e6) / DELAYED_WRITE_RATE;
+    if (this.debtMicros < 1000) return 0;
+    const ms = Math.floor(this.debtMicros / 1000);
+    this.debtMicros -= ms * 1000;
+    return ms;
+  }
+
+  /**
+   * Makes a write of `bytes` wait as the condition says (call only when it is not Normal):
+   * Stopped waits until it is not; Delayed sleeps off the debt once it reaches 1 ms. Both
+   * take finished background jobs meanwhile and are counted. Returns early when a
+   * background job failed, or when nothing is running that could lower L0.
+   */
+  delay(bytes: number, host: StallHost): void {
+    const c = this.counters;
+    if (this.condition === StallCondition.Stopped) {
+      const t0 = performance.now();
+      c.l0StopCount++;
+      while (this.condition === StallCondition.Stopped && !host.failed()) {
+        host.scheduleCompactions();
+        if (host.executor.pending === 0) break; // nothing running can lower L0
+        host.executor.drainCompleted(100);
+      }
+      this.record(t0, "l0StopMicros", host.statistics);
+      return;
+    }
+    const ms = this.delayFor(bytes);
+    if (ms === 0) return;
+    const t0 = performance.now();
+    c.l0SlowdownCount++;
+    const deadline = t0 + ms;
+    for (let left = ms; left > 0; left = deadline - performance.now()) {
+      if (host.executor.drainCompleted(left) === 0) Atomics.wait(sleeper, 0, 0, left);
+      if (this.condition === StallCondition.Normal || host.failed()) break;
+    }
+    this.record(t0, "l0SlowdownMicros", host.statistics);
+  }
+
+  /** Adds the time since `t0` (a performance.now()) to a counter and to StallMicros. */
+  record(
+    t0: number,
+    kind: "l0StopMicros" | "l0SlowdownMicros" | "memtableStopMicros",
+    statistics: Statistics | undefined,
+  ): void {
+    const micros = Math.round((performance.now() - t0) * 1000);
+    this.counters[kind] += micros;
+    if (statistics !== undefined) statistics.tick(Ticker.StallMicros, micros);
+  }
+
+  /** Total stall time of every kind. */
+  get totalMicros(): number {
+    const c = this.counters;
+    return c.l0SlowdownMicros + c.l0StopMicros + c.memtableStopMicros;
+  }
+}
