@@ -54,9 +54,9 @@ export class LookupResult {
     this.state = LookupState.NotFound;
     this.value = undefined;
     this.seq = 0;
-    this.operands.length = 0;
+    if (this.operands.length !== 0) this.operands.length = 0;
     this.maxCoveringSeq = 0;
-    this.releasePins();
+    if (this.pins.length !== 0) this.releasePins();
   }
 
   /** True once a Value or a deletion was found: older layers need not be read. */

@@ -9,7 +9,9 @@
  *                   \________ internal key (n + 8) ______/
  * ```
  *
- * Entries are byte-aligned, written once and never changed. A range tombstone is an entry of
+ * Entries are byte-aligned, written once and never changed; an entry with a value of
+ * ALIGN_MIN bytes or more starts where its value lands as aligned (mod 8) as the value's
+ * source (up to 7 bytes skipped before it; see valueResidue). A range tombstone is an entry of
  * kind RangeDeletion whose user key is the range start and whose value is the range end.
  * No checksum: the arena lives in memory only and is written by this process.
  *
@@ -24,6 +26,31 @@ export function entrySize(userKeyLength: number, valueLength: number): number {
   return varintLength(ikeyLength) + ikeyLength + varintLength(valueLength) + valueLength;
 }
 
+/** Values at least this long are copied word-aligned (see `valueResidue`). */
+export const ALIGN_MIN = 32;
+
+/**
+ * The residue modulo 8 that an entry's address should have so that its value lands at an
+ * address congruent to the source's byte offset (Arena.allocateEntry); -1 for short
+ * values, which are copied byte by byte anyway.
+ */
+export function valueResidue(userKeyLength: number, value: Uint8Array): number {
+  const n = value.length;
+  if (n < ALIGN_MIN) return -1;
+  const ikeyLength = userKeyLength + TRAILER_SIZE;
+  return (value.byteOffset - varintLength(ikeyLength) - ikeyLength - varintLength(n)) & 7;
+}
+
+/** Copies `src` to `dst[pos, ...)`: a loop for a few bytes, `set` (a call) for more. */
+function copyBytes(dst: Uint8Array, pos: number, src: Uint8Array): void {
+  const n = src.length;
+  if (n <= 24) {
+    for (let i = 0; i < n; i++) dst[pos + i] = src[i]!;
+  } else {
+    dst.set(src, pos);
+  }
+}
+
 /** Writes an entry at `pos`; returns the position after it. REQUIRES: room for entrySize. */
 export function writeEntry(
   dst: Uint8Array,
@@ -33,12 +60,17 @@ export function writeEntry(
   kind: number,
   value: Uint8Array,
 ): number {
-  pos = putVarint32(dst, pos, userKey.length + TRAILER_SIZE);
-  dst.set(userKey, pos);
-  pos = putTrailer(dst, pos + userKey.length, seq, kind);
-  pos = putVarint32(dst, pos, value.length);
-  dst.set(value, pos);
-  return pos + value.length;
+  const keyLength = userKey.length;
+  const ikeyLength = keyLength + TRAILER_SIZE;
+  if (ikeyLength < 0x80) dst[pos++] = ikeyLength;
+  else pos = putVarint32(dst, pos, ikeyLength);
+  copyBytes(dst, pos, userKey);
+  pos = putTrailer(dst, pos + keyLength, seq, kind);
+  const valueLength = value.length;
+  if (valueLength < 0x80) dst[pos++] = valueLength;
+  else pos = putVarint32(dst, pos, valueLength);
+  copyBytes(dst, pos, value);
+  return pos + valueLength;
 }
 
 /** Position after the varint read by the last `readVarint32` call. */

@@ -1,7 +1,7 @@
 /**
- * @shale/memtable — the sorted in-memory table of shale's write path: a skiplist of internal
- * keys over an arena of SharedArrayBuffer chunks (RocksDB's InlineSkipList design), point
- * entries and range tombstones, shareable read-only with worker threads.
+ * @shale/memtable — the sorted in-memory table of shale's write path: a B+tree of internal
+ * keys over an arena of SharedArrayBuffer chunks, with a hash index for point lookups,
+ * point entries and range tombstones, shareable read-only with worker threads.
  */
 export { MemTable, type MemTableOptions } from "./memtable.js";
 export type { SharedMemTableData } from "./shared.js";

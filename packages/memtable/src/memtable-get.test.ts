@@ -138,11 +138,25 @@ const kindArb = fc.oneof(
   { weight: 3, arbitrary: fc.constant(ValueKind.Merge) },
   { weight: 1, arbitrary: fc.constant(ValueKind.RangeDeletion) },
 );
+/** Short values, and long ones (copied word-aligned) as views at odd offsets. */
+const valueArb = fc.oneof(
+  { weight: 4, arbitrary: fc.uint8Array({ maxLength: 5 }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.uint8Array({ minLength: 30, maxLength: 90 }), fc.integer({ min: 0, max: 7 }))
+      .map(([bytes, offset]) => {
+        const view = new Uint8Array(bytes.length + offset).subarray(offset);
+        view.set(bytes);
+        return view;
+      }),
+  },
+);
 const opArb = fc.record({
   seq: seqArb,
   kind: kindArb,
   key: keyArb,
-  value: fc.uint8Array({ maxLength: 5 }),
+  value: valueArb,
 });
 const incomingArb = fc.oneof(
   fc.constant<Snapshot>({
@@ -176,19 +190,28 @@ const incomingArb = fc.oneof(
 );
 
 describe.each([
-  ["bytewise", bytewiseComparator],
-  ["custom reverse", reverseComparator],
-])("MemTable.get against a model (%s comparator)", (_name, cmp) => {
+  ["bytewise", bytewiseComparator, true],
+  ["bytewise, no hash index,", bytewiseComparator, false],
+  ["custom reverse", reverseComparator, true],
+])("MemTable.get against a model (%s comparator)", (_name, cmp, hashIndex) => {
   it("matches the model for random adds, snapshots and incoming states", () => {
     fc.assert(
       fc.property(
         fc.array(opArb, { maxLength: 60 }),
         fc.constantFrom(128, 256, 1 << 20),
         fc.array(fc.tuple(keyArb, seqArb, incomingArb), { minLength: 1, maxLength: 40 }),
-        (ops, arenaChunkSize, probes) => {
-          const mem = new MemTable({ comparator: cmp, arenaChunkSize });
+        fc.integer({ min: 0, max: 3 }),
+        (ops, arenaChunkSize, probes, probeEvery) => {
+          const mem = new MemTable({ comparator: cmp, arenaChunkSize, hashIndex });
           const model = new Model(cmp);
-          for (const op of ops) {
+          const fresh = probes[0]![2];
+          for (const [i, op] of ops.entries()) {
+            // Gets between adds too (they apply the hash index's queued inserts).
+            if (probeEvery > 0 && i % probeEvery === 0) {
+              const r = resultFrom(fresh);
+              mem.get(op.key, MAX_SEQ, r);
+              expect(snapshotOf(r)).toEqual(model.get(op.key, MAX_SEQ, fresh));
+            }
             if (op.kind === ValueKind.RangeDeletion && cmp.compare(op.key, op.value) > 0) {
               [op.key, op.value] = [op.value, op.key]; // start <= end
             }
@@ -217,7 +240,7 @@ describe.each([
             scanned.push(`${toHex(it.key())}=${toHex(it.value())}`);
           expect(scanned).toEqual(model.sortedPoints());
 
-          const allProbes = [...probes, ...ops.map((o) => [o.key, o.seq, probes[0]![2]] as const)];
+          const allProbes = [...probes, ...ops.map((o) => [o.key, o.seq, fresh] as const)];
           for (const [key, snap, incoming] of allProbes) {
             for (const s of [snap, MAX_SEQ]) {
               expect(mem.maxCoveringTombstoneSeq(key, s)).toBe(model.maxCovering(key, s));
@@ -228,7 +251,7 @@ describe.each([
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 250 },
     );
   });
 });

@@ -1,92 +1,135 @@
 /**
- * The memtable's InternalIterator: walks the skiplist's level 0. `prev()` and
- * `seekForPrev()` search from the head again (no back pointers, as in RocksDB), so a
- * backward step costs O(log n).
+ * The memtable's InternalIterator: a position (leaf, slot) in the B+tree's doubly linked
+ * leaves. An insert may shift or split the leaf under the iterator, so the position carries
+ * the tree's `version`; when the tree changed and the entry is no longer in its slot, the
+ * iterator finds it again by key (O(log n)) before stepping. Entries added after a
+ * positioning call may or may not be seen.
  */
 import { EMPTY_BYTES, type InternalIterator, ShaleError, TRAILER_SIZE } from "@shale/base";
+import type { BTree } from "./btree.js";
+import { NONE } from "./btree-layout.js";
 import { readVarint32, varintEnd } from "./entry.js";
-import type { SkipList } from "./skiplist.js";
 
 export class MemTableIterator implements InternalIterator {
-  private readonly list: SkipList;
-  /** Current node; 0 when not valid. */
-  private node = 0;
+  private readonly tree: BTree;
+  /** Current leaf; NONE when not valid. */
+  private leaf = NONE;
+  private slot = 0;
+  /** Entry address of the current key. */
+  private entry = 0;
+  /** The tree's version when (leaf, slot) was last known to hold `entry`. */
+  private version = 0;
   /** Views of the current entry, built on first access after a move. */
   private keyView: Uint8Array = EMPTY_BYTES;
   private valueView: Uint8Array = EMPTY_BYTES;
   private viewsFor = -1;
 
-  constructor(list: SkipList) {
-    this.list = list;
+  constructor(tree: BTree) {
+    this.tree = tree;
   }
 
   valid(): boolean {
-    return this.node !== 0;
+    return this.leaf !== NONE;
   }
 
   seekToFirst(): void {
-    this.node = this.list.next(this.list.head, 0);
+    const t = this.tree;
+    this.setPosition(t.count(t.firstLeaf) > 0 ? t.firstLeaf : NONE, 0);
   }
 
   seekToLast(): void {
-    this.node = this.list.findLast();
+    const t = this.tree;
+    const n = t.count(t.lastLeaf);
+    this.setPosition(n > 0 ? t.lastLeaf : NONE, n - 1);
   }
 
   seek(target: Uint8Array): void {
     checkTarget(target);
-    this.list.setTargetInternal(target);
-    this.node = this.list.findGreaterOrEqual();
+    this.tree.setTargetInternal(target);
+    this.tree.seek(false);
+    this.setPosition(this.tree.leaf, this.tree.slot);
   }
 
   seekForPrev(target: Uint8Array): void {
     checkTarget(target);
-    this.list.setTargetInternal(target);
-    this.node = this.list.findLessThan(true);
+    this.tree.setTargetInternal(target);
+    this.tree.seekBefore(true);
+    this.setPosition(this.tree.leaf, this.tree.slot);
   }
 
   next(): void {
-    if (this.node === 0) throw new RangeError("next() on an invalid iterator");
-    this.node = this.list.next(this.node, 0);
+    if (this.leaf === NONE) throw new RangeError("next() on an invalid iterator");
+    const t = this.tree;
+    if (this.version !== t.version) this.sync();
+    if (this.slot + 1 < t.count(this.leaf)) this.setPosition(this.leaf, this.slot + 1);
+    else this.setPosition(t.nextLeaf(this.leaf), 0);
   }
 
   prev(): void {
-    if (this.node === 0) throw new RangeError("prev() on an invalid iterator");
-    this.list.setTargetNode(this.node);
-    this.node = this.list.findLessThan(false);
+    if (this.leaf === NONE) throw new RangeError("prev() on an invalid iterator");
+    const t = this.tree;
+    if (this.version !== t.version) this.sync();
+    if (this.slot > 0) this.setPosition(this.leaf, this.slot - 1);
+    else {
+      const leaf = t.prevLeaf(this.leaf);
+      this.setPosition(leaf, leaf === NONE ? 0 : t.count(leaf) - 1);
+    }
   }
 
   /** The internal key: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
   key(): Uint8Array {
-    if (this.viewsFor !== this.node) this.loadViews();
+    if (this.viewsFor !== this.entry || this.leaf === NONE) this.loadViews();
     return this.keyView;
   }
 
   /** The value: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
   value(): Uint8Array {
-    if (this.viewsFor !== this.node) this.loadViews();
+    if (this.viewsFor !== this.entry || this.leaf === NONE) this.loadViews();
     return this.valueView;
   }
 
   close(): void {
-    this.node = 0;
+    this.leaf = NONE;
     this.keyView = EMPTY_BYTES;
     this.valueView = EMPTY_BYTES;
     this.viewsFor = -1;
   }
 
+  private setPosition(leaf: number, slot: number): void {
+    this.leaf = leaf;
+    this.slot = slot;
+    if (leaf !== NONE) this.entry = this.tree.entryAt(leaf, slot);
+    this.version = this.tree.version;
+  }
+
+  /**
+   * After the tree changed: the position still holds if the current entry is still in its
+   * slot (entry addresses are unique; slots past a leaf's count hold stale words); else it
+   * is found again by key.
+   */
+  private sync(): void {
+    const t = this.tree;
+    this.version = t.version;
+    if (this.slot < t.count(this.leaf) && t.entryAt(this.leaf, this.slot) === this.entry) return;
+    t.setTargetEntry(this.entry);
+    t.seek(false);
+    this.leaf = t.leaf;
+    this.slot = t.slot;
+    this.version = t.version;
+  }
+
   private loadViews(): void {
-    const node = this.node;
-    if (node === 0) throw new RangeError("key()/value() on an invalid iterator");
-    const arena = this.list.arena;
-    const address = this.list.entryOf(node);
-    const chunk = arena.entryChunks[address >>> arena.shift]!;
-    const ikeyLength = readVarint32(chunk, address & arena.mask);
+    if (this.leaf === NONE) throw new RangeError("key()/value() on an invalid iterator");
+    const t = this.tree;
+    const address = this.entry;
+    const chunk = t.entryChunks[address >>> t.arena.shift]!;
+    const ikeyLength = readVarint32(chunk, address & t.arena.mask);
     const keyStart = varintEnd;
     const valueLength = readVarint32(chunk, keyStart + ikeyLength);
     const valueStart = varintEnd;
     this.keyView = chunk.subarray(keyStart, keyStart + ikeyLength);
     this.valueView = chunk.subarray(valueStart, valueStart + valueLength);
-    this.viewsFor = node;
+    this.viewsFor = address;
   }
 }
 

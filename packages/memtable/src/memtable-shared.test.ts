@@ -154,12 +154,25 @@ describe("exportShared / fromShared", () => {
     ).toBe(true);
     expect(
       isShaleError(
-        catching(() => MemTable.fromShared({ ...data, version: 2 })),
+        catching(() => MemTable.fromShared({ ...data, version: data.version + 1 })),
         "InvalidArgument",
       ),
     ).toBe(true);
     expect(() => MemTable.fromShared({ ...data, numEntries: -1 })).toThrow(TypeError);
     expect(() => MemTable.fromShared(null as unknown as SharedMemTableData)).toThrow(TypeError);
+    expect(data.index).not.toBeNull();
+    const badIndex = { ...data, index: { ...data.index!, count: -1 } };
+    expect(() => MemTable.fromShared(badIndex)).toThrow(TypeError);
+    const oddTable = { ...data, index: { table: new SharedArrayBuffer(24), count: 0 } };
+    expect(
+      isShaleError(
+        catching(() => MemTable.fromShared(oddTable)),
+        "InvalidArgument",
+      ),
+    ).toBe(true);
+    expect(() =>
+      MemTable.fromShared({ ...data, points: null as unknown as typeof data.points }),
+    ).toThrow(TypeError);
     const reopened = MemTable.fromShared(data);
     expect(
       isShaleError(
@@ -167,6 +180,16 @@ describe("exportShared / fromShared", () => {
         "Closed",
       ),
     ).toBe(true);
+  });
+
+  it("reopens a memtable built without a hash index, which gets from its tree", () => {
+    const { mem, probes } = buildRandom(8, { hashIndex: false });
+    const data = mem.exportShared();
+    expect(data.index).toBeNull();
+    const copy = MemTable.fromShared(structuredClone(data));
+    expect(fingerprint(copy, probes)).toEqual(fingerprint(mem, probes));
+    const indexed = buildRandom(8, {}).mem;
+    expect(fingerprint(indexed, probes).gets).toEqual(fingerprint(mem, probes).gets);
   });
 
   it("is read by a worker thread with the same results", async () => {

@@ -11,6 +11,8 @@ import {
 } from "@shale/base";
 import { Random } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
+import { INNER_WORDS, LEAF_WORDS } from "./btree-layout.js";
+import { INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
 import { MemTable } from "./index.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -131,20 +133,33 @@ describe("MemTable", () => {
     const mem = new MemTable({ arenaChunkSize: 4096 });
     let last = mem.approximateMemoryUsage();
     const rnd = new Random(3);
+    const userKeys = new Set<string>();
+    /** The hash index's bytes for `n` user keys (it doubles past MAX_LOAD). */
+    const indexBytes = (n: number) => {
+      let slots = INITIAL_SLOTS;
+      while (n > Math.floor(slots * MAX_LOAD)) slots *= 2;
+      return 8 * slots;
+    };
     for (let i = 0; i < 3000; i++) {
       const key = rnd.bytes(1 + rnd.uniform(20));
       const value = rnd.bytes(rnd.uniform(rnd.oneIn(50) ? 3000 : 100));
       const kind = rnd.oneIn(20) ? ValueKind.RangeDeletion : ValueKind.Value;
+      const keysBefore = userKeys.size;
+      if (kind !== ValueKind.RangeDeletion) userKeys.add(toHex(key));
       mem.add(i, kind, key, kind === ValueKind.RangeDeletion ? key : value);
       const now = mem.approximateMemoryUsage();
       const payload =
         key.length + 8 + (kind === ValueKind.RangeDeletion ? key.length : value.length);
       expect(now - last).toBeGreaterThanOrEqual(payload);
-      // Entry framing (<= 10 B), node (<= 104 B), chunk tails (< 4096 + 104 B), the tombstone index.
-      expect(now - last).toBeLessThan(payload + 10 + 104 + 4096 + 104 + 4);
+      // Entry framing and padding (<= 10 + 7 B), a leaf and up to 3 inner nodes from
+      // splits (the tree has at most 3 levels here) with the abandoned tail of a node
+      // chunk, an entry chunk's tail (< 4096 B), the tombstone address, the index doubling.
+      const nodes = 4 * (LEAF_WORDS + 4 * INNER_WORDS);
+      const index = indexBytes(userKeys.size) - indexBytes(keysBefore);
+      expect(now - last).toBeLessThan(payload + 17 + nodes + 4096 + 4 + index);
       last = now;
     }
-    expect(last).toBeGreaterThan(3000 * 8);
+    expect(last).toBeGreaterThan(3000 * 8 + indexBytes(userKeys.size));
   });
 
   it("stores entries larger than a chunk whole", () => {

@@ -6,9 +6,11 @@
  * ```
  * SharedMemTableData
  *   entryChunks[i]   SharedArrayBuffer   entry bytes (entry.ts), addressed as in arena.ts
- *   nodeChunks[i]    SharedArrayBuffer   skiplist nodes (skiplist.ts), Int32 little-endian
- *   pointHead        node address of the point list's head (0)
- *   tombstoneHead    node address of the range-tombstone list's head
+ *   nodeChunks[i]    SharedArrayBuffer   B+tree nodes (btree.ts), Int32 little-endian
+ *   points           { root, height, firstLeaf, lastLeaf } of the point entries' tree
+ *   tombstoneTree    the same for the range tombstones' tree
+ *   index            { table: SharedArrayBuffer, count } of the hash index (hash-index.ts),
+ *                    or null when the memtable has none (comparator not bytewise)
  *   rangeTombstones  SharedArrayBuffer   Int32 entry addresses, one per tombstone,
  *                                        in insertion order:
  *                    +-----------+-----------+-----+
@@ -20,9 +22,15 @@
  * its shape and the comparator name, and trusts the bytes.
  */
 import { ShaleError } from "@shale/base";
+import type { TreeRoots } from "./btree.js";
+import type { SharedIndexData } from "./hash-index.js";
 
-/** Version of the SharedMemTableData layout; bump on any change. */
-export const SHARED_FORMAT_VERSION = 1;
+/**
+ * Version of the SharedMemTableData layout; bump on any change.
+ * 1: skiplists. 2: B+trees (`points`, `tombstoneTree` replace the skiplist heads) and the
+ * hash index (`index`).
+ */
+export const SHARED_FORMAT_VERSION = 2;
 
 /** A sealed memtable as structured-clone friendly data (SharedArrayBuffers and numbers). */
 export interface SharedMemTableData {
@@ -34,10 +42,9 @@ export interface SharedMemTableData {
   readonly entryChunks: readonly SharedArrayBuffer[];
   readonly nodeChunks: readonly SharedArrayBuffer[];
   readonly usedBytes: number;
-  readonly pointHead: number;
-  readonly pointMaxHeight: number;
-  readonly tombstoneHead: number;
-  readonly tombstoneMaxHeight: number;
+  readonly points: TreeRoots;
+  readonly tombstoneTree: TreeRoots;
+  readonly index: SharedIndexData | null;
   /** Int32 entry addresses of the range tombstones, in insertion order. */
   readonly rangeTombstones: SharedArrayBuffer;
   readonly numEntries: number;
@@ -50,15 +57,13 @@ const NUMBER_FIELDS = [
   "version",
   "chunkSize",
   "usedBytes",
-  "pointHead",
-  "pointMaxHeight",
-  "tombstoneHead",
-  "tombstoneMaxHeight",
   "numEntries",
   "numRangeTombstones",
   "firstSeq",
   "largestSeq",
 ] as const;
+
+const TREE_FIELDS = ["root", "height", "firstLeaf", "lastLeaf"] as const;
 
 /** Throws TypeError / InvalidArgument when `data` is not a SharedMemTableData we can open. */
 export function checkSharedData(data: SharedMemTableData): void {
@@ -68,6 +73,33 @@ export function checkSharedData(data: SharedMemTableData): void {
     const v = data[field];
     if (typeof v !== "number" || !Number.isInteger(v) || v < 0) {
       throw new TypeError(`shared memtable data: ${field} must be a non-negative integer`);
+    }
+  }
+  for (const tree of [data.points, data.tombstoneTree]) {
+    if (typeof tree !== "object" || tree === null) {
+      throw new TypeError("shared memtable data: points and tombstoneTree must be objects");
+    }
+    for (const field of TREE_FIELDS) {
+      const v = tree[field];
+      if (typeof v !== "number" || !Number.isInteger(v) || v < 0) {
+        throw new TypeError(`shared memtable data: tree ${field} must be a non-negative integer`);
+      }
+    }
+  }
+  const index = data.index;
+  if (index !== null) {
+    if (
+      typeof index !== "object" ||
+      !(index.table instanceof SharedArrayBuffer) ||
+      typeof index.count !== "number" ||
+      !Number.isInteger(index.count) ||
+      index.count < 0
+    ) {
+      throw new TypeError("shared memtable data: index must be null or { table, count }");
+    }
+    const slots = index.table.byteLength / 8;
+    if (!Number.isInteger(slots) || slots < 1 || (slots & (slots - 1)) !== 0) {
+      throw ShaleError.invalidArgument("shared memtable data: index table size is not 8 * 2^k");
     }
   }
   if (data.version !== SHARED_FORMAT_VERSION) {

@@ -3,10 +3,16 @@
  * with 100-byte values, several rounds, each on a fresh memtable; prints ns/op per round
  * and the median.
  *
- *   npx tsc -b && node dist/bench/memtable-bench.js [--num=1000000] [--rounds=3]
+ *   npx tsc -b && node dist/bench/memtable-bench.js [--num=1000000] [--rounds=3] [--keys=hash]
+ *     [--hash_index=1]
  *
- * As in RocksDB's db_bench, a key is made from a number when it is needed: key(i) is 16
- * bytes of a hash of i, written into one reused buffer (the memtable copies it).
+ * As in RocksDB's db_bench, a key is made from a number when it is needed, written into one
+ * reused buffer (the memtable copies it):
+ *   --keys=hash      key(i) is 16 bytes of a hash of i (default)
+ *   --keys=db_bench  key(i) is db_bench's: the number p(i) as 8 big-endian bytes, padded
+ *                    with '0' to 16 bytes, where p is a random permutation of 0 .. N-1
+ *                    (fillrandom's key space, without repeats)
+ *   --hash_index=0   memtables without the hash index (MemTableOptions.hashIndex false)
  *
  * insert: `add(i + 1, Value, key(i), value)` for i = 0 .. N-1; values are 100-byte views
  *         into a pre-generated random buffer.
@@ -28,6 +34,8 @@ function arg(name: string, fallback: number): number {
 }
 
 const num = arg("num", 1_000_000);
+const dbBenchKeys = process.argv.includes("--keys=db_bench");
+const options = { hashIndex: arg("hash_index", 1) !== 0 };
 const rounds = arg("rounds", 3);
 const KEY_SIZE = 16;
 const VALUE_SIZE = 100;
@@ -43,6 +51,19 @@ function mix(h: number): number {
 
 /** Writes key(i) into `out` (16 bytes). */
 function makeKey(i: number, out: Uint8Array): void {
+  if (dbBenchKeys) {
+    const n = permutation[i]!;
+    out.fill(0x30, 8);
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+    out[3] = 0;
+    out[4] = n >>> 24;
+    out[5] = n >>> 16;
+    out[6] = n >>> 8;
+    out[7] = n;
+    return;
+  }
   for (let w = 0; w < 4; w++) {
     const r = mix(i * 4 + w + 0x9e3779b9);
     out[w * 4] = r >>> 24;
@@ -62,14 +83,21 @@ function nextRandom(): number {
 
 const valueBytes = new Uint8Array(1 << 20);
 for (let i = 0; i < valueBytes.length; i++) valueBytes[i] = nextRandom();
-const order = new Int32Array(num);
-for (let i = 0; i < num; i++) order[i] = i;
-for (let i = num - 1; i > 0; i--) {
-  const j = nextRandom() % (i + 1);
-  const t = order[i]!;
-  order[i] = order[j]!;
-  order[j] = t;
+
+/** A random permutation of 0 .. n-1. */
+function shuffled(n: number): Int32Array {
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  for (let i = n - 1; i > 0; i--) {
+    const j = nextRandom() % (i + 1);
+    const t = order[i]!;
+    order[i] = order[j]!;
+    order[j] = t;
+  }
+  return order;
 }
+const order = shuffled(num);
+const permutation = dbBenchKeys ? shuffled(num) : order;
 
 /** CPU time of this thread (user + system) in ns. */
 function cpuNs(): number {
@@ -86,7 +114,7 @@ const key = new Uint8Array(KEY_SIZE);
 const wall = { insert: [] as number[], get: [] as number[], seq: [] as number[] };
 const cpu = { insert: [] as number[], get: [] as number[], seq: [] as number[] };
 for (let round = 0; round < rounds; round++) {
-  const mem = new MemTable();
+  const mem = new MemTable(options);
   let c0 = cpuNs();
   let t0 = process.hrtime.bigint();
   for (let i = 0; i < num; i++) {
@@ -111,7 +139,7 @@ for (let round = 0; round < rounds; round++) {
   cpu.get.push((cpuNs() - c0) / num);
   const mib = (mem.approximateMemoryUsage() / 1048576).toFixed(1);
 
-  const seqMem = new MemTable();
+  const seqMem = new MemTable(options);
   key.fill(0);
   c0 = cpuNs();
   t0 = process.hrtime.bigint();
@@ -136,5 +164,6 @@ console.log(
   `median of ${rounds}: insert ${median(wall.insert).toFixed(0)} ns/op (cpu ${median(cpu.insert).toFixed(0)}), ` +
     `get ${median(wall.get).toFixed(0)} ns/op (cpu ${median(cpu.get).toFixed(0)}), ` +
     `insert-seq ${median(wall.seq).toFixed(0)} ns/op (cpu ${median(cpu.seq).toFixed(0)}) ` +
-    `[${num} random ${KEY_SIZE}-byte keys, ${VALUE_SIZE}-byte values]`,
+    `[${num} random ${KEY_SIZE}-byte ${dbBenchKeys ? "db_bench" : "hash"} keys, ${VALUE_SIZE}-byte values` +
+    `${options.hashIndex ? "" : ", no hash index"}]`,
 );

@@ -1,0 +1,106 @@
+import { Random } from "@shale/base/testing";
+import { describe, expect, it } from "vitest";
+import type { BTree } from "./btree.js";
+import { BATCH, HashIndex, hashKey, INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+describe("hashKey", () => {
+  it("is MurmurHash3_x86_32 with seed 0", () => {
+    const vectors: [string, number][] = [
+      ["", 0],
+      ["a", 0x3c2569b2],
+      ["abc", 0xb3dd93fa],
+      ["Hello, world!", 0xc0363e43],
+      ["The quick brown fox jumps over the lazy dog", 0x2e4ff723],
+    ];
+    for (const [s, h] of vectors) expect(hashKey(text(s), 0, s.length) >>> 0).toBe(h);
+  });
+
+  it("reads at an offset", () => {
+    const buf = text("xxHello, world!yy");
+    expect(hashKey(buf, 2, 13) >>> 0).toBe(0xc0363e43);
+  });
+});
+
+/**
+ * A stand-in for the tree: entry addresses are indexes into `keys`; an entry's "internal
+ * key" is its user key and a seq (a larger seq sorts first), as the index sees them.
+ */
+class FakeTree {
+  readonly keys: string[] = [];
+  readonly seqs: number[] = [];
+  private target = -1;
+  setTargetEntry(address: number): void {
+    this.target = address;
+  }
+  setTargetKey(key: string): void {
+    this.keys.push(key);
+    this.seqs.push(-1);
+    this.target = this.keys.length - 1;
+  }
+  userKeyEquals(address: number): boolean {
+    return this.keys[address] === this.keys[this.target];
+  }
+  compareEntry(address: number): number {
+    return this.keys[address] === this.keys[this.target]
+      ? this.seqs[this.target]! - this.seqs[address]!
+      : 1;
+  }
+  add(key: string, seq: number): number {
+    this.keys.push(key);
+    this.seqs.push(seq);
+    return this.keys.length - 1;
+  }
+}
+
+/** The entry the index holds for `key` (hash `hash`), or -1. */
+function lookup(index: HashIndex, tree: FakeTree, key: string, hash: number): number {
+  index.flush();
+  tree.setTargetKey(key);
+  const slot = index.find(hash);
+  return slot < 0 ? -1 : index.addressAt(slot);
+}
+
+describe("HashIndex", () => {
+  it("keeps the newest entry per key through hash collisions, batches and growth", () => {
+    const tree = new FakeTree();
+    const index = new HashIndex(tree as unknown as BTree);
+    const rnd = new Random(8);
+    const newest = new Map<string, number>();
+    const hashOf = (key: string) => (Number(key.slice(1)) % 37) * 1_000_003; // many collisions
+    for (let i = 0; i < 5000; i++) {
+      const key = `k${rnd.uniform(2000)}`;
+      const seq = rnd.uniform(100_000);
+      const address = tree.add(key, seq);
+      const best = newest.get(key);
+      if (best === undefined || tree.seqs[best]! < seq) newest.set(key, address);
+      index.insert(hashOf(key), address);
+      if (i % 97 === 0) {
+        expect(lookup(index, tree, key, hashOf(key))).toBe(newest.get(key));
+      }
+    }
+    for (const [key, address] of newest)
+      expect(lookup(index, tree, key, hashOf(key))).toBe(address);
+    expect(lookup(index, tree, "k-absent", hashOf("k5"))).toBe(-1);
+    let slots = INITIAL_SLOTS;
+    while (newest.size > Math.floor(slots * MAX_LOAD)) slots *= 2;
+    expect(index.bytes).toBe(8 * slots);
+  });
+
+  it("counts queued keys in its size and applies them before exporting", () => {
+    const tree = new FakeTree();
+    const index = new HashIndex(tree as unknown as BTree);
+    const limit = Math.floor(INITIAL_SLOTS * MAX_LOAD);
+    for (let i = 0; i <= limit; i++) index.insert(i * 7919, tree.add(`k${i}`, 1));
+    expect(index.pending).toBe((limit + 1) % BATCH !== 0);
+    expect(index.bytes).toBe(16 * INITIAL_SLOTS);
+    const data = structuredClone(index.exportShared());
+    expect(index.pending).toBe(false);
+    expect(data.count).toBe(limit + 1);
+    const reopened = new HashIndex(tree as unknown as BTree, data);
+    expect(lookup(reopened, tree, "k5", 5 * 7919)).toBe(5);
+    expect(lookup(reopened, tree, `k${limit}`, limit * 7919)).toBe(limit);
+    expect(lookup(reopened, tree, "k5", 6 * 7919)).toBe(-1);
+  });
+});

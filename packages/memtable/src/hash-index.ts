@@ -1,0 +1,209 @@
+/**
+ * A hash index over the point entries' user keys, for point lookups (bytewise comparator
+ * only, where equal keys are equal bytes): user key -> entry address of its newest version
+ * (the first in internal-key order). A `get` at the newest snapshot then costs a probe and
+ * the entry, not a tree descent; a key the memtable does not hold costs a probe.
+ *
+ * ```
+ * table: Int32Array of 2 * capacity words, open addressing with linear probing
+ *   slot i: +-----------------+---------------------+
+ *           | hash (32 bits)  | entry address + 1   |     0 = empty slot
+ *           +-----------------+---------------------+
+ *   a key with hash h lives in the first slot at or after (h & (capacity - 1)) (wrapping)
+ *   whose hash is h and whose entry has the key; probing stops at an empty slot.
+ * ```
+ *
+ * The full 32-bit hash kept in the slot settles almost every probe without reading an
+ * entry, and lets the table double (when 7/10 full) without reading any. The table is a
+ * SharedArrayBuffer, exported with the memtable, so a reopened memtable uses it too.
+ *
+ * The hash is MurmurHash3 (x86, 32-bit) of the key bytes, seed 0.
+ */
+import type { BTree } from "./btree.js";
+
+/** MurmurHash3_x86_32 of `key[off, off + len)`, seed 0, as a signed int32. */
+export function hashKey(key: Uint8Array, off: number, len: number): number {
+  let h = 0;
+  const end = off + (len & ~3);
+  let i = off;
+  for (; i < end; i += 4) {
+    let k = key[i]! | (key[i + 1]! << 8) | (key[i + 2]! << 16) | (key[i + 3]! << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  const rest = len & 3;
+  if (rest > 0) {
+    let k = key[i]!;
+    if (rest > 1) k |= key[i + 1]! << 8;
+    if (rest > 2) k |= key[i + 2]! << 16;
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h ^= k;
+  }
+  h ^= len;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** Slots of a new table. */
+export const INITIAL_SLOTS = 1024;
+/** The table doubles when more than this share of its slots would be used. */
+export const MAX_LOAD = 0.7;
+/** Inserts queued before they are applied together (see `insert`). */
+export const BATCH = 32;
+
+/** The index as structured-clone friendly data (shared.ts). */
+export interface SharedIndexData {
+  readonly table: SharedArrayBuffer;
+  readonly count: number;
+}
+
+function newTable(slots: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(8 * slots));
+}
+
+export class HashIndex {
+  private readonly tree: BTree;
+  private table: Int32Array;
+  private mask: number;
+  /** User keys in the table. */
+  private count: number;
+  private limit: number;
+  /** Queued inserts: hash and entry address. */
+  private readonly queuedHash = new Int32Array(BATCH);
+  private readonly queuedAddress = new Int32Array(BATCH);
+  private queued = 0;
+  /**
+   * Where the prefetch pass of `flush` leaves what it read, so the compiler keeps the
+   * reads (public only so that it does not look unused).
+   */
+  sink = 0;
+
+  /**
+   * An empty index over `tree`'s entries, or one reopened from exported data (read-only
+   * use). The index sets the tree's search target when it applies queued inserts.
+   */
+  constructor(tree: BTree, data?: SharedIndexData) {
+    this.tree = tree;
+    this.table = data === undefined ? newTable(INITIAL_SLOTS) : new Int32Array(data.table);
+    const slots = this.table.length >>> 1;
+    this.mask = slots - 1;
+    this.count = data === undefined ? 0 : data.count;
+    this.limit = Math.floor(slots * MAX_LOAD);
+  }
+
+  /** The table (shared, not copied) and key count, for exportShared. Applies the queue. */
+  exportShared(): SharedIndexData {
+    this.flush();
+    return { table: this.table.buffer as SharedArrayBuffer, count: this.count };
+  }
+
+  /** Bytes of the table once the queued inserts are applied (as if they were new keys). */
+  get bytes(): number {
+    let slots = this.mask + 1;
+    const keys = this.count + this.queued;
+    while (keys > Math.floor(slots * MAX_LOAD)) slots *= 2;
+    return 8 * slots;
+  }
+
+  /** User keys indexed (applied inserts only). */
+  get size(): number {
+    return this.count;
+  }
+
+  /** True when inserts are queued (`find` requires none: call `flush`). */
+  get pending(): boolean {
+    return this.queued > 0;
+  }
+
+  /**
+   * The slot of the tree's target user key (hash `hash`), or -1 when it has none. Reads
+   * only entries whose hash matches. REQUIRES: nothing queued.
+   */
+  find(hash: number): number {
+    const table = this.table;
+    const mask = this.mask;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const address = table[2 * i + 1]!;
+      if (address === 0) return -1;
+      if (table[2 * i] === hash && this.tree.userKeyEquals((address - 1) | 0)) return i;
+    }
+  }
+
+  /** The entry address in `slot` (from find). */
+  addressAt(slot: number): number {
+    return (this.table[2 * slot + 1]! - 1) | 0;
+  }
+
+  /**
+   * Indexes the entry at `address`, whose user key hashes to `hash`, if it is its key's
+   * newest. Inserts are queued and applied BATCH at a time (or by `flush`): a first pass
+   * reads the slot of each, loads that do not wait for one another, so the batch pays
+   * about one cache miss rather than one each.
+   */
+  insert(hash: number, address: number): void {
+    const q = this.queued;
+    this.queuedHash[q] = hash;
+    this.queuedAddress[q] = address;
+    this.queued = q + 1;
+    if (q + 1 === BATCH) this.flush();
+  }
+
+  /** Applies the queued inserts. Changes the tree's search target. */
+  flush(): void {
+    const n = this.queued;
+    if (n === 0) return;
+    this.queued = 0;
+    while (this.count + n > this.limit) this.grow();
+    const table = this.table;
+    const mask = this.mask;
+    const hashes = this.queuedHash;
+    let x = 0;
+    for (let j = 0; j < n; j++) x ^= table[2 * (hashes[j]! & mask) + 1]!;
+    this.sink = x;
+    const tree = this.tree;
+    for (let j = 0; j < n; j++) {
+      const hash = hashes[j]!;
+      const address = this.queuedAddress[j]!;
+      tree.setTargetEntry(address);
+      const slot = this.find(hash);
+      if (slot >= 0) {
+        // Keep the entry that sorts first (the larger seq, then kind).
+        if (tree.compareEntry(this.addressAt(slot)) > 0) table[2 * slot + 1] = address + 1;
+        continue;
+      }
+      this.count++;
+      let i = hash & mask;
+      while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
+      table[2 * i] = hash;
+      table[2 * i + 1] = address + 1;
+    }
+  }
+
+  private grow(): void {
+    const old = this.table;
+    const slots = 2 * (this.mask + 1);
+    const table = newTable(slots);
+    const mask = slots - 1;
+    for (let j = 0; j < old.length; j += 2) {
+      const address = old[j + 1]!;
+      if (address === 0) continue;
+      const hash = old[j]!;
+      let i = hash & mask;
+      while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
+      table[2 * i] = hash;
+      table[2 * i + 1] = address;
+    }
+    this.table = table;
+    this.mask = mask;
+    this.limit = Math.floor(slots * MAX_LOAD);
+  }
+}
