@@ -10,6 +10,7 @@ import {
   ShaleError,
   type WritableFile,
 } from "@shale/base";
+import { allocUninitialized } from "./alloc.js";
 import { compressBlock, decompressBlock } from "./compression.js";
 import { type BlockHandle, CompressionType, TableFormat } from "./format.js";
 
@@ -38,12 +39,21 @@ export function writeBlock(
   return { offset, size };
 }
 
+/** Blocks up to this size are read into `readScratch` when expected to be compressed. */
+const MAX_SCRATCH = 1 << 20;
+/** Reused for compressed blocks, which are garbage once decompressed (single-threaded). */
+let readScratch = new Uint8Array(0);
+
 /**
  * Reads the block at `handle`, verifies its checksum (unless `verify` is false) and
  * decompresses it. Returns the contents in memory of their own (never shared with another
  * block). Throws Corruption naming `fileName` and the block offset for a block past the end
  * of the file, a short read, a checksum mismatch, an unknown compression type or a bad
  * compressed stream.
+ *
+ * `expectCompressed` only picks the read buffer: a block expected compressed is read into
+ * a reused scratch buffer (an uncompressed one is then copied out), one expected raw into
+ * its own new memory (a compressed one is then decompressed from it): see `alloc.ts`.
  */
 export function readBlock(
   file: RandomAccessFile,
@@ -51,6 +61,7 @@ export function readBlock(
   handle: BlockHandle,
   fileName: string | undefined,
   verify: boolean,
+  expectCompressed = false,
 ): Uint8Array {
   const offset = handle.offset;
   const n = handle.size + TRAILER;
@@ -61,7 +72,10 @@ export function readBlock(
       offset,
     );
   }
-  const buf = new Uint8Array(n);
+  const scratch = expectCompressed && n <= MAX_SCRATCH;
+  if (scratch && readScratch.length < n)
+    readScratch = new Uint8Array(Math.max(n, 2 * readScratch.length));
+  const buf = scratch ? readScratch : allocUninitialized(n);
   const got = file.read(offset, n, buf, 0);
   if (got !== n)
     throw ShaleError.corruption(`truncated block read: ${got} of ${n} bytes`, fileName, offset);
@@ -70,6 +84,6 @@ export function readBlock(
     throw ShaleError.corruption("block checksum mismatch", fileName, offset);
   }
   const type = buf[size]!;
-  if (type === CompressionType.None) return buf.subarray(0, size);
+  if (type === CompressionType.None) return scratch ? buf.slice(0, size) : buf.subarray(0, size);
   return decompressBlock(buf.subarray(0, size), type, fileName, offset);
 }

@@ -1,8 +1,16 @@
 /**
  * BlockIterator: an InternalIterator over one key/value block (format in `block-builder.ts`).
  *
- * Seek: binary search over the restart points (each restart entry stores its key whole),
- * then a linear scan of at most `restartInterval` entries.
+ * Seek: binary search over the restart points (each restart entry stores its key whole) for
+ * the last one below the target, then a scan of its run, which stops at the next restart
+ * point without comparing (its key is known >= target). Fast paths, for internal keys with
+ * bytewise user keys (`KeyOrder.bytewiseInternal`):
+ * - index blocks with an `IndexSearch` (one entry per restart): the search aid's lower
+ *   bound, then only the entry found is decoded;
+ * - data blocks: the restart entries, then the run's lines, are touched first (prefetching,
+ *   see `run-scan.ts`), keys are compared in place against the block bytes
+ *   (`compareInternalBytewise`), and the run is scanned without rebuilding keys
+ *   (`scanRun`); only the entry found gets its key rebuilt.
  *
  * Reverse (`prev`): RocksDB's approach. Entries only decode forwards (each key is a delta on
  * the previous one), so `prev` goes back to the restart point before the current entry,
@@ -12,25 +20,40 @@
  * `restartInterval / 2` times with a plain re-scan.
  *
  * Views: `key()` is a view of the iterator's reusable key buffer, `value()` a view into the
- * block; both are created at most once per position and stay valid until the next move.
- * (`value()` bytes stay valid as long as the block is referenced; the key view's bytes change
- * on the next move.)
+ * block; both stay valid until the next move. `value()` is created at most once per
+ * position and its bytes stay valid as long as the block is referenced. The key view's
+ * bytes change on the next move, so the same view object is handed out again while the key
+ * length does not change (no allocation per entry for fixed-length keys).
  *
  * Corruption (a malformed entry) throws `ShaleError` Corruption naming the file and the
  * block's offset.
  */
 import { EMPTY_BYTES, type InternalIterator, ShaleError } from "@shale/base";
 import type { Block } from "./block.js";
-import type { KeyOrder } from "./key-order.js";
-
-// Stride of the reverse cache records: entry offset, next offset, key start, key length,
-// value offset, value length.
-const STRIDE = 6;
+import type { IndexSearch } from "./index-search.js";
+import { compareInternalBytewise, type KeyOrder } from "./key-order.js";
+import { restartAt } from "./restart-array.js";
+import { RunCache } from "./run-cache.js";
+import {
+  copyFoundKey,
+  MAX_TOUCHED_RESTARTS,
+  MAX_TOUCHED_RUN,
+  SCAN_RUN_END,
+  scanRun,
+  touchLines,
+  touchRestartEntries,
+} from "./run-scan.js";
 
 export class BlockIterator implements InternalIterator {
   private readonly order: KeyOrder;
+  /** Internal keys with bytewise user keys: compare with `compareInternalBytewise`. */
+  private readonly bytewiseInternal: boolean;
   private data: Uint8Array = EMPTY_BYTES;
+  /** `data.buffer` and `data.byteOffset` (from the block: reading `buffer` is costly). */
+  private dataBuffer: ArrayBufferLike = EMPTY_BYTES.buffer;
+  private dataByteOffset = 0;
   private block: Block | undefined = undefined;
+  private search: IndexSearch | undefined = undefined;
   private restartsOffset = 0;
   private numRestarts = 0;
   private file: string | undefined = undefined;
@@ -42,6 +65,8 @@ export class BlockIterator implements InternalIterator {
   private nextOffset = 0;
   /** Index of the restart run that holds the current entry. */
   private restartIndex = 0;
+  /** Offset of restart point `restartIndex + 1` (`restartsOffset` after the last run). */
+  private nextRestart = 0;
   /** The current key, whole, in `keyBuf[0, keyLength)`. Package-internal readers use these. */
   keyBuf: Uint8Array = new Uint8Array(64);
   keyLength = 0;
@@ -51,27 +76,30 @@ export class BlockIterator implements InternalIterator {
   private keyView: Uint8Array | undefined = undefined;
   private valueView: Uint8Array | undefined = undefined;
 
-  // Reverse cache: entries of one restart run, decoded forwards.
-  private cache = new Int32Array(STRIDE * 16);
-  private cacheKeys = new Uint8Array(256);
-  private cacheCount = 0;
-  private cachePos = 0;
+  /** @internal Sink of the prefetching loads (`run-scan.ts`), so they are not optimized away. */
+  touched = 0;
+
+  /** Reverse cache: the entries of one restart run, decoded forwards (for `prev`). */
+  private readonly runCache = new RunCache();
 
   constructor(order: KeyOrder) {
     this.order = order;
+    this.bytewiseInternal = order.bytewiseInternal;
   }
 
   /** Points the iterator at `block` (unpositioned). `blockOffset` is used in errors. */
   init(block: Block, file: string | undefined, blockOffset: number): this {
     this.block = block;
     this.data = block.data;
+    this.dataBuffer = block.buffer;
+    this.dataByteOffset = block.byteOffset;
+    this.search = this.bytewiseInternal ? block.search : undefined;
     this.restartsOffset = block.restartsOffset;
     this.numRestarts = block.numRestarts;
     this.file = file;
     this.blockOffset = blockOffset;
     this.current = -1;
-    this.cacheCount = 0;
-    this.keyView = undefined;
+    this.runCache.clear();
     this.valueView = undefined;
     return this;
   }
@@ -92,14 +120,24 @@ export class BlockIterator implements InternalIterator {
 
   key(): Uint8Array {
     if (this.current < 0) throw new RangeError("key() on an invalid iterator");
-    if (this.keyView === undefined) this.keyView = this.keyBuf.subarray(0, this.keyLength);
-    return this.keyView;
+    let view = this.keyView;
+    if (view === undefined || view.length !== this.keyLength) {
+      const kb = this.keyBuf;
+      // new Uint8Array(buffer, ...) is cheaper than subarray (no species lookup).
+      view = new Uint8Array(kb.buffer, kb.byteOffset, this.keyLength);
+      this.keyView = view;
+    }
+    return view;
   }
 
   value(): Uint8Array {
     if (this.current < 0) throw new RangeError("value() on an invalid iterator");
     if (this.valueView === undefined) {
-      this.valueView = this.data.subarray(this.valueOffset, this.valueOffset + this.valueLength);
+      this.valueView = new Uint8Array(
+        this.dataBuffer,
+        this.dataByteOffset + this.valueOffset,
+        this.valueLength,
+      );
     }
     return this.valueView;
   }
@@ -107,8 +145,10 @@ export class BlockIterator implements InternalIterator {
   close(): void {
     this.current = -1;
     this.block = undefined;
+    this.search = undefined;
     this.data = EMPTY_BYTES;
-    this.cacheCount = 0;
+    this.dataBuffer = EMPTY_BYTES.buffer;
+    this.runCache.clear();
     this.keyView = undefined;
     this.valueView = undefined;
   }
@@ -120,7 +160,6 @@ export class BlockIterator implements InternalIterator {
 
   private invalidate(): void {
     this.current = -1;
-    this.keyView = undefined;
     this.valueView = undefined;
   }
 
@@ -166,7 +205,6 @@ export class BlockIterator implements InternalIterator {
     this.valueLength = vlen;
     this.current = p;
     this.nextOffset = end;
-    this.keyView = undefined;
     this.valueView = undefined;
   }
 
@@ -192,13 +230,20 @@ export class BlockIterator implements InternalIterator {
     const grown = new Uint8Array(Math.max(need, this.keyBuf.length * 2));
     grown.set(this.keyBuf.subarray(0, keep));
     this.keyBuf = grown;
+    this.keyView = undefined;
   }
 
-  /** Positions at the restart point `i` (its key is stored whole). */
-  private seekToRestart(i: number): void {
+  /**
+   * @internal Positions at restart point `i` (its entry's key is stored whole).
+   * REQUIRES: 0 <= i < number of restart points; the block is not empty.
+   */
+  seekToRestart(i: number): void {
+    const data = this.data;
+    const limit = this.restartsOffset;
     this.restartIndex = i;
+    this.nextRestart = i + 1 < this.numRestarts ? restartAt(data, limit, i + 1) : limit;
     this.keyLength = 0;
-    this.parseEntry(this.block!.restartPoint(i));
+    this.parseEntry(restartAt(data, limit, i));
   }
 
   /** Moves to the entry after the current one, or invalidates at the end of the block. */
@@ -208,12 +253,10 @@ export class BlockIterator implements InternalIterator {
       this.invalidate();
       return;
     }
-    const block = this.block!;
-    if (
-      this.restartIndex + 1 < this.numRestarts &&
-      block.restartPoint(this.restartIndex + 1) <= p
-    ) {
-      this.restartIndex++;
+    if (p >= this.nextRestart) {
+      const r = ++this.restartIndex;
+      const limit = this.restartsOffset;
+      this.nextRestart = r + 1 < this.numRestarts ? restartAt(this.data, limit, r + 1) : limit;
     }
     this.parseEntry(p);
   }
@@ -239,7 +282,7 @@ export class BlockIterator implements InternalIterator {
   private compareRestartKey(i: number, target: Uint8Array): number {
     const data = this.data;
     const limit = this.restartsOffset;
-    let p = this.block!.restartPoint(i);
+    let p = restartAt(data, limit, i);
     let shared: number;
     let unshared: number;
     if (p + 3 <= limit && (data[p]! | data[p + 1]! | data[p + 2]!) < 0x80) {
@@ -254,38 +297,108 @@ export class BlockIterator implements InternalIterator {
     }
     if (shared !== 0) this.corrupt(`restart entry ${i} has a shared prefix`);
     if (p + unshared > limit) this.corrupt("restart key overruns the block");
-    return this.order.compareAt(data, p, unshared, target);
+    return this.bytewiseInternal
+      ? compareInternalBytewise(data, p, unshared, target, target.length)
+      : this.order.compareAt(data, p, unshared, target);
   }
 
+  /** Compares the current key with `target`. */
+  private compareCurrent(target: Uint8Array): number {
+    return this.bytewiseInternal
+      ? compareInternalBytewise(this.keyBuf, 0, this.keyLength, target, target.length)
+      : this.order.compareAt(this.keyBuf, 0, this.keyLength, target);
+  }
+
+  /**
+   * Binary search over the restart points for the last one whose key is < target, then a
+   * scan of its run. Entries from the next restart point on are known to be >= target, so
+   * the scan stops there without comparing.
+   */
   seek(target: Uint8Array): void {
-    if (this.restartsOffset <= 0) {
+    const limit = this.restartsOffset;
+    if (limit <= 0) {
       this.invalidate();
       return;
     }
-    // The last restart point whose key is < target (or 0).
+    const n = this.numRestarts;
+    const search = this.search;
+    if (search !== undefined) {
+      // An index block: one entry per restart point.
+      const i = search.lowerBound(target);
+      if (i >= n) this.invalidate();
+      else this.seekToRestart(i);
+      return;
+    }
+    if (n <= MAX_TOUCHED_RESTARTS) this.touched = touchRestartEntries(this.data, limit, n);
     let left = 0;
-    let right = this.numRestarts - 1;
+    // Restart `left`'s key was compared and is < target.
+    let leftBelow = false;
+    let right = n - 1;
     while (left < right) {
       const mid = (left + right + 1) >>> 1;
-      if (this.compareRestartKey(mid, target) < 0) left = mid;
-      else right = mid - 1;
+      if (this.compareRestartKey(mid, target) < 0) {
+        left = mid;
+        leftBelow = true;
+      } else {
+        right = mid - 1;
+      }
     }
-    this.seekToRestart(left);
-    const order = this.order;
-    while (order.compareAt(this.keyBuf, 0, this.keyLength, target) < 0) {
-      if (this.nextOffset >= this.restartsOffset) {
-        this.invalidate();
+    if (this.bytewiseInternal) {
+      const runStart = restartAt(this.data, limit, left);
+      const runEnd = left + 1 < n ? restartAt(this.data, limit, left + 1) : limit;
+      if (runEnd - runStart <= MAX_TOUCHED_RUN) {
+        this.touched += touchLines(this.data, runStart + 64, runEnd);
+      }
+      const found = scanRun(this.data, runStart, runEnd, limit, target);
+      if (found >= 0) {
+        this.loadScanned(left, runEnd, found, target);
         return;
       }
-      this.advance();
+      if (found === SCAN_RUN_END) {
+        if (runEnd >= limit) this.invalidate();
+        else this.seekToRestart(left + 1);
+        return;
+      }
+      // SCAN_FALLBACK: the plain scan below.
     }
+    this.seekToRestart(left);
+    if (!leftBelow && this.compareCurrent(target) >= 0) return;
+    for (;;) {
+      const p = this.nextOffset;
+      if (p >= this.nextRestart) {
+        // The next restart point's key is >= target (or the block ends).
+        this.advance();
+        return;
+      }
+      this.parseEntry(p);
+      if (this.compareCurrent(target) >= 0) return;
+    }
+  }
+
+  /** Makes the entry at `p`, found by `scanRun` for `target` in restart run `r`, current. */
+  private loadScanned(r: number, runEnd: number, p: number, target: Uint8Array): void {
+    const data = this.data;
+    // One-byte lengths, checked by scanRun.
+    const keyLength = data[p]! + data[p + 1]!;
+    const valueOffset = p + 3 + data[p + 1]!;
+    const valueLength = data[p + 2]!;
+    if (keyLength > this.keyBuf.length) this.growKey(keyLength, 0);
+    copyFoundKey(data, p, target, this.keyBuf);
+    this.keyLength = keyLength;
+    this.valueOffset = valueOffset;
+    this.valueLength = valueLength;
+    this.current = p;
+    this.nextOffset = valueOffset + valueLength;
+    this.restartIndex = r;
+    this.nextRestart = runEnd;
+    this.valueView = undefined;
   }
 
   seekForPrev(target: Uint8Array): void {
     this.seek(target);
     if (this.current < 0) {
       this.seekToLast();
-    } else if (this.order.compareAt(this.keyBuf, 0, this.keyLength, target) > 0) {
+    } else if (this.compareCurrent(target) > 0) {
       this.prev();
     }
   }
@@ -298,9 +411,9 @@ export class BlockIterator implements InternalIterator {
   prev(): void {
     const cur = this.current;
     if (cur < 0) throw new RangeError("prev() on an invalid iterator");
-    const cache = this.cache;
-    if (this.cacheCount > 0 && this.cachePos > 0 && cache[this.cachePos * STRIDE] === cur) {
-      this.cachePos--;
+    const rc = this.runCache;
+    if (rc.count > 0 && rc.pos > 0 && rc.entryOffset(rc.pos) === cur) {
+      rc.pos--;
       this.loadCached();
       return;
     }
@@ -309,42 +422,27 @@ export class BlockIterator implements InternalIterator {
       return;
     }
     // The restart run holding the entry before `cur`.
-    const block = this.block!;
     let r = this.restartIndex;
-    if (block.restartPoint(r) >= cur) r--;
+    if (restartAt(this.data, this.restartsOffset, r) >= cur) r--;
     this.fillCache(r, cur);
-    this.cachePos = this.cacheCount - 1;
+    rc.pos = rc.count - 1;
     this.loadCached();
   }
 
   /** Decodes restart run `r` forwards up to (not including) the entry at `stop`, caching each entry. */
   private fillCache(r: number, stop: number): void {
-    this.cacheCount = 0;
-    let used = 0;
+    const rc = this.runCache;
+    rc.clear();
     this.seekToRestart(r);
     for (;;) {
-      const n = this.cacheCount;
-      if ((n + 1) * STRIDE > this.cache.length) {
-        const grown = new Int32Array(this.cache.length * 2);
-        grown.set(this.cache);
-        this.cache = grown;
-      }
-      if (used + this.keyLength > this.cacheKeys.length) {
-        const grown = new Uint8Array(Math.max(used + this.keyLength, this.cacheKeys.length * 2));
-        grown.set(this.cacheKeys.subarray(0, used));
-        this.cacheKeys = grown;
-      }
-      this.cacheKeys.set(this.keyBuf.subarray(0, this.keyLength), used);
-      const c = this.cache;
-      const base = n * STRIDE;
-      c[base] = this.current;
-      c[base + 1] = this.nextOffset;
-      c[base + 2] = used;
-      c[base + 3] = this.keyLength;
-      c[base + 4] = this.valueOffset;
-      c[base + 5] = this.valueLength;
-      used += this.keyLength;
-      this.cacheCount = n + 1;
+      rc.add(
+        this.current,
+        this.nextOffset,
+        this.keyBuf,
+        this.keyLength,
+        this.valueOffset,
+        this.valueLength,
+      );
       if (this.nextOffset >= stop) break;
       this.parseEntry(this.nextOffset);
     }
@@ -352,18 +450,16 @@ export class BlockIterator implements InternalIterator {
   }
 
   private loadCached(): void {
-    const c = this.cache;
-    const base = this.cachePos * STRIDE;
-    const keyStart = c[base + 2]!;
-    const keyLength = c[base + 3]!;
+    const rc = this.runCache;
+    const i = rc.pos;
+    const keyLength = rc.keyLength(i);
     if (keyLength > this.keyBuf.length) this.growKey(keyLength, 0);
-    this.keyBuf.set(this.cacheKeys.subarray(keyStart, keyStart + keyLength));
+    rc.copyKey(i, this.keyBuf);
     this.keyLength = keyLength;
-    this.current = c[base]!;
-    this.nextOffset = c[base + 1]!;
-    this.valueOffset = c[base + 4]!;
-    this.valueLength = c[base + 5]!;
-    this.keyView = undefined;
+    this.current = rc.entryOffset(i);
+    this.nextOffset = rc.nextOffset(i);
+    this.valueOffset = rc.valueOffset(i);
+    this.valueLength = rc.valueLength(i);
     this.valueView = undefined;
   }
 }

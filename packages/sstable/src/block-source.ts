@@ -28,6 +28,11 @@ export class BlockSource {
   /** End of the region blocks may occupy (the footer's offset). */
   private readonly limit: number;
   private readonly pinned: CacheHandle<Block>[] = [];
+  /**
+   * Blocks are probably compressed (the table's compression option): read them into a
+   * reused buffer rather than memory of their own (see `readBlock`). Set at open.
+   */
+  expectCompressed = false;
 
   constructor(
     file: RandomAccessFile,
@@ -51,7 +56,14 @@ export class BlockSource {
 
   /** The uncompressed contents of the block at `handle`, read from the file. */
   readRaw(handle: BlockHandle, verify = this.verifyChecksums): Uint8Array {
-    const data = readBlock(this.file, this.limit, handle, this.fileName, verify);
+    const data = readBlock(
+      this.file,
+      this.limit,
+      handle,
+      this.fileName,
+      verify,
+      this.expectCompressed,
+    );
     if (this.stats !== undefined) {
       this.stats.tick(Ticker.BytesRead, handle.size + TableFormat.BLOCK_TRAILER_SIZE);
     }
@@ -61,6 +73,15 @@ export class BlockSource {
   /** Reads and parses a key/value block (no cache). */
   readKeyValueBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
     return Block.keyValue(this.readRaw(handle, verify), this.fileName, handle.offset);
+  }
+
+  /**
+   * Reads and parses an index block (no cache), with its `IndexSearch` aid when
+   * `indexSearch` (internal keys with bytewise user keys) and the block has enough entries.
+   */
+  readIndexBlock(handle: BlockHandle, indexSearch: boolean): Block {
+    const data = this.readRaw(handle, this.verifyChecksums);
+    return Block.keyValue(data, this.fileName, handle.offset, indexSearch);
   }
 
   /** Reads and parses a filter block (no cache). */
@@ -99,11 +120,21 @@ export class BlockSource {
   /** A data block: from the cache, else read (and inserted with priority "low" if `fill`). */
   dataBlock(handle: BlockHandle, fill: boolean, verify: boolean): Block {
     if (this.cache === undefined) return this.readKeyValueBlock(handle, verify);
-    let block = this.lookup(handle.offset);
-    if (block === undefined) {
-      block = this.readKeyValueBlock(handle, verify);
-      if (fill) this.insert(handle.offset, block, "low");
-    }
+    return this.lookup(handle.offset) ?? this.readDataBlock(handle, fill, verify);
+  }
+
+  /** The data block at `offset` if the cache holds it (counting a hit or a miss), else undefined. */
+  cachedDataBlock(offset: number): Block | undefined {
+    return this.cache === undefined ? undefined : this.lookup(offset);
+  }
+
+  /**
+   * Reads a data block from the file, inserting it into the cache (priority "low") if there
+   * is one and `fill`. Use after `cachedDataBlock` missed.
+   */
+  readDataBlock(handle: BlockHandle, fill: boolean, verify: boolean): Block {
+    const block = this.readKeyValueBlock(handle, verify);
+    if (fill && this.cache !== undefined) this.insert(handle.offset, block, "low");
     return block;
   }
 

@@ -1,14 +1,34 @@
 /**
  * Block: the uncompressed contents of one table block as held by the reader and the block
  * cache. Key/value blocks (data, index, metaindex, range deletions; format drawn in
- * `block-builder.ts`) carry their parsed restart array position; the filter block carries
- * its parsed Bloom filter reader.
+ * `block-builder.ts`) carry their parsed restart array position, and index blocks of
+ * bytewise tables an `IndexSearch` aid; the filter block carries its parsed Bloom filter
+ * reader.
  */
 import { getFixed32, ShaleError } from "@shale/base";
 import type { BloomFilterReader } from "@shale/bloom";
+import { IndexSearch, MIN_ENTRIES_FOR_SEARCH } from "./index-search.js";
 
 /** Bytes charged to the block cache on top of a block's data (object overhead). */
 const BLOCK_OVERHEAD = 64;
+
+/**
+ * Checks the restart array of a key/value block: numRestarts >= 1, the array fits, restart 0
+ * is at 0 and the others strictly increase inside the entries. Returns the index of the
+ * first bad restart point, or -1. (A function of its own, so that the loop's on-stack
+ * optimization does not leave `Block.keyValue` without feedback for `new Block`: that made
+ * V8 deoptimize it on every call.)
+ */
+function checkRestarts(data: Uint8Array, numRestarts: number, restartsOffset: number): number {
+  let previous = -1;
+  for (let i = 0; i < numRestarts; i++) {
+    const r = getFixed32(data, restartsOffset + i * 4);
+    const ok = i === 0 ? r === 0 : r > previous && r < restartsOffset;
+    if (!ok) return i;
+    previous = r;
+  }
+  return -1;
+}
 
 export class Block {
   /**
@@ -16,28 +36,42 @@ export class Block {
    * or reused, so views into it stay valid as long as they are referenced.
    */
   readonly data: Uint8Array;
+  /**
+   * @internal `data.buffer` and `data.byteOffset`, read once: views of values are made with
+   * `new Uint8Array(buffer, byteOffset + offset, length)`, which is cheaper than `subarray`,
+   * and reading a typed array's `buffer` each time would cost as much as the view.
+   */
+  readonly buffer: ArrayBufferLike;
+  readonly byteOffset: number;
   /** Key/value blocks: offset of the restart array (= end of the entries). Filter blocks: -1. */
   readonly restartsOffset: number;
   /** Key/value blocks: number of restart points (>= 1). Filter blocks: 0. */
   readonly numRestarts: number;
   /** Filter blocks: the Bloom filter over the block's bytes. */
   readonly filter: BloomFilterReader | undefined;
+  /** @internal Index blocks of bytewise tables (enough entries, one per restart): the search aid. */
+  readonly search: IndexSearch | undefined;
 
   private constructor(
     data: Uint8Array,
     restartsOffset: number,
     numRestarts: number,
     filter: BloomFilterReader | undefined,
+    search: IndexSearch | undefined,
   ) {
     this.data = data;
+    this.buffer = data.buffer;
+    this.byteOffset = data.byteOffset;
     this.restartsOffset = restartsOffset;
     this.numRestarts = numRestarts;
     this.filter = filter;
+    this.search = search;
   }
 
   /** What the block costs in a block cache, in bytes. */
   get charge(): number {
-    return this.data.length + BLOCK_OVERHEAD;
+    const extra = this.search !== undefined ? this.search.byteSize : 0;
+    return this.data.length + BLOCK_OVERHEAD + extra;
   }
 
   /** True if the block holds no entries (key/value blocks). */
@@ -52,30 +86,45 @@ export class Block {
 
   /**
    * Parses a key/value block, checking the restart array: numRestarts >= 1, the array fits,
-   * and restart offsets are strictly increasing and inside the entries. Throws Corruption
-   * naming `file` and `blockOffset` (the block's offset in the file) otherwise.
+   * and restart offsets are strictly increasing and inside the entries. With `indexSearch`
+   * (index blocks of internal keys with bytewise user keys) and at least
+   * `MIN_ENTRIES_FOR_SEARCH` restarts, also builds the block's `IndexSearch`, which checks
+   * every entry. Throws Corruption naming `file` and `blockOffset` (the block's offset in
+   * the file) otherwise.
    */
-  static keyValue(data: Uint8Array, file: string | undefined, blockOffset: number): Block {
-    const fail = (what: string): never => {
-      throw ShaleError.corruption(`bad block: ${what}`, file, blockOffset);
-    };
-    if (data.length < 4) fail(`${data.length} bytes is too short for a block`);
+  static keyValue(
+    data: Uint8Array,
+    file: string | undefined,
+    blockOffset: number,
+    indexSearch = false,
+  ): Block {
+    if (data.length < 4) {
+      throw ShaleError.corruption(
+        `bad block: ${data.length} bytes is too short for a block`,
+        file,
+        blockOffset,
+      );
+    }
     const numRestarts = getFixed32(data, data.length - 4);
     const maxRestarts = Math.floor((data.length - 4) / 4);
-    if (numRestarts < 1 || numRestarts > maxRestarts) fail(`bad restart count ${numRestarts}`);
-    const restartsOffset = data.length - 4 - numRestarts * 4;
-    let previous = -1;
-    for (let i = 0; i < numRestarts; i++) {
-      const r = getFixed32(data, restartsOffset + i * 4);
-      const ok = i === 0 ? r === 0 : r > previous && r < restartsOffset;
-      if (!ok) fail(`bad restart point ${i}: ${r}`);
-      previous = r;
+    if (numRestarts < 1 || numRestarts > maxRestarts) {
+      throw ShaleError.corruption(`bad block: bad restart count ${numRestarts}`, file, blockOffset);
     }
-    return new Block(data, restartsOffset, numRestarts, undefined);
+    const restartsOffset = data.length - 4 - numRestarts * 4;
+    const bad = checkRestarts(data, numRestarts, restartsOffset);
+    if (bad >= 0) {
+      const r = getFixed32(data, restartsOffset + bad * 4);
+      throw ShaleError.corruption(`bad block: bad restart point ${bad}: ${r}`, file, blockOffset);
+    }
+    const aid =
+      indexSearch && numRestarts >= MIN_ENTRIES_FOR_SEARCH && restartsOffset > 0
+        ? IndexSearch.build(data, restartsOffset, numRestarts, file, blockOffset)
+        : undefined;
+    return new Block(data, restartsOffset, numRestarts, undefined, aid);
   }
 
   /** Wraps a filter block. */
   static ofFilter(data: Uint8Array, filter: BloomFilterReader): Block {
-    return new Block(data, -1, 0, filter);
+    return new Block(data, -1, 0, filter, undefined);
   }
 }

@@ -205,7 +205,8 @@ describe("block cache", () => {
   });
 
   it("a cache smaller than the table still answers correctly", () => {
-    const cache = new LRUCache<Block>({ capacity: 4096, numShardBits: 0 });
+    // Room for the pinned index (with its IndexSearch) and filter, and a few data blocks.
+    const cache = new LRUCache<Block>({ capacity: 6144, numShardBits: 0 });
     const reader = openTable(evenTable(10), { blockCache: cache });
     const r = new LookupResult();
     for (let i = 0; i < N; i += 7) {

@@ -1,7 +1,8 @@
 /**
  * Block compression. The format has a per-block compression type byte (RocksDB's numbering,
  * see `CompressionType`); this build writes and reads `none` (0) and `snappy` (1, through
- * the pure-JS `snappyjs`; the Snappy stream carries its own uncompressed length).
+ * the pure-JS `snappyjs` to compress and `snappy-decode.ts` to decompress; the Snappy stream
+ * carries its own uncompressed length).
  *
  * Why Snappy (measured on db_bench-like 4 KiB data blocks, 16-byte keys, 100-byte values
  * that compress to half, Node 20, one core; see the package README):
@@ -21,6 +22,7 @@
 import { ShaleError } from "@shale/base";
 import * as snappy from "snappyjs";
 import { CompressionType } from "./format.js";
+import { snappyDecompress } from "./snappy-decode.js";
 
 /** The compression option: a codec name. */
 export type CompressionName = "none" | "snappy";
@@ -73,18 +75,15 @@ export function decompressBlock(
   blockOffset: number,
 ): Uint8Array {
   if (type === CompressionType.Snappy) {
-    const input = Buffer.isBuffer(compressed)
-      ? new Uint8Array(compressed.buffer, compressed.byteOffset, compressed.length)
-      : compressed;
-    try {
-      return snappy.uncompress(input, MAX_UNCOMPRESSED);
-    } catch (e) {
+    const out = snappyDecompress(compressed, MAX_UNCOMPRESSED);
+    if (out === undefined) {
       throw ShaleError.corruption(
-        `cannot decompress snappy block: ${e instanceof Error ? e.message : String(e)}`,
+        "cannot decompress snappy block: malformed stream",
         file,
         blockOffset,
       );
     }
+    return out;
   }
   throw ShaleError.corruption(`unknown compression type ${type}`, file, blockOffset);
 }

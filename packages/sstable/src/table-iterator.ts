@@ -7,10 +7,17 @@
  *   seek(t):        index.seek(t) -> data.seek(t), else the first entry of the following blocks
  *   seekForPrev(t): index.seek(t) (or the last block) -> data.seekForPrev(t), else the last
  *                   entry of the preceding blocks
+ *
+ * With the index block's `IndexSearch` (bytewise tables), a seek takes the data block's
+ * offset from the search aid and leaves the index iterator unpositioned (`pendingEntry`):
+ * the index entry is decoded only on a block-cache miss or when the scan moves on to a
+ * neighbouring block.
  */
 import { type InternalIterator, ShaleError } from "@shale/base";
+import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
 import type { BlockHandle } from "./format.js";
+import type { IndexSearch } from "./index-search.js";
 import type { TableReader } from "./table-reader.js";
 
 export class TableIterator implements InternalIterator {
@@ -20,19 +27,24 @@ export class TableIterator implements InternalIterator {
   private readonly index: BlockIterator;
   private readonly data: BlockIterator;
   private readonly handle: BlockHandle = { offset: 0, size: 0 };
+  private readonly search: IndexSearch | undefined;
   /** Offset of the data block loaded into `data`, or -1. */
   private loadedOffset = -1;
+  /** Index entry of the loaded block while `index` is not positioned on it, else -1. */
+  private pendingEntry = -1;
   private closed = false;
 
   constructor(reader: TableReader, fillCache: boolean, verify: boolean) {
     this.reader = reader;
     this.fillCache = fillCache;
     this.verify = verify;
+    const indexBlock = reader.indexBlock();
     this.index = new BlockIterator(reader.order).init(
-      reader.indexBlock(),
+      indexBlock,
       reader.fileName,
       reader.footer.indexHandle.offset,
     );
+    this.search = reader.order.bytewiseInternal ? indexBlock.search : undefined;
     this.data = new BlockIterator(reader.order);
   }
 
@@ -58,8 +70,38 @@ export class TableIterator implements InternalIterator {
     return true;
   }
 
+  /** Positions `index` on the loaded block's entry if a seek left it pending. */
+  private positionIndex(): void {
+    if (this.pendingEntry >= 0) {
+      this.index.seekToRestart(this.pendingEntry);
+      this.pendingEntry = -1;
+    }
+  }
+
+  /**
+   * Loads the data block of index entry `entry` (found by the search aid) unless it is
+   * loaded; leaves `index` unpositioned (`pendingEntry`) unless the block had to be read.
+   */
+  private loadEntry(search: IndexSearch, entry: number): void {
+    const offset = search.blockOffset(entry);
+    this.pendingEntry = entry;
+    if (offset === this.loadedOffset) return;
+    this.loadedOffset = -1;
+    const source = this.reader.source;
+    let block: Block | undefined = source.cachedDataBlock(offset);
+    if (block === undefined) {
+      this.positionIndex();
+      const h = this.handle;
+      this.reader.decodeIndexValue(this.index, h);
+      block = source.readDataBlock(h, this.fillCache, this.verify);
+    }
+    this.data.init(block, this.reader.fileName, offset);
+    this.loadedOffset = offset;
+  }
+
   private skipEmptyForward(): void {
     while (this.loadedOffset >= 0 && !this.data.valid()) {
+      this.positionIndex();
       this.index.next();
       if (!this.loadBlock()) return;
       this.data.seekToFirst();
@@ -68,6 +110,7 @@ export class TableIterator implements InternalIterator {
 
   private skipEmptyBackward(): void {
     while (this.loadedOffset >= 0 && !this.data.valid()) {
+      this.positionIndex();
       this.index.prev();
       if (!this.loadBlock()) return;
       this.data.seekToLast();
@@ -80,6 +123,7 @@ export class TableIterator implements InternalIterator {
 
   seekToFirst(): void {
     this.checkOpen();
+    this.pendingEntry = -1;
     this.index.seekToFirst();
     if (this.loadBlock()) this.data.seekToFirst();
     this.skipEmptyForward();
@@ -87,6 +131,7 @@ export class TableIterator implements InternalIterator {
 
   seekToLast(): void {
     this.checkOpen();
+    this.pendingEntry = -1;
     this.index.seekToLast();
     if (this.loadBlock()) this.data.seekToLast();
     this.skipEmptyBackward();
@@ -94,16 +139,38 @@ export class TableIterator implements InternalIterator {
 
   seek(target: Uint8Array): void {
     this.checkOpen();
-    this.index.seek(target);
-    if (this.loadBlock()) this.data.seek(target);
+    const search = this.search;
+    if (search !== undefined) {
+      const entry = search.lowerBound(target);
+      if (entry >= search.count) {
+        // Past the last block: invalid (`index` is repositioned by the next seek).
+        this.pendingEntry = -1;
+        this.loadedOffset = -1;
+        return;
+      }
+      this.loadEntry(search, entry);
+      this.data.seek(target);
+    } else {
+      this.pendingEntry = -1;
+      this.index.seek(target);
+      if (this.loadBlock()) this.data.seek(target);
+    }
     this.skipEmptyForward();
   }
 
   seekForPrev(target: Uint8Array): void {
     this.checkOpen();
-    this.index.seek(target);
-    if (!this.index.valid()) this.index.seekToLast();
-    if (this.loadBlock()) this.data.seekForPrev(target);
+    const search = this.search;
+    if (search !== undefined) {
+      const entry = Math.min(search.lowerBound(target), search.count - 1);
+      this.loadEntry(search, entry);
+      this.data.seekForPrev(target);
+    } else {
+      this.pendingEntry = -1;
+      this.index.seek(target);
+      if (!this.index.valid()) this.index.seekToLast();
+      if (this.loadBlock()) this.data.seekForPrev(target);
+    }
     this.skipEmptyBackward();
   }
 
@@ -133,6 +200,7 @@ export class TableIterator implements InternalIterator {
     if (this.closed) return;
     this.closed = true;
     this.loadedOffset = -1;
+    this.pendingEntry = -1;
     this.data.close();
     this.index.close();
     this.reader.iteratorClosed();

@@ -35,7 +35,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
-import type { BloomFilterReader } from "@shale/bloom";
+import { type BloomFilterReader, hashKey64 } from "@shale/bloom";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
@@ -121,7 +121,8 @@ export class TableReader {
   private seekView: Uint8Array = this.seekBuf.subarray(0, 0);
 
   // Readers of the index and filter blocks, bound once (no closure per get).
-  private readonly readIndexBlock = (h: BlockHandle): Block => this.source.readKeyValueBlock(h);
+  private readonly readIndexBlock = (h: BlockHandle): Block =>
+    this.source.readIndexBlock(h, this.order.bytewiseInternal);
   private readonly readFilterBlock = (h: BlockHandle): Block => this.source.readFilterBlock(h);
 
   private openIterators = 0;
@@ -165,6 +166,7 @@ export class TableReader {
     }
     const rawProperties = source.readRaw(propertiesHandle);
     this.properties = decodeProperties(rawProperties, this.fileName, propertiesHandle.offset);
+    source.expectCompressed = this.properties.compression !== "none";
     if (this.properties.comparatorName !== this.comparator.name) {
       throw ShaleError.invalidArgument(
         `table ${this.fileName ?? ""} was written with comparator ` +
@@ -258,16 +260,31 @@ export class TableReader {
   }
 
   private seekKey(userKey: Uint8Array, snapshotSeq: number): Uint8Array {
-    const n = userKey.length + TRAILER_SIZE;
-    if (n > this.seekBuf.length)
+    const u = userKey.length;
+    const n = u + TRAILER_SIZE;
+    if (n > this.seekBuf.length) {
       this.seekBuf = new Uint8Array(Math.max(n, this.seekBuf.length * 2));
-    const buf = this.seekBuf;
-    buf.set(userKey, 0);
-    putTrailer(buf, userKey.length, snapshotSeq, KIND_FOR_SEEK);
-    if (this.seekView.length !== n || this.seekView.buffer !== buf.buffer) {
-      this.seekView = buf.subarray(0, n);
+      this.seekView = this.seekBuf.subarray(0, n);
+    } else if (this.seekView.length !== n) {
+      this.seekView = this.seekBuf.subarray(0, n);
     }
+    const buf = this.seekBuf;
+    if (u <= 32) {
+      for (let i = 0; i < u; i++) buf[i] = userKey[i]!;
+    } else {
+      buf.set(userKey, 0);
+    }
+    putTrailer(buf, u, snapshotSeq, KIND_FOR_SEEK);
     return this.seekView;
+  }
+
+  /**
+   * Writes the filter hash of `userKey` to `out[0]` (lo) and `out[1]` (hi), for `get`'s
+   * `keyHash`: a caller probing several tables for one key hashes it once.
+   * REQUIRES: out.length >= 2.
+   */
+  static hashKey(userKey: Uint8Array, out: Uint32Array): void {
+    hashKey64(userKey, out, 0);
   }
 
   /**
@@ -279,7 +296,8 @@ export class TableReader {
    * tombstone's), a Merge operand is appended and the lookup goes on (`Merging`).
    *
    * REQUIRES: `!result.done` (newer layers did not already settle the key); `snapshotSeq`
-   * in [0, MAX_SEQ] (else InvalidArgument).
+   * in [0, MAX_SEQ] (else InvalidArgument); `keyHash`, if given, is `userKey`'s hash as
+   * `TableReader.hashKey` wrote it (Default: hashed here, when the table has a filter).
    *
    * Ownership: `result.value` and `result.operands` are views into the cached block (zero
    * copy): valid for as long as they are referenced; treat as read-only. No cache handle is
@@ -290,6 +308,7 @@ export class TableReader {
     snapshotSeq: number,
     result: LookupResult,
     readOptions?: TableReadOptions,
+    keyHash?: Uint32Array,
   ): void {
     this.checkOpen();
     if (!(snapshotSeq >= 0 && snapshotSeq <= MAX_SEQ)) {
@@ -303,7 +322,11 @@ export class TableReader {
     if (this.filterHandle !== undefined) {
       const filter = this.filterReader()!;
       if (stats !== undefined) stats.tick(Ticker.BloomChecked);
-      if (!filter.mayMatch(userKey)) {
+      const may =
+        keyHash !== undefined
+          ? filter.mayMatchHash(keyHash[0]!, keyHash[1]!)
+          : filter.mayMatch(userKey);
+      if (!may) {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
@@ -311,66 +334,103 @@ export class TableReader {
     const fillCache = readOptions?.fillCache ?? this.source.fillCache;
     const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
     const target = this.seekKey(userKey, snapshotSeq);
-    const index = this.indexIter.init(
-      this.indexBlock(),
-      this.fileName,
-      this.footer.indexHandle.offset,
-    );
+    const indexBlock = this.indexBlock();
+    const indexOffset = this.footer.indexHandle.offset;
+    const index = this.indexIter;
     const it = this.dataIter;
-    const order = this.order;
     const handle = this.handle;
+    const source = this.source;
     try {
-      index.seek(target);
-      let first = true;
-      while (index.valid()) {
-        this.decodeIndexValue(index, handle);
-        it.init(this.source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
-        if (first) it.seek(target);
-        else it.seekToFirst();
-        first = false;
-        for (; it.valid(); it.next()) {
-          const kb = it.keyBuf;
-          const t = it.keyLength - TRAILER_SIZE;
-          if (order.compareUserKeyAt(kb, 0, it.keyLength, userKey) !== 0) return;
-          const seq = trailerSeq(kb, t);
-          if (seq < result.maxCoveringSeq) {
-            result.state = LookupState.Deleted;
-            result.seq = result.maxCoveringSeq;
-            return;
-          }
-          const kind = kb[t]!;
-          if (kind === ValueKind.Value) {
-            result.state = LookupState.Found;
-            result.value = it.value();
-            result.seq = seq;
-            return;
-          }
-          if (kind === ValueKind.Merge) {
-            result.operands.push(it.value());
-            result.state = LookupState.Merging;
-            continue;
-          }
-          if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
-            result.state = LookupState.Deleted;
-            result.seq = seq;
-            return;
-          }
-          throw ShaleError.corruption(
-            `unknown value kind ${kind} in a data block`,
-            this.fileName,
-            handle.offset,
-          );
+      const search = indexBlock.search;
+      let block: Block | undefined;
+      // Entry of the index the lookup is in; -1 once `index` is initialized and positioned.
+      let entry = -1;
+      if (search !== undefined) {
+        // The data block's offset comes from the search aid; the index entry is decoded only
+        // on a cache miss (or to go on into the next block).
+        entry = search.lowerBound(target);
+        if (entry >= search.count) return;
+        handle.offset = search.blockOffset(entry);
+        block = source.cachedDataBlock(handle.offset);
+        if (block === undefined) {
+          index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+          entry = -1;
+          this.decodeIndexValue(index, handle);
+          block = source.readDataBlock(handle, fillCache, verify);
         }
+      } else {
+        index.init(indexBlock, this.fileName, indexOffset).seek(target);
+        if (!index.valid()) return;
+        this.decodeIndexValue(index, handle);
+        block = source.dataBlock(handle, fillCache, verify);
+      }
+      it.init(block, this.fileName, handle.offset);
+      it.seek(target);
+      while (this.fold(it, userKey, result, handle.offset)) {
         // The block ended inside the lookup. The next block can hold the user key only if
         // this block's separator has that user key (separators of different user keys are
         // shortened in between): otherwise stop without reading it.
-        if (order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;
+        if (entry >= 0) index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+        entry = -1;
+        if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;
         index.next();
+        if (!index.valid()) return;
+        this.decodeIndexValue(index, handle);
+        it.init(source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
+        it.seekToFirst();
       }
     } finally {
+      // Drop the blocks (an unpinned index block may leave the cache meanwhile).
       it.close();
-      index.close();
+      if (index.currentBlock !== undefined) index.close();
     }
+  }
+
+  /**
+   * Folds `userKey`'s entries from the position of `it` on into `result` (see `get`). Returns
+   * true if the block ended with the lookup still going on (only Merge operands so far).
+   */
+  private fold(
+    it: BlockIterator,
+    userKey: Uint8Array,
+    result: LookupResult,
+    blockOffset: number,
+  ): boolean {
+    const order = this.order;
+    for (; it.valid(); it.next()) {
+      const kb = it.keyBuf;
+      const t = it.keyLength - TRAILER_SIZE;
+      if (order.compareUserKeyAt(kb, 0, it.keyLength, userKey) !== 0) return false;
+      const seq = trailerSeq(kb, t);
+      if (seq < result.maxCoveringSeq) {
+        result.state = LookupState.Deleted;
+        result.seq = result.maxCoveringSeq;
+        return false;
+      }
+      const kind = kb[t]!;
+      if (kind === ValueKind.Value) {
+        result.state = LookupState.Found;
+        result.value = it.value();
+        result.seq = seq;
+        return false;
+      }
+      if (kind === ValueKind.Merge) {
+        result.operands.push(it.value());
+        result.state = LookupState.Merging;
+        continue;
+      }
+      if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+        result.state = LookupState.Deleted;
+        result.seq = seq;
+        return false;
+      }
+      throw ShaleError.corruption(
+        `unknown value kind ${kind} in a data block`,
+        this.fileName,
+        blockOffset,
+      );
+    }
+    return true;
   }
 
   /**

@@ -2,82 +2,58 @@
  * table-bench: a micro-benchmark of @shale/sstable (not a test; reports figures only).
  *
  *   npx tsc -b && node dist/bench/table-bench.js [--num=1000000] [--reads=200000]
+ *     [--only=get,hot,scan,seed002] [--compression=snappy,none]
  *
  * 1. build: a table of `num` entries (16-byte db_bench keys, 100-byte values that compress to
  *    about half, like db_bench's RandomGenerator) into a real file, per compression setting.
- * 2. readrandom: random `get` ns/op with a block cache big enough for the whole table
- *    ("full cache", warmed first) and with one a tenth of that size.
- * 3. seed 002 (zero-copy lookups): random `get` of 100 B, 1 KB and 10 KB values returning the
+ * 2. get: random `get` ns/op with a block cache big enough for the whole table ("full
+ *    cache", warmed first) and with one a tenth of that size; and "hot": random gets of the
+ *    first 2,000 keys only (a working set of ~60 blocks, in the CPU caches).
+ * 3. scan (full cache): a whole-table iterator scan forward (seekToFirst, next) and reverse
+ *    (seekToLast, prev), reading key() and value() of every entry, in ns/entry; and random
+ *    seek followed by 10 next (ns per seek+10 next).
+ * 4. seed 002 (zero-copy lookups): random `get` of 100 B, 1 KB and 10 KB values returning the
  *    view into the cached block vs copying it into a fresh buffer (`value.slice()`), and the
  *    throughput gain of the view, as RocksDB's PinnableSlice commit reports it.
  *
- * Each measurement is the median of 3 rounds.
+ * Each measurement is the median of 3 rounds; CPU time (process.cpuUsage) in parentheses.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LookupResult, makeInternalKey, NodeFileSystem, ValueKind } from "@shale/base";
+import {
+  KIND_FOR_SEEK,
+  LookupResult,
+  MAX_SEQ,
+  makeInternalKey,
+  NodeFileSystem,
+  putTrailer,
+  ValueKind,
+} from "@shale/base";
 import { LRUCache } from "@shale/block-cache";
 import { type Block, type CompressionName, TableBuilder, TableReader } from "../index.js";
+import {
+  fmt,
+  fmtTiming,
+  medianTiming,
+  rng,
+  type Timing,
+  timeOps,
+  userKey,
+  ValueGenerator,
+} from "./bench-data.js";
 
-function arg(name: string, fallback: number): number {
+function arg(name: string, fallback: string): string {
   const a = process.argv.find((s) => s.startsWith(`--${name}=`));
-  return a === undefined ? fallback : Number(a.slice(name.length + 3));
+  return a === undefined ? fallback : a.slice(name.length + 3);
 }
 
-const NUM = arg("num", 1_000_000);
-const READS = arg("reads", 200_000);
+const NUM = Number(arg("num", "1000000"));
+const READS = Number(arg("reads", "200000"));
+const ONLY = new Set(arg("only", "get,hot,scan,seed002").split(","));
+const HOT_KEYS = 2000;
+const COMPRESSIONS = arg("compression", "snappy,none").split(",") as CompressionName[];
 const ROUNDS = 3;
-
-/** mulberry32: deterministic, fast. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * db_bench's RandomGenerator: 1 MiB of data made of 100-byte pieces, each 50 random printable
- * characters repeated (compression ratio 0.5); values are consecutive slices of it.
- */
-class ValueGenerator {
-  private readonly data = new Uint8Array(1 << 20);
-  private pos = 0;
-  constructor(seed: number) {
-    const rnd = rng(seed);
-    const raw = new Uint8Array(50);
-    for (let p = 0; p < this.data.length; p += 100) {
-      for (let i = 0; i < 50; i++) raw[i] = 32 + Math.floor(rnd() * 95);
-      for (let i = 0; i < 100 && p + i < this.data.length; i++) this.data[p + i] = raw[i % 50]!;
-    }
-  }
-  next(n: number): Uint8Array {
-    if (this.pos + n > this.data.length) this.pos = 0;
-    this.pos += n;
-    return this.data.subarray(this.pos - n, this.pos);
-  }
-}
-
-/** db_bench key: 8 big-endian bytes of the integer, padded with '0' to 16 bytes. */
-function userKey(i: number, out = new Uint8Array(16)): Uint8Array {
-  out.fill(0x30);
-  let v = i;
-  for (let b = 7; b >= 0; b--) {
-    out[b] = v & 0xff;
-    v = Math.floor(v / 256);
-  }
-  return out;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
-}
 
 const fs = new NodeFileSystem();
 const dir = mkdtempSync(join(tmpdir(), "shale-table-bench-"));
@@ -111,13 +87,6 @@ function open(path: string, cacheBytes: number): BenchReader {
   return reader;
 }
 
-interface Timing {
-  /** Wall-clock ns per operation. */
-  wall: number;
-  /** CPU (user + system) ns per operation: steadier on a busy machine. */
-  cpu: number;
-}
-
 /**
  * Times `reads` gets of uniformly random keys (written into one reused key buffer, as
  * db_bench does); `copy` also copies every value found. Checks every key is found.
@@ -132,31 +101,65 @@ function readRandom(
   const rnd = rng(seed);
   const key = new Uint8Array(16);
   const result = new LookupResult();
-  let found = 0;
-  let sink = 0;
-  const cpu0 = process.cpuUsage();
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < reads; i++) {
-    result.reset();
-    reader.get(userKey(Math.floor(rnd() * num), key), Number.MAX_SAFE_INTEGER, result);
-    if (result.value !== undefined) {
-      found++;
-      const v = copy ? result.value.slice() : result.value;
-      sink += v[0]!;
+  return timeOps(reads, () => {
+    let found = 0;
+    let sink = 0;
+    for (let i = 0; i < reads; i++) {
+      result.reset();
+      reader.get(userKey(Math.floor(rnd() * num), key), MAX_SEQ, result);
+      if (result.value !== undefined) {
+        found++;
+        const v = copy ? result.value.slice() : result.value;
+        sink += v[0]!;
+      }
     }
-  }
-  const wall = Number(process.hrtime.bigint() - t0) / reads;
-  const cpuUsed = process.cpuUsage(cpu0);
-  if (found !== reads || sink < 0) throw new Error(`found ${found} of ${reads}`);
-  return { wall, cpu: ((cpuUsed.user + cpuUsed.system) * 1000) / reads };
+    if (found !== reads) throw new Error(`found ${found} of ${reads}`);
+    return sink;
+  });
 }
 
-function medianTiming(runs: Timing[]): Timing {
-  return { wall: median(runs.map((r) => r.wall)), cpu: median(runs.map((r) => r.cpu)) };
+/** A full scan reading key() and value() of every entry; ns per entry. */
+function scan(reader: TableReader, num: number, reverse: boolean): Timing {
+  return timeOps(num, () => {
+    const it = reader.newIterator();
+    let n = 0;
+    let sink = 0;
+    if (reverse) {
+      for (it.seekToLast(); it.valid(); it.prev()) {
+        sink += it.key().length + it.value()[0]!;
+        n++;
+      }
+    } else {
+      for (it.seekToFirst(); it.valid(); it.next()) {
+        sink += it.key().length + it.value()[0]!;
+        n++;
+      }
+    }
+    it.close();
+    if (n !== num) throw new Error(`scanned ${n} of ${num}`);
+    return sink;
+  });
 }
 
-function fmtTiming(t: Timing): string {
-  return `${fmt(t.wall)} ns/op (cpu ${fmt(t.cpu)})`;
+/** `seeks` random seeks, each followed by 10 next; ns per seek+10 next. */
+function seekNext(reader: TableReader, num: number, seeks: number, seed: number): Timing {
+  const rnd = rng(seed);
+  const target = new Uint8Array(24);
+  return timeOps(seeks, () => {
+    const it = reader.newIterator();
+    let sink = 0;
+    for (let i = 0; i < seeks; i++) {
+      userKey(Math.floor(rnd() * num), target);
+      putTrailer(target, 16, MAX_SEQ, KIND_FOR_SEEK);
+      it.seek(target);
+      for (let j = 0; j < 10 && it.valid(); j++) {
+        sink += it.key().length + it.value()[0]!;
+        it.next();
+      }
+    }
+    it.close();
+    return sink;
+  });
 }
 
 /** Warms the cache with every block (a full scan), for the "full cache" case. */
@@ -166,8 +169,10 @@ function warm(reader: TableReader): void {
   it.close();
 }
 
-function fmt(n: number, digits = 0): string {
-  return n.toFixed(digits).padStart(8);
+function rounds(f: (round: number) => Timing): Timing {
+  const runs: Timing[] = [];
+  for (let r = 0; r < ROUNDS; r++) runs.push(f(r));
+  return medianTiming(runs);
 }
 
 console.log(
@@ -175,7 +180,8 @@ console.log(
 );
 console.log(`temp dir ${dir}`);
 try {
-  for (const compression of ["snappy", "none"] as const) {
+  for (const compression of COMPRESSIONS) {
+    if (!ONLY.has("get") && !ONLY.has("hot") && !ONLY.has("scan")) break;
     const path = join(dir, `bench-${compression}.sst`);
     const t0 = performance.now();
     const size = build(path, NUM, 100, compression);
@@ -185,47 +191,69 @@ try {
     );
     // Twice the uncompressed size (blocks + index + filter): no shard of the cache overflows.
     const full = 2 * Math.ceil(NUM * 140) + (16 << 20);
-    for (const [label, capacity] of [
-      ["full cache", full],
-      ["cache 1/10", Math.ceil(full / 10)],
-    ] as const) {
-      const reader = open(path, capacity);
-      if (label === "full cache") warm(reader);
-      else readRandom(reader, NUM, READS, 1, false);
-      const runs: Timing[] = [];
-      const before = reader.blockCacheStats();
-      for (let r = 0; r < ROUNDS; r++) runs.push(readRandom(reader, NUM, READS, 100 + r, false));
-      const after = reader.blockCacheStats();
-      const hits = after.hits - before.hits;
-      const misses = after.misses - before.misses;
-      console.log(
-        `get    ${compression.padEnd(6)}: ${fmtTiming(medianTiming(runs))}  ${label} ` +
-          `(${(capacity / 1048576).toFixed(0)} MiB, data block hit rate ${((100 * hits) / (hits + misses)).toFixed(1)} %)`,
-      );
+    if (ONLY.has("get")) {
+      for (const [label, capacity] of [
+        ["full cache", full],
+        ["cache 1/10", Math.ceil(full / 10)],
+      ] as const) {
+        const reader = open(path, capacity);
+        if (label === "full cache") warm(reader);
+        else readRandom(reader, NUM, READS, 1, false);
+        const before = reader.blockCacheStats();
+        const t = rounds((r) => readRandom(reader, NUM, READS, 100 + r, false));
+        const after = reader.blockCacheStats();
+        const hits = after.hits - before.hits;
+        const misses = after.misses - before.misses;
+        console.log(
+          `get    ${compression.padEnd(6)}: ${fmtTiming(t)}  ${label} ` +
+            `(${(capacity / 1048576).toFixed(0)} MiB, data block hit rate ${((100 * hits) / (hits + misses)).toFixed(1)} %)`,
+        );
+        reader.close();
+      }
+    }
+    if (ONLY.has("hot")) {
+      const reader = open(path, full);
+      warm(reader);
+      const t = rounds((r) => readRandom(reader, HOT_KEYS, READS, 400 + r, false));
+      console.log(`get    ${compression.padEnd(6)}: ${fmtTiming(t)}  hot (${HOT_KEYS} keys)`);
+      reader.close();
+    }
+    if (ONLY.has("scan")) {
+      const reader = open(path, full);
+      warm(reader);
+      const fwd = rounds(() => scan(reader, NUM, false));
+      console.log(`scan   ${compression.padEnd(6)}: forward ${fmtTiming(fwd)} per entry`);
+      const rev = rounds(() => scan(reader, NUM, true));
+      console.log(`scan   ${compression.padEnd(6)}: reverse ${fmtTiming(rev)} per entry`);
+      const seeks = Math.max(1, READS >> 1);
+      const sn = rounds((r) => seekNext(reader, NUM, seeks, 300 + r));
+      console.log(`seek   ${compression.padEnd(6)}: seek+10 next ${fmtTiming(sn)}`);
       reader.close();
     }
   }
 
-  console.log("seed 002: get returning a view into the cached block vs copying the value");
-  for (const valueSize of [100, 1024, 10240]) {
-    const num = Math.min(NUM, Math.floor((48 << 20) / valueSize));
-    const path = join(dir, `bench-v${valueSize}.sst`);
-    build(path, num, valueSize, "snappy");
-    const reader = open(path, num * (valueSize + 64) * 2 + (8 << 20));
-    warm(reader);
-    const view: Timing[] = [];
-    const copy: Timing[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      view.push(readRandom(reader, num, READS, 200 + r, false));
-      copy.push(readRandom(reader, num, READS, 200 + r, true));
+  if (ONLY.has("seed002")) {
+    console.log("seed 002: get returning a view into the cached block vs copying the value");
+    for (const valueSize of [100, 1024, 10240]) {
+      const num = Math.min(NUM, Math.floor((48 << 20) / valueSize));
+      const path = join(dir, `bench-v${valueSize}.sst`);
+      build(path, num, valueSize, "snappy");
+      const reader = open(path, num * (valueSize + 64) * 2 + (8 << 20));
+      warm(reader);
+      const view: Timing[] = [];
+      const copy: Timing[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        view.push(readRandom(reader, num, READS, 200 + r, false));
+        copy.push(readRandom(reader, num, READS, 200 + r, true));
+      }
+      const v = medianTiming(view);
+      const c = medianTiming(copy);
+      console.log(
+        `value ${String(valueSize).padStart(5)} B: view ${fmtTiming(v)}  copy ${fmtTiming(c)}  ` +
+          `gain ${((c.wall / v.wall - 1) * 100).toFixed(1)} % (cpu ${((c.cpu / v.cpu - 1) * 100).toFixed(1)} %)`,
+      );
+      reader.close();
     }
-    const v = medianTiming(view);
-    const c = medianTiming(copy);
-    console.log(
-      `value ${String(valueSize).padStart(5)} B: view ${fmtTiming(v)}  copy ${fmtTiming(c)}  ` +
-        `gain ${((c.wall / v.wall - 1) * 100).toFixed(1)} % (cpu ${((c.cpu / v.cpu - 1) * 100).toFixed(1)} %)`,
-    );
-    reader.close();
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

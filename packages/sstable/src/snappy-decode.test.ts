@@ -1,0 +1,115 @@
+import { toHex } from "@shale/base";
+import fc from "fast-check";
+import * as snappy from "snappyjs";
+import { describe, expect, it } from "vitest";
+import { snappyDecompress } from "./snappy-decode.js";
+
+/** Data with runs and repeats (long and overlapping copies) and random stretches (literals). */
+const dataArb = fc
+  .array(
+    fc.oneof(
+      fc.uint8Array({ maxLength: 300 }),
+      fc
+        .tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 2000 }))
+        .map(([b, n]) => new Uint8Array(n).fill(b)),
+      fc
+        .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }))
+        .map(([piece, times]) => {
+          const out = new Uint8Array(piece.length * times);
+          for (let i = 0; i < times; i++) out.set(piece, i * piece.length);
+          return out;
+        }),
+    ),
+    { maxLength: 12 },
+  )
+  .map((parts) => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  });
+
+describe("snappyDecompress", () => {
+  it("decodes what snappyjs encodes", () => {
+    fc.assert(
+      fc.property(dataArb, (data) => {
+        const compressed = snappy.compress(data);
+        const out = snappyDecompress(compressed, 1 << 30);
+        expect(out).toBeDefined();
+        expect(toHex(out!)).toBe(toHex(data));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("decodes long literals (1 to 4 length bytes) and far copies", () => {
+    let x = 99;
+    const random = Uint8Array.from({ length: 70_000 }, () => {
+      x = (x * 1103515245 + 12345) >>> 0;
+      return x >>> 24;
+    });
+    const data = new Uint8Array(2 * random.length);
+    data.set(random);
+    data.set(random, random.length); // copies 70 000 bytes back (4-byte offsets)
+    const out = snappyDecompress(snappy.compress(data), 1 << 30)!;
+    expect(Buffer.compare(out, data)).toBe(0);
+  });
+
+  it("the worked example of snappy-decode.ts", () => {
+    const out = snappyDecompress(
+      Uint8Array.of(0x0a, 0x10, 0x61, 0x62, 0x63, 0x64, 0x65, 0x05, 0x05),
+      100,
+    );
+    expect(new TextDecoder().decode(out)).toBe("abcdeabcde");
+  });
+
+  it("decodes all three copy forms, and runs (copies overlapping themselves)", () => {
+    const text = (bytes: number[]) =>
+      new TextDecoder().decode(snappyDecompress(Uint8Array.from(bytes), 100));
+    const abcd = [0x0c, 0x61, 0x62, 0x63, 0x64]; // literal "abcd"
+    expect(text([0x08, ...abcd, 0x01, 0x04])).toBe("abcdabcd"); // kind 01, length 4
+    expect(text([0x08, ...abcd, 0x0e, 0x04, 0x00])).toBe("abcdabcd"); // kind 10
+    expect(text([0x08, ...abcd, 0x0f, 0x04, 0x00, 0x00, 0x00])).toBe("abcdabcd"); // kind 11
+    expect(text([0x0a, 0x04, 0x61, 0x62, 0x11, 0x02])).toBe("ababababab"); // run: length 8, offset 2
+  });
+
+  it("rejects malformed streams without throwing", () => {
+    const good = snappy.compress(new TextEncoder().encode("hello hello hello hello world"));
+    expect(snappyDecompress(good, 1000)).toBeDefined();
+    for (let n = 0; n < good.length; n++) {
+      expect(snappyDecompress(good.subarray(0, n), 1000)).toBeUndefined(); // truncated
+    }
+    expect(snappyDecompress(good, 10)).toBeUndefined(); // over maxLength
+    const longer = Uint8Array.from(good);
+    longer[0] = longer[0]! + 1; // header says one more byte than the elements produce
+    expect(snappyDecompress(longer, 1000)).toBeUndefined();
+    // A copy reaching before the start of the output.
+    expect(snappyDecompress(Uint8Array.of(0x08, 0x00, 0x61, 0x0d, 0x09), 100)).toBeUndefined();
+    // A copy with offset 0.
+    expect(snappyDecompress(Uint8Array.of(0x08, 0x00, 0x61, 0x0d, 0x00), 100)).toBeUndefined();
+    // An overlong length varint.
+    expect(
+      snappyDecompress(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0x01), 1 << 30),
+    ).toBeUndefined();
+  });
+
+  it("random bytes decode to undefined or to exactly the announced length", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        const out = snappyDecompress(bytes, 1 << 16);
+        if (out !== undefined) {
+          let length = 0;
+          for (let i = 0, shift = 0; i < bytes.length; i++, shift += 7) {
+            length += (bytes[i]! & 0x7f) * 2 ** shift;
+            if (bytes[i]! < 0x80) break;
+          }
+          expect(out.length).toBe(length);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Snappy decompression (the raw block format, as `snappyjs` writes it), for reading blocks.
+ *
+ * ```
+ * stream  := varint32 uncompressedLength ‖ element*
+ * element := tag byte, its low 2 bits the kind:
+ *   00 literal  length-1 in the tag's high 6 bits (0..59), or 60..63: the length-1 follows
+ *               in 1..4 little-endian bytes; then the literal bytes
+ *   01 copy     length-4 in tag bits 2..4, offset = (tag bits 5..7) << 8 | next byte
+ *   10 copy     length-1 in the tag's high 6 bits, offset: 2 bytes little-endian
+ *   11 copy     length-1 in the tag's high 6 bits, offset: 4 bytes little-endian
+ * a copy repeats `length` bytes starting `offset` bytes back in the output (it may overlap
+ * itself when offset < length: a run)
+ * ```
+ * Worked example: `0a 10 61 62 63 64 65 05 05` decodes to "abcdeabcde": length 10, tag 0x10
+ * (literal, 4 + 1 = 5 bytes) "abcde", tag 0x05 (copy kind 01, length 1 + 4 = 5) with offset
+ * 0x05: the 5 bytes from 5 back. Reference: google/snappy format_description.txt.
+ *
+ * Why not `snappyjs.uncompress`: it copies every literal and match byte by byte. Here long
+ * literals are copied with `TypedArray.set` and long non-overlapping matches with
+ * `copyWithin` (both memmove), and the output is allocated once at its exact size. Malformed
+ * input (bad lengths, offsets before the output's start, truncation, output size mismatch)
+ * returns undefined; the caller reports Corruption.
+ */
+import { allocUninitialized } from "./alloc.js";
+
+/** Copies shorter than this are done byte by byte (cheaper than a builtin call). */
+const SHORT_COPY = 16;
+
+/**
+ * Decompresses the Snappy stream `src` into a fresh array of its uncompressed length, or
+ * returns undefined if the stream is malformed or its length exceeds `maxLength`.
+ */
+export function snappyDecompress(src: Uint8Array, maxLength: number): Uint8Array | undefined {
+  const n = src.length;
+  let p = 0;
+  let length = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (p >= n || shift > 28) return undefined;
+    const b = src[p++]!;
+    if (shift === 28 && b > 0x0f) return undefined;
+    length += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) break;
+  }
+  if (length > maxLength) return undefined;
+  // Not zeroed: the stream writes every byte in order, or the array is dropped.
+  const out = allocUninitialized(length);
+  let o = 0;
+  while (p < n) {
+    const tag = src[p++]!;
+    const kind = tag & 3;
+    if (kind === 0) {
+      let len = tag >>> 2;
+      if (len >= 60) {
+        const extra = len - 59;
+        if (p + extra > n) return undefined;
+        len = 0;
+        for (let i = extra - 1; i >= 0; i--) len = len * 256 + src[p + i]!;
+        p += extra;
+      }
+      len += 1;
+      if (p + len > n || o + len > length) return undefined;
+      if (len < SHORT_COPY) {
+        for (let i = 0; i < len; i++) out[o + i] = src[p + i]!;
+      } else {
+        out.set(src.subarray(p, p + len), o);
+      }
+      p += len;
+      o += len;
+      continue;
+    }
+    let len: number;
+    let offset: number;
+    if (kind === 1) {
+      if (p >= n) return undefined;
+      len = ((tag >>> 2) & 7) + 4;
+      offset = ((tag >>> 5) << 8) | src[p++]!;
+    } else if (kind === 2) {
+      if (p + 2 > n) return undefined;
+      len = (tag >>> 2) + 1;
+      offset = src[p]! | (src[p + 1]! << 8);
+      p += 2;
+    } else {
+      if (p + 4 > n) return undefined;
+      len = (tag >>> 2) + 1;
+      offset = (src[p]! | (src[p + 1]! << 8) | (src[p + 2]! << 16) | (src[p + 3]! << 24)) >>> 0;
+      p += 4;
+    }
+    if (offset === 0 || offset > o || o + len > length) return undefined;
+    const from = o - offset;
+    if (len < SHORT_COPY || offset < len) {
+      // Short, or overlapping itself (a run): byte by byte, in order.
+      for (let i = 0; i < len; i++) out[o + i] = out[from + i]!;
+    } else {
+      out.copyWithin(o, from, from + len);
+    }
+    o += len;
+  }
+  return o === length ? out : undefined;
+}
