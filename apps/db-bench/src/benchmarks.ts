@@ -1,166 +1,128 @@
 /**
- * The workloads, as db_bench defines them:
+ * The workloads, as db_bench defines them (tools/db_bench_tool.cc). `num` keys of `key_size`
+ * bytes, `reads` = num unless given; "random" is uniform over [0, num) with replacement.
  *
- * | name         | does                                                              |
- * |--------------|-------------------------------------------------------------------|
- * | fillseq      | writes `num` keys in order into a fresh database                   |
- * | fillrandom   | writes `num` random keys (uniform in [0, num)) into a fresh database |
- * | overwrite    | writes `num` random keys into the existing database                |
- * | fillsync     | fillrandom with `num / 1000` writes, each fsynced                  |
- * | readrandom   | `reads` gets of random keys; reports "(found of reads found)"     |
- * | readmissing  | `reads` gets of keys that do not exist (key + ".")                |
- * | deleterandom | `num` deletes of random keys                                       |
+ * | name                  | does                                                                |
+ * |-----------------------|---------------------------------------------------------------------|
+ * | fillseq               | `num` puts in key order into a fresh database                        |
+ * | fillrandom            | `num` puts of random keys into a fresh database                      |
+ * | overwrite             | `num` puts of random keys into the existing database                 |
+ * | fillsync              | fillrandom with `num / 1000` puts, each fsynced (whatever --sync)    |
+ * | fill100K              | fillrandom with `num / 1000` puts of 100 KB values                   |
+ * | readseq               | one iterator from the first key, up to `reads` entries               |
+ * | readreverse           | the same from the last key backwards                                 |
+ * | readrandom            | `reads` gets of random keys: "(found of reads found)"                |
+ * | readmissing           | `reads` gets of absent keys (key + ".")                              |
+ * | multireadrandom       | `reads` gets as getMany batches of `multiread_batch_size`            |
+ * | seekrandom            | `reads` × (new iterator, seek to a random key, `seek_nexts` nexts)   |
+ * | deleteseq             | `num` deletes in key order                                           |
+ * | deleterandom          | `num` deletes of random keys                                         |
+ * | readwhilewriting      | `reads` gets with a put interleaved every 10 reads (or rate-limited) |
+ * | mergerandom           | merges to random keys in [0, merge_keys): "( updates:N)"            |
+ * | readrandommergerandom | `mergereadpercent`% merges, the rest gets, on [0, merge_keys)        |
+ * | readwhilemerging      | readwhilewriting with merges as the writes                           |
+ * | fillseekseq           | fillseq (untimed), then seeks + `seek_nexts` nexts over every key    |
+ * | compact               | compacts the whole key space (db.compactRange())                    |
+ * | stats                 | prints the engine's statistics                                      |
  *
- * With `--batch_size=N` the fill workloads write batches of N (one op per key).
+ * With `--batch_size=N` the fills and deletes write batches of N. Fills also honour the
+ * range-tombstone flags (see workloads/writes.ts).
  */
-import type { Engine } from "./engines/engine.js";
-import type { Flags } from "./flags.js";
-import { FastRandom, KeyGenerator, ValueGenerator } from "./generators.js";
-import type { BenchResult, Progress } from "./report.js";
+import type { Feature } from "./engines/engine.js";
+import type { BenchResult } from "./report.js";
+import { type BenchContext, notAvailable, result } from "./workloads/context.js";
+import {
+  multiReadRandom,
+  readRandom,
+  readRandomMergeRandom,
+  readWhileWriting,
+} from "./workloads/reads.js";
+import { fillSeekSeq, scan, seekRandom } from "./workloads/scans.js";
+import { deleteKeys, fill, mergeRandom } from "./workloads/writes.js";
 
-export interface BenchContext {
-  flags: Flags;
-  engine: Engine;
-  progress: Progress;
+export type { BenchContext } from "./workloads/context.js";
+
+export interface Workload {
+  run(ctx: BenchContext): Promise<BenchResult>;
+  /** Starts from an empty database (db_bench's fresh_db). */
+  fresh?: boolean;
+  /** Writes data: the engine's directory size is reported after it. */
+  fills?: boolean;
+  /** Needs this engine capability; n/a with the engine's reason otherwise. */
+  needs?: Feature;
+  /** Needs --merge_operator. */
+  merges?: boolean;
+  /** fsyncs every write whatever --sync says (db_bench's fillsync). */
+  sync?: boolean;
 }
 
-type Order = "seq" | "random";
+const thousandth = (ctx: BenchContext) => Math.max(1, Math.floor(ctx.flags.num / 1000));
 
-/** Workloads that start from an empty database (db_bench's fresh_db). */
-export const FRESH_DB = new Set(["fillseq", "fillrandom", "fillsync", "fill100K"]);
-
-export const WORKLOADS: Record<string, (ctx: BenchContext) => BenchResult> = {
-  fillseq: (ctx) => fill(ctx, "fillseq", "seq", ctx.flags.num, ctx.flags.valueSize),
-  fillrandom: (ctx) => fill(ctx, "fillrandom", "random", ctx.flags.num, ctx.flags.valueSize),
-  overwrite: (ctx) => fill(ctx, "overwrite", "random", ctx.flags.num, ctx.flags.valueSize),
-  fillsync: (ctx) =>
-    fill(
-      ctx,
-      "fillsync",
-      "random",
-      Math.max(1, Math.floor(ctx.flags.num / 1000)),
-      ctx.flags.valueSize,
-    ),
-  fill100K: (ctx) =>
-    fill(ctx, "fill100K", "random", Math.max(1, Math.floor(ctx.flags.num / 1000)), 100 * 1000),
-  readrandom: (ctx) => read(ctx, "readrandom", false),
-  readmissing: (ctx) => read(ctx, "readmissing", true),
-  deleterandom: (ctx) => deleteRandom(ctx),
+export const WORKLOADS: Record<string, Workload> = {
+  fillseq: {
+    run: (ctx) => fill(ctx, "fillseq", "seq", ctx.flags.num, ctx.flags.valueSize),
+    fresh: true,
+    fills: true,
+  },
+  fillrandom: {
+    run: (ctx) => fill(ctx, "fillrandom", "random", ctx.flags.num, ctx.flags.valueSize),
+    fresh: true,
+    fills: true,
+  },
+  overwrite: {
+    run: (ctx) => fill(ctx, "overwrite", "random", ctx.flags.num, ctx.flags.valueSize),
+    fills: true,
+  },
+  fillsync: {
+    run: (ctx) => fill(ctx, "fillsync", "random", thousandth(ctx), ctx.flags.valueSize),
+    fresh: true,
+    fills: true,
+    sync: true,
+  },
+  fill100K: {
+    run: (ctx) => fill(ctx, "fill100K", "random", thousandth(ctx), 100 * 1000),
+    fresh: true,
+    fills: true,
+  },
+  readseq: { run: (ctx) => scan(ctx, "readseq", false), needs: "iterator" },
+  readreverse: { run: (ctx) => scan(ctx, "readreverse", true), needs: "iterator" },
+  readrandom: { run: (ctx) => readRandom(ctx, "readrandom", false) },
+  readmissing: { run: (ctx) => readRandom(ctx, "readmissing", true) },
+  multireadrandom: { run: multiReadRandom },
+  seekrandom: { run: seekRandom, needs: "iterator" },
+  deleteseq: { run: (ctx) => deleteKeys(ctx, "deleteseq", "seq") },
+  deleterandom: { run: (ctx) => deleteKeys(ctx, "deleterandom", "random") },
+  readwhilewriting: { run: (ctx) => readWhileWriting(ctx, "readwhilewriting", false) },
+  mergerandom: { run: mergeRandom, needs: "merge", merges: true },
+  readrandommergerandom: { run: readRandomMergeRandom, needs: "merge", merges: true },
+  readwhilemerging: {
+    run: (ctx) => readWhileWriting(ctx, "readwhilemerging", true),
+    needs: "merge",
+    merges: true,
+  },
+  fillseekseq: { run: fillSeekSeq, fresh: true, fills: true, needs: "iterator" },
+  compact: { run: compact, needs: "compact" },
+  stats: { run: stats, needs: "stats" },
 };
 
-function timer(ctx: BenchContext, ops: number): Float64Array | undefined {
-  return ctx.flags.histogram ? new Float64Array(ops) : undefined;
+async function compact(ctx: BenchContext): Promise<BenchResult> {
+  const t0 = performance.now();
+  await ctx.engine.compact();
+  return result(ctx, "compact", 1, (performance.now() - t0) / 1000, 0, "");
 }
 
-function fill(
-  ctx: BenchContext,
-  name: string,
-  order: Order,
-  ops: number,
-  valueSize: number,
-): BenchResult {
-  const { flags, engine, progress } = ctx;
-  const keys = new KeyGenerator(flags.keySize);
-  const values = new ValueGenerator(flags.compressionRatio, flags.seed);
-  const rnd = new FastRandom(flags.seed + 1);
-  const latencies = timer(ctx, ops);
-  const batch = flags.batchSize;
-  const batchKeys: Uint8Array[] = [];
-  const batchValues: Uint8Array[] = [];
-  progress.start();
-  const t0 = performance.now();
-  for (let i = 0; i < ops; i += batch) {
-    const s = latencies !== undefined ? performance.now() : 0;
-    if (batch === 1) {
-      engine.put(
-        keys.key(order === "seq" ? i : rnd.uniform(flags.num)),
-        values.generate(valueSize),
-      );
-    } else {
-      batchKeys.length = 0;
-      batchValues.length = 0;
-      for (let j = i; j < i + batch && j < ops; j++) {
-        batchKeys.push(keys.key(order === "seq" ? j : rnd.uniform(flags.num)).slice());
-        batchValues.push(values.generate(valueSize));
-      }
-      engine.putBatch(batchKeys, batchValues);
-    }
-    if (latencies !== undefined) latencies[i / batch] = (performance.now() - s) * 1000;
-    if ((i & 1023) < batch) progress.tick(name, i, ops);
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  progress.done();
-  const result: BenchResult = {
-    name,
-    engine: engine.name,
-    ops,
-    seconds,
-    bytes: ops * (flags.keySize + valueSize),
-    message: batch > 1 ? `(batches of ${batch})` : "",
-  };
-  if (latencies !== undefined) result.latencies = latencies.subarray(0, Math.ceil(ops / batch));
-  return result;
+async function stats(ctx: BenchContext): Promise<BenchResult> {
+  const r = result(ctx, "stats", 0, 0, 0, "");
+  r.text = ctx.engine.stats();
+  return r;
 }
 
-function read(ctx: BenchContext, name: string, missing: boolean): BenchResult {
-  const { flags, engine, progress } = ctx;
-  const reads = flags.reads < 0 ? flags.num : flags.reads;
-  const keys = new KeyGenerator(flags.keySize + (missing ? 1 : 0));
-  if (missing) keys.buf[flags.keySize] = 0x2e; // "." makes the key absent
-  const rnd = new FastRandom(flags.seed + 2);
-  const latencies = timer(ctx, reads);
-  let found = 0;
-  let bytes = 0;
-  progress.start();
-  const t0 = performance.now();
-  for (let i = 0; i < reads; i++) {
-    const s = latencies !== undefined ? performance.now() : 0;
-    const v = engine.get(keys.key(rnd.uniform(flags.num)));
-    if (v !== undefined) {
-      found++;
-      bytes += flags.keySize + v.length;
-    }
-    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
-    if ((i & 1023) === 0) progress.tick(name, i, reads);
+/** Runs `name` on the context's engine, or reports it n/a with the engine's reason. */
+export async function runWorkload(ctx: BenchContext, name: string): Promise<BenchResult> {
+  const w = WORKLOADS[name]!;
+  if (w.needs !== undefined) {
+    const reason = ctx.engine.unsupported(w.needs);
+    if (reason !== undefined) return notAvailable(ctx, name, reason);
   }
-  const seconds = (performance.now() - t0) / 1000;
-  progress.done();
-  const result: BenchResult = {
-    name,
-    engine: engine.name,
-    ops: reads,
-    seconds,
-    bytes,
-    message: `(${found} of ${reads} found)`,
-  };
-  if (latencies !== undefined) result.latencies = latencies;
-  return result;
-}
-
-function deleteRandom(ctx: BenchContext): BenchResult {
-  const { flags, engine, progress } = ctx;
-  const keys = new KeyGenerator(flags.keySize);
-  const rnd = new FastRandom(flags.seed + 3);
-  const ops = flags.num;
-  const latencies = timer(ctx, ops);
-  progress.start();
-  const t0 = performance.now();
-  for (let i = 0; i < ops; i++) {
-    const s = latencies !== undefined ? performance.now() : 0;
-    engine.delete(keys.key(rnd.uniform(flags.num)));
-    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
-    if ((i & 1023) === 0) progress.tick("deleterandom", i, ops);
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  progress.done();
-  const result: BenchResult = {
-    name: "deleterandom",
-    engine: engine.name,
-    ops,
-    seconds,
-    bytes: ops * flags.keySize,
-    message: "",
-  };
-  if (latencies !== undefined) result.latencies = latencies;
-  return result;
+  return w.run(ctx);
 }

@@ -1,26 +1,46 @@
 /**
  * db_bench's command-line language: `--name=value` (or `--name value`, `--flag` for true,
- * `--noflag` / `--flag=false` for false). Unknown flags are an error, so a typo never runs
- * a different benchmark than the one asked for.
+ * `--noflag` / `--flag=false` for false). Unknown flags and bad values are an error, so a
+ * typo never runs a different benchmark than the one asked for.
+ *
+ * With no flags at all, db-bench runs the default comparison (`DEFAULT_COMPARISON`).
  */
 
 export interface Flags {
   benchmarks: string[];
+  engines: string[];
   num: number;
   reads: number;
   valueSize: number;
   keySize: number;
   db: string | undefined;
   useExistingDb: boolean;
+  isolate: boolean;
+  threads: number;
+  cacheSize: number;
+  bloomBits: number;
+  blockSize: number;
+  writeBufferSize: number;
+  compressionType: string;
+  compressionRatio: number;
   sync: boolean;
   disableWal: boolean;
-  compressionRatio: number;
-  writeBufferSize: number;
+  disableAutoCompactions: boolean;
   statistics: boolean;
+  mergeOperator: string;
+  mergeKeys: number;
+  mergeReadPercent: number;
+  multireadBatchSize: number;
+  seekNexts: number;
+  benchmarkWriteRateLimit: number;
   seed: number;
   histogram: boolean;
   json: boolean;
   batchSize: number;
+  writesPerRangeTombstone: number;
+  rangeTombstoneWidth: number;
+  maxNumRangeTombstones: number;
+  expandRangeTombstones: boolean;
 }
 
 export const DEFAULT_BENCHMARKS = [
@@ -28,9 +48,19 @@ export const DEFAULT_BENCHMARKS = [
   "fillrandom",
   "overwrite",
   "readrandom",
-  "readmissing",
+  "readseq",
+  "readreverse",
+  "seekrandom",
+  "readwhilewriting",
   "deleterandom",
 ];
+
+/** What a run with no flags at all does (the root `bench` script). */
+export const DEFAULT_COMPARISON = ["--engines=shale,classic-level,lmdb", "--num=100000"];
+
+export const ENGINE_NAMES = ["shale", "classic-level", "lmdb", "rocksdb", "memory-level"];
+
+export const MERGE_OPERATORS = ["max", "uint64add", "stringappend"];
 
 interface FlagSpec {
   key: keyof Flags;
@@ -38,42 +68,110 @@ interface FlagSpec {
   help: string;
 }
 
+const MiB = 1024 * 1024;
+
 export const FLAG_SPECS: Record<string, FlagSpec> = {
   benchmarks: {
     key: "benchmarks",
     kind: "list",
     help: `comma-separated workloads (Default: ${DEFAULT_BENCHMARKS.join(",")})`,
   },
-  num: { key: "num", kind: "int", help: "number of keys (Default: 200000)" },
-  reads: { key: "reads", kind: "int", help: "reads per read benchmark; -1 = num (Default: -1)" },
+  engines: {
+    key: "engines",
+    kind: "list",
+    help: `comma-separated engines: ${ENGINE_NAMES.join(",")} (Default: shale)`,
+  },
+  num: { key: "num", kind: "int", help: "number of keys (Default: 1000000)" },
+  reads: { key: "reads", kind: "int", help: "ops per read benchmark; -1 = num (Default: -1)" },
   value_size: { key: "valueSize", kind: "int", help: "bytes per value (Default: 100)" },
   key_size: { key: "keySize", kind: "int", help: "bytes per key, >= 8 (Default: 16)" },
   db: {
     key: "db",
     kind: "string",
-    help: "database directory (Default: a new temporary directory, removed at exit)",
+    help: "database directory; with several engines each uses <db>/<engine> (Default: a new temporary directory, removed at exit)",
   },
   use_existing_db: {
     key: "useExistingDb",
     kind: "bool",
     help: "open --db as is; fill benchmarks are refused (Default: false)",
   },
-  sync: { key: "sync", kind: "bool", help: "fsync every write (Default: false)" },
-  disable_wal: { key: "disableWal", kind: "bool", help: "write without the WAL (Default: false)" },
-  compression_ratio: {
-    key: "compressionRatio",
-    kind: "float",
-    help: "how compressible values are (Default: 0.5)",
+  isolate: {
+    key: "isolate",
+    kind: "bool",
+    help: "run each engine in its own child process, for per-engine peak RSS (Default: false)",
   },
+  threads: {
+    key: "threads",
+    kind: "int",
+    help: "must be 1: one JavaScript thread drives every engine (Default: 1)",
+  },
+  cache_size: {
+    key: "cacheSize",
+    kind: "int",
+    help: "block cache bytes (shale blockCacheSize, classic-level/rocksdb cacheSize) (Default: 33554432)",
+  },
+  bloom_bits: {
+    key: "bloomBits",
+    kind: "int",
+    help: "Bloom filter bits per key (shale bloomBitsPerKey, rocksdb filterPolicy); -1 = the engine's default, 10 for all three (Default: -1)",
+  },
+  block_size: { key: "blockSize", kind: "int", help: "data block bytes (Default: 4096)" },
   write_buffer_size: {
     key: "writeBufferSize",
     kind: "int",
-    help: "memtable bytes (Default: 64 MiB)",
+    help: "memtable bytes (Default: 67108864)",
+  },
+  compression_type: {
+    key: "compressionType",
+    kind: "string",
+    help: "none or snappy (rocksdb: on = its zstd) (Default: snappy)",
+  },
+  compression_ratio: {
+    key: "compressionRatio",
+    kind: "float",
+    help: "how compressible values are, in (0, 1] (Default: 0.5)",
+  },
+  sync: { key: "sync", kind: "bool", help: "fsync every write (Default: false)" },
+  disable_wal: { key: "disableWal", kind: "bool", help: "write without the WAL (Default: false)" },
+  disable_auto_compactions: {
+    key: "disableAutoCompactions",
+    kind: "bool",
+    help: "no automatic compactions (shale only) (Default: false)",
   },
   statistics: {
     key: "statistics",
     kind: "bool",
-    help: "collect and print statistics (Default: false)",
+    help: "collect statistics and print each engine's stats at the end (Default: false)",
+  },
+  merge_operator: {
+    key: "mergeOperator",
+    kind: "string",
+    help: `${MERGE_OPERATORS.join(", ")}; needed by the merge workloads (Default: none)`,
+  },
+  merge_keys: {
+    key: "mergeKeys",
+    kind: "int",
+    help: "distinct keys the merge workloads touch; -1 = num (Default: -1)",
+  },
+  mergereadpercent: {
+    key: "mergeReadPercent",
+    kind: "int",
+    help: "readrandommergerandom: percent of ops that are merges, as in db_bench (Default: 70)",
+  },
+  multiread_batch_size: {
+    key: "multireadBatchSize",
+    kind: "int",
+    help: "keys per getMany in multireadrandom (Default: 64)",
+  },
+  seek_nexts: {
+    key: "seekNexts",
+    kind: "int",
+    help: "next() calls after each seek; RocksDB's default is 0 (Default: 10)",
+  },
+  benchmark_write_rate_limit: {
+    key: "benchmarkWriteRateLimit",
+    kind: "int",
+    help: "bytes/s of the writes interleaved in readwhilewriting/readwhilemerging; 0 = one write per 10 reads (Default: 0)",
   },
   seed: { key: "seed", kind: "int", help: "random seed (Default: 301)" },
   histogram: {
@@ -89,33 +187,72 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
   batch_size: {
     key: "batchSize",
     kind: "int",
-    help: "writes per batch in fill benchmarks (Default: 1)",
+    help: "writes per batch in the fill workloads (Default: 1)",
+  },
+  writes_per_range_tombstone: {
+    key: "writesPerRangeTombstone",
+    kind: "int",
+    help: "fill/overwrite: a range deletion after every N writes; 0 = none (Default: 0)",
+  },
+  range_tombstone_width: {
+    key: "rangeTombstoneWidth",
+    kind: "int",
+    help: "keys covered by each range deletion (Default: 100)",
+  },
+  max_num_range_tombstones: {
+    key: "maxNumRangeTombstones",
+    kind: "int",
+    help: "most range deletions per workload; as in db_bench, 0 writes none (Default: 0)",
+  },
+  expand_range_tombstones: {
+    key: "expandRangeTombstones",
+    kind: "bool",
+    help: "write each range deletion as point deletes of every key in it (Default: false)",
   },
 };
 
 export function defaultFlags(): Flags {
   return {
     benchmarks: DEFAULT_BENCHMARKS,
-    num: 200_000,
+    engines: ["shale"],
+    num: 1_000_000,
     reads: -1,
     valueSize: 100,
     keySize: 16,
     db: undefined,
     useExistingDb: false,
+    isolate: false,
+    threads: 1,
+    cacheSize: 32 * MiB,
+    bloomBits: -1,
+    blockSize: 4096,
+    writeBufferSize: 64 * MiB,
+    compressionType: "snappy",
+    compressionRatio: 0.5,
     sync: false,
     disableWal: false,
-    compressionRatio: 0.5,
-    writeBufferSize: 64 * 1024 * 1024,
+    disableAutoCompactions: false,
     statistics: false,
+    mergeOperator: "",
+    mergeKeys: -1,
+    mergeReadPercent: 70,
+    multireadBatchSize: 64,
+    seekNexts: 10,
+    benchmarkWriteRateLimit: 0,
     seed: 301,
     histogram: false,
     json: false,
     batchSize: 1,
+    writesPerRangeTombstone: 0,
+    rangeTombstoneWidth: 100,
+    maxNumRangeTombstones: 0,
+    expandRangeTombstones: false,
   };
 }
 
 export class FlagError extends Error {}
 
+/** Parses and validates argv (without node and the script). */
 export function parseFlags(argv: readonly string[]): Flags {
   const flags = defaultFlags() as unknown as Record<string, unknown>;
   for (let i = 0; i < argv.length; i++) {
@@ -149,22 +286,73 @@ export function parseFlags(argv: readonly string[]): Flags {
     flags[spec.key] = convert(name, spec, value);
   }
   const f = flags as unknown as Flags;
-  if (f.keySize < 8) throw new FlagError("--key_size must be at least 8");
-  if (f.num < 1) throw new FlagError("--num must be positive");
-  if (f.batchSize < 1) throw new FlagError("--batch_size must be positive");
+  validate(f);
   return f;
+}
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new FlagError(message);
+}
+
+function validate(f: Flags): void {
+  check(f.keySize >= 8 && f.keySize <= 1024, "--key_size must be in [8, 1024]");
+  check(f.num >= 1, "--num must be positive");
+  check(f.valueSize >= 0, "--value_size must not be negative");
+  check(f.batchSize >= 1, "--batch_size must be positive");
+  check(f.compressionRatio > 0 && f.compressionRatio <= 1, "--compression_ratio must be in (0, 1]");
+  check(f.cacheSize >= 0, "--cache_size must not be negative");
+  check(f.blockSize >= 256, "--block_size must be at least 256");
+  check(f.writeBufferSize >= 65536, "--write_buffer_size must be at least 65536");
+  check(f.bloomBits >= -1, "--bloom_bits must be -1 (engine default) or >= 0");
+  check(
+    f.compressionType === "none" || f.compressionType === "snappy",
+    `--compression_type must be none or snappy, not "${f.compressionType}"`,
+  );
+  check(
+    f.mergeOperator === "" || MERGE_OPERATORS.includes(f.mergeOperator),
+    `--merge_operator must be one of ${MERGE_OPERATORS.join(", ")}, not "${f.mergeOperator}"`,
+  );
+  check(f.mergeKeys === -1 || f.mergeKeys >= 1, "--merge_keys must be -1 (= num) or positive");
+  check(
+    f.mergeReadPercent >= 0 && f.mergeReadPercent <= 100,
+    "--mergereadpercent must be in [0, 100]",
+  );
+  check(f.multireadBatchSize >= 1, "--multiread_batch_size must be positive");
+  check(f.seekNexts >= 0, "--seek_nexts must not be negative");
+  check(f.benchmarkWriteRateLimit >= 0, "--benchmark_write_rate_limit must not be negative");
+  check(f.rangeTombstoneWidth >= 1, "--range_tombstone_width must be positive");
+  check(f.writesPerRangeTombstone >= 0, "--writes_per_range_tombstone must not be negative");
+  check(f.maxNumRangeTombstones >= 0, "--max_num_range_tombstones must not be negative");
+  check(
+    f.writesPerRangeTombstone === 0 || f.maxNumRangeTombstones > 0,
+    "--writes_per_range_tombstone needs --max_num_range_tombstones > 0 (as in db_bench, 0 writes no range tombstones)",
+  );
+  check(!(f.sync && f.disableWal), "--sync and --disable_wal cannot be combined");
+  check(
+    f.threads === 1,
+    "--threads must be 1: db-bench drives every engine from one JavaScript thread (see README, 'Threads')",
+  );
+  check(f.engines.length > 0, "--engines needs at least one engine");
+  for (const e of f.engines) {
+    check(ENGINE_NAMES.includes(e), `unknown engine "${e}" (known: ${ENGINE_NAMES.join(", ")})`);
+  }
+  check(new Set(f.engines).size === f.engines.length, "--engines lists an engine twice");
+  check(f.benchmarks.length > 0, "--benchmarks needs at least one workload");
+  check(!f.useExistingDb || f.db !== undefined, "--use_existing_db needs --db");
 }
 
 function convert(name: string, spec: FlagSpec, value: string): unknown {
   switch (spec.kind) {
     case "int": {
       const n = Number(value);
-      if (!Number.isInteger(n)) throw new FlagError(`--${name} must be an integer, not "${value}"`);
+      if (value.trim() === "" || !Number.isSafeInteger(n))
+        throw new FlagError(`--${name} must be an integer, not "${value}"`);
       return n;
     }
     case "float": {
       const n = Number(value);
-      if (!Number.isFinite(n)) throw new FlagError(`--${name} must be a number, not "${value}"`);
+      if (value.trim() === "" || !Number.isFinite(n))
+        throw new FlagError(`--${name} must be a number, not "${value}"`);
       return n;
     }
     case "bool":
@@ -178,9 +366,25 @@ function convert(name: string, spec: FlagSpec, value: string): unknown {
   }
 }
 
+/** `reads` with -1 resolved to `num`. */
+export function readCount(f: Flags): number {
+  return f.reads < 0 ? f.num : f.reads;
+}
+
+/** `merge_keys` with -1 resolved to `num`. */
+export function mergeKeyCount(f: Flags): number {
+  return f.mergeKeys < 0 ? f.num : f.mergeKeys;
+}
+
 export function helpText(): string {
-  const lines = ["db-bench: RocksDB's db_bench for shale", "", "Flags:"];
+  const lines = [
+    "db-bench: RocksDB's db_bench for shale, side by side with peer engines",
+    "",
+    `With no flags it runs the default comparison: ${DEFAULT_COMPARISON.join(" ")}`,
+    "",
+    "Flags:",
+  ];
   for (const [name, spec] of Object.entries(FLAG_SPECS))
-    lines.push(`  --${name.padEnd(20)} ${spec.help}`);
+    lines.push(`  --${name.padEnd(28)} ${spec.help}`);
   return lines.join("\n");
 }

@@ -2,21 +2,22 @@
  * Keys and values the way db_bench makes them, so figures read next to RocksDB's.
  *
  * Keys: the key number as 8 big-endian bytes, padded to `key_size` with '0' (db_bench's
- * GenerateKeyFromInt). One reusable buffer: the engine copies what it keeps.
+ * GenerateKeyFromInt). One reusable buffer (a Buffer, which every engine accepts without
+ * conversion): the engine copies what it keeps.
  *
  * Values: db_bench's RandomGenerator — a 1 MiB pool of pieces that compress to
  * `compression_ratio` of their size (random printable bytes, repeated), sliced in turn.
  */
 
 export class KeyGenerator {
-  readonly buf: Uint8Array;
+  readonly buf: Buffer;
 
   constructor(keySize: number) {
-    this.buf = new Uint8Array(keySize).fill(0x30);
+    this.buf = Buffer.alloc(keySize, 0x30);
   }
 
-  /** The key for `n` (a view of the shared buffer). */
-  key(n: number): Uint8Array {
+  /** The key for `n`: the shared buffer, overwritten by the next call. */
+  key(n: number): Buffer {
     const b = this.buf;
     const hi = Math.floor(n / 4294967296);
     const lo = n >>> 0;
@@ -60,13 +61,13 @@ export class FastRandom {
 }
 
 export class ValueGenerator {
-  private readonly data: Uint8Array;
+  private readonly data: Buffer;
   private pos = 0;
 
   constructor(compressionRatio: number, seed: number) {
     const rnd = new FastRandom(seed);
     const size = 1 << 20;
-    this.data = new Uint8Array(size + 100_000);
+    this.data = Buffer.alloc(size + 100_000);
     let filled = 0;
     while (filled < this.data.length) {
       // A 100-byte piece made of a random fragment of len*ratio bytes, repeated.
@@ -79,11 +80,23 @@ export class ValueGenerator {
     }
   }
 
-  /** The next `len` bytes of the pool (a view; copied by the engine). */
-  generate(len: number): Uint8Array {
+  /** The next `len` bytes of the pool (a view of bytes that never change). */
+  generate(len: number): Buffer {
+    if (len > this.data.length) return this.big(len);
     if (this.pos + len > this.data.length) this.pos = 0;
     const v = this.data.subarray(this.pos, this.pos + len);
     this.pos += len;
     return v;
   }
+
+  /** Values larger than the pool: the pool repeated. */
+  private big(len: number): Buffer {
+    const out = Buffer.alloc(len);
+    for (let i = 0; i < len; i += this.data.length)
+      this.data.copy(out, i, 0, Math.min(this.data.length, len - i));
+    return out;
+  }
 }
+
+/** The 8-byte little-endian counter 1: the uint64add operand (sums count the merges). */
+export const UINT64_ONE: Buffer = Buffer.from([1, 0, 0, 0, 0, 0, 0, 0]);

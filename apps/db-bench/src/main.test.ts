@@ -1,77 +1,188 @@
 import { describe, expect, it } from "vitest";
-import { FlagError, parseFlags } from "./flags.js";
-import { run } from "./main.js";
+import { ShaleEngine } from "./engines/shale.js";
+import { parseFlags } from "./flags.js";
+import { runEngines } from "./runner.js";
+import {
+  bench,
+  draws,
+  entries,
+  expectParsableLines,
+  found,
+  foundAfterTombstones,
+  tempDir,
+} from "./test/helpers.js";
 
-const LINE =
-  /^(\S+)\s+:\s+(\d+\.\d{3}) micros\/op (\d+) ops\/sec;(?:\s+(\d+\.\d) MB\/s)?(?: \((\d+) of (\d+) found\))?/;
+const NUM = 2000;
+const SEED = 301;
 
-async function bench(args: string[]) {
-  const out: string[] = [];
-  await run(args, (s) => out.push(s));
-  const lines = out.join("\n").split("\n");
-  return {
-    out: lines,
-    rows: lines.map((l) => LINE.exec(l)).filter((m): m is RegExpExecArray => m !== null),
-  };
+/** Whether this shale build has `feature` (the iterator and compactRange land separately). */
+async function shaleLacks(feature: "iterator" | "compact"): Promise<string | undefined> {
+  const { dir, cleanup } = tempDir();
+  const engine = new ShaleEngine();
+  try {
+    await engine.open(dir, {
+      sync: false,
+      disableWal: false,
+      writeBufferSize: 1 << 20,
+      statistics: false,
+      cacheSize: 1 << 20,
+      bloomBits: -1,
+      blockSize: 4096,
+      compression: "snappy",
+      mergeOperator: undefined,
+      disableAutoCompactions: false,
+    });
+    return engine.unsupported(feature);
+  } finally {
+    await engine.close();
+    cleanup();
+  }
 }
 
-describe("db-bench", () => {
+describe("db-bench on shale", () => {
   it("prints db_bench's header and one parsable line per workload with the right counts", async () => {
-    const { out, rows } = await bench([
-      "--benchmarks=fillseq,readrandom,readmissing,overwrite,fillsync,deleterandom,readrandom,fillrandom,readrandom",
-      "--num=2000",
-    ]);
-    expect(out[0]).toBe("Keys:       16 bytes each");
-    expect(out[1]).toBe("Values:     100 bytes each (50 bytes after compression)");
-    expect(out[2]).toBe("Entries:    2000");
-    expect(rows.map((r) => r[1])).toEqual([
+    const workloads = [
       "fillseq",
       "readrandom",
       "readmissing",
+      "multireadrandom",
+      "readseq",
+      "readreverse",
+      "seekrandom",
       "overwrite",
-      "fillsync",
-      "deleterandom",
+      "readwhilewriting",
+      "deleteseq",
       "readrandom",
       "fillrandom",
+      "deleterandom",
       "readrandom",
-    ]);
-    const found = (i: number) => [Number(rows[i]![5]), Number(rows[i]![6])];
-    expect(found(1)).toEqual([2000, 2000]); // every key of fillseq is there
-    expect(found(2)).toEqual([0, 2000]); // readmissing never finds
-    // fillsync starts a fresh db with num/1000 keys; deleterandom then removes what it hits.
-    expect(found(6)[0]).toBe(0);
-    // fillrandom draws keys with replacement: about 1 - 1/e of the key space exists.
-    expect(found(8)[0]).toBeGreaterThan(1000);
-    expect(found(8)[0]).toBeLessThan(1500);
-    for (const r of rows) expect(Number(r[2])).toBeGreaterThan(0);
+      "fillsync",
+      "fill100K",
+      "fillseekseq",
+      "compact",
+      "stats",
+    ];
+    const b = await bench([`--benchmarks=${workloads.join(",")}`, `--num=${NUM}`]);
+    expect(b.out).toContain("Keys:       16 bytes each");
+    expect(b.out).toContain("Values:     100 bytes each (50 bytes after compression)");
+    expect(b.out).toContain(`Entries:    ${NUM}`);
+    expect(b.out).toContain("Engines:    shale");
+    expect(b.out.some((l) => /^Peak RSS: +\d+\.\d MB/.test(l))).toBe(true);
+    expectParsableLines(b);
+    const r = b.results("shale");
+    expect(r.map((x) => x.name)).toEqual(workloads);
+    const noIterator = await shaleLacks("iterator");
+    const noCompact = await shaleLacks("compact");
+
+    expect(r[0]!.ops).toBe(NUM);
+    expect(r[0]!.diskBytes).toBeGreaterThan(0);
+    expect(found(r[1]!)).toEqual([NUM, NUM]); // every key of fillseq is there
+    expect(found(r[2]!)).toEqual([0, NUM]); // readmissing never finds
+    expect(found(r[3]!)).toEqual([NUM, NUM]); // getMany finds them too
+    if (noIterator !== undefined) {
+      for (const i of [4, 5, 6, 16]) expect(r[i]!.na).toBe(noIterator);
+    } else {
+      expect(entries(r[4]!)).toBe(NUM); // readseq sees num keys after fillseq
+      expect(entries(r[5]!)).toBe(NUM);
+      expect(found(r[6]!)).toEqual([NUM, NUM]);
+      expect(r[16]!.message).toMatch(new RegExp(`; ${NUM} of ${NUM} keys visited\\)$`));
+    }
+    expect(r[8]!.message).toBe(`(${NUM} of ${NUM} found; ${NUM / 10} writes)`);
+    expect(r[8]!.ops).toBe(NUM + NUM / 10);
+    expect(found(r[10]!)).toEqual([0, NUM]); // deleteseq removed every key
+    // fillrandom (fresh) then deleterandom: found = reads of keys written and not deleted.
+    const written = new Set(draws(SEED + 1, NUM, NUM));
+    for (const k of draws(SEED + 3, NUM, NUM)) written.delete(k);
+    const expected = draws(SEED + 2, NUM, NUM).filter((k) => written.has(k)).length;
+    expect(found(r[13]!)).toEqual([expected, NUM]);
+    expect(expected).toBeGreaterThan(0);
+    expect(r[14]!.ops).toBe(NUM / 1000); // fillsync
+    expect(r[15]!.ops).toBe(NUM / 1000); // fill100K
+    expect(r[15]!.bytes).toBe((NUM / 1000) * (16 + 100_000));
+    if (noCompact !== undefined) expect(r[17]!.na).toBe(noCompact);
+    else expect(r[17]!.ops).toBe(1);
+    expect(r[18]!.text).toMatch(/DB Stats/);
+    expect(b.out).toContain("** shale stats **");
   });
 
-  it("batches writes with --batch_size and emits JSON with --json", async () => {
-    const { out } = await bench([
-      "--benchmarks=fillrandom,readrandom",
+  it("writes range tombstones in fills as db_bench does, ranged or expanded", async () => {
+    // fillseq writes keys in order; after every 100th write a tombstone of 10 keys from a
+    // random key hides what is already written (later writes re-create keys).
+    const expected = foundAfterTombstones(NUM, 100, 5, 10, SEED);
+    expect(expected).toBeLessThan(NUM);
+    const flags = [
+      "--benchmarks=fillseq,readrandom",
+      `--num=${NUM}`,
+      "--writes_per_range_tombstone=100",
+      "--max_num_range_tombstones=5",
+      "--range_tombstone_width=10",
+    ];
+    for (const extra of [[], ["--expand_range_tombstones"], ["--batch_size=64"]]) {
+      const r = (await bench([...flags, ...extra])).results("shale");
+      expect(r[0]!.message).toContain(
+        extra[0] === "--expand_range_tombstones"
+          ? "(5 range tombstones as 50 point deletes)"
+          : "(5 range tombstones)",
+      );
+      expect(found(r[1]!)).toEqual([expected, NUM]);
+    }
+  });
+
+  it("batches writes with --batch_size, emits JSON with --json and percentiles with --histogram", async () => {
+    const j = await bench([
+      "--benchmarks=fillrandom,readrandom,deleteseq,readrandom",
       "--num=1000",
       "--batch_size=100",
       "--json",
     ]);
-    const objs = out.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
-    expect(objs.map((o) => o.benchmark)).toEqual(["fillrandom", "readrandom"]);
-    expect(objs[0].message).toBe("(batches of 100)");
-    expect(objs[0].ops).toBe(1000);
+    const objs = j.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(objs[0]).toEqual({ engine: "shale", notes: [] });
+    const results = objs.filter((o) => "benchmark" in o);
+    expect(results.map((o) => o.benchmark)).toEqual([
+      "fillrandom",
+      "readrandom",
+      "deleteseq",
+      "readrandom",
+    ]);
+    expect(results[0]!.message).toBe("(batches of 100)");
+    expect(results[0]!.ops).toBe(1000);
+    expect(results[0]!.diskBytes).toBeGreaterThan(0);
+    expect(results[3]!.message).toBe("(0 of 1000 found)");
+    expect(typeof objs[objs.length - 1]!.peakRssBytes).toBe("number");
+
+    const h = await bench(["--benchmarks=fillseq,readrandom", "--num=500", "--histogram"]);
+    const text = h.out.join("\n");
+    expect(
+      text.match(/Percentiles: P50: [\d.]+ P75: [\d.]+ P99: [\d.]+ P99.9: [\d.]+/g),
+    ).toHaveLength(2);
+    expect(text).toContain("Count: 500 Average:");
   });
 
-  it("prints percentiles with --histogram", async () => {
-    const { out } = await bench(["--benchmarks=fillseq", "--num=500", "--histogram"]);
-    expect(out.join("\n")).toMatch(/Percentiles: P50: [\d.]+ P75: [\d.]+ P99: [\d.]+/);
+  it("fillsync fsyncs each of its writes; the workload after it does not", async () => {
+    // --statistics covers the engine's whole run (one Statistics across reopens).
+    const walSyncs = (text: string | undefined) =>
+      Number(/WalSyncs COUNT : (\d+)/.exec(text ?? "")![1]);
+    const b = await bench(["--benchmarks=fillsync,overwrite,stats", "--num=3000", "--statistics"]);
+    const [fillsync, overwrite, stats] = b.results("shale");
+    expect(fillsync!.ops).toBe(3);
+    expect(overwrite!.ops).toBe(3000);
+    expect(walSyncs(stats!.text)).toBe(3);
+    expect(stats!.text).toMatch(/KeysWritten COUNT : 3003/);
   });
 
-  it("rejects unknown flags, benchmarks and fill workloads on an existing db", async () => {
-    expect(() => parseFlags(["--nmu=5"])).toThrow(FlagError);
-    expect(() => parseFlags(["--num=abc"])).toThrow(FlagError);
-    expect(parseFlags(["--nosync"]).sync).toBe(false);
-    expect(parseFlags(["--sync"]).sync).toBe(true);
-    await expect(run(["--benchmarks=nope"], () => {})).rejects.toThrow(FlagError);
-    await expect(
-      run(["--benchmarks=fillseq", "--use_existing_db", "--db=/tmp/x"], () => {}),
-    ).rejects.toThrow(/fresh database/);
+  it("refuses to delete a non-empty --db that holds no database", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(`${dir}/precious.txt`, "keep me");
+      await expect(
+        runEngines(parseFlags(["--benchmarks=fillseq", "--num=10", `--db=${dir}`]), dir, {
+          engineStart() {},
+          result() {},
+        }),
+      ).rejects.toThrow(/refusing to delete/);
+    } finally {
+      cleanup();
+    }
   });
 });

@@ -1,77 +1,114 @@
 #!/usr/bin/env node
 /**
- * db-bench: RocksDB's db_bench for shale.
+ * db-bench: RocksDB's db_bench for shale, side by side with peer engines.
  *
  *   node apps/db-bench/dist/main.js --benchmarks=fillrandom,readrandom --num=1000000
+ *   node apps/db-bench/dist/main.js --engines=shale,classic-level,lmdb,rocksdb,memory-level
  *
- * Without --db it works in a new temporary directory and removes it at exit. Fill
- * workloads start from a fresh database (as in db_bench); the others use what is there.
- * `--help` lists every flag.
+ * Without --db it works in a new temporary directory and removes it at exit. With no flags
+ * at all it runs the default comparison (flags.ts DEFAULT_COMPARISON). `--help` lists every
+ * flag.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FRESH_DB, WORKLOADS } from "./benchmarks.js";
-import type { Engine } from "./engines/engine.js";
-import { ShaleEngine } from "./engines/shale.js";
-import { FlagError, type Flags, helpText, parseFlags } from "./flags.js";
-import { type BenchResult, header, json, line, Progress, percentiles } from "./report.js";
+import { WORKLOADS } from "./benchmarks.js";
+import { peakRssBytes } from "./disk.js";
+import { DEFAULT_COMPARISON, FlagError, type Flags, helpText, parseFlags } from "./flags.js";
+import { runIsolated } from "./isolate.js";
+import { type BenchResult, formatMB, header, json, line, percentiles } from "./report.js";
+import { type RunEvents, runEngines } from "./runner.js";
+import { comparisonTable, type EngineSummary } from "./table.js";
+
+export interface RunSummary {
+  flags: Flags;
+  engines: EngineSummary[];
+  /** Peak RSS of this process. */
+  peakRssBytes: number;
+}
+
+/** Checks the workload list against the flags (unknown names, needs). */
+function checkBenchmarks(flags: Flags): void {
+  for (const b of flags.benchmarks) {
+    const w = WORKLOADS[b];
+    if (w === undefined)
+      throw new FlagError(`unknown benchmark "${b}" (known: ${Object.keys(WORKLOADS).join(", ")})`);
+    if (flags.useExistingDb && w.fresh === true)
+      throw new FlagError(`${b} needs a fresh database; drop --use_existing_db`);
+    if (w.sync === true && flags.disableWal)
+      throw new FlagError(`${b} syncs every write; drop --disable_wal`);
+    if (w.merges === true && flags.mergeOperator === "")
+      throw new FlagError(`${b} needs --merge_operator (max, uint64add or stringappend)`);
+  }
+}
 
 export async function run(
   argv: readonly string[],
   out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
-): Promise<BenchResult[]> {
-  const flags = parseFlags(argv);
-  for (const b of flags.benchmarks) {
-    if (!(b in WORKLOADS))
-      throw new FlagError(`unknown benchmark "${b}" (known: ${Object.keys(WORKLOADS).join(", ")})`);
-    if (flags.useExistingDb && FRESH_DB.has(b))
-      throw new FlagError(`${b} needs a fresh database; drop --use_existing_db`);
+): Promise<RunSummary> {
+  const preset = argv.length === 0;
+  const flags = parseFlags(preset ? DEFAULT_COMPARISON : argv);
+  checkBenchmarks(flags);
+  const engines: EngineSummary[] = flags.engines.map((engine) => ({ engine, results: [] }));
+  const summaryOf = (engine: string) => engines.find((e) => e.engine === engine)!;
+  if (!flags.json) {
+    if (preset)
+      out(`db-bench: no flags, so the default comparison: ${DEFAULT_COMPARISON.join(" ")}`);
+    out(header(flags));
   }
-  if (flags.useExistingDb && flags.db === undefined)
-    throw new FlagError("--use_existing_db needs --db");
-  const temp = flags.db === undefined ? mkdtempSync(join(tmpdir(), "shale-bench-")) : undefined;
-  const dir = flags.db ?? join(temp!, "db");
-  const engine: Engine = new ShaleEngine();
-  const progress = new Progress();
-  const results: BenchResult[] = [];
-  if (!flags.json) out(header(flags));
-  try {
-    await openEngine(engine, dir, flags, !flags.useExistingDb);
-    for (const name of flags.benchmarks) {
-      if (FRESH_DB.has(name)) {
-        await engine.close();
-        rmSync(dir, { recursive: true, force: true });
-        await openEngine(engine, dir, flags, true);
+  const several = flags.engines.length > 1;
+  const events: RunEvents = {
+    engineStart(engine, notes) {
+      if (flags.json) out(JSON.stringify({ engine, notes }));
+      else {
+        if (several) out(`--- ${engine} ---`);
+        for (const n of notes) out(`note: ${engine}: ${n}`);
       }
-      const r = WORKLOADS[name]!({ flags, engine, progress });
-      results.push(r);
+    },
+    result(r: BenchResult) {
+      summaryOf(r.engine).results.push(r);
       if (flags.json) out(json(r));
+      else if (r.text !== undefined) out(`** ${r.engine} ${r.name} **\n${r.text}`);
       else {
         out(line(r));
-        if (flags.histogram) out(percentiles(r));
+        if (flags.histogram && r.histogram !== undefined) out(percentiles(r.histogram));
       }
+    },
+  };
+  let failures: string[];
+  if (flags.isolate) {
+    failures = await runIsolated(flags, events, (engine, bytes) => {
+      summaryOf(engine).peakRssBytes = bytes;
+      if (flags.json) out(JSON.stringify({ engine, peakRssBytes: bytes }));
+    });
+  } else {
+    const temp = flags.db === undefined ? mkdtempSync(join(tmpdir(), "shale-bench-")) : undefined;
+    try {
+      failures = await runEngines(flags, flags.db ?? temp!, events);
+    } finally {
+      if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
     }
-    if (flags.statistics && !flags.json) out(engine.stats() ?? "");
-  } finally {
-    await engine.close();
-    if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
   }
-  return results;
+  const peak = peakRssBytes();
+  if (flags.json) out(JSON.stringify({ peakRssBytes: peak }));
+  else {
+    if (several) out(`\n${comparisonTable(engines)}`);
+    const what = flags.isolate
+      ? "this parent process; each engine's own is in the table"
+      : several
+        ? "this process, all engines; --isolate measures each engine alone"
+        : "this process";
+    out(`Peak RSS:   ${formatMB(peak)} MB (${what})`);
+  }
+  if (failures.length > 0) throw new RunFailure(failures);
+  return { flags, engines, peakRssBytes: peak };
 }
 
-async function openEngine(
-  engine: Engine,
-  dir: string,
-  flags: Flags,
-  _fresh: boolean,
-): Promise<void> {
-  await engine.open(dir, {
-    sync: flags.sync,
-    disableWal: flags.disableWal,
-    writeBufferSize: flags.writeBufferSize,
-    statistics: flags.statistics,
-  });
+/** Some workloads failed; everything else was printed first. */
+export class RunFailure extends Error {
+  constructor(readonly failures: string[]) {
+    super(`${failures.length} failure(s):\n  ${failures.join("\n  ")}`);
+  }
 }
 
 const invokedDirectly =
@@ -81,9 +118,15 @@ if (invokedDirectly) {
   if (argv.includes("--help")) {
     console.log(helpText());
   } else {
-    run(argv).catch((e: unknown) => {
-      console.error(e instanceof FlagError ? `db-bench: ${e.message}` : e);
-      process.exit(1);
-    });
+    run(argv).then(
+      // Peer engines may leave handles open (thread pools); the run is over.
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(
+          e instanceof FlagError || e instanceof RunFailure ? `db-bench: ${e.message}` : e,
+        );
+        process.exit(1);
+      },
+    );
   }
 }

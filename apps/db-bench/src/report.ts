@@ -1,9 +1,24 @@
 /**
  * db_bench's output: the header, one line per benchmark
- * (`%-12s : %11.3f micros/op %ld ops/sec; %6.1f MB/s (message)`), optional percentiles,
- * and a progress line on stderr for long runs when stderr is a terminal.
+ * (`%-12s : %11.3f micros/op %ld ops/sec; %6.1f MB/s (message)`), `n/a (reason)` for a
+ * workload an engine lacks, optional percentiles, JSON lines, and a progress line on stderr
+ * for long runs when stderr is a terminal.
  */
+import { cpus } from "node:os";
 import type { Flags } from "./flags.js";
+
+/** Latency percentiles in microseconds (db_bench's --histogram). */
+export interface LatencySummary {
+  count: number;
+  average: number;
+  min: number;
+  max: number;
+  p50: number;
+  p75: number;
+  p99: number;
+  p999: number;
+  p9999: number;
+}
 
 export interface BenchResult {
   name: string;
@@ -12,57 +27,130 @@ export interface BenchResult {
   seconds: number;
   bytes: number;
   message: string;
-  /** Per-op latencies in microseconds (only with --histogram). */
-  latencies?: Float64Array;
+  /** Set when the engine lacks the workload: the reason. Nothing else is meaningful then. */
+  na?: string;
+  /** Set when the workload failed (or was not run after a failure): the error. */
+  failed?: string;
+  /** Bytes of files in the engine's directory after a fill workload. */
+  diskBytes?: number;
+  /** Text the workload prints instead of a line (stats). */
+  text?: string;
+  histogram?: LatencySummary;
 }
 
 export function header(flags: Flags): string {
   const compressed = Math.floor(flags.valueSize * flags.compressionRatio + 0.5);
   const raw = ((flags.keySize + flags.valueSize) * flags.num) / 1048576;
   const file = ((flags.keySize + flags.valueSize * flags.compressionRatio) * flags.num) / 1048576;
+  const cpu = cpus();
   return [
+    `Date:       ${new Date().toString()}`,
+    `CPU:        ${cpu.length} * ${cpu[0]?.model.trim() ?? "unknown"}`,
+    `Node:       ${process.version}`,
     `Keys:       ${flags.keySize} bytes each`,
     `Values:     ${flags.valueSize} bytes each (${compressed} bytes after compression)`,
     `Entries:    ${flags.num}`,
     `RawSize:    ${raw.toFixed(1)} MB (estimated)`,
     `FileSize:   ${file.toFixed(1)} MB (estimated)`,
+    `Compression: ${flags.compressionType === "none" ? "NoCompression" : "Snappy"}`,
+    `Engines:    ${flags.engines.join(", ")}`,
     "------------------------------------------------",
   ].join("\n");
 }
 
+export function microsPerOp(r: BenchResult): number {
+  return r.ops > 0 ? (r.seconds * 1e6) / r.ops : 0;
+}
+
+export function opsPerSec(r: BenchResult): number {
+  return r.seconds > 0 ? r.ops / r.seconds : 0;
+}
+
+export function formatMB(bytes: number): string {
+  return (bytes / 1048576).toFixed(1);
+}
+
 export function line(r: BenchResult): string {
-  const micros = r.ops > 0 ? (r.seconds * 1e6) / r.ops : 0;
-  const opsPerSec = r.seconds > 0 ? Math.round(r.ops / r.seconds) : 0;
+  if (r.na !== undefined) return `${r.name.padEnd(12)} : ${"n/a".padStart(11)} (${r.na})`;
+  if (r.failed !== undefined)
+    return `${r.name.padEnd(12)} : ${"FAILED".padStart(11)} (${r.failed})`;
   const mb =
     r.bytes > 0 && r.seconds > 0
       ? ` ${(r.bytes / 1048576 / r.seconds).toFixed(1).padStart(6)} MB/s`
       : "";
-  const msg = r.message.length > 0 ? ` ${r.message}` : "";
-  return `${r.name.padEnd(12)} : ${micros.toFixed(3).padStart(11)} micros/op ${opsPerSec} ops/sec;${mb}${msg}`;
+  const parts: string[] = [];
+  if (r.message.length > 0) parts.push(r.message);
+  if (r.diskBytes !== undefined) parts.push(`(disk ${formatMB(r.diskBytes)} MB)`);
+  const msg = parts.length > 0 ? ` ${parts.join(" ")}` : "";
+  return `${r.name.padEnd(12)} : ${microsPerOp(r).toFixed(3).padStart(11)} micros/op ${Math.round(opsPerSec(r))} ops/sec;${mb}${msg}`;
 }
 
-export function percentiles(r: BenchResult): string {
-  const l = r.latencies;
-  if (l === undefined || l.length === 0) return "";
-  const sorted = Float64Array.from(l).sort();
+export function summarize(latencies: Float64Array): LatencySummary | undefined {
+  if (latencies.length === 0) return undefined;
+  const sorted = Float64Array.from(latencies).sort();
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
   let sum = 0;
-  for (const v of sorted) sum += v;
-  return `Microseconds per op:\nCount: ${sorted.length} Average: ${(sum / sorted.length).toFixed(4)}\nMin: ${sorted[0]!.toFixed(3)} Median: ${at(0.5).toFixed(4)} Max: ${sorted[sorted.length - 1]!.toFixed(3)}\nPercentiles: P50: ${at(0.5).toFixed(2)} P75: ${at(0.75).toFixed(2)} P99: ${at(0.99).toFixed(2)} P99.9: ${at(0.999).toFixed(2)} P99.99: ${at(0.9999).toFixed(2)}`;
+  for (let i = 0; i < sorted.length; i++) sum += sorted[i]!;
+  return {
+    count: sorted.length,
+    average: sum / sorted.length,
+    min: sorted[0]!,
+    max: sorted[sorted.length - 1]!,
+    p50: at(0.5),
+    p75: at(0.75),
+    p99: at(0.99),
+    p999: at(0.999),
+    p9999: at(0.9999),
+  };
 }
 
+export function percentiles(h: LatencySummary): string {
+  return [
+    "Microseconds per op:",
+    `Count: ${h.count} Average: ${h.average.toFixed(4)}`,
+    `Min: ${h.min.toFixed(3)} Median: ${h.p50.toFixed(4)} Max: ${h.max.toFixed(3)}`,
+    `Percentiles: P50: ${h.p50.toFixed(2)} P75: ${h.p75.toFixed(2)} P99: ${h.p99.toFixed(2)} P99.9: ${h.p999.toFixed(2)} P99.99: ${h.p9999.toFixed(2)}`,
+  ].join("\n");
+}
+
+/** One JSON object per result (also what --isolate's children report to the parent). */
 export function json(r: BenchResult): string {
-  const micros = r.ops > 0 ? (r.seconds * 1e6) / r.ops : 0;
+  if (r.na !== undefined) return JSON.stringify({ benchmark: r.name, engine: r.engine, na: r.na });
+  if (r.failed !== undefined)
+    return JSON.stringify({ benchmark: r.name, engine: r.engine, failed: r.failed });
   return JSON.stringify({
     benchmark: r.name,
     engine: r.engine,
     ops: r.ops,
     seconds: r.seconds,
-    microsPerOp: micros,
-    opsPerSec: r.seconds > 0 ? r.ops / r.seconds : 0,
+    bytes: r.bytes,
+    microsPerOp: microsPerOp(r),
+    opsPerSec: opsPerSec(r),
     mbPerSec: r.seconds > 0 ? r.bytes / 1048576 / r.seconds : 0,
     message: r.message,
+    ...(r.diskBytes !== undefined ? { diskBytes: r.diskBytes } : {}),
+    ...(r.text !== undefined ? { text: r.text } : {}),
+    ...(r.histogram !== undefined ? { histogram: r.histogram } : {}),
   });
+}
+
+/** Reads back a `json(r)` line. */
+export function parseResult(o: Record<string, unknown>): BenchResult {
+  const r: BenchResult = {
+    name: String(o.benchmark),
+    engine: String(o.engine),
+    ops: Number(o.ops ?? 0),
+    seconds: Number(o.seconds ?? 0),
+    bytes: Number(o.bytes ?? 0),
+    message: String(o.message ?? ""),
+  };
+  if (typeof o.na === "string") r.na = o.na;
+  if (typeof o.failed === "string") r.failed = o.failed;
+  if (typeof o.diskBytes === "number") r.diskBytes = o.diskBytes;
+  if (typeof o.text === "string") r.text = o.text;
+  if (typeof o.histogram === "object" && o.histogram !== null)
+    r.histogram = o.histogram as LatencySummary;
+  return r;
 }
 
 /** Progress on stderr, at most ~4 times a second, only when stderr is a terminal. */
@@ -70,20 +158,30 @@ export class Progress {
   private readonly enabled = process.stderr.isTTY === true;
   private next = 0;
   private started = 0;
+  private label = "";
+  /** When a workload last started or ticked (the stall guard reads it). */
+  private active = performance.now();
 
-  start(): void {
+  start(label: string): void {
+    this.label = label;
     this.started = performance.now();
+    this.active = this.started;
     this.next = this.started + 2000; // only runs longer than 2 s show progress
   }
 
-  /** Call every so often (cheap): prints "name: done/total" when due. */
-  tick(name: string, done: number, total: number): void {
-    if (!this.enabled) return;
+  /** Seconds since the running workload last reported progress. */
+  idleSeconds(): number {
+    return (performance.now() - this.active) / 1000;
+  }
+
+  /** Call every so often (cheap): prints "engine name: done/total" when due. */
+  tick(done: number, total: number): void {
     const now = performance.now();
-    if (now < this.next) return;
+    this.active = now;
+    if (!this.enabled || now < this.next) return;
     this.next = now + 250;
     const pct = ((done / total) * 100).toFixed(1);
-    process.stderr.write(`\r${name}: ${done}/${total} ops (${pct}%)   `);
+    process.stderr.write(`\r${this.label}: ${done}/${total} ops (${pct}%)   `);
   }
 
   done(): void {

@@ -1,24 +1,137 @@
 /**
  * What db-bench needs from an engine. Each engine is driven through its fastest fitting
- * API: synchronous calls where it has them.
+ * API: a method returns a plain value when the engine has a synchronous call for it and a
+ * Promise otherwise; the workload loops await only Promises, so a synchronous engine never
+ * pays for an `await`.
+ *
+ * Keys and values handed to an engine are views of reusable buffers: an engine copies what
+ * it keeps beyond the call (or beyond the returned Promise).
  */
+
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface EngineOptions {
+  /** fsync every write. */
   sync: boolean;
   disableWal: boolean;
   writeBufferSize: number;
   statistics: boolean;
+  /** Block cache bytes. */
+  cacheSize: number;
+  /** Bloom bits per key; -1 = the engine's default. */
+  bloomBits: number;
+  blockSize: number;
+  compression: "none" | "snappy";
+  /** A built-in merge operator name, or undefined for none. */
+  mergeOperator: string | undefined;
+  disableAutoCompactions: boolean;
+}
+
+/** Capabilities some engines lack; `Engine.unsupported` says why. */
+export type Feature = "merge" | "iterator" | "compact" | "stats";
+
+/** Batch operation kinds. */
+export const PUT = 0;
+export const DELETE = 1;
+export const DELETE_RANGE = 2;
+
+/** A reusable description of a write batch (the engine turns it into its own batch). */
+export class BatchOps {
+  readonly kinds: number[] = [];
+  readonly keys: Uint8Array[] = [];
+  /** The value, or the (exclusive) end of a DELETE_RANGE. */
+  readonly values: Uint8Array[] = [];
+
+  get length(): number {
+    return this.kinds.length;
+  }
+
+  clear(): void {
+    this.kinds.length = 0;
+    this.keys.length = 0;
+    this.values.length = 0;
+  }
+
+  /** Keys and values are kept as given: pass buffers that stay unchanged until written. */
+  add(kind: number, key: Uint8Array, value: Uint8Array): void {
+    this.kinds.push(kind);
+    this.keys.push(key);
+    this.values.push(value);
+  }
+}
+
+/** Filled by `getMany`: keys found and key+value bytes read. */
+export interface ReadTally {
+  found: number;
+  bytes: number;
+}
+
+/** Filled by seeks: whether the seek landed on the target, entries visited, bytes read. */
+export interface SeekResult {
+  exact: boolean;
+  entries: number;
+  bytes: number;
+}
+
+/** Filled by `scan`. */
+export interface ScanResult {
+  entries: number;
+  bytes: number;
+}
+
+/** A positioned reader kept across many seeks (fillseekseq). */
+export interface Cursor {
+  /**
+   * Positions at the first key >= target, then reads up to `nexts` entries forward
+   * (db_bench: value of the current entry, then Next), filling `out`.
+   */
+  seek(target: Uint8Array, nexts: number, out: SeekResult): MaybePromise<void>;
+  close(): MaybePromise<void>;
 }
 
 export interface Engine {
   readonly name: string;
-  /** Opens (creating) a database in `dir`. */
-  open(dir: string, options: EngineOptions): Promise<void>;
-  put(key: Uint8Array, value: Uint8Array): void;
-  /** Writes `keys[i] -> values[i]` as one atomic batch. */
-  putBatch(keys: readonly Uint8Array[], values: readonly Uint8Array[]): void;
-  get(key: Uint8Array): Uint8Array | undefined;
-  delete(key: Uint8Array): void;
-  /** Engine statistics as text, if the engine keeps any. */
-  stats(): string | undefined;
+  /** Opens (creating) a database in `dir`; returns notes on options it cannot apply. */
+  open(dir: string, options: EngineOptions): Promise<string[]>;
+  /** Why `feature` is not available, or undefined when it is. */
+  unsupported(feature: Feature): string | undefined;
+  put(key: Uint8Array, value: Uint8Array): MaybePromise<void>;
+  delete(key: Uint8Array): MaybePromise<void>;
+  /** REQUIRES: unsupported("merge") === undefined. */
+  merge(key: Uint8Array, operand: Uint8Array): MaybePromise<void>;
+  /** Removes every key in [start, end). */
+  deleteRange(start: Uint8Array, end: Uint8Array): MaybePromise<void>;
+  /** Writes the batch (atomically where the engine can). */
+  write(batch: BatchOps): MaybePromise<void>;
+  /** The length of the value of `key`, or -1 when it is absent. */
+  get(key: Uint8Array): MaybePromise<number>;
+  /** Looks up distinct key buffers together; adds to `tally`. */
+  getMany(keys: Uint8Array[], tally: ReadTally): MaybePromise<void>;
+  /**
+   * Reads up to `limit` entries from the first (or, `reverse`, the last) key, filling `out`;
+   * with `latencies`, records the microseconds of each entry (batched reads spread evenly).
+   * REQUIRES: unsupported("iterator") === undefined.
+   */
+  scan(
+    reverse: boolean,
+    limit: number,
+    out: ScanResult,
+    latencies: Float64Array | undefined,
+  ): MaybePromise<void>;
+  /** A new iterator, one seek and `nexts` reads, then closed (db_bench seekrandom). */
+  seekOnce(target: Uint8Array, nexts: number, out: SeekResult): MaybePromise<void>;
+  /** REQUIRES: unsupported("iterator") === undefined. */
+  openCursor(): MaybePromise<Cursor>;
+  /** Compacts the whole key space. REQUIRES: unsupported("compact") === undefined. */
+  compact(): Promise<void>;
+  /** The engine's statistics as text. REQUIRES: unsupported("stats") === undefined. */
+  stats(): string;
   close(): Promise<void>;
+}
+
+/** True when `a` and `b` hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -1,44 +1,213 @@
+/**
+ * shale, through its synchronous API (every read and write is a plain call).
+ *
+ * The iterator, compactRange and a few options are coded against /work/shared/DESIGN.md's
+ * API and looked up at run time: a build without them reports the workloads that need them
+ * as n/a with the reason, and an option the build rejects as unknown is dropped with a note.
+ */
 import { type DB, open, Statistics, WriteBatch } from "shale";
-import type { Engine, EngineOptions } from "./engine.js";
+import {
+  type BatchOps,
+  type Cursor,
+  DELETE,
+  DELETE_RANGE,
+  type Engine,
+  type EngineOptions,
+  type Feature,
+  PUT,
+  type ReadTally,
+  type ScanResult,
+  type SeekResult,
+  sameBytes,
+} from "./engine.js";
+
+/** DESIGN.md's DB iterator. */
+interface DesignIterator {
+  seek(target: Uint8Array): void;
+  seekToFirst(): void;
+  seekToLast(): void;
+  valid(): boolean;
+  key(): Uint8Array;
+  value(): Uint8Array;
+  next(): void;
+  prev(): void;
+  close(): void;
+}
+
+/** The parts of DESIGN.md's DB API that a build may not have yet. */
+interface DesignExtras {
+  iterator?: (options?: object) => DesignIterator;
+  compactRange?: (start?: Uint8Array, end?: Uint8Array) => Promise<void>;
+}
+
+const UNKNOWN_OPTION = /unknown option "(\w+)"/;
 
 export class ShaleEngine implements Engine {
   readonly name = "shale";
   private db: DB | undefined;
+  private extras: DesignExtras = {};
   private writeOptions: { sync: boolean; disableWAL: boolean } = { sync: false, disableWAL: false };
   private readonly batch = new WriteBatch();
+  /** One Statistics for every open of this engine, so --statistics covers the whole run. */
+  private statistics: Statistics | undefined;
 
-  async open(dir: string, options: EngineOptions): Promise<void> {
-    this.writeOptions = { sync: options.sync, disableWAL: options.disableWal };
-    this.db = await open(dir, {
-      writeBufferSize: options.writeBufferSize,
-      ...(options.statistics ? { statistics: new Statistics() } : {}),
-    });
+  async open(dir: string, o: EngineOptions): Promise<string[]> {
+    const notes: string[] = [];
+    this.writeOptions = { sync: o.sync, disableWAL: o.disableWal };
+    const options: Record<string, unknown> = {
+      writeBufferSize: o.writeBufferSize,
+      blockCacheSize: o.cacheSize,
+      blockSize: o.blockSize,
+      compression: o.compression,
+    };
+    if (o.bloomBits >= 0) options.bloomBitsPerKey = o.bloomBits;
+    if (o.statistics) {
+      this.statistics ??= new Statistics();
+      options.statistics = this.statistics;
+    }
+    if (o.mergeOperator !== undefined) options.mergeOperator = o.mergeOperator;
+    if (o.disableAutoCompactions) options.disableAutoCompactions = true;
+    for (;;) {
+      try {
+        this.db = await open(dir, options);
+        break;
+      } catch (e) {
+        // An option of DESIGN.md that this build does not know yet: drop it, say so.
+        const m = e instanceof Error ? UNKNOWN_OPTION.exec(e.message) : null;
+        if (m === null || !(m[1]! in options)) throw e;
+        notes.push(`option ${m[1]} is not supported by this shale build; ignored`);
+        delete options[m[1]!];
+      }
+    }
+    this.extras = this.db as unknown as DesignExtras;
+    return notes;
+  }
+
+  unsupported(feature: Feature): string | undefined {
+    switch (feature) {
+      case "iterator":
+        return typeof this.extras.iterator === "function"
+          ? undefined
+          : "db.iterator() is not in this shale build yet";
+      case "compact":
+        return typeof this.extras.compactRange === "function"
+          ? undefined
+          : "db.compactRange() is not in this shale build yet";
+      default:
+        return undefined;
+    }
   }
 
   put(key: Uint8Array, value: Uint8Array): void {
     this.db!.put(key, value, this.writeOptions);
   }
 
-  putBatch(keys: readonly Uint8Array[], values: readonly Uint8Array[]): void {
-    const b = this.batch.clear();
-    for (let i = 0; i < keys.length; i++) b.put(keys[i]!, values[i]!);
-    this.db!.write(b, this.writeOptions);
-  }
-
-  get(key: Uint8Array): Uint8Array | undefined {
-    return this.db!.get(key);
-  }
-
   delete(key: Uint8Array): void {
     this.db!.delete(key, this.writeOptions);
   }
 
-  stats(): string | undefined {
-    return this.db!.getProperty("shale.stats");
+  merge(key: Uint8Array, operand: Uint8Array): void {
+    this.db!.merge(key, operand, this.writeOptions);
+  }
+
+  deleteRange(start: Uint8Array, end: Uint8Array): void {
+    this.db!.deleteRange(start, end, this.writeOptions);
+  }
+
+  write(ops: BatchOps): void {
+    const b = this.batch.clear();
+    const { kinds, keys, values } = ops;
+    for (let i = 0; i < kinds.length; i++) {
+      const kind = kinds[i]!;
+      if (kind === PUT) b.put(keys[i]!, values[i]!);
+      else if (kind === DELETE) b.delete(keys[i]!);
+      else if (kind === DELETE_RANGE) b.deleteRange(keys[i]!, values[i]!);
+    }
+    this.db!.write(b, this.writeOptions);
+  }
+
+  get(key: Uint8Array): number {
+    const v = this.db!.get(key);
+    return v === undefined ? -1 : v.length;
+  }
+
+  getMany(keys: Uint8Array[], tally: ReadTally): void {
+    const values = this.db!.getMany(keys);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (v !== undefined) {
+        tally.found++;
+        tally.bytes += keys[i]!.length + v.length;
+      }
+    }
+  }
+
+  scan(
+    reverse: boolean,
+    limit: number,
+    out: ScanResult,
+    latencies: Float64Array | undefined,
+  ): void {
+    const it = this.extras.iterator!.call(this.db);
+    let n = 0;
+    let bytes = 0;
+    let t = latencies !== undefined ? performance.now() : 0;
+    if (reverse) it.seekToLast();
+    else it.seekToFirst();
+    while (n < limit && it.valid()) {
+      bytes += it.key().length + it.value().length;
+      if (reverse) it.prev();
+      else it.next();
+      if (latencies !== undefined) {
+        const now = performance.now();
+        latencies[n] = (now - t) * 1000;
+        t = now;
+      }
+      n++;
+    }
+    it.close();
+    out.entries = n;
+    out.bytes = bytes;
+  }
+
+  seekOnce(target: Uint8Array, nexts: number, out: SeekResult): void {
+    const it = this.extras.iterator!.call(this.db);
+    seekAndRead(it, target, nexts, out);
+    it.close();
+  }
+
+  openCursor(): Cursor {
+    const it = this.extras.iterator!.call(this.db);
+    return {
+      seek: (target, nexts, out) => seekAndRead(it, target, nexts, out),
+      close: () => it.close(),
+    };
+  }
+
+  async compact(): Promise<void> {
+    await this.extras.compactRange!.call(this.db);
+  }
+
+  stats(): string {
+    return this.db!.getProperty("shale.stats") ?? "";
   }
 
   async close(): Promise<void> {
     await this.db?.close();
     this.db = undefined;
   }
+}
+
+function seekAndRead(it: DesignIterator, target: Uint8Array, nexts: number, out: SeekResult): void {
+  it.seek(target);
+  out.exact = it.valid() && sameBytes(it.key(), target);
+  let entries = 0;
+  let bytes = 0;
+  for (let j = 0; j < nexts && it.valid(); j++) {
+    bytes += it.key().length + it.value().length;
+    it.next();
+    entries++;
+  }
+  out.entries = entries;
+  out.bytes = bytes;
 }

@@ -1,0 +1,161 @@
+/**
+ * lmdb (LMDB, a copy-on-write B+tree in a memory map) through its synchronous API:
+ * `putSync`/`removeSync` (each its own transaction), `getBinaryFast` (a view valid until the
+ * next get), `transactionSync` for batches and `getRange` for scans and seeks. Without --sync
+ * the environment is opened `noSync` (commits reach the OS, not the disk), which is what
+ * shale's default write promises.
+ */
+import { type Database, open } from "lmdb";
+import type {
+  BatchOps,
+  Cursor,
+  Engine,
+  EngineOptions,
+  Feature,
+  ReadTally,
+  ScanResult,
+  SeekResult,
+} from "./engine.js";
+import { DELETE, DELETE_RANGE, PUT, sameBytes } from "./engine.js";
+
+export class LmdbEngine implements Engine {
+  readonly name = "lmdb";
+  private db: Database<Buffer, Uint8Array> | undefined;
+
+  async open(dir: string, o: EngineOptions): Promise<string[]> {
+    this.db = open<Buffer, Uint8Array>({
+      path: dir,
+      encoding: "binary",
+      keyEncoding: "binary",
+      compression: false,
+      noSync: !o.sync,
+      overlappingSync: false,
+    });
+    const notes = [
+      "a memory-mapped B+tree: no block cache, Bloom filter, memtable or compaction; values stored uncompressed",
+      "getMany = a loop of getBinaryFast; deleteRange = one transaction deleting each key in the range",
+    ];
+    if (o.disableWal) notes.push("--disable_wal: LMDB has no WAL (copy-on-write pages)");
+    return notes;
+  }
+
+  unsupported(feature: Feature): string | undefined {
+    switch (feature) {
+      case "merge":
+        return "LMDB has no merge operator";
+      case "compact":
+        return "a B+tree has nothing to compact";
+      default:
+        return undefined;
+    }
+  }
+
+  put(key: Uint8Array, value: Uint8Array): void {
+    this.db!.putSync(key, value as Buffer);
+  }
+
+  delete(key: Uint8Array): void {
+    this.db!.removeSync(key);
+  }
+
+  merge(): void {
+    throw new Error("LMDB has no merge operator");
+  }
+
+  deleteRange(start: Uint8Array, end: Uint8Array): void {
+    const db = this.db!;
+    db.transactionSync(() => deleteKeys(db, start, end));
+  }
+
+  write(ops: BatchOps): void {
+    const db = this.db!;
+    const { kinds, keys, values } = ops;
+    db.transactionSync(() => {
+      for (let i = 0; i < kinds.length; i++) {
+        const kind = kinds[i]!;
+        if (kind === PUT) db.putSync(keys[i]!, values[i]! as Buffer);
+        else if (kind === DELETE) db.removeSync(keys[i]!);
+        else if (kind === DELETE_RANGE) deleteKeys(db, keys[i]!, values[i]!);
+      }
+    });
+  }
+
+  get(key: Uint8Array): number {
+    const v = this.db!.getBinaryFast(key);
+    return v === undefined ? -1 : v.length;
+  }
+
+  getMany(keys: Uint8Array[], tally: ReadTally): void {
+    const db = this.db!;
+    for (let i = 0; i < keys.length; i++) {
+      const v = db.getBinaryFast(keys[i]!);
+      if (v !== undefined) {
+        tally.found++;
+        tally.bytes += keys[i]!.length + v.length;
+      }
+    }
+  }
+
+  scan(
+    reverse: boolean,
+    limit: number,
+    out: ScanResult,
+    latencies: Float64Array | undefined,
+  ): void {
+    let n = 0;
+    let bytes = 0;
+    let t = latencies !== undefined ? performance.now() : 0;
+    for (const { key, value } of this.db!.getRange({ reverse, limit })) {
+      bytes += key.length + value.length;
+      if (latencies !== undefined) {
+        const now = performance.now();
+        latencies[n] = (now - t) * 1000;
+        t = now;
+      }
+      n++;
+    }
+    out.entries = n;
+    out.bytes = bytes;
+  }
+
+  seekOnce(target: Uint8Array, nexts: number, out: SeekResult): void {
+    let entries = 0;
+    let bytes = 0;
+    let exact = false;
+    for (const { key, value } of this.db!.getRange({ start: target, limit: Math.max(1, nexts) })) {
+      if (entries === 0) exact = sameBytes(key, target);
+      if (entries === nexts) break;
+      bytes += key.length + value.length;
+      entries++;
+    }
+    out.exact = exact;
+    out.entries = entries;
+    out.bytes = bytes;
+  }
+
+  /** lmdb-js has no reusable cursor: each seek is a `getRange`. */
+  openCursor(): Cursor {
+    return {
+      seek: (target, nexts, out) => this.seekOnce(target, nexts, out),
+      close: () => {},
+    };
+  }
+
+  compact(): Promise<void> {
+    return Promise.reject(new Error("a B+tree has nothing to compact"));
+  }
+
+  stats(): string {
+    return JSON.stringify(this.db!.getStats(), null, 2);
+  }
+
+  async close(): Promise<void> {
+    await this.db?.close();
+    this.db = undefined;
+  }
+}
+
+function deleteKeys(db: Database<Buffer, Uint8Array>, start: Uint8Array, end: Uint8Array): void {
+  const doomed = [...db.getKeys({ start, end })];
+  for (const k of doomed) db.removeSync(k);
+}

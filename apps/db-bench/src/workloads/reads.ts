@@ -1,0 +1,180 @@
+/**
+ * Point-read workloads: readrandom, readmissing, multireadrandom, and the mixes that
+ * interleave writes or merges with reads (readwhilewriting, readwhilemerging,
+ * readrandommergerandom).
+ *
+ * The mixes run in one JavaScript thread: where db_bench runs a writer thread beside the
+ * readers, db-bench interleaves one write every 10 reads, or — with
+ * `--benchmark_write_rate_limit=B` — a write whenever the writes so far are behind B bytes/s.
+ * Their ops count both reads and writes (db_bench reports only the readers).
+ */
+import { mergeKeyCount, readCount } from "../flags.js";
+import { FastRandom, KeyGenerator, ValueGenerator } from "../generators.js";
+import type { BenchResult } from "../report.js";
+import { type BenchContext, latencyArray, result } from "./context.js";
+import { mergeOperand, readWriteCount } from "./writes.js";
+
+export async function readRandom(
+  ctx: BenchContext,
+  name: string,
+  missing: boolean,
+): Promise<BenchResult> {
+  const { flags, engine, progress } = ctx;
+  const reads = readCount(flags);
+  const keys = new KeyGenerator(flags.keySize + (missing ? 1 : 0));
+  if (missing) keys.buf[flags.keySize] = 0x2e; // "." makes the key absent
+  const rnd = new FastRandom(flags.seed + 2);
+  const latencies = latencyArray(ctx, reads);
+  const num = flags.num;
+  let found = 0;
+  let bytes = 0;
+  progress.start(`${engine.name} ${name}`);
+  const t0 = performance.now();
+  for (let i = 0; i < reads; i++) {
+    const s = latencies !== undefined ? performance.now() : 0;
+    let n = engine.get(keys.key(rnd.uniform(num)));
+    if (typeof n !== "number") n = await n;
+    if (n >= 0) {
+      found++;
+      bytes += flags.keySize + n;
+    }
+    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
+    if ((i & 1023) === 0) progress.tick(i, reads);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  progress.done();
+  return result(ctx, name, reads, seconds, bytes, `(${found} of ${reads} found)`, latencies);
+}
+
+export async function multiReadRandom(ctx: BenchContext): Promise<BenchResult> {
+  const { flags, engine, progress } = ctx;
+  const reads = readCount(flags);
+  const batchSize = flags.multireadBatchSize;
+  const generators: KeyGenerator[] = [];
+  for (let i = 0; i < batchSize; i++) generators.push(new KeyGenerator(flags.keySize));
+  const full = generators.map((g) => g.buf as Uint8Array);
+  const rnd = new FastRandom(flags.seed + 2);
+  const latencies = latencyArray(ctx, reads);
+  const tally = { found: 0, bytes: 0 };
+  const num = flags.num;
+  progress.start(`${engine.name} multireadrandom`);
+  const t0 = performance.now();
+  for (let i = 0; i < reads; i += batchSize) {
+    const n = Math.min(batchSize, reads - i);
+    for (let j = 0; j < n; j++) generators[j]!.key(rnd.uniform(num));
+    const batch = n === batchSize ? full : full.slice(0, n);
+    const s = latencies !== undefined ? performance.now() : 0;
+    const p = engine.getMany(batch, tally);
+    if (p !== undefined) await p;
+    if (latencies !== undefined) latencies.fill(((performance.now() - s) * 1000) / n, i, i + n);
+    if ((i & 1023) < batchSize) progress.tick(i, reads);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  progress.done();
+  const message = `(${tally.found} of ${reads} found; getMany of ${batchSize})`;
+  return result(ctx, "multireadrandom", reads, seconds, tally.bytes, message, latencies);
+}
+
+/**
+ * Reads with a write (or merge) interleaved: by default after every 10th read; with a rate
+ * limit, whenever the bytes written so far trail `rate * elapsed`.
+ */
+export async function readWhileWriting(
+  ctx: BenchContext,
+  name: string,
+  merges: boolean,
+): Promise<BenchResult> {
+  const { flags, engine, progress } = ctx;
+  const reads = readCount(flags);
+  const readKeys = new KeyGenerator(flags.keySize);
+  const writeKeys = new KeyGenerator(flags.keySize);
+  const values = new ValueGenerator(flags.compressionRatio, flags.seed);
+  const rnd = new FastRandom(flags.seed + 2);
+  const wrnd = new FastRandom(flags.seed + 5);
+  const rate = flags.benchmarkWriteRateLimit;
+  const keySpace = merges ? mergeKeyCount(flags) : flags.num;
+  const latencies = latencyArray(ctx, reads + (rate > 0 ? reads : Math.floor(reads / 10)));
+  let found = 0;
+  let bytes = 0;
+  let writes = 0;
+  let written = 0;
+  let op = 0;
+  progress.start(`${engine.name} ${name}`);
+  const t0 = performance.now();
+  for (let i = 0; i < reads; i++) {
+    let s = latencies !== undefined ? performance.now() : 0;
+    let n = engine.get(readKeys.key(rnd.uniform(flags.num)));
+    if (typeof n !== "number") n = await n;
+    if (n >= 0) {
+      found++;
+      bytes += flags.keySize + n;
+    }
+    if (latencies !== undefined && op < latencies.length) {
+      const now = performance.now();
+      latencies[op++] = (now - s) * 1000;
+      s = now;
+    }
+    const due = rate > 0 ? written < ((performance.now() - t0) / 1000) * rate : (i + 1) % 10 === 0;
+    if (due) {
+      const key = writeKeys.key(wrnd.uniform(keySpace));
+      const v = merges ? mergeOperand(ctx, values) : values.generate(flags.valueSize);
+      const p = merges ? engine.merge(key, v) : engine.put(key, v);
+      if (p !== undefined) await p;
+      writes++;
+      written += flags.keySize + v.length;
+      if (latencies !== undefined && op < latencies.length)
+        latencies[op++] = (performance.now() - s) * 1000;
+    }
+    if ((i & 1023) === 0) progress.tick(i, reads);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  progress.done();
+  const verb = merges ? "merges" : "writes";
+  const message = `(${found} of ${reads} found; ${writes} ${verb})`;
+  const l = latencies?.subarray(0, op);
+  return result(ctx, name, reads + writes, seconds, bytes + written, message, l);
+}
+
+/** db_bench's ReadRandomMergeRandom: `mergereadpercent`% merges, the rest gets. */
+export async function readRandomMergeRandom(ctx: BenchContext): Promise<BenchResult> {
+  const { flags, engine, progress } = ctx;
+  const keys = new KeyGenerator(flags.keySize);
+  const values = new ValueGenerator(flags.compressionRatio, flags.seed);
+  const rnd = new FastRandom(flags.seed + 6);
+  const ops = readWriteCount(ctx);
+  const mergeKeys = mergeKeyCount(flags);
+  const latencies = latencyArray(ctx, ops);
+  let gets = 0;
+  let merges = 0;
+  let hits = 0;
+  let maxLength = 0;
+  let bytes = 0;
+  progress.start(`${engine.name} readrandommergerandom`);
+  const t0 = performance.now();
+  for (let i = 0; i < ops; i++) {
+    const s = latencies !== undefined ? performance.now() : 0;
+    const key = keys.key(rnd.uniform(mergeKeys));
+    if (rnd.uniform(100) < flags.mergeReadPercent) {
+      const operand = mergeOperand(ctx, values);
+      const p = engine.merge(key, operand);
+      if (p !== undefined) await p;
+      merges++;
+      bytes += flags.keySize + operand.length;
+    } else {
+      let n = engine.get(key);
+      if (typeof n !== "number") n = await n;
+      gets++;
+      if (n >= 0) {
+        hits++;
+        bytes += flags.keySize + n;
+        if (n > maxLength) maxLength = n;
+      }
+    }
+    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
+    if ((i & 1023) === 0) progress.tick(i, ops);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  progress.done();
+  const message = `(reads:${gets} merges:${merges} total:${ops} hits:${hits} maxlength:${maxLength})`;
+  return result(ctx, "readrandommergerandom", ops, seconds, bytes, message, latencies);
+}

@@ -1,0 +1,94 @@
+/**
+ * Iterator workloads: readseq / readreverse (one scan of up to `reads` entries from the first
+ * or last key), seekrandom (per op a new iterator, a seek to a random key and `seek_nexts`
+ * reads, as db_bench does without a tailing iterator) and fillseekseq (fill `num` keys in
+ * order untimed, then walk them with seeks and `seek_nexts` reads on one iterator, timed).
+ */
+import { readCount } from "../flags.js";
+import { FastRandom, KeyGenerator } from "../generators.js";
+import type { BenchResult } from "../report.js";
+import { type BenchContext, latencyArray, result } from "./context.js";
+import { fill } from "./writes.js";
+
+export async function scan(
+  ctx: BenchContext,
+  name: string,
+  reverse: boolean,
+): Promise<BenchResult> {
+  const { flags, engine, progress } = ctx;
+  const limit = readCount(flags);
+  const latencies = latencyArray(ctx, limit);
+  const out = { entries: 0, bytes: 0 };
+  progress.start(`${engine.name} ${name}`);
+  const t0 = performance.now();
+  const p = engine.scan(reverse, limit, out, latencies);
+  if (p !== undefined) await p;
+  const seconds = (performance.now() - t0) / 1000;
+  progress.done();
+  const l = latencies?.subarray(0, out.entries);
+  return result(ctx, name, out.entries, seconds, out.bytes, `(${out.entries} entries)`, l);
+}
+
+export async function seekRandom(ctx: BenchContext): Promise<BenchResult> {
+  const { flags, engine, progress } = ctx;
+  const reads = readCount(flags);
+  const keys = new KeyGenerator(flags.keySize);
+  const rnd = new FastRandom(flags.seed + 2);
+  const latencies = latencyArray(ctx, reads);
+  const out = { exact: false, entries: 0, bytes: 0 };
+  const nexts = flags.seekNexts;
+  const num = flags.num;
+  let found = 0;
+  let bytes = 0;
+  progress.start(`${engine.name} seekrandom`);
+  const t0 = performance.now();
+  for (let i = 0; i < reads; i++) {
+    const s = latencies !== undefined ? performance.now() : 0;
+    const p = engine.seekOnce(keys.key(rnd.uniform(num)), nexts, out);
+    if (p !== undefined) await p;
+    if (out.exact) found++;
+    bytes += out.bytes;
+    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
+    if ((i & 1023) === 0) progress.tick(i, reads);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  progress.done();
+  const message = `(${found} of ${reads} found; ${nexts} nexts)`;
+  return result(ctx, "seekrandom", reads, seconds, bytes, message, latencies);
+}
+
+export async function fillSeekSeq(ctx: BenchContext): Promise<BenchResult> {
+  const { flags, engine, progress } = ctx;
+  const num = flags.num;
+  await fill(ctx, "fillseekseq", "seq", num, flags.valueSize);
+  const keys = new KeyGenerator(flags.keySize);
+  const nexts = flags.seekNexts;
+  const step = Math.max(1, nexts);
+  const latencies = latencyArray(ctx, Math.ceil(num / step));
+  const out = { exact: false, entries: 0, bytes: 0 };
+  let found = 0;
+  let seeks = 0;
+  let visited = 0;
+  let bytes = 0;
+  progress.start(`${engine.name} fillseekseq (seeks)`);
+  const t0 = performance.now();
+  let cursor = engine.openCursor();
+  if (cursor instanceof Promise) cursor = await cursor;
+  for (let i = 0; i < num; i += step) {
+    const s = latencies !== undefined ? performance.now() : 0;
+    const p = cursor.seek(keys.key(i), Math.min(nexts, num - i), out);
+    if (p !== undefined) await p;
+    if (out.exact) found++;
+    visited += Math.max(1, out.entries);
+    bytes += out.bytes;
+    if (latencies !== undefined) latencies[seeks] = (performance.now() - s) * 1000;
+    seeks++;
+    if ((seeks & 1023) === 0) progress.tick(i, num);
+  }
+  const c = cursor.close();
+  if (c !== undefined) await c;
+  const seconds = (performance.now() - t0) / 1000;
+  progress.done();
+  const message = `(${found} of ${seeks} seeks found; ${visited} of ${num} keys visited)`;
+  return result(ctx, "fillseekseq", visited, seconds, bytes, message, latencies);
+}
