@@ -286,7 +286,7 @@ export class DB {
     }
     const seq = this.lastSeq + 1;
     const rep = batch.seal(seq);
-    this.logAndApply(rep, seq, count, options);
+    this.appendToWal(rep, count, options);
     const inserter = this.inserter;
     inserter.mem = this.mem;
     inserter.seq = seq;
@@ -318,15 +318,14 @@ export class DB {
     const batch = this.scratch.clear();
     batch.add(kind, key, value);
     const rep = batch.seal(seq);
-    this.logAndApply(rep, seq, 1, options);
+    this.appendToWal(rep, 1, options);
     this.mem.add(seq, kind, key, value);
     this.finishWrite(seq, rep.length);
   }
 
   /** Appends the batch to the WAL (unless disabled) and hands it to the OS or the disk. */
-  private logAndApply(
+  private appendToWal(
     rep: Uint8Array,
-    _seq: number,
     count: number,
     options: WriteOptions | undefined,
   ): void {
