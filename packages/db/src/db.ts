@@ -324,11 +324,7 @@ export class DB {
   }
 
   /** Appends the batch to the WAL (unless disabled) and hands it to the OS or the disk. */
-  private appendToWal(
-    rep: Uint8Array,
-    count: number,
-    options: WriteOptions | undefined,
-  ): void {
+  private appendToWal(rep: Uint8Array, count: number, options: WriteOptions | undefined): void {
     let sync = false;
     let disableWAL = false;
     if (options !== undefined) {
