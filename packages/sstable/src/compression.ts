@@ -14,10 +14,11 @@
  *
  * Like RocksDB, a block whose compressed form saves less than 12.5 % is stored uncompressed.
  *
- * Default "none": in pure JS a Snappy block costs ~10 µs to decompress on every block-cache
- * miss (native Snappy: ~2 µs), which doubles the cost of a miss (table-bench: 22 µs vs 11 µs
- * CPU per get with a cache a tenth of the table). Choose "snappy" when disk space matters
- * more than cache-miss reads (66 vs 118 MiB for 1M db_bench entries).
+ * Default "none": in pure JS a 4 KiB Snappy block costs ~6 µs to decompress on every
+ * block-cache miss (`snappy-decode.ts`, output allocation included; `snappyjs`: ~9 µs;
+ * native Snappy: ~2 µs), so a miss costs ~45 % more CPU (table-bench, cache a tenth of the
+ * table: 14.0 µs vs 9.6 µs per get). Choose "snappy" when disk space matters more than
+ * cache-miss reads (66 vs 118 MiB for 1M db_bench entries).
  */
 import { ShaleError } from "@shale/base";
 import * as snappy from "snappyjs";
