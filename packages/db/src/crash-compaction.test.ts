@@ -8,13 +8,16 @@
  * Runs against the BUILT package (the child imports "@shale/db" from dist). Rounds: 6 by
  * default, SHALE_STRESS=1 for 100.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
 import { Random } from "@shale/base/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DB } from "./db.js";
+import {
+  crashRounds,
+  crashTestDir,
+  fixturePath,
+  runAndKill,
+} from "./test-support/crash-runner.test-support.js";
 
 /** Tiny memtables and levels: flushes and compactions never stop. */
 const OPTIONS = {
@@ -25,46 +28,9 @@ const OPTIONS = {
   level0FileNumCompactionTrigger: 2,
 };
 
-const fixture = join(import.meta.dirname, "test-fixtures", "crash-compaction-writer.mjs");
-const rounds = process.env["SHALE_STRESS"] === "1" ? 100 : 6;
-const dir = mkdtempSync(join(tmpdir(), "shale-crash-compaction-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function runAndKill(run: number, killAfterMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [fixture, dir, String(run), JSON.stringify(OPTIONS)],
-      {
-        cwd: join(import.meta.dirname, ".."),
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let lastAck = -1;
-    let buffered = "";
-    let stderr = "";
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout!.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let nl = buffered.indexOf("\n");
-      while (nl >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        if (line === "ready") timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-        else if (line.startsWith("ack ")) lastAck = Number(line.slice(4));
-        nl = buffered.indexOf("\n");
-      }
-    });
-    child.stderr!.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("exit", (_code, signal) => {
-      if (timer) clearTimeout(timer);
-      if (signal !== "SIGKILL") reject(new Error(`writer exited on its own: ${stderr}`));
-      else resolve(lastAck);
-    });
-  });
-}
+const fixture = fixturePath("crash-compaction-writer.mjs");
+const rounds = crashRounds(6, 100);
+const dir = crashTestDir("shale-crash-compaction-");
 
 describe("crash recovery with compactions (SIGKILL)", () => {
   it(
@@ -74,7 +40,11 @@ describe("crash recovery with compactions (SIGKILL)", () => {
       let compactedTables = 0;
       const acks: number[] = [];
       for (let run = 0; run < rounds; run++) {
-        const lastAck = await runAndKill(run, 150 + rnd.uniform(600));
+        const lastAck = await runAndKill(
+          fixture,
+          [dir, String(run), JSON.stringify(OPTIONS)],
+          150 + rnd.uniform(600),
+        );
         const db = await DB.open(dir, OPTIONS);
         try {
           for (let b = 0; b <= lastAck; b++) {

@@ -7,57 +7,26 @@
  * Runs against the BUILT package (the child imports "@shale/db" from dist). Rounds: 12 by
  * default, SHALE_STRESS=1 for 200.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Random } from "@shale/base/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DB } from "./db.js";
+import {
+  crashRounds,
+  crashTestDir,
+  fixturePath,
+  runAndKill,
+} from "./test-support/crash-runner.test-support.js";
 
-const fixture = join(import.meta.dirname, "test-fixtures", "crash-writer.mjs");
-const rounds = process.env["SHALE_STRESS"] === "1" ? 200 : 12;
-const dir = mkdtempSync(join(tmpdir(), "shale-crash-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function runAndKill(run: number, killAfterMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [fixture, dir, String(run)], {
-      cwd: join(import.meta.dirname, ".."),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let lastAck = -1;
-    let buffered = "";
-    let stderr = "";
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout!.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let nl = buffered.indexOf("\n");
-      while (nl >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        if (line === "ready") timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-        else if (line.startsWith("ack ")) lastAck = Number(line.slice(4));
-        nl = buffered.indexOf("\n");
-      }
-    });
-    child.stderr!.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("exit", (_code, signal) => {
-      if (timer) clearTimeout(timer);
-      if (signal !== "SIGKILL") reject(new Error(`writer exited on its own: ${stderr}`));
-      else resolve(lastAck);
-    });
-  });
-}
+const fixture = fixturePath("crash-writer.mjs");
+const rounds = crashRounds(12, 200);
+const dir = crashTestDir("shale-crash-");
 
 describe("crash recovery (SIGKILL)", () => {
   it(`loses no acknowledged write and keeps batches atomic over ${rounds} kills`, async () => {
     const rnd = new Random(20261130);
     let acknowledged = 0;
     for (let run = 0; run < rounds; run++) {
-      const lastAck = await runAndKill(run, 20 + rnd.uniform(250));
+      const lastAck = await runAndKill(fixture, [dir, String(run)], 20 + rnd.uniform(250));
       acknowledged += lastAck + 1;
       const db = await DB.open(dir, { writeBufferSize: 128 * 1024 });
       try {

@@ -1,0 +1,74 @@
+/**
+ * Test helper shared by the SIGKILL crash tests (crash.test.ts, crash-compaction.test.ts).
+ *
+ * A writer child (a script in src/test-fixtures that imports the BUILT "@shale/db") opens a
+ * database, prints "ready", then writes batches forever and prints "ack <b>" once batch b's
+ * `write` returned. `runAndKill` starts it, SIGKILLs it `killAfterMs` after "ready", and
+ * resolves with the last acknowledged batch (-1 if none). A child that exits on its own (a
+ * crash of the writer, not ours) rejects with its stderr.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+
+/** packages/db: the children run here. */
+const packageDir = join(import.meta.dirname, "..", "..");
+
+/** The path of a writer script in src/test-fixtures. */
+export function fixturePath(name: string): string {
+  return join(packageDir, "src", "test-fixtures", name);
+}
+
+/** `normal` rounds, or `stress` when SHALE_STRESS=1. */
+export function crashRounds(normal: number, stress: number): number {
+  return process.env["SHALE_STRESS"] === "1" ? stress : normal;
+}
+
+/** A fresh temporary directory, removed after the test file's tests. */
+export function crashTestDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Runs `node <fixture> ...args`, kills it with SIGKILL `killAfterMs` after it printed
+ * "ready", and resolves with the last batch it acknowledged ("ack <b>"), or -1.
+ */
+export function runAndKill(
+  fixture: string,
+  args: readonly string[],
+  killAfterMs: number,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(process.execPath, [fixture, ...args], {
+      cwd: packageDir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let lastAck = -1;
+    let buffered = "";
+    let stderr = "";
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let nl = buffered.indexOf("\n");
+      while (nl >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line === "ready") timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+        else if (line.startsWith("ack ")) lastAck = Number(line.slice(4));
+        nl = buffered.indexOf("\n");
+      }
+    });
+    child.stderr!.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on("exit", (_code, signal) => {
+      if (timer) clearTimeout(timer);
+      if (signal !== "SIGKILL") reject(new Error(`writer exited on its own: ${stderr}`));
+      else resolve(lastAck);
+    });
+  });
+}
