@@ -9,7 +9,8 @@
  * - Random-access reads are `pread`s (`readSync` with a position), looped until `length` or
  *   end of file. Sequential files keep their own position and read forward the same way.
  * - `syncDir` opens the directory and fsyncs it (a no-op on Windows, which cannot).
- * - `lock` uses a LOCK file holding the owner's pid; see `lock` below for how and its limits.
+ * - `lock` uses a LOCK file holding the owner's pid (node-lock.ts); see `lock` below for its
+ *   limits.
  *
  * Every failure is a `ShaleError` IOError whose `cause` is Node's errno error (so
  * `cause.code` is "ENOENT", "EISDIR", ...); lock contention is `Busy`. Ranges that do not fit
@@ -27,16 +28,12 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  readSync,
   renameSync,
   statSync,
   truncateSync,
   unlinkSync,
   writeFileSync,
-  writeSync,
 } from "node:fs";
-import { resolve } from "node:path";
-import { ShaleError } from "../errors.js";
 import type {
   FileLock,
   FileSystem,
@@ -46,54 +43,11 @@ import type {
   WritableFile,
 } from "./file-system.js";
 import { checkCount, checkRange, errnoError } from "./memory-fs.js";
+import { closeFd, ioError, readFully, writeFully } from "./node-io.js";
+import { lockFile } from "./node-lock.js";
 
 /** Default user-space write buffer of a WritableFile: 64 KiB. */
 export const DEFAULT_WRITE_BUFFER_SIZE = 64 * 1024;
-
-/** An unparsable LOCK file younger than this may be a contender mid-creation: Busy. */
-const LOCK_CREATION_GRACE_MS = 2000;
-
-function ioError(syscall: string, path: string, err: unknown): ShaleError {
-  if (ShaleError.isInstance(err)) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return ShaleError.ioError(`${syscall} failed: ${message}`, path, err);
-}
-
-function errnoOf(err: unknown): string | undefined {
-  if (typeof err !== "object" || err === null || !("code" in err)) return undefined;
-  return typeof err.code === "string" ? err.code : undefined;
-}
-
-function closeFd(fd: number, path: string): void {
-  try {
-    closeSync(fd);
-  } catch (err) {
-    throw ioError("close", path, err);
-  }
-}
-
-/** `pread` loop: reads until `length` bytes or end of file; returns the count. */
-function readFully(
-  fd: number,
-  dst: Uint8Array,
-  dstOffset: number,
-  length: number,
-  position: number,
-): number {
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, dst, dstOffset + done, length - done, position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return done;
-}
-
-/** `write` loop: hands all of `data[start, start + length)` to the OS. */
-function writeFully(fd: number, data: Uint8Array, start: number, length: number): void {
-  let done = 0;
-  while (done < length) done += writeSync(fd, data, start + done, length - done);
-}
 
 class NodeWritableFile implements WritableFile {
   private readonly buffer: Uint8Array;
@@ -232,65 +186,6 @@ class NodeSequentialFile implements SequentialFile {
     this.fd = -1;
     closeFd(fd, this.path);
   }
-}
-
-/** Absolute paths of the LOCK files held by this JS realm (main thread or one worker). */
-const heldLocks = new Set<string>();
-
-/** True if a process with this pid exists (EPERM: it exists but belongs to someone else). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoOf(err) === "EPERM";
-  }
-}
-
-/**
- * Who holds the LOCK file: "free" (gone meanwhile), "live" (a live process other than us,
- * or an unparsable file young enough to be mid-creation) or "stale".
- */
-function lockOwnerState(abs: string): "free" | "live" | "stale" {
-  let text: string;
-  try {
-    text = readFileSync(abs, "utf8").trim();
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return "free";
-    throw ioError("open", abs, err);
-  }
-  if (/^[1-9][0-9]{0,9}$/.test(text)) {
-    const pid = Number(text);
-    const valid = pid <= 0x7fffffff && pid !== process.pid;
-    return valid && processAlive(pid) ? "live" : "stale";
-  }
-  try {
-    return Date.now() - statSync(abs).mtimeMs < LOCK_CREATION_GRACE_MS ? "live" : "stale";
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return "free";
-    throw ioError("stat", abs, err);
-  }
-}
-
-/** Creates the LOCK file with O_EXCL and our pid; false if it already exists. */
-function tryCreateLockFile(abs: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(abs, "wx");
-  } catch (err) {
-    if (errnoOf(err) === "EEXIST") return false;
-    throw ioError("open", abs, err);
-  }
-  const pid = new TextEncoder().encode(`${process.pid}\n`);
-  try {
-    writeFully(fd, pid, 0, pid.length);
-  } catch (err) {
-    closeFd(fd, abs);
-    removeIfPresent(abs);
-    throw ioError("write", abs, err);
-  }
-  closeFd(fd, abs);
-  return true;
 }
 
 export class NodeFileSystem implements FileSystem {
@@ -438,16 +333,11 @@ export class NodeFileSystem implements FileSystem {
   }
 
   /**
-   * Takes the LOCK file at `path`. Node has no `flock`, so:
-   *
-   * 1. In this JS realm, a set of held absolute paths: a second `lock` is `Busy`.
-   * 2. Across processes, the file is created with O_EXCL ("wx") and holds the owner's pid.
-   *    If it exists, its pid is read: a live process other than us (`kill(pid, 0)` succeeds
-   *    or fails with EPERM) means `Busy`. Otherwise the lock is stale (its owner died without
-   *    `release`, e.g. SIGKILL): the file is removed and creation retried once with O_EXCL,
-   *    so of two contenders only one wins the new file.
-   * 3. An unparsable (e.g. still empty) file younger than 2 s is taken as a contender
-   *    between create and write: `Busy`; older, it is stale.
+   * Takes the LOCK file at `path` (node-lock.ts): created with O_EXCL and holding our pid;
+   * `Busy` if this JS realm holds it, or if it names a live process other than us, or if
+   * it is an unparsable file younger than 2 s (a contender between create and write). A
+   * file naming a dead process (its owner died without `release`) is stale: removed and
+   * created again. `release()` removes the file if it still names us; idempotent.
    *
    * Limits: pid reuse (a dead owner's pid now used by an unrelated live process) reads as
    * `Busy` until the file is removed by hand; our own pid in the file is taken as stale (a
@@ -458,27 +348,7 @@ export class NodeFileSystem implements FileSystem {
    * held by another thread of this process: lock in one thread only.
    */
   lock(path: string): FileLock {
-    const abs = resolve(path);
-    if (heldLocks.has(abs)) throw ShaleError.busy("lock is held by this process", path);
-    let acquired = false;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if ((acquired = tryCreateLockFile(abs))) break;
-      const owner = lockOwnerState(abs);
-      if (owner === "live") throw ShaleError.busy("lock is held by another process", path);
-      if (owner === "stale") removeIfPresent(abs);
-    }
-    if (!acquired) throw ShaleError.busy("lock is contended", path);
-    heldLocks.add(abs);
-    let held = true;
-    return {
-      path,
-      release: () => {
-        if (!held) return;
-        held = false;
-        heldLocks.delete(abs);
-        releaseLockFile(abs);
-      },
-    };
+    return lockFile(path);
   }
 
   private openForReading(path: string): number {
@@ -488,24 +358,4 @@ export class NodeFileSystem implements FileSystem {
       throw ioError("open", path, err);
     }
   }
-}
-
-function removeIfPresent(abs: string): void {
-  try {
-    unlinkSync(abs);
-  } catch (err) {
-    if (errnoOf(err) !== "ENOENT") throw ioError("unlink", abs, err);
-  }
-}
-
-/** Removes the LOCK file if it still names us (someone may have removed and retaken it). */
-function releaseLockFile(abs: string): void {
-  let text: string;
-  try {
-    text = readFileSync(abs, "utf8").trim();
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return;
-    throw ioError("open", abs, err);
-  }
-  if (text === String(process.pid)) removeIfPresent(abs);
 }
