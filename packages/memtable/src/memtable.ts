@@ -13,6 +13,7 @@
  * Thread-safety: one writer. Reading (get, iterators) while adding on the same thread is
  * fine; other threads may read only a sealed memtable's exported data.
  */
+
 import {
   assertInvariant,
   bytewiseComparator,
@@ -28,6 +29,7 @@ import {
   trailerSeq,
   ValueKind,
 } from "@shale/base";
+import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { Arena, DEFAULT_CHUNK_SIZE } from "./arena.js";
 import { BTree } from "./btree.js";
 import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
@@ -35,6 +37,7 @@ import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./
 import { HashIndex, hashKey } from "./hash-index.js";
 import { lookupPoints } from "./lookup.js";
 import { MemTableIterator } from "./memtable-iterator.js";
+import { RangeTombstoneCache } from "./range-tombstone-cache.js";
 import { checkSharedData, SHARED_FORMAT_VERSION, type SharedMemTableData } from "./shared.js";
 
 export interface MemTableOptions {
@@ -72,8 +75,11 @@ export class MemTable {
   private readonly tombstoneList: BTree;
   /** User key -> newest entry, for gets (bytewise comparator, not reopened; hash-index.ts). */
   private readonly index: HashIndex | undefined;
+  /** The range tombstones in insertion order, views into the arena; append-only. */
   private readonly tombstones: RangeTombstone[] = [];
   private readonly tombstoneAddresses: number[] = [];
+  /** Answers maxCoveringTombstoneSeq (range-tombstone-cache.ts). */
+  private readonly tombstoneCache: RangeTombstoneCache;
   private entries = 0;
   private minSeq = 0;
   private maxSeq = 0;
@@ -90,6 +96,7 @@ export class MemTable {
       throw new TypeError("comparator must be a Comparator");
     }
     this.comparator = comparator;
+    this.tombstoneCache = new RangeTombstoneCache(this.tombstones, comparator);
     const r = reopening;
     reopening = undefined;
     if (r === undefined) {
@@ -251,23 +258,25 @@ export class MemTable {
     return this.tombstones;
   }
 
-  /** Highest seq of a range tombstone covering `userKey` with seq <= snapshotSeq; 0 if none. */
+  /**
+   * The range tombstones fragmented (@shale/range-tombstones), for range-deletion iterators:
+   * cached, and rebuilt here only if tombstones were added since it was last built. The
+   * list is immutable: tombstones added later are not in it. Keys it returns are views into
+   * its own buffer (valid as long as the list).
+   */
+  fragmentedRangeTombstones(): FragmentedRangeTombstoneList {
+    return this.tombstoneCache.fragmented();
+  }
+
+  /**
+   * Highest seq of a range tombstone covering `userKey` with seq <= snapshotSeq; 0 if none.
+   * Up to 4 tombstones it scans them; beyond, it looks them up in a fragmented list built on
+   * the first read and kept across adds, the tombstones added since being scanned until
+   * that scanning has cost about a rebuild (range-tombstone-cache.ts). O(log n) per read
+   * once built; the build is O(n log n), after a read, not in `add`.
+   */
   maxCoveringTombstoneSeq(userKey: Uint8Array, snapshotSeq: number): number {
-    const ts = this.tombstones;
-    const c = this.comparator;
-    let best = 0;
-    for (let i = 0; i < ts.length; i++) {
-      const t = ts[i]!;
-      if (
-        t.seq <= snapshotSeq &&
-        t.seq > best &&
-        c.compare(t.start, userKey) <= 0 &&
-        c.compare(userKey, t.end) < 0
-      ) {
-        best = t.seq;
-      }
-    }
-    return best;
+    return this.tombstoneCache.maxCoveringSeq(userKey, snapshotSeq);
   }
 
   /**
