@@ -50,6 +50,11 @@ export class CacheEntry<V> implements CacheHandle<V> {
   refs = 0;
   /** In the shard's table (reachable by lookup). */
   inCache = false;
+  /**
+   * Used by `LRUCache.get` since the entry was last linked in: eviction gives it a second
+   * chance (relinks it as newest) instead of evicting it.
+   */
+  referenced = false;
   /** In the LRU list's high-priority region (meaningful only while in the list). */
   inHighPriPool = false;
   /** LRU list links (both null when the entry is not in the list). */

@@ -20,6 +20,9 @@
  *   usage + charge <= capacity or the list is empty.
  * - lookup unlinks an unpinned entry ("in use"); the last release links it back in, or frees
  *   it if it was erased meanwhile or if the shard is over capacity.
+ * - get (no pin) only sets `referenced`; eviction relinks a referenced lru.next as the newest
+ *   of its pool, unreferenced, and goes on (CLOCK's second chance): a hit costs no list
+ *   writes, and an entry read since it was linked in outlives every entry that was not.
  *
  * usage counts every entry still charged: in the table, or erased but still pinned.
  * lruUsage counts the entries in the list; pinned usage = usage - lruUsage.
@@ -88,6 +91,16 @@ export class LRUShard<V> {
     e.refs++;
     this.hits++;
     return e;
+  }
+
+  /**
+   * Counts a hit and marks `e` referenced; returns its value. The list is not touched (its
+   * neighbours are other cache lines): eviction relinks a referenced entry as newest instead.
+   */
+  touch(e: CacheEntry<V>): V {
+    this.hits++;
+    e.referenced = true;
+    return e.value;
   }
 
   /**
@@ -173,6 +186,11 @@ export class LRUShard<V> {
       const old = lru.next!;
       if (old === lru) return;
       this.unlink(old);
+      if (old.referenced) {
+        // Second chance (see `touch`): it goes back in as newest of its pool, unreferenced.
+        this.link(old);
+        continue;
+      }
       this.table.remove(old);
       old.inCache = false;
       this.usage -= old.charge;
@@ -189,6 +207,7 @@ export class LRUShard<V> {
   /** Links an unpinned entry in at the head of its pool (see the drawing above). */
   private link(e: CacheEntry<V>): void {
     const charge = e.charge;
+    e.referenced = false;
     if (e.highPri && this.highPriPoolRatio > 0) {
       const lru = this.lru;
       const newest = lru.prev!;
