@@ -105,15 +105,10 @@ export class BlockSource {
 
   /** The cached block at `offset`, or undefined (a miss). REQUIRES: a cache. */
   private lookup(offset: number): Block | undefined {
-    const cache = this.cache!;
-    const h = cache.lookup(this.cacheId, offset);
-    if (h === undefined) {
-      if (this.stats !== undefined) this.stats.tick(Ticker.BlockCacheMiss);
-      return undefined;
+    const block = this.cache!.get(this.cacheId, offset);
+    if (this.stats !== undefined) {
+      this.stats.tick(block === undefined ? Ticker.BlockCacheMiss : Ticker.BlockCacheHit);
     }
-    const block = h.value;
-    cache.release(h);
-    if (this.stats !== undefined) this.stats.tick(Ticker.BlockCacheHit);
     return block;
   }
 

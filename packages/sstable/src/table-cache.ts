@@ -35,11 +35,17 @@ export interface TableCacheOptions {
   statistics?: Statistics;
 }
 
+interface OpenReader {
+  readonly reader: TableReader;
+  lastUse: number;
+}
+
 export class TableCache {
   private readonly options: TableCacheOptions;
   private readonly capacity: number;
-  /** Open readers, least recently used first (Map iteration order). */
-  private readonly readers = new Map<number, TableReader>();
+  /** Open readers by file number, each with when `get` last returned it (a tick of `clock`). */
+  private readonly readers = new Map<number, OpenReader>();
+  private clock = 0;
   /** Block-cache id per known file number. */
   private readonly cacheIds = new Map<number, number>();
   private closed = false;
@@ -70,10 +76,9 @@ export class TableCache {
     if (this.closed) throw ShaleError.closed("table cache is closed");
     const found = this.readers.get(fileNumber);
     if (found !== undefined) {
-      // Most recently used goes last.
-      this.readers.delete(fileNumber);
-      this.readers.set(fileNumber, found);
-      return found;
+      // A hit only stamps the reader: the LRU order is worked out when a table must close.
+      found.lastUse = ++this.clock;
+      return found.reader;
     }
     const o = this.options;
     const fileName = o.path(fileNumber);
@@ -105,13 +110,24 @@ export class TableCache {
       file.close();
       throw e;
     }
-    this.readers.set(fileNumber, reader);
-    while (this.readers.size > this.capacity) {
-      const [oldest, r] = this.readers.entries().next().value as [number, TableReader];
-      this.readers.delete(oldest);
-      r.close();
-    }
+    this.readers.set(fileNumber, { reader, lastUse: ++this.clock });
+    if (this.readers.size > this.capacity) this.closeLeastRecentlyUsed();
     return reader;
+  }
+
+  /** Closes the reader used longest ago: a scan, paid only when a table opens over capacity. */
+  private closeLeastRecentlyUsed(): void {
+    let oldest = -1;
+    let oldestUse = Number.POSITIVE_INFINITY;
+    for (const [n, open] of this.readers) {
+      if (open.lastUse < oldestUse) {
+        oldest = n;
+        oldestUse = open.lastUse;
+      }
+    }
+    const r = this.readers.get(oldest)!;
+    this.readers.delete(oldest);
+    r.reader.close();
   }
 
   /**
@@ -119,10 +135,10 @@ export class TableCache {
    * its blocks from the block cache. Unknown numbers are ignored.
    */
   evict(fileNumber: number): void {
-    const reader = this.readers.get(fileNumber);
-    if (reader !== undefined) {
+    const open = this.readers.get(fileNumber);
+    if (open !== undefined) {
       this.readers.delete(fileNumber);
-      reader.close();
+      open.reader.close();
     }
     const cacheId = this.cacheIds.get(fileNumber);
     if (cacheId !== undefined) {
@@ -135,7 +151,7 @@ export class TableCache {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const r of this.readers.values()) r.close();
+    for (const r of this.readers.values()) r.reader.close();
     this.readers.clear();
   }
 }
