@@ -27,7 +27,7 @@ import {
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
 import { MemTable } from "@shale/memtable";
-import { type Block, TableCache, type TableReadOptions } from "@shale/sstable";
+import { type Block, TableCache, TableReader, type TableReadOptions } from "@shale/sstable";
 import { LogWriter } from "@shale/wal";
 import { type TableWriteOptions, tableWriteOptions } from "./background/build-table.js";
 import { type BackgroundExecutor, InlineExecutor, WorkerExecutor } from "./background/executor.js";
@@ -101,6 +101,8 @@ export class DB {
   /** Set after a failed WAL write: the database is read-only until reopened. */
   private writeError: ShaleError | undefined;
   private readonly lookup = new LookupResult();
+  /** The filter hash of the key a get is looking up (`TableReader.hashKey`). */
+  private readonly keyHash = new Uint32Array(2);
   private lookupBusy = false;
   private readonly scratch = new WriteBatch();
   private readonly inserter = new MemTableInserter();
@@ -557,6 +559,9 @@ export class DB {
   ): void {
     const levels = this.versions.current.levels;
     const l0 = levels[0]!;
+    // Hashed once for every table's filter probe.
+    const keyHash = this.keyHash;
+    TableReader.hashKey(key, keyHash);
     for (let i = 0; i < l0.length; i++) {
       const f = l0[i]!;
       if (r.maxCoveringSeq > f.largestSeq) {
@@ -568,7 +573,7 @@ export class DB {
         this.icmp.compareUserKeyTo(key, f.largest) > 0
       )
         continue;
-      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro);
+      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
       if (r.done) return;
     }
     for (let level = 1; level < NUM_LEVELS; level++) {
@@ -592,7 +597,7 @@ export class DB {
         r.state = LookupState.Deleted; // a newer range tombstone hides everything left
         return;
       }
-      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro);
+      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
       if (r.done) return;
     }
   }
