@@ -79,11 +79,30 @@ export function readBlock(
   const got = file.read(offset, n, buf, 0);
   if (got !== n)
     throw ShaleError.corruption(`truncated block read: ${got} of ${n} bytes`, fileName, offset);
+  return decodeBlock(buf, 0, handle, fileName, verify, !scratch);
+}
+
+/**
+ * The contents of the block whose bytes and trailer are `buf[pos, pos + handle.size + 5)`:
+ * verified (unless `verify` is false) and decompressed. Uncompressed contents are a view of
+ * `buf` when `view`, else a copy; decompressed contents always have memory of their own.
+ * Throws Corruption (at the block's file offset) for a checksum mismatch, an unknown
+ * compression type or a bad compressed stream.
+ */
+export function decodeBlock(
+  buf: Uint8Array,
+  pos: number,
+  handle: BlockHandle,
+  fileName: string | undefined,
+  verify: boolean,
+  view: boolean,
+): Uint8Array {
   const size = handle.size;
-  if (verify && getFixed32(buf, size + 1) !== maskedChecksum32(buf, 0, size + 1)) {
-    throw ShaleError.corruption("block checksum mismatch", fileName, offset);
+  const end = pos + size;
+  if (verify && getFixed32(buf, end + 1) !== maskedChecksum32(buf, pos, end + 1)) {
+    throw ShaleError.corruption("block checksum mismatch", fileName, handle.offset);
   }
-  const type = buf[size]!;
-  if (type === CompressionType.None) return scratch ? buf.slice(0, size) : buf.subarray(0, size);
-  return decompressBlock(buf.subarray(0, size), type, fileName, offset);
+  const type = buf[end]!;
+  if (type === CompressionType.None) return view ? buf.subarray(pos, end) : buf.slice(pos, end);
+  return decompressBlock(buf.subarray(pos, end), type, fileName, handle.offset);
 }

@@ -11,9 +11,16 @@
 import { type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
 import { BloomFilterReader } from "@shale/bloom";
+import { allocUninitialized } from "./alloc.js";
 import { Block } from "./block.js";
-import { readBlock } from "./block-io.js";
+import { decodeBlock, readBlock } from "./block-io.js";
 import { type BlockHandle, TableFormat } from "./format.js";
+import {
+  INITIAL_READAHEAD,
+  MAX_READAHEAD,
+  type Readahead,
+  SEQUENTIAL_READS_BEFORE_READAHEAD,
+} from "./readahead.js";
 
 export class BlockSource {
   readonly file: RandomAccessFile;
@@ -121,6 +128,69 @@ export class BlockSource {
   /** The data block at `offset` if the cache holds it (counting a hit or a miss), else undefined. */
   cachedDataBlock(offset: number): Block | undefined {
     return this.cache === undefined ? undefined : this.lookup(offset);
+  }
+
+  /**
+   * A data block for an iterator: from the cache, else as `readScanBlock`.
+   */
+  scanDataBlock(handle: BlockHandle, fill: boolean, verify: boolean, ra: Readahead): Block {
+    if (this.cache !== undefined) {
+      const block = this.lookup(handle.offset);
+      if (block !== undefined) return block;
+    }
+    return this.readScanBlock(handle, fill, verify, ra);
+  }
+
+  /**
+   * A data block for an iterator after a cache miss: from `ra`'s region if it holds the
+   * block, else read ahead into a new region when this is the iterator's third sequential
+   * read from the file (neither goes into the cache), else read as `readDataBlock`. See
+   * readahead.ts.
+   */
+  readScanBlock(handle: BlockHandle, fill: boolean, verify: boolean, ra: Readahead): Block {
+    const offset = handle.offset;
+    const n = handle.size + TableFormat.BLOCK_TRAILER_SIZE;
+    if (!ra.covers(offset, n)) {
+      if (offset === ra.nextOffset) {
+        ra.sequentialReads++;
+      } else {
+        ra.sequentialReads = 0;
+        ra.size = INITIAL_READAHEAD;
+      }
+      ra.nextOffset = offset + n;
+      if (ra.sequentialReads < SEQUENTIAL_READS_BEFORE_READAHEAD || offset + n > this.limit) {
+        return this.readDataBlock(handle, fill, verify);
+      }
+      this.readAhead(ra, offset, n);
+    }
+    ra.nextOffset = offset + n;
+    const data = decodeBlock(
+      ra.region,
+      offset - ra.regionStart,
+      handle,
+      this.fileName,
+      verify,
+      true,
+    );
+    return Block.keyValue(data, this.fileName, offset);
+  }
+
+  /** Fills `ra` with a new region from `offset`: `ra.size` bytes (at least `n`), then doubles it. */
+  private readAhead(ra: Readahead, offset: number, n: number): void {
+    const length = Math.min(Math.max(ra.size, n), this.limit - offset);
+    const region = allocUninitialized(length);
+    const got = this.file.read(offset, length, region, 0);
+    if (got !== length) {
+      throw ShaleError.corruption(
+        `truncated read ahead: ${got} of ${length} bytes`,
+        this.fileName,
+        offset,
+      );
+    }
+    if (this.stats !== undefined) this.stats.tick(Ticker.BytesRead, length);
+    ra.region = region;
+    ra.regionStart = offset;
+    ra.size = Math.min(ra.size * 2, MAX_READAHEAD);
   }
 
   /**

@@ -18,6 +18,7 @@ import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
 import type { BlockHandle } from "./format.js";
 import type { IndexSearch } from "./index-search.js";
+import { Readahead } from "./readahead.js";
 import type { TableReader } from "./table-reader.js";
 
 export class TableIterator implements InternalIterator {
@@ -27,6 +28,7 @@ export class TableIterator implements InternalIterator {
   private readonly index: BlockIterator;
   private readonly data: BlockIterator;
   private readonly handle: BlockHandle = { offset: 0, size: 0 };
+  private readonly readahead = new Readahead();
   private readonly search: IndexSearch | undefined;
   /** Offset of the data block loaded into `data`, or -1. */
   private loadedOffset = -1;
@@ -63,7 +65,12 @@ export class TableIterator implements InternalIterator {
     if (h.offset !== this.loadedOffset) {
       // Mark unloaded first so a failed read leaves the iterator invalid.
       this.loadedOffset = -1;
-      const block = this.reader.source.dataBlock(h, this.fillCache, this.verify);
+      const block = this.reader.source.scanDataBlock(
+        h,
+        this.fillCache,
+        this.verify,
+        this.readahead,
+      );
       this.data.init(block, this.reader.fileName, h.offset);
       this.loadedOffset = h.offset;
     }
@@ -93,7 +100,7 @@ export class TableIterator implements InternalIterator {
       this.positionIndex();
       const h = this.handle;
       this.reader.decodeIndexValue(this.index, h);
-      block = source.readDataBlock(h, this.fillCache, this.verify);
+      block = source.readScanBlock(h, this.fillCache, this.verify, this.readahead);
     }
     this.data.init(block, this.reader.fileName, offset);
     this.loadedOffset = offset;
@@ -203,6 +210,7 @@ export class TableIterator implements InternalIterator {
     this.pendingEntry = -1;
     this.data.close();
     this.index.close();
+    this.readahead.reset();
     this.reader.iteratorClosed();
   }
 }

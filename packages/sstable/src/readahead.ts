@@ -1,0 +1,55 @@
+/**
+ * Readahead for table iterators (RocksDB's automatic iterator readahead): after two data
+ * blocks read from the file one right after the other, an iterator reads 8 KiB ahead in one
+ * call, doubling per refill up to 256 KiB; the blocks it then needs are served from that
+ * region without a system call or memory of their own each.
+ *
+ *   block reads   b0 (file)   b1 (file, sequential #1)   b2 (file, sequential #2: region
+ *                 [b2, b2 + 8 KiB) read)   b3 .. (from the region)   bk past it (region
+ *                 [bk, bk + 16 KiB) read) ...
+ *   a seek elsewhere (a read at another offset) starts the count again at 8 KiB.
+ *
+ * Each region is fresh memory that is never reused: blocks served from it are views into
+ * it (uncompressed) or decompressed into memory of their own, so values stay valid for as
+ * long as they are referenced. Blocks served from a region do NOT go into the block cache:
+ * a long scan would otherwise evict the working set for blocks it reads once, and a cached
+ * view would keep its whole region alive (RocksDB users pass fill_cache=false for scans;
+ * here a scan that has started reading ahead does it by itself). The first blocks of a scan
+ * (before readahead starts) and point lookups fill the cache as usual.
+ */
+
+/** First readahead size (RocksDB's initial_auto_readahead_size). */
+export const INITIAL_READAHEAD = 8 * 1024;
+/** Largest readahead size (RocksDB's max_auto_readahead_size). */
+export const MAX_READAHEAD = 256 * 1024;
+/** Sequential block reads from the file before reading ahead starts. */
+export const SEQUENTIAL_READS_BEFORE_READAHEAD = 2;
+
+const EMPTY = new Uint8Array(0);
+
+/** One iterator's readahead state (see above). */
+export class Readahead {
+  /** The bytes read ahead: file bytes [regionStart, regionStart + region.length). */
+  region: Uint8Array = EMPTY;
+  regionStart = 0;
+  /** File offset right after the last block this iterator read (-1: none yet). */
+  nextOffset = -1;
+  /** Consecutive block reads from the file that each started at `nextOffset`. */
+  sequentialReads = 0;
+  /** Bytes the next refill reads (at least the block it is for). */
+  size = INITIAL_READAHEAD;
+
+  /** Whether the region holds file bytes [offset, offset + n). */
+  covers(offset: number, n: number): boolean {
+    return offset >= this.regionStart && offset + n <= this.regionStart + this.region.length;
+  }
+
+  /** Forgets the region and the sequence (e.g. the iterator moved to another table). */
+  reset(): void {
+    this.region = EMPTY;
+    this.regionStart = 0;
+    this.nextOffset = -1;
+    this.sequentialReads = 0;
+    this.size = INITIAL_READAHEAD;
+  }
+}
