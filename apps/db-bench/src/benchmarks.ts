@@ -19,16 +19,20 @@
  * | deleterandom          | `num` deletes of random keys                                         |
  * | readwhilewriting      | `reads` gets with a put interleaved every 10 reads (or rate-limited) |
  * | mergerandom           | merges to random keys in [0, merge_keys): "( updates:N)"            |
+ * | mergeseq              | `num` merges to keys 0, 1, ... mod merge_keys (not in db_bench)      |
  * | readrandommergerandom | `mergereadpercent`% merges, the rest gets, on [0, merge_keys)        |
  * | readwhilemerging      | readwhilewriting with merges as the writes                           |
  * | fillseekseq           | fillseq (untimed), then seeks + `seek_nexts` nexts over every key    |
  * | compact               | compacts the whole key space (db.compactRange())                    |
+ * | waitforcompaction     | waits until no flush or compaction is running or due                |
  * | stats                 | prints the engine's statistics                                      |
  *
  * With `--batch_size=N` the fills and deletes write batches of N. Fills also honour the
- * range-tombstone flags (see workloads/writes.ts).
+ * range-tombstone flags (see workloads/writes.ts). With `--max_pause`, compact and
+ * waitforcompaction report the longest event-loop delay while they await (op-clock.ts).
  */
 import type { Feature } from "./engines/engine.js";
+import { eventLoopPauses } from "./op-clock.js";
 import type { BenchResult } from "./report.js";
 import { type BenchContext, notAvailable, result } from "./workloads/context.js";
 import {
@@ -38,7 +42,7 @@ import {
   readWhileWriting,
 } from "./workloads/reads.js";
 import { fillSeekSeq, scan, seekRandom } from "./workloads/scans.js";
-import { deleteKeys, fill, mergeRandom } from "./workloads/writes.js";
+import { deleteKeys, fill, merges } from "./workloads/writes.js";
 
 export type { BenchContext } from "./workloads/context.js";
 
@@ -93,7 +97,8 @@ export const WORKLOADS: Record<string, Workload> = {
   deleteseq: { run: (ctx) => deleteKeys(ctx, "deleteseq", "seq") },
   deleterandom: { run: (ctx) => deleteKeys(ctx, "deleterandom", "random") },
   readwhilewriting: { run: (ctx) => readWhileWriting(ctx, "readwhilewriting", false) },
-  mergerandom: { run: mergeRandom, needs: "merge", merges: true },
+  mergerandom: { run: (ctx) => merges(ctx, false), needs: "merge", merges: true },
+  mergeseq: { run: (ctx) => merges(ctx, true), needs: "merge", merges: true, fills: true },
   readrandommergerandom: { run: readRandomMergeRandom, needs: "merge", merges: true },
   readwhilemerging: {
     run: (ctx) => readWhileWriting(ctx, "readwhilemerging", true),
@@ -101,14 +106,29 @@ export const WORKLOADS: Record<string, Workload> = {
     merges: true,
   },
   fillseekseq: { run: fillSeekSeq, fresh: true, fills: true, needs: "iterator" },
-  compact: { run: compact, needs: "compact" },
+  compact: { run: (ctx) => awaited(ctx, "compact", () => ctx.engine.compact()), needs: "compact" },
+  waitforcompaction: {
+    run: (ctx) => awaited(ctx, "waitforcompaction", () => ctx.engine.waitForCompactions()),
+    needs: "waitForCompactions",
+  },
   stats: { run: stats, needs: "stats" },
 };
 
-async function compact(ctx: BenchContext): Promise<BenchResult> {
+/** One awaited call, timed; with --max_pause, under the event-loop delay monitor. */
+async function awaited(
+  ctx: BenchContext,
+  name: string,
+  work: () => Promise<void>,
+): Promise<BenchResult> {
+  if (ctx.flags.maxPause) {
+    const { seconds, maxPauseMs } = await eventLoopPauses(work);
+    const r = result(ctx, name, 1, seconds, 0, "");
+    r.maxPauseMs = maxPauseMs;
+    return r;
+  }
   const t0 = performance.now();
-  await ctx.engine.compact();
-  return result(ctx, "compact", 1, (performance.now() - t0) / 1000, 0, "");
+  await work();
+  return result(ctx, name, 1, (performance.now() - t0) / 1000, 0, "");
 }
 
 async function stats(ctx: BenchContext): Promise<BenchResult> {

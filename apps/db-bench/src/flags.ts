@@ -35,8 +35,10 @@ export interface Flags {
   benchmarkWriteRateLimit: number;
   seed: number;
   histogram: boolean;
+  maxPause: boolean;
   json: boolean;
   batchSize: number;
+  writesBeforeDeleteRange: number;
   writesPerRangeTombstone: number;
   rangeTombstoneWidth: number;
   maxNumRangeTombstones: number;
@@ -179,6 +181,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "bool",
     help: "print latency percentiles per benchmark (Default: false)",
   },
+  max_pause: {
+    key: "maxPause",
+    kind: "bool",
+    help: "report each benchmark's longest main-thread pause: the longest gap between two finished ops, or the event-loop delay while compact/waitforcompaction await (Default: false)",
+  },
   json: {
     key: "json",
     kind: "bool",
@@ -189,10 +196,15 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "int",
     help: "writes per batch in the fill workloads (Default: 1)",
   },
+  writes_before_delete_range: {
+    key: "writesBeforeDeleteRange",
+    kind: "int",
+    help: "fill/overwrite: writes before the first range deletion is due (Default: 0)",
+  },
   writes_per_range_tombstone: {
     key: "writesPerRangeTombstone",
     kind: "int",
-    help: "fill/overwrite: a range deletion after every N writes; 0 = none (Default: 0)",
+    help: "fill/overwrite: a range deletion after every N writes (past --writes_before_delete_range); 0 = none (Default: 0)",
   },
   range_tombstone_width: {
     key: "rangeTombstoneWidth",
@@ -241,8 +253,10 @@ export function defaultFlags(): Flags {
     benchmarkWriteRateLimit: 0,
     seed: 301,
     histogram: false,
+    maxPause: false,
     json: false,
     batchSize: 1,
+    writesBeforeDeleteRange: 0,
     writesPerRangeTombstone: 0,
     rangeTombstoneWidth: 100,
     maxNumRangeTombstones: 0,
@@ -321,6 +335,7 @@ function validate(f: Flags): void {
   check(f.seekNexts >= 0, "--seek_nexts must not be negative");
   check(f.benchmarkWriteRateLimit >= 0, "--benchmark_write_rate_limit must not be negative");
   check(f.rangeTombstoneWidth >= 1, "--range_tombstone_width must be positive");
+  check(f.writesBeforeDeleteRange >= 0, "--writes_before_delete_range must not be negative");
   check(f.writesPerRangeTombstone >= 0, "--writes_per_range_tombstone must not be negative");
   check(f.maxNumRangeTombstones >= 0, "--max_num_range_tombstones must not be negative");
   check(

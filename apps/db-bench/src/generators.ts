@@ -60,6 +60,25 @@ export class FastRandom {
   }
 }
 
+/**
+ * db_bench's KeyGenerator for the fills: key numbers in order (0, 1, 2, ... — past `num`
+ * when more are drawn) or uniform over [0, num). The fills' range deletions draw their start
+ * from the same generator, as db_bench's DoWrite does.
+ */
+export class KeyNumbers {
+  private following = 0;
+
+  constructor(
+    private readonly seq: boolean,
+    private readonly num: number,
+    private readonly rnd: FastRandom,
+  ) {}
+
+  next(): number {
+    return this.seq ? this.following++ : this.rnd.uniform(this.num);
+  }
+}
+
 export class ValueGenerator {
   private readonly data: Buffer;
   private pos = 0;

@@ -106,26 +106,38 @@ describe("db-bench on shale", () => {
   });
 
   it("writes range tombstones in fills as db_bench does, ranged or expanded", async () => {
-    // fillseq writes keys in order; after every 100th write a tombstone of 10 keys from a
-    // random key hides what is already written (later writes re-create keys).
-    const expected = foundAfterTombstones(NUM, 100, 5, 10, SEED);
-    expect(expected).toBeLessThan(NUM);
+    // After put number w (past --writes_before_delete_range), every 100th put is followed by
+    // a deletion of 40 keys from a key number the fill's own generator draws.
+    const t = { num: NUM, every: 100, max: 5, width: 40, seed: SEED };
+    const expected = foundAfterTombstones("random", t);
+    expect(expected).toBeLessThan(foundAfterTombstones("random", { ...t, max: 0 }));
     const flags = [
-      "--benchmarks=fillseq,readrandom",
+      "--benchmarks=fillrandom,readrandom",
       `--num=${NUM}`,
       "--writes_per_range_tombstone=100",
       "--max_num_range_tombstones=5",
-      "--range_tombstone_width=10",
+      "--range_tombstone_width=40",
     ];
     for (const extra of [[], ["--expand_range_tombstones"], ["--batch_size=64"]]) {
       const r = (await bench([...flags, ...extra])).results("shale");
       expect(r[0]!.message).toContain(
         extra[0] === "--expand_range_tombstones"
-          ? "(5 range tombstones as 50 point deletes)"
+          ? "(5 range tombstones as 200 point deletes)"
           : "(5 range tombstones)",
       );
       expect(found(r[1]!)).toEqual([expected, NUM]);
     }
+    // --writes_before_delete_range delays them: only 3 of the 5 fit in the last 300 puts.
+    const late = await bench([...flags, "--writes_before_delete_range=1700"]);
+    const lr = late.results("shale");
+    expect(lr[0]!.message).toContain("(3 range tombstones)");
+    expect(found(lr[1]!)).toEqual([foundAfterTombstones("random", { ...t, before: 1700 }), NUM]);
+    // fillseq: the deletion starts at the next key number, so it covers keys not written
+    // yet; the start key itself is never written (db_bench's generator skips it).
+    const seq = (await bench(flags.map((f) => f.replace("fillrandom", "fillseq")))).results(
+      "shale",
+    );
+    expect(found(seq[1]!)).toEqual([foundAfterTombstones("seq", t), NUM]);
   });
 
   it("batches writes with --batch_size, emits JSON with --json and percentiles with --histogram", async () => {

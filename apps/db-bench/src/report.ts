@@ -36,6 +36,8 @@ export interface BenchResult {
   /** Text the workload prints instead of a line (stats). */
   text?: string;
   histogram?: LatencySummary;
+  /** With --max_pause: the longest main-thread pause in milliseconds (see op-clock.ts). */
+  maxPauseMs?: number;
 }
 
 export function header(flags: Flags): string {
@@ -81,6 +83,7 @@ export function line(r: BenchResult): string {
   const parts: string[] = [];
   if (r.message.length > 0) parts.push(r.message);
   if (r.diskBytes !== undefined) parts.push(`(disk ${formatMB(r.diskBytes)} MB)`);
+  if (r.maxPauseMs !== undefined) parts.push(`(max pause ${r.maxPauseMs.toFixed(3)} ms)`);
   const msg = parts.length > 0 ? ` ${parts.join(" ")}` : "";
   return `${r.name.padEnd(12)} : ${microsPerOp(r).toFixed(3).padStart(11)} micros/op ${Math.round(opsPerSec(r))} ops/sec;${mb}${msg}`;
 }
@@ -131,6 +134,7 @@ export function json(r: BenchResult): string {
     ...(r.diskBytes !== undefined ? { diskBytes: r.diskBytes } : {}),
     ...(r.text !== undefined ? { text: r.text } : {}),
     ...(r.histogram !== undefined ? { histogram: r.histogram } : {}),
+    ...(r.maxPauseMs !== undefined ? { maxPauseMs: r.maxPauseMs } : {}),
   });
 }
 
@@ -150,6 +154,7 @@ export function parseResult(o: Record<string, unknown>): BenchResult {
   if (typeof o.text === "string") r.text = o.text;
   if (typeof o.histogram === "object" && o.histogram !== null)
     r.histogram = o.histogram as LatencySummary;
+  if (typeof o.maxPauseMs === "number") r.maxPauseMs = o.maxPauseMs;
   return r;
 }
 

@@ -34,7 +34,14 @@ export class ClassicLevelEngine extends LevelEngine {
   }
 
   unsupported(feature: Feature): string | undefined {
-    return feature === "merge" ? "LevelDB has no merge operator" : undefined;
+    switch (feature) {
+      case "merge":
+        return "LevelDB has no merge operator";
+      case "waitForCompactions":
+        return "LevelDB has no call that waits for its compactions";
+      default:
+        return undefined;
+    }
   }
 
   async compact(): Promise<void> {

@@ -7,6 +7,7 @@
  * Keys and values handed to an engine are views of reusable buffers: an engine copies what
  * it keeps beyond the call (or beyond the returned Promise).
  */
+import type { OpClock } from "../op-clock.js";
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -28,7 +29,7 @@ export interface EngineOptions {
 }
 
 /** Capabilities some engines lack; `Engine.unsupported` says why. */
-export type Feature = "merge" | "iterator" | "compact" | "stats";
+export type Feature = "merge" | "iterator" | "compact" | "waitForCompactions" | "stats";
 
 /** Batch operation kinds. */
 export const PUT = 0;
@@ -109,14 +110,14 @@ export interface Engine {
   getMany(keys: Uint8Array[], tally: ReadTally): MaybePromise<void>;
   /**
    * Reads up to `limit` entries from the first (or, `reverse`, the last) key, filling `out`;
-   * with `latencies`, records the microseconds of each entry (batched reads spread evenly).
-   * REQUIRES: unsupported("iterator") === undefined.
+   * with a `clock`, tells it when each entry was read (`finished`, or `finishedMany` for a
+   * chunk read at once). REQUIRES: unsupported("iterator") === undefined.
    */
   scan(
     reverse: boolean,
     limit: number,
     out: ScanResult,
-    latencies: Float64Array | undefined,
+    clock: OpClock | undefined,
   ): MaybePromise<void>;
   /** A new iterator, one seek and `nexts` reads, then closed (db_bench seekrandom). */
   seekOnce(target: Uint8Array, nexts: number, out: SeekResult): MaybePromise<void>;
@@ -124,6 +125,11 @@ export interface Engine {
   openCursor(): MaybePromise<Cursor>;
   /** Compacts the whole key space. REQUIRES: unsupported("compact") === undefined. */
   compact(): Promise<void>;
+  /**
+   * Resolves once no flush or compaction is running or due (RocksDB's WaitForCompact).
+   * REQUIRES: unsupported("waitForCompactions") === undefined.
+   */
+  waitForCompactions(): Promise<void>;
   /** The engine's statistics as text. REQUIRES: unsupported("stats") === undefined. */
   stats(): string;
   close(): Promise<void>;

@@ -3,6 +3,8 @@
  * iteration are Promises (classic-level hops to the libuv thread pool); `getSync` is the one
  * synchronous read. Scans read in `nextv(1000)` chunks, seeks in one `nextv` after the seek.
  */
+import type { OpClock } from "../op-clock.js";
+import { type BatchBuilder, buildBatch, deleteRangesOf, tallyFound } from "./common.js";
 import type {
   BatchOps,
   Cursor,
@@ -13,7 +15,7 @@ import type {
   ScanResult,
   SeekResult,
 } from "./engine.js";
-import { DELETE, DELETE_RANGE, PUT, sameBytes } from "./engine.js";
+import { sameBytes } from "./engine.js";
 
 export interface LevelIterator {
   seek(target: Uint8Array): void;
@@ -47,15 +49,36 @@ export interface LevelDb {
 
 const CHUNK = 1000;
 
+/** A chained batch as a BatchBuilder; keys go through the engine's `own`. */
+class ChainedBatchBuilder implements BatchBuilder {
+  batch: LevelChainedBatch | undefined;
+  readonly deleteRange = undefined;
+
+  constructor(private readonly own: (bytes: Uint8Array) => Uint8Array) {}
+
+  put(key: Uint8Array, value: Uint8Array): void {
+    this.batch!.put(this.own(key), value);
+  }
+
+  delete(key: Uint8Array): void {
+    this.batch!.del(this.own(key));
+  }
+}
+
 export abstract class LevelEngine implements Engine {
   abstract readonly name: string;
   protected db: LevelDb | undefined;
   protected writeOptions: { sync?: boolean } = {};
+  private readonly builder = new ChainedBatchBuilder((bytes) => this.own(bytes));
 
   abstract open(dir: string, options: EngineOptions): Promise<string[]>;
   abstract unsupported(feature: Feature): string | undefined;
   abstract compact(): Promise<void>;
   abstract stats(): string;
+
+  waitForCompactions(): Promise<void> {
+    return Promise.reject(new Error(`${this.name} cannot wait for its compactions`));
+  }
 
   /** Keys (and values) as the engine may keep them: memory-level must copy. */
   protected own(bytes: Uint8Array): Uint8Array {
@@ -82,19 +105,11 @@ export abstract class LevelEngine implements Engine {
   /** A chained batch; range deletions (no batch form here) follow it as `clear` calls. */
   async write(ops: BatchOps): Promise<void> {
     const b = this.db!.batch();
-    const { kinds, keys, values } = ops;
-    let ranges = false;
-    for (let i = 0; i < kinds.length; i++) {
-      const kind = kinds[i]!;
-      if (kind === PUT) b.put(this.own(keys[i]!), values[i]!);
-      else if (kind === DELETE) b.del(this.own(keys[i]!));
-      else if (kind === DELETE_RANGE) ranges = true;
-    }
+    this.builder.batch = b;
+    const ranges = buildBatch(ops, this.builder);
+    this.builder.batch = undefined;
     await b.write(this.writeOptions);
-    if (ranges) {
-      for (let i = 0; i < kinds.length; i++)
-        if (kinds[i] === DELETE_RANGE) await this.deleteRange(keys[i]!, values[i]!);
-    }
+    if (ranges) await deleteRangesOf(ops, this);
   }
 
   get(key: Uint8Array): number {
@@ -103,38 +118,27 @@ export abstract class LevelEngine implements Engine {
   }
 
   async getMany(keys: Uint8Array[], tally: ReadTally): Promise<void> {
-    const values = await this.db!.getMany(keys);
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (v !== undefined) {
-        tally.found++;
-        tally.bytes += keys[i]!.length + v.length;
-      }
-    }
+    tallyFound(keys, await this.db!.getMany(keys), tally);
   }
 
   async scan(
     reverse: boolean,
     limit: number,
     out: ScanResult,
-    latencies: Float64Array | undefined,
+    clock: OpClock | undefined,
   ): Promise<void> {
     const it = this.db!.iterator({ reverse });
     let n = 0;
     let bytes = 0;
     try {
       while (n < limit) {
-        const t = latencies !== undefined ? performance.now() : 0;
         const rows = await it.nextv(Math.min(CHUNK, limit - n));
         if (rows.length === 0) break;
         for (let i = 0; i < rows.length; i++) {
           const row = rows[i]!;
           bytes += row[0].length + row[1].length;
         }
-        if (latencies !== undefined) {
-          const each = ((performance.now() - t) * 1000) / rows.length;
-          latencies.fill(each, n, n + rows.length);
-        }
+        if (clock !== undefined) clock.finishedMany(rows.length);
         n += rows.length;
       }
     } finally {

@@ -6,6 +6,8 @@
  * shale's default write promises.
  */
 import { type Database, open } from "lmdb";
+import type { OpClock } from "../op-clock.js";
+import { type BatchBuilder, buildBatch } from "./common.js";
 import type {
   BatchOps,
   Cursor,
@@ -16,14 +18,33 @@ import type {
   ScanResult,
   SeekResult,
 } from "./engine.js";
-import { DELETE, DELETE_RANGE, PUT, sameBytes } from "./engine.js";
+import { sameBytes } from "./engine.js";
+
+type LmdbDatabase = Database<Buffer, Uint8Array>;
+
+/** Writes inside a `transactionSync`, as a BatchBuilder. */
+class TransactionBuilder implements BatchBuilder {
+  db: LmdbDatabase | undefined;
+
+  put(key: Uint8Array, value: Uint8Array): void {
+    this.db!.putSync(key, value as Buffer);
+  }
+
+  delete(key: Uint8Array): void {
+    this.db!.removeSync(key);
+  }
+
+  readonly deleteRange = (start: Uint8Array, end: Uint8Array): void =>
+    deleteKeys(this.db!, start, end);
+}
 
 export class LmdbEngine implements Engine {
   readonly name = "lmdb";
-  private db: Database<Buffer, Uint8Array> | undefined;
+  private db: LmdbDatabase | undefined;
+  private readonly builder = new TransactionBuilder();
 
   async open(dir: string, o: EngineOptions): Promise<string[]> {
-    this.db = open<Buffer, Uint8Array>({
+    this.db = this.builder.db = open<Buffer, Uint8Array>({
       path: dir,
       encoding: "binary",
       keyEncoding: "binary",
@@ -44,6 +65,7 @@ export class LmdbEngine implements Engine {
       case "merge":
         return "LMDB has no merge operator";
       case "compact":
+      case "waitForCompactions":
         return "a B+tree has nothing to compact";
       default:
         return undefined;
@@ -68,15 +90,8 @@ export class LmdbEngine implements Engine {
   }
 
   write(ops: BatchOps): void {
-    const db = this.db!;
-    const { kinds, keys, values } = ops;
-    db.transactionSync(() => {
-      for (let i = 0; i < kinds.length; i++) {
-        const kind = kinds[i]!;
-        if (kind === PUT) db.putSync(keys[i]!, values[i]! as Buffer);
-        else if (kind === DELETE) db.removeSync(keys[i]!);
-        else if (kind === DELETE_RANGE) deleteKeys(db, keys[i]!, values[i]!);
-      }
+    this.db!.transactionSync(() => {
+      buildBatch(ops, this.builder);
     });
   }
 
@@ -96,22 +111,12 @@ export class LmdbEngine implements Engine {
     }
   }
 
-  scan(
-    reverse: boolean,
-    limit: number,
-    out: ScanResult,
-    latencies: Float64Array | undefined,
-  ): void {
+  scan(reverse: boolean, limit: number, out: ScanResult, clock: OpClock | undefined): void {
     let n = 0;
     let bytes = 0;
-    let t = latencies !== undefined ? performance.now() : 0;
     for (const { key, value } of this.db!.getRange({ reverse, limit })) {
       bytes += key.length + value.length;
-      if (latencies !== undefined) {
-        const now = performance.now();
-        latencies[n] = (now - t) * 1000;
-        t = now;
-      }
+      if (clock !== undefined) clock.finished();
       n++;
     }
     out.entries = n;
@@ -145,17 +150,21 @@ export class LmdbEngine implements Engine {
     return Promise.reject(new Error("a B+tree has nothing to compact"));
   }
 
+  waitForCompactions(): Promise<void> {
+    return this.compact();
+  }
+
   stats(): string {
     return JSON.stringify(this.db!.getStats(), null, 2);
   }
 
   async close(): Promise<void> {
     await this.db?.close();
-    this.db = undefined;
+    this.db = this.builder.db = undefined;
   }
 }
 
-function deleteKeys(db: Database<Buffer, Uint8Array>, start: Uint8Array, end: Uint8Array): void {
+function deleteKeys(db: LmdbDatabase, start: Uint8Array, end: Uint8Array): void {
   const doomed = [...db.getKeys({ start, end })];
   for (const k of doomed) db.removeSync(k);
 }

@@ -33,6 +33,7 @@ export class MemoryLevelEngine extends LevelEngine {
       case "merge":
         return "memory-level has no merge operator";
       case "compact":
+      case "waitForCompactions":
         return "memory-level has nothing to compact";
       case "stats":
         return "memory-level keeps no statistics";

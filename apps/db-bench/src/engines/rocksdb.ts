@@ -6,6 +6,8 @@
  * types, so the subset used here is declared below.
  */
 import { createRequire } from "node:module";
+import type { OpClock } from "../op-clock.js";
+import { type BatchBuilder, buildBatch, deleteRangesOf, tallyFound } from "./common.js";
 import type {
   BatchOps,
   Cursor,
@@ -16,7 +18,7 @@ import type {
   ScanResult,
   SeekResult,
 } from "./engine.js";
-import { DELETE, DELETE_RANGE, PUT, sameBytes } from "./engine.js";
+import { sameBytes } from "./engine.js";
 
 interface RocksBatch {
   _put(key: Uint8Array, value: Uint8Array, options: object): void;
@@ -52,6 +54,20 @@ const EMPTY = {};
 const BUFFERS = { keyEncoding: "buffer", valueEncoding: "buffer" };
 const CHUNK = 1000;
 
+/** The reused chained batch as a BatchBuilder (no DeleteRange inside a batch). */
+class RocksBatchBuilder implements BatchBuilder {
+  batch: RocksBatch | undefined;
+  readonly deleteRange = undefined;
+
+  put(key: Uint8Array, value: Uint8Array): void {
+    this.batch!._put(key, value, EMPTY);
+  }
+
+  delete(key: Uint8Array): void {
+    this.batch!._del(key, EMPTY);
+  }
+}
+
 export class RocksdbEngine implements Engine {
   readonly name = "rocksdb";
   private db: RocksLevelDb | undefined;
@@ -59,6 +75,7 @@ export class RocksdbEngine implements Engine {
   private writeOptions: object = EMPTY;
   private hasMerge = false;
   private readonly one: Uint8Array[] = [new Uint8Array(0)];
+  private readonly builder = new RocksBatchBuilder();
 
   async open(dir: string, o: EngineOptions): Promise<string[]> {
     const db = new RocksLevel(dir);
@@ -74,7 +91,7 @@ export class RocksdbEngine implements Engine {
     if (o.mergeOperator !== undefined) options.mergeOperator = o.mergeOperator;
     await db.open(options);
     this.db = db;
-    this.batch = db.batch();
+    this.batch = this.builder.batch = db.batch();
     this.writeOptions = o.sync ? { sync: true } : EMPTY;
     this.hasMerge = o.mergeOperator !== undefined;
     if (o.compression === "snappy")
@@ -90,6 +107,8 @@ export class RocksdbEngine implements Engine {
     switch (feature) {
       case "compact":
         return "the binding does not expose CompactRange";
+      case "waitForCompactions":
+        return "the binding does not expose WaitForCompact";
       case "merge":
         return this.hasMerge ? undefined : "opened without --merge_operator";
       default:
@@ -119,24 +138,11 @@ export class RocksdbEngine implements Engine {
     return this.db!.clear({ gte: start, lt: end, keyEncoding: "buffer" });
   }
 
-  write(ops: BatchOps): void | Promise<void> {
-    const b = this.batch!;
-    const { kinds, keys, values } = ops;
-    let ranges = false;
-    for (let i = 0; i < kinds.length; i++) {
-      const kind = kinds[i]!;
-      if (kind === PUT) b._put(keys[i]!, values[i]!, EMPTY);
-      else if (kind === DELETE) b._del(keys[i]!, EMPTY);
-      else if (kind === DELETE_RANGE) ranges = true;
-    }
-    this.commit(b);
-    if (ranges) return this.writeRanges(ops);
-  }
-
   /** The binding has no batch DeleteRange: ranges follow the batch. */
-  private async writeRanges(ops: BatchOps): Promise<void> {
-    for (let i = 0; i < ops.kinds.length; i++)
-      if (ops.kinds[i] === DELETE_RANGE) await this.deleteRange(ops.keys[i]!, ops.values[i]!);
+  write(ops: BatchOps): void | Promise<void> {
+    const ranges = buildBatch(ops, this.builder);
+    this.commit(this.batch!);
+    if (ranges) return deleteRangesOf(ops, this);
   }
 
   private commit(b: RocksBatch): void {
@@ -154,33 +160,19 @@ export class RocksdbEngine implements Engine {
   }
 
   getMany(keys: Uint8Array[], tally: ReadTally): void {
-    const values = this.db!._getManySync(keys, EMPTY);
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (v !== undefined) {
-        tally.found++;
-        tally.bytes += keys[i]!.length + v.length;
-      }
-    }
+    tallyFound(keys, this.db!._getManySync(keys, EMPTY), tally);
   }
 
-  scan(
-    reverse: boolean,
-    limit: number,
-    out: ScanResult,
-    latencies: Float64Array | undefined,
-  ): void {
+  scan(reverse: boolean, limit: number, out: ScanResult, clock: OpClock | undefined): void {
     const it = this.db!.iterator({ ...BUFFERS, reverse });
     let n = 0;
     let bytes = 0;
     try {
       while (n < limit) {
-        const t = latencies !== undefined ? performance.now() : 0;
         const { rows, finished } = it._nextvSync(Math.min(CHUNK, limit - n), EMPTY);
         for (let i = 0; i < rows.length; i++) bytes += rows[i]!.length;
         const count = rows.length >>> 1;
-        if (latencies !== undefined && count > 0)
-          latencies.fill(((performance.now() - t) * 1000) / count, n, n + count);
+        if (clock !== undefined) clock.finishedMany(count);
         n += count;
         if (finished || count === 0) break;
       }
@@ -212,6 +204,10 @@ export class RocksdbEngine implements Engine {
     return Promise.reject(new Error("the binding does not expose CompactRange"));
   }
 
+  waitForCompactions(): Promise<void> {
+    return Promise.reject(new Error("the binding does not expose WaitForCompact"));
+  }
+
   stats(): string {
     return this.db!.getProperty("rocksdb.stats");
   }
@@ -219,7 +215,7 @@ export class RocksdbEngine implements Engine {
   async close(): Promise<void> {
     await this.db?.close();
     this.db = undefined;
-    this.batch = undefined;
+    this.batch = this.builder.batch = undefined;
   }
 }
 

@@ -6,15 +6,14 @@
  * as n/a with the reason, and an option the build rejects as unknown is dropped with a note.
  */
 import { type DB, open, Statistics, WriteBatch } from "shale";
+import type { OpClock } from "../op-clock.js";
+import { buildBatch, tallyFound } from "./common.js";
 import {
   type BatchOps,
   type Cursor,
-  DELETE,
-  DELETE_RANGE,
   type Engine,
   type EngineOptions,
   type Feature,
-  PUT,
   type ReadTally,
   type ScanResult,
   type SeekResult,
@@ -38,6 +37,8 @@ interface DesignIterator {
 interface DesignExtras {
   iterator?: (options?: object) => DesignIterator;
   compactRange?: (start?: Uint8Array, end?: Uint8Array) => Promise<void>;
+  /** Not in DESIGN.md's API: the engine's internal WaitForCompact, for benchmarks. */
+  waitForCompactions?: () => Promise<void>;
 }
 
 const UNKNOWN_OPTION = /unknown option "(\w+)"/;
@@ -93,6 +94,10 @@ export class ShaleEngine implements Engine {
         return typeof this.extras.compactRange === "function"
           ? undefined
           : "db.compactRange() is not in this shale build yet";
+      case "waitForCompactions":
+        return typeof this.extras.waitForCompactions === "function"
+          ? undefined
+          : "db.waitForCompactions() is not in this shale build";
       default:
         return undefined;
     }
@@ -116,13 +121,7 @@ export class ShaleEngine implements Engine {
 
   write(ops: BatchOps): void {
     const b = this.batch.clear();
-    const { kinds, keys, values } = ops;
-    for (let i = 0; i < kinds.length; i++) {
-      const kind = kinds[i]!;
-      if (kind === PUT) b.put(keys[i]!, values[i]!);
-      else if (kind === DELETE) b.delete(keys[i]!);
-      else if (kind === DELETE_RANGE) b.deleteRange(keys[i]!, values[i]!);
-    }
+    buildBatch(ops, b);
     this.db!.write(b, this.writeOptions);
   }
 
@@ -132,37 +131,20 @@ export class ShaleEngine implements Engine {
   }
 
   getMany(keys: Uint8Array[], tally: ReadTally): void {
-    const values = this.db!.getMany(keys);
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (v !== undefined) {
-        tally.found++;
-        tally.bytes += keys[i]!.length + v.length;
-      }
-    }
+    tallyFound(keys, this.db!.getMany(keys), tally);
   }
 
-  scan(
-    reverse: boolean,
-    limit: number,
-    out: ScanResult,
-    latencies: Float64Array | undefined,
-  ): void {
+  scan(reverse: boolean, limit: number, out: ScanResult, clock: OpClock | undefined): void {
     const it = this.extras.iterator!.call(this.db);
     let n = 0;
     let bytes = 0;
-    let t = latencies !== undefined ? performance.now() : 0;
     if (reverse) it.seekToLast();
     else it.seekToFirst();
     while (n < limit && it.valid()) {
       bytes += it.key().length + it.value().length;
       if (reverse) it.prev();
       else it.next();
-      if (latencies !== undefined) {
-        const now = performance.now();
-        latencies[n] = (now - t) * 1000;
-        t = now;
-      }
+      if (clock !== undefined) clock.finished();
       n++;
     }
     it.close();
@@ -186,6 +168,10 @@ export class ShaleEngine implements Engine {
 
   async compact(): Promise<void> {
     await this.extras.compactRange!.call(this.db);
+  }
+
+  async waitForCompactions(): Promise<void> {
+    await this.extras.waitForCompactions!.call(this.db);
   }
 
   stats(): string {

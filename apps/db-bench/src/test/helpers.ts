@@ -70,26 +70,27 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 }
 
 /**
- * Keys readrandom finds after a fillseq with range tombstones (db_bench's schedule: after
- * write number w, when w % every == 0 and w / every <= max, keys [b, b + width) with b
- * drawn uniformly with seed `seed + 7` are deleted; later writes re-create keys).
+ * Keys readrandom finds after a fill of `num` puts with range tombstones, by db_bench's
+ * DoWrite: the fill's key generator gives the key numbers (in order for "seq", uniform with
+ * seed `seed + 1` for "random"); after put number w, when x = w - before > 0,
+ * x % every == 0 and x / every <= max, the same generator draws b and keys [b, b + width)
+ * are deleted (later puts re-create keys).
  */
 export function foundAfterTombstones(
-  num: number,
-  every: number,
-  max: number,
-  width: number,
-  seed: number,
+  order: "seq" | "random",
+  t: { num: number; every: number; max: number; width: number; seed: number; before?: number },
 ): number {
+  const rnd = new FastRandom(t.seed + 1);
+  let following = 0;
+  const next = () => (order === "seq" ? following++ : rnd.uniform(t.num));
   const present = new Set<number>();
-  const starts = draws(seed + 7, max, num);
-  for (let i = 0; i < num; i++) {
-    present.add(i);
-    const w = i + 1;
-    if (w % every === 0 && w / every <= max) {
-      const b = starts[w / every - 1]!;
-      for (let k = b; k < b + width; k++) present.delete(k);
+  for (let w = 1; w <= t.num; w++) {
+    present.add(next());
+    const x = w - (t.before ?? 0);
+    if (t.every > 0 && x > 0 && x % t.every === 0 && x / t.every <= t.max) {
+      const b = next();
+      for (let k = b; k < b + t.width; k++) present.delete(k);
     }
   }
-  return draws(seed + 2, num, num).filter((k) => present.has(k)).length;
+  return draws(t.seed + 2, t.num, t.num).filter((k) => present.has(k)).length;
 }

@@ -11,7 +11,7 @@
 import { mergeKeyCount, readCount } from "../flags.js";
 import { FastRandom, KeyGenerator, ValueGenerator } from "../generators.js";
 import type { BenchResult } from "../report.js";
-import { type BenchContext, latencyArray, result } from "./context.js";
+import { type BenchContext, opClock, result } from "./context.js";
 import { mergeOperand, readWriteCount } from "./writes.js";
 
 export async function readRandom(
@@ -24,26 +24,25 @@ export async function readRandom(
   const keys = new KeyGenerator(flags.keySize + (missing ? 1 : 0));
   if (missing) keys.buf[flags.keySize] = 0x2e; // "." makes the key absent
   const rnd = new FastRandom(flags.seed + 2);
-  const latencies = latencyArray(ctx, reads);
   const num = flags.num;
   let found = 0;
   let bytes = 0;
   progress.start(`${engine.name} ${name}`);
+  const clock = opClock(ctx, reads);
   const t0 = performance.now();
   for (let i = 0; i < reads; i++) {
-    const s = latencies !== undefined ? performance.now() : 0;
     let n = engine.get(keys.key(rnd.uniform(num)));
     if (typeof n !== "number") n = await n;
     if (n >= 0) {
       found++;
       bytes += flags.keySize + n;
     }
-    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
+    if (clock !== undefined) clock.finished();
     if ((i & 1023) === 0) progress.tick(i, reads);
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
-  return result(ctx, name, reads, seconds, bytes, `(${found} of ${reads} found)`, latencies);
+  return result(ctx, name, reads, seconds, bytes, `(${found} of ${reads} found)`, clock);
 }
 
 export async function multiReadRandom(ctx: BenchContext): Promise<BenchResult> {
@@ -54,25 +53,24 @@ export async function multiReadRandom(ctx: BenchContext): Promise<BenchResult> {
   for (let i = 0; i < batchSize; i++) generators.push(new KeyGenerator(flags.keySize));
   const full = generators.map((g) => g.buf as Uint8Array);
   const rnd = new FastRandom(flags.seed + 2);
-  const latencies = latencyArray(ctx, reads);
   const tally = { found: 0, bytes: 0 };
   const num = flags.num;
   progress.start(`${engine.name} multireadrandom`);
+  const clock = opClock(ctx, reads);
   const t0 = performance.now();
   for (let i = 0; i < reads; i += batchSize) {
     const n = Math.min(batchSize, reads - i);
     for (let j = 0; j < n; j++) generators[j]!.key(rnd.uniform(num));
     const batch = n === batchSize ? full : full.slice(0, n);
-    const s = latencies !== undefined ? performance.now() : 0;
     const p = engine.getMany(batch, tally);
     if (p !== undefined) await p;
-    if (latencies !== undefined) latencies.fill(((performance.now() - s) * 1000) / n, i, i + n);
+    if (clock !== undefined) clock.finishedMany(n);
     if ((i & 1023) < batchSize) progress.tick(i, reads);
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
   const message = `(${tally.found} of ${reads} found; getMany of ${batchSize})`;
-  return result(ctx, "multireadrandom", reads, seconds, tally.bytes, message, latencies);
+  return result(ctx, "multireadrandom", reads, seconds, tally.bytes, message, clock);
 }
 
 /**
@@ -93,27 +91,21 @@ export async function readWhileWriting(
   const wrnd = new FastRandom(flags.seed + 5);
   const rate = flags.benchmarkWriteRateLimit;
   const keySpace = merges ? mergeKeyCount(flags) : flags.num;
-  const latencies = latencyArray(ctx, reads + (rate > 0 ? reads : Math.floor(reads / 10)));
   let found = 0;
   let bytes = 0;
   let writes = 0;
   let written = 0;
-  let op = 0;
   progress.start(`${engine.name} ${name}`);
+  const clock = opClock(ctx, reads + (rate > 0 ? reads : Math.floor(reads / 10)));
   const t0 = performance.now();
   for (let i = 0; i < reads; i++) {
-    let s = latencies !== undefined ? performance.now() : 0;
     let n = engine.get(readKeys.key(rnd.uniform(flags.num)));
     if (typeof n !== "number") n = await n;
     if (n >= 0) {
       found++;
       bytes += flags.keySize + n;
     }
-    if (latencies !== undefined && op < latencies.length) {
-      const now = performance.now();
-      latencies[op++] = (now - s) * 1000;
-      s = now;
-    }
+    if (clock !== undefined) clock.finished();
     const due = rate > 0 ? written < ((performance.now() - t0) / 1000) * rate : (i + 1) % 10 === 0;
     if (due) {
       const key = writeKeys.key(wrnd.uniform(keySpace));
@@ -122,8 +114,7 @@ export async function readWhileWriting(
       if (p !== undefined) await p;
       writes++;
       written += flags.keySize + v.length;
-      if (latencies !== undefined && op < latencies.length)
-        latencies[op++] = (performance.now() - s) * 1000;
+      if (clock !== undefined) clock.finished();
     }
     if ((i & 1023) === 0) progress.tick(i, reads);
   }
@@ -131,8 +122,7 @@ export async function readWhileWriting(
   progress.done();
   const verb = merges ? "merges" : "writes";
   const message = `(${found} of ${reads} found; ${writes} ${verb})`;
-  const l = latencies?.subarray(0, op);
-  return result(ctx, name, reads + writes, seconds, bytes + written, message, l);
+  return result(ctx, name, reads + writes, seconds, bytes + written, message, clock);
 }
 
 /** db_bench's ReadRandomMergeRandom: `mergereadpercent`% merges, the rest gets. */
@@ -143,16 +133,15 @@ export async function readRandomMergeRandom(ctx: BenchContext): Promise<BenchRes
   const rnd = new FastRandom(flags.seed + 6);
   const ops = readWriteCount(ctx);
   const mergeKeys = mergeKeyCount(flags);
-  const latencies = latencyArray(ctx, ops);
   let gets = 0;
   let merges = 0;
   let hits = 0;
   let maxLength = 0;
   let bytes = 0;
   progress.start(`${engine.name} readrandommergerandom`);
+  const clock = opClock(ctx, ops);
   const t0 = performance.now();
   for (let i = 0; i < ops; i++) {
-    const s = latencies !== undefined ? performance.now() : 0;
     const key = keys.key(rnd.uniform(mergeKeys));
     if (rnd.uniform(100) < flags.mergeReadPercent) {
       const operand = mergeOperand(ctx, values);
@@ -170,11 +159,11 @@ export async function readRandomMergeRandom(ctx: BenchContext): Promise<BenchRes
         if (n > maxLength) maxLength = n;
       }
     }
-    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
+    if (clock !== undefined) clock.finished();
     if ((i & 1023) === 0) progress.tick(i, ops);
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
   const message = `(reads:${gets} merges:${merges} total:${ops} hits:${hits} maxlength:${maxLength})`;
-  return result(ctx, "readrandommergerandom", ops, seconds, bytes, message, latencies);
+  return result(ctx, "readrandommergerandom", ops, seconds, bytes, message, clock);
 }

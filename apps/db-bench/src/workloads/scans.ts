@@ -7,7 +7,7 @@
 import { readCount } from "../flags.js";
 import { FastRandom, KeyGenerator } from "../generators.js";
 import type { BenchResult } from "../report.js";
-import { type BenchContext, latencyArray, result } from "./context.js";
+import { type BenchContext, opClock, result } from "./context.js";
 import { fill } from "./writes.js";
 
 export async function scan(
@@ -17,16 +17,15 @@ export async function scan(
 ): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const limit = readCount(flags);
-  const latencies = latencyArray(ctx, limit);
   const out = { entries: 0, bytes: 0 };
   progress.start(`${engine.name} ${name}`);
+  const clock = opClock(ctx, limit);
   const t0 = performance.now();
-  const p = engine.scan(reverse, limit, out, latencies);
+  const p = engine.scan(reverse, limit, out, clock);
   if (p !== undefined) await p;
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
-  const l = latencies?.subarray(0, out.entries);
-  return result(ctx, name, out.entries, seconds, out.bytes, `(${out.entries} entries)`, l);
+  return result(ctx, name, out.entries, seconds, out.bytes, `(${out.entries} entries)`, clock);
 }
 
 export async function seekRandom(ctx: BenchContext): Promise<BenchResult> {
@@ -34,27 +33,26 @@ export async function seekRandom(ctx: BenchContext): Promise<BenchResult> {
   const reads = readCount(flags);
   const keys = new KeyGenerator(flags.keySize);
   const rnd = new FastRandom(flags.seed + 2);
-  const latencies = latencyArray(ctx, reads);
   const out = { exact: false, entries: 0, bytes: 0 };
   const nexts = flags.seekNexts;
   const num = flags.num;
   let found = 0;
   let bytes = 0;
   progress.start(`${engine.name} seekrandom`);
+  const clock = opClock(ctx, reads);
   const t0 = performance.now();
   for (let i = 0; i < reads; i++) {
-    const s = latencies !== undefined ? performance.now() : 0;
     const p = engine.seekOnce(keys.key(rnd.uniform(num)), nexts, out);
     if (p !== undefined) await p;
     if (out.exact) found++;
     bytes += out.bytes;
-    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
+    if (clock !== undefined) clock.finished();
     if ((i & 1023) === 0) progress.tick(i, reads);
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
   const message = `(${found} of ${reads} found; ${nexts} nexts)`;
-  return result(ctx, "seekrandom", reads, seconds, bytes, message, latencies);
+  return result(ctx, "seekrandom", reads, seconds, bytes, message, clock);
 }
 
 export async function fillSeekSeq(ctx: BenchContext): Promise<BenchResult> {
@@ -64,24 +62,23 @@ export async function fillSeekSeq(ctx: BenchContext): Promise<BenchResult> {
   const keys = new KeyGenerator(flags.keySize);
   const nexts = flags.seekNexts;
   const step = Math.max(1, nexts);
-  const latencies = latencyArray(ctx, Math.ceil(num / step));
   const out = { exact: false, entries: 0, bytes: 0 };
   let found = 0;
   let seeks = 0;
   let visited = 0;
   let bytes = 0;
   progress.start(`${engine.name} fillseekseq (seeks)`);
+  const clock = opClock(ctx, Math.ceil(num / step));
   const t0 = performance.now();
   let cursor = engine.openCursor();
   if (cursor instanceof Promise) cursor = await cursor;
   for (let i = 0; i < num; i += step) {
-    const s = latencies !== undefined ? performance.now() : 0;
     const p = cursor.seek(keys.key(i), Math.min(nexts, num - i), out);
     if (p !== undefined) await p;
     if (out.exact) found++;
     visited += Math.max(1, out.entries);
     bytes += out.bytes;
-    if (latencies !== undefined) latencies[seeks] = (performance.now() - s) * 1000;
+    if (clock !== undefined) clock.finished();
     seeks++;
     if ((seeks & 1023) === 0) progress.tick(i, num);
   }
@@ -90,5 +87,5 @@ export async function fillSeekSeq(ctx: BenchContext): Promise<BenchResult> {
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
   const message = `(${found} of ${seeks} seeks found; ${visited} of ${num} keys visited)`;
-  return result(ctx, "fillseekseq", visited, seconds, bytes, message, latencies);
+  return result(ctx, "fillseekseq", visited, seconds, bytes, message, clock);
 }

@@ -2,39 +2,45 @@
  * Write workloads: fills (in order or at random, single writes or batches, with db_bench's
  * optional range tombstones), deletes and merges.
  *
- * Range tombstones follow db_bench's DoWrite: after every `writes_per_range_tombstone`
- * writes, while fewer than `max_num_range_tombstones` were written, a deletion of
- * `range_tombstone_width` keys starting at a random key number — one deleteRange, or with
+ * Range tombstones follow db_bench's DoWrite: once more than `writes_before_delete_range`
+ * puts were written, after every `writes_per_range_tombstone` further puts (while at most
+ * `max_num_range_tombstones` were written), a deletion of `range_tombstone_width` keys
+ * starting at a key number drawn from the fill's own key generator (the next key number of
+ * a fillseq, a uniform draw of a random fill) — one deleteRange, or with
  * `expand_range_tombstones` a point delete of every key in it. In batch mode it joins the
- * batch; otherwise it is its own write, timed with the write before it.
+ * batch; otherwise it is its own write, timed with the put before it.
  */
 import { BatchOps, DELETE, DELETE_RANGE, PUT } from "../engines/engine.js";
 import { mergeKeyCount, readCount } from "../flags.js";
-import { FastRandom, KeyGenerator, UINT64_ONE, ValueGenerator } from "../generators.js";
+import { FastRandom, KeyGenerator, KeyNumbers, UINT64_ONE, ValueGenerator } from "../generators.js";
 import type { BenchResult } from "../report.js";
-import { type BenchContext, latencyArray, result } from "./context.js";
+import { type BenchContext, opClock, result } from "./context.js";
 
 export type Order = "seq" | "random";
 
 /** Tracks db_bench's range-tombstone schedule for one fill. */
 class Tombstones {
   count = 0;
+  private readonly before: number;
   private readonly every: number;
   private readonly max: number;
   private readonly width: number;
   private readonly expand: boolean;
-  private readonly rnd: FastRandom;
   private readonly start: KeyGenerator;
   private readonly end: KeyGenerator;
   private readonly deletes = new BatchOps();
 
-  constructor(private readonly ctx: BenchContext) {
+  /** `numbers`: the fill's key generator, which also draws each deletion's start. */
+  constructor(
+    private readonly ctx: BenchContext,
+    private readonly numbers: KeyNumbers,
+  ) {
     const f = ctx.flags;
+    this.before = f.writesBeforeDeleteRange;
     this.every = f.writesPerRangeTombstone;
     this.max = f.maxNumRangeTombstones;
     this.width = f.rangeTombstoneWidth;
     this.expand = f.expandRangeTombstones;
-    this.rnd = new FastRandom(f.seed + 7);
     this.start = new KeyGenerator(f.keySize);
     this.end = new KeyGenerator(f.keySize);
   }
@@ -43,16 +49,15 @@ class Tombstones {
     return this.every > 0;
   }
 
-  /** Whether a tombstone follows write number `written` (1-based). */
+  /** Whether a tombstone follows put number `written` (1-based). */
   due(written: number): boolean {
-    return (
-      this.every > 0 && written % this.every === 0 && Math.floor(written / this.every) <= this.max
-    );
+    const w = written - this.before;
+    return w > 0 && w % this.every === 0 && w / this.every <= this.max;
   }
 
   /** Adds the tombstone (or its point deletes) to `batch`, with buffers of its own. */
   addTo(batch: BatchOps): void {
-    const begin = this.rnd.uniform(this.ctx.flags.num);
+    const begin = this.numbers.next();
     this.count++;
     if (this.expand) {
       for (let k = 0; k < this.width; k++)
@@ -68,7 +73,7 @@ class Tombstones {
 
   /** Writes the tombstone on its own. */
   write(): void | Promise<void> {
-    const begin = this.rnd.uniform(this.ctx.flags.num);
+    const begin = this.numbers.next();
     this.count++;
     const engine = this.ctx.engine;
     if (!this.expand)
@@ -97,32 +102,51 @@ function keyPool(n: number, keySize: number): KeyGenerator[] {
   return pool;
 }
 
-export async function fill(
+/** Puts `ops` values of `valueSize` bytes (with the range-tombstone flags' deletions). */
+export function fill(
   ctx: BenchContext,
   name: string,
   order: Order,
   ops: number,
   valueSize: number,
 ): Promise<BenchResult> {
+  return writeKeys(ctx, name, order, ops, valueSize, false);
+}
+
+/** Deletes `num` keys. */
+export function deleteKeys(ctx: BenchContext, name: string, order: Order): Promise<BenchResult> {
+  return writeKeys(ctx, name, order, ctx.flags.num, 0, true);
+}
+
+/** The fills' and deletes' loop: single writes, or batches of --batch_size. */
+async function writeKeys(
+  ctx: BenchContext,
+  name: string,
+  order: Order,
+  ops: number,
+  valueSize: number,
+  deletes: boolean,
+): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const keys = new KeyGenerator(flags.keySize);
-  const values = new ValueGenerator(flags.compressionRatio, flags.seed);
-  const rnd = new FastRandom(flags.seed + 1);
+  const values = deletes ? undefined : new ValueGenerator(flags.compressionRatio, flags.seed);
+  const rnd = new FastRandom(flags.seed + (deletes ? 3 : 1));
+  const numbers = new KeyNumbers(order === "seq", flags.num, rnd);
+  const kind = deletes ? DELETE : PUT;
   const batchSize = flags.batchSize;
-  const latencies = latencyArray(ctx, Math.ceil(ops / batchSize));
-  const tombstones = new Tombstones(ctx);
+  const tombstones = new Tombstones(ctx, numbers);
+  const ranges = !deletes && tombstones.enabled; // db_bench's DoDelete writes none
   const pool = batchSize > 1 ? keyPool(batchSize, flags.keySize) : [];
   const batch = new BatchOps();
-  const num = flags.num;
-  const seq = order === "seq";
   progress.start(`${engine.name} ${name}`);
+  const clock = opClock(ctx, Math.ceil(ops / batchSize));
   const t0 = performance.now();
   for (let i = 0, op = 0; i < ops; i += batchSize, op++) {
-    const s = latencies !== undefined ? performance.now() : 0;
     if (batchSize === 1) {
-      const p = engine.put(keys.key(seq ? i : rnd.uniform(num)), values.generate(valueSize));
+      const key = keys.key(numbers.next());
+      const p = deletes ? engine.delete(key) : engine.put(key, values!.generate(valueSize));
       if (p !== undefined) await p;
-      if (tombstones.enabled && tombstones.due(i + 1)) {
+      if (ranges && tombstones.due(i + 1)) {
         const q = tombstones.write();
         if (q !== undefined) await q;
       }
@@ -130,13 +154,14 @@ export async function fill(
       batch.clear();
       const end = Math.min(ops, i + batchSize);
       for (let j = i; j < end; j++) {
-        batch.add(PUT, pool[j - i]!.key(seq ? j : rnd.uniform(num)), values.generate(valueSize));
-        if (tombstones.enabled && tombstones.due(j + 1)) tombstones.addTo(batch);
+        const value = deletes ? EMPTY : values!.generate(valueSize);
+        batch.add(kind, pool[j - i]!.key(numbers.next()), value);
+        if (ranges && tombstones.due(j + 1)) tombstones.addTo(batch);
       }
       const p = engine.write(batch);
       if (p !== undefined) await p;
     }
-    if (latencies !== undefined) latencies[op] = (performance.now() - s) * 1000;
+    if (clock !== undefined) clock.finished();
     if ((op & 1023) === 0) progress.tick(i, ops);
   }
   const seconds = (performance.now() - t0) / 1000;
@@ -144,45 +169,7 @@ export async function fill(
   const message = [batchSize > 1 ? `(batches of ${batchSize})` : "", tombstones.message()]
     .filter((m) => m.length > 0)
     .join(" ");
-  return result(ctx, name, ops, seconds, ops * (flags.keySize + valueSize), message, latencies);
-}
-
-export async function deleteKeys(
-  ctx: BenchContext,
-  name: string,
-  order: Order,
-): Promise<BenchResult> {
-  const { flags, engine, progress } = ctx;
-  const keys = new KeyGenerator(flags.keySize);
-  const rnd = new FastRandom(flags.seed + 3);
-  const ops = flags.num;
-  const batchSize = flags.batchSize;
-  const latencies = latencyArray(ctx, Math.ceil(ops / batchSize));
-  const pool = batchSize > 1 ? keyPool(batchSize, flags.keySize) : [];
-  const batch = new BatchOps();
-  const seq = order === "seq";
-  progress.start(`${engine.name} ${name}`);
-  const t0 = performance.now();
-  for (let i = 0, op = 0; i < ops; i += batchSize, op++) {
-    const s = latencies !== undefined ? performance.now() : 0;
-    if (batchSize === 1) {
-      const p = engine.delete(keys.key(seq ? i : rnd.uniform(ops)));
-      if (p !== undefined) await p;
-    } else {
-      batch.clear();
-      const end = Math.min(ops, i + batchSize);
-      for (let j = i; j < end; j++)
-        batch.add(DELETE, pool[j - i]!.key(seq ? j : rnd.uniform(ops)), EMPTY);
-      const p = engine.write(batch);
-      if (p !== undefined) await p;
-    }
-    if (latencies !== undefined) latencies[op] = (performance.now() - s) * 1000;
-    if ((op & 1023) === 0) progress.tick(i, ops);
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  progress.done();
-  const message = batchSize > 1 ? `(batches of ${batchSize})` : "";
-  return result(ctx, name, ops, seconds, ops * flags.keySize, message, latencies);
+  return result(ctx, name, ops, seconds, ops * (flags.keySize + valueSize), message, clock);
 }
 
 /** db_bench's readwrites_: num, or the larger of num and --reads when reads is given. */
@@ -198,27 +185,32 @@ export function mergeOperand(ctx: BenchContext, values: ValueGenerator): Uint8Ar
     : values.generate(ctx.flags.valueSize);
 }
 
-export async function mergeRandom(ctx: BenchContext): Promise<BenchResult> {
+/**
+ * db_bench's MergeRandom (`random`): `readwrites` merges to keys drawn uniformly from
+ * [0, merge_keys). With `seq` (db-bench's mergeseq, no db_bench counterpart): `num` merges
+ * to keys 0, 1, 2, ... modulo merge_keys — with merge_keys = num, one operand per key.
+ */
+export async function merges(ctx: BenchContext, seq: boolean): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
+  const name = seq ? "mergeseq" : "mergerandom";
   const keys = new KeyGenerator(flags.keySize);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
   const rnd = new FastRandom(flags.seed + 4);
-  const ops = readWriteCount(ctx);
+  const ops = seq ? flags.num : readWriteCount(ctx);
   const mergeKeys = mergeKeyCount(flags);
-  const latencies = latencyArray(ctx, ops);
   let bytes = 0;
-  progress.start(`${engine.name} mergerandom`);
+  progress.start(`${engine.name} ${name}`);
+  const clock = opClock(ctx, ops);
   const t0 = performance.now();
   for (let i = 0; i < ops; i++) {
-    const s = latencies !== undefined ? performance.now() : 0;
     const operand = mergeOperand(ctx, values);
-    const p = engine.merge(keys.key(rnd.uniform(mergeKeys)), operand);
+    const p = engine.merge(keys.key(seq ? i % mergeKeys : rnd.uniform(mergeKeys)), operand);
     if (p !== undefined) await p;
     bytes += flags.keySize + operand.length;
-    if (latencies !== undefined) latencies[i] = (performance.now() - s) * 1000;
+    if (clock !== undefined) clock.finished();
     if ((i & 1023) === 0) progress.tick(i, ops);
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
-  return result(ctx, "mergerandom", ops, seconds, bytes, `( updates:${ops})`, latencies);
+  return result(ctx, name, ops, seconds, bytes, `( updates:${ops})`, clock);
 }
