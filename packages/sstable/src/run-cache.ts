@@ -8,14 +8,18 @@
  */
 
 const STRIDE = 6;
+const EMPTY_ENTRIES = new Int32Array(0);
+const EMPTY_KEYS = new Uint8Array(0);
 
 export class RunCache {
   /** Number of entries cached (0: empty). */
   count = 0;
   /** The cached entry the iterator is on. */
   pos = 0;
-  private entries = new Int32Array(STRIDE * 16);
-  private keys = new Uint8Array(256);
+  // Allocated on the first `add` (a reverse step): most iterators only go forwards, and
+  // typed arrays over 64 bytes cost ~0.5 µs each to create, which iterator creation felt.
+  private entries = EMPTY_ENTRIES;
+  private keys = EMPTY_KEYS;
   private used = 0;
 
   clear(): void {
@@ -34,13 +38,13 @@ export class RunCache {
   ): void {
     const n = this.count;
     if ((n + 1) * STRIDE > this.entries.length) {
-      const grown = new Int32Array(this.entries.length * 2);
+      const grown = new Int32Array(Math.max(STRIDE * 16, this.entries.length * 2));
       grown.set(this.entries);
       this.entries = grown;
     }
     const used = this.used;
     if (used + keyLength > this.keys.length) {
-      const grown = new Uint8Array(Math.max(used + keyLength, this.keys.length * 2));
+      const grown = new Uint8Array(Math.max(used + keyLength, 256, this.keys.length * 2));
       grown.set(this.keys.subarray(0, used));
       this.keys = grown;
     }
