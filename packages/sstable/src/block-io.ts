@@ -103,6 +103,11 @@ export function decodeBlock(
     throw ShaleError.corruption("block checksum mismatch", fileName, handle.offset);
   }
   const type = buf[end]!;
-  if (type === CompressionType.None) return view ? buf.subarray(pos, end) : buf.slice(pos, end);
+  if (type === CompressionType.None) {
+    if (view) return buf.subarray(pos, end);
+    const copy = allocUninitialized(size);
+    copy.set(buf.subarray(pos, end));
+    return copy;
+  }
   return decompressBlock(buf.subarray(pos, end), type, fileName, handle.offset);
 }

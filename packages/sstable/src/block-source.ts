@@ -144,8 +144,9 @@ export class BlockSource {
   /**
    * A data block for an iterator after a cache miss: from `ra`'s region if it holds the
    * block, else read ahead into a new region when this is the iterator's third sequential
-   * read from the file (neither goes into the cache), else read as `readDataBlock`. See
-   * readahead.ts.
+   * read from the file, else read as `readDataBlock`. A block from a region is inserted
+   * into the cache (copied out of the region) if `fill` and the cache has room for it
+   * without evicting. See readahead.ts.
    */
   readScanBlock(handle: BlockHandle, fill: boolean, verify: boolean, ra: Readahead): Block {
     const offset = handle.offset;
@@ -164,15 +165,16 @@ export class BlockSource {
       this.readAhead(ra, offset, n);
     }
     ra.nextOffset = offset + n;
-    const data = decodeBlock(
-      ra.region,
-      offset - ra.regionStart,
-      handle,
-      this.fileName,
-      verify,
-      true,
-    );
-    return Block.keyValue(data, this.fileName, offset);
+    // Blocks read ahead only fill free cache space: a scan longer than the cache must not
+    // churn it (evicting the working set, copying and freeing every block). A cached block
+    // gets memory of its own: a view would keep the whole region alive.
+    const cache = this.cache;
+    const fillCache = fill && cache !== undefined && cache.usage + n <= cache.capacity;
+    const pos = offset - ra.regionStart;
+    const data = decodeBlock(ra.region, pos, handle, this.fileName, verify, !fillCache);
+    const block = Block.keyValue(data, this.fileName, offset);
+    if (fillCache) this.insert(offset, block, "low");
+    return block;
   }
 
   /** Fills `ra` with a new region from `offset`: `ra.size` bytes (at least `n`), then doubles it. */

@@ -25,7 +25,7 @@ function bigTable(compression: "none" | "snappy"): BuiltTable {
   return buildTable(keys, values, { blockSize: 4096, compression, bitsPerKey: 10 });
 }
 
-function scanAll(table: BuiltTable, cache?: LRUCache<Block>) {
+function scanAll(table: BuiltTable, cache?: LRUCache<Block>, fillCache = true) {
   let file: CountingFile | undefined;
   const reader = openTable(
     table,
@@ -36,7 +36,7 @@ function scanAll(table: BuiltTable, cache?: LRUCache<Block>) {
     },
   );
   const readsAtOpen = file!.reads;
-  const it = reader.newIterator();
+  const it = reader.newIterator({ fillCache });
   const keys: string[] = [];
   for (it.seekToFirst(); it.valid(); it.next()) keys.push(Buffer.from(it.key()).toString("latin1"));
   it.close();
@@ -62,16 +62,37 @@ describe("iterator readahead", () => {
     });
   }
 
-  it("blocks read ahead do not go into the block cache; the first blocks of a scan do", () => {
+  it("blocks read ahead never evict: a full cache keeps what it holds", () => {
     const table = bigTable("none");
-    const cache = new LRUCache<Block>({ capacity: 64 << 20 });
-    scanAll(table, cache);
-    // The cache holds the index, the filter and the two blocks read before readahead began.
     const { data } = tableLayout(table);
-    const cachedData = data.filter((h) => cache.get(7, h.offset) !== undefined);
-    expect(cachedData.length).toBe(2);
-    expect(cachedData.map((h) => h.offset)).toEqual([data[0]!.offset, data[1]!.offset]);
+    const blockBytes = data[5]!.size + 5;
+    // Room for the index, the filter, and a few data blocks.
+    const cache = new LRUCache<Block>({ capacity: 64 << 10, numShardBits: 0 });
+    const { keys } = scanAll(table, cache, true);
+    expect(keys.length).toBe(N);
+    const cached = data.filter((h) => cache.get(7, h.offset) !== undefined);
+    expect(cached.length).toBeGreaterThan(0);
+    expect(cached.length).toBeLessThan((64 << 10) / blockBytes);
+    // The blocks cached are the first ones of the scan, not the last: nothing was evicted.
+    expect(cached[0]!.offset).toBe(data[0]!.offset);
+    expect(cache.stats().evictions).toBe(0);
   });
+
+  for (const fillCache of [true, false]) {
+    it(`blocks read ahead go into the block cache unless fillCache is false (${fillCache})`, () => {
+      const table = bigTable("none");
+      const cache = new LRUCache<Block>({ capacity: 64 << 20 });
+      const { reads } = scanAll(table, cache, fillCache);
+      const { data } = tableLayout(table);
+      const cached = data.filter((h) => cache.get(7, h.offset) !== undefined).length;
+      expect(cached).toBe(fillCache ? data.length : 0);
+      expect(reads).toBeLessThan(data.length / 4);
+      if (fillCache) {
+        // A second scan is served by the cache: no file read at all.
+        expect(scanAll(table, cache, true).reads).toBe(0);
+      }
+    });
+  }
 
   it("reverse scans and seeks read block by block", () => {
     const table = bigTable("none");
