@@ -18,33 +18,24 @@ import { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
 import { tableWriteOptions } from "./background/build-table.js";
 import { flushMemTable } from "./background/flush-job.js";
-import type { ImmutableMemTable } from "./db.js";
 import { FileType, logFileName, parseFileName } from "./filenames.js";
+import type { ImmutableMemTable } from "./flush-scheduler.js";
 import type { ResolvedOptions } from "./options.js";
 import { VersionEdit } from "./version-edit.js";
 import { VersionSet } from "./version-set.js";
-import { WriteBatch, type WriteBatchHandler } from "./write-batch.js";
+import { WriteBatch } from "./write-batch.js";
+import { MemTableInserter } from "./write-path.js";
 
 export interface RecoveredState {
   icmp: InternalKeyComparator;
   versions: VersionSet;
   /** The mutable memtable (empty: replayed data was flushed). */
   mem: MemTable;
-  /** The oldest WAL the mutable memtable's data is in (the new WAL). */
-  memLogNumber: number;
   /** Immutable memtables (none after recovery). */
   imm: ImmutableMemTable[];
-  /** The new WAL and its number. */
+  /** The new WAL and its number: the mutable memtable's data will all be in it. */
   wal: LogWriter;
   logNumber: number;
-}
-
-class ReplayInserter implements WriteBatchHandler {
-  mem!: MemTable;
-  seq = 0;
-  apply(kind: number, key: Uint8Array, value: Uint8Array, index: number): void {
-    this.mem.add(this.seq + index, kind as 0, key, value);
-  }
 }
 
 export function recover(
@@ -83,7 +74,7 @@ export function recover(
   let mem = new MemTable({ comparator: icmp.user });
   replayed.push(mem);
   let lastSeq = versions.lastSequence;
-  const inserter = new ReplayInserter();
+  const inserter = new MemTableInserter();
   for (let i = 0; i < logs.length; i++) {
     const number = logs[i]!;
     const path = logFileName(dir, number);
@@ -181,7 +172,6 @@ export function recover(
     icmp,
     versions,
     mem: new MemTable({ comparator: icmp.user }),
-    memLogNumber: logNumber,
     imm: [],
     wal,
     logNumber,
