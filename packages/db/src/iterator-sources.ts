@@ -4,34 +4,24 @@
  * largest seq each child can hold (so children older than a covering tombstone can jump
  * over the deleted run).
  *
- * The mutable memtable's tombstones are fragmented when the iterator is created; a sealed
- * memtable's are fragmented once and cached (it never changes again); tables fragment theirs
- * once when they are opened (seed 001). Deeper levels' tombstones come from opening every
- * table of the level that the iterator could reach — a known cost for very large databases
- * (RocksDB reads them lazily per file).
+ * A memtable's tombstones come fragmented from the memtable itself
+ * (`MemTable.fragmentedRangeTombstones`): cached there, and rebuilt only if tombstones were
+ * added since, so iterators created between two range deletions share one list, and a sealed
+ * memtable's list is built once. Each list is immutable: a tombstone added after an
+ * iterator was created is not in that iterator's list (and its seq is above the iterator's
+ * snapshot anyway, which the aggregator also checks). Tables fragment theirs once when they
+ * are opened (seed 001). Deeper levels' tombstones come from opening every table of the
+ * level that the iterator could reach — a known cost for very large databases (RocksDB
+ * reads them lazily per file).
  */
-import type { Comparator, InternalIterator, InternalKeyComparator } from "@shale/base";
+import type { InternalIterator, InternalKeyComparator } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
-import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { TableCache, TableReadOptions } from "@shale/sstable";
 import { LevelFilesIterator } from "./compaction/level-files-iterator.js";
-import type { DBIteratorSources } from "./iterator/index.js";
+import { type DBIterator, type DBIteratorSources, newDBIterator } from "./iterator/index.js";
 import { type FileMetaData, NUM_LEVELS } from "./version-edit.js";
 import type { Version } from "./version-set.js";
-
-const sealedFragments = new WeakMap<MemTable, FragmentedRangeTombstoneList>();
-
-/** The fragmented tombstones of a memtable (cached once it is sealed). */
-export function memTableTombstones(
-  mem: MemTable,
-  comparator: Comparator,
-): FragmentedRangeTombstoneList {
-  const cached = sealedFragments.get(mem);
-  if (cached !== undefined) return cached;
-  const list = new FragmentedRangeTombstoneList(mem.rangeTombstones(), comparator);
-  if (mem.isSealed) sealedFragments.set(mem, list);
-  return list;
-}
 
 export interface SourceState {
   mem: MemTable;
@@ -48,16 +38,38 @@ export type CollectedSources = Pick<
   "children" | "rangeTombstones" | "childMaxSeqs"
 >;
 
+/** A DB iterator's settings: everything but its sources and `onClose`. */
+export type IteratorSettings = Omit<DBIteratorSources, keyof CollectedSources | "onClose">;
+
+/**
+ * A DB iterator over the sources of `s`, whose `version` `pin` keeps alive: the pin is
+ * released when the iterator closes, or now if opening the sources fails.
+ */
+export function openDBIterator(
+  s: SourceState,
+  pin: { release(): void },
+  settings: IteratorSettings,
+): DBIterator {
+  let sources: CollectedSources;
+  try {
+    sources = collectSources(s);
+  } catch (e) {
+    pin.release();
+    throw e;
+  }
+  return newDBIterator({ ...sources, ...settings, onClose: () => pin.release() });
+}
+
+/** The children, their tombstone lists and max seqs; on failure the children are closed. */
 export function collectSources(s: SourceState): CollectedSources {
   const children: InternalIterator[] = [];
   const rangeTombstones: FragmentedRangeTombstoneList[] = [];
   const childMaxSeqs: number[] = [];
-  const user = s.icmp.user;
   try {
     for (const mem of [s.mem, ...s.imm.map((m) => m.mem)]) {
       children.push(mem.newIterator());
       childMaxSeqs.push(mem.largestSeq);
-      if (mem.numRangeTombstones > 0) rangeTombstones.push(memTableTombstones(mem, user));
+      if (mem.numRangeTombstones > 0) rangeTombstones.push(mem.fragmentedRangeTombstones());
     }
     const open = (f: FileMetaData) => s.tableCache.get(f.number, f.size);
     for (const f of s.version.levels[0]!) {
