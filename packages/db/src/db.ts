@@ -197,6 +197,7 @@ export class DB {
   /** Re-decides write stalls and starts the compactions that became due. */
   private versionChanged(): void {
     this.writeController.update(this.versions.current.numFiles(0));
+    this.updateThrottle(false);
     this.compactions.maybeSchedule();
   }
 
@@ -317,7 +318,22 @@ export class DB {
     this.lastSeq = lastSeq;
     this.versions.lastSequence = lastSeq;
     if (this.stats !== undefined) this.stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
-    if (this.mem.approximateMemoryUsage() >= this.options.writeBufferSize) this.switchMemtable();
+    const usage = this.mem.approximateMemoryUsage();
+    if (usage >= this.options.writeBufferSize) this.switchMemtable();
+    else if (this.writeController.throttling) this.writeController.throttle(usage, this.stallHost);
+  }
+
+  /**
+   * The memtable throttle (write-controller.ts) is on while the mutable memtable is the last
+   * one `maxWriteBufferNumber` allows and an older one is still in memory; `restart` begins
+   * a new measuring window (a memtable switch).
+   */
+  private updateThrottle(restart: boolean): void {
+    const imm = this.flushes.imm.length;
+    const on = imm > 0 && imm + 1 >= this.options.maxWriteBufferNumber;
+    const controller = this.writeController;
+    if (on === controller.throttling && !restart) return;
+    controller.setThrottle(on ? this.flushes.bytesPerMs : 0, this.mem.approximateMemoryUsage());
   }
 
   /**
@@ -335,6 +351,7 @@ export class DB {
       this.flushes.stallWhileFull(this.options.maxWriteBufferNumber, this.writeController);
       if (this.backgroundError !== undefined) throw this.backgroundError;
     }
+    this.updateThrottle(true);
   }
 
   /** L0 write stalls (see write-controller.ts); throws if a background job failed. */

@@ -96,6 +96,9 @@ export class FlushScheduler {
     this.maybeSchedule();
   }
 
+  /** Memtable bytes per ms the last flush took (0 before the first): the write throttle's rate. */
+  bytesPerMs = 0;
+
   /** Starts flushing the oldest immutable memtable if none is being flushed. */
   maybeSchedule(): void {
     const host = this.host;
@@ -119,8 +122,10 @@ export class FlushScheduler {
         if (error === undefined) {
           try {
             this.install(target, file);
+            const elapsedMs = performance.now() - started;
+            this.bytesPerMs = target.mem.approximateMemoryUsage() / Math.max(elapsedMs, 1);
             if (file !== undefined) {
-              const micros = Math.round((performance.now() - started) * 1000);
+              const micros = Math.round(elapsedMs * 1000);
               host.compactionStats.recordFlush(file.size, micros, target.mem.numEntries);
             }
             if (stats !== undefined) {

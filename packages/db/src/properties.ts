@@ -162,7 +162,7 @@ function stats(s: PropertySource): string {
     `Cumulative compaction: ${(c.bytesCompacted / 1073741824).toFixed(3)} GB write, ${(c.bytesReadByCompactions / 1073741824).toFixed(3)} GB read, ${c.compactions} compactions, ${c.trivialMoves} trivial moves`,
     `Flush: ${(c.bytesFlushed / 1073741824).toFixed(3)} GB write; write amplification ${c.writeAmplification.toFixed(2)}`,
     `Estimated pending compaction bytes: ${pendingBytes(s)}`,
-    `Stalls(micros): l0-slowdown ${st.l0SlowdownMicros} (${st.l0SlowdownCount}x), l0-stop ${st.l0StopMicros} (${st.l0StopCount}x), memtable-stop ${st.memtableStopMicros} (${st.memtableStopCount}x)`,
+    `Stalls(micros): l0-slowdown ${st.l0SlowdownMicros} (${st.l0SlowdownCount}x), l0-stop ${st.l0StopMicros} (${st.l0StopCount}x), memtable-stop ${st.memtableStopMicros} (${st.memtableStopCount}x), memtable-throttle ${st.memtableThrottleMicros} (${st.memtableThrottleCount}x)`,
     "",
     s.compactions.stats.format(s.version, s.compactions.scores(), s.compactions.busy),
   ];
