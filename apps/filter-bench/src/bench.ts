@@ -50,7 +50,7 @@ export function runBench(flags: BenchFlags, storage: HashStorage, write: Write):
   );
   write(
     `Keys: ${flags.keySize} bytes, ${flags.bitsPerKey} bits/key, ${flags.averageKeysPerFilter} keys/filter avg (±${flags.varyKeysPct} %), ` +
-      `working mem ${flags.workingMemSizeMb} MB, m_queries ${fmt(mQueries)}, seed ${flags.seed}`,
+      `working mem ${flags.workingMemSizeMb} MB, m_queries ${fmt(mQueries)}, batch_size ${flags.batchSize}, seed ${flags.seed}`,
   );
   write("Building...");
 
@@ -109,6 +109,7 @@ export function runBench(flags: BenchFlags, storage: HashStorage, write: Write):
   const ctx: QueryContext = {
     infos,
     keySize: flags.keySize,
+    batchSize: flags.batchSize,
     maxQueries: Math.max(1, Math.round(mQueries * 1e6)),
     netIncludesHashing: flags.netIncludesHashing,
     random,

@@ -21,6 +21,7 @@ export const SUMMARY_METRICS = [
   "Builder peak hash storage (MB)",
   "Single filter net ns/op",
   "Batched, prepared net ns/op",
+  "Batched, unprepared net ns/op",
   "Random filter net ns/op",
   "Peak RSS (MB)",
 ] as const;

@@ -23,6 +23,11 @@ export interface BenchFlags {
    * miss, and the full run would take over ten minutes).
    */
   mQueries: number;
+  /**
+   * Keys per batch in the "Batched" query modes (RocksDB's -batch_size): each batch goes
+   * to one random filter. Default: 8.
+   */
+  batchSize: number;
   /** Which hash storage to build with; "both" runs each in its own child process. Default: both. */
   builder: BuilderChoice;
   /** Fewer modes and queries, no verification pass (RocksDB's -quick). Default: false. */
@@ -49,6 +54,7 @@ export const defaultFlags: BenchFlags = {
   bitsPerKey: 10,
   keySize: 16,
   mQueries: 20,
+  batchSize: 8,
   builder: "both",
   quick: false,
   seed: 0,
@@ -70,6 +76,7 @@ USAGE: filter-bench [--quick] [OPTIONS]
   --key_size=N                 bytes per key, >= 8 (default 16)
   --m_queries=M                millions of queries per test mode (default 20; 5 when
                                average_keys_per_filter >= 1000000)
+  --batch_size=N               keys per batch in the batched query modes (default 8)
   --builder=chunked|doubling|both
                                hash storage of the builder; "both" runs each in its own
                                child process and prints them side by side (default both)
@@ -94,6 +101,7 @@ const specs: Record<string, [keyof BenchFlags, Kind]> = {
   bits_per_key: ["bitsPerKey", "number"],
   key_size: ["keySize", "number"],
   m_queries: ["mQueries", "number"],
+  batch_size: ["batchSize", "number"],
   builder: ["builder", "builder"],
   quick: ["quick", "boolean"],
   seed: ["seed", "number"],
@@ -177,6 +185,10 @@ function validate(f: BenchFlags): void {
   );
   check(f.mQueries > 0, "--m_queries must be > 0");
   check(
+    Number.isInteger(f.batchSize) && f.batchSize >= 1 && f.batchSize <= 1024,
+    "--batch_size must be an integer in [1, 1024]",
+  );
+  check(
     Number.isInteger(f.seed) && f.seed >= 0 && f.seed <= 0xffffffff,
     "--seed must be a 32-bit unsigned integer",
   );
@@ -195,6 +207,7 @@ export function toArgs(f: BenchFlags): string[] {
     `--bits_per_key=${f.bitsPerKey}`,
     `--key_size=${f.keySize}`,
     `--m_queries=${f.mQueries}`,
+    `--batch_size=${f.batchSize}`,
     `--builder=${f.builder}`,
     `--quick=${f.quick}`,
     `--seed=${f.seed}`,

@@ -35,6 +35,7 @@ describe("flags", () => {
       bitsPerKey: 10,
       keySize: 16,
       mQueries: 20,
+      batchSize: 8,
       builder: "both",
       quick: false,
     });
@@ -47,7 +48,9 @@ describe("flags", () => {
       "12",
       "--builder=doubling",
       "--nonet_includes_hashing",
+      "--batch_size=32",
     ]);
+    expect(f.batchSize).toBe(32);
     expect([f.quick, f.bitsPerKey, f.builder, f.netIncludesHashing]).toEqual([
       true,
       12,
@@ -67,6 +70,8 @@ describe("flags", () => {
     expect(() => parseFlags(["--key_size=4"])).toThrow(/key_size/);
     expect(() => parseFlags(["--m_queries=abc"])).toThrow(/number/);
     expect(() => parseFlags(["--seed"])).toThrow(/needs a value/);
+    expect(() => parseFlags(["--batch_size=0"])).toThrow(/batch_size/);
+    expect(() => parseFlags(["--batch_size=2.5"])).toThrow(/batch_size/);
   });
 });
 
@@ -100,6 +105,22 @@ describe("filter-bench CLI (in-process, tiny sizes)", () => {
     expect(r.get("Peak RSS (MB)")).toBeGreaterThan(1);
     expect(output).toMatch(/Inside queries \(mostly\)/);
     expect(output).toMatch(/Outside queries \(mostly\)/);
+  });
+
+  it("queries in batches of --batch_size (an inside key answered 'no' throws)", async () => {
+    for (const batchSize of [1, 3, 40]) {
+      const { code, lines } = await run([
+        ...tiny,
+        "--builder=chunked",
+        `--batch_size=${batchSize}`,
+      ]);
+      expect(code).toBe(0);
+      const output = lines.join("\n");
+      expect(output).toContain(`batch_size ${batchSize},`);
+      const r = parseResult(output);
+      expect(Number.isFinite(r.get("Batched, prepared net ns/op"))).toBe(true);
+      expect(Number.isFinite(r.get("Batched, unprepared net ns/op"))).toBe(true);
+    }
   });
 
   it("runs both builders as children and prints a side-by-side summary", async () => {

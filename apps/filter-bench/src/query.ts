@@ -21,20 +21,20 @@ export interface FilterInfo {
 export const TestMode = {
   /** Every query goes to filter 0 (it stays in CPU cache when small). */
   SingleFilter: "Single filter",
-  /** 8 keys per random filter, one `mayMatchMany` call. */
+  /** A batch of keys (--batch_size, 8) to a random filter, one `mayMatchMany` call. */
   BatchPrepared: "Batched, prepared",
-  /** 8 keys per random filter, 8 `mayMatch` calls. */
+  /** A batch of keys to a random filter, one `mayMatch` call per key. */
   BatchUnprepared: "Batched, unprepared",
   /** A random filter per query. */
   RandomFilter: "Random filter",
 } as const;
 export type TestMode = (typeof TestMode)[keyof typeof TestMode];
 
-export const BATCH_SIZE = 8;
-
 export interface QueryContext {
   readonly infos: FilterInfo[];
   readonly keySize: number;
+  /** Keys per batch in the batched modes. */
+  readonly batchSize: number;
   readonly maxQueries: number;
   readonly netIncludesHashing: boolean;
   readonly random: Random32;
@@ -61,7 +61,7 @@ export function randomQueryTest(
     info.falsePositives = 0;
   }
   const batched = mode === TestMode.BatchPrepared || mode === TestMode.BatchUnprepared;
-  const batchSize = batched ? BATCH_SIZE : 1;
+  const batchSize = batched ? ctx.batchSize : 1;
   const makers: KeyMaker[] = [];
   const keys: Uint8Array[] = [];
   for (let i = 0; i < batchSize; i++) {

@@ -8,7 +8,8 @@
  * independent multiplications rather than a chain and no loop, so the CPU overlaps more
  * work and more cache misses. Measured (6 probes, fill only, CPU time): 10k-key filter
  * 12.3 -> 9.9 ns/key; 6M-key filter 36.9 -> 26.7 ns/key. Probes beyond eight continue the
- * chain from `hi * 0x9e3779b9^8`. Queries use the plain chain (see `probesMatch`).
+ * chain from `hi * 0x9e3779b9^8`. Queries use the plain chain, without an early exit (see
+ * `probesMatch`).
  */
 import { fastRange32 } from "./format.js";
 
@@ -26,19 +27,29 @@ const M7 = 0x3459b749;
 const M8 = 0xab25f4c1;
 
 /**
- * True if every probe of `h` (the hash's hi word) is set in the line at byte `base`.
- * A plain chained loop: small enough for V8 to inline into every caller (so the hash is
- * never boxed across a call), and the early exit makes unrolling pointless for queries
- * (measured: 9.8 ns/query inlined loop vs 12.6 ns unrolled, 10k-key filter, 50 % inside).
- * REQUIRES: base + 64 <= data.length, numProbes >= 1.
+ * 1 if every probe of `h` (the hash's hi word) is set in the line at byte `base`, else 0.
+ *
+ * Branch-free: every probe is tested and the bits are ANDed, with no early exit at the
+ * first clear bit. For a key that was not added, the probe that fails is random, so an
+ * early exit mispredicts about half the time, and when the line is a cache miss the
+ * misprediction is only discovered after the miss, throwing away the work the CPU did
+ * meanwhile on the next queries (their own misses included). Without the branch the CPU
+ * runs ahead and overlaps misses of consecutive queries. Measured (a loop over
+ * precomputed hashes, 50 % inside, CPU time, loop overhead ~4 ns included): 10k-key filter
+ * 16.3 -> 9.2 ns/query, 7 MB filter 33 -> 30 ns/query; filter-bench "Single filter"
+ * (medians of 3, interleaved) 13.4 -> 10.9 ns at 10k keys and 54 -> 40 ns at 6M keys per
+ * filter. Small enough for V8 to inline into every caller (so the hash is never boxed
+ * across a call).
+ * REQUIRES: base + 64 <= data.length, numProbes >= 0 (0 probes: 1).
  */
-export function probesMatch(data: Uint8Array, base: number, h: number, numProbes: number): boolean {
+export function probesMatch(data: Uint8Array, base: number, h: number, numProbes: number): number {
+  let all = 1;
   for (let p = 0; p < numProbes; p++) {
-    const b = h >>> 23;
-    if ((data[base + (b >>> 3)]! & (1 << (b & 7))) === 0) return false;
+    // bit = h >>> 23 (0..511): byte bit >> 3 = h >>> 26, bit within the byte = bit & 7.
+    all &= data[base + (h >>> 26)]! >>> ((h >>> 23) & 7);
     h = Math.imul(h, M1);
   }
-  return true;
+  return all & 1;
 }
 
 /**

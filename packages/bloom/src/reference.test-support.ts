@@ -33,6 +33,25 @@ export function referenceFilter(
   return filter;
 }
 
+/**
+ * RocksDB's query on `filter` (FastLocalBloom, any probe count in its metadata), written
+ * plainly: BigInt FastRange32 and the chained probe loop with an early exit.
+ */
+export function referenceMayMatch(filter: Uint8Array, lo: number, hi: number): boolean {
+  const len = filter.length - 5;
+  const numLines = len / 64;
+  if (numLines === 0) return false;
+  const numProbes = filter[len + 2]! & 31;
+  const line = Number((BigInt(lo >>> 0) * BigInt(numLines)) >> 32n);
+  let h = hi >>> 0;
+  for (let p = 0; p < numProbes; p++) {
+    const bit = h >>> 23;
+    if ((filter[line * 64 + (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
+    h = Math.imul(h, PROBE_MULTIPLIER) >>> 0;
+  }
+  return true;
+}
+
 /** [lo, hi] of `key`. */
 export function hashPair(key: Uint8Array): [number, number] {
   const out = new Uint32Array(2);
