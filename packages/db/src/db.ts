@@ -320,7 +320,9 @@ export class DB {
     if (this.stats !== undefined) this.stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
     const usage = this.mem.approximateMemoryUsage();
     if (usage >= this.options.writeBufferSize) this.switchMemtable();
-    else if (this.writeController.throttling) this.writeController.throttle(usage, this.stallHost);
+    else if (this.writeController.throttling) {
+      this.writeController.throttle(usage, this.options.writeBufferSize, this.stallHost);
+    }
   }
 
   /**

@@ -213,6 +213,21 @@ function workerExecArgv(): string[] {
   return out;
 }
 
+/**
+ * A worker thread on `port`, with the parent's Node options where a worker accepts them:
+ * options that only a process can have (e.g. `--trace-gc`) make the Worker constructor
+ * throw, so then it gets none rather than failing every flush.
+ */
+function newWorker(port: MessagePort): Worker {
+  const options = { workerData: { port }, transferList: [port] };
+  try {
+    return new Worker(workerEntry(), { ...options, execArgv: workerExecArgv() });
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
+    return new Worker(workerEntry(), { ...options, execArgv: [] });
+  }
+}
+
 /** The compiled worker entry (tests run from sources, so fall back to dist/). */
 function workerEntry(): URL {
   const here = new URL("./worker.js", import.meta.url);
@@ -260,11 +275,7 @@ export class WorkerExecutor implements BackgroundExecutor {
     for (const s of this.slots) if (best === undefined || s.busy < best.busy) best = s;
     if (best !== undefined && (best.busy === 0 || this.slots.length >= this.size)) return best;
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(workerEntry(), {
-      workerData: { port: port2 },
-      transferList: [port2],
-      execArgv: workerExecArgv(),
-    });
+    const worker = newWorker(port2);
     const slot: Slot = { worker, port: port1, busy: 0, jobs: new Set() };
     port1.on("message", (m: WorkerMessage) => this.receive(slot, m));
     worker.on("error", (e) => this.failAll(slot, e));

@@ -16,8 +16,9 @@
  *
  * Memtable throttle (shale's, not RocksDB's): while the mutable memtable is the last one
  * `maxWriteBufferNumber` allows and the memtable before it is still flushing, writes are
- * held to the rate the last flush achieved (memtable bytes per ms), measured from the
- * switch: a writer faster than flushes sleeps off its lead in slices of a few ms instead of
+ * held to the rate the last flush achieved (memtable bytes per ms; slower as the memtable
+ * passes half full), measured from the switch: a writer faster than flushes sleeps off its
+ * lead, at most 5 ms per write, instead of
  * meeting a full stop later that lasts until the whole flush is done (fillrandom of 5M keys
  * with default options and concurrent compactions: stops of up to 4.1 s before this). Writes are synchronous, so waiting blocks the caller's thread: the
  * database spends the time taking finished background jobs (`drainCompleted`).
@@ -44,7 +45,11 @@ export interface StallCounters {
   memtableThrottleCount: number;
 }
 
-/** Longest single sleep of the memtable throttle, ms (finished jobs are taken in between). */
+/** The memtable throttle's rate never falls below this fraction of the flush rate. */
+const MIN_THROTTLE_FACTOR = 0.05;
+/** Allowance the memtable throttle keeps for writes slower than the rate, ms. */
+const MAX_THROTTLE_CREDIT_MS = 100;
+/** Longest sleep of the memtable throttle in one write, ms. */
 const MAX_THROTTLE_SLICE_MS = 5;
 
 /** What a stalled write needs from the database. */
@@ -76,9 +81,13 @@ export class WriteController {
     memtableThrottleMicros: 0,
     memtableThrottleCount: 0,
   };
-  /** Memtable throttle: when it began (performance.now()), memtable usage then; rate. */
+  /**
+   * Memtable throttle: when it began (performance.now()); the memtable usage at the last
+   * write; the ms (since the start) the writes so far were allowed to take; the base rate.
+   */
   private throttleStart = 0;
-  private throttleStartUsage = 0;
+  private throttleUsage = 0;
+  private throttleAllowedMs = 0;
   private throttleBytesPerMs = 0;
   /** Whether the memtable throttle is on (see the top of the file). */
   throttling = false;
@@ -157,30 +166,40 @@ export class WriteController {
   setThrottle(bytesPerMs: number, usage: number): void {
     this.throttling = bytesPerMs > 0;
     this.throttleStart = performance.now();
-    this.throttleStartUsage = usage;
+    this.throttleUsage = usage;
+    this.throttleAllowedMs = 0;
     this.throttleBytesPerMs = bytesPerMs;
   }
 
   /**
-   * Under the memtable throttle, after a write that left the mutable memtable at `usage`
-   * bytes: once the memtable is 1 ms or more ahead of the allowed rate, sleeps off the lead
-   * in slices of at most 5 ms, taking finished jobs between them (an installed flush may
-   * end the throttle). Counted as memtable throttle time.
+   * Under the memtable throttle, after a write that left the mutable memtable at `usage` of
+   * its `capacity` bytes: the bytes since the last write are allowed at the base rate while
+   * the memtable is at most half full, then at a rate falling linearly to 5 % of it as the
+   * memtable fills (the last flush's rate is only an estimate: the fuller the last memtable,
+   * the more a slower flush would cost). Once the writes are 1 ms or more ahead of what they
+   * were allowed, sleeps off the lead, at most 5 ms per write (the next writes pay the rest,
+   * so no single write waits longer), taking finished jobs meanwhile (an installed flush may
+   * end the throttle). Unused allowance is kept up to 100 ms. Counted as memtable throttle
+   * time.
    */
-  throttle(usage: number, host: StallHost): void {
-    const allowedMs = (usage - this.throttleStartUsage) / this.throttleBytesPerMs;
-    const lead = allowedMs - (performance.now() - this.throttleStart);
+  throttle(usage: number, capacity: number, host: StallHost): void {
+    const full = usage / capacity;
+    const factor = full <= 0.5 ? 1 : Math.max(2 * (1 - full), MIN_THROTTLE_FACTOR);
+    this.throttleAllowedMs += (usage - this.throttleUsage) / (this.throttleBytesPerMs * factor);
+    this.throttleUsage = usage;
+    const elapsed = performance.now() - this.throttleStart;
+    let lead = this.throttleAllowedMs - elapsed;
+    if (lead < -MAX_THROTTLE_CREDIT_MS) {
+      this.throttleAllowedMs = elapsed - MAX_THROTTLE_CREDIT_MS;
+      lead = -MAX_THROTTLE_CREDIT_MS;
+    }
     if (lead < 1) return;
     const t0 = performance.now();
     this.counters.memtableThrottleCount++;
     const executor = host.executor;
-    const deadline = t0 + lead;
-    for (let left = lead; left > 0.05; left = deadline - performance.now()) {
-      const slice = Math.min(left, MAX_THROTTLE_SLICE_MS);
-      if (executor.drainCompleted(slice) === 0 && executor.pending === 0) {
-        Atomics.wait(sleeper, 0, 0, slice);
-      }
-      if (!this.throttling || host.failed()) break;
+    const slice = Math.min(lead, MAX_THROTTLE_SLICE_MS);
+    if (executor.drainCompleted(slice) === 0 && executor.pending === 0) {
+      Atomics.wait(sleeper, 0, 0, slice);
     }
     this.record(t0, "memtableThrottleMicros", host.statistics);
   }
