@@ -53,7 +53,7 @@ export interface FlushHost {
   /** Flushes are counted in the compaction statistics (L0 row). */
   readonly compactionStats: CompactionStats;
   /** The current WAL, which holds all of the mutable memtable's data. */
-  readonly wal: { readonly number: number };
+  readonly wal: { readonly number: number; releaseBelow(logNumber: number): void };
   /** True once a background job failed (nothing more is flushed). */
   failed(): boolean;
   /** A flush failed: the database turns read-only (and calls `rejectWaiters`). */
@@ -160,6 +160,7 @@ export class FlushScheduler {
     if (file !== undefined) edit.addFile(0, file);
     host.versions.logAndApply(edit);
     if (i >= 0) this.imm.splice(i, 1);
+    host.wal.releaseBelow(logNumber);
     const obsolete: string[] = [];
     for (const name of host.fs.list(host.dir)) {
       const m = LOG_FILE.exec(name);
