@@ -88,6 +88,45 @@ describe("HashIndex", () => {
     expect(index.bytes).toBe(8 * slots);
   });
 
+  it("answers every key while a doubling moves the old table, and exports it whole", () => {
+    const tree = new FakeTree();
+    const index = new HashIndex(tree as unknown as BTree);
+    const limit = Math.floor(INITIAL_SLOTS * MAX_LOAD);
+    const newest = new Map<string, number>();
+    // One batch past the limit: the table doubles, and this flush moves only MIGRATE_SLOTS.
+    const n = limit + BATCH;
+    for (let i = 0; i < n; i++) {
+      const address = tree.add(`k${i}`, 10);
+      newest.set(`k${i}`, address);
+      index.insert(i * 7919, address);
+    }
+    index.flush();
+    for (let i = 0; i < n; i++) {
+      tree.setTargetKey(`k${i}`);
+      expect(index.addressAt(index.find(i * 7919))).toBe(newest.get(`k${i}`));
+    }
+    // Newer entries of keys at the old table's end (not moved yet), and older ones (ignored).
+    for (let i = 0; i < n; i += 5) {
+      const newer = tree.add(`k${i}`, 20);
+      newest.set(`k${i}`, newer);
+      index.insert(i * 7919, newer);
+      index.insert(i * 7919, tree.add(`k${i}`, 5));
+    }
+    for (let i = 0; i < n; i++)
+      expect(lookup(index, tree, `k${i}`, i * 7919)).toBe(newest.get(`k${i}`));
+    expect(index.size).toBe(n);
+    // Exported only once the doubling is over (flushes move MIGRATE_SLOTS at a time).
+    let data = index.exportShared();
+    for (let i = 0; data === undefined && i < 100; i++) {
+      index.insert(0, newest.get("k0")!);
+      data = index.exportShared();
+    }
+    const reopened = new HashIndex(tree as unknown as BTree, structuredClone(data!));
+    for (let i = 0; i < n; i++)
+      expect(lookup(reopened, tree, `k${i}`, i * 7919)).toBe(newest.get(`k${i}`));
+    expect(reopened.size).toBe(n);
+  });
+
   it("counts queued keys in its size and applies them before exporting", () => {
     const tree = new FakeTree();
     const index = new HashIndex(tree as unknown as BTree);
@@ -95,8 +134,16 @@ describe("HashIndex", () => {
     for (let i = 0; i <= limit; i++) index.insert(i * 7919, tree.add(`k${i}`, 1));
     expect(index.pending).toBe((limit + 1) % BATCH !== 0);
     expect(index.bytes).toBe(16 * INITIAL_SLOTS);
-    const data = structuredClone(index.exportShared());
+    const exported = index.exportShared();
     expect(index.pending).toBe(false);
+    // The limit was just passed: the doubling is under way, so nothing is exported yet.
+    expect(exported).toBeUndefined();
+    let later = index.exportShared();
+    for (let i = 0; later === undefined && i < 100; i++) {
+      index.insert(0, 0);
+      later = index.exportShared();
+    }
+    const data = structuredClone(later!);
     expect(data.count).toBe(limit + 1);
     const reopened = new HashIndex(tree as unknown as BTree, data);
     expect(lookup(reopened, tree, "k5", 5 * 7919)).toBe(5);

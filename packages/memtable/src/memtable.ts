@@ -337,7 +337,7 @@ export class MemTable {
       usedBytes: arena.usedBytes,
       points: this.points.roots,
       tombstoneTree: this.tombstoneList.roots,
-      index: this.index === undefined ? null : this.index.exportShared(),
+      index: this.index?.exportShared() ?? null,
       rangeTombstones: addresses.buffer as SharedArrayBuffer,
       numEntries: this.entries,
       numRangeTombstones: this.tombstones.length,
