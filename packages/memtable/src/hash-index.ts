@@ -241,15 +241,32 @@ export class HashIndex {
     const slots = old.length >>> 1;
     const end = Math.min(this.moved + n, slots);
     const tree = this.tree;
+    const table = this.table;
+    const mask = this.mask;
     for (let j = this.moved; j < end; j++) {
       const stored = old[2 * j + 1]!;
       if (stored === 0) continue;
       const hash = old[2 * j]!;
-      const address = (stored - 1) | 0;
-      tree.setTargetEntry(address);
-      const slot = this.findIn(this.table, this.mask, hash);
-      if (slot < 0) this.place(hash, stored);
-      else if (tree.compareEntry(this.addressAt(slot)) > 0) this.table[2 * slot + 1] = stored;
+      // Probe the new table; the entry is read (the target set) only on an equal hash.
+      let targetSet = false;
+      let i = hash & mask;
+      for (; ; i = (i + 1) & mask) {
+        const there = table[2 * i + 1]!;
+        if (there === 0) break;
+        if (table[2 * i] !== hash) continue;
+        if (!targetSet) {
+          tree.setTargetEntry((stored - 1) | 0);
+          targetSet = true;
+        }
+        if (tree.userKeyEquals((there - 1) | 0)) break;
+      }
+      const there = table[2 * i + 1]!;
+      if (there === 0) {
+        table[2 * i] = hash;
+        table[2 * i + 1] = stored;
+      } else if (tree.compareEntry((there - 1) | 0) > 0) {
+        table[2 * i + 1] = stored;
+      }
     }
     this.moved = end;
     if (end === slots) this.old = undefined;
