@@ -1,7 +1,8 @@
 /**
  * Disk usage of an engine's directory: the sum of its files' sizes (recursively), as `du
  * --apparent-size` would count them. Undefined when the directory does not exist (an
- * in-memory engine).
+ * in-memory engine). The engine may still be deleting files in the background (an obsolete
+ * log or table): a file gone between listing and `stat` counts as 0.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ export function directoryBytes(dir: string): number | undefined {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) total += directoryBytes(path) ?? 0;
-    else if (entry.isFile()) total += statSync(path).size;
+    else if (entry.isFile()) total += statSync(path, { throwIfNoEntry: false })?.size ?? 0;
   }
   return total;
 }
