@@ -1,12 +1,13 @@
 /**
  * BlockSource: where a table reader gets its blocks — the file, through the block cache when
  * there is one. Reads verify checksums (unless disabled) and decompress (see `block-io.ts`);
- * every block gets memory of its own, so views into it stay valid after cache eviction.
+ * every block gets memory of its own, or is a view of an iterator's readahead region, which
+ * is never reused (readahead.ts), so views into it stay valid after cache eviction.
  *
  * Cache use: data blocks are inserted unpinned with priority "low"; the index and filter go
  * in with priority "high", pinned for the reader's lifetime (handles released by
- * `releasePinned`) or unpinned and looked up on each use. Lookups release their handle at
- * once: in JS a block stays alive as long as something references it.
+ * `releasePinned`) or unpinned and looked up on each use. Data blocks are looked up without
+ * a pin (`LRUCache.get`): in JS a block stays alive as long as something references it.
  */
 import { type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
@@ -158,8 +159,8 @@ export class BlockSource {
         ra.sequentialReads = 0;
         ra.size = INITIAL_READAHEAD;
       }
-      ra.nextOffset = offset + n;
       if (ra.sequentialReads < SEQUENTIAL_READS_BEFORE_READAHEAD || offset + n > this.limit) {
+        ra.nextOffset = offset + n;
         return this.readDataBlock(handle, fill, verify);
       }
       this.readAhead(ra, offset, n);

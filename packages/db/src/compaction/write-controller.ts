@@ -18,10 +18,12 @@
  * `maxWriteBufferNumber` allows and the memtable before it is still flushing, writes are
  * held to the rate the last flush achieved (memtable bytes per ms; slower as the memtable
  * passes half full), measured from the switch: a writer faster than flushes sleeps off its
- * lead, at most 5 ms per write, instead of
- * meeting a full stop later that lasts until the whole flush is done (fillrandom of 5M keys
- * with default options and concurrent compactions: stops of up to 4.1 s before this). Writes are synchronous, so waiting blocks the caller's thread: the
- * database spends the time taking finished background jobs (`drainCompleted`).
+ * lead, at most 5 ms per write, instead of meeting a full stop later that lasts until the
+ * whole flush is done (fillrandom of 5M keys with default options and concurrent
+ * compactions: stops of up to 4.1 s before this).
+ *
+ * Writes are synchronous, so waiting blocks the caller's thread: the database spends the
+ * time taking finished background jobs (`drainCompleted`).
  */
 import { type Statistics, Ticker } from "@shale/base";
 import type { BackgroundExecutor } from "../background/executor.js";
@@ -187,14 +189,14 @@ export class WriteController {
     const factor = full <= 0.5 ? 1 : Math.max(2 * (1 - full), MIN_THROTTLE_FACTOR);
     this.throttleAllowedMs += (usage - this.throttleUsage) / (this.throttleBytesPerMs * factor);
     this.throttleUsage = usage;
-    const elapsed = performance.now() - this.throttleStart;
+    const t0 = performance.now();
+    const elapsed = t0 - this.throttleStart;
     let lead = this.throttleAllowedMs - elapsed;
     if (lead < -MAX_THROTTLE_CREDIT_MS) {
       this.throttleAllowedMs = elapsed - MAX_THROTTLE_CREDIT_MS;
       lead = -MAX_THROTTLE_CREDIT_MS;
     }
     if (lead < 1) return;
-    const t0 = performance.now();
     this.counters.memtableThrottleCount++;
     const executor = host.executor;
     const slice = Math.min(lead, MAX_THROTTLE_SLICE_MS);
