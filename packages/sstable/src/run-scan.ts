@@ -23,8 +23,9 @@
  * decides and the next key is compared from min(shared, m). Cases the in-place rules do not
  * cover return `SCAN_FALLBACK` and the caller scans the run the plain way: a key sharing
  * more than `m` bytes with one that is below the target without a differing byte, a key
- * sharing bytes of the previous key's trailer, lengths that need more than one varint byte,
- * and malformed entries (the plain scan reports the Corruption).
+ * that must be compared and shares bytes of the previous key's trailer (older versions of a
+ * user key below the target are skipped like any key below it), lengths that need more than
+ * one varint byte, and malformed entries (the plain scan reports the Corruption).
  */
 import { TRAILER_SIZE } from "@shale/base";
 import { restartAt } from "./restart-array.js";
@@ -101,12 +102,16 @@ export function scanRun(
     if ((shared | unshared | valueLength) >= 0x80) return SCAN_FALLBACK;
     const q = p + 3;
     const ku = shared + unshared - TRAILER_SIZE;
-    if (shared > previousLength || q + unshared + valueLength > limit || ku < shared) {
-      return SCAN_FALLBACK; // (ku < shared: shares bytes of the previous key's trailer)
+    if (shared > previousLength || q + unshared + valueLength > limit || ku < 0) {
+      return SCAN_FALLBACK; // the plain scan reports the malformed entry
     }
+    // decided && shared > m: this key has the previous key's byte m, below the target's, so
+    // it is below too — also when it shares the previous key's whole user key (ku < shared:
+    // an older version of the same user key, as a table keeps under a snapshot).
     if (!decided || shared <= m) {
       // Bytes [0, shared) equal the target's: compare the rest, from the delta.
       if (shared > m) return SCAN_FALLBACK; // bytes [m, shared) are not in the delta
+      if (ku < shared) return SCAN_FALLBACK; // shares bytes of the previous key's trailer
       const n = ku < tu ? ku : tu;
       let i = shared;
       let d = 0;

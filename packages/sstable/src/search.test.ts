@@ -256,6 +256,39 @@ describe("scanRun", () => {
       { numRuns: 200 },
     );
   });
+
+  it("skips older versions of a user key below the target without falling back", () => {
+    // Several seqs per user key (a table kept under snapshots, or a flush of a memtable
+    // with overwrites): consecutive entries share the whole user key and trailer bytes.
+    const user = fc.uint8Array({ minLength: 16, maxLength: 16, max: 4 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(user, { selector: toHex, minLength: 1, maxLength: 30 }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 2, max: 1e9 })), {
+          minLength: 30,
+          maxLength: 30,
+        }),
+        fc.array(user, { maxLength: 20 }),
+        fc.constantFrom(4, 16),
+        (users, versions, targetUsers, interval) => {
+          const keys: Uint8Array[] = [];
+          users.forEach((u, i) => {
+            const [count, seq] = versions[i]!;
+            for (let v = 0; v < count; v++) keys.push(makeInternalKey(u, seq - v, 1));
+          });
+          const present = new Set(users.map(toHex));
+          // Targets whose user key is in no entry: every comparison is decided by a user byte.
+          const targets = targetUsers
+            .filter((u) => !present.has(toHex(u)))
+            .map((u) => makeInternalKey(u, MAX_SEQ, 1));
+          expect(check(sortedUnique(keys), interval, targets, 100)).toBe(
+            check(sortedUnique(keys), interval, [], 100),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });
 
 describe("BlockIterator seeks to arbitrary targets", () => {
