@@ -187,6 +187,7 @@ export class DB {
         backgroundFailed: (e) => this.failBackground(e),
         versionChanged: () => this.versionChanged(),
         removeFiles: (paths) => this.remover.remove(paths),
+        snapshotSeqs: () => this.snapshots.sequences(),
       },
       state.imm,
     );

@@ -62,6 +62,8 @@ export interface FlushHost {
   versionChanged(): void;
   /** Deletes files (off the main thread where possible). */
   removeFiles(paths: string[]): void;
+  /** The live snapshots' seqs (a flush keeps what they see). */
+  snapshotSeqs(): number[];
 }
 
 interface Waiter {
@@ -116,6 +118,7 @@ export class FlushScheduler {
         mem: target.mem,
         comparator: host.comparator,
         table: host.tableOptions,
+        snapshots: host.snapshotSeqs(),
       },
       (error, file) => {
         this.flushing = undefined;

@@ -1,7 +1,14 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FaultInjectionFileSystem, MemoryFileSystem, Statistics, Ticker } from "@shale/base";
+import {
+  FaultInjectionFileSystem,
+  MemoryFileSystem,
+  NodeFileSystem,
+  Statistics,
+  Ticker,
+} from "@shale/base";
+import { TableReader } from "@shale/sstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { DB } from "./db.js";
 import { decodeUint64, encodeUint64 } from "./merge-operator.js";
@@ -120,6 +127,42 @@ describe("flush to L0", () => {
     expect(str(again.get("key19999"))).toBe("value19999".repeat(4));
     await again.close();
   });
+
+  for (const where of ["inline", "worker"] as const) {
+    it(`drops the versions no snapshot can see (${where})`, async () => {
+      const fs = where === "inline" ? new MemoryFileSystem() : new NodeFileSystem();
+      const dir = where === "inline" ? "/db" : join(tmp, "hidden");
+      const db = await DB.open(dir, { fs, mergeOperator: "uint64add" });
+      for (let i = 0; i < 5; i++) db.put("over", `v${i}`); // 4 hidden
+      db.put("snap", "old");
+      const snap = db.snapshot();
+      db.put("snap", "new"); // "old" is seen by snap: kept
+      db.put("covered", "x");
+      db.deleteRange("covered", "coveree"); // covers "covered"@seq below it: dropped
+      db.put("gone", "x");
+      db.delete("gone"); // the put is hidden; the deletion stays (older tables may hold it)
+      db.put("m", encodeUint64(1)); // a merge operand's base: kept with it
+      db.merge("m", encodeUint64(2));
+      db.merge("m", encodeUint64(3));
+      await db.flush();
+      // over, snap x2, gone (deletion), m x3 = 7 point entries (+ 1 range tombstone).
+      const sst = fs.list(dir).filter((n) => n.endsWith(".sst"));
+      expect(sst).toHaveLength(1);
+      const path = `${dir}/${sst[0]}`;
+      const reader = TableReader.open(fs.openRandomAccess(path), { fileSize: fs.fileSize(path) });
+      expect(reader.properties.numEntries).toBe(7);
+      expect(reader.properties.numRangeDeletions).toBe(1);
+      reader.close();
+      expect(str(db.get("over"))).toBe("v4");
+      expect(str(db.get("snap"))).toBe("new");
+      expect(str(db.get("snap", { snapshot: snap }))).toBe("old");
+      expect(db.get("covered")).toBeUndefined();
+      expect(db.get("gone")).toBeUndefined();
+      expect(decodeUint64(db.get("m")!)).toBe(6);
+      snap.release();
+      await db.close();
+    });
+  }
 
   it("stops writes after a failed flush, keeps reads, and loses nothing on reopen", async () => {
     const fs = new FaultInjectionFileSystem(new MemoryFileSystem());

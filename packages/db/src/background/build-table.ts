@@ -1,15 +1,13 @@
 /**
  * Writes one table file from sorted internal entries and range tombstones: the shared core
- * of flush and compaction, run in a worker thread or inline. The file is synced and closed
- * before this returns; on failure it is removed. The caller makes it visible through a
- * MANIFEST edit.
+ * of flush (flush-job.ts) and compaction outputs, run in a worker thread or inline. The
+ * file is synced and closed before `finish` returns; on failure it is removed. The caller
+ * makes it visible through a MANIFEST edit.
  */
 import {
   bytewiseComparator,
   type Comparator,
   type FileSystem,
-  type InternalIterator,
-  type RangeTombstone,
   ShaleError,
   type WritableFile,
 } from "@shale/base";
@@ -139,34 +137,5 @@ export class TableFile {
     } catch {
       // left for the orphan sweep at the next open
     }
-  }
-}
-
-/**
- * Builds table `fileNumber` in `dir` from `iterator` (positioned by this function) and
- * `tombstones`. Returns its metadata, or undefined when there was nothing to write (the
- * empty file is removed).
- */
-export function buildTable(
-  fs: FileSystem,
-  dir: string,
-  fileNumber: number,
-  iterator: InternalIterator,
-  tombstones: readonly RangeTombstone[],
-  builderOptions: TableBuilderOptions,
-): FileMetaData | undefined {
-  try {
-    const table = new TableFile(fs, dir, fileNumber, builderOptions);
-    try {
-      for (iterator.seekToFirst(); iterator.valid(); iterator.next())
-        table.add(iterator.key(), iterator.value());
-      for (const t of tombstones) table.addRangeTombstone(t.start, t.end, t.seq);
-    } catch (e) {
-      table.abandon();
-      throw e;
-    }
-    return table.finish();
-  } finally {
-    iterator.close();
   }
 }

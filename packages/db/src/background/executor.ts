@@ -55,6 +55,8 @@ export interface FlushRequest {
   mem: MemTable;
   comparator: Comparator;
   table: TableWriteOptions;
+  /** Live snapshot seqs when the flush was scheduled (see flush-job.ts). */
+  snapshots: number[];
 }
 
 export interface CompactRequest {
@@ -124,10 +126,14 @@ export class InlineExecutor implements BackgroundExecutor {
       let file: FileMetaData | undefined;
       let error: Error | undefined;
       try {
-        file = flushMemTable(this.fs, request.dir, request.fileNumber, request.mem, {
-          ...request.table,
-          comparator: request.comparator,
-        });
+        file = flushMemTable(
+          this.fs,
+          request.dir,
+          request.fileNumber,
+          request.mem,
+          { ...request.table, comparator: request.comparator },
+          request.snapshots,
+        );
       } catch (e) {
         error = asError(e);
       }
@@ -307,6 +313,7 @@ export class WorkerExecutor implements BackgroundExecutor {
       comparator: request.comparator.name,
       memtable: request.mem.exportShared(),
       table: request.table,
+      snapshots: request.snapshots,
     };
     this.post(message, {
       ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),

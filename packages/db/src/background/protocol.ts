@@ -29,6 +29,7 @@ export interface FlushMessage {
   comparator: string;
   memtable: SharedMemTableData;
   table: TableWriteOptions;
+  snapshots: number[];
 }
 
 /** A compaction: the job spec plus the comparator and merge operator by name. */

@@ -31,7 +31,8 @@ function run(job: JobMessage): ResultMessage {
     throw new Error(`comparator ${job.comparator} cannot run in a worker`);
   if (job.type === "flush") {
     const mem = MemTable.fromShared(job.memtable, { comparator });
-    const file = flushMemTable(fs, job.dir, job.fileNumber, mem, { ...job.table, comparator });
+    const table = { ...job.table, comparator };
+    const file = flushMemTable(fs, job.dir, job.fileNumber, mem, table, job.snapshots);
     return { id: job.id, ok: true, type: "flush", file };
   }
   let mergeOperator: MergeOperator | undefined;

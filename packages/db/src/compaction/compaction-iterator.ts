@@ -26,7 +26,9 @@
  *      operands stay operands — combined into one (newest seq) by `partialMerge` when the
  *      operator has it and it succeeds for every pair, else kept as they are. Operands of
  *      different stripes are never combined.
- *    Without a merge operator, operands are kept as they are.
+ *    Without a merge operator (a flush), operands are kept as they are and hide nothing:
+ *    the entries under them in their stripe go by their own kind (a Value or a deletion
+ *    under an operand is its base and stays; rule 1 applies from it on).
  * The range tombstones themselves are written by the job (see compaction-job.ts): per
  * fragment the newest seq of each stripe, minus those of the earliest stripe over ranges
  * that are bottommost.
@@ -62,7 +64,7 @@ export interface CompactionIteratorOptions {
   /** The range tombstones of every input table (undefined or empty: none). */
   tombstones: FragmentedRangeTombstoneList | undefined;
   /** Whether older data can exist below the output level for a key. */
-  bottommost: BottommostChecker;
+  bottommost: Pick<BottommostChecker, "isBottommost">;
 }
 
 /** Counters of one compaction's point entries. */
@@ -90,7 +92,7 @@ export class CompactionIterator {
   private readonly snapshots: Float64Array;
   private readonly mergeOperator: MergeOperator | undefined;
   private readonly tombstones: FragmentedRangeTombstoneList | undefined;
-  private readonly bottommost: BottommostChecker;
+  private readonly bottommost: Pick<BottommostChecker, "isBottommost">;
   readonly stats: CompactionIteratorStats = {
     inputEntries: 0,
     outputEntries: 0,
@@ -245,8 +247,11 @@ export class CompactionIterator {
           return;
         case ValueKind.Merge:
           if (this.mergeOperator === undefined) {
+            // Kept as it is, and so is what lies under it in its stripe (the operand needs
+            // its base): the next entry is not hidden by this one.
             stats.inputEntries++;
             this.emitDirect();
+            this.curStripe = -1;
             return;
           }
           this.mergeStripe(stripe, this.mergeOperator);
