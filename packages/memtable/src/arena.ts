@@ -83,7 +83,8 @@ export class Arena {
   readonly entryChunks: Uint8Array[] = [];
   /** Int32 views of the node chunks, indexed by chunk number. */
   readonly nodeChunks: Int32Array[] = [];
-  private readonly entryBuffers: SharedArrayBuffer[] = [];
+  /** @internal The entry chunks' buffers, indexed by chunk number (views are made on them). */
+  readonly entryBuffers: SharedArrayBuffer[] = [];
   private readonly nodeBuffers: SharedArrayBuffer[] = [];
   private readonly maxEntryChunks: number;
   private readonly maxNodeChunks: number;

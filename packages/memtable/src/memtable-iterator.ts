@@ -23,6 +23,12 @@ export class MemTableIterator implements InternalIterator {
   private keyView: Uint8Array = EMPTY_BYTES;
   private valueView: Uint8Array = EMPTY_BYTES;
   private viewsFor = -1;
+  private valueFor = -1;
+  /** Where the current entry's value lies (set with `keyView`). */
+  private valueStart = 0;
+  private valueLength = 0;
+  /** @internal Sink of the prefetching loads (`BTree.touchEntries`). */
+  touched = 0;
 
   constructor(tree: BTree) {
     this.tree = tree;
@@ -62,7 +68,11 @@ export class MemTableIterator implements InternalIterator {
     const t = this.tree;
     if (this.version !== t.version) this.sync();
     if (this.slot + 1 < t.count(this.leaf)) this.setPosition(this.leaf, this.slot + 1);
-    else this.setPosition(t.nextLeaf(this.leaf), 0);
+    else {
+      const leaf = t.nextLeaf(this.leaf);
+      if (leaf !== NONE) this.touched = t.touchEntries(leaf);
+      this.setPosition(leaf, 0);
+    }
   }
 
   prev(): void {
@@ -72,6 +82,7 @@ export class MemTableIterator implements InternalIterator {
     if (this.slot > 0) this.setPosition(this.leaf, this.slot - 1);
     else {
       const leaf = t.prevLeaf(this.leaf);
+      if (leaf !== NONE) this.touched = t.touchEntries(leaf);
       this.setPosition(leaf, leaf === NONE ? 0 : t.count(leaf) - 1);
     }
   }
@@ -85,6 +96,12 @@ export class MemTableIterator implements InternalIterator {
   /** The value: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
   value(): Uint8Array {
     if (this.viewsFor !== this.entry || this.leaf === NONE) this.loadViews();
+    if (this.valueFor !== this.entry) {
+      const t = this.tree;
+      const buffer = t.arena.entryBuffers[this.entry >>> t.arena.shift]!;
+      this.valueView = new Uint8Array(buffer, this.valueStart, this.valueLength);
+      this.valueFor = this.entry;
+    }
     return this.valueView;
   }
 
@@ -93,6 +110,7 @@ export class MemTableIterator implements InternalIterator {
     this.keyView = EMPTY_BYTES;
     this.valueView = EMPTY_BYTES;
     this.viewsFor = -1;
+    this.valueFor = -1;
   }
 
   private setPosition(leaf: number, slot: number): void {
@@ -122,13 +140,15 @@ export class MemTableIterator implements InternalIterator {
     if (this.leaf === NONE) throw new RangeError("key()/value() on an invalid iterator");
     const t = this.tree;
     const address = this.entry;
-    const chunk = t.entryChunks[address >>> t.arena.shift]!;
+    const index = address >>> t.arena.shift;
+    const chunk = t.entryChunks[index]!;
     const ikeyLength = readVarint32(chunk, address & t.arena.mask);
     const keyStart = varintEnd;
-    const valueLength = readVarint32(chunk, keyStart + ikeyLength);
-    const valueStart = varintEnd;
-    this.keyView = chunk.subarray(keyStart, keyStart + ikeyLength);
-    this.valueView = chunk.subarray(valueStart, valueStart + valueLength);
+    this.valueLength = readVarint32(chunk, keyStart + ikeyLength);
+    this.valueStart = varintEnd;
+    // On the chunk's buffer (offset 0): cheaper than subarray (no species lookup). The value's
+    // view is made by value(), if asked for (a merge reads the keys of older versions only).
+    this.keyView = new Uint8Array(t.arena.entryBuffers[index]!, keyStart, ikeyLength);
     this.viewsFor = address;
   }
 }
