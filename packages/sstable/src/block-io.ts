@@ -10,8 +10,8 @@ import {
   ShaleError,
   type WritableFile,
 } from "@shale/base";
-import { allocUninitialized } from "./alloc.js";
-import { compressBlock, decompressBlock } from "./compression.js";
+import { allocUninitialized, type BlockSlab } from "./alloc.js";
+import { compressBlock, decompressBlock, decompressBlockInto } from "./compression.js";
 import { type BlockHandle, CompressionType, TableFormat } from "./format.js";
 
 const TRAILER = TableFormat.BLOCK_TRAILER_SIZE;
@@ -85,9 +85,10 @@ export function readBlock(
 /**
  * The contents of the block whose bytes and trailer are `buf[pos, pos + handle.size + 5)`:
  * verified (unless `verify` is false) and decompressed. Uncompressed contents are a view of
- * `buf` when `view`, else a copy; decompressed contents always have memory of their own.
- * Throws Corruption (at the block's file offset) for a checksum mismatch, an unknown
- * compression type or a bad compressed stream.
+ * `buf` when `view`, else a copy; decompressed contents have memory of their own, or are
+ * carved from `slab` if given (blocks that will not be cached). Throws Corruption (at the
+ * block's file offset) for a checksum mismatch, an unknown compression type or a bad
+ * compressed stream.
  */
 export function decodeBlock(
   buf: Uint8Array,
@@ -96,6 +97,7 @@ export function decodeBlock(
   fileName: string | undefined,
   verify: boolean,
   view: boolean,
+  slab?: BlockSlab,
 ): Uint8Array {
   const size = handle.size;
   const end = pos + size;
@@ -109,5 +111,8 @@ export function decodeBlock(
     copy.set(buf.subarray(pos, end));
     return copy;
   }
-  return decompressBlock(buf.subarray(pos, end), type, fileName, handle.offset);
+  const compressed = buf.subarray(pos, end);
+  return slab !== undefined
+    ? decompressBlockInto(compressed, type, fileName, handle.offset, slab)
+    : decompressBlock(compressed, type, fileName, handle.offset);
 }

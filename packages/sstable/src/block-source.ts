@@ -172,7 +172,8 @@ export class BlockSource {
     const cache = this.cache;
     const fillCache = fill && cache !== undefined && cache.usage + n <= cache.capacity;
     const pos = offset - ra.regionStart;
-    const data = decodeBlock(ra.region, pos, handle, this.fileName, verify, !fillCache);
+    const slab = fillCache ? undefined : ra.blockSlab();
+    const data = decodeBlock(ra.region, pos, handle, this.fileName, verify, !fillCache, slab);
     const block = Block.keyValue(data, this.fileName, offset);
     if (fillCache) this.insert(offset, block, "low");
     return block;

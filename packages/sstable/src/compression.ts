@@ -22,8 +22,9 @@
  */
 import { ShaleError } from "@shale/base";
 import * as snappy from "snappyjs";
+import type { BlockSlab } from "./alloc.js";
 import { CompressionType } from "./format.js";
-import { snappyDecompress } from "./snappy-decode.js";
+import { snappyDecompress, snappyDecompressTo, snappyLength } from "./snappy-decode.js";
 
 /** The compression option: a codec name. */
 export type CompressionName = "none" | "snappy";
@@ -85,6 +86,32 @@ export function decompressBlock(
       );
     }
     return out;
+  }
+  throw ShaleError.corruption(`unknown compression type ${type}`, file, blockOffset);
+}
+
+/**
+ * As `decompressBlock`, into memory carved from `slab` (see `BlockSlab`: for blocks that are
+ * not cached). Throws the same Corruption.
+ */
+export function decompressBlockInto(
+  compressed: Uint8Array,
+  type: number,
+  file: string | undefined,
+  blockOffset: number,
+  slab: BlockSlab,
+): Uint8Array {
+  if (type === CompressionType.Snappy) {
+    const length = snappyLength(compressed);
+    if (length >= 0 && length <= MAX_UNCOMPRESSED) {
+      slab.reserve(length);
+      if (snappyDecompressTo(compressed, slab.buf, slab.pos, length)) return slab.take(length);
+    }
+    throw ShaleError.corruption(
+      "cannot decompress snappy block: malformed stream",
+      file,
+      blockOffset,
+    );
   }
   throw ShaleError.corruption(`unknown compression type ${type}`, file, blockOffset);
 }

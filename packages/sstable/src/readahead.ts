@@ -16,7 +16,8 @@
  * 1M entries through a 32 MiB cache: ~1100 ns/entry CPU when every block went in, ~700 when
  * none did), copied into memory of its own so the cache never keeps a region alive. So a
  * scan still warms a cache that has room, and with `fillCache: false` nothing goes in.
- * Blocks not cached are views of the region (no copy, no allocation per block).
+ * Blocks not cached are views of the region (no copy, no allocation per block), or, when
+ * compressed, decompressed into a `BlockSlab` (one allocation per 256 KiB of blocks).
  */
 
 /** First readahead size (RocksDB's initial_auto_readahead_size). */
@@ -25,6 +26,8 @@ export const INITIAL_READAHEAD = 8 * 1024;
 export const MAX_READAHEAD = 256 * 1024;
 /** Sequential block reads from the file before reading ahead starts. */
 export const SEQUENTIAL_READS_BEFORE_READAHEAD = 2;
+
+import { BlockSlab } from "./alloc.js";
 
 const EMPTY = new Uint8Array(0);
 
@@ -39,6 +42,8 @@ export class Readahead {
   sequentialReads = 0;
   /** Bytes the next refill reads (at least the block it is for). */
   size = INITIAL_READAHEAD;
+  /** Memory for the decompressed blocks of regions that are not cached (created on use). */
+  slab: BlockSlab | undefined = undefined;
 
   /** Whether the region holds file bytes [offset, offset + n). */
   covers(offset: number, n: number): boolean {
@@ -52,5 +57,11 @@ export class Readahead {
     this.nextOffset = -1;
     this.sequentialReads = 0;
     this.size = INITIAL_READAHEAD;
+  }
+
+  /** The slab for decompressed blocks not cached (see `BlockSlab`). */
+  blockSlab(): BlockSlab {
+    if (this.slab === undefined) this.slab = new BlockSlab();
+    return this.slab;
   }
 }

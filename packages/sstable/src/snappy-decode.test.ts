@@ -2,7 +2,8 @@ import { toHex } from "@shale/base";
 import fc from "fast-check";
 import * as snappy from "snappyjs";
 import { describe, expect, it } from "vitest";
-import { snappyDecompress } from "./snappy-decode.js";
+import { BlockSlab } from "./alloc.js";
+import { snappyDecompress, snappyDecompressTo, snappyLength } from "./snappy-decode.js";
 
 /** Data with runs and repeats (long and overlapping copies) and random stretches (literals). */
 const dataArb = fc
@@ -94,6 +95,35 @@ describe("snappyDecompress", () => {
     expect(
       snappyDecompress(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0x01), 1 << 30),
     ).toBeUndefined();
+  });
+
+  it("decodes into a slab after other blocks, and never copies from before its start", () => {
+    const slab = new BlockSlab();
+    const blocks: Uint8Array[] = [];
+    const views: Uint8Array[] = [];
+    for (let i = 0; i < 200; i++) {
+      const data = new TextEncoder().encode(`block ${i} `.repeat(20 + (i % 7) * 100));
+      const compressed = snappy.compress(data);
+      const length = snappyLength(compressed);
+      expect(length).toBe(data.length);
+      slab.reserve(length);
+      expect(snappyDecompressTo(compressed, slab.buf, slab.pos, length)).toBe(true);
+      blocks.push(data);
+      views.push(slab.take(length));
+    }
+    // Every view still holds its block: later blocks went after it or into a fresh buffer.
+    for (let i = 0; i < blocks.length; i++) expect(toHex(views[i]!)).toBe(toHex(blocks[i]!));
+    expect(new Set(views.map((v) => v.buffer)).size).toBeGreaterThan(1);
+    // A block over a quarter of a slab gets a buffer of its own size.
+    slab.reserve(300_000);
+    expect(slab.buf.length).toBe(300_000);
+    // A copy reaching back before `start` is malformed even though the buffer has bytes there.
+    const out = new Uint8Array(16).fill(0x61);
+    const stream = Uint8Array.of(0x08, 0x00, 0x62, 0x0d, 0x02); // "b", then copy 7 from 2 back
+    expect(snappyLength(stream)).toBe(8);
+    expect(snappyDecompressTo(stream, out, 8, 8)).toBe(false);
+    expect(snappyLength(stream)).toBe(8);
+    expect(snappyDecompressTo(stream, out, 0, 8)).toBe(false); // from before 0 as well
   });
 
   it("random bytes decode to undefined or to exactly the announced length", () => {

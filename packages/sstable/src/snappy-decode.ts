@@ -18,7 +18,8 @@
  *
  * Why not `snappyjs.uncompress`: it copies every literal and match byte by byte. Here long
  * literals are copied with `TypedArray.set` and long non-overlapping matches with
- * `copyWithin` (both memmove), and the output is allocated once at its exact size. Malformed
+ * `copyWithin` (both memmove), and the output is allocated once at its exact size (or is a
+ * range of a caller's buffer: `snappyDecompressTo`, for `BlockSlab`s). Malformed
  * input (bad lengths, offsets before the output's start, truncation, output size mismatch)
  * returns undefined; the caller reports Corruption.
  */
@@ -27,25 +28,60 @@ import { allocUninitialized } from "./alloc.js";
 /** Copies shorter than this are done byte by byte (cheaper than a builtin call). */
 const SHORT_COPY = 16;
 
+/** `snappyLength`'s second result: where the stream's elements start (single-threaded). */
+let headerEnd = 0;
+
+/**
+ * The uncompressed length the Snappy stream `src` declares (its varint32 header), or -1 if
+ * the header is malformed.
+ */
+export function snappyLength(src: Uint8Array): number {
+  const n = src.length;
+  let p = 0;
+  let length = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (p >= n || shift > 28) return -1;
+    const b = src[p++]!;
+    if (shift === 28 && b > 0x0f) return -1;
+    length += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) break;
+  }
+  headerEnd = p;
+  return length;
+}
+
 /**
  * Decompresses the Snappy stream `src` into a fresh array of its uncompressed length, or
  * returns undefined if the stream is malformed or its length exceeds `maxLength`.
  */
 export function snappyDecompress(src: Uint8Array, maxLength: number): Uint8Array | undefined {
-  const n = src.length;
-  let p = 0;
-  let length = 0;
-  for (let shift = 0; ; shift += 7) {
-    if (p >= n || shift > 28) return undefined;
-    const b = src[p++]!;
-    if (shift === 28 && b > 0x0f) return undefined;
-    length += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
-  }
-  if (length > maxLength) return undefined;
+  const length = snappyLength(src);
+  if (length < 0 || length > maxLength) return undefined;
   // Not zeroed: the stream writes every byte in order, or the array is dropped.
   const out = allocUninitialized(length);
-  let o = 0;
+  return snappyDecompressTo(src, out, 0, length) ? out : undefined;
+}
+
+/**
+ * Decompresses the elements of `src` (after the header `snappyLength` just read) into
+ * `out[start, start + length)`. Returns false, leaving that range partly written, if the
+ * stream is malformed: a copy may only reach back into its own output, never before `start`.
+ * REQUIRES: `snappyLength(src)` was the last call of it and returned `length`;
+ * `start + length <= out.length`.
+ */
+export function snappyDecompressTo(
+  src: Uint8Array,
+  out: Uint8Array,
+  start: number,
+  length: number,
+): boolean {
+  const n = src.length;
+  let p = headerEnd;
+  const end = start + length;
+  // Literals are copied from views made on the buffer: cheaper than subarray.
+  const srcBuffer = src.buffer;
+  const srcOffset = src.byteOffset;
+  let o = start;
   while (p < n) {
     const tag = src[p++]!;
     const kind = tag & 3;
@@ -53,17 +89,17 @@ export function snappyDecompress(src: Uint8Array, maxLength: number): Uint8Array
       let len = tag >>> 2;
       if (len >= 60) {
         const extra = len - 59;
-        if (p + extra > n) return undefined;
+        if (p + extra > n) return false;
         len = 0;
         for (let i = extra - 1; i >= 0; i--) len = len * 256 + src[p + i]!;
         p += extra;
       }
       len += 1;
-      if (p + len > n || o + len > length) return undefined;
+      if (p + len > n || o + len > end) return false;
       if (len < SHORT_COPY) {
         for (let i = 0; i < len; i++) out[o + i] = src[p + i]!;
       } else {
-        out.set(src.subarray(p, p + len), o);
+        out.set(new Uint8Array(srcBuffer, srcOffset + p, len), o);
       }
       p += len;
       o += len;
@@ -72,21 +108,21 @@ export function snappyDecompress(src: Uint8Array, maxLength: number): Uint8Array
     let len: number;
     let offset: number;
     if (kind === 1) {
-      if (p >= n) return undefined;
+      if (p >= n) return false;
       len = ((tag >>> 2) & 7) + 4;
       offset = ((tag >>> 5) << 8) | src[p++]!;
     } else if (kind === 2) {
-      if (p + 2 > n) return undefined;
+      if (p + 2 > n) return false;
       len = (tag >>> 2) + 1;
       offset = src[p]! | (src[p + 1]! << 8);
       p += 2;
     } else {
-      if (p + 4 > n) return undefined;
+      if (p + 4 > n) return false;
       len = (tag >>> 2) + 1;
       offset = (src[p]! | (src[p + 1]! << 8) | (src[p + 2]! << 16) | (src[p + 3]! << 24)) >>> 0;
       p += 4;
     }
-    if (offset === 0 || offset > o || o + len > length) return undefined;
+    if (offset === 0 || offset > o - start || o + len > end) return false;
     const from = o - offset;
     if (len < SHORT_COPY || offset < len) {
       // Short, or overlapping itself (a run): byte by byte, in order.
@@ -96,5 +132,5 @@ export function snappyDecompress(src: Uint8Array, maxLength: number): Uint8Array
     }
     o += len;
   }
-  return o === length ? out : undefined;
+  return o === end;
 }
