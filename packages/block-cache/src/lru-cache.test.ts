@@ -181,6 +181,21 @@ describe("LRUCache basics", () => {
     expect(shards.map((s) => s.capacity)).toEqual([1, 1, 1, 1, 1, 1, 1, 0]);
   });
 
+  it("hasRoomFor answers for the key's own shard, not the total", () => {
+    const cache = new LRUCache<string>({ capacity: 400, numShardBits: 2 }); // 4 x 100
+    // Insert until the shard of (1, 0) is full; the keys spread over all four shards.
+    let offset = 1;
+    while (cache.hasRoomFor(1, 0, 10)) cache.insertUnpinned(1, offset++, "x", 10);
+    expect(cache.usage).toBeLessThan(cache.capacity); // the total still has room
+    const evictions = cache.stats().evictions;
+    cache.insertUnpinned(1, 0, "y", 10);
+    expect(cache.stats().evictions).toBe(evictions + 1); // its shard had to evict
+    // Some other shard still has room for the same charge.
+    let other = false;
+    for (let o = 10_000; o < 10_100 && !other; o++) other = cache.hasRoomFor(1, o, 10);
+    expect(other).toBe(true);
+  });
+
   it("eraseId erases every entry of one id in every shard", () => {
     const cache = new LRUCache<string>({ capacity: 1 << 20, numShardBits: 4 });
     for (let i = 0; i < 100; i++) {

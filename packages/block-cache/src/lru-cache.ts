@@ -180,6 +180,16 @@ export class LRUCache<V> {
     if (this.freed !== null && this.freed.length !== 0) this.drain();
   }
 
+  /**
+   * True if an entry of this key and `charge` would fit in its shard without evicting
+   * anything (a reader filling the cache only with free space asks this: the total usage
+   * can be below capacity while the entry's own shard is full).
+   */
+  hasRoomFor(id: number, offset: number, charge: number): boolean {
+    const shard = this.shards[(hashKey(id, offset) >>> this.shardShift) & this.shardMask]!;
+    return shard.usage + charge <= shard.capacity;
+  }
+
   /** Removes the entry with this key, if any; it is freed now or on its last release. */
   erase(id: number, offset: number): void {
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);

@@ -169,8 +169,11 @@ export class BlockSource {
     // Blocks read ahead only fill free cache space: a scan longer than the cache must not
     // churn it (evicting the working set, copying and freeing every block). A cached block
     // gets memory of its own: a view would keep the whole region alive.
+    // Free space in the block's shard (the total can be below capacity with its shard full),
+    // for a charge estimated before decoding: twice the stored size when compressed.
     const cache = this.cache;
-    const fillCache = fill && cache !== undefined && cache.usage + n <= cache.capacity;
+    const charge = this.expectCompressed ? 2 * n : n;
+    const fillCache = fill && cache !== undefined && cache.hasRoomFor(this.cacheId, offset, charge);
     const pos = offset - ra.regionStart;
     const slab = fillCache ? undefined : ra.blockSlab();
     const data = decodeBlock(ra.region, pos, handle, this.fileName, verify, !fillCache, slab);
