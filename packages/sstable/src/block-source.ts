@@ -173,7 +173,7 @@ export class BlockSource {
     // for a charge estimated before decoding: twice the stored size when compressed.
     const cache = this.cache;
     const charge = this.expectCompressed ? 2 * n : n;
-    const fillCache = fill && cache !== undefined && cache.hasRoomFor(this.cacheId, offset, charge);
+    const fillCache = fill && cache?.hasRoomFor(this.cacheId, offset, charge) === true;
     const pos = offset - ra.regionStart;
     const slab = fillCache ? undefined : ra.blockSlab();
     const data = decodeBlock(ra.region, pos, handle, this.fileName, verify, !fillCache, slab);

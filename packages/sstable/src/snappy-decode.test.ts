@@ -3,7 +3,14 @@ import fc from "fast-check";
 import * as snappy from "snappyjs";
 import { describe, expect, it } from "vitest";
 import { BlockSlab } from "./alloc.js";
-import { snappyDecompress, snappyDecompressTo, snappyLength } from "./snappy-decode.js";
+import {
+  decodeInJs,
+  snappyDecompress,
+  snappyDecompressTo,
+  snappyHeaderEnd,
+  snappyLength,
+} from "./snappy-decode.js";
+import { wasmDecoder } from "./snappy-wasm.js";
 
 /** Data with runs and repeats (long and overlapping copies) and random stretches (literals). */
 const dataArb = fc
@@ -124,6 +131,59 @@ describe("snappyDecompress", () => {
     expect(snappyDecompressTo(stream, out, 8, 8)).toBe(false);
     expect(snappyLength(stream)).toBe(8);
     expect(snappyDecompressTo(stream, out, 0, 8)).toBe(false); // from before 0 as well
+  });
+
+  it("the WebAssembly decoder agrees with the JavaScript one, on good and bad streams", () => {
+    const wasm = wasmDecoder();
+    expect(wasm).toBeDefined();
+    const both = (stream: Uint8Array, at: number): [boolean, string, boolean, string] => {
+      const length = snappyLength(stream);
+      const p = snappyHeaderEnd();
+      const a = new Uint8Array(at + Math.max(length, 0)).fill(7);
+      const b = new Uint8Array(at + Math.max(length, 0)).fill(7);
+      const okJs = length >= 0 && length < 1 << 20 && decodeInJs(stream, a, at, length);
+      const okWasm = length >= 0 && length < 1 << 20 && wasm!.decodeTo(stream, p, b, at, length);
+      return [okJs, okJs ? toHex(a) : "", okWasm, okWasm ? toHex(b) : ""];
+    };
+    fc.assert(
+      fc.property(dataArb, fc.integer({ min: 0, max: 40 }), (data, at) => {
+        const [okJs, js, okWasm, w] = both(snappy.compress(data), at);
+        expect(okJs).toBe(true);
+        expect(okWasm).toBe(true);
+        expect(w).toBe(js);
+      }),
+      { numRuns: 200 },
+    );
+    // A copy reaching back before the output's start (in memory, the input lies there).
+    const back = Uint8Array.of(0x08, 0x00, 0x62, 0x0d, 0x02); // "b", then 7 from 2 back
+    expect(both(back, 0)).toEqual([false, "", false, ""]);
+    expect(both(back, 5)).toEqual([false, "", false, ""]);
+    // Damaged streams: truncated, bytes flipped, random bytes (long literal headers too).
+    fc.assert(
+      fc.property(
+        dataArb,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { maxLength: 4 }),
+        fc.nat(),
+        fc.integer({ min: 0, max: 9 }),
+        (data, flips, cut, at) => {
+          const good = snappy.compress(data);
+          const bad = Uint8Array.from(good.subarray(0, good.length - (cut % 3)));
+          for (const [i, x] of flips) if (bad.length > 0) bad[i % bad.length] ^= x;
+          const [okJs, js, okWasm, w] = both(bad, at);
+          expect(okWasm).toBe(okJs);
+          expect(w).toBe(js);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => {
+        const [okJs, js, okWasm, w] = both(bytes, 3);
+        expect(okWasm).toBe(okJs);
+        expect(w).toBe(js);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("random bytes decode to undefined or to exactly the announced length", () => {

@@ -24,6 +24,10 @@
  * returns undefined; the caller reports Corruption.
  */
 import { allocUninitialized } from "./alloc.js";
+import { wasmDecoder } from "./snappy-wasm.js";
+
+/** Outputs from this size on are decoded by the WebAssembly decoder (snappy-wasm.ts). */
+const MIN_WASM_LENGTH = 256;
 
 /** Copies shorter than this are done byte by byte (cheaper than a builtin call). */
 const SHORT_COPY = 16;
@@ -50,6 +54,11 @@ export function snappyLength(src: Uint8Array): number {
   return length;
 }
 
+/** @internal Where the elements of the stream `snappyLength` last read start. */
+export function snappyHeaderEnd(): number {
+  return headerEnd;
+}
+
 /**
  * Decompresses the Snappy stream `src` into a fresh array of its uncompressed length, or
  * returns undefined if the stream is malformed or its length exceeds `maxLength`.
@@ -70,6 +79,20 @@ export function snappyDecompress(src: Uint8Array, maxLength: number): Uint8Array
  * `start + length <= out.length`.
  */
 export function snappyDecompressTo(
+  src: Uint8Array,
+  out: Uint8Array,
+  start: number,
+  length: number,
+): boolean {
+  if (length >= MIN_WASM_LENGTH) {
+    const wasm = wasmDecoder();
+    if (wasm !== undefined) return wasm.decodeTo(src, headerEnd, out, start, length);
+  }
+  return decodeInJs(src, out, start, length);
+}
+
+/** `snappyDecompressTo` in JavaScript (exported for tests: both decoders must agree). */
+export function decodeInJs(
   src: Uint8Array,
   out: Uint8Array,
   start: number,
