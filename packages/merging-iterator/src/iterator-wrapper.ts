@@ -3,7 +3,26 @@
  * `IteratorWrapper`), so heap comparisons read two fields instead of making two calls into
  * whatever iterator class the child is. Internal to the package.
  */
-import { EMPTY_BYTES, type InternalIterator } from "@shale/base";
+import { EMPTY_BYTES, type InternalIterator, TRAILER_SIZE } from "@shale/base";
+
+/**
+ * Bytes [start, start + 4) of `key` as a big-endian unsigned integer, bytes at or past `end`
+ * (the user key's end) read as zero. Two keys whose words differ order as the words do under
+ * a bytewise order: the first differing byte is a real byte of both, or a real nonzero byte
+ * of the longer key against the padding of a shorter key that is a prefix of it (which sorts
+ * first too). Equal words decide nothing.
+ */
+export function prefixWord(key: Uint8Array, start: number, end: number): number {
+  if (start + 4 <= end) {
+    return (
+      ((key[start]! << 24) | (key[start + 1]! << 16) | (key[start + 2]! << 8) | key[start + 3]!) >>>
+      0
+    );
+  }
+  let w = 0;
+  for (let i = start; i < start + 4; i++) w = (w << 8) | (i < end && i >= 0 ? key[i]! : 0);
+  return w >>> 0;
+}
 
 export class IteratorWrapper {
   readonly iter: InternalIterator;
@@ -13,10 +32,18 @@ export class IteratorWrapper {
   valid = false;
   /** Cached `iter.key()` while `valid`; the empty array otherwise. A view owned by `iter`. */
   key: Uint8Array = EMPTY_BYTES;
+  /**
+   * With `prefixWords`: user-key bytes [0, 4) and [4, 8) of `key` as big-endian unsigned
+   * integers, zero past the user key's end (see `prefixWord`); always 0 otherwise.
+   */
+  word0 = 0;
+  word1 = 0;
+  private readonly prefixWords: boolean;
 
-  constructor(iter: InternalIterator, index: number) {
+  constructor(iter: InternalIterator, index: number, prefixWords = false) {
     this.iter = iter;
     this.index = index;
+    this.prefixWords = prefixWords;
   }
 
   /** Re-reads `valid()` and `key()` after the child moved. */
@@ -24,7 +51,13 @@ export class IteratorWrapper {
     const iter = this.iter;
     if (iter.valid()) {
       this.valid = true;
-      this.key = iter.key();
+      const key = iter.key();
+      this.key = key;
+      if (this.prefixWords) {
+        const end = key.length - TRAILER_SIZE;
+        this.word0 = prefixWord(key, 0, end);
+        this.word1 = prefixWord(key, 4, end);
+      }
     } else {
       this.valid = false;
       this.key = EMPTY_BYTES;

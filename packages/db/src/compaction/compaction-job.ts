@@ -19,6 +19,7 @@
  * every 1024 entries) the outputs written so far are removed.
  */
 import {
+  bytewiseComparator,
   type Comparator,
   type FileSystem,
   type InternalIterator,
@@ -169,6 +170,7 @@ export function runCompactionJob(
     merged = new MergingIterator(
       spec.runs.map((run) => new LevelFilesIterator(run, open, compare)),
       compare,
+      { bytewiseInternalKeys: comparator === bytewiseComparator },
     );
     const iter = new CompactionIterator(merged, {
       icmp,

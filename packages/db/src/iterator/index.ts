@@ -10,6 +10,7 @@
  * ```
  */
 import {
+  bytewiseComparator,
   type Comparator,
   type InternalIterator,
   InternalKeyComparator,
@@ -127,7 +128,9 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     });
   }
   const icmp = new InternalKeyComparator(comparator);
-  const merged = newMergingIterator(inputs, (a, b) => icmp.compare(a, b));
+  const merged = newMergingIterator(inputs, (a, b) => icmp.compare(a, b), {
+    bytewiseInternalKeys: comparator === bytewiseComparator,
+  });
   return new DBIterator({
     iter: merged,
     order,
