@@ -110,8 +110,17 @@ describe("MergingIterator: random operation sequences", () => {
   it("with bytewiseInternalKeys, orders internal keys as the comparator (prefix words)", () => {
     // User keys of 0..12 bytes over {0, 1, 0xff}: shorter than, equal to and longer than the
     // 8 bytes of the prefix words, zero bytes against the words' zero padding.
+    const bytesArb = (maxLength: number) => fc.array(fc.constantFrom(0, 1, 0xff), { maxLength });
+    const prefixes = [
+      [0, 0, 0, 0, 0, 0, 1, 2],
+      [0, 0, 0, 0, 0, 0, 1, 3],
+    ];
     const userArb = fc
-      .array(fc.constantFrom(0, 1, 0xff), { maxLength: 12 })
+      .oneof(
+        bytesArb(12),
+        // Two 8-byte prefixes and short tails: many ties on the words (a compare from byte 8).
+        fc.tuple(fc.constantFrom(...prefixes), bytesArb(4)).map(([p, t]) => [...p, ...t]),
+      )
       .map((a) => Uint8Array.from(a));
     const ikeyArb = fc
       .tuple(userArb, fc.integer({ min: 0, max: 5 }), fc.constantFrom(0, 1, 2))

@@ -35,9 +35,11 @@
 import {
   assertInvariant,
   type CompareFn,
+  compareTrailers,
   EmptyIterator,
   type InternalIterator,
   invariants,
+  TRAILER_SIZE,
 } from "@shale/base";
 import { BinaryHeap, type LowerPriority } from "./binary-heap.js";
 import { IteratorWrapper } from "./iterator-wrapper.js";
@@ -56,6 +58,26 @@ export interface MergingIteratorOptions {
    * (db_bench keys: almost all). Default: false.
    */
   bytewiseInternalKeys?: boolean;
+}
+
+/**
+ * With `bytewiseInternalKeys`, the heap's compare once the prefix words tied: user keys of
+ * at least 8 bytes then share those 8 bytes, so the comparison starts at byte 8 (then the
+ * lengths, then the trailers, descending); shorter ones (the words hold zero padding) go to
+ * `compare`.
+ */
+function afterPrefixWords(compare: CompareFn): CompareFn {
+  return (a, b) => {
+    const an = a.length - TRAILER_SIZE;
+    const bn = b.length - TRAILER_SIZE;
+    if (an < 8 || bn < 8) return compare(a, b);
+    const n = an < bn ? an : bn;
+    for (let i = 8; i < n; i++) {
+      const d = a[i]! - b[i]!;
+      if (d !== 0) return d;
+    }
+    return an !== bn ? an - bn : compareTrailers(a, b);
+  };
 }
 
 /**
@@ -92,6 +114,8 @@ function invalidIterator(op: string): RangeError {
 export class MergingIterator implements InternalIterator {
   private readonly children: IteratorWrapper[];
   private readonly compare: CompareFn;
+  /** What the heaps compare keys with once the prefix words tie (`afterPrefixWords`). */
+  private readonly heapCompare: CompareFn;
   private readonly minHeap: BinaryHeap<IteratorWrapper>;
   /** Created by the first reverse positioning. */
   private maxHeap: BinaryHeap<IteratorWrapper> | null = null;
@@ -121,7 +145,8 @@ export class MergingIterator implements InternalIterator {
       return new IteratorWrapper(child, i, prefixWords);
     });
     this.compare = compare;
-    this.minHeap = new BinaryHeap(forwardOrder(compare));
+    this.heapCompare = prefixWords ? afterPrefixWords(compare) : compare;
+    this.minHeap = new BinaryHeap(forwardOrder(this.heapCompare));
   }
 
   valid(): boolean {
@@ -243,7 +268,7 @@ export class MergingIterator implements InternalIterator {
 
   private reverseHeap(): BinaryHeap<IteratorWrapper> {
     let heap = this.maxHeap;
-    if (heap === null) heap = this.maxHeap = new BinaryHeap(reverseOrder(this.compare));
+    if (heap === null) heap = this.maxHeap = new BinaryHeap(reverseOrder(this.heapCompare));
     return heap;
   }
 

@@ -26,8 +26,13 @@
 import { allocUninitialized } from "./alloc.js";
 import { wasmDecoder } from "./snappy-wasm.js";
 
-/** Outputs from this size on are decoded by the WebAssembly decoder (snappy-wasm.ts). */
+/**
+ * Outputs of this size range are decoded by the WebAssembly decoder (snappy-wasm.ts): its
+ * memory grows to the largest block it decoded and never shrinks, so huge blocks (a single
+ * big value) stay in JavaScript.
+ */
 const MIN_WASM_LENGTH = 256;
+const MAX_WASM_LENGTH = 1 << 20;
 
 /** Copies shorter than this are done byte by byte (cheaper than a builtin call). */
 const SHORT_COPY = 16;
@@ -84,7 +89,7 @@ export function snappyDecompressTo(
   start: number,
   length: number,
 ): boolean {
-  if (length >= MIN_WASM_LENGTH) {
+  if (length >= MIN_WASM_LENGTH && length <= MAX_WASM_LENGTH) {
     const wasm = wasmDecoder();
     if (wasm !== undefined) return wasm.decodeTo(src, headerEnd, out, start, length);
   }

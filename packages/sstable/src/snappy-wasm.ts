@@ -7,7 +7,8 @@
  * compile) `wasmDecoder()` returns undefined and the JavaScript decoder is used.
  *
  * Memory: [input n bytes][output length bytes][16 bytes slack]; grown (never shrunk) to the
- * largest block seen. Single-threaded: one instance per thread, used synchronously.
+ * largest block seen (snappy-decode.ts sends blocks of at most 1 MiB). Single-threaded: one
+ * instance per thread, used synchronously.
  */
 import { SNAPPY_DECODE_WASM } from "./snappy-decode-wasm.js";
 
