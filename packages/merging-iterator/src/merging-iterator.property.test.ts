@@ -70,6 +70,24 @@ function apply(it: InternalIterator, op: Op, refValid: boolean): boolean {
   }
 }
 
+/** Sorted `keys` (and their values) dealt to `k` children by `assignment`, each sorted. */
+function splitAmong(
+  keys: Uint8Array[],
+  values: Uint8Array[],
+  k: number,
+  assignment: number[],
+  compare: CompareFn,
+): InternalIterator[] {
+  const parts: { keys: Uint8Array[]; values: Uint8Array[] }[] = [];
+  for (let c = 0; c < k; c++) parts.push({ keys: [], values: [] });
+  keys.forEach((key, i) => {
+    const part = parts[assignment[i]! % k]!;
+    part.keys.push(key);
+    part.values.push(values[i]!);
+  });
+  return parts.map((p) => new ArrayIterator(p.keys, p.values, compare));
+}
+
 describe("MergingIterator: random operation sequences", () => {
   it("matches the reference ArrayIterator over the union (unique keys split among children)", () => {
     fc.assert(
@@ -83,17 +101,7 @@ describe("MergingIterator: random operation sequences", () => {
           const compare = compares[compareName]!;
           keys.sort(compare);
           const values = keys.map((key, i) => Uint8Array.of(i, ...key));
-          const parts: { keys: Uint8Array[]; values: Uint8Array[] }[] = [];
-          for (let c = 0; c < k; c++) parts.push({ keys: [], values: [] });
-          keys.forEach((key, i) => {
-            const part = parts[assignment[i]! % k]!;
-            part.keys.push(key);
-            part.values.push(values[i]!);
-          });
-          const it = new MergingIterator(
-            parts.map((p) => new ArrayIterator(p.keys, p.values, compare)),
-            compare,
-          );
+          const it = new MergingIterator(splitAmong(keys, values, k, assignment, compare), compare);
           const ref = new ArrayIterator(keys, values, compare);
           for (const op of ops) {
             if (!apply(it, op, ref.valid())) continue;
@@ -136,15 +144,8 @@ describe("MergingIterator: random operation sequences", () => {
         (keys, k, assignment, ops) => {
           keys.sort(compare);
           const values = keys.map((_, i) => Uint8Array.of(i));
-          const parts: { keys: Uint8Array[]; values: Uint8Array[] }[] = [];
-          for (let c = 0; c < k; c++) parts.push({ keys: [], values: [] });
-          keys.forEach((key, i) => {
-            const part = parts[assignment[i]! % k]!;
-            part.keys.push(key);
-            part.values.push(values[i]!);
-          });
           const it = new MergingIterator(
-            parts.map((p) => new ArrayIterator(p.keys, p.values, compare)),
+            splitAmong(keys, values, k, assignment, compare),
             compare,
             { bytewiseInternalKeys: true },
           );
