@@ -13,7 +13,7 @@ import { type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@sha
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
 import { BloomFilterReader } from "@shale/bloom";
 import { allocUninitialized } from "./alloc.js";
-import { Block } from "./block.js";
+import { BLOCK_OVERHEAD, Block } from "./block.js";
 import { decodeBlock, readBlock } from "./block-io.js";
 import { type BlockHandle, TableFormat } from "./format.js";
 import {
@@ -169,10 +169,10 @@ export class BlockSource {
     // Blocks read ahead only fill free cache space: a scan longer than the cache must not
     // churn it (evicting the working set, copying and freeing every block). Free space in
     // the block's shard (the total can be below capacity with that shard full), for a charge
-    // estimated before decoding: twice the stored size when compressed. A cached block gets
+    // estimated before decoding (as `Block.charge`): twice the stored size when compressed. A cached block gets
     // memory of its own (a view would keep the whole region or slab alive).
     const cache = this.cache;
-    const charge = this.expectCompressed ? 2 * n : n;
+    const charge = (this.expectCompressed ? 2 * n : n) + BLOCK_OVERHEAD;
     const fillCache = fill && cache?.hasRoomFor(this.cacheId, offset, charge) === true;
     const pos = offset - ra.regionStart;
     const slab = fillCache ? undefined : ra.blockSlab();

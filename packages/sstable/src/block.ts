@@ -10,7 +10,7 @@ import type { BloomFilterReader } from "@shale/bloom";
 import { IndexSearch, MIN_ENTRIES_FOR_SEARCH } from "./index-search.js";
 
 /** Bytes charged to the block cache on top of a block's data (object overhead). */
-const BLOCK_OVERHEAD = 64;
+export const BLOCK_OVERHEAD = 64;
 
 /**
  * Checks the restart array of a key/value block: numRestarts >= 1, the array fits, restart 0
