@@ -70,6 +70,15 @@ function apply(it: InternalIterator, op: Op, refValid: boolean): boolean {
   }
 }
 
+/** Applies `ops` to `it` and to the reference `ref`, expecting the same position after each. */
+function replay(it: InternalIterator, ref: InternalIterator, ops: readonly Op[]): void {
+  for (const op of ops) {
+    if (!apply(it, op, ref.valid())) continue;
+    apply(ref, op, true);
+    expect(position(it)).toBe(position(ref));
+  }
+}
+
 /** Sorted `keys` (and their values) dealt to `k` children by `assignment`, each sorted. */
 function splitAmong(
   keys: Uint8Array[],
@@ -102,12 +111,7 @@ describe("MergingIterator: random operation sequences", () => {
           keys.sort(compare);
           const values = keys.map((key, i) => Uint8Array.of(i, ...key));
           const it = new MergingIterator(splitAmong(keys, values, k, assignment, compare), compare);
-          const ref = new ArrayIterator(keys, values, compare);
-          for (const op of ops) {
-            if (!apply(it, op, ref.valid())) continue;
-            apply(ref, op, true);
-            expect(position(it)).toBe(position(ref));
-          }
+          replay(it, new ArrayIterator(keys, values, compare), ops);
           it.close();
         },
       ),
@@ -149,17 +153,13 @@ describe("MergingIterator: random operation sequences", () => {
             compare,
             { bytewiseInternalKeys: true },
           );
-          const ref = new ArrayIterator(keys, values, compare);
-          for (const op of ops) {
-            // Seek targets must be internal keys too.
-            const o =
-              op.op === "seek" || op.op === "seekForPrev"
-                ? { ...op, target: makeInternalKey(op.target, 3, 1) }
-                : op;
-            if (!apply(it, o, ref.valid())) continue;
-            apply(ref, o, true);
-            expect(position(it)).toBe(position(ref));
-          }
+          // Seek targets must be internal keys too.
+          const internalOps = ops.map((op) =>
+            op.op === "seek" || op.op === "seekForPrev"
+              ? { ...op, target: makeInternalKey(op.target, 3, 1) }
+              : op,
+          );
+          replay(it, new ArrayIterator(keys, values, compare), internalOps);
           it.close();
         },
       ),
