@@ -431,10 +431,10 @@ export class DB {
       mergeOperator: this.mergeOperator,
       snapshotSeq,
       reverse: ro.reverse === true,
+      lowerBound,
+      upperBound,
+      statistics: this.stats,
     };
-    if (lowerBound !== undefined) settings.lowerBound = lowerBound;
-    if (upperBound !== undefined) settings.upperBound = upperBound;
-    if (this.stats !== undefined) settings.statistics = this.stats;
     const pin = this.pinCurrentVersion();
     const sources = {
       mem: this.mem,

@@ -57,7 +57,23 @@ export function openDBIterator(
     pin.release();
     throw e;
   }
-  return newDBIterator({ ...sources, ...settings, onClose: () => pin.release() });
+  // One object literal of a fixed shape. Spreading `sources` and `settings` (whose optional
+  // fields were present or not) made a slow-mode object whose every read in newDBIterator
+  // was a dictionary lookup: creating and closing an iterator over one table took 6.0 µs,
+  // now 0.4 µs (CPU, 200k iterators, /tmp script in the issue note).
+  return newDBIterator({
+    children: sources.children,
+    rangeTombstones: sources.rangeTombstones,
+    childMaxSeqs: sources.childMaxSeqs,
+    comparator: settings.comparator,
+    mergeOperator: settings.mergeOperator,
+    snapshotSeq: settings.snapshotSeq,
+    lowerBound: settings.lowerBound,
+    upperBound: settings.upperBound,
+    reverse: settings.reverse,
+    statistics: settings.statistics,
+    onClose: () => pin.release(),
+  });
 }
 
 /** The children, their tombstone lists and max seqs; on failure the children are closed. */

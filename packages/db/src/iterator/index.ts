@@ -48,9 +48,9 @@ export interface DBIteratorSources {
   /** Entries (and tombstones) with a higher seq are invisible. */
   snapshotSeq: number;
   /** Inclusive lower bound on user keys. Copied. Default: none. */
-  lowerBound?: Uint8Array;
+  lowerBound?: Uint8Array | undefined;
   /** Exclusive upper bound on user keys. Copied. Default: none. */
-  upperBound?: Uint8Array;
+  upperBound?: Uint8Array | undefined;
   /**
    * Optional, one per child (same order): an upper bound on the seq of every entry the child
    * can return that the snapshot sees — a table's (or a level's) largest seq, a memtable's
@@ -58,13 +58,13 @@ export interface DBIteratorSources {
    * deleted by a visible range tombstone newer than that bound with one seek, instead of
    * stepping through it. Default: none (every covered entry is visited and dropped).
    */
-  childMaxSeqs?: readonly number[];
+  childMaxSeqs?: readonly number[] | undefined;
   /** Only the iterable protocol's direction: for-of from the last key backwards. Default: false. */
-  reverse?: boolean;
+  reverse?: boolean | undefined;
   /** Tickers IterSeeks, IterNexts, RangeDelCoveredKeys, Merge*. Default: none (no cost). */
-  statistics?: Statistics;
+  statistics?: Statistics | undefined;
   /** Called once by `close()`: releases what the database pinned (version, memtables). */
-  onClose?: () => void;
+  onClose?: (() => void) | undefined;
 }
 
 function checkSeq(seq: unknown, what: string): number {
