@@ -55,6 +55,32 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/** Bytes of one pool buffer of `pooledBytes`; requests above a quarter of it get their own. */
+const POOL_SIZE = 8192;
+let pool = new ArrayBuffer(0);
+let poolPos = 0;
+
+/**
+ * A zeroed array of `n` bytes for a buffer an object keeps and takes views of (a key or seek
+ * buffer of an iterator): a view of a shared 8 KiB pool buffer, so it is off the V8 heap from
+ * the start. `new Uint8Array(n)` with n <= 64 lives on the V8 heap, and the first `subarray`
+ * or `.buffer` of it moves it off: an ArrayBuffer allocation, ~1 µs, where this costs ~50 ns
+ * (Node 20, measured). Pieces start 8-byte aligned and are never handed out twice; a pool
+ * buffer is freed when no view of it is left (so a long-lived array keeps at most 8 KiB
+ * alive). Do not pass its `.buffer` on: that is the whole pool. Above 2 KiB: an array of its
+ * own.
+ */
+export function pooledBytes(n: number): Uint8Array {
+  if (n > POOL_SIZE >>> 2) return new Uint8Array(n);
+  if (poolPos + n > pool.byteLength) {
+    pool = new ArrayBuffer(POOL_SIZE);
+    poolPos = 0;
+  }
+  const view = new Uint8Array(pool, poolPos, n);
+  poolPos = (poolPos + n + 7) & ~7;
+  return view;
+}
+
 /** A copy of `bytes` that owns its memory (for data that must outlive a view). */
 export function copyBytes(bytes: Uint8Array): Uint8Array {
   return bytes.slice();

@@ -28,7 +28,7 @@
  * Corruption (a malformed entry) throws `ShaleError` Corruption naming the file and the
  * block's offset.
  */
-import { EMPTY_BYTES, type InternalIterator, ShaleError } from "@shale/base";
+import { EMPTY_BYTES, type InternalIterator, pooledBytes, ShaleError } from "@shale/base";
 import type { Block } from "./block.js";
 import type { IndexSearch } from "./index-search.js";
 import { compareInternalBytewise, type KeyOrder } from "./key-order.js";
@@ -68,7 +68,7 @@ export class BlockIterator implements InternalIterator {
   /** Offset of restart point `restartIndex + 1` (`restartsOffset` after the last run). */
   private nextRestart = 0;
   /** The current key, whole, in `keyBuf[0, keyLength)`. Package-internal readers use these. */
-  keyBuf: Uint8Array = new Uint8Array(64);
+  keyBuf: Uint8Array = pooledBytes(64); // views are taken of it (see pooledBytes)
   keyLength = 0;
   /** The current value: `data[valueOffset, valueOffset + valueLength)`. */
   valueOffset = 0;

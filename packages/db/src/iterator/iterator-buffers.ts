@@ -7,10 +7,11 @@
  * the same, so a scan over same-length keys allocates no view per entry; their bytes change
  * on the next move, which is the documented lifetime ("valid until the iterator moves").
  */
-import { EMPTY_BYTES, putTrailer, TRAILER_SIZE } from "@shale/base";
+import { EMPTY_BYTES, pooledBytes, putTrailer, TRAILER_SIZE } from "@shale/base";
 
 export class IteratorBuffers {
-  protected keyBuf = new Uint8Array(64);
+  // Pooled (see pooledBytes): both get views taken, and an iterator is often made per seek.
+  protected keyBuf = pooledBytes(64);
   protected keyLength = 0;
   /** Cached view keyBuf[0, keyLength). */
   protected keyView: Uint8Array = EMPTY_BYTES;
@@ -19,7 +20,7 @@ export class IteratorBuffers {
   protected valueLength = 0;
   /** Cached view valueBuf[0, valueLength). */
   protected valueView: Uint8Array = EMPTY_BYTES;
-  private seekBuf = new Uint8Array(64);
+  private seekBuf = pooledBytes(64);
 
   /** Copies the user key of `ikey` (its first `n` bytes) into keyBuf. */
   protected saveKey(ikey: Uint8Array, n: number): void {

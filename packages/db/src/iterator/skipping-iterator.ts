@@ -29,6 +29,7 @@ import {
   type InternalIterator,
   KIND_FOR_SEEK,
   MAX_SEQ,
+  pooledBytes,
   putTrailer,
   TRAILER_SIZE,
 } from "@shale/base";
@@ -37,7 +38,7 @@ import type { RangeDelAggregator } from "./range-del-aggregator.js";
 export class RangeDelSkippingIterator implements InternalIterator {
   private readonly child: InternalIterator;
   private readonly rangeDel: RangeDelAggregator;
-  private seekBuf = new Uint8Array(64);
+  private seekBuf = pooledBytes(64);
   /** Seeks made to jump over deleted runs (for tests and statistics). */
   skips = 0;
 
