@@ -46,12 +46,11 @@ const M8 = 0xab25f4c1;
 export function probesMatch(data: Uint8Array, base: number, h: number, numProbes: number): number {
   if (numProbes !== 6) return probesMatchChain(data, base, h, numProbes);
   // 6 probes written out with the powers of M1: the same bits as the chain, but six
-  // independent multiplications and no loop, so fewer instructions per query and more of
-  // the following queries (and their misses) fit in the CPU's out-of-order window. Only 6
-  // is written out: all eight would exceed V8's inlining limit (460 bytecode bytes), and a
-  // call that is not inlined boxes `h`. Measured (mayMatchHash over precomputed hashes, 7.5 MB filter, CPU time,
-  // 2 runs each, interleaved): 29.4-32.6 -> 22.8-24.3 ns/query; filter-bench Single filter
-  // at 10k keys 10.4-11.5 -> 9.1-10.3 ns (3 runs each).
+  // independent multiplications and no loop, so fewer instructions per query. Only 6 is
+  // written out: all eight would exceed V8's inlining limit (460 bytecode bytes), and a call
+  // that is not inlined boxes `h`. Measured (mayMatchHash over precomputed hashes, 7.5 MB
+  // filter, CPU time, 2 runs each, interleaved): 29.4-32.6 -> 22.8-24.3 ns/query;
+  // filter-bench Single filter at 10k keys 10.4-11.5 -> 9.1-10.3 ns (3 runs each).
   // bit = g >>> 23 (0..511): byte bit >> 3 = g >>> 26, bit within the byte = bit & 7.
   let all = data[base + (h >>> 26)]! >>> ((h >>> 23) & 7);
   let g = Math.imul(h, M1);
@@ -67,12 +66,8 @@ export function probesMatch(data: Uint8Array, base: number, h: number, numProbes
   return all & 1;
 }
 
-/**
- * `probesMatch` for any probe count: the format's chain `h = h * 0x9e3779b9`, one probe per
- * step. Exported for the test that holds the 6-probe path to it.
- * @internal
- */
-export function probesMatchChain(
+/** `probesMatch` for any probe count: the format's chain `h = h * 0x9e3779b9`, one probe a step. */
+function probesMatchChain(
   data: Uint8Array,
   base: number,
   h: number,

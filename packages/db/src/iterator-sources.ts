@@ -60,7 +60,7 @@ export function openDBIterator(
   // One object literal of a fixed shape. Spreading `sources` and `settings` (whose optional
   // fields were present or not) made a slow-mode object whose every read in newDBIterator
   // was a dictionary lookup: creating and closing an iterator over one table took 6.0 µs,
-  // now 0.4 µs (CPU, 200k iterators, /tmp script in the issue note).
+  // now 0.4 µs (CPU; a loop of db.iterator() and close() on a compacted 1M-key db).
   return newDBIterator({
     children: sources.children,
     rangeTombstones: sources.rangeTombstones,
