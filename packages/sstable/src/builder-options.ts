@@ -22,7 +22,7 @@ export interface TableBuilderOptions {
   blockRestartInterval?: number;
   /** Bloom filter bits per key; 0 writes no filter. Default: 10. */
   bitsPerKey?: number;
-  /** Data block compression ("none" or "snappy"). Default: "none" (see compression.ts). */
+  /** Data block compression ("none" or "snappy"). Default: "snappy" (see compression.ts). */
   compression?: CompressionName;
   /** Format version to write. Default: 1 (the only one). */
   formatVersion?: number;

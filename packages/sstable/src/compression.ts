@@ -14,11 +14,12 @@
  *
  * Like RocksDB, a block whose compressed form saves less than 12.5 % is stored uncompressed.
  *
- * Default "none": in pure JS a 4 KiB Snappy block costs ~6 µs to decompress on every
- * block-cache miss (`snappy-decode.ts`, output allocation included; `snappyjs`: ~9 µs;
- * native Snappy: ~2 µs), so a miss costs ~45 % more CPU (table-bench, cache a tenth of the
- * table: 14.0 µs vs 9.6 µs per get). Choose "snappy" when disk space matters more than
- * cache-miss reads (66 vs 118 MiB for 1M db_bench entries).
+ * Default "snappy", as RocksDB's: tables are ~56 % the size (66 vs 118 MiB for 1M db_bench
+ * entries) and, with the WebAssembly decoder (`snappy-wasm.ts`), a block-cache miss costs
+ * ~3 % more CPU than on an uncompressed table (table-bench, cache a tenth of the table:
+ * 10.7 vs 10.3 µs per get; scans and seeks the same; building ~25 % more CPU, in the flush
+ * and compaction workers). It was "none" while the decoder was JavaScript only (14.0 vs
+ * 9.6 µs per such get).
  */
 import { ShaleError } from "@shale/base";
 import * as snappy from "snappyjs";
@@ -29,8 +30,8 @@ import { snappyDecompress, snappyDecompressTo, snappyLength } from "./snappy-dec
 /** The compression option: a codec name. */
 export type CompressionName = "none" | "snappy";
 
-/** Compression used when none is given: "none" (see above; RocksDB defaults to Snappy). */
-export const DEFAULT_COMPRESSION: CompressionName = "none";
+/** Compression used when none is given: "snappy" (see above; RocksDB's default too). */
+export const DEFAULT_COMPRESSION: CompressionName = "snappy";
 
 /** The trailer byte for a compression option. Throws InvalidArgument for an unknown name. */
 export function compressionTypeOf(name: CompressionName): CompressionType {

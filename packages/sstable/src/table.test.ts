@@ -268,6 +268,10 @@ describe("table edge cases", () => {
     };
     expect(new Set(types(c))).toEqual(new Set([CompressionType.Snappy]));
     expect(new Set(types(u))).toEqual(new Set([CompressionType.None]));
+    // No option: Snappy (RocksDB's default too).
+    const d = buildTable(keys, compressible);
+    expect(d.properties.compression).toBe("snappy");
+    expect(new Set(types(d))).toEqual(new Set([CompressionType.Snappy]));
     const r = buildTable(keys, random, { compression: "snappy" });
     // Keys compress a little, 100 random bytes per entry do not: < 12.5 % saved -> raw.
     expect(new Set(types(r))).toEqual(new Set([CompressionType.None]));
