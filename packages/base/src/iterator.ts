@@ -9,7 +9,10 @@
  * - `next()` / `prev()`: REQUIRES `valid()`. Moving off either end makes the iterator invalid.
  *
  * Access: `key()` and `value()` REQUIRE `valid()`. They return views that stay valid until
- * the iterator next moves or is closed; copy them to keep them longer.
+ * the iterator next moves or is closed; copy them to keep them longer. An iterator whose
+ * values are never rewritten (memtable arena entries, table blocks) says so with
+ * `isValuePinned()` (RocksDB's IsValuePinned), and a caller that holds a value across moves
+ * (the DB iterator going backwards) keeps the view instead of copying it.
  *
  * Order: whatever comparator the iterator was built with (internal-key order for engine
  * iterators). Errors (Corruption, IOError) are thrown by the call that meets them.
@@ -27,6 +30,11 @@ export interface InternalIterator {
   prev(): void;
   key(): Uint8Array;
   value(): Uint8Array;
+  /**
+   * Optional. True if the current `value()` view keeps its bytes until the iterator is
+   * closed, not only until it moves. Absent or false: copy to keep. REQUIRES: `valid()`.
+   */
+  isValuePinned?(): boolean;
   close(): void;
 }
 

@@ -105,6 +105,11 @@ export class MemTableIterator implements InternalIterator {
     return this.valueView;
   }
 
+  /** True: arena entries are written once and never move (the view keeps its chunk alive). */
+  isValuePinned(): boolean {
+    return true;
+  }
+
   close(): void {
     this.leaf = NONE;
     this.keyView = EMPTY_BYTES;

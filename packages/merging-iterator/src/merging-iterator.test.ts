@@ -197,6 +197,25 @@ describe("MergingIterator: API", () => {
     expect(it.value()).toBe(children[1]!.value());
   });
 
+  it("isValuePinned() answers for the current child (absent: not pinned)", () => {
+    class Pinned extends ArrayIterator {
+      isValuePinned(): boolean {
+        return true;
+      }
+    }
+    const e = (k: string) => bytes(k);
+    const children = [
+      new Pinned([e("a"), e("c")], [e("1"), e("3")], compareBytes),
+      new ArrayIterator([e("b")], [e("2")], compareBytes), // no isValuePinned
+    ];
+    const it = new MergingIterator(children, compareBytes);
+    const seen: string[] = [];
+    for (it.seekToFirst(); it.valid(); it.next())
+      seen.push(`${it.key()[0]! - 96}:${it.isValuePinned()}`);
+    expect(seen).toEqual(["1:true", "2:false", "3:true"]);
+    expect(() => it.isValuePinned()).toThrow(RangeError);
+  });
+
   it("close() closes every child once, even when one throws", () => {
     const closed: number[] = [];
     const children = childrenOf([["a"], ["b"], ["c"]]).map((child, i) => {

@@ -245,6 +245,13 @@ export class MergingIterator implements InternalIterator {
     return cur.iter.value();
   }
 
+  /** REQUIRES: `valid()`. Whether the current child's value is pinned (see InternalIterator). */
+  isValuePinned(): boolean {
+    const cur = this.current;
+    if (cur === null) throw invalidIterator("isValuePinned");
+    return cur.iter.isValuePinned?.() === true;
+  }
+
   /** Closes every child (all of them, even if one throws; the first error is rethrown). */
   close(): void {
     if (this.closed) return;

@@ -142,6 +142,15 @@ export class BlockIterator implements InternalIterator {
     return this.valueView;
   }
 
+  /**
+   * True: a block's bytes are never rewritten once read (a cached block owns its memory;
+   * an uncached one is carved from a BlockSlab or a readahead region, neither reused), so a
+   * value view keeps its bytes for as long as it is referenced.
+   */
+  isValuePinned(): boolean {
+    return true;
+  }
+
   close(): void {
     this.current = -1;
     this.block = undefined;

@@ -203,6 +203,11 @@ export class TableIterator implements InternalIterator {
     return this.data.value();
   }
 
+  /** True: a data block's bytes are never rewritten (see BlockIterator.isValuePinned). */
+  isValuePinned(): boolean {
+    return this.data.isValuePinned();
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

@@ -96,6 +96,10 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
     return this.it!.value();
   }
 
+  isValuePinned(): boolean {
+    return this.it!.isValuePinned?.() === true;
+  }
+
   close(): void {
     this.it?.close();
     this.it = undefined;

@@ -301,7 +301,7 @@ export class DBIteratorCore extends IteratorBuffers {
         if (seq < cover) {
           state = STATE_DELETED;
         } else {
-          this.saveValue(iter.value());
+          this.saveValue(iter.value(), iter.isValuePinned?.() === true);
           state = STATE_VALUE;
         }
         lastNotMerge = state;
@@ -359,7 +359,7 @@ export class DBIteratorCore extends IteratorBuffers {
         if (covered || kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
           found = false;
         } else if (kind === ValueKind.Value) {
-          this.saveValue(iter.value());
+          this.saveValue(iter.value(), iter.isValuePinned?.() === true);
           this.valueSource = VALUE_FROM_BUFFER;
           found = true;
         } else if (kind === ValueKind.Merge) {

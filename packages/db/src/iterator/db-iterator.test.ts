@@ -6,6 +6,7 @@
 import {
   ArrayIterator,
   bytewiseComparator,
+  type InternalIterator,
   InternalKeyComparator,
   isShaleError,
   MAX_SEQ,
@@ -195,6 +196,62 @@ describe("DBIterator bounds", () => {
   });
 });
 
+/**
+ * A child whose values are pinned (its own views, recorded in `handedOut`), or not: then
+ * value() copies into one buffer that the next value() rewrites, as a child that reuses
+ * memory would.
+ */
+class ValueWrapper implements InternalIterator {
+  private readonly scratch = new Uint8Array(64);
+  constructor(
+    private readonly inner: InternalIterator,
+    private readonly pinned: boolean,
+    private readonly handedOut: Set<Uint8Array>,
+  ) {}
+  valid(): boolean {
+    return this.inner.valid();
+  }
+  seekToFirst(): void {
+    this.inner.seekToFirst();
+  }
+  seekToLast(): void {
+    this.inner.seekToLast();
+  }
+  seek(target: Uint8Array): void {
+    this.inner.seek(target);
+  }
+  seekForPrev(target: Uint8Array): void {
+    this.inner.seekForPrev(target);
+  }
+  next(): void {
+    this.inner.next();
+  }
+  prev(): void {
+    this.inner.prev();
+  }
+  key(): Uint8Array {
+    return this.inner.key();
+  }
+  value(): Uint8Array {
+    const v = this.inner.value();
+    if (this.pinned) {
+      this.handedOut.add(v);
+      return v;
+    }
+    this.scratch.fill(0x3f); // the previous value's bytes are gone
+    this.scratch.set(v);
+    const view = this.scratch.subarray(0, v.length);
+    this.handedOut.add(view);
+    return view;
+  }
+  isValuePinned(): boolean {
+    return this.pinned;
+  }
+  close(): void {
+    this.inner.close();
+  }
+}
+
 describe("DBIterator views", () => {
   it("key() and value() stay valid until the next move and may change after", () => {
     const it = open([[w("put", "aa", "x", 1), w("put", "bb", "y", 2)]], ["mem"]);
@@ -205,6 +262,36 @@ describe("DBIterator views", () => {
     it.prev();
     expect([str(it.key()), str(it.value())]).toEqual(["aa", "x"]);
     it.close();
+  });
+
+  it("backwards, keeps a pinned child's value view and copies a child's that is not", () => {
+    // Four versions of each key in two sources: going backwards, every version's value is
+    // held across the moves to the newer ones.
+    const groups = [
+      [w("put", "a", "a1", 1), w("put", "b", "b1", 2), w("put", "a", "a2", 3)],
+      [w("put", "b", "b2", 4), w("put", "a", "a3", 5), w("put", "b", "b3", 6)],
+    ];
+    for (const pinned of [true, false]) {
+      const built = buildSources(groups, ["mem", "table"], bytewiseComparator);
+      const handedOut = new Set<Uint8Array>();
+      const children = built.children.map((c) => new ValueWrapper(c, pinned, handedOut));
+      const it = newDBIterator({
+        children,
+        rangeTombstones: built.rangeTombstones,
+        comparator: bytewiseComparator,
+        mergeOperator: undefined,
+        snapshotSeq: MAX_SEQ,
+      });
+      it.seekToLast();
+      expect([str(it.key()), str(it.value())]).toEqual(["b", "b3"]);
+      // Pinned: the child's own view (no copy); not pinned: a copy (the child's buffer has
+      // been rewritten by the moves since).
+      expect(handedOut.has(it.value())).toBe(pinned);
+      it.prev();
+      expect([str(it.key()), str(it.value())]).toEqual(["a", "a3"]);
+      expect(handedOut.has(it.value())).toBe(pinned);
+      it.close();
+    }
   });
 
   it("returns the right bytes when its key and value buffers grow", () => {

@@ -20,6 +20,8 @@ export class IteratorBuffers {
   protected valueLength = 0;
   /** Cached view valueBuf[0, valueLength). */
   protected valueView: Uint8Array = EMPTY_BYTES;
+  /** The saved value when it was pinned (kept as the child's view, not copied). */
+  private pinnedValue: Uint8Array | undefined = undefined;
   private seekBuf = pooledBytes(64);
 
   /** Copies the user key of `ikey` (its first `n` bytes) into keyBuf. */
@@ -45,8 +47,16 @@ export class IteratorBuffers {
     return view;
   }
 
-  /** Copies a value into valueBuf. */
-  protected saveValue(value: Uint8Array): void {
+  /**
+   * Keeps a value across moves of the merged iterator: the view itself when `pinned` (its
+   * bytes stay; see InternalIterator.isValuePinned), else a copy in valueBuf.
+   */
+  protected saveValue(value: Uint8Array, pinned: boolean): void {
+    if (pinned) {
+      this.pinnedValue = value;
+      return;
+    }
+    this.pinnedValue = undefined;
     const n = value.length;
     if (n > this.valueBuf.length) {
       this.valueBuf = new Uint8Array(Math.max(n, 256, this.valueBuf.length * 2));
@@ -56,8 +66,9 @@ export class IteratorBuffers {
     this.valueLength = n;
   }
 
-  /** The saved value as a view (reused like the key's). */
+  /** The saved value: the pinned view, or the copy's view (reused like the key's). */
   protected savedValue(): Uint8Array {
+    if (this.pinnedValue !== undefined) return this.pinnedValue;
     let view = this.valueView;
     if (view.length !== this.valueLength) {
       view = this.valueView = this.valueBuf.subarray(0, this.valueLength);

@@ -90,6 +90,10 @@ export class RangeDelSkippingIterator implements InternalIterator {
     return this.child.value();
   }
 
+  isValuePinned(): boolean {
+    return this.child.isValuePinned?.() === true;
+  }
+
   close(): void {
     this.child.close();
   }
