@@ -66,13 +66,8 @@ export function probesMatch(data: Uint8Array, base: number, h: number, numProbes
   return all & 1;
 }
 
-/** `probesMatch` for any probe count: the format's chain `h = h * 0x9e3779b9`, one probe a step. */
-function probesMatchChain(
-  data: Uint8Array,
-  base: number,
-  h: number,
-  numProbes: number,
-): number {
+/** `probesMatch` for any probe count: the format's chain `h = h * 0x9e3779b9`, a probe a step. */
+function probesMatchChain(data: Uint8Array, base: number, h: number, numProbes: number): number {
   let all = 1;
   for (let p = 0; p < numProbes; p++) {
     // bit = h >>> 23 (0..511): byte bit >> 3 = h >>> 26, bit within the byte = bit & 7.
