@@ -169,8 +169,9 @@ export class BlockSource {
     // Blocks read ahead only fill free cache space: a scan longer than the cache must not
     // churn it (evicting the working set, copying and freeing every block). Free space in
     // the block's shard (the total can be below capacity with that shard full), for a charge
-    // estimated before decoding (as `Block.charge`): twice the stored size when compressed. A cached block gets
-    // memory of its own (a view would keep the whole region or slab alive).
+    // estimated before decoding (as `Block.charge`): twice the stored size when compressed.
+    // A cached block gets memory of its own (a view would keep the whole region or slab
+    // alive).
     const cache = this.cache;
     const charge = (this.expectCompressed ? 2 * n : n) + BLOCK_OVERHEAD;
     const fillCache = fill && cache?.hasRoomFor(this.cacheId, offset, charge) === true;
