@@ -13,6 +13,7 @@ import {
   ChecksumType,
   crc32c,
   sliceHash64BigInt,
+  sliceHash64Into,
   xxh3BigInt,
   xxh32,
   xxh64BigInt,
@@ -78,8 +79,13 @@ describe("checksums against librocksdb 7.8.3 (testdata/checksum-vectors.json)", 
   it("xxh32", () => each("xxh32", (d) => hex32(xxh32(d))));
   it("xxh64", () => each("xxh64", (d) => hex64(xxh64BigInt(d))));
   it("xxh3 (final)", () => each("xxh3", (d) => hex64(xxh3BigInt(d))));
-  it("Hash64 / GetSliceHash64 (XXPH3 preview)", () => {
+  it("Hash64 / GetSliceHash64 (XXPH3 preview): the flat short-key code and the general one", () => {
+    const out = new Uint32Array(3);
     each("hash64", (d) => hex64(sliceHash64BigInt(d)));
+    each("hash64", (d) => {
+      sliceHash64Into(d, 0, d.length, out, 1);
+      return hex32(out[2]!) + hex32(out[1]!);
+    });
   });
   it("block checksums of each type (ComputeBuiltinChecksum)", () => {
     const types = [

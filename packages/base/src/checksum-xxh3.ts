@@ -25,6 +25,8 @@
  * `*BigInt` returns a BigInt for tests and tools. Not reentrant (module scratch), which is
  * safe in single-threaded JS.
  */
+
+import { sliceHash64Short } from "./checksum-slice-hash.js";
 import {
   add64,
   mul32x32,
@@ -375,6 +377,17 @@ export function xxh3BigInt(data: Uint8Array, start = 0, end = data.length): bigi
  * `out[at + 1]` (FastLocalBloom's h1 = low, h2 = high).
  */
 export function sliceHash64Into(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  out: Uint32Array,
+  at = 0,
+): void {
+  sliceHash64Short(data, start, end, out, at, sliceHash64General);
+}
+
+/** `sliceHash64Into` through the general (helper-based) code at every length: the reference. */
+export function sliceHash64General(
   data: Uint8Array,
   start: number,
   end: number,
