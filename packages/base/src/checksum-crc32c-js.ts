@@ -5,7 +5,7 @@
  * post-inversion included), so `crc32cExtend(crc32cExtend(0, a), b)` = crc32c(a ‖ b).
  *
  * The tables (16 KiB) are built once at module load. `CRC32C_TABLES` is shared with the
- * WebAssembly implementation (checksum-crc32c-wasm.ts), which copies it into its memory.
+ * WebAssembly implementation (checksum-wasm.ts), which copies it into its memory.
  */
 
 const POLY = 0x82f63b78;

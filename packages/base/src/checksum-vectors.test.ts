@@ -19,7 +19,7 @@ import {
   xxh64BigInt,
 } from "./checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
-import { wasmCrc32c } from "./checksum-crc32c-wasm.js";
+import { wasmChecksums } from "./checksum-wasm.js";
 
 interface Vector {
   length: number;
@@ -69,14 +69,18 @@ describe("checksums against librocksdb 7.8.3 (testdata/checksum-vectors.json)", 
     expect(vectors.at(-1)!.length).toBe(65539);
   });
   it("crc32c (the picked path, and each of JS/wasm slicing-by-8/16)", () => {
-    const wasm = wasmCrc32c()!;
+    const wasm = wasmChecksums()!;
     each("crc32c", (d) => hex32(crc32c(d)));
     each("js8", (d) => hex32(crc32cExtendJs8(0, d, 0, d.length)));
     each("js16", (d) => hex32(crc32cExtendJs16(0, d, 0, d.length)));
-    each("wasm8", (d) => hex32(wasm.extend8(0, d, 0, d.length)));
-    each("wasm16", (d) => hex32(wasm.extend16(0, d, 0, d.length)));
+    each("wasm8", (d) => hex32(wasm.crc32c8(0, d, 0, d.length)));
+    each("wasm16", (d) => hex32(wasm.crc32c16(0, d, 0, d.length)));
   });
-  it("xxh32", () => each("xxh32", (d) => hex32(xxh32(d))));
+  it("xxh32 (the picked path, and the wasm loop at every length)", () => {
+    const wasm = wasmChecksums()!;
+    each("xxh32", (d) => hex32(xxh32(d)));
+    each("xxh32", (d) => hex32(wasm.xxh32(d, 0, d.length, 0)));
+  });
   it("xxh64", () => each("xxh64", (d) => hex64(xxh64BigInt(d))));
   it("xxh3 (final)", () => each("xxh3", (d) => hex64(xxh3BigInt(d))));
   it("Hash64 / GetSliceHash64 (XXPH3 preview): the flat short-key code and the general one", () => {

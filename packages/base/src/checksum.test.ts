@@ -12,6 +12,7 @@ import {
   sliceHash64BigInt,
   sliceHash64Into,
   unmaskChecksum,
+  XXH32_WASM_THRESHOLD,
   xxh3BigInt,
   xxh3Into,
   xxh3Low32,
@@ -21,7 +22,8 @@ import {
   xxh64Low32,
 } from "./checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
-import { wasmCrc32c } from "./checksum-crc32c-wasm.js";
+import { WASM_XXH32_MAX, wasmChecksums } from "./checksum-wasm.js";
+import { xxh32 as xxh32Js } from "./checksum-xxh32.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -103,7 +105,7 @@ describe("CRC32C", () => {
   });
 
   it("JS and WebAssembly paths agree on random inputs at every offset (property)", () => {
-    const wasm = wasmCrc32c();
+    const wasm = wasmChecksums();
     expect(wasm).toBeDefined();
     fc.assert(
       fc.property(
@@ -116,8 +118,8 @@ describe("CRC32C", () => {
           const end = start + (b % (d.length - start + 1));
           const want = crc32cExtendJs8(seed, d, start, end);
           expect(crc32cExtendJs16(seed, d, start, end)).toBe(want);
-          expect(wasm!.extend8(seed, d, start, end)).toBe(want);
-          expect(wasm!.extend16(seed, d, start, end)).toBe(want);
+          expect(wasm!.crc32c8(seed, d, start, end)).toBe(want);
+          expect(wasm!.crc32c16(seed, d, start, end)).toBe(want);
           expect(crc32cExtend(seed, d, start, end)).toBe(want);
           // A sub-range hashes like a copy of it.
           expect(crc32cExtend(seed, d.slice(start, end))).toBe(want);
@@ -128,7 +130,7 @@ describe("CRC32C", () => {
   });
 
   it("agrees at every start offset and length around the 8/16-byte steps and the wasm threshold", () => {
-    const wasm = wasmCrc32c()!;
+    const wasm = wasmChecksums()!;
     const d = Uint8Array.from(
       { length: CRC32C_WASM_THRESHOLD + 80 },
       (_, i) => (i * 167 + 13) & 0xff,
@@ -150,8 +152,8 @@ describe("CRC32C", () => {
         CRC32C_WASM_THRESHOLD + 1,
       ]) {
         const want = crc32cExtendJs8(0, d, start, start + len);
-        expect(wasm.extend16(0, d, start, start + len)).toBe(want);
-        expect(wasm.extend8(0, d, start, start + len)).toBe(want);
+        expect(wasm.crc32c16(0, d, start, start + len)).toBe(want);
+        expect(wasm.crc32c8(0, d, start, start + len)).toBe(want);
         expect(crc32c(d, start, start + len)).toBe(want);
       }
     }
@@ -171,6 +173,53 @@ describe("CRC32C", () => {
 });
 
 describe("XXH32", () => {
+  it("JS and WebAssembly paths agree on random inputs at every offset (property)", () => {
+    const wasm = wasmChecksums()!;
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 0, maxLength: 2500 }),
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        (d, a, b, seed) => {
+          const start = d.length === 0 ? 0 : a % (d.length + 1);
+          const end = start + (b % (d.length - start + 1));
+          const want = xxh32Js(d, start, end, seed);
+          expect(wasm.xxh32(d, start, end, seed)).toBe(want);
+          expect(xxh32(d, start, end, seed)).toBe(want);
+          expect(xxh32(d.slice(start, end), 0, end - start, seed)).toBe(want);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("agrees at every offset around the wasm threshold and beyond the wasm limit", () => {
+    const wasm = wasmChecksums()!;
+    const d = Uint8Array.from(
+      { length: WASM_XXH32_MAX + 40 },
+      (_, i) => (i * 73 + (i >>> 7)) & 0xff,
+    );
+    for (let start = 0; start < 17; start++) {
+      for (const len of [
+        0,
+        3,
+        4,
+        15,
+        16,
+        17,
+        XXH32_WASM_THRESHOLD - 1,
+        XXH32_WASM_THRESHOLD,
+        1000,
+      ]) {
+        expect(wasm.xxh32(d, start, start + len, 0)).toBe(xxh32Js(d, start, start + len, 0));
+        expect(xxh32(d, start, start + len)).toBe(xxh32Js(d, start, start + len, 0));
+      }
+    }
+    expect(xxh32(d, 0, WASM_XXH32_MAX)).toBe(xxh32Js(d, 0, WASM_XXH32_MAX, 0));
+    expect(xxh32(d)).toBe(xxh32Js(d, 0, d.length, 0));
+  });
+
   it("computes XXH32 with seed 0 (reference vectors)", () => {
     expect(xxh32(new Uint8Array(0))).toBe(0x02cc5d05);
     expect(xxh32(text("a"))).toBe(0x550d7456);

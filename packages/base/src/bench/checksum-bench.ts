@@ -9,10 +9,11 @@
  * memory included), XXH32 (JS), xxHash64, XXH3-64 and RocksDB's Hash64 (XXPH3). Prints
  * MB/s and ns/op per size, the median of the rounds.
  */
+
+import { xxh32 } from "../checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "../checksum-crc32c-js.js";
-import { wasmCrc32c } from "../checksum-crc32c-wasm.js";
+import { wasmChecksums } from "../checksum-wasm.js";
 import { sliceHash64Into, xxh3Low32 } from "../checksum-xxh3.js";
-import { xxh32 } from "../checksum-xxh32.js";
 import { xxh64Low32 } from "../checksum-xxh64.js";
 
 function flag(name: string, fallback: number): number {
@@ -21,7 +22,7 @@ function flag(name: string, fallback: number): number {
 }
 const rounds = flag("rounds", 3);
 const mib = flag("mib", 64);
-const wasm = wasmCrc32c();
+const wasm = wasmChecksums();
 if (wasm === undefined) throw new Error("no WebAssembly");
 const out = new Uint32Array(2);
 
@@ -31,8 +32,8 @@ let sink = 0;
 const impls: [string, (d: Uint8Array, s: number, e: number) => number][] = [
   ["crc32c js8", (d, s, e) => crc32cExtendJs8(0, d, s, e)],
   ["crc32c js16", (d, s, e) => crc32cExtendJs16(0, d, s, e)],
-  ["crc32c wasm8", (d, s, e) => wasm.extend8(0, d, s, e)],
-  ["crc32c wasm16", (d, s, e) => wasm.extend16(0, d, s, e)],
+  ["crc32c wasm8", (d, s, e) => wasm.crc32c8(0, d, s, e)],
+  ["crc32c wasm16", (d, s, e) => wasm.crc32c16(0, d, s, e)],
   ["xxh32 js", (d, s, e) => xxh32(d, s, e)],
   ["xxh64 js", (d, s, e) => xxh64Low32(d, s, e)],
   ["xxh3 js", (d, s, e) => xxh3Low32(d, s, e)],
