@@ -4,11 +4,10 @@
  */
 
 import {
-  checksum32,
   getFixed32,
   isShaleError,
   MemoryFileSystem,
-  maskChecksum,
+  maskedCrc32c,
   putFixed32,
   type SequentialFile,
   type ShaleError,
@@ -132,7 +131,7 @@ export function parseFragments(bytes: Uint8Array): Fragment[] {
     const type = bytes[pos + 6]!;
     const end = pos + HEADER_SIZE + length;
     if (length > room - HEADER_SIZE || end > bytes.length) throw new Error(`bad length at ${pos}`);
-    if (getFixed32(bytes, pos) !== maskChecksum(checksum32(bytes, pos + 6, end))) {
+    if (getFixed32(bytes, pos) !== maskedCrc32c(bytes, pos + 6, end)) {
       throw new Error(`bad checksum at ${pos}`);
     }
     out.push({ offset: pos, type, length });
@@ -155,7 +154,7 @@ export function fragment(type: number, data: Uint8Array): Uint8Array {
   out[4] = data.length & 0xff;
   out[5] = data.length >>> 8;
   out[6] = type;
-  putFixed32(out, 0, maskChecksum(checksum32(out, 6, out.length)));
+  putFixed32(out, 0, maskedCrc32c(out, 6, out.length));
   return out;
 }
 
