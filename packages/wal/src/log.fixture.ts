@@ -70,6 +70,8 @@ export interface ReadOutcome {
   records: Uint8Array[];
   /** `lastRecordOffset` after each record. */
   offsets: number[];
+  /** `lastRecordEndOffset` after each record. */
+  ends: number[];
   reports: LogCorruptionInfo[];
   /** The Corruption error thrown, if any. */
   error: ShaleError | undefined;
@@ -91,17 +93,19 @@ export function readLog(
   });
   const records: Uint8Array[] = [];
   const offsets: number[] = [];
+  const ends: number[] = [];
   let error: ShaleError | undefined;
   try {
     for (let r = reader.readRecord(); r !== undefined; r = reader.readRecord()) {
       records.push(r.slice());
       offsets.push(reader.lastRecordOffset);
+      ends.push(reader.lastRecordEndOffset);
     }
   } catch (err) {
     if (!isShaleError(err, "Corruption")) throw err;
     error = err;
   }
-  return { records, offsets, reports, error };
+  return { records, offsets, ends, reports, error };
 }
 
 export interface Fragment {

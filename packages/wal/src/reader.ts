@@ -116,6 +116,7 @@ export class LogReader {
   private inFragmentedRecord = false;
   private recordStart = 0;
   private lastOffset = 0;
+  private lastEnd = 0;
 
   private finished = false;
   private failure: unknown;
@@ -170,6 +171,15 @@ export class LogReader {
    */
   get lastRecordOffset(): number {
     return this.lastOffset;
+  }
+
+  /**
+   * File offset just past the last fragment of the last record returned by `readRecord`
+   * (so `lastRecordEndOffset - lastRecordOffset` is the record's size in the file, headers
+   * included). 0 before the first record.
+   */
+  get lastRecordEndOffset(): number {
+    return this.lastEnd;
   }
 
   /**
@@ -263,6 +273,7 @@ export class LogReader {
           }
           this.pos = end;
           this.lastOffset = at;
+          this.lastEnd = this.bufferStart + end;
           this.returnedAny = true;
           if (this.drops.pending) this.drops.flush();
           return buf.subarray(payload, end);
@@ -288,6 +299,7 @@ export class LogReader {
           if (type === RecordType.Middle) continue;
           this.inFragmentedRecord = false;
           this.lastOffset = this.recordStart;
+          this.lastEnd = this.bufferStart + end;
           this.returnedAny = true;
           if (this.drops.pending) this.drops.flush();
           return this.assembly.subarray(0, this.assemblyLength);
