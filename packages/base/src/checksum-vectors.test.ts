@@ -20,6 +20,7 @@ import {
 } from "./checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
 import { wasmChecksums } from "./checksum-wasm.js";
+import { useWasmForLongInputs } from "./checksum-xxh3.js";
 
 interface Vector {
   length: number;
@@ -82,7 +83,16 @@ describe("checksums against librocksdb 7.8.3 (testdata/checksum-vectors.json)", 
     each("xxh32", (d) => hex32(wasm.xxh32(d, 0, d.length, 0)));
   });
   it("xxh64", () => each("xxh64", (d) => hex64(xxh64BigInt(d))));
-  it("xxh3 (final)", () => each("xxh3", (d) => hex64(xxh3BigInt(d))));
+  it("xxh3 (final), long inputs accumulated in wasm and in JS", () => {
+    each("xxh3", (d) => hex64(xxh3BigInt(d)));
+    useWasmForLongInputs(false);
+    try {
+      each("xxh3", (d) => hex64(xxh3BigInt(d)));
+      each("hash64", (d) => hex64(sliceHash64BigInt(d)));
+    } finally {
+      useWasmForLongInputs(true);
+    }
+  });
   it("Hash64 / GetSliceHash64 (XXPH3 preview): the flat short-key code and the general one", () => {
     const out = new Uint32Array(3);
     each("hash64", (d) => hex64(sliceHash64BigInt(d)));

@@ -41,6 +41,7 @@ import {
   xorShr64Large,
   xorShr64Small,
 } from "./checksum-u64.js";
+import { WASM_XXH32_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
 
 /** The default secret (`kSecret`), the same 192 bytes in XXPH3 0.7.2 and XXH3 0.8. */
 const SECRET = Uint8Array.from(
@@ -197,8 +198,33 @@ function scramble(): void {
   }
 }
 
-/** Inputs over 240 bytes. */
+let wasm: WasmChecksums | null | undefined;
+let wasmEnabled = true;
+
+/**
+ * Tests only: run the long-input accumulation in JS (false) or, where available, in
+ * WebAssembly (true, the default). Not exported from the package.
+ */
+export function useWasmForLongInputs(on: boolean): void {
+  wasmEnabled = on;
+}
+
+/** Inputs over 240 bytes: the accumulators (in wasm up to 112 KiB, else JS), then the merge. */
 function hashLong(data: Uint8Array, p: number, len: number, final: boolean): void {
+  if (wasmEnabled && len <= WASM_XXH32_MAX) {
+    if (wasm === undefined) wasm = wasmChecksums() ?? null;
+    if (wasm !== null) {
+      ACC.set(wasm.xxh3Accumulators(data, p, p + len, final, SECRET));
+      mergeLong(len, final);
+      return;
+    }
+  }
+  accumulateLong(data, p, len, final);
+  mergeLong(len, final);
+}
+
+/** The long-input accumulation in JS, into ACC. */
+function accumulateLong(data: Uint8Array, p: number, len: number, final: boolean): void {
   ACC[0] = P32_3;
   ACC[1] = 0;
   ACC[2] = P64_1L;
@@ -232,7 +258,10 @@ function hashLong(data: Uint8Array, p: number, len: number, final: boolean): voi
   if (final || (len & 63) !== 0) {
     accumulate512(data, p + len - 64, SECRET_SIZE - 64 - 7, final);
   }
-  // Merge the accumulators with secret[11, ...).
+}
+
+/** Merges ACC with secret[11, ...) and avalanches, into S. */
+function mergeLong(len: number, final: boolean): void {
   let ml = mul64(len >>> 0, Math.floor(len / 4294967296), P64_1L, P64_1H);
   let mh = R[0]!;
   for (let i = 0; i < 4; i++) {

@@ -39,6 +39,12 @@
  * There is no faster CRC32C without a CRC instruction (wasm has none): a table written with
  * the kxxHash checksum type verifies ~3.5x faster than one written with kCRC32c.
  *
+ * XXH3-64, XXPH3 and XXH64 are JS on 32-bit halves (no BigInt), except the long-input
+ * (> 240 bytes, up to 112 KiB) accumulation of XXH3/XXPH3, which runs in the same wasm
+ * module (native 64-bit lanes): XXH3 at 4 KiB 412 -> 7257 MB/s, 64 KiB 419 -> 12572 (JS ->
+ * wasm, same setup); XXH64 ~230 MB/s (JS only). Short keys of Hash64 take a flat generated
+ * JS path (checksum-slice-hash.ts): 19 / 25 / 44 ns for 8 / 16 / 24 bytes.
+ *
  * Reference values (RocksDB util/crc32c_test.cc): crc32c("123456789") = 0xe3069283;
  * 32 zero bytes 0x8a9136aa; 32 0xff bytes 0x62a8ab43; bytes 0..31 0x46dd794e; bytes 31..0
  * 0x113fdb5c. All functions are cross-checked against librocksdb's own symbols on 278 lengths
