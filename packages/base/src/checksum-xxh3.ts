@@ -26,7 +26,6 @@
  * safe in single-threaded JS.
  */
 
-import { sliceHash64Short } from "./checksum-slice-hash.js";
 import {
   add64,
   mul32x32,
@@ -42,6 +41,7 @@ import {
   xorShr64Small,
 } from "./checksum-u64.js";
 import { WASM_XXH32_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
+import { sliceHash64Short, xxh3Short } from "./checksum-xxh3-short.js";
 
 /** The default secret (`kSecret`), the same 192 bytes in XXPH3 0.7.2 and XXH3 0.8. */
 const SECRET = Uint8Array.from(
@@ -383,15 +383,28 @@ export function xxh3Into(
   out: Uint32Array,
   at = 0,
 ): void {
+  xxh3Short(data, start, end, out, at, xxh3General);
+}
+
+/** `xxh3Into` through the general (helper-based) code at every length: the reference. */
+export function xxh3General(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  out: Uint32Array,
+  at = 0,
+): void {
   xxh3Run(data, start, end - start);
   out[at] = S[0]!;
   out[at + 1] = S[1]!;
 }
 
+const LOW = new Uint32Array(2);
+
 /** The low 32 bits of XXH3-64 (final, seed 0) of `data[start, end)`. */
 export function xxh3Low32(data: Uint8Array, start = 0, end = data.length): number {
-  xxh3Run(data, start, end - start);
-  return S[0]!;
+  xxh3Short(data, start, end, LOW, 0, xxh3General);
+  return LOW[0]!;
 }
 
 /** XXH3-64 (final, seed 0) as a BigInt (tests and tools; not for hot paths). */
