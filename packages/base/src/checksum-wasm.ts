@@ -1,6 +1,6 @@
 /**
- * CRC32C, XXH32 and XXH3's long-input accumulation through the hand-written WebAssembly
- * module checksum-wasm.wat (4429 bytes, assembled by scripts/build-checksum-wasm.mjs), compiled and instantiated
+ * CRC32C, XXH32, XXH64 and XXH3's long-input accumulation through the hand-written
+ * WebAssembly module checksum-wasm.wat (5249 bytes, assembled by scripts/build-checksum-wasm.mjs), compiled and instantiated
  * synchronously (`new WebAssembly.Module` / `new WebAssembly.Instance`) on first use: no
  * top-level await, no promise. The input is copied into the module's memory (at most 64 KiB
  * a call; longer CRC inputs go in 64 KiB pieces, each continuing the previous CRC; XXH32
@@ -24,6 +24,7 @@ interface Exports {
   crc32c8(crc: number, p: number, n: number): number;
   crc32c16(crc: number, p: number, n: number): number;
   xxh32(p: number, n: number, seed: number): number;
+  xxh64(p: number, n: number): void;
   xxh3acc(p: number, n: number): void;
   xxph3acc(p: number, n: number): void;
 }
@@ -46,6 +47,11 @@ export interface WasmChecksums {
   crc32c16(crc: number, data: Uint8Array, start: number, end: number): number;
   /** XXH32 of `data[start, end)`. REQUIRES: end - start <= WASM_XXH32_MAX. */
   xxh32(data: Uint8Array, start: number, end: number, seed: number): number;
+  /**
+   * XXH64 (seed 0) of `data[start, end)`: a view of 2 u32 [low, high], valid until the next
+   * call. REQUIRES: end - start <= WASM_XXH32_MAX.
+   */
+  xxh64(data: Uint8Array, start: number, end: number): Uint32Array;
   /**
    * XXH3-64's (`final`) or XXPH3's long-input accumulators over `data[start, end)` with the
    * 192-byte `secret`: a view of 16 u32 (lane i = [2i] low, [2i + 1] high), valid until the
@@ -94,6 +100,11 @@ function make(exports: Exports): WasmChecksums {
     xxh32: (data, start, end, seed) => {
       copyIn(data, start, end);
       return fx(INPUT, end - start, seed) >>> 0;
+    },
+    xxh64: (data, start, end) => {
+      copyIn(data, start, end);
+      exports.xxh64(INPUT, end - start);
+      return acc;
     },
     xxh3Accumulators: (data, start, end, final, secret) => {
       if (!secretIn) {

@@ -12,6 +12,7 @@
 ;; crc32c8(crc, ptr, len) / crc32c16(crc, ptr, len) -> crc: RocksDB's crc32c::Extend of
 ;; memory[ptr, ptr + len), inversions included. Little-endian loads (wasm is always LE).
 ;; xxh32(ptr, len, seed) -> XXH32 of the same region.
+;; xxh64(ptr, len): XXH64 (seed 0), left at 131328 like the XXH3 accumulators.
 ;; xxh3acc(ptr, len) / xxph3acc(ptr, len): the long-input (> 240 bytes) accumulation of
 ;; XXH3-64 / XXPH3 (the 64-bit lane arithmetic JS lacks); checksum-xxh3.ts merges the lanes.
 (module
@@ -152,6 +153,60 @@
     (local.set $h (i32.xor (local.get $h) (i32.shr_u (local.get $h) (i32.const 13))))
     (local.set $h (i32.mul (local.get $h) (i32.const 0xc2b2ae3d)))  ;; P3
     (i32.xor (local.get $h) (i32.shr_u (local.get $h) (i32.const 16))))
+
+  ;; xxh64(p, len): XXH64 (seed 0) of memory[p, p + len), stored at 131328 as a
+  ;; little-endian u64 (an i64 result would reach JS as a BigInt).
+  (func (export "xxh64") (param $p i32) (param $len i32)
+    (local $end i32) (local $h i64) (local $v1 i64) (local $v2 i64) (local $v3 i64) (local $v4 i64)
+    (local.set $end (i32.add (local.get $p) (local.get $len)))
+    (if (i32.ge_u (local.get $len) (i32.const 32))
+      (then
+        (local.set $v1 (i64.const 0x60ea27eeadc0b5d6))
+        (local.set $v2 (i64.const 0xc2b2ae3d27d4eb4f))
+        (local.set $v3 (i64.const 0))
+        (local.set $v4 (i64.const 0x61c8864e7a143579))
+        (block $done
+          (loop $next
+            (br_if $done (i32.gt_u (i32.add (local.get $p) (i32.const 32)) (local.get $end)))
+            (local.set $v1 (i64.mul (i64.rotl (i64.add (local.get $v1) (i64.mul (i64.load offset=0 (local.get $p)) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87)))
+            (local.set $v2 (i64.mul (i64.rotl (i64.add (local.get $v2) (i64.mul (i64.load offset=8 (local.get $p)) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87)))
+            (local.set $v3 (i64.mul (i64.rotl (i64.add (local.get $v3) (i64.mul (i64.load offset=16 (local.get $p)) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87)))
+            (local.set $v4 (i64.mul (i64.rotl (i64.add (local.get $v4) (i64.mul (i64.load offset=24 (local.get $p)) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87)))
+            (local.set $p (i32.add (local.get $p) (i32.const 32)))
+            (br $next)))
+        (local.set $h (i64.add (i64.add (i64.rotl (local.get $v1) (i64.const 1)) (i64.rotl (local.get $v2) (i64.const 7)))
+                               (i64.add (i64.rotl (local.get $v3) (i64.const 12)) (i64.rotl (local.get $v4) (i64.const 18)))))
+        (local.set $h (i64.add (i64.mul (i64.xor (local.get $h) (i64.mul (i64.rotl (i64.add (i64.const 0) (i64.mul (local.get $v1) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87))) (i64.const 0x9e3779b185ebca87)) (i64.const 0x85ebca77c2b2ae63)))
+        (local.set $h (i64.add (i64.mul (i64.xor (local.get $h) (i64.mul (i64.rotl (i64.add (i64.const 0) (i64.mul (local.get $v2) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87))) (i64.const 0x9e3779b185ebca87)) (i64.const 0x85ebca77c2b2ae63)))
+        (local.set $h (i64.add (i64.mul (i64.xor (local.get $h) (i64.mul (i64.rotl (i64.add (i64.const 0) (i64.mul (local.get $v3) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87))) (i64.const 0x9e3779b185ebca87)) (i64.const 0x85ebca77c2b2ae63)))
+        (local.set $h (i64.add (i64.mul (i64.xor (local.get $h) (i64.mul (i64.rotl (i64.add (i64.const 0) (i64.mul (local.get $v4) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87))) (i64.const 0x9e3779b185ebca87)) (i64.const 0x85ebca77c2b2ae63)))
+      )
+      (else (local.set $h (i64.const 0x27d4eb2f165667c5))))
+    (local.set $h (i64.add (local.get $h) (i64.extend_i32_u (local.get $len))))
+    (block $done8
+      (loop $next8
+        (br_if $done8 (i32.gt_u (i32.add (local.get $p) (i32.const 8)) (local.get $end)))
+        (local.set $h (i64.xor (local.get $h) (i64.mul (i64.rotl (i64.add (i64.const 0) (i64.mul (i64.load (local.get $p)) (i64.const 0xc2b2ae3d27d4eb4f))) (i64.const 31)) (i64.const 0x9e3779b185ebca87))))
+        (local.set $h (i64.add (i64.mul (i64.rotl (local.get $h) (i64.const 27)) (i64.const 0x9e3779b185ebca87)) (i64.const 0x85ebca77c2b2ae63)))
+        (local.set $p (i32.add (local.get $p) (i32.const 8)))
+        (br $next8)))
+    (if (i32.le_u (i32.add (local.get $p) (i32.const 4)) (local.get $end))
+      (then
+        (local.set $h (i64.xor (local.get $h) (i64.mul (i64.load32_u (local.get $p)) (i64.const 0x9e3779b185ebca87))))
+        (local.set $h (i64.add (i64.mul (i64.rotl (local.get $h) (i64.const 23)) (i64.const 0xc2b2ae3d27d4eb4f)) (i64.const 0x165667b19e3779f9)))
+        (local.set $p (i32.add (local.get $p) (i32.const 4)))))
+    (block $done1
+      (loop $next1
+        (br_if $done1 (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $h (i64.xor (local.get $h) (i64.mul (i64.load8_u (local.get $p)) (i64.const 0x27d4eb2f165667c5))))
+        (local.set $h (i64.mul (i64.rotl (local.get $h) (i64.const 11)) (i64.const 0x9e3779b185ebca87)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $next1)))
+    (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 33))))
+    (local.set $h (i64.mul (local.get $h) (i64.const 0xc2b2ae3d27d4eb4f)))
+    (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
+    (local.set $h (i64.mul (local.get $h) (i64.const 0x165667b19e3779f9)))
+    (i64.store offset=131328 (i32.const 0) (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32)))))
 
   ;; BEGIN xxh3acc (generated by scripts/gen-xxh3-wat.py)
   ;; xxh3acc(p, len): the accumulators of XXH3-64 (final) over memory[p, p + len), len > 240,

@@ -25,6 +25,7 @@ import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
 import { WASM_XXH32_MAX, wasmChecksums } from "./checksum-wasm.js";
 import { useWasmForLongInputs } from "./checksum-xxh3.js";
 import { xxh32 as xxh32Js } from "./checksum-xxh32.js";
+import { useWasmForXxh64 } from "./checksum-xxh64.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -235,16 +236,22 @@ describe("XXH32", () => {
 });
 
 describe("64-bit hashes", () => {
-  it("long inputs: the wasm and JS accumulation agree at every offset (property)", () => {
+  it("long inputs: the wasm and JS paths agree at every offset (property)", () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 241, maxLength: 5000 }), fc.nat(), (d, a) => {
         const start = a % (d.length - 240);
-        const wasm = [xxh3BigInt(d, start), sliceHash64BigInt(d, start)];
+        const wasm = [xxh3BigInt(d, start), sliceHash64BigInt(d, start), xxh64BigInt(d, start)];
         useWasmForLongInputs(false);
+        useWasmForXxh64(false);
         try {
-          expect([xxh3BigInt(d, start), sliceHash64BigInt(d, start)]).toEqual(wasm);
+          expect([
+            xxh3BigInt(d, start),
+            sliceHash64BigInt(d, start),
+            xxh64BigInt(d, start),
+          ]).toEqual(wasm);
         } finally {
           useWasmForLongInputs(true);
+          useWasmForXxh64(true);
         }
       }),
       { numRuns: 100 },
