@@ -9,7 +9,7 @@
  * - power cut before the n-th operation.
  *
  * Each trial reopens with the fault cleared and model-checks the database
- * (test-support/fault-workload.test-support.ts): lost writes must be 0. Prints trials per
+ * (test-support/fault-model.test-support.ts): lost writes must be 0. Prints trials per
  * class and how each ended. The full soak runs with SHALE_STRESS=1; otherwise a small
  * bounded version runs (and says so).
  */
@@ -25,7 +25,7 @@ import {
   runWorkload,
   type TrialResult,
   type WorkloadOptions,
-} from "./test-support/fault-workload.test-support.js";
+} from "./test-support/fault-model.test-support.js";
 
 const STRESS = process.env["SHALE_STRESS"] === "1";
 if (!STRESS) {

@@ -3,7 +3,7 @@
  * compaction (the n-th sync from a point just before them fails, n = 1, 2, ... until the
  * workload completes without the fault firing), each then ended by a clean close or by a
  * power cut, reopened with the fault cleared and model-checked (see
- * test-support/fault-workload.test-support.ts): no acknowledged write lost, none invented,
+ * test-support/fault-model.test-support.ts): no acknowledged write lost, none invented,
  * the reopen works in the same process.
  */
 import {
@@ -22,7 +22,7 @@ import {
   runTrial,
   type TrialResult,
   type WorkloadOptions,
-} from "./test-support/fault-workload.test-support.js";
+} from "./test-support/fault-model.test-support.js";
 import { VersionEdit } from "./version-edit.js";
 import { VersionSet } from "./version-set.js";
 
