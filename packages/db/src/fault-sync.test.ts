@@ -6,11 +6,15 @@
  * test-support/fault-model.test-support.ts): no acknowledged write lost, none invented,
  * the reopen works in the same process.
  */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   bytewiseComparator,
   FaultInjectionFileSystem,
   InternalKeyComparator,
   MemoryFileSystem,
+  NodeFileSystem,
   ShaleError,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
@@ -124,6 +128,26 @@ describe("close after an I/O error", () => {
     expect(str(again.get("b"))).toBe("2");
     expect(again.get("d")).toBeUndefined();
     await again.close();
+  });
+
+  it("releases the node LOCK file and every handle: a reopen in the same process works", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "shale-fault-close-"));
+    try {
+      const fs = new FaultInjectionFileSystem(new NodeFileSystem());
+      const dir = join(tmp, "db");
+      const db = await DB.open(dir, faultDbOptions(fs));
+      for (let i = 0; i < 50; i++) db.put(`k${i}`, `v${i}`, { sync: i % 10 === 9 });
+      fs.failAfter("write", 1, "ENOSPC");
+      expect(() => db.put("x", "y")).toThrowError(/ENOSPC/);
+      await expect(db.close()).rejects.toMatchObject({ code: "IOError" });
+      expect(existsSync(join(dir, "LOCK"))).toBe(false);
+      fs.clearFaults();
+      const again = await DB.open(dir, faultDbOptions(fs));
+      for (let i = 0; i < 50; i++) expect(str(again.get(`k${i}`))).toBe(`v${i}`);
+      await again.close();
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it("releases the LOCK even while the file system still fails", async () => {

@@ -294,8 +294,13 @@ export async function reopenAndCheck(
   };
 }
 
+/**
+ * A fault of a trial: the n-th write, sync or either ("any") fails, then the trial ends with
+ * a close or a power cut (a failure of "any" followed by a power cut is a power cut at that
+ * instant, possibly inside a flush or compaction); or a power cut before op n.
+ */
 export type FaultClass =
-  | { op: "write" | "sync"; errno: "EIO" | "ENOSPC"; end: "close" | "powercut" }
+  | { op: "write" | "sync" | "any"; errno: "EIO" | "ENOSPC"; end: "close" | "powercut" }
   | { op: "powercut" };
 
 export interface TrialResult {
@@ -306,25 +311,27 @@ export interface TrialResult {
   closeRejected: boolean;
   error: unknown;
   acked: number;
+  /** With `recoveryCut`: the interrupted reopen's error (undefined: it completed). */
+  recoveryError: unknown;
 }
 
 /**
  * One trial: fresh file system, open, run the workload with the fault armed before op
  * `armAt` (`failAfter(op, n)`; or, for "powercut", a power cut before op `armAt`), then end
- * the trial as the fault class says and check the reopened database.
+ * the trial as the fault class says and check the reopened database. `recoveryCut`: the
+ * first reopen is cut by a power cut at its `recoveryCut`-th write or sync, and the check
+ * is of the reopen after that.
  */
 export async function runTrial(
   w: WorkloadOptions,
   fault: FaultClass,
   armAt: number,
   n: number,
-  prepare?: (db: DB, fs: FaultInjectionFileSystem) => Promise<RunLog>,
+  recoveryCut?: number,
 ): Promise<TrialResult> {
   const fs = new FaultInjectionFileSystem(new MemoryFileSystem());
   const db = await DB.open("/db", faultDbOptions(fs));
-  const log: RunLog = prepare
-    ? await prepare(db, fs)
-    : { acked: [], syncedPrefix: 0, inFlight: undefined, error: undefined };
+  const log: RunLog = { acked: [], syncedPrefix: 0, inFlight: undefined, error: undefined };
   let cut = false;
   await runWorkload(db, w, log, (i) => {
     if (i !== armAt) return;
@@ -345,7 +352,23 @@ export async function runTrial(
   }
   if (powercut) fs.dropUnsyncedData();
   fs.clearFaults();
-  const required = powercut ? log.syncedPrefix : log.acked.length;
+  let required = powercut ? log.syncedPrefix : log.acked.length;
+  let recoveryError: unknown;
+  if (recoveryCut !== undefined) {
+    // Everything acknowledged is on disk now (a clean close synced the WAL) or was cut
+    // already; a power cut during the reopen must not lose any of it.
+    fs.failAfter("any", recoveryCut, "EIO");
+    try {
+      const interrupted = await DB.open("/db", faultDbOptions(fs));
+      await interrupted.close().catch(() => undefined);
+    } catch (e) {
+      recoveryError = e;
+    }
+    fs.setFilesystemActive(false);
+    fs.dropUnsyncedData();
+    fs.clearFaults();
+    if (!powercut && closeRejected) required = log.syncedPrefix;
+  }
   const check = await reopenAndCheck(fs, log, required);
   const outcome: Outcome = !fired && check.outcome === "recovered" ? "no-fault" : check.outcome;
   return {
@@ -355,6 +378,7 @@ export async function runTrial(
     closeRejected,
     error: log.error,
     acked: log.acked.length,
+    recoveryError,
   };
 }
 
