@@ -252,7 +252,11 @@ export class DB {
 
       return new DB(dir, resolved, state, lock);
     } catch (e) {
-      lock.release();
+      try {
+        lock.release();
+      } catch {
+        // the open's own error is the one to report
+      }
       throw e;
     }
   }
