@@ -214,6 +214,33 @@ describe("close after an I/O error", () => {
   });
 });
 
+describe("after a failure nothing is deleted", () => {
+  it("tables an iterator kept alive stay on disk when it closes after the failure", async () => {
+    const fs = new FaultInjectionFileSystem(new MemoryFileSystem());
+    const db = await DB.open("/db", faultDbOptions(fs)); // L0 trigger 2
+    for (let i = 0; i < 100; i++) db.put(`k${i}`, `a${i}`);
+    await db.flush();
+    for (let i = 0; i < 100; i++) db.put(`k${i}`, `b${i}`);
+    await db.flush();
+    const l0 = db.debugVersion().levels[0]!.map((f) => f.number);
+    expect(l0.length).toBe(2);
+    const it = db.iterator(); // pins the version with both L0 tables
+    await db.waitForCompactions();
+    expect(db.getProperty("shale.num-files-at-level0")).toBe("0");
+    for (const n of l0) expect(fs.exists(db.tablePath(n))).toBe(true); // still pinned
+    fs.failAfter("write", 1, "EIO");
+    expect(() => db.put("x", "y")).toThrowError(/EIO/);
+    it.close(); // the last reference: the tables are obsolete, but the database has failed
+    for (const n of l0) expect(fs.exists(db.tablePath(n)), `table ${n}`).toBe(true);
+    await db.close().catch(() => undefined);
+    fs.clearFaults();
+    const again = await DB.open("/db", faultDbOptions(fs)); // the open removes them
+    for (const n of l0) expect(fs.exists(again.tablePath(n))).toBe(false);
+    expect(str(again.get("k5"))).toBe("b5");
+    await again.close();
+  });
+});
+
 describe("a failed MANIFEST write or sync", () => {
   it("latches: the MANIFEST takes no further edit, in memory nothing is applied", () => {
     const fs = new FaultInjectionFileSystem(new MemoryFileSystem());
