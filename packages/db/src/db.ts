@@ -14,8 +14,12 @@
  * WAL record (the whole batch) appended and handed to the OS (`sync: true` also fsyncs it)
  * before the memtable is updated and the call returns.
  *
- * After a failed WAL write the database refuses further writes (the log may end in a
- * partial record): reads keep working, and reopening recovers every acknowledged write.
+ * Failures (README "Failures and durability"): after a failed write or sync of any file
+ * (WAL, table, MANIFEST, CURRENT, directory) the database refuses further writes, flushes
+ * and compactions, with the error that caused it (background/background-error.ts); reads
+ * keep working. From then on it deletes no file (the outcome of a failed MANIFEST write is
+ * unknown: either version may be the one on disk), and `close()` releases every handle and
+ * the LOCK, rejecting once with that error. Reopening recovers every acknowledged write.
  */
 import {
   bytewiseComparator,
@@ -32,6 +36,7 @@ import {
 import type { LRUCache } from "@shale/block-cache";
 import { MemTable } from "@shale/memtable";
 import { type Block, TableCache } from "@shale/sstable";
+import { backgroundError } from "./background/background-error.js";
 import { type TableWriteOptions, tableWriteOptions } from "./background/build-table.js";
 import { type BackgroundExecutor, InlineExecutor, WorkerExecutor } from "./background/executor.js";
 import { FileRemover } from "./background/file-remover.js";
@@ -98,8 +103,11 @@ export class DB {
   private readonly tableOptions: TableWriteOptions;
   /** The immutable memtables and their flushes. */
   private readonly flushes: FlushScheduler;
-  /** Set when a background job failed: writes stop (reads go on) until reopen. */
-  private backgroundError: Error | undefined;
+  /**
+   * Set when a background job failed: writes stop (reads go on) until reopen; every refused
+   * call reports this one error (see background/background-error.ts).
+   */
+  private backgroundError: ShaleError | undefined;
   private readonly compactions: CompactionScheduler;
   private readonly writeController: WriteController;
   private readonly stallHost: StallHost;
@@ -169,9 +177,9 @@ export class DB {
         shutdown: this.shutdown,
         snapshotSeqs: () => this.snapshots.sequences(),
         canRun: () => !this.closed && this.backgroundError === undefined,
+        failure: () => this.backgroundError,
         backgroundFailed: (e) => this.failBackground(e),
         versionChanged: () => this.versionChanged(),
-        removeTables: (numbers) => this.removeTables(numbers),
       },
       options,
     );
@@ -189,7 +197,7 @@ export class DB {
         failed,
         backgroundFailed: (e) => this.failBackground(e),
         versionChanged: () => this.versionChanged(),
-        removeFiles: (paths) => this.remover.remove(paths),
+        removeFiles: (paths) => this.removeFiles(paths),
         snapshotSeqs: () => this.snapshots.sequences(),
       },
       state.imm,
@@ -211,14 +219,25 @@ export class DB {
    */
   private removeTables(numbers: number[]): void {
     for (const n of numbers) this.tableCache.evict(n);
-    this.remover.remove(numbers.map((n) => tableFileName(this.dir, n)));
+    this.removeFiles(numbers.map((n) => tableFileName(this.dir, n)));
+  }
+
+  /**
+   * Deletes obsolete files — unless a write or sync failed: from then on nothing is deleted
+   * until the next open decides from what is on disk (RocksDB quarantines the files of a
+   * failed MANIFEST write the same way).
+   */
+  private removeFiles(paths: string[]): void {
+    if (this.backgroundError !== undefined || this.wal.error !== undefined) return;
+    this.remover.remove(paths);
   }
 
   /** A background job failed: writes stop (reads go on) until reopen. */
   private failBackground(error: Error): void {
     if (this.backgroundError !== undefined) return;
-    this.backgroundError = error;
-    this.flushes.rejectWaiters(() => error);
+    const failure = backgroundError(error);
+    this.backgroundError = failure;
+    this.flushes.rejectWaiters(() => failure);
   }
 
   /** Opens (creating if allowed) the database in `dir`. See DbOptions for the options. */
@@ -236,7 +255,11 @@ export class DB {
 
       return new DB(dir, resolved, state, lock);
     } catch (e) {
-      lock.release();
+      try {
+        lock.release();
+      } catch {
+        // the open's own error is the one to report
+      }
       throw e;
     }
   }
@@ -380,13 +403,7 @@ export class DB {
     if (this.closed) throw ShaleError.closed("the database is closed");
     const walError = this.wal.error;
     if (walError !== undefined) throw walError;
-    if (this.backgroundError !== undefined) {
-      throw ShaleError.ioError(
-        `a background job failed; the database is read-only until reopened: ${this.backgroundError.message}`,
-        undefined,
-        this.backgroundError,
-      );
-    }
+    if (this.backgroundError !== undefined) throw this.backgroundError;
   }
 
   // ---------------------------------------------------------------- reads
@@ -566,23 +583,45 @@ export class DB {
     return this.versions.current;
   }
 
-  /** Flushes and syncs the WAL, writes nothing else, and releases the LOCK. Idempotent. */
+  /**
+   * Closes the database: running flushes finish (and are installed), running compactions
+   * stop, the WAL is synced (unless a write to it failed), then every file handle and the
+   * LOCK are released — always, whatever fails on the way, so a reopen in this process
+   * works. Idempotent.
+   *
+   * Resolves if the database never failed. Otherwise it rejects, once, with the error that
+   * made it read-only (the background error, or the failed WAL write), or with the first
+   * error close itself hit; a later `close()` resolves. Nothing acknowledged is lost either
+   * way: a reopen recovers it.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     Atomics.store(new Int32Array(this.shutdown), 0, 1); // running compactions stop early
+    let closeError: unknown;
+    const attempt = (step: () => void) => {
+      try {
+        step();
+      } catch (e) {
+        closeError ??= e;
+      }
+    };
     try {
       // Running flushes finish (and are installed) before the MANIFEST closes.
       await this.executor.close();
-      this.wal.syncUnlessFailed();
-    } finally {
-      this.wal.close();
-      this.versions.close();
-      this.tableCache.close();
-      this.lock?.release();
-      this.lock = undefined;
-      this.flushes.rejectWaiters(() => ShaleError.closed("the database was closed"));
+    } catch (e) {
+      closeError ??= e;
     }
+    attempt(() => this.wal.syncUnlessFailed());
+    attempt(() => this.wal.close());
+    attempt(() => this.versions.close());
+    attempt(() => this.tableCache.close());
+    const lock = this.lock;
+    this.lock = undefined;
+    attempt(() => lock?.release());
+    this.flushes.rejectWaiters(() => ShaleError.closed("the database was closed"));
+    const failure = this.backgroundError ?? this.wal.error ?? closeError;
+    if (failure !== undefined) throw failure;
   }
 
   get isClosed(): boolean {

@@ -174,7 +174,7 @@ describe("flush to L0", () => {
     expect(str(db.get("a"))).toBe("1");
     expect(db.getProperty("shale.background-errors")).toBe("1");
     fs.clearFaults();
-    await db.close();
+    await expect(db.close()).rejects.toMatchObject({ code: "IOError" });
     const again = await DB.open("/db", { fs });
     expect(str(again.get("a"))).toBe("1");
     await again.close();
@@ -188,7 +188,7 @@ describe("flush to L0", () => {
     await expect(db.flush()).rejects.toThrowError(/new WAL/);
     expect(() => db.put("b", "2")).toThrowError(/read-only/);
     fs.clearFaults();
-    await db.close();
+    await expect(db.close()).rejects.toMatchObject({ code: "IOError" });
     const again = await DB.open("/db", { fs });
     expect(str(again.get("a"))).toBe("1");
     await again.close();

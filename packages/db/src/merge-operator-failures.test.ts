@@ -141,7 +141,8 @@ describe("a merge operator that fails", () => {
       await expectCompactionFails(db, "user operator");
       // The database stops taking writes after a failed background job...
       expect(isShaleError(thrown(() => db.put("q", "Q")))).toBe(true);
-      await db.close();
+      // close reports the failure (once) and still releases the LOCK.
+      await expect(db.close()).rejects.toMatchObject({ code: "Corruption" });
       // ...and loses nothing: reopened, everything reads as before.
       db = await DB.open(dir, options);
       expect(str(db.get("a"))).toBe("A");
@@ -224,7 +225,7 @@ describe("uint64add with values that are not 8 bytes", () => {
           `${what}: after the failed compaction`,
         );
         expect(decodeUint64(db.get("ok")!)).toBe(42);
-        await db.close();
+        await expect(db.close()).rejects.toMatchObject({ code: "Corruption" });
       }
     });
   }

@@ -213,7 +213,7 @@ describe("power cut (fault-injecting file system)", () => {
     expect(() => db.put("c", "3")).toThrowError(/read-only/);
     expect(str(db.get("a"))).toBe("1");
     fs.clearFaults();
-    await db.close();
+    await expect(db.close()).rejects.toMatchObject({ code: "IOError" });
     const again = await DB.open("/db", { fs });
     expect(str(again.get("a"))).toBe("1");
     expect(again.get("c")).toBeUndefined();

@@ -149,6 +149,8 @@ export class VersionSet {
   logNumber = 0;
   manifestNumber = 0;
   private manifest: LogWriter | undefined;
+  /** Set by a failed MANIFEST write or sync (see `logAndApply`). */
+  private failure: ShaleError | undefined;
 
   constructor(options: VersionSetOptions) {
     this.fs = options.fs;
@@ -335,22 +337,51 @@ export class VersionSet {
 
   /**
    * Appends `edit` (stamped with the counters) to the MANIFEST, syncs it, then installs the
-   * resulting version. Nothing is applied if the write or sync fails.
+   * resulting version. Nothing is applied in memory if the write or sync fails.
+   *
+   * A failed write or sync leaves the outcome UNKNOWN: the edit's bytes may be in the file
+   * (and a later open will apply them) or not. So the caller must delete no file of either
+   * version (not the new one's outputs, not the old one's inputs), and the error latches:
+   * every later `logAndApply` throws it (`manifestError`), since the MANIFEST may now end
+   * in a partial record or in bytes a failed fsync dropped. The next open writes a new
+   * MANIFEST (as RocksDB does after a failed MANIFEST write).
    */
   logAndApply(edit: VersionEdit): void {
+    if (this.failure !== undefined) throw this.failure;
     if (this.manifest === undefined) throw ShaleError.closed("the MANIFEST is not open");
     edit.nextFileNumber = this.nextFileNumber;
     edit.lastSequence = this.lastSequence;
     if (edit.logNumber === undefined) edit.logNumber = this.logNumber;
     const next = this.current.apply(edit, this.icmp);
-    this.manifest.addRecord(edit.encode());
-    this.manifest.sync();
+    try {
+      this.manifest.addRecord(edit.encode());
+      this.manifest.sync();
+    } catch (e) {
+      this.failure = ShaleError.isInstance(e)
+        ? e
+        : ShaleError.ioError(
+            "MANIFEST write failed",
+            baseName(manifestFileName(this.dir, this.manifestNumber)),
+            e,
+          );
+      throw this.failure;
+    }
     this.logNumber = edit.logNumber;
     this.install(next);
   }
 
+  /**
+   * The error of a failed MANIFEST write or sync, once there was one: the version on disk is
+   * unknown from then on (see `logAndApply`).
+   */
+  get manifestError(): ShaleError | undefined {
+    return this.failure;
+  }
+
+  /** Closes the MANIFEST (without syncing). Idempotent; the handle is released even if closing fails. */
   close(): void {
-    this.manifest?.close();
+    const manifest = this.manifest;
     this.manifest = undefined;
+    manifest?.close();
   }
 }

@@ -186,11 +186,24 @@ export class ActiveWal {
     this.writer?.sync();
   }
 
-  /** Closes every open log (without syncing). Idempotent. */
+  /**
+   * Closes every open log (without syncing). Idempotent. Every handle is released even if
+   * closing one fails (a failed write leaves bytes it cannot hand over); then the first
+   * error is thrown.
+   */
   close(): void {
-    for (const log of this.unsynced) log.writer.close();
+    const writers = this.unsynced.map((log) => log.writer);
+    if (this.writer !== undefined) writers.push(this.writer);
     this.unsynced.length = 0;
-    this.writer?.close();
     this.writer = undefined;
+    let first: unknown;
+    for (const w of writers) {
+      try {
+        w.close();
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    if (first !== undefined) throw first;
   }
 }

@@ -14,7 +14,9 @@
  * - Rename carries the file's state to the new name, including "created since the last
  *   `syncDir`" (moved to the target directory); the rename itself is treated as durable. So
  *   write-temp-then-rename without a `syncDir` loses the file in a power cut, and a durable
- *   file renamed without a `syncDir` keeps its new name.
+ *   file renamed without a `syncDir` keeps its new name. Rename is atomic: a file renamed
+ *   over a durable one, both without a `syncDir` since, gives the old one back in a power
+ *   cut (write-temp-then-rename of CURRENT leaves the old CURRENT, never none).
  * - Failing operations (`failAfter`): the n-th following "write" (append, a flush that hands
  *   over buffered bytes, `writeFile`) or "sync" (`sync`, `syncDir`, `writeFile` with `sync`)
  *   and every later one throws IOError with `cause.code` EIO or ENOSPC, with no effect.
@@ -64,6 +66,11 @@ interface FileState {
   syncedSize: number;
   /** Created since the last `syncDir` of its directory: a power cut deletes it. */
   createdSinceDirSync: boolean;
+  /**
+   * The durable bytes of the file it was renamed over (with `createdSinceDirSync`): a power
+   * cut puts them back instead of deleting the name.
+   */
+  replaced?: Uint8Array | undefined;
 }
 
 /** The fault switches, shared by the file system and its handles. */
@@ -221,6 +228,7 @@ export class FaultInjectionFileSystem implements FileSystem {
       if (state.createdSinceDirSync) {
         if (this.inner.exists(path)) this.inner.remove(path);
         this.files.delete(path);
+        if (state.replaced !== undefined) this.inner.writeFile(path, state.replaced);
       } else if (this.inner.exists(path) && this.inner.fileSize(path) > state.syncedSize) {
         this.inner.truncate(path, state.syncedSize);
       }
@@ -294,14 +302,25 @@ export class FaultInjectionFileSystem implements FileSystem {
 
   rename(from: string, to: string): void {
     this.faults.checkActive("rename", from);
-    this.inner.rename(from, to);
     const src = normalizePath(from);
     const dst = normalizePath(to);
-    if (src === dst) return;
     const state = this.files.get(src);
+    let replaced: Uint8Array | undefined;
+    if (src !== dst && state?.createdSinceDirSync === true && this.inner.exists(to)) {
+      const old = this.files.get(dst);
+      if (old === undefined) replaced = this.inner.readFile(to);
+      else if (!old.createdSinceDirSync)
+        replaced = this.inner.readFile(to).slice(0, old.syncedSize);
+      else replaced = old.replaced;
+    }
+    this.inner.rename(from, to);
+    if (src === dst) return;
     this.files.delete(src);
     this.files.delete(dst);
-    if (state !== undefined) this.files.set(dst, state);
+    if (state !== undefined) {
+      state.replaced = replaced;
+      this.files.set(dst, state);
+    }
   }
 
   remove(path: string): void {
@@ -332,7 +351,10 @@ export class FaultInjectionFileSystem implements FileSystem {
     this.inner.syncDir(path);
     const dir = normalizePath(path);
     for (const [file, state] of this.files) {
-      if (dirName(file) === dir) state.createdSinceDirSync = false;
+      if (dirName(file) === dir) {
+        state.createdSinceDirSync = false;
+        state.replaced = undefined;
+      }
     }
   }
 

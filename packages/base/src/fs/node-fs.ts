@@ -333,19 +333,22 @@ export class NodeFileSystem implements FileSystem {
   }
 
   /**
-   * Takes the LOCK file at `path` (node-lock.ts): created with O_EXCL and holding our pid;
-   * `Busy` if this JS realm holds it, or if it names a live process other than us, or if
-   * it is an unparsable file younger than 2 s (a contender between create and write). A
-   * file naming a dead process (its owner died without `release`) is stale: removed and
-   * created again. `release()` removes the file if it still names us; idempotent.
+   * Takes the LOCK file at `path` (node-lock.ts): the lock of `path`'s DIRECTORY, by its
+   * device and inode, so every path to it (symlinks, `.`, relative) is one lock. The file is
+   * created with O_EXCL, holds our pid and stays open while held; `Busy` if this JS realm
+   * holds it, if it names a live process other than us, if it names us and a descriptor of
+   * this process has it open (another thread's lock; Linux), or if it is an unparsable file
+   * younger than 2 s (a contender between create and write). A file naming a dead process
+   * (its owner died without `release`) is stale: removed and created again. `release()`
+   * removes the file only if it is still the one it created and still names us; idempotent.
    *
    * Limits: pid reuse (a dead owner's pid now used by an unrelated live process) reads as
-   * `Busy` until the file is removed by hand; our own pid in the file is taken as stale (a
-   * container restarted after kill -9 often gets the same pid). Two processes that find the
-   * same stale file at the same instant can both end up holding it (remove-then-create is not
-   * atomic). Pids mean nothing across hosts, so network file systems are not protected.
-   * Worker threads have their own realm and share our pid, so a worker can take over a lock
-   * held by another thread of this process: lock in one thread only.
+   * `Busy` until the file is removed by hand; our own pid in a file no descriptor of ours
+   * holds is taken as stale (a container restarted after kill -9 often gets the same pid).
+   * Two processes that find the same stale file at the same instant can both end up holding
+   * it (remove-then-create is not atomic). Pids mean nothing across hosts, so network file
+   * systems are not protected. Off Linux, a worker thread can take over a lock held by
+   * another thread of this process: lock in one thread only there.
    */
   lock(path: string): FileLock {
     return lockFile(path);

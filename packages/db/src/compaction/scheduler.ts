@@ -12,7 +12,9 @@
  *    `logAndApply`, which syncs it to the MANIFEST before the new version becomes current.
  *    Then the picked version is released: once no version in use refers to an input any
  *    more, the VersionSet reports it obsolete and the database deletes it. A crash before
- *    the edit leaves orphan outputs, which the next open removes.
+ *    the edit leaves orphan outputs, which the next open removes. A failed MANIFEST write
+ *    or sync leaves the outcome unknown: the database turns read-only and deletes neither
+ *    the outputs nor the inputs (the next open keeps whichever version the MANIFEST holds).
  * A trivial move is just the edit, done at pick time.
  *
  * Several compactions run at once, up to `max(1, maxBackgroundJobs - 1)`, never sharing a
@@ -54,12 +56,12 @@ export interface SchedulerHost {
   snapshotSeqs(): number[];
   /** False once the database is closing or a background job failed. */
   canRun(): boolean;
+  /** The error that made the database read-only, if one did (see db.ts `failBackground`). */
+  failure(): Error | undefined;
   /** A compaction failed: the database turns read-only. */
   backgroundFailed(error: Error): void;
   /** The current version changed (write stalls are re-decided). */
   versionChanged(): void;
-  /** Removes tables no version refers to (outputs of a failed install). */
-  removeTables(numbers: number[]): void;
 }
 
 export interface SchedulerOptions extends PickerOptions {
@@ -143,7 +145,8 @@ export class CompactionScheduler {
       if (error !== undefined && host.canRun()) host.backgroundFailed(error);
       host.versionChanged();
       if (this.running.size === 0) for (const w of this.idleWaiters.splice(0)) w();
-      done?.(error);
+      // A manual compaction hears the database's error (the one that made it read-only).
+      done?.(error === undefined ? undefined : (host.failure() ?? error));
       this.maybeSchedule();
     };
     let spec: CompactionJobSpec;
@@ -161,12 +164,16 @@ export class CompactionScheduler {
     }
   }
 
-  /** One edit for the whole result; on failure the outputs are removed. */
+  /**
+   * One edit for the whole result. If the MANIFEST write or sync fails, the outputs STAY:
+   * the edit may have reached the disk, and then the next open takes them as live and the
+   * inputs as obsolete (deleting the outputs here lost the range: every read of it failed
+   * with ENOENT after the reopen). If it did not, the next open removes them as orphans.
+   */
   private install(c: Compaction, result: CompactionJobResult, t0: number): Error | undefined {
     try {
       this.host.versions.logAndApply(c.edit(result.files));
     } catch (e) {
-      this.host.removeTables(result.files.map((f) => f.number));
       return e instanceof Error ? e : new Error(String(e));
     }
     const s = result.stats;
@@ -236,9 +243,12 @@ export class CompactionScheduler {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Throws the database's error if a background job failed, Incomplete if it is closing. */
   private checkCanRun(): void {
+    const failure = this.host.failure();
+    if (failure !== undefined) throw failure;
     if (!this.host.canRun()) {
-      throw ShaleError.incomplete("compactRange stopped: the database is closing or failed");
+      throw ShaleError.incomplete("compactRange stopped: the database is closing");
     }
   }
 
