@@ -21,6 +21,7 @@ import { flushMemTable } from "./background/flush-job.js";
 import { FileType, logFileName, parseFileName } from "./filenames.js";
 import type { ImmutableMemTable } from "./flush-scheduler.js";
 import type { ResolvedOptions } from "./options.js";
+import { checkLiveTables } from "./paranoid-checks.js";
 import { VersionEdit } from "./version-edit.js";
 import { VersionSet } from "./version-set.js";
 import { WriteBatch } from "./write-batch.js";
@@ -54,6 +55,7 @@ export function recover(
     if (options.errorIfExists)
       throw ShaleError.invalidArgument(`a database already exists in ${dir}`);
     versions.recover();
+    if (options.paranoidChecks) checkLiveTables(fs, dir, versions.current);
   } else if (!options.createIfMissing) {
     throw ShaleError.invalidArgument(`no database in ${dir} (createIfMissing is false)`);
   } else {
@@ -70,6 +72,10 @@ export function recover(
   }
   logs.sort((a, b) => a - b);
 
+  // paranoidChecks false: WAL damage is skipped whatever the mode (paranoid-checks.ts).
+  const walMode = options.paranoidChecks
+    ? options.walRecoveryMode
+    : WalRecoveryMode.SkipAnyCorrupted;
   const replayed: MemTable[] = []; // oldest first
   let mem = new MemTable({ comparator: icmp.user });
   replayed.push(mem);
@@ -83,7 +89,7 @@ export function recover(
     let firstDrop: number | undefined;
     const file = fs.openSequential(path);
     const reader = new LogReader(file, {
-      mode: options.walRecoveryMode,
+      mode: walMode,
       fileName: name,
       reporter: (info) => {
         if (firstDrop === undefined) firstDrop = info.offset;
@@ -107,11 +113,7 @@ export function recover(
           inserter.seq = seq;
           WriteBatch.iterate(rec, inserter, name, offset);
         } catch (e) {
-          if (
-            options.walRecoveryMode === WalRecoveryMode.SkipAnyCorrupted &&
-            ShaleError.isInstance(e)
-          )
-            continue;
+          if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) continue;
           throw e;
         }
         if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
@@ -123,7 +125,7 @@ export function recover(
     } finally {
       file.close();
     }
-    if (firstDrop !== undefined && options.walRecoveryMode !== WalRecoveryMode.SkipAnyCorrupted) {
+    if (firstDrop !== undefined && walMode !== WalRecoveryMode.SkipAnyCorrupted) {
       if (!isLast) {
         throw ShaleError.corruption(
           "damaged records in a WAL that later WALs follow",
