@@ -62,8 +62,8 @@ export class OptionTable {
       throw new TypeError(`${this.what} must be an object; got ${describeValue(options)}`);
     }
     const o = options as Record<string, unknown>;
+    // Inherited enumerable names too: the engine reads options by property access.
     for (const name in o) {
-      if (!Object.hasOwn(o, name)) continue;
       const row = this.rows.get(name);
       if (row === undefined) {
         throw ShaleError.invalidArgument(
