@@ -243,7 +243,12 @@ export class DB {
 
   // ---------------------------------------------------------------- writes
 
-  /** Stores `key -> value`. Strings are UTF-8 encoded. */
+  /**
+   * Stores `key -> value`. Strings are UTF-8 encoded; one that is not well-formed UTF-16 (a
+   * lone surrogate) is a TypeError, as everywhere a string key, value or bound is taken.
+   * `options` are checked as call-options.ts says (unknown: InvalidArgument; wrong type:
+   * TypeError).
+   */
   put(key: Uint8Array | string, value: Uint8Array | string, options?: WriteOptions): void {
     this.writeOne(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"), options);
   }
