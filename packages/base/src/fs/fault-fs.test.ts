@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isShaleError } from "../errors.js";
 import { FaultInjectionFileSystem } from "./fault-fs.js";
@@ -230,6 +231,34 @@ describe.each(inners)("FaultInjectionFileSystem over %s", (_name, make) => {
       f.close();
       expect([...inner.readFile(at("f"))]).toEqual(expected);
       expect(fs.counters.osWrites).toBeGreaterThan(60);
+    });
+
+    it("property: whatever the short writes, buffer size and flushes, the file is the bytes once", () => {
+      let n = 0;
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 1_000_000 }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.integer({ min: 0, max: 300 }),
+          fc.array(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.boolean()), { maxLength: 25 }),
+          (seed, probability, bufferSize, appends) => {
+            fs.shortWrites({ probability, seed });
+            const path = at(`p${n++}`);
+            const f = fs.openWritable(path, { bufferSize });
+            const expected: number[] = [];
+            appends.forEach(([size, flush], i) => {
+              const chunk = bytes(size, i);
+              f.append(chunk);
+              expected.push(...chunk);
+              if (flush) f.flush();
+            });
+            f.close();
+            fs.clearFaults();
+            expect([...inner.readFile(path)]).toEqual(expected);
+          },
+        ),
+        { numRuns: 60 },
+      );
     });
 
     it("validates its arguments", () => {
