@@ -471,8 +471,8 @@ export class DB {
   }
 
   /** A snapshot of the current state; pass it as `readOptions.snapshot`, then `release()` it. */
-  snapshot(...args: never[]): Snapshot {
-    if (args.length > 0) throw new TypeError("snapshot() takes no arguments");
+  snapshot(noOptions?: never): Snapshot {
+    if (noOptions !== undefined) throw new TypeError("snapshot() takes no options");
     if (this.closed) throw ShaleError.closed("the database is closed");
     return this.snapshots.create(this.lastSeq);
   }
