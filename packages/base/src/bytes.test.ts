@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { pooledBytes } from "./bytes.js";
+import { pooledBytes, toBytes } from "./bytes.js";
 
 describe("pooledBytes", () => {
   it("hands out zeroed, 8-byte aligned pieces that never overlap", () => {
@@ -36,5 +36,47 @@ describe("pooledBytes", () => {
     const big = pooledBytes(4096);
     expect(big.buffer.byteLength).toBe(4096);
     expect(big.byteOffset).toBe(0);
+  });
+});
+
+describe("toBytes", () => {
+  it("rejects strings with lone surrogates (they would collide as U+FFFD)", () => {
+    for (const s of ["\ud800", "\udbff", "a\udc00b", "x\ud83d", "\ude00y"]) {
+      expect(() => toBytes(s, "key")).toThrow(TypeError);
+      expect(() => toBytes(s, "key")).toThrow(/key is not well-formed UTF-16/);
+    }
+  });
+
+  it("property: well-formed strings encode losslessly, so distinct strings stay distinct", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.string({ unit: "grapheme" }), (a, b) => {
+        const ea = toBytes(a);
+        expect(new TextDecoder().decode(ea)).toBe(a);
+        if (a !== b) expect(Buffer.from(ea).equals(Buffer.from(toBytes(b)))).toBe(false);
+      }),
+    );
+  });
+
+  it("property: any string with a lone surrogate is a TypeError", () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.integer({ min: 0xd800, max: 0xdfff }),
+        fc.string(),
+        (pre, unit, post) => {
+          const s =
+            pre.replace(/[\ud800-\udfff]/g, "") +
+            String.fromCharCode(unit) +
+            post.replace(/[\ud800-\udfff]/g, "");
+          expect(() => toBytes(s)).toThrow(TypeError);
+        },
+      ),
+    );
+  });
+
+  it("returns byte input as is and names the argument on a wrong type", () => {
+    const b = new Uint8Array([1, 2]);
+    expect(toBytes(b)).toBe(b);
+    expect(() => toBytes(5, "value")).toThrow(/value must be a Uint8Array/);
   });
 });

@@ -9,13 +9,30 @@ const decoder = new TextDecoder();
 /** The empty byte string, shared. Treat as read-only. */
 export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
 
+/** `String.prototype.isWellFormed` (ES2024; Node 20+), which this package's lib lacks. */
+interface WellFormedString {
+  isWellFormed(): boolean;
+}
+
 /**
  * Bytes of a key or value given as `Uint8Array` or string. Returns the same array (no copy)
  * for byte input. Throws `TypeError` for anything else, naming `what`.
+ *
+ * Strings are encoded as UTF-8 and must be well-formed UTF-16: a lone surrogate (a
+ * `\ud800`-`\udfff` code unit not in a pair) has no UTF-8 encoding — `TextEncoder` would
+ * write U+FFFD for it, so `"\ud800"` and `"\udbff"` would be the same key — and is a
+ * `TypeError`. Pass such data as bytes.
  */
 export function toBytes(value: unknown, what = "key"): Uint8Array {
   if (value instanceof Uint8Array) return value;
-  if (typeof value === "string") return encoder.encode(value);
+  if (typeof value === "string") {
+    if (!(value as unknown as WellFormedString).isWellFormed()) {
+      throw new TypeError(
+        `${what} is not well-formed UTF-16 (it has a lone surrogate, which UTF-8 cannot encode); pass bytes instead`,
+      );
+    }
+    return encoder.encode(value);
+  }
   throw new TypeError(`${what} must be a Uint8Array, Buffer or string; got ${describe(value)}`);
 }
 

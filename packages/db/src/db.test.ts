@@ -142,7 +142,7 @@ describe("DB bad input", () => {
     expect(() => db.get({} as unknown as string)).toThrow(TypeError);
     expect(() => db.getMany("abc" as unknown as string[])).toThrow(TypeError);
     expect(() => db.write({} as WriteBatch)).toThrow(TypeError);
-    expect(() => db.get("k", { snapshot: { seq: 1 } })).toThrow(TypeError);
+    expect(() => db.get("k", { snapshot: { seq: 1 } as never })).toThrow(TypeError);
   });
 
   it("rejects unknown and malformed options", async () => {

@@ -41,6 +41,16 @@ import { type TableWriteOptions, tableWriteOptions } from "./background/build-ta
 import { type BackgroundExecutor, InlineExecutor, WorkerExecutor } from "./background/executor.js";
 import { FileRemover } from "./background/file-remover.js";
 import { builtinComparator } from "./background/protocol.js";
+import {
+  FLUSH_OPTIONS,
+  type FlushOptions,
+  ITERATOR_OPTIONS,
+  type IteratorOptions,
+  READ_OPTIONS,
+  type ReadOptions,
+  WRITE_OPTIONS,
+  type WriteOptions,
+} from "./call-options.js";
 import { type KeyRange, rangeOfFiles } from "./compaction/key-range.js";
 import { CompactionScheduler } from "./compaction/scheduler.js";
 import { StallCondition, type StallHost, WriteController } from "./compaction/write-controller.js";
@@ -49,14 +59,7 @@ import { FlushScheduler } from "./flush-scheduler.js";
 import type { DBIterator } from "./iterator/index.js";
 import { type IteratorSettings, openDBIterator } from "./iterator-sources.js";
 import type { MergeOperator } from "./merge-operator.js";
-import {
-  type DbOptions,
-  type IteratorOptions,
-  type ReadOptions,
-  type ResolvedOptions,
-  resolveOptions,
-  type WriteOptions,
-} from "./options.js";
+import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { formatProperty } from "./properties.js";
 import { PointReader } from "./read-path.js";
 import { type RecoveredState, type RecoveryDrop, recover } from "./recovery.js";
@@ -266,7 +269,12 @@ export class DB {
 
   // ---------------------------------------------------------------- writes
 
-  /** Stores `key -> value`. Strings are UTF-8 encoded. */
+  /**
+   * Stores `key -> value`. Strings are UTF-8 encoded; one that is not well-formed UTF-16 (a
+   * lone surrogate) is a TypeError, as everywhere a string key, value or bound is taken.
+   * `options` are checked as call-options.ts says (unknown: InvalidArgument; wrong type:
+   * TypeError).
+   */
   put(key: Uint8Array | string, value: Uint8Array | string, options?: WriteOptions): void {
     this.writeOne(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"), options);
   }
@@ -298,6 +306,7 @@ export class DB {
   /** Applies a batch atomically: all of it or none of it survives a crash. */
   write(batch: WriteBatch, options?: WriteOptions): void {
     if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
+    if (options !== undefined) WRITE_OPTIONS.check(options);
     this.checkWritable();
     const count = batch.count;
     if (count === 0) return;
@@ -329,6 +338,7 @@ export class DB {
     value: Uint8Array,
     options: WriteOptions | undefined,
   ): void {
+    if (options !== undefined) WRITE_OPTIONS.check(options);
     this.checkWritable();
     if (this.writeController.condition !== StallCondition.Normal)
       this.delayWrite(key.length + value.length);
@@ -390,12 +400,14 @@ export class DB {
   }
 
   /**
-   * Flushes the memtable to an L0 table and waits until every immutable memtable is on disk.
+   * Flushes the memtable to an L0 table and waits until every immutable memtable is on disk
+   * (with `{ wait: false }`: starts the flush and resolves at once).
    */
-  async flush(): Promise<void> {
+  async flush(options?: FlushOptions): Promise<void> {
+    if (options !== undefined) FLUSH_OPTIONS.check(options);
     this.checkWritable();
     if (this.mem.numEntries > 0 || this.mem.numRangeTombstones > 0) this.switchMemtable();
-    if (this.flushes.imm.length === 0) return;
+    if (this.flushes.imm.length === 0 || options?.wait === false) return;
     await this.flushes.waitForAll();
   }
 
@@ -415,9 +427,14 @@ export class DB {
   get(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
     if (this.closed) throw ShaleError.closed("the database is closed");
     const k = toBytes(key, "key");
-    const snapshot =
-      options?.snapshot !== undefined ? SnapshotList.check(options.snapshot) : this.lastSeq;
+    const snapshot = options === undefined ? this.lastSeq : this.readSequence(options);
     return this.reader.get(k, snapshot, this.mem, this.flushes.imm, options);
+  }
+
+  /** Validates read options (READ_OPTIONS) and returns the sequence number to read at. */
+  private readSequence(options: ReadOptions): number {
+    READ_OPTIONS.check(options);
+    return options.snapshot !== undefined ? this.snapshots.check(options.snapshot) : this.lastSeq;
   }
 
   /** `get` for many keys; results in the same order. */
@@ -426,8 +443,13 @@ export class DB {
     options?: ReadOptions,
   ): (Uint8Array | undefined)[] {
     if (!Array.isArray(keys)) throw new TypeError("getMany takes an array of keys");
+    if (this.closed) throw ShaleError.closed("the database is closed");
+    const snapshot = options === undefined ? this.lastSeq : this.readSequence(options);
     const out = new Array<Uint8Array | undefined>(keys.length);
-    for (let i = 0; i < keys.length; i++) out[i] = this.get(keys[i]!, options);
+    for (let i = 0; i < keys.length; i++) {
+      const k = toBytes(keys[i], "key");
+      out[i] = this.reader.get(k, snapshot, this.mem, this.flushes.imm, options);
+    }
     return out;
   }
 
@@ -439,9 +461,10 @@ export class DB {
    */
   iterator(readOptions?: IteratorOptions): DBIterator {
     if (this.closed) throw ShaleError.closed("the database is closed");
+    if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
     const ro = readOptions ?? {};
-    if (typeof ro !== "object" || ro === null) throw new TypeError("readOptions must be an object");
-    const snapshotSeq = ro.snapshot !== undefined ? SnapshotList.check(ro.snapshot) : this.lastSeq;
+    const snapshotSeq =
+      ro.snapshot !== undefined ? this.snapshots.check(ro.snapshot) : this.lastSeq;
     const lowerBound =
       ro.lowerBound !== undefined ? toBytes(ro.lowerBound, "lowerBound") : undefined;
     const upperBound =
@@ -468,7 +491,8 @@ export class DB {
   }
 
   /** A snapshot of the current state; pass it as `readOptions.snapshot`, then `release()` it. */
-  snapshot(): Snapshot {
+  snapshot(noOptions?: never): Snapshot {
+    if (noOptions !== undefined) throw new TypeError("snapshot() takes no options");
     if (this.closed) throw ShaleError.closed("the database is closed");
     return this.snapshots.create(this.lastSeq);
   }

@@ -15,6 +15,12 @@ export {
   stringAppendOperator,
   uint64AddOperator,
 } from "./merge-operator.js";
-export type { DbOptions, IteratorOptions, ReadOptions, WriteOptions } from "./options.js";
+export type {
+  DbOptions,
+  FlushOptions,
+  IteratorOptions,
+  ReadOptions,
+  WriteOptions,
+} from "./options.js";
 export { Snapshot } from "./snapshot.js";
 export { WriteBatch } from "./write-batch.js";

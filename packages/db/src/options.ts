@@ -1,5 +1,9 @@
 /**
- * Database options, their defaults (RocksDB's unless noted) and validation.
+ * Database options, their defaults (RocksDB's unless noted) and validation: `OPEN_OPTIONS`
+ * is the table every option of `DB.open` is checked against (rules: validate.ts) — an
+ * unknown name is InvalidArgument, a wrong type (null included) TypeError, a value out of
+ * range InvalidArgument, each naming the option. The options of the other calls:
+ * call-options.ts.
  */
 import {
   bytewiseComparator,
@@ -14,6 +18,9 @@ import { type Block, type CompressionName, DEFAULT_COMPRESSION } from "@shale/ss
 import { WalRecoveryMode } from "@shale/wal";
 import { DEFAULT_STRING_APPEND } from "./background/protocol.js";
 import { type MergeOperator, resolveMergeOperator } from "./merge-operator.js";
+import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
+
+const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];
 
 export interface DbOptions {
   /** Create the database if the directory holds none. Default: true. */
@@ -73,7 +80,12 @@ export interface DbOptions {
   statistics?: boolean | Statistics;
   /** How WALs are read on open (a WalRecoveryMode value or its name). Default: PointInTime. */
   walRecoveryMode?: WalRecoveryMode | keyof typeof WalRecoveryMode;
-  /** Verify more eagerly and fail on anything suspicious. Default: true. */
+  /**
+   * RocksDB's paranoid_checks: on open, every table the MANIFEST names must exist with its
+   * recorded size (else Corruption naming it), and WAL damage is handled strictly by
+   * `walRecoveryMode`; false skips damaged WAL records whatever the mode. See
+   * paranoid-checks.ts. Default: true.
+   */
   paranoidChecks?: boolean;
   /** The file system. Default: the node file system. */
   fs?: FileSystem;
@@ -105,81 +117,113 @@ export interface ResolvedOptions {
   fs: FileSystem;
 }
 
-const KNOWN = new Set([
-  "createIfMissing",
-  "errorIfExists",
-  "comparator",
-  "mergeOperator",
-  "writeBufferSize",
-  "maxWriteBufferNumber",
-  "blockCache",
-  "blockCacheSize",
-  "blockSize",
-  "bloomBitsPerKey",
-  "compression",
-  "maxBackgroundJobs",
-  "level0FileNumCompactionTrigger",
-  "level0SlowdownWritesTrigger",
-  "level0StopWritesTrigger",
-  "maxBytesForLevelBase",
-  "maxBytesForLevelMultiplier",
-  "targetFileSizeBase",
-  "disableAutoCompactions",
-  "maxOpenFiles",
-  "statistics",
-  "walRecoveryMode",
-  "paranoidChecks",
-  "fs",
+/** The FileSystem methods an `options.fs` must have. */
+const FILE_SYSTEM_METHODS = [
+  "openWritable",
+  "openRandomAccess",
+  "openSequential",
+  "readFile",
+  "writeFile",
+  "exists",
+  "fileSize",
+  "rename",
+  "remove",
+  "truncate",
+  "list",
+  "mkdir",
+  "syncDir",
+  "lock",
+] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** Own names of WalRecoveryMode ("toString" and other inherited names are not modes). */
+const WAL_MODE_NAMES = Object.keys(WalRecoveryMode);
+const WAL_MODE_VALUES: readonly number[] = Object.values(WalRecoveryMode);
+
+/**
+ * The open options, one row each (rules: validate.ts). Defaults and cross-option rules are
+ * in `resolveOptions`.
+ */
+export const OPEN_OPTIONS = new OptionTable("options", [
+  booleanRow("createIfMissing"),
+  booleanRow("errorIfExists"),
+  customRow(
+    "comparator",
+    "a Comparator (an object with compare() and a string name)",
+    (v) => isObject(v) && typeof v["compare"] === "function" && typeof v["name"] === "string",
+  ),
+  customRow(
+    "mergeOperator",
+    'a MergeOperator or "max", "uint64add", "stringappend"',
+    (v) =>
+      typeof v === "string" ||
+      (isObject(v) && typeof v["fullMerge"] === "function" && typeof v["name"] === "string"),
+    (v: unknown) =>
+      typeof v !== "string" || MERGE_OPERATOR_NAMES.includes(v)
+        ? undefined
+        : `is an unknown merge operator (built-ins: ${MERGE_OPERATOR_NAMES.join(", ")})`,
+  ),
+  integerRow("writeBufferSize", 64 * 1024),
+  integerRow("maxWriteBufferNumber", 2),
+  customRow("blockCache", "an LRUCache from @shale/block-cache", (v) => v instanceof LRUCache),
+  integerRow("blockCacheSize", 0),
+  integerRow("blockSize", 256, 2 ** 31 - 1),
+  integerRow("bloomBitsPerKey", 0, 100),
+  enumRow("compression", ["snappy", "none"]),
+  integerRow("maxBackgroundJobs", 1, 256),
+  integerRow("level0FileNumCompactionTrigger", 1),
+  integerRow("level0SlowdownWritesTrigger", 1),
+  integerRow("level0StopWritesTrigger", 1),
+  integerRow("maxBytesForLevelBase", 1),
+  customRow(
+    "maxBytesForLevelMultiplier",
+    "a number",
+    (v) => typeof v === "number",
+    (v: number) => (Number.isFinite(v) && v > 1 ? undefined : "must be a finite number > 1"),
+  ),
+  integerRow("targetFileSizeBase", 1),
+  booleanRow("disableAutoCompactions"),
+  integerRow("maxOpenFiles", 16),
+  customRow(
+    "statistics",
+    "a boolean or a Statistics",
+    (v) => typeof v === "boolean" || v instanceof Statistics,
+  ),
+  customRow(
+    "walRecoveryMode",
+    `a WalRecoveryMode value or name (${WAL_MODE_NAMES.join(", ")})`,
+    (v) => typeof v === "number" || typeof v === "string",
+    (v: number | string) =>
+      (typeof v === "string" ? WAL_MODE_NAMES.includes(v) : WAL_MODE_VALUES.includes(v))
+        ? undefined
+        : `must be one of ${WAL_MODE_NAMES.map((n) => `${n} (${WalRecoveryMode[n as keyof typeof WalRecoveryMode]})`).join(", ")}`,
+  ),
+  booleanRow("paranoidChecks"),
+  customRow(
+    "fs",
+    "a FileSystem (from @shale/base, or an object with its methods)",
+    (v) => isObject(v) && FILE_SYSTEM_METHODS.every((m) => typeof v[m] === "function"),
+  ),
 ]);
-
-function bool(options: Record<string, unknown>, name: string, fallback: boolean): boolean {
-  const v = options[name];
-  if (v === undefined) return fallback;
-  if (typeof v !== "boolean") throw new TypeError(`options.${name} must be a boolean`);
-  return v;
-}
-
-function positiveInt(
-  options: Record<string, unknown>,
-  name: string,
-  fallback: number,
-  min: number,
-): number {
-  const v = options[name];
-  if (v === undefined) return fallback;
-  if (typeof v !== "number" || !Number.isFinite(v))
-    throw new TypeError(`options.${name} must be a number`);
-  if (!Number.isInteger(v) || v < min)
-    throw ShaleError.invalidArgument(`options.${name} must be an integer >= ${min}`);
-  return v;
-}
-
-function multiplier(options: Record<string, unknown>, name: string, fallback: number): number {
-  const v = options[name];
-  if (v === undefined) return fallback;
-  if (typeof v !== "number") throw new TypeError(`options.${name} must be a number`);
-  if (!(Number.isFinite(v) && v > 1))
-    throw ShaleError.invalidArgument(`options.${name} must be a finite number > 1`);
-  return v;
-}
 
 /**
  * The L0 triggers, in RocksDB's order: trigger <= slowdown <= stop. A trigger left at its
  * default is raised to the one below it; two given out of order are InvalidArgument.
  */
-function level0Triggers(raw: Record<string, unknown>): [number, number, number] {
-  const trigger = positiveInt(raw, "level0FileNumCompactionTrigger", 4, 1);
-  let slowdown = positiveInt(raw, "level0SlowdownWritesTrigger", 20, 1);
-  let stop = positiveInt(raw, "level0StopWritesTrigger", 36, 1);
+function level0Triggers(options: DbOptions): [number, number, number] {
+  const trigger = options.level0FileNumCompactionTrigger ?? 4;
+  let slowdown = options.level0SlowdownWritesTrigger ?? 20;
+  let stop = options.level0StopWritesTrigger ?? 36;
   if (slowdown < trigger) {
-    if (raw["level0SlowdownWritesTrigger"] !== undefined)
+    if (options.level0SlowdownWritesTrigger !== undefined)
       throw ShaleError.invalidArgument(
         "options.level0SlowdownWritesTrigger must be >= level0FileNumCompactionTrigger",
       );
     slowdown = trigger;
   }
   if (stop < slowdown) {
-    if (raw["level0StopWritesTrigger"] !== undefined)
+    if (options.level0StopWritesTrigger !== undefined)
       throw ShaleError.invalidArgument(
         "options.level0StopWritesTrigger must be >= level0SlowdownWritesTrigger",
       );
@@ -188,98 +232,45 @@ function level0Triggers(raw: Record<string, unknown>): [number, number, number] 
   return [trigger, slowdown, stop];
 }
 
+/** Validates `options` (OPEN_OPTIONS) and fills in the defaults. */
 export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
-  if (typeof options !== "object" || options === null)
-    throw new TypeError("options must be an object");
-  const raw = options as Record<string, unknown>;
-  for (const key of Object.keys(raw)) {
-    if (!KNOWN.has(key)) throw ShaleError.invalidArgument(`unknown option "${key}"`);
-  }
-  const comparator = options.comparator ?? bytewiseComparator;
-  if (typeof comparator.compare !== "function" || typeof comparator.name !== "string") {
-    throw new TypeError("options.comparator must implement Comparator");
-  }
-  let statistics: Statistics | undefined;
-  if (options.statistics === true) statistics = new Statistics();
-  else if (options.statistics instanceof Statistics) statistics = options.statistics;
-  else if (options.statistics !== undefined && options.statistics !== false) {
-    throw new TypeError("options.statistics must be a boolean or a Statistics");
-  }
-  let mode: WalRecoveryMode = WalRecoveryMode.PointInTime;
-  const m = options.walRecoveryMode;
-  if (typeof m === "string") {
-    if (!(m in WalRecoveryMode)) throw ShaleError.invalidArgument(`unknown walRecoveryMode "${m}"`);
-    mode = WalRecoveryMode[m];
-  } else if (typeof m === "number") {
-    if (!Object.values(WalRecoveryMode).includes(m))
-      throw ShaleError.invalidArgument(`unknown walRecoveryMode ${m}`);
-    mode = m;
-  }
-  const compression = options.compression ?? DEFAULT_COMPRESSION;
-  if (compression !== "snappy" && compression !== "none") {
-    throw ShaleError.invalidArgument(
-      `unknown compression "${String(compression)}" (use "snappy" or "none")`,
-    );
-  }
-  if (options.blockCache !== undefined && !(options.blockCache instanceof LRUCache)) {
-    throw new TypeError("options.blockCache must be an LRUCache from @shale/block-cache");
-  }
-  const [trigger, slowdown, stop] = level0Triggers(raw);
-  const blockCache =
-    options.blockCache ??
-    new LRUCache<Block>({ capacity: positiveInt(raw, "blockCacheSize", 32 * 1024 * 1024, 0) });
+  OPEN_OPTIONS.check(options);
+  const o = options;
+  const statistics =
+    o.statistics === true ? new Statistics() : o.statistics === false ? undefined : o.statistics;
+  const m = o.walRecoveryMode;
+  const walRecoveryMode =
+    m === undefined ? WalRecoveryMode.PointInTime : typeof m === "string" ? WalRecoveryMode[m] : m;
+  const [trigger, slowdown, stop] = level0Triggers(o);
   return {
-    createIfMissing: bool(raw, "createIfMissing", true),
-    errorIfExists: bool(raw, "errorIfExists", false),
-    comparator,
+    createIfMissing: o.createIfMissing ?? true,
+    errorIfExists: o.errorIfExists ?? false,
+    comparator: o.comparator ?? bytewiseComparator,
     mergeOperator:
-      options.mergeOperator === "stringappend"
+      o.mergeOperator === "stringappend"
         ? DEFAULT_STRING_APPEND
-        : resolveMergeOperator(options.mergeOperator),
-    writeBufferSize: positiveInt(raw, "writeBufferSize", 64 * 1024 * 1024, 64 * 1024),
-    maxWriteBufferNumber: positiveInt(raw, "maxWriteBufferNumber", 2, 2),
-    blockCache,
-    blockSize: positiveInt(raw, "blockSize", 4096, 256),
-    bloomBitsPerKey: positiveInt(raw, "bloomBitsPerKey", 10, 0),
-    compression,
-    maxBackgroundJobs: positiveInt(raw, "maxBackgroundJobs", 2, 1),
+        : resolveMergeOperator(o.mergeOperator),
+    writeBufferSize: o.writeBufferSize ?? 64 * 1024 * 1024,
+    maxWriteBufferNumber: o.maxWriteBufferNumber ?? 2,
+    blockCache:
+      o.blockCache ?? new LRUCache<Block>({ capacity: o.blockCacheSize ?? 32 * 1024 * 1024 }),
+    blockSize: o.blockSize ?? 4096,
+    bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
+    compression: o.compression ?? DEFAULT_COMPRESSION,
+    maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     level0FileNumCompactionTrigger: trigger,
     level0SlowdownWritesTrigger: slowdown,
     level0StopWritesTrigger: stop,
-    maxBytesForLevelBase: positiveInt(raw, "maxBytesForLevelBase", 256 * 1024 * 1024, 1),
-    maxBytesForLevelMultiplier: multiplier(raw, "maxBytesForLevelMultiplier", 10),
-    targetFileSizeBase: positiveInt(raw, "targetFileSizeBase", 64 * 1024 * 1024, 1),
-    disableAutoCompactions: bool(raw, "disableAutoCompactions", false),
-    maxOpenFiles: positiveInt(raw, "maxOpenFiles", 1000, 16),
+    maxBytesForLevelBase: o.maxBytesForLevelBase ?? 256 * 1024 * 1024,
+    maxBytesForLevelMultiplier: o.maxBytesForLevelMultiplier ?? 10,
+    targetFileSizeBase: o.targetFileSizeBase ?? 64 * 1024 * 1024,
+    disableAutoCompactions: o.disableAutoCompactions ?? false,
+    maxOpenFiles: o.maxOpenFiles ?? 1000,
     statistics,
-    walRecoveryMode: mode,
-    paranoidChecks: bool(raw, "paranoidChecks", true),
-    fs: options.fs ?? new NodeFileSystem(),
+    walRecoveryMode,
+    paranoidChecks: o.paranoidChecks ?? true,
+    fs: o.fs ?? new NodeFileSystem(),
   };
 }
 
-export interface WriteOptions {
-  /** fsync the WAL before returning (survives a power cut). Default: false (survives a process crash). */
-  sync?: boolean;
-  /** Skip the WAL: the write is lost if the process dies before a flush. Default: false. */
-  disableWAL?: boolean;
-}
-
-export interface ReadOptions {
-  /** Read as of this snapshot. Default: the latest state. */
-  snapshot?: { readonly seq: number };
-  /** Put blocks read into the block cache. Default: true. */
-  fillCache?: boolean;
-  /** Verify block checksums. Default: true. */
-  verifyChecksums?: boolean;
-}
-
-/** Read options of `db.iterator()`. */
-export interface IteratorOptions extends ReadOptions {
-  /** Inclusive lower bound on keys. Default: none. */
-  lowerBound?: Uint8Array | string;
-  /** Exclusive upper bound on keys. Default: none. */
-  upperBound?: Uint8Array | string;
-  /** The iterable protocol walks from the last key backwards. Default: false. */
-  reverse?: boolean;
-}
+export type { FlushOptions, IteratorOptions, ReadOptions, WriteOptions } from "./call-options.js";

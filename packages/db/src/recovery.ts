@@ -35,6 +35,7 @@ import { flushMemTable } from "./background/flush-job.js";
 import { FileType, logFileName, parseFileName } from "./filenames.js";
 import type { ImmutableMemTable } from "./flush-scheduler.js";
 import type { ResolvedOptions } from "./options.js";
+import { checkLiveTables } from "./paranoid-checks.js";
 import { VersionEdit } from "./version-edit.js";
 import { VersionSet } from "./version-set.js";
 import { WriteBatch } from "./write-batch.js";
@@ -112,6 +113,7 @@ export function recover(
     if (options.errorIfExists)
       throw ShaleError.invalidArgument(`a database already exists in ${dir}`);
     versions.recover();
+    if (options.paranoidChecks) checkLiveTables(fs, dir, versions.current);
   } else if (!options.createIfMissing) {
     throw ShaleError.invalidArgument(`no database in ${dir} (createIfMissing is false)`);
   } else {
@@ -128,13 +130,17 @@ export function recover(
   }
   logs.sort((a, b) => a - b);
 
+  // paranoidChecks false: WAL damage is skipped whatever the mode (paranoid-checks.ts).
+  const walMode = options.paranoidChecks
+    ? options.walRecoveryMode
+    : WalRecoveryMode.SkipAnyCorrupted;
   const replayed: MemTable[] = []; // oldest first
   let mem = new MemTable({ comparator: icmp.user });
   replayed.push(mem);
   let lastSeq = versions.lastSequence;
   const inserter = new MemTableInserter();
   const drops: RecoveryDrop[] = [];
-  const modeName = MODE_NAMES[options.walRecoveryMode] ?? String(options.walRecoveryMode);
+  const modeName = MODE_NAMES[walMode] ?? String(walMode);
   for (let i = 0; i < logs.length; i++) {
     const number = logs[i]!;
     const path = logFileName(dir, number);
@@ -143,7 +149,7 @@ export function recover(
     let firstDrop: number | undefined;
     const file = fs.openSequential(path);
     const reader = new LogReader(file, {
-      mode: options.walRecoveryMode,
+      mode: walMode,
       fileName: name,
       logNumber: number,
       reporter: (info) => {
@@ -170,7 +176,7 @@ export function recover(
           WriteBatch.iterate(rec, inserter, name, offset);
         } catch (e) {
           if (
-            options.walRecoveryMode === WalRecoveryMode.SkipAnyCorrupted &&
+            walMode === WalRecoveryMode.SkipAnyCorrupted &&
             ShaleError.isInstance(e)
           ) {
             drops.push({
@@ -193,7 +199,7 @@ export function recover(
     } finally {
       file.close();
     }
-    if (firstDrop !== undefined && options.walRecoveryMode !== WalRecoveryMode.SkipAnyCorrupted) {
+    if (firstDrop !== undefined && walMode !== WalRecoveryMode.SkipAnyCorrupted) {
       if (!isLast) {
         throw ShaleError.corruption(
           "damaged records in a WAL that later WALs follow",

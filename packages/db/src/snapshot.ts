@@ -8,11 +8,19 @@ import { ShaleError } from "@shale/base";
 export class Snapshot {
   readonly seq: number;
   private list: SnapshotList | undefined;
+  /** The database's list it was made in (kept after release, to tell databases apart). */
+  private readonly owner: SnapshotList;
 
   /** @internal created by `db.snapshot()`. */
   constructor(seq: number, list: SnapshotList) {
     this.seq = seq;
     this.list = list;
+    this.owner = list;
+  }
+
+  /** @internal true if `list` made this snapshot. */
+  belongsTo(list: SnapshotList): boolean {
+    return this.owner === list;
   }
 
   /** Lets compaction drop what only this snapshot could see. Idempotent. */
@@ -54,11 +62,17 @@ export class SnapshotList {
     return this.items[0]?.seq;
   }
 
-  /** Checks a snapshot passed in read options. */
-  static check(s: unknown): number {
+  /**
+   * Checks a snapshot passed in read options and returns its sequence number: a TypeError
+   * unless it is a Snapshot; InvalidArgument if another database made it (its sequence
+   * numbers mean nothing here) or it was released (compaction may have dropped what it saw).
+   */
+  check(s: unknown): number {
     if (!(s instanceof Snapshot))
       throw new TypeError("readOptions.snapshot must come from db.snapshot()");
-    if (s.released) throw ShaleError.invalidArgument("the snapshot was released");
+    if (!s.belongsTo(this))
+      throw ShaleError.invalidArgument("readOptions.snapshot belongs to another database");
+    if (s.released) throw ShaleError.invalidArgument("readOptions.snapshot was released");
     return s.seq;
   }
 }

@@ -39,6 +39,8 @@ export {
   type DbOptions,
   decodeUint64,
   encodeUint64,
+  type FlushOptions,
+  type IteratorOptions,
   type MergeOperator,
   maxOperator,
   type ReadOptions,

@@ -24,4 +24,24 @@ describe("shale", () => {
     expect(new TextDecoder().decode(again.get("a"))).toBe("1");
     await again.close();
   });
+
+  it("validates the options of open and of every call, and string keys", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shale-top-"));
+    dirs.push(dir);
+    await expect(open(dir, "fast" as never)).rejects.toThrow(TypeError);
+    await expect(open(dir, { compression: null } as never)).rejects.toThrow(TypeError);
+    await expect(open(dir, { walRecoveryMode: "toString" } as never)).rejects.toSatisfy((e) =>
+      isShaleError(e, "InvalidArgument"),
+    );
+    await expect(open(dir, { bogus: 1 } as never)).rejects.toThrow(/bogus/);
+    const db = await open(dir);
+    try {
+      expect(() => db.put("a", "1", { sync: "yes" } as never)).toThrow(TypeError);
+      expect(() => db.put("a", "1", "sync" as never)).toThrow(TypeError);
+      expect(() => db.put("\ud800", "1")).toThrow(TypeError);
+      expect(() => db.get("a", { snapshott: 1 } as never)).toThrow(/snapshott/);
+    } finally {
+      await db.close();
+    }
+  });
 });

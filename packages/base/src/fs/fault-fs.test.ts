@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isShaleError } from "../errors.js";
 import { FaultInjectionFileSystem } from "./fault-fs.js";
@@ -200,6 +201,117 @@ describe.each(inners)("FaultInjectionFileSystem over %s", (_name, make) => {
 
     it("rejects n < 1", () => {
       expect(errorCode(() => fs.failAfter("write", 0, "EIO"))).toBe(ErrorCode.InvalidArgument);
+    });
+  });
+
+  describe("short writes", () => {
+    it("a chosen OS write accepts a prefix; the handle sends the rest once", () => {
+      const f = fs.openWritable(at("f"), { bufferSize: 64 });
+      const data = bytes(40, 7);
+      const calls = fs.counters.osWrites;
+      fs.shortWriteAt(1, 5);
+      f.append(data);
+      f.flush();
+      expect(fs.counters.osWrites - calls).toBe(2); // 5 bytes, then the other 35
+      f.close();
+      expect(inner.readFile(at("f"))).toEqual(data);
+    });
+
+    it("random short writes never change what lands (buffered and direct appends)", () => {
+      fs.shortWrites({ probability: 0.7, seed: 42 });
+      const f = fs.openWritable(at("f"), { bufferSize: 100 });
+      const expected: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const chunk = bytes(1 + ((i * 37) % 250), i);
+        f.append(chunk);
+        expected.push(...chunk);
+        if (i % 7 === 0) f.flush();
+      }
+      f.sync();
+      f.close();
+      expect([...inner.readFile(at("f"))]).toEqual(expected);
+      expect(fs.counters.osWrites).toBeGreaterThan(60);
+    });
+
+    it("property: whatever the short writes, buffer size and flushes, the file is the bytes once", () => {
+      let n = 0;
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 1_000_000 }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.integer({ min: 0, max: 300 }),
+          fc.array(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.boolean()), { maxLength: 25 }),
+          (seed, probability, bufferSize, appends) => {
+            fs.shortWrites({ probability, seed });
+            const path = at(`p${n++}`);
+            const f = fs.openWritable(path, { bufferSize });
+            const expected: number[] = [];
+            appends.forEach(([size, flush], i) => {
+              const chunk = bytes(size, i);
+              f.append(chunk);
+              expected.push(...chunk);
+              if (flush) f.flush();
+            });
+            f.close();
+            fs.clearFaults();
+            expect([...inner.readFile(path)]).toEqual(expected);
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it("validates its arguments", () => {
+      expect(errorCode(() => fs.shortWrites({ probability: 2 }))).toBe(ErrorCode.InvalidArgument);
+      expect(errorCode(() => fs.shortWriteAt(0))).toBe(ErrorCode.InvalidArgument);
+      expect(errorCode(() => fs.shortWriteAt(1, 0))).toBe(ErrorCode.InvalidArgument);
+    });
+  });
+
+  describe("full disk (failWritesAfterBytes)", () => {
+    it("lands the bytes that fit, then ENOSPC; the handle never sends them again", () => {
+      const f = fs.openWritable(at("f"), { bufferSize: 64 });
+      f.append(bytes(10, 1));
+      f.flush();
+      fs.failWritesAfterBytes(25);
+      f.append(bytes(40, 2)); // buffered: 40 bytes
+      expectIoError(() => f.flush(), "ENOSPC");
+      const landed = [...bytes(10, 1), ...bytes(40, 2).subarray(0, 25)];
+      expect([...inner.readFile(at("f"))]).toEqual(landed);
+      expect(f.size).toBe(35);
+      fs.clearFaults(); // space freed: the failed handle still writes nothing
+      expectIoError(() => f.flush(), "ENOSPC");
+      expectIoError(() => f.append(text("x")), "ENOSPC");
+      expectIoError(() => f.sync(), "ENOSPC");
+      f.close(); // releases the handle quietly
+      expect([...inner.readFile(at("f"))]).toEqual(landed);
+    });
+
+    it("counts bytes over every file and fails a write past the limit with nothing", () => {
+      const a = fs.openWritable(at("a"), { bufferSize: 0 });
+      const b = fs.openWritable(at("b"), { bufferSize: 0 });
+      fs.failWritesAfterBytes(30, "EIO");
+      a.append(bytes(20, 1));
+      expectIoError(() => b.append(bytes(20, 2)), "EIO");
+      expect(inner.fileSize(at("b"))).toBe(10);
+      const c = fs.openWritable(at("c"), { bufferSize: 0 });
+      expectIoError(() => c.append(bytes(1, 3)), "EIO");
+      expect(inner.fileSize(at("c"))).toBe(0);
+      for (const f of [a, b, c]) f.close();
+    });
+
+    it("writeFile keeps the prefix that fits, synced or not", () => {
+      fs.failWritesAfterBytes(8);
+      fs.writeFile(at("w"), bytes(5, 1));
+      expectIoError(() => fs.writeFile(at("x"), bytes(5, 2), { sync: true }), "ENOSPC");
+      expect(inner.readFile(at("w"))).toEqual(bytes(5, 1));
+      expect(inner.readFile(at("x"))).toEqual(bytes(5, 2).subarray(0, 3));
+      expectIoError(() => fs.writeFile(at("y"), bytes(1, 3)), "ENOSPC");
+      expect(inner.fileSize(at("y"))).toBe(0);
+    });
+
+    it("rejects a negative limit", () => {
+      expect(errorCode(() => fs.failWritesAfterBytes(-1))).toBe(ErrorCode.InvalidArgument);
     });
   });
 

@@ -20,6 +20,15 @@
  * - Failing operations (`failAfter`): the n-th following "write" (append, a flush that hands
  *   over buffered bytes, `writeFile`) or "sync" (`sync`, `syncDir`, `writeFile` with `sync`)
  *   and every later one throws IOError with `cause.code` EIO or ENOSPC, with no effect.
+ * - Short writes (`shortWrites`, `shortWriteAt`): an OS write (one `write(2)` of a handle's
+ *   buffered bytes; see buffered-writer.ts) accepts fewer bytes than it was handed, as a
+ *   real `write(2)` may; the handle must send the rest. Random (a probability, seeded) or
+ *   at a chosen OS write, with a chosen or random accepted count.
+ * - A full disk (`failWritesAfterBytes`): the next `n` bytes written (over every file) land;
+ *   the OS write that crosses the limit accepts only what fits (a short write), and every
+ *   later one fails with ENOSPC (or EIO) having written nothing — so a failed flush leaves
+ *   a prefix of its bytes in the file, exactly as `write(2)` on a nearly full disk does.
+ *   `writeFile` past the limit leaves the prefix that fit and throws.
  * - An inactive file system (`setFilesystemActive(false)`): every write, sync and metadata
  *   change (open for writing, rename, remove, truncate, mkdir) fails; reads still work.
  * - Corruption (`corrupt`): bytes flipped in place.
@@ -36,6 +45,8 @@
  */
 
 import { ShaleError } from "../errors.js";
+import { Random } from "../testing/random.js";
+import { BufferedWriter, type ByteSink } from "./buffered-writer.js";
 import {
   dirName,
   type FileLock,
@@ -56,6 +67,16 @@ export type FaultErrno = "EIO" | "ENOSPC";
 export interface FaultCounters {
   writes: number;
   syncs: number;
+  /** OS-level writes: one per `write(2)` a handle made (short ones included). */
+  osWrites: number;
+}
+
+/** Random short writes (see `shortWrites`). */
+export interface ShortWriteOptions {
+  /** Chance (0..1) that an OS write of 2 or more bytes is cut short. */
+  probability: number;
+  /** Seed of the random choices. Default: 1. */
+  seed?: number;
 }
 
 const DEFAULT_BUFFER_SIZE = 64 * 1024;
@@ -75,9 +96,17 @@ interface FileState {
 
 /** The fault switches, shared by the file system and its handles. */
 class FaultController {
-  readonly counters: FaultCounters = { writes: 0, syncs: 0 };
+  readonly counters: FaultCounters = { writes: 0, syncs: 0, osWrites: 0 };
   armed: { op: FaultOperation; countdown: number; errno: FaultErrno } | undefined;
   inactiveErrno: FaultErrno | undefined;
+  /** Random short writes: probability and generator. */
+  shortProbability = 0;
+  shortRandom = new Random(1);
+  /** One chosen short write: the OS write number (`counters.osWrites`) and bytes accepted. */
+  shortAt: { call: number; accept: number | undefined } | undefined;
+  /** A full disk: bytes that still fit, and the errno once they are used up. */
+  bytesLeft: number | undefined;
+  fullErrno: FaultErrno = "ENOSPC";
   /** Bumped by every power cut; handles of an older epoch are dead. */
   epoch = 0;
 
@@ -97,12 +126,71 @@ class FaultController {
       throw errnoError(this.inactiveErrno, syscall, path, "file system inactive");
     }
   }
+
+  /**
+   * How many of `length` bytes the OS write being made accepts (>= 1), or throws if the disk
+   * is full. Counts the OS write.
+   */
+  accept(length: number, path: string): number {
+    const call = ++this.counters.osWrites;
+    this.checkActive("write", path);
+    let k = length;
+    const at = this.shortAt;
+    if (at !== undefined && at.call === call) {
+      this.shortAt = undefined;
+      if (length > 1)
+        k = Math.min(at.accept ?? 1 + this.shortRandom.uniform(length - 1), length - 1);
+    } else if (length > 1 && this.shortProbability > 0) {
+      if (this.shortRandom.nextUint32() / 4294967296 < this.shortProbability) {
+        k = 1 + this.shortRandom.uniform(length - 1);
+      }
+    }
+    const left = this.bytesLeft;
+    if (left !== undefined) {
+      if (left === 0) throw errnoError(this.fullErrno, "write", path, "injected: disk full");
+      if (k > left) k = left;
+      this.bytesLeft = left - k;
+    }
+    return k;
+  }
+
+  /** For `writeFile`: bytes of `length` that fit on the "disk" (all of them unless full). */
+  fit(length: number): number {
+    const left = this.bytesLeft;
+    if (left === undefined || length <= left) {
+      if (left !== undefined) this.bytesLeft = left - length;
+      return length;
+    }
+    this.bytesLeft = 0;
+    return left;
+  }
+}
+
+/** One handle's OS writes: appended to the inner (unbuffered) file, cut short as told. */
+class FaultSink implements ByteSink {
+  constructor(
+    private readonly faults: FaultController,
+    private readonly path: string,
+    private readonly inner: WritableFile,
+  ) {}
+
+  write(data: Uint8Array, start: number, length: number): number {
+    const k = this.faults.accept(length, this.path);
+    const before = this.inner.size;
+    try {
+      this.inner.append(data, start, start + k);
+    } catch (err) {
+      // The inner file system may itself have taken a prefix (a real full disk).
+      const landed = this.inner.size - before;
+      if (landed > 0 && landed < k) return landed;
+      throw err;
+    }
+    return k;
+  }
 }
 
 class FaultWritableFile implements WritableFile {
-  private readonly buffer: Uint8Array;
-  private pending = 0;
-  private written: number;
+  private readonly writer: BufferedWriter;
   private closed = false;
   private readonly epoch: number;
 
@@ -113,68 +201,58 @@ class FaultWritableFile implements WritableFile {
     private readonly state: FileState,
     bufferSize: number,
   ) {
-    this.buffer = new Uint8Array(bufferSize);
-    this.written = inner.size;
+    this.writer = new BufferedWriter(
+      new FaultSink(faults, path, inner),
+      bufferSize,
+      inner.size,
+      (err) =>
+        ShaleError.isInstance(err) ? err : ShaleError.ioError(`write failed: ${err}`, path, err),
+    );
     this.epoch = faults.epoch;
   }
 
   get size(): number {
-    return this.written;
+    return this.writer.size;
   }
 
   append(data: Uint8Array, start = 0, end = data.length): void {
     checkRange("append", start, end, data.length);
     this.checkUsable("write");
     this.faults.check("write", "write", this.path);
-    const n = end - start;
-    const capacity = this.buffer.length;
-    if (this.pending + n <= capacity) {
-      this.buffer.set(data.subarray(start, end), this.pending);
-      this.pending += n;
-    } else {
-      this.writeOut();
-      if (n >= capacity) {
-        this.inner.append(data, start, end);
-      } else {
-        this.buffer.set(data.subarray(start, end), 0);
-        this.pending = n;
-      }
-    }
-    this.written += n;
+    this.writer.append(data, start, end);
   }
 
   flush(): void {
     this.checkUsable("write");
-    if (this.pending === 0) return;
-    this.faults.check("write", "write", this.path);
-    this.writeOut();
+    if (this.writer.buffered === 0 && this.writer.error === undefined) return;
+    if (this.writer.error === undefined) this.faults.check("write", "write", this.path);
+    this.writer.flush();
   }
 
   sync(): void {
     this.flush();
     this.faults.check("sync", "fsync", this.path);
     this.inner.sync();
-    this.state.syncedSize = this.written;
+    this.state.syncedSize = this.writer.size;
   }
 
+  /** Writes out the buffer (unless the handle is dead or failed), then closes. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (this.epoch === this.faults.epoch && this.pending > 0) {
+      if (
+        this.epoch === this.faults.epoch &&
+        this.writer.error === undefined &&
+        this.writer.buffered > 0
+      ) {
         this.faults.check("write", "write", this.path);
-        this.writeOut();
+        this.writer.flush();
       }
     } finally {
-      this.pending = 0;
+      this.writer.discard();
       this.inner.close();
     }
-  }
-
-  private writeOut(): void {
-    if (this.pending === 0) return;
-    this.inner.append(this.buffer, 0, this.pending);
-    this.pending = 0;
   }
 
   private checkUsable(syscall: string): void {
@@ -206,10 +284,52 @@ export class FaultInjectionFileSystem implements FileSystem {
     this.faults.armed = { op, countdown: n, errno };
   }
 
-  /** Disarms `failAfter` and makes the file system active again. */
+  /**
+   * From now on each OS write of 2 or more bytes accepts a random shorter prefix
+   * (1..length-1 bytes) with `probability`; the handle completes the rest with more OS
+   * writes. Deterministic for a `seed`. Until `clearFaults` (or `probability` 0).
+   */
+  shortWrites(options: ShortWriteOptions): void {
+    const p = options.probability;
+    if (typeof p !== "number" || !(p >= 0 && p <= 1)) {
+      throw ShaleError.invalidArgument(`shortWrites: probability ${p} outside [0, 1]`);
+    }
+    this.faults.shortProbability = p;
+    this.faults.shortRandom = new Random(options.seed ?? 1);
+  }
+
+  /**
+   * The `n`-th following OS write (1-based; see `counters.osWrites`) accepts only `accept`
+   * bytes (at most its length - 1; Default: a random count), once.
+   */
+  shortWriteAt(n: number, accept?: number): void {
+    if (!Number.isInteger(n) || n < 1) throw ShaleError.invalidArgument(`shortWriteAt: bad n ${n}`);
+    if (accept !== undefined && (!Number.isInteger(accept) || accept < 1)) {
+      throw ShaleError.invalidArgument(`shortWriteAt: bad accept ${accept}`);
+    }
+    this.faults.shortAt = { call: this.faults.counters.osWrites + n, accept };
+  }
+
+  /**
+   * A disk that fills up: the next `n` bytes written (over every file, `n` >= 0) land, the
+   * OS write that crosses the limit lands what fits, and every later one throws IOError
+   * with `cause.code` = `errno` (Default: ENOSPC), until `clearFaults`.
+   */
+  failWritesAfterBytes(n: number, errno: FaultErrno = "ENOSPC"): void {
+    if (!Number.isInteger(n) || n < 0) {
+      throw ShaleError.invalidArgument(`failWritesAfterBytes: bad n ${n}`);
+    }
+    this.faults.bytesLeft = n;
+    this.faults.fullErrno = errno;
+  }
+
+  /** Disarms `failAfter`, short writes and the full disk, and makes the file system active again. */
   clearFaults(): void {
     this.faults.armed = undefined;
     this.faults.inactiveErrno = undefined;
+    this.faults.shortProbability = 0;
+    this.faults.shortAt = undefined;
+    this.faults.bytesLeft = undefined;
   }
 
   /** While inactive, every write, sync and metadata change fails with `errno` (Default: EIO). */
@@ -272,18 +392,24 @@ export class FaultInjectionFileSystem implements FileSystem {
     return this.inner.readFile(path);
   }
 
+  /** Past a `failWritesAfterBytes` limit, the prefix that fits is written, then ENOSPC. */
   writeFile(path: string, data: Uint8Array, options: { sync?: boolean } = {}): void {
     this.faults.check("write", "write", path);
     const existed = this.inner.exists(path);
+    const fits = this.faults.fit(data.length);
+    const full = (): ShaleError =>
+      errnoError(this.faults.fullErrno, "write", path, "injected: disk full");
     if (options.sync !== true) {
-      this.inner.writeFile(path, data);
+      this.inner.writeFile(path, fits < data.length ? data.subarray(0, fits) : data);
       this.track(path, existed, true, 0);
+      if (fits < data.length) throw full();
       return;
     }
     const file = this.inner.openWritable(path, { bufferSize: 0 });
     const state = this.track(path, existed, true, 0);
     try {
-      file.append(data);
+      file.append(data, 0, fits);
+      if (fits < data.length) throw full();
       this.faults.check("sync", "fsync", path);
       file.sync();
       state.syncedSize = data.length;

@@ -16,7 +16,16 @@
  * "ENOENT", is kept in `cause.code`), except `lock` on a held lock, which is `Busy`.
  */
 
-/** A file open for appending. Data reaches the OS on `flush`, and the disk on `sync`. */
+/**
+ * A file open for appending. Data reaches the OS on `flush`, and the disk on `sync`.
+ *
+ * Partial writes: an OS write that takes only part of the bytes is continued from where it
+ * stopped, never re-sent whole. After a write fails (ENOSPC, EIO) the handle is failed:
+ * the file ends with exactly the bytes the OS accepted (`size` says how many), the bytes
+ * not accepted are dropped, every later `append`/`flush`/`sync` throws IOError (its `cause`
+ * the first failure's errno error), and `close()` releases the handle without writing or
+ * throwing that error again. (buffered-writer.ts; `MemoryFileSystem` never fails a write.)
+ */
 export interface WritableFile {
   /** Appends `data[start, end)`. May buffer in user space until `flush`. */
   append(data: Uint8Array, start?: number, end?: number): void;

@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isShaleError } from "../errors.js";
 import { NodeFileSystem } from "./node-fs.js";
 
@@ -60,6 +60,63 @@ describe("NodeFileSystem write buffering", () => {
     fs.writeFile(path, new Uint8Array([1, 2]));
     expect(Object.getPrototypeOf(fs.readFile(path))).toBe(Uint8Array.prototype);
   });
+});
+
+describe("NodeFileSystem after a failed write", () => {
+  const tmpfs = mkdtempSync(join(tmpdir(), "shale-node-fs-full-"));
+  let mountError: string | undefined;
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", tmpfs], { stdio: "pipe" });
+  } catch (err) {
+    mountError = (err as Error).message.split("\n")[0];
+    console.log(`NodeFileSystem full-disk test skipped: cannot mount a tmpfs (${mountError})`);
+  }
+  afterAll(() => {
+    if (mountError === undefined) execFileSync("umount", ["-l", tmpfs]);
+    rmSync(tmpfs, { recursive: true, force: true });
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "is failed: /dev/full's ENOSPC once, then every write refused, close quiet",
+    () => {
+      const file = fs.openWritable("/dev/full", { bufferSize: 16 });
+      file.append(new Uint8Array(8).fill(1));
+      const first = thrown(() => file.flush());
+      expect(isShaleError(first, ErrorCode.IOError)).toBe(true);
+      expect((first as Error).cause).toMatchObject({ code: "ENOSPC" });
+      expect(() => file.flush()).toThrow(/an earlier write failed/);
+      expect(() => file.append(new Uint8Array(1))).toThrow(/an earlier write failed/);
+      expect(() => file.sync()).toThrow(/an earlier write failed/);
+      expect(file.size).toBe(0);
+      file.close();
+    },
+  );
+
+  it.skipIf(mountError !== undefined)(
+    "on a full tmpfs, the file holds exactly the accepted prefix, never a byte twice",
+    () => {
+      const path = join(tmpfs, "f");
+      const file = fs.openWritable(path, { bufferSize: 10_000 });
+      const expected: number[] = [];
+      let failed = false;
+      for (let i = 0; i < 100 && !failed; i++) {
+        const chunk = new Uint8Array(3_001).map((_, j) => (i * 7 + j) & 0xff);
+        expected.push(...chunk);
+        try {
+          file.append(chunk);
+        } catch {
+          failed = true;
+        }
+      }
+      expect(failed).toBe(true);
+      execFileSync("mount", ["-o", "remount,size=1m", tmpfs]);
+      expect(() => file.flush()).toThrow(/an earlier write failed/);
+      file.close();
+      const onDisk = readFileSync(path);
+      expect(onDisk.length).toBe(file.size);
+      expect([...onDisk]).toEqual(expected.slice(0, onDisk.length));
+    },
+  );
 });
 
 describe("NodeFileSystem lock across processes", () => {

@@ -5,6 +5,8 @@
  * - Writable files buffer appends in user space (Default: 64 KiB, `bufferSize`; 0 writes
  *   straight through) and hand them to the OS with `writeSync` on `flush` or when the buffer
  *   is full. An append at least as large as the buffer is written directly, without a copy.
+ *   A partial write is completed from where the OS stopped; after a failed write the handle
+ *   is failed and the file ends with exactly the bytes the OS accepted (buffered-writer.ts).
  *   `sync` = flush + `fdatasync` (libuv maps it to the strongest flush the platform offers).
  * - Random-access reads are `pread`s (`readSync` with a position), looped until `length` or
  *   end of file. Sequential files keep their own position and read forward the same way.
@@ -33,7 +35,9 @@ import {
   truncateSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
+import { BufferedWriter, type ByteSink } from "./buffered-writer.js";
 import type {
   FileLock,
   FileSystem,
@@ -43,16 +47,14 @@ import type {
   WritableFile,
 } from "./file-system.js";
 import { checkCount, checkRange, errnoError } from "./memory-fs.js";
-import { closeFd, ioError, readFully, writeFully } from "./node-io.js";
+import { closeFd, ioError, readFully } from "./node-io.js";
 import { lockFile } from "./node-lock.js";
 
 /** Default user-space write buffer of a WritableFile: 64 KiB. */
 export const DEFAULT_WRITE_BUFFER_SIZE = 64 * 1024;
 
 class NodeWritableFile implements WritableFile {
-  private readonly buffer: Uint8Array;
-  private pending = 0;
-  private written: number;
+  private readonly writer: BufferedWriter;
 
   constructor(
     private readonly path: string,
@@ -60,47 +62,27 @@ class NodeWritableFile implements WritableFile {
     bufferSize: number,
     initialSize: number,
   ) {
-    this.buffer = new Uint8Array(bufferSize);
-    this.written = initialSize;
+    const sink: ByteSink = {
+      write: (data, start, length) => writeSync(this.fd, data, start, length),
+    };
+    this.writer = new BufferedWriter(sink, bufferSize, initialSize, (err) =>
+      ioError("write", path, err),
+    );
   }
 
   get size(): number {
-    return this.written;
+    return this.writer.size;
   }
 
   append(data: Uint8Array, start = 0, end = data.length): void {
     checkRange("append", start, end, data.length);
-    const n = end - start;
-    const capacity = this.buffer.length;
-    if (this.pending + n <= capacity) {
-      this.checkOpen();
-      this.buffer.set(data.subarray(start, end), this.pending);
-      this.pending += n;
-    } else {
-      this.flush();
-      if (n >= capacity) {
-        try {
-          writeFully(this.fd, data, start, n);
-        } catch (err) {
-          throw ioError("write", this.path, err);
-        }
-      } else {
-        this.buffer.set(data.subarray(start, end), 0);
-        this.pending = n;
-      }
-    }
-    this.written += n;
+    this.checkOpen();
+    this.writer.append(data, start, end);
   }
 
   flush(): void {
     this.checkOpen();
-    if (this.pending === 0) return;
-    try {
-      writeFully(this.fd, this.buffer, 0, this.pending);
-    } catch (err) {
-      throw ioError("write", this.path, err);
-    }
-    this.pending = 0;
+    this.writer.flush();
   }
 
   sync(): void {
@@ -112,10 +94,11 @@ class NodeWritableFile implements WritableFile {
     }
   }
 
+  /** Flushes (unless an earlier write failed: then nothing is written) and closes. */
   close(): void {
     if (this.fd < 0) return;
     try {
-      this.flush();
+      if (this.writer.error === undefined) this.writer.flush();
     } finally {
       const fd = this.fd;
       this.fd = -1;
