@@ -13,7 +13,13 @@
  * database is not serving yet), so the old WALs can be deleted and every open starts with
  * an empty memtable and a fresh WAL.
  */
-import { baseName, type InternalKeyComparator, joinPath, ShaleError } from "@shale/base";
+import {
+  baseName,
+  type FileSystem,
+  type InternalKeyComparator,
+  joinPath,
+  ShaleError,
+} from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
 import { tableWriteOptions } from "./background/build-table.js";
@@ -21,7 +27,15 @@ import { flushMemTable } from "./background/flush-job.js";
 import { FileType, logFileName, parseFileName } from "./filenames.js";
 import type { ImmutableMemTable } from "./flush-scheduler.js";
 import type { ResolvedOptions } from "./options.js";
-import { VersionEdit } from "./version-edit.js";
+import {
+  checkOptionsFile,
+  ensureIdentity,
+  formatOptionsFile,
+  type OptionsSection,
+  readNewestOptions,
+  writeOptionsFile,
+} from "./options-file.js";
+import { NUM_LEVELS, VersionEdit } from "./version-edit.js";
 import { VersionSet } from "./version-set.js";
 import { WriteBatch } from "./write-batch.js";
 import { MemTableInserter } from "./write-path.js";
@@ -36,6 +50,26 @@ export interface RecoveredState {
   /** The new WAL and its number: the mutable memtable's data will all be in it. */
   wal: LogWriter;
   logNumber: number;
+  /**
+   * NotSupported while the directory holds column families other than `default` (shale opens
+   * the default one and leaves the others alone; writing could lose their WAL data).
+   */
+  writeRefusal: ShaleError | undefined;
+}
+
+/** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
+export function recoveryProperty(name: string, versions: VersionSet): string {
+  if (name === "shale.best-efforts-recovery") return versions.bestEffortsReport;
+  return [...versions.foreignFamilies.values()]
+    .sort((a, b) => a.id - b.id)
+    .map((f) => `${f.id} ${f.name}`)
+    .join("\n");
+}
+
+/** Says, once per open, what shale leaves alone or dropped (there is no info log). */
+function warn(message: string): void {
+  const p = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process;
+  p?.emitWarning?.(message, { code: "SHALE_RECOVERY" });
 }
 
 export function recover(
@@ -44,28 +78,43 @@ export function recover(
   icmp: InternalKeyComparator,
 ): RecoveredState {
   const fs = options.fs;
-  const versions = new VersionSet({
-    fs,
-    dir,
-    icmp,
-    mergeOperatorName: options.mergeOperator?.name,
-  });
+  const versions = new VersionSet({ fs, dir, icmp });
   if (VersionSet.exists(fs, dir)) {
     if (options.errorIfExists)
       throw ShaleError.invalidArgument(`a database already exists in ${dir}`);
-    versions.recover();
   } else if (!options.createIfMissing) {
     throw ShaleError.invalidArgument(`no database in ${dir} (createIfMissing is false)`);
   } else {
-    versions.nextFileNumber = 1;
+    createDatabase(fs, dir, versions);
   }
+  const previousOptions = readNewestOptions(fs, dir);
+  if (previousOptions !== undefined)
+    checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
+  versions.recover({ bestEfforts: options.bestEffortsRecovery });
+  ensureIdentity(fs, dir, versions.dbId);
+  const recoveredNext = versions.recoveredNextFileNumber;
+  let writeRefusal: ShaleError | undefined;
+  if (versions.foreignFamilies.size > 0) {
+    const names = [...versions.foreignFamilies.values()].map((f) => JSON.stringify(f.name));
+    const message = `${dir} has column families other than "default" (${names.join(", ")}): shale opened "default" and leaves them alone; writes are refused while they exist`;
+    writeRefusal = ShaleError.notSupported(message);
+    warn(message);
+  }
+  if (versions.bestEffortsReport !== "")
+    warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
 
   const logs: number[] = [];
   for (const name of fs.list(dir)) {
     const parsed = parseFileName(name);
     if (parsed === undefined) continue;
     versions.markFileNumberUsed(parsed.number);
-    if (parsed.type === FileType.Log && parsed.number >= versions.logNumber)
+    // Best-efforts recovery does not replay WALs (RocksDB's rule: the version it opens may
+    // be older than the WALs' data).
+    if (
+      parsed.type === FileType.Log &&
+      parsed.number >= versions.logNumber &&
+      !options.bestEffortsRecovery
+    )
       logs.push(parsed.number);
   }
   logs.sort((a, b) => a - b);
@@ -152,22 +201,12 @@ export function recover(
     const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
     if (file !== undefined) edit.addFile(0, file);
   }
+  // OPTIONS takes its number before the edit records NextFileNumber, so the number is the
+  // database's by the obsolete-file rule below.
+  writeOptions(fs, dir, versions, options, previousOptions?.sections ?? [], recoveredNext);
   versions.logAndApply(edit);
 
-  // Obsolete files: WALs already in tables, MANIFESTs other than the live one, temp files,
-  // and tables no version refers to (left by a flush or compaction that died midway).
-  const live = new Set<number>();
-  for (const files of versions.current.levels) for (const f of files) live.add(f.number);
-  for (const name of fs.list(dir)) {
-    const parsed = parseFileName(name);
-    if (parsed === undefined) continue;
-    const obsolete =
-      (parsed.type === FileType.Log && parsed.number < versions.logNumber) ||
-      (parsed.type === FileType.Manifest && parsed.number !== versions.manifestNumber) ||
-      (parsed.type === FileType.Table && !live.has(parsed.number)) ||
-      parsed.type === FileType.Temp;
-    if (obsolete) fs.remove(joinPath(dir, name));
-  }
+  removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
   return {
     icmp,
     versions,
@@ -175,5 +214,129 @@ export function recover(
     imm: [],
     wal,
     logNumber,
+    writeRefusal,
   };
+}
+
+/**
+ * A new database: no log may be lying around (RocksDB refuses "While creating a new Db,
+ * wal_dir contains existing log file"; replaying a stranger's file as a WAL would be worse),
+ * then the first MANIFEST and CURRENT are written before anything else (RocksDB's NewDB), so
+ * a crash at any later point leaves a directory that opens. The MANIFEST takes a number above
+ * every db-named file already in the directory, so it overwrites nothing.
+ */
+function createDatabase(fs: FileSystem, dir: string, versions: VersionSet): void {
+  let highest = 0;
+  for (const name of fs.list(dir)) {
+    const parsed = parseFileName(name);
+    if (parsed === undefined) continue;
+    if (parsed.type === FileType.Log)
+      throw ShaleError.corruption(
+        `while creating a new database, ${dir} holds a log file ${name} (shale did not write it)`,
+        name,
+        0,
+      );
+    if (parsed.number > highest) highest = parsed.number;
+  }
+  versions.createNew(highest + 1);
+}
+
+/** Writes this open's OPTIONS file (options-file.ts), keeping other families' sections. */
+function writeOptions(
+  fs: FileSystem,
+  dir: string,
+  versions: VersionSet,
+  options: ResolvedOptions,
+  previous: readonly OptionsSection[],
+  recoveredNext: number,
+): void {
+  const foreign = new Set([...versions.foreignFamilies.values()].map((f) => f.name));
+  const foreignSections = previous.filter((s) => {
+    const m = /^(?:CFOptions|TableOptions\/\w+) "(.*)"$/.exec(s.title);
+    return m !== null && foreign.has(m[1]!);
+  });
+  const number = versions.newFileNumber();
+  const text = formatOptionsFile({
+    comparator: versions.comparatorName,
+    mergeOperator: options.mergeOperator?.name,
+    db: {
+      create_if_missing: options.createIfMissing,
+      error_if_exists: options.errorIfExists,
+      paranoid_checks: options.paranoidChecks,
+      max_background_jobs: options.maxBackgroundJobs,
+      max_open_files: options.maxOpenFiles,
+      wal_recovery_mode: WAL_RECOVERY_MODE_NAMES[options.walRecoveryMode],
+      best_efforts_recovery: options.bestEffortsRecovery,
+    },
+    cf: {
+      write_buffer_size: options.writeBufferSize,
+      max_write_buffer_number: options.maxWriteBufferNumber,
+      num_levels: NUM_LEVELS,
+      level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
+      level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
+      level0_stop_writes_trigger: options.level0StopWritesTrigger,
+      max_bytes_for_level_base: options.maxBytesForLevelBase,
+      max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
+      target_file_size_base: options.targetFileSizeBase,
+      disable_auto_compactions: options.disableAutoCompactions,
+      compression: options.compression === "none" ? "kNoCompression" : "kSnappyCompression",
+    },
+    table: {
+      block_size: options.blockSize,
+      filter_policy:
+        options.bloomBitsPerKey > 0 ? `bloomfilter:${options.bloomBitsPerKey}:false` : "nullptr",
+      whole_key_filtering: true,
+      format_version: 5,
+    },
+    foreignSections,
+  });
+  writeOptionsFile(fs, dir, number, text, (n) => n < recoveredNext);
+}
+
+const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze({
+  0: "kTolerateCorruptedTailRecords",
+  1: "kAbsoluteConsistency",
+  2: "kPointInTimeRecovery",
+  3: "kSkipAnyCorruptedRecords",
+});
+
+/**
+ * Deletes the files this open made obsolete — and only files the database made: a file is
+ * considered only if the MANIFEST history named it (tables), this open replayed it (WALs),
+ * or it parses as a db file numbered below the MANIFEST's NextFileNumber (RocksDB's rule:
+ * numbers at or above it were never handed out by this database). Never deleted: the live
+ * version's tables, those of column families shale leaves alone, WALs any family still
+ * needs, CURRENT, IDENTITY, LOCK, OPTIONS files (writeOptionsFile keeps two), info logs.
+ */
+function removeObsoleteFiles(
+  fs: FileSystem,
+  dir: string,
+  versions: VersionSet,
+  replayed: ReadonlySet<number>,
+  recoveredNext: number,
+): void {
+  const minLog = versions.minLogNumberToKeep;
+  for (const name of fs.list(dir)) {
+    const parsed = parseFileName(name);
+    if (parsed === undefined) continue;
+    const n = parsed.number;
+    const ours = n < recoveredNext;
+    let obsolete = false;
+    switch (parsed.type) {
+      case FileType.Log:
+        obsolete = n < minLog && (ours || replayed.has(n));
+        break;
+      case FileType.Table:
+        obsolete = !versions.isLiveFile(n) && (ours || versions.namedTables.has(n));
+        break;
+      case FileType.Manifest:
+        obsolete = n !== versions.manifestNumber && ours;
+        break;
+      case FileType.Temp:
+      case FileType.OptionsTemp:
+        obsolete = ours;
+        break;
+    }
+    if (obsolete) fs.remove(joinPath(dir, name));
+  }
 }
