@@ -191,6 +191,18 @@ describe("bestEffortsRecovery", () => {
     await db.close();
   });
 
+  it("needs no CURRENT: it recovers from the MANIFESTs in the directory", async () => {
+    const { files, model } = await build();
+    const damaged = new Map(files);
+    damaged.delete("CURRENT");
+    for (const n of [...damaged.keys()]) if (n.endsWith(".log")) damaged.delete(n);
+    const fs = restore(damaged);
+    const db = await DB.open("/db", { fs, bestEffortsRecovery: true });
+    await checkAll(db, model);
+    await db.close();
+    expect(fs.exists("/db/CURRENT")).toBe(true);
+  });
+
   it("is off by default and validated", async () => {
     const { files } = await build();
     const fs = restore(files);
@@ -214,6 +226,19 @@ describe("files the database did not create", () => {
       .catch(() => undefined);
     expect(fs.exists("/db/000001.log")).toBe(true);
     expect(fs.readFile("/db/000001.log")).toEqual(mine);
+  });
+
+  it("a directory whose CURRENT is gone opens as a new database and keeps the old tables", async () => {
+    const { files } = await build();
+    const damaged = new Map(files);
+    damaged.delete("CURRENT");
+    for (const n of [...damaged.keys()]) if (n.endsWith(".log")) damaged.delete(n);
+    const fs = restore(damaged);
+    const db = await DB.open("/db", { fs });
+    expect(db.get("k0001")).toBeUndefined();
+    await db.close();
+    for (const n of damaged.keys())
+      if (n.endsWith(".sst")) expect(fs.exists(`/db/${n}`), n).toBe(true);
   });
 
   it("opening keeps db-named files numbered at or above the recovered next file number", async () => {

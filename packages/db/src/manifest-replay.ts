@@ -47,6 +47,8 @@ export class ManifestState {
   /** The default family's compaction cursors, by level. */
   readonly compactCursors = new Map<number, Uint8Array>();
   readonly families = new Map<number, ForeignFamily>();
+  /** Ids of dropped families: later edits of theirs (a flush that raced the drop) are ignored. */
+  private readonly dropped = new Set<number>();
   /** Every table number an edit of this MANIFEST added, in any family. */
   readonly namedTables = new Set<number>();
   /** Edits (or whole atomic groups) applied. */
@@ -82,6 +84,7 @@ export class ManifestState {
     if (edit.columnFamilyDrop) {
       if (cf === 0) throw at("the default column family cannot be dropped");
       if (!this.families.delete(cf)) throw at(`drop of unknown column family ${cf}`);
+      this.dropped.add(cf);
       return;
     }
     if (cf === 0) {
@@ -98,7 +101,10 @@ export class ManifestState {
       return;
     }
     const family = this.families.get(cf);
-    if (family === undefined) throw at(`edit of unknown column family ${cf}`);
+    if (family === undefined) {
+      if (this.dropped.has(cf)) return;
+      throw at(`edit of unknown column family ${cf}`);
+    }
     if (edit.comparator !== undefined) family.comparator = edit.comparator;
     if (edit.logNumber !== undefined) family.logNumber = edit.logNumber;
     for (const d of edit.deletedFiles) {

@@ -31,6 +31,7 @@ import {
   checkOptionsFile,
   ensureIdentity,
   formatOptionsFile,
+  mergeOperatorOf,
   type OptionsSection,
   readNewestOptions,
   writeOptionsFile,
@@ -79,20 +80,26 @@ export function recover(
 ): RecoveredState {
   const fs = options.fs;
   const versions = new VersionSet({ fs, dir, icmp });
-  if (VersionSet.exists(fs, dir)) {
+  // Best-efforts recovery needs no CURRENT: it reads the MANIFESTs in the directory.
+  const manifests = fs.list(dir).some((n) => parseFileName(n)?.type === FileType.Manifest);
+  let created = false;
+  if (VersionSet.exists(fs, dir) || (options.bestEffortsRecovery && manifests)) {
     if (options.errorIfExists)
       throw ShaleError.invalidArgument(`a database already exists in ${dir}`);
   } else if (!options.createIfMissing) {
     throw ShaleError.invalidArgument(`no database in ${dir} (createIfMissing is false)`);
   } else {
     createDatabase(fs, dir, versions);
+    created = true;
   }
   const previousOptions = readNewestOptions(fs, dir);
   if (previousOptions !== undefined)
     checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
   versions.recover({ bestEfforts: options.bestEffortsRecovery });
   ensureIdentity(fs, dir, versions.dbId);
-  const recoveredNext = versions.recoveredNextFileNumber;
+  // Files numbered below this were handed out by this database. A database created just now
+  // made none of the files already in the directory.
+  const recoveredNext = created ? 0 : versions.recoveredNextFileNumber;
   let writeRefusal: ShaleError | undefined;
   if (versions.foreignFamilies.size > 0) {
     const names = [...versions.foreignFamilies.values()].map((f) => JSON.stringify(f.name));
@@ -258,7 +265,8 @@ function writeOptions(
   const number = versions.newFileNumber();
   const text = formatOptionsFile({
     comparator: versions.comparatorName,
-    mergeOperator: options.mergeOperator?.name,
+    // Opening without a merge operator keeps the one the previous file named.
+    mergeOperator: options.mergeOperator?.name ?? recordedMergeOperator(previous),
     db: {
       create_if_missing: options.createIfMissing,
       error_if_exists: options.errorIfExists,
@@ -291,6 +299,11 @@ function writeOptions(
     foreignSections,
   });
   writeOptionsFile(fs, dir, number, text, (n) => n < recoveredNext);
+}
+
+function recordedMergeOperator(previous: readonly OptionsSection[]): string | undefined {
+  const cf = previous.find((s) => s.title === 'CFOptions "default"');
+  return mergeOperatorOf(cf?.entries.get("merge_operator"));
 }
 
 const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze({
