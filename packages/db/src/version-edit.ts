@@ -41,6 +41,10 @@
  * min/max timestamp; 12 unique id (2 x fixed64); tags with bit 64 set (65 = path id) must be
  * understood: an unknown one is Corruption, others are skipped.
  *
+ * Example (the start of every MANIFEST, shale's and RocksDB's alike): `01 1a` + the 26 bytes
+ * "leveldb.BytewiseComparator" (Comparator), then `02 00 04 00` (LogNumber 0, LastSequence 0),
+ * then `09 00 03 06 04 00` (PrevLogNumber 0, NextFileNumber 6, LastSequence 0).
+ *
  * Tag numbers are RocksDB's and part of the file format; do not change them. What shale has
  * that RocksDB does not (the merge operator's name) lives in the OPTIONS file, not here.
  */
