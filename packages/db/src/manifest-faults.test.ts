@@ -110,6 +110,28 @@ describe("a damaged MANIFEST", () => {
     expect(corruptions).toBeGreaterThan(0);
   });
 
+  it("a flip anywhere before the last record is Corruption too (never an older version)", async () => {
+    const { files } = await build();
+    const name = manifestName(files);
+    const manifest = files.get(name)!;
+    const last = recordOffsets(manifest).at(-1)!;
+    for (let at = 0; at < last; at++) {
+      const copy = manifest.slice();
+      copy[at]! ^= 0x20;
+      const fs = restore(new Map(files).set(name, copy));
+      const mode = MODES[at % MODES.length]!;
+      const err = await DB.open("/db", { fs, walRecoveryMode: mode }).then(
+        async (db) => {
+          await db.close();
+          return undefined;
+        },
+        (e) => e,
+      );
+      expect(ShaleError.isInstance(err) && err.code, `flip at ${at}`).toBe("Corruption");
+      expect(err.file).toBe(name);
+    }
+  });
+
   it("a flipped length byte of the last record is Corruption with file and offset in every mode", async () => {
     const { files } = await build();
     const name = manifestName(files);
