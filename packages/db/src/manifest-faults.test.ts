@@ -194,6 +194,8 @@ describe("bestEffortsRecovery", () => {
     expect(report).toContain(`offset ${last}`);
     // The last flush's edit is gone: the data of the earlier rounds is there, consistently.
     expect(db.get("k0001")).toBeDefined();
+    // Nothing was deleted: every file of the damaged directory is still there.
+    for (const n of files.keys()) expect(fs.exists(`/db/${n}`), n).toBe(true);
     db.put("after", "1");
     await db.close();
     const again = await DB.open("/db", { fs });

@@ -78,8 +78,10 @@ export interface DbOptions {
   /**
    * RocksDB's best_efforts_recovery: when the MANIFEST is damaged or names missing tables,
    * open the newest version whose tables all exist (possibly an older one, or an empty
-   * database) instead of failing with Corruption; WALs are not replayed. What was left out
-   * is in the property `shale.best-efforts-recovery`. Default: false (strict).
+   * database) instead of failing with Corruption; WALs are not replayed (as in RocksDB) and
+   * this open deletes no file (the damaged MANIFEST, unreplayed WALs and tables outside the
+   * version stay for repair). What was left out is in the property
+   * `shale.best-efforts-recovery`. Default: false (strict).
    */
   bestEffortsRecovery?: boolean;
   /** The file system. Default: the node file system. */

@@ -107,8 +107,6 @@ export function recover(
     writeRefusal = ShaleError.notSupported(message);
     warn(message);
   }
-  if (versions.bestEffortsReport !== "")
-    warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
 
   const logs: number[] = [];
   for (const name of fs.list(dir)) {
@@ -195,7 +193,7 @@ export function recover(
   const logNumber = versions.newFileNumber();
   const wal = new LogWriter(fs.openWritable(logFileName(dir, logNumber)));
   fs.syncDir(dir);
-  versions.rollManifest();
+  versions.rollManifest(!options.bestEffortsRecovery);
 
   // Flush what was replayed (oldest first, so L0 stays ordered newest first by seq), then
   // retire the old WALs in the same MANIFEST edit.
@@ -213,7 +211,26 @@ export function recover(
   writeOptions(fs, dir, versions, options, previousOptions?.sections ?? [], recoveredNext);
   versions.logAndApply(edit);
 
-  removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
+  // A best-efforts open may have opened an older version than the files around it: it
+  // deletes nothing, and names the WALs it did not replay.
+  if (options.bestEffortsRecovery) {
+    const unreplayed = fs
+      .list(dir)
+      .filter((n) => {
+        const p = parseFileName(n);
+        return p?.type === FileType.Log && p.number !== logNumber;
+      })
+      .sort();
+    if (unreplayed.length > 0) {
+      const line = `WALs not replayed (kept): ${unreplayed.join(", ")}`;
+      versions.bestEffortsReport =
+        versions.bestEffortsReport === "" ? line : `${versions.bestEffortsReport}\n${line}`;
+    }
+  } else {
+    removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
+  }
+  if (versions.bestEffortsReport !== "")
+    warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
   return {
     icmp,
     versions,

@@ -522,9 +522,10 @@ export class VersionSet {
 
   /**
    * Starts a new MANIFEST holding the current state, makes CURRENT point at it (durably),
-   * and removes the previous MANIFEST.
+   * and removes the previous MANIFEST (unless `removePrevious` is false: a best-efforts open
+   * keeps the damaged one).
    */
-  rollManifest(): void {
+  rollManifest(removePrevious = true): void {
     const previous = this.manifestNumber;
     const number = this.newFileNumber();
     const path = manifestFileName(this.dir, number);
@@ -535,7 +536,7 @@ export class VersionSet {
     this.manifest?.close();
     this.manifest = writer;
     this.manifestNumber = number;
-    if (previous !== 0 && previous !== number) {
+    if (removePrevious && previous !== 0 && previous !== number) {
       const old = manifestFileName(this.dir, previous);
       if (this.fs.exists(old)) this.fs.remove(old);
     }
