@@ -16,7 +16,6 @@
  */
 import {
   baseName,
-  bytesToString,
   type FileSystem,
   formatInternalKey,
   type InternalKeyComparator,
@@ -26,14 +25,9 @@ import {
 } from "@shale/base";
 import { LogWriter } from "@shale/wal";
 import { FileNumberCounter } from "./background/file-numbers.js";
-import {
-  currentFileName,
-  manifestFileName,
-  parseFileName,
-  tableFileName,
-  tempFileName,
-} from "./filenames.js";
-import { type ForeignFamily, type ManifestState, replayManifest } from "./manifest-replay.js";
+import { currentFileName, manifestFileName, tempFileName } from "./filenames.js";
+import { recoverManifest } from "./manifest-recovery.js";
+import type { ForeignFamily } from "./manifest-replay.js";
 import { type FileMetaData, NUM_LEVELS, VersionEdit } from "./version-edit.js";
 
 /**
@@ -342,83 +336,18 @@ export class VersionSet {
   }
 
   /**
-   * Reads CURRENT and replays its MANIFEST (manifest-replay.ts): strictly — any damage is
-   * Corruption naming the file and offset — unless `bestEfforts`. Checks the comparator
-   * name and that every table of the recovered version exists with its recorded size
-   * (Corruption naming the file otherwise).
+   * Reads CURRENT and replays its MANIFEST (manifest-recovery.ts): strictly — any damage, or
+   * a table that is missing or of another size, is Corruption naming the file — unless
+   * `bestEfforts`. Checks the comparator name.
    */
   recover(options: RecoverOptions = {}): void {
-    const bestEfforts = options.bestEfforts === true;
-    const candidates = bestEfforts ? this.manifestCandidates() : [this.readCurrent()];
-    let state: ManifestState | undefined;
-    let chosen = 0;
-    const report: string[] = [];
-    for (const number of candidates) {
-      const path = manifestFileName(this.dir, number);
-      const name = baseName(path);
-      if (!bestEfforts) {
-        state = replayManifest(path, { fs: this.fs, dir: this.dir, icmp: this.icmp }).state;
-        chosen = number;
-        break;
-      }
-      const first = replayManifest(path, {
-        fs: this.fs,
-        dir: this.dir,
-        icmp: this.icmp,
-        bestEfforts: true,
-      });
-      if (first.damage !== undefined)
-        report.push(
-          `${name}: read up to damage at offset ${first.damage.offset ?? 0}: ${first.damage.message}`,
-        );
-      if (first.missing.length > 0) report.push(`${name}: ${first.missing.join(", ")}`);
-      if (first.lastWhole < first.state.units)
-        report.push(
-          `${name}: opened at edit ${first.lastWhole} of ${first.state.units}; WALs not replayed (best-efforts recovery)`,
-        );
-      state =
-        first.lastWhole === first.state.units
-          ? first.state
-          : replayManifest(path, {
-              fs: this.fs,
-              dir: this.dir,
-              icmp: this.icmp,
-              limit: first.lastWhole,
-            }).state;
-      chosen = number;
-      if (first.lastWhole > 0) break;
-      report.push(`${name}: no whole version; trying an older MANIFEST`);
-    }
-    if (state === undefined)
-      throw ShaleError.corruption(
-        "no MANIFEST to recover from",
-        baseName(currentFileName(this.dir)),
-        0,
-      );
-    const manifestName = baseName(manifestFileName(this.dir, chosen));
-    if (!bestEfforts) {
-      const missing = (what: string) => `no meta-${what} entry in ${manifestName}`;
-      if (state.nextFileNumber === undefined)
-        throw ShaleError.corruption(missing("nextfile"), manifestName, 0);
-      if (state.logNumber === undefined)
-        throw ShaleError.corruption(missing("lognumber"), manifestName, 0);
-      if (state.lastSequence === undefined)
-        throw ShaleError.corruption(missing("last-sequence-number"), manifestName, 0);
-      for (const f of state.liveTables()) {
-        const p = tableFileName(this.dir, f.number);
-        const table = baseName(p);
-        if (!this.fs.exists(p))
-          throw ShaleError.corruption(`${table} is missing (${manifestName} names it)`, table, 0);
-        const size = this.fs.fileSize(p);
-        if (size !== f.size)
-          throw ShaleError.corruption(
-            `${table} has ${size} bytes, ${manifestName} says ${f.size}`,
-            table,
-            0,
-          );
-      }
-    }
-    this.manifestNumber = chosen;
+    const { state, number, report } = recoverManifest(
+      this.fs,
+      this.dir,
+      this.icmp,
+      options.bestEfforts === true,
+    );
+    this.manifestNumber = number;
     this.logNumber = state.logNumber ?? 0;
     this.nextFileNumber = Math.max(2, state.nextFileNumber ?? 2);
     this.recoveredNextFileNumber = state.nextFileNumber ?? 0;
@@ -429,45 +358,9 @@ export class VersionSet {
     this.compactCursors = state.compactCursors;
     for (const [id, f] of state.families) this.foreignFamilies.set(id, f);
     for (const n of state.namedTables) this.namedTables.add(n);
-    this.bestEffortsReport = report.join("\n");
+    this.bestEffortsReport = report;
     this.install(state.version);
     this.markFileNumberUsed(this.manifestNumber);
-  }
-
-  /** The MANIFEST CURRENT names. */
-  private readCurrent(): number {
-    const current = currentFileName(this.dir);
-    const text = bytesToString(this.fs.readFile(current));
-    if (!text.endsWith("\n") || !text.startsWith("MANIFEST-")) {
-      throw ShaleError.corruption(
-        `CURRENT does not name a MANIFEST: ${JSON.stringify(text)}`,
-        "CURRENT",
-        0,
-      );
-    }
-    const name = text.slice(0, -1);
-    const parsed = parseFileName(name);
-    if (parsed === undefined || parsed.type !== "manifest")
-      throw ShaleError.corruption(`bad MANIFEST name ${name}`, "CURRENT", 0);
-    if (!this.fs.exists(manifestFileName(this.dir, parsed.number)))
-      throw ShaleError.corruption(`CURRENT names a missing ${name}`, "CURRENT", 0);
-    return parsed.number;
-  }
-
-  /** Best efforts: the MANIFEST CURRENT names (if it can be read), then the others, newest first. */
-  private manifestCandidates(): number[] {
-    const numbers: number[] = [];
-    for (const name of this.fs.list(this.dir)) {
-      const parsed = parseFileName(name);
-      if (parsed?.type === "manifest") numbers.push(parsed.number);
-    }
-    numbers.sort((a, b) => b - a);
-    try {
-      const named = this.readCurrent();
-      return [named, ...numbers.filter((n) => n !== named)];
-    } catch {
-      return numbers;
-    }
   }
 
   /**
