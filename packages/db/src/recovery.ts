@@ -9,6 +9,13 @@
  * - an EARLIER WAL was synced before its successor was created, so any damage in it is
  *   real corruption: an error in every mode but SkipAnyCorrupted.
  *
+ * Nothing is dropped silently (issue 14): every run of WAL bytes the reader drops (a torn
+ * tail; corruption PointInTime drops at the end of the last WAL; whatever SkipAnyCorrupted
+ * skips) and every record SkipAnyCorrupted skips because its WriteBatch does not decode
+ * becomes a `RecoveryDrop`: counted in the tickers WalRecoveryDroppedBytes and
+ * WalRecoveryDrops, listed by the property `shale.recovery-dropped`, and announced as a
+ * process warning (shale has no info log: see `announceDrops`).
+ *
  * Like RocksDB, the replayed memtables are flushed to L0 tables during open (inline: the
  * database is not serving yet), so the old WALs can be deleted and every open starts with
  * an empty memtable and a fresh WAL.
@@ -19,6 +26,8 @@ import {
   type InternalKeyComparator,
   joinPath,
   ShaleError,
+  type Statistics,
+  Ticker,
 } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
@@ -56,6 +65,8 @@ export interface RecoveredState {
    * the default one and leaves the others alone; writing could lose their WAL data).
    */
   writeRefusal: ShaleError | undefined;
+  /** What WAL replay dropped instead of failing, in file order (empty when nothing was). */
+  drops: RecoveryDrop[];
 }
 
 /** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
@@ -70,7 +81,49 @@ export function recoveryProperty(name: string, versions: VersionSet): string {
 /** Says, once per open, what shale leaves alone or dropped (there is no info log). */
 function warn(message: string): void {
   const p = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process;
-  p?.emitWarning?.(message, { code: "SHALE_RECOVERY" });
+  p?.emitWarning?.(message, { type: "ShaleWarning", code: "SHALE_RECOVERY" });
+}
+
+/** WAL bytes recovery dropped, one per report of the log reader or skipped record. */
+export interface RecoveryDrop {
+  /** The WAL's file name (`NNNNNN.log`). */
+  file: string;
+  /** File offset of the first dropped byte. */
+  offset: number;
+  /** How many bytes of the file were dropped from `offset`. */
+  bytes: number;
+  /** The log reader's reason ("truncated record", "checksum mismatch", ...) or the error. */
+  reason: string;
+  /** The walRecoveryMode that dropped it (its name). */
+  mode: string;
+}
+
+const MODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(WalRecoveryMode).map(([name, value]) => [value, name]),
+);
+
+/** The code of the process warning recovery emits for each drop. */
+export const WAL_DROPPED_WARNING = "SHALE_WAL_DROPPED";
+
+/**
+ * Counts the drops in the tickers and announces each as a process warning
+ * (`process.emitWarning`, type "ShaleWarning", code SHALE_WAL_DROPPED): shale has no info
+ * log (RocksDB logs these to LOG), and a warning is Node's channel for a library to tell
+ * the operator something without one — printed to stderr by default, observable with
+ * `process.on("warning")`, silenced with `--no-warnings`. The property
+ * `shale.recovery-dropped` lists the same drops.
+ */
+function announceDrops(drops: readonly RecoveryDrop[], stats: Statistics | undefined): void {
+  for (const d of drops) {
+    stats?.tick(Ticker.WalRecoveryDroppedBytes, d.bytes);
+    stats?.tick(Ticker.WalRecoveryDrops);
+    const emit = (globalThis as { process?: { emitWarning?: (...args: unknown[]) => void } })
+      .process?.emitWarning;
+    emit?.(
+      `WAL recovery (${d.mode}) dropped ${d.bytes} bytes of ${d.file} @ ${d.offset}: ${d.reason}`,
+      { type: "ShaleWarning", code: WAL_DROPPED_WARNING },
+    );
+  }
 }
 
 export function recover(
@@ -129,6 +182,8 @@ export function recover(
   replayed.push(mem);
   let lastSeq = versions.lastSequence;
   const inserter = new MemTableInserter();
+  const drops: RecoveryDrop[] = [];
+  const modeName = MODE_NAMES[options.walRecoveryMode] ?? String(options.walRecoveryMode);
   for (let i = 0; i < logs.length; i++) {
     const number = logs[i]!;
     const path = logFileName(dir, number);
@@ -139,8 +194,10 @@ export function recover(
     const reader = new LogReader(file, {
       mode: options.walRecoveryMode,
       fileName: name,
+      logNumber: number,
       reporter: (info) => {
         if (firstDrop === undefined) firstDrop = info.offset;
+        drops.push({ file: name, ...info, mode: modeName });
       },
     });
     try {
@@ -164,8 +221,16 @@ export function recover(
           if (
             options.walRecoveryMode === WalRecoveryMode.SkipAnyCorrupted &&
             ShaleError.isInstance(e)
-          )
+          ) {
+            drops.push({
+              file: name,
+              offset,
+              bytes: reader.lastRecordEndOffset - offset,
+              reason: e.message.replace(/^\w+: /, "").replace(/ \([^()]*\)$/, ""),
+              mode: modeName,
+            });
             continue;
+          }
           throw e;
         }
         if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
@@ -189,6 +254,7 @@ export function recover(
     }
   }
   versions.lastSequence = lastSeq;
+  announceDrops(drops, options.statistics);
 
   const logNumber = versions.newFileNumber();
   const wal = new LogWriter(fs.openWritable(logFileName(dir, logNumber)));
@@ -239,6 +305,7 @@ export function recover(
     wal,
     logNumber,
     writeRefusal,
+    drops,
   };
 }
 
