@@ -3,6 +3,7 @@
  * `default`, names the others (property + warning), refuses writes while they exist, never
  * deletes their tables or the WALs they still need, and writes them into its own MANIFEST.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { MemoryFileSystem, ShaleError } from "@shale/base";
 import { LogReader, LogWriter } from "@shale/wal";
 import { describe, expect, it, vi } from "vitest";
@@ -139,6 +140,34 @@ describe("column families other than default", () => {
     await again.close();
     expect(fs.exists("/db/000900.sst")).toBe(true);
     expect(fs.exists("/db/000950.log")).toBe(true);
+  });
+
+  it("opens the directory RocksDB 7.8.3 left (families default and other, a WAL to replay)", async () => {
+    const fixture = new URL("../testdata/manifest/rocksdb-7.8.3-cf-dir/", import.meta.url);
+    const fs = new MemoryFileSystem();
+    fs.mkdir("/db");
+    for (const n of readdirSync(fixture))
+      fs.writeFile(`/db/${n}`, new Uint8Array(readFileSync(new URL(n, fixture))));
+    const spy = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    const db = await DB.open("/db", { fs, mergeOperator: "max" });
+    spy.mockRestore();
+    expect(db.getProperty("shale.ignored-column-families")).toBe("1 other");
+    expect(db.getProperty("shale.num-files-at-level0")).toBe("2"); // 14, and 'tail' from the WAL
+    expect(db.getProperty("shale.num-files-at-level1")).toBe("1"); // 12
+    expect(db.latestSequence).toBe(204);
+    expect(str(db.get("tail"))).toBe("y"); // RocksDB's WAL record, replayed
+    expect(() => db.put("x", "1")).toThrow(/column families/);
+    await db.close();
+    // "other"'s table and the WAL its data may still need (its log number is 17) are kept.
+    expect(fs.exists("/db/000018.sst")).toBe(true);
+    expect(fs.exists("/db/000017.log")).toBe(true);
+    const edits = readEdits(fs, currentManifest(fs));
+    expect(edits.find((e) => e.columnFamilyAdd !== undefined)?.columnFamilyAdd).toBe("other");
+    expect(
+      edits
+        .filter((e) => e.columnFamily === 1)
+        .flatMap((e) => e.newFiles.map((f) => f.file.number)),
+    ).toEqual([18]);
   });
 
   it("a missing table of another family is Corruption too", async () => {
