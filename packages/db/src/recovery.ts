@@ -2,6 +2,14 @@
  * Opening a database: read CURRENT and the MANIFEST, replay the WALs that are not yet in
  * tables into memtables, start a new WAL and a new MANIFEST, and remove obsolete files.
  *
+ * MANIFEST side (version-set.ts, manifest-recovery.ts, options-file.ts):
+ * - a new database first gets IDENTITY and RocksDB's NewDB MANIFEST + CURRENT (a directory
+ *   holding a log file is refused, as RocksDB does); then every open is the same path;
+ * - the newest OPTIONS file is checked (comparator, merge operator) and a new one written;
+ * - the MANIFEST is read strictly unless `bestEffortsRecovery` (then no WAL is replayed and
+ *   nothing is deleted); column families other than `default` make writes NotSupported;
+ * - obsolete files: only files the database made are considered (removeObsoleteFiles).
+ *
  * WAL damage, by recovery mode (see @shale/wal's LogReader for the per-file rules):
  * - the LAST WAL may end in a torn tail (a write that was in flight when the process died):
  *   it is dropped in every mode but AbsoluteConsistency, and the file is truncated to its
