@@ -183,4 +183,37 @@ describe("column families other than default", () => {
     db.put("a", "1");
     await db.close();
   });
+
+  it("carries RocksDB's db id (into IDENTITY too), compact cursors and MinLogNumberToKeep into its MANIFEST", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", { fs });
+    db.put("a", "1");
+    await db.flush();
+    await db.close();
+    const path = currentManifest(fs);
+    const edits = readEdits(fs, path);
+    const extra = new VersionEdit();
+    extra.dbId = "5a8bb4c6-0000-4000-8000-00000000abcd";
+    extra.compactCursors.push({
+      level: 1,
+      key: Uint8Array.from([...text("m"), 0x01, 9, 0, 0, 0, 0, 0, 0]),
+    });
+    extra.minLogNumberToKeep = 2;
+    // An ignorable record RocksDB may write (8198, full_history_ts_low): skipped.
+    const ignorable = Uint8Array.from([0x86, 0x40, 2, 0xab, 0xcd]);
+    const w = new LogWriter(fs.openWritable("/db/MANIFEST-000901"));
+    for (const e of edits) w.addRecord(e.encode());
+    w.addRecord(Uint8Array.from([...extra.encode(), ...ignorable]));
+    w.close();
+    fs.writeFile("/db/CURRENT", text("MANIFEST-000901\n"));
+    fs.remove(path);
+    const again = await DB.open("/db", { fs });
+    expect(str(again.get("a"))).toBe("1");
+    await again.close();
+    expect(new TextDecoder().decode(fs.readFile("/db/IDENTITY"))).toBe(extra.dbId);
+    const rewritten = readEdits(fs, currentManifest(fs));
+    expect(rewritten[0]!.dbId).toBe(extra.dbId);
+    expect(rewritten.flatMap((e) => e.compactCursors.map((c) => c.level))).toEqual([1]);
+    expect(rewritten.some((e) => e.minLogNumberToKeep !== undefined)).toBe(true);
+  });
 });
