@@ -79,4 +79,26 @@ describe.skipIf(!haveLdb)("shale's MANIFEST in RocksDB's ldb", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("ldb opens a shale directory through its MANIFEST and OPTIONS (merge operator included)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shale-manifest-ldb-"));
+    try {
+      // No table: what ldb reads is the MANIFEST, the OPTIONS file and the WAL.
+      const db = await DB.open(dir, { mergeOperator: "max" });
+      for (let i = 0; i < 10; i++) db.put(`k${i}`, `v${i}`);
+      db.merge("m", "3");
+      db.merge("m", "7");
+      await db.close();
+      const ldbOut = (...args: string[]) => {
+        const r = spawnSync("ldb", [`--db=${dir}`, ...args], { encoding: "utf8" });
+        return `${r.stdout}${r.stderr}`.trim();
+      };
+      expect(ldbOut("get", "k5")).toBe("v5");
+      // MaxOperator came from shale's OPTIONS file (ldb's --try_load_options default).
+      expect(ldbOut("get", "m")).toBe("7");
+      expect(ldbOut("list_column_families")).toMatch(/\{default\}/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
