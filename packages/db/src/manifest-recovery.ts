@@ -61,8 +61,10 @@ export function recoverManifest(
     if (first.missing.length > 0) report.push(`${name}: ${first.missing.join(", ")}`);
     if (first.lastWhole < first.state.units)
       report.push(`${name}: opened at edit ${first.lastWhole} of ${first.state.units}`);
+    // The first pass's state is usable only if it stopped cleanly: an edit that failed half
+    // way (say, its counters applied, then an unknown file deleted) must not leak into it.
     state =
-      first.lastWhole === first.state.units
+      first.lastWhole === first.state.units && first.damage === undefined
         ? first.state
         : replayManifest(path, {
             fs,

@@ -12,6 +12,7 @@ import {
 } from "@shale/base";
 import { LogWriter } from "@shale/wal";
 import { describe, expect, it } from "vitest";
+import { recoverManifest } from "./manifest-recovery.js";
 import { replayManifest } from "./manifest-replay.js";
 import { type FileMetaData, VersionEdit } from "./version-edit.js";
 
@@ -175,5 +176,21 @@ describe("replayManifest", () => {
     expect(r.lastWhole).toBe(4);
     expect(r.missing).toEqual(["000012.sst has 9 bytes, not 10"]);
     expect(r.damage).toBeUndefined();
+  });
+
+  it("best efforts: an edit that fails half way leaves nothing of itself in the state", () => {
+    const fs = write([
+      base,
+      edit((e) => {
+        e.logNumber = 50;
+        e.lastSequence = 900;
+        e.deleteFile(0, 999); // damage: no such file
+      }),
+    ]);
+    fs.writeFile("/db/CURRENT", text("MANIFEST-000001\n"));
+    const { state, report } = recoverManifest(fs, "/db", icmp, true);
+    expect([state.logNumber, state.lastSequence, state.units]).toEqual([1, 5, 1]);
+    expect(report).toMatch(/MANIFEST-000001: read up to damage .*deletes unknown file 999/);
+    expect(() => recoverManifest(fs, "/db", icmp, false)).toThrow(/deletes unknown file 999/);
   });
 });

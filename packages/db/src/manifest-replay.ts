@@ -168,8 +168,11 @@ export function replayManifest(path: string, options: ReplayOptions): ReplayResu
   let damage: ShaleError | undefined;
   let group: { edit: VersionEdit; offset: number }[] | undefined;
   try {
-    for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
-      if (state.units >= limit) break;
+    // The limit is checked before reading on: the record after the last one wanted may be the
+    // damage a best-efforts replay stops short of.
+    while (state.units < limit) {
+      const rec = reader.readRecord();
+      if (rec === undefined) break;
       const offset = reader.lastRecordOffset;
       const edit = Edit.decode(rec, name, offset);
       if (edit.atomicGroupRemaining !== undefined) {
