@@ -3,6 +3,8 @@
  * and sorted levels, checked on every edit — what a damaged or wrongly built edit would
  * otherwise install silently.
  */
+
+import { readFileSync } from "node:fs";
 import {
   bytewiseComparator,
   InternalKeyComparator,
@@ -45,30 +47,6 @@ describe("Version.apply ordering checks (invariants)", () => {
     expect(invariants).toBe(true);
   });
 
-  it("sorts L1+ by smallest key and L0 newest first", () => {
-    const v = apply(Version.empty(), [
-      [1, "3:m#1-p#1"],
-      [1, "4:a#1-c#1"],
-      [0, "5:a#2-z#3"],
-      [0, "6:b#4-c#8"],
-    ]);
-    expect(v.toString()).toBe(
-      [
-        "L0: 6[b#4,SET .. c#8,SET] 5[a#2,SET .. z#3,SET]",
-        "L1: 4[a#1,SET .. c#1,SET] 3[m#1,SET .. p#1,SET]",
-      ].join("\n"),
-    );
-  });
-
-  it("L0 files may overlap", () => {
-    expect(() =>
-      apply(Version.empty(), [
-        [0, "5:a#2-z#3"],
-        [0, "6:b#4-c#8"],
-      ]),
-    ).not.toThrow();
-  });
-
   it("refuses overlapping ranges in the same level above L0, naming the edit", () => {
     const v = apply(Version.empty(), [[2, "3:a#1-f#1"]]);
     try {
@@ -84,32 +62,70 @@ describe("Version.apply ordering checks (invariants)", () => {
     }
   });
 
-  it("refuses two files sharing a boundary key above L0", () => {
-    const v = apply(Version.empty(), [[1, "3:a#5-f#5"]]);
-    expect(() => apply(v, [[1, "4:f#5-k#2"]])).toThrow(/overlapping ranges/);
-    // The same user key at different sequence numbers does not overlap (f#5 > f#4).
-    expect(() => apply(v, [[1, "4:f#4-k#2"]])).not.toThrow();
-  });
-
-  it("accepts a compaction that replaces the overlapping file", () => {
-    const v = apply(Version.empty(), [[1, "3:a#1-f#1"]]);
-    const w = apply(
-      v,
-      [
-        [1, "4:e#2-k#2"],
-        [1, "5:a#1-d#1"],
-      ],
-      [[1, 3]],
+  it("checkLevelOrdering accepts a whole version and refuses one out of order", () => {
+    expect(() => checkLevelOrdering([[], [f("3:a#1-b#1"), f("4:c#1-d#1")]], icmp)).not.toThrow();
+    expect(() => checkLevelOrdering([[], [f("4:c#1-d#1"), f("3:a#1-b#1")]], icmp)).toThrow(
+      /overlapping ranges in same level L1/,
     );
-    expect(w.numFiles(1)).toBe(2);
   });
+});
 
-  it("refuses a file whose smallest key is above its largest", () => {
-    expect(() => apply(Version.empty(), [[0, "3:z#1-a#1"]])).toThrow(/smallest > largest/);
-    expect(() => checkLevelOrdering([[f("3:a#1-b#1")]], icmp)).not.toThrow();
-  });
+/** The cases of testdata/version/apply.txt (format at the top of that file). */
+function cases(): {
+  name: string;
+  start: [number, string][];
+  add: [number, string][];
+  del: [number, number][];
+  expected: string;
+}[] {
+  const text = readFileSync(new URL("../testdata/version/apply.txt", import.meta.url), "utf8");
+  const out: ReturnType<typeof cases> = [];
+  for (const chunk of text.split(/^case /m).slice(1)) {
+    const [head, expected] = chunk.split(/^----\n/m) as [string, string];
+    const lines = head.split("\n");
+    const c = {
+      name: lines[0]!.trim(),
+      start: [],
+      add: [],
+      del: [],
+      expected: expected.trim(),
+    } as ReturnType<typeof cases>[number];
+    let inEdit = false;
+    for (const raw of lines.slice(1)) {
+      const line = raw.trim();
+      if (line === "" || line.startsWith("#")) continue;
+      if (line === "edit") {
+        inEdit = true;
+        continue;
+      }
+      const m = /^(?:(add|del) )?L(\d) (\S+)$/.exec(line);
+      if (m === null) throw new Error(`apply.txt: cannot read ${JSON.stringify(line)}`);
+      const level = Number(m[2]);
+      if (!inEdit) c.start.push([level, m[3]!]);
+      else if (m[1] === "add") c.add.push([level, m[3]!]);
+      else c.del.push([level, Number(m[3])]);
+    }
+    out.push(c);
+  }
+  return out;
+}
 
-  it("refuses deleting a file the version does not have", () => {
-    expect(() => apply(Version.empty(), [], [[1, 99]])).toThrow(/deletes unknown file 99 at L1/);
-  });
+describe("Version.apply (testdata/version/apply.txt)", () => {
+  for (const c of cases()) {
+    it(c.name, () => {
+      const start = apply(Version.empty(), c.start);
+      let got: string;
+      try {
+        got = apply(start, c.add, c.del).toString();
+      } catch (e) {
+        got = `error: ${String(e)}`;
+      }
+      if (c.expected.startsWith("error: ")) {
+        expect(got.startsWith("error: ")).toBe(true);
+        expect(got).toContain(c.expected.slice("error: ".length));
+      } else {
+        expect(got).toBe(c.expected);
+      }
+    });
+  }
 });
