@@ -62,7 +62,7 @@ import type { MergeOperator } from "./merge-operator.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { formatProperty } from "./properties.js";
 import { PointReader } from "./read-path.js";
-import { type RecoveredState, type RecoveryDrop, recover } from "./recovery.js";
+import { type RecoveredState, type RecoveryDrop, recover, recoveryProperty } from "./recovery.js";
 import { type Snapshot, SnapshotList } from "./snapshot.js";
 import type { Version, VersionSet } from "./version-set.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
@@ -118,6 +118,8 @@ export class DB {
   private readonly remover: FileRemover;
   /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
   private readonly shutdown = new SharedArrayBuffer(4);
+  /** Set while the directory holds column families shale leaves alone: writes are refused. */
+  private readonly writeRefusal: ShaleError | undefined;
 
   private constructor(
     dir: string,
@@ -206,6 +208,7 @@ export class DB {
       state.imm,
     );
     this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
+    this.writeRefusal = state.writeRefusal;
     this.versionChanged();
   }
 
@@ -413,6 +416,7 @@ export class DB {
 
   private checkWritable(): void {
     if (this.closed) throw ShaleError.closed("the database is closed");
+    if (this.writeRefusal !== undefined) throw this.writeRefusal;
     const walError = this.wal.error;
     if (walError !== undefined) throw walError;
     if (this.backgroundError !== undefined) throw this.backgroundError;
@@ -514,11 +518,15 @@ export class DB {
    * `shale.flush-write-bytes`, `shale.write-amplification`, `shale.compaction-stats`,
    * `shale.stall-micros`, `shale.l0-slowdown-micros`, `shale.l0-stop-micros`,
    * `shale.memtable-stop-micros`, `shale.is-write-stopped`, `shale.actual-delayed-write-rate`,
-   * `shale.stats`, `shale.recovery-dropped` (see properties.ts).
+   * `shale.stats`, `shale.recovery-dropped` (see properties.ts); `shale.ignored-column-families`
+   * (the column families other than `default` shale leaves alone, one `id name` per line) and
+   * `shale.best-efforts-recovery` (what a best-efforts open left out; "" when nothing).
    */
   getProperty(name: string): string | undefined {
     if (typeof name !== "string") throw new TypeError("property name must be a string");
     if (this.closed) throw ShaleError.closed("the database is closed");
+    if (name === "shale.ignored-column-families" || name === "shale.best-efforts-recovery")
+      return recoveryProperty(name, this.versions);
     return formatProperty(name, {
       mem: this.mem,
       imm: this.flushes.imm,

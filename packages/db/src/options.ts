@@ -87,6 +87,15 @@ export interface DbOptions {
    * paranoid-checks.ts. Default: true.
    */
   paranoidChecks?: boolean;
+  /**
+   * RocksDB's best_efforts_recovery: when the MANIFEST is damaged or names missing tables,
+   * open the newest version whose tables all exist (possibly an older one, or an empty
+   * database) instead of failing with Corruption; WALs are not replayed (as in RocksDB) and
+   * this open deletes no file (the damaged MANIFEST, unreplayed WALs and tables outside the
+   * version stay for repair). What was left out is in the property
+   * `shale.best-efforts-recovery`. Default: false (strict).
+   */
+  bestEffortsRecovery?: boolean;
   /** The file system. Default: the node file system. */
   fs?: FileSystem;
 }
@@ -114,6 +123,7 @@ export interface ResolvedOptions {
   statistics: Statistics | undefined;
   walRecoveryMode: WalRecoveryMode;
   paranoidChecks: boolean;
+  bestEffortsRecovery: boolean;
   fs: FileSystem;
 }
 
@@ -205,6 +215,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
     "a FileSystem (from @shale/base, or an object with its methods)",
     (v) => isObject(v) && FILE_SYSTEM_METHODS.every((m) => typeof v[m] === "function"),
   ),
+  booleanRow("bestEffortsRecovery"),
 ]);
 
 /**
@@ -269,6 +280,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     statistics,
     walRecoveryMode,
     paranoidChecks: o.paranoidChecks ?? true,
+    bestEffortsRecovery: o.bestEffortsRecovery ?? false,
     fs: o.fs ?? new NodeFileSystem(),
   };
 }
