@@ -55,6 +55,7 @@ const openRows: Row[] = [
   ["statistics", "on", undefined, new Statistics()],
   ["walRecoveryMode", true, "toString", "PointInTime"],
   ["paranoidChecks", "true", undefined, false],
+  ["bestEffortsRecovery", 1, undefined, true],
   ["fs", { openWritable() {} }, undefined, "memory"],
 ];
 
