@@ -210,12 +210,12 @@ export const OPEN_OPTIONS = new OptionTable("options", [
         : `must be one of ${WAL_MODE_NAMES.map((n) => `${n} (${WalRecoveryMode[n as keyof typeof WalRecoveryMode]})`).join(", ")}`,
   ),
   booleanRow("paranoidChecks"),
+  booleanRow("bestEffortsRecovery"),
   customRow(
     "fs",
     "a FileSystem (from @shale/base, or an object with its methods)",
     (v) => isObject(v) && FILE_SYSTEM_METHODS.every((m) => typeof v[m] === "function"),
   ),
-  booleanRow("bestEffortsRecovery"),
 ]);
 
 /**
