@@ -453,9 +453,9 @@ export class VersionSet {
    * A failed write or sync leaves the outcome UNKNOWN: the edit's bytes may be in the file
    * (and a later open will apply them) or not. So the caller must delete no file of either
    * version (not the new one's outputs, not the old one's inputs), and the error latches:
-   * every later `logAndApply` throws it (`manifestError`), since the MANIFEST may now end
-   * in a partial record or in bytes a failed fsync dropped. The next open writes a new
-   * MANIFEST (as RocksDB does after a failed MANIFEST write).
+   * every later `logAndApply` throws it (`manifestError`): the MANIFEST is closed and cut
+   * back to its last whole record (`cutBack`), so the edit may be in it or not. The next
+   * open writes a new MANIFEST (as RocksDB does after a failed MANIFEST write).
    */
   logAndApply(edit: VersionEdit): void {
     if (this.failure !== undefined) throw this.failure;
@@ -465,10 +465,12 @@ export class VersionSet {
     edit.lastSequence = this.lastSequence;
     if (edit.logNumber === undefined) edit.logNumber = this.logNumber;
     const next = this.current.apply(edit, this.icmp);
+    const wholeSize = this.manifest.size;
     try {
       this.manifest.addRecord(edit.encode());
       this.manifest.sync();
     } catch (e) {
+      this.cutBack(wholeSize);
       this.failure = ShaleError.isInstance(e)
         ? e
         : ShaleError.ioError(
@@ -480,6 +482,30 @@ export class VersionSet {
     }
     this.logNumber = edit.logNumber;
     this.install(next);
+  }
+
+  /**
+   * After a failed append: closes the MANIFEST and cuts it back to `size`, its last whole
+   * record (best effort). A partial record left at the end would make the next open fail,
+   * since the MANIFEST is read strictly (a torn tail cannot be told from a damaged length);
+   * without the edit the next open recovers the previous version, and the WALs of a failed
+   * flush are kept, so nothing acknowledged is lost. If even the cut fails, the next open
+   * reports Corruption and `bestEffortsRecovery` opens the directory.
+   */
+  private cutBack(size: number): void {
+    const manifest = this.manifest;
+    this.manifest = undefined;
+    const path = manifestFileName(this.dir, this.manifestNumber);
+    try {
+      manifest?.close();
+    } catch {
+      // The handle is released anyway; the failure that brought us here is what is reported.
+    }
+    try {
+      if (this.fs.fileSize(path) > size) this.fs.truncate(path, size);
+    } catch {
+      // Best effort (see above).
+    }
   }
 
   /**
