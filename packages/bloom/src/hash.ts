@@ -75,16 +75,21 @@ const PRIME64_5_HI = 0x27d4eb2f;
 const PRIME64_5_LO = 0x165667c5;
 
 const TWO32 = 4294967296;
+const INV_TWO32 = 1 / TWO32;
 
 // Results of the 64-bit helpers (as int32 so that they stay small integers in V8).
 let resultHi = 0;
 let resultLo = 0;
 
-/** High 32 bits of the 64-bit product of u32 `a` and `b` (exact, in doubles). */
+/**
+ * High 32 bits of the 64-bit product of u32 `a` and `b`, exactly: the double product is
+ * off by at most 2^10 (53-bit mantissa), subtracting the exact low word (`Math.imul`) costs
+ * at most another 2^10, so (product - low) / 2^32 is within 2^-21 of the integer high word
+ * and rounding gives it. Three float operations, no integer division or modulo.
+ * REQUIRES: a, b unsigned 32-bit.
+ */
 function mulHigh32(a: number, b: number): number {
-  const t = a * (b >>> 16); // < 2^48
-  const s = (t % 65536) * 65536 + a * (b & 0xffff); // < 2^49
-  return (Math.floor(t / 65536) + Math.floor(s / TWO32)) >>> 0;
+  return ((a * b - (Math.imul(a, b) >>> 0)) * INV_TWO32 + 0.5) >>> 0;
 }
 
 /** (aHi:aLo) * (bHi:bLo) mod 2^64 -> resultHi:resultLo. */
@@ -114,10 +119,10 @@ function mulFold64(aHi: number, aLo: number, bHi: number, bLo: number): void {
   // cross = (ll >> 32) + (hl & 0xffffffff) + lh; upper = (hl >> 32) + (cross >> 32) + hh.
   const crossSum = llHi + hlLo + lhLo; // < 3 * 2^32: exact
   const crossLo = crossSum >>> 0;
-  const crossHi = lhHi + Math.floor(crossSum / TWO32);
+  const crossHi = lhHi + Math.floor(crossSum * INV_TWO32);
   const upperSum = hhLo + hlHi + crossHi;
   const upperLo = upperSum >>> 0;
-  const upperHi = hhHi + Math.floor(upperSum / TWO32);
+  const upperHi = hhHi + Math.floor(upperSum * INV_TWO32);
   // lower = cross << 32 | (ll & 0xffffffff)
   resultHi = crossLo ^ upperHi;
   resultLo = llLo ^ upperLo;
@@ -151,6 +156,11 @@ function mix16(key: Uint8Array, i: number, s: number): void {
   );
 }
 
+const SECRET_0 = SECRET32[0]!;
+const SECRET_4 = SECRET32[4]!;
+const SECRET_8 = SECRET32[8]!;
+const SECRET_12 = SECRET32[12]!;
+
 // The hash of the empty key: fold(secret64[0] * PRIME64_2) (RocksDB's change to the preview).
 mulFold64(SECRET32[4]!, SECRET32[0]!, PRIME64_2_HI, PRIME64_2_LO);
 const EMPTY_HI = resultHi >>> 0;
@@ -176,19 +186,43 @@ function hash4to8(key: Uint8Array, len: number): void {
   avalanche(resultHi, resultLo);
 }
 
-function hash9to16(key: Uint8Array, len: number): void {
-  const aHi = (readLE32(key, 4) ^ SECRET32[4]!) >>> 0;
-  const aLo = (readLE32(key, 0) ^ SECRET32[0]!) >>> 0;
-  const bHi = (readLE32(key, len - 4) ^ SECRET32[12]!) >>> 0;
-  const bLo = (readLE32(key, len - 8) ^ SECRET32[8]!) >>> 0;
-  mulFold64(aHi, aLo, bHi, bLo);
-  const fHi = resultHi;
-  const fLo = resultLo;
-  // len + a + b + fold, mod 2^64 (each sum of u32 halves is exact in a double).
-  const loSum = len + aLo + bLo + (fLo >>> 0);
-  const lo = loSum >>> 0;
-  const hi = (aHi + bHi + (fHi >>> 0) + Math.floor(loSum / TWO32)) >>> 0;
-  avalanche(hi, lo);
+/**
+ * The 9..16-byte path (16-byte keys are the common case), written out with locals only:
+ * `mulFold64` and `avalanche` inlined, the result stored straight to `out`.
+ */
+function hash9to16(key: Uint8Array, len: number, out: Uint32Array, outIndex: number): void {
+  const aHi = (readLE32(key, 4) ^ SECRET_4) >>> 0;
+  const aLo = (readLE32(key, 0) ^ SECRET_0) >>> 0;
+  const bHi = (readLE32(key, len - 4) ^ SECRET_12) >>> 0;
+  const bLo = (readLE32(key, len - 8) ^ SECRET_8) >>> 0;
+  // fold(a * b): the four partial products.
+  const llLo = Math.imul(aLo, bLo) >>> 0;
+  const llHi = ((aLo * bLo - llLo) * INV_TWO32 + 0.5) >>> 0;
+  const hlLo = Math.imul(aHi, bLo) >>> 0;
+  const hlHi = ((aHi * bLo - hlLo) * INV_TWO32 + 0.5) >>> 0;
+  const lhLo = Math.imul(aLo, bHi) >>> 0;
+  const lhHi = ((aLo * bHi - lhLo) * INV_TWO32 + 0.5) >>> 0;
+  const hhLo = Math.imul(aHi, bHi) >>> 0;
+  const hhHi = ((aHi * bHi - hhLo) * INV_TWO32 + 0.5) >>> 0;
+  const crossSum = llHi + hlLo + lhLo;
+  const crossLo = crossSum >>> 0;
+  const crossHi = lhHi + Math.floor(crossSum * INV_TWO32);
+  const upperSum = hhLo + hlHi + crossHi;
+  const foldHi = (crossLo ^ (hhHi + Math.floor(upperSum * INV_TWO32))) >>> 0;
+  const foldLo = (llLo ^ upperSum) >>> 0;
+  // h = len + a + b + fold (mod 2^64; each sum of u32 halves is exact in a double).
+  const loSum = len + aLo + bLo + foldLo;
+  let lo = loSum >>> 0;
+  const hi = (aHi + bHi + foldHi + Math.floor(loSum * INV_TWO32)) >>> 0;
+  // avalanche: h ^= h >> 37; h *= PRIME64_3; h ^= h >> 32.
+  lo = (lo ^ (hi >>> 5)) >>> 0;
+  const rLo = Math.imul(lo, PRIME64_3_LO);
+  const rHi =
+    (((lo * PRIME64_3_LO - (rLo >>> 0)) * INV_TWO32 + 0.5) >>> 0) +
+    Math.imul(lo, PRIME64_3_HI) +
+    Math.imul(hi, PRIME64_3_LO);
+  out[outIndex] = rLo ^ rHi;
+  out[outIndex + 1] = rHi;
 }
 
 function hash17to128(key: Uint8Array, len: number): void {
@@ -353,8 +387,11 @@ function hashLong(key: Uint8Array, len: number): void {
 export function hashKey64(key: Uint8Array, out: Uint32Array, outIndex = 0): void {
   const len = key.length;
   if (len <= 16) {
-    if (len > 8) hash9to16(key, len);
-    else if (len >= 4) hash4to8(key, len);
+    if (len > 8) {
+      hash9to16(key, len, out, outIndex);
+      return;
+    }
+    if (len >= 4) hash4to8(key, len);
     else if (len > 0) hash1to3(key, len);
     else {
       out[outIndex] = EMPTY_LO;
