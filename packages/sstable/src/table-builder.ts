@@ -71,7 +71,6 @@ import {
   ValueKind,
   type WritableFile,
 } from "@shale/base";
-import { BloomFilterBuilder } from "@shale/bloom";
 import { BlockBuilder } from "./block-builder.js";
 import { writeBlock } from "./block-io.js";
 import {
@@ -80,6 +79,7 @@ import {
   type TablePropertiesCollector,
 } from "./builder-options.js";
 import { type CompressionName, compressionTypeOf } from "./compression.js";
+import { FilterBlockWriter } from "./filter-block.js";
 import {
   type BlockHandle,
   ChecksumType,
@@ -121,7 +121,7 @@ export class TableBuilder {
 
   private readonly dataBlock: BlockBuilder;
   private readonly indexBlock = new BlockBuilder(1);
-  private readonly filter: BloomFilterBuilder | undefined;
+  private readonly filter: FilterBlockWriter | undefined;
   private readonly tombstones: RangeTombstone[] = [];
 
   private offset: number;
@@ -160,8 +160,7 @@ export class TableBuilder {
     this.blockSize = o.blockSize;
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
     this.bitsPerKey = o.bitsPerKey;
-    this.filter =
-      o.bitsPerKey > 0 ? new BloomFilterBuilder({ bitsPerKey: o.bitsPerKey }) : undefined;
+    this.filter = o.bitsPerKey > 0 ? new FilterBlockWriter(o.bitsPerKey) : undefined;
     this.compressionName = o.compression;
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
@@ -243,7 +242,7 @@ export class TableBuilder {
       const sameUser =
         hasPrevious &&
         this.order.compareUserKeys(this.lastKey, this.lastKeyLength, key, keyLength) === 0;
-      if (!sameUser) this.filter.addKey(key.subarray(0, userLength));
+      if (!sameUser) this.filter.add(key.subarray(0, userLength));
     }
     this.dataBlock.add(key, value);
     if (keyLength > this.lastKey.length)
@@ -335,9 +334,11 @@ export class TableBuilder {
       this.addIndexEntry(this.icmp.findShortSuccessor(last));
     }
     const meta: [string, BlockHandle][] = [];
+    // The filter block (filter-block.ts): none when no point key was added, as RocksDB.
+    const filterContents = this.filter?.finish();
     let filterSize = 0;
-    if (this.filter !== undefined) {
-      const handle = this.writeRaw(this.filter.finish(), CompressionType.None);
+    if (filterContents !== undefined) {
+      const handle = this.writeRaw(filterContents, CompressionType.None);
       filterSize = handle.size + TableFormat.BLOCK_TRAILER_SIZE;
       meta.push([MetaBlockName.BLOOM_FILTER, handle]);
     }
