@@ -5,11 +5,11 @@ import { readBlock, writeBlock } from "./block-io.js";
 import { compressBlock, compressionTypeOf, decompressBlock } from "./compression.js";
 import {
   type BlockHandle,
+  ChecksumType,
   CompressionType,
   decodeBlockHandleInto,
   encodeBlockHandle,
 } from "./format.js";
-import { decodeProperties, encodeProperties, type TableProperties } from "./properties.js";
 
 describe("BlockHandle", () => {
   it("round-trips offsets and sizes up to 2^53 - 1", () => {
@@ -90,70 +90,23 @@ describe("compression", () => {
     const fs = new MemoryFileSystem();
     const file = fs.openWritable("b");
     const raw = new Uint8Array(3000).fill(9);
-    const h = writeBlock(file, 0, raw, CompressionType.Snappy);
+    const h = writeBlock(file, 0, raw, CompressionType.Snappy, ChecksumType.CRC32C);
     file.close();
     expect(h.size).toBeLessThan(raw.length);
     const ra = fs.openRandomAccess("b");
-    expect(toHex(readBlock(ra, ra.size, h, "b", true))).toBe(toHex(raw));
-    expect(() => readBlock(ra, ra.size - 1, h, "b", true)).toThrow(/past the end/);
+    expect(toHex(readBlock(ra, ra.size, h, "b", ChecksumType.CRC32C, true))).toBe(toHex(raw));
+    expect(() => readBlock(ra, ra.size - 1, h, "b", ChecksumType.CRC32C, true)).toThrow(
+      /past the end/,
+    );
     const bytes = fs.readFile("b").slice();
     bytes[2] = bytes[2]! ^ 0x10;
     fs.writeFile("b", bytes);
     const damaged = fs.openRandomAccess("b");
     try {
-      readBlock(damaged, damaged.size, h, "b", true);
+      readBlock(damaged, damaged.size, h, "b", ChecksumType.CRC32C, true);
       expect.unreachable();
     } catch (e) {
       expect(isCorruption(e)).toBe(true);
     }
-  });
-});
-
-describe("properties", () => {
-  const props: TableProperties = {
-    formatVersion: 1,
-    numEntries: 10,
-    numDeletions: 2,
-    numMergeOperands: 3,
-    numRangeDeletions: 1,
-    rawKeySize: 100,
-    rawValueSize: 2 ** 40,
-    dataSize: 5000,
-    indexSize: 40,
-    filterSize: 30,
-    numDataBlocks: 2,
-    smallestKey: new Uint8Array([1, 2, 3]),
-    largestKey: new Uint8Array([9, 9]),
-    smallestSeq: 1,
-    largestSeq: 2 ** 53 - 1,
-    comparatorName: "leveldb.BytewiseComparator",
-    filterPolicy: "bloom:10",
-    compression: "snappy",
-    creationTime: 1_700_000_000,
-    user: { a: "b" },
-  };
-
-  it("round-trip", () => {
-    const decoded = decodeProperties(encodeProperties(props), "f", 0);
-    expect(decoded).toEqual(props);
-    expect(Object.getPrototypeOf(decoded.smallestKey)).toBe(Uint8Array.prototype);
-  });
-
-  it("missing or mistyped fields are Corruption", () => {
-    const { numEntries: _, ...missing } = props;
-    expect(() => decodeProperties(encodeProperties(missing as TableProperties), "f", 7)).toThrow(
-      expect.objectContaining({ code: "Corruption", offset: 7 }),
-    );
-    expect(() =>
-      decodeProperties(
-        encodeProperties({ ...props, comparatorName: 5 as unknown as string }),
-        "f",
-        7,
-      ),
-    ).toThrow(/comparatorName/);
-    expect(() => decodeProperties(new Uint8Array([0xc1]), "f", 7)).toThrow(
-      expect.objectContaining({ code: "Corruption" }),
-    );
-    expect(() => decodeProperties(new Uint8Array([0x05]), "f", 7)).toThrow(/not a map/);
   });
 });

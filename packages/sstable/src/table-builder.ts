@@ -75,23 +75,34 @@ import { BloomFilterBuilder } from "@shale/bloom";
 import { BlockBuilder } from "./block-builder.js";
 import { writeBlock } from "./block-io.js";
 import {
+  type ResolvedBuilderOptions,
   resolveBuilderOptions,
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
-import { type CompressionName, compressionTypeOf } from "./compression.js";
+import { compressionTypeOf } from "./compression.js";
 import {
   type BlockHandle,
-  ChecksumType,
+  type ChecksumType,
   CompressionType,
   encodeBlockHandle,
   encodeFooter,
+  FormatVersion,
+  IndexType,
   MetaBlockName,
-  putBlockHandle,
   TableFormat,
 } from "./format.js";
+import { IndexBuilder } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
-import { encodeProperties, type TableProperties } from "./properties.js";
+import {
+  compressionPropertyName,
+  DEFAULT_COMPRESSION_OPTIONS,
+  encodeProperties,
+  type TableProperties,
+} from "./properties.js";
+
+/** `rocksdb.filter.policy` of RocksDB's built-in Bloom filter (7.8.3 writes "bloomfilter"). */
+const BLOOM_FILTER_POLICY_NAME = "bloomfilter";
 
 const POINT_KINDS = new Set<number>([
   ValueKind.Value,
@@ -113,15 +124,16 @@ export class TableBuilder {
   private readonly order: KeyOrder;
   private readonly comparator: Comparator;
   private readonly blockSize: number;
-  private readonly bitsPerKey: number;
-  private readonly compressionName: CompressionName;
   private readonly compressionType: CompressionType;
   private readonly formatVersion: number;
+  private readonly checksumType: ChecksumType;
   private readonly collectors: readonly TablePropertiesCollector[];
+  private readonly recorded: ResolvedBuilderOptions;
 
   private readonly dataBlock: BlockBuilder;
-  private readonly indexBlock = new BlockBuilder(1);
+  private readonly index: IndexBuilder;
   private readonly filter: BloomFilterBuilder | undefined;
+  private filterEntries = 0;
   private readonly tombstones: RangeTombstone[] = [];
 
   private offset: number;
@@ -130,7 +142,6 @@ export class TableBuilder {
   private lastKeyLength = 0;
   private pendingIndexEntry = false;
   private readonly pendingHandle: BlockHandle = { offset: 0, size: 0 };
-  private readonly handleScratch = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE);
 
   private entries = 0;
   private numDeletions = 0;
@@ -159,13 +170,14 @@ export class TableBuilder {
     this.order = new KeyOrder(o.comparator, true);
     this.blockSize = o.blockSize;
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
-    this.bitsPerKey = o.bitsPerKey;
     this.filter =
       o.bitsPerKey > 0 ? new BloomFilterBuilder({ bitsPerKey: o.bitsPerKey }) : undefined;
-    this.compressionName = o.compression;
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
+    this.checksumType = o.checksumType;
     this.collectors = o.collectors;
+    this.recorded = o;
+    this.index = new IndexBuilder(o.comparator, o.formatVersion);
   }
 
   /** Point entries added so far. */
@@ -226,7 +238,7 @@ export class TableBuilder {
     const userLength = keyLength - TRAILER_SIZE;
     if (this.pendingIndexEntry) {
       const last = this.lastKey.subarray(0, this.lastKeyLength);
-      const separator = this.icmp.findShortestSeparator(last, key);
+      const separator = this.index.add(last, key, this.pendingHandle);
       if (invariants) {
         assertInvariant(
           this.icmp.compare(last, separator) <= 0,
@@ -237,13 +249,16 @@ export class TableBuilder {
           "separator not below the next block's first key",
         );
       }
-      this.addIndexEntry(separator);
+      this.pendingIndexEntry = false;
     }
     if (this.filter !== undefined) {
       const sameUser =
         hasPrevious &&
         this.order.compareUserKeys(this.lastKey, this.lastKeyLength, key, keyLength) === 0;
-      if (!sameUser) this.filter.addKey(key.subarray(0, userLength));
+      if (!sameUser) {
+        this.filter.addKey(key.subarray(0, userLength));
+        this.filterEntries++;
+      }
     }
     this.dataBlock.add(key, value);
     if (keyLength > this.lastKey.length)
@@ -267,13 +282,6 @@ export class TableBuilder {
     if (this.dataBlock.currentSizeEstimate >= this.blockSize) this.flushDataBlock();
   }
 
-  private addIndexEntry(key: Uint8Array): void {
-    const h = this.pendingHandle;
-    const n = putBlockHandle(this.handleScratch, 0, h);
-    this.indexBlock.add(key, this.handleScratch.subarray(0, n));
-    this.pendingIndexEntry = false;
-  }
-
   private flushDataBlock(): void {
     if (this.dataBlock.empty) return;
     const raw = this.dataBlock.finish();
@@ -287,7 +295,7 @@ export class TableBuilder {
   }
 
   private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
-    const handle = writeBlock(this.file, this.offset, raw, type);
+    const handle = writeBlock(this.file, this.offset, raw, type, this.checksumType);
     this.offset += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     return handle;
   }
@@ -331,16 +339,21 @@ export class TableBuilder {
   private finishBlocks(): TableProperties {
     this.flushDataBlock();
     if (this.pendingIndexEntry) {
-      const last = this.lastKey.subarray(0, this.lastKeyLength);
-      this.addIndexEntry(this.icmp.findShortSuccessor(last));
+      // The last block's index key is its last key (RocksDB's kShortenSeparators).
+      this.index.add(this.lastKey.subarray(0, this.lastKeyLength), undefined, this.pendingHandle);
+      this.pendingIndexEntry = false;
     }
+    // RocksDB's order: filter, index, range deletions, properties, metaindex, footer.
     const meta: [string, BlockHandle][] = [];
     let filterSize = 0;
     if (this.filter !== undefined) {
-      const handle = this.writeRaw(this.filter.finish(), CompressionType.None);
-      filterSize = handle.size + TableFormat.BLOCK_TRAILER_SIZE;
-      meta.push([MetaBlockName.BLOOM_FILTER, handle]);
+      const contents = this.filter.finish();
+      const handle = this.writeRaw(contents, CompressionType.None);
+      filterSize = handle.size;
+      meta.push([MetaBlockName.FULL_FILTER, handle]);
     }
+    const index = this.index.finish();
+    const indexHandle = this.writeRaw(index.contents, CompressionType.None);
     const tombstones = this.sortedTombstones();
     if (tombstones.length > 0) {
       const block = new BlockBuilder(1);
@@ -348,8 +361,12 @@ export class TableBuilder {
         block.add(makeInternalKey(t.start, t.seq, ValueKind.RangeDeletion), t.end);
       meta.push([MetaBlockName.RANGE_DEL, this.writeRaw(block.finish(), CompressionType.None)]);
     }
-    const indexContents = this.indexBlock.finish();
-    const properties = this.buildProperties(tombstones, filterSize, indexContents.length);
+    const properties = this.buildProperties(
+      tombstones,
+      filterSize,
+      indexHandle.size + TableFormat.BLOCK_TRAILER_SIZE,
+      index.keyIsUserKey,
+    );
     meta.push([
       MetaBlockName.PROPERTIES,
       this.writeRaw(encodeProperties(properties), CompressionType.None),
@@ -361,9 +378,8 @@ export class TableBuilder {
     for (const [name, handle] of meta)
       metaindex.add(encoder.encode(name), encodeBlockHandle(handle));
     const metaindexHandle = this.writeRaw(metaindex.finish(), CompressionType.None);
-    const indexHandle = this.writeRaw(indexContents, CompressionType.None);
     const footer = encodeFooter({
-      checksumType: ChecksumType.XXH32,
+      checksumType: this.checksumType,
       metaindexHandle,
       indexHandle,
       formatVersion: this.formatVersion,
@@ -384,14 +400,19 @@ export class TableBuilder {
   private buildProperties(
     tombstones: RangeTombstone[],
     filterSize: number,
-    indexRawSize: number,
+    indexSize: number,
+    indexKeyIsUserKey: boolean,
   ): TableProperties {
     let smallestSeq = this.smallestSeq;
     let largestSeq = this.largestSeq;
     let smallestKey: Uint8Array | undefined = this.firstKey;
     let largestKey: Uint8Array | undefined =
       this.entries > 0 ? this.lastKey.slice(0, this.lastKeyLength) : undefined;
+    let rawKeySize = this.rawKeySize;
+    let rawValueSize = this.rawValueSize;
     for (const t of tombstones) {
+      rawKeySize += t.start.length + TRAILER_SIZE;
+      rawValueSize += t.end.length;
       if (t.seq < smallestSeq) smallestSeq = t.seq;
       if (t.seq > largestSeq) largestSeq = t.seq;
       const lo = makeInternalKey(t.start, t.seq, ValueKind.RangeDeletion);
@@ -401,24 +422,42 @@ export class TableBuilder {
     }
     const user: Record<string, string> = {};
     for (const c of this.collectors) Object.assign(user, c.finish());
+    const o = this.recorded;
+    const now = o.creationTime ?? Math.floor(Date.now() / 1000);
     const props: TableProperties = {
       formatVersion: this.formatVersion,
       numEntries: this.entries,
       numDeletions: this.numDeletions,
       numMergeOperands: this.numMergeOperands,
       numRangeDeletions: tombstones.length,
-      rawKeySize: this.rawKeySize,
-      rawValueSize: this.rawValueSize,
+      rawKeySize,
+      rawValueSize,
       dataSize: this.dataSize,
-      indexSize: indexRawSize + TableFormat.BLOCK_TRAILER_SIZE,
+      indexSize,
       filterSize,
       numDataBlocks: this.numDataBlocks,
+      numFilterEntries: this.filterEntries,
       smallestSeq: smallestKey === undefined ? 0 : smallestSeq,
       largestSeq,
       comparatorName: this.comparator.name,
-      filterPolicy: this.filter !== undefined ? `bloom:${this.bitsPerKey}` : "none",
-      compression: this.compressionName,
-      creationTime: Math.floor(Date.now() / 1000),
+      mergeOperatorName: o.mergeOperatorName,
+      filterPolicy: this.filter !== undefined ? BLOOM_FILTER_POLICY_NAME : "",
+      compression: compressionPropertyName(this.compressionType),
+      compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
+      prefixExtractorName: "nullptr",
+      propertyCollectors: "[]",
+      columnFamilyId: o.columnFamilyId,
+      columnFamilyName: o.columnFamilyName,
+      indexKeyIsUserKey,
+      indexValueIsDeltaEncoded: this.formatVersion >= FormatVersion.V4,
+      indexType: IndexType.BinarySearch,
+      creationTime: now,
+      oldestKeyTime: 0,
+      fileCreationTime: now,
+      originalFileNumber: o.fileNumber,
+      dbId: o.dbId,
+      dbSessionId: o.dbSessionId,
+      dbHostId: o.dbHostId,
       user,
     };
     if (smallestKey !== undefined) props.smallestKey = smallestKey;
