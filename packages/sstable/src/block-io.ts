@@ -1,9 +1,12 @@
 /**
  * Reading and writing one block with its 5-byte trailer (format in `format.ts`):
  * `block bytes ‖ u8 compressionType ‖ fixed32 LE checksum(block bytes ‖ compressionType)`,
- * the checksum computed by the table's checksum type (`checksum-type.ts`).
+ * the checksum computed by the table's checksum type (`blockChecksum` of `@shale/base`: RocksDB's
+ * ComputeBuiltinChecksumWithLastByte; the type byte directly follows the block, so the
+ * checksummed bytes `[offset, offset + size]` are contiguous).
  */
 import {
+  blockChecksum,
   getFixed32,
   putFixed32,
   type RandomAccessFile,
@@ -11,7 +14,6 @@ import {
   type WritableFile,
 } from "@shale/base";
 import { allocUninitialized, type BlockSlab } from "./alloc.js";
-import { blockChecksum } from "./checksum-type.js";
 import { compressBlock, decompressBlock, decompressBlockInto } from "./compression.js";
 import { type BlockHandle, CompressionType, TableFormat } from "./format.js";
 
@@ -36,7 +38,7 @@ export function writeBlock(
   const out = new Uint8Array(size + TRAILER);
   out.set(contents, 0);
   out[size] = compressed !== undefined ? type : CompressionType.None;
-  putFixed32(out, size + 1, blockChecksum(checksumType, out, 0, size));
+  putFixed32(out, size + 1, blockChecksum(checksumType, out, 0, size + 1));
   file.append(out, 0, out.length);
   return { offset, size };
 }
@@ -107,7 +109,7 @@ export function decodeBlock(
   const end = pos + size;
   if (verify && checksumType !== 0) {
     const stored = getFixed32(buf, end + 1);
-    const computed = blockChecksum(checksumType, buf, pos, size, fileName, handle.offset);
+    const computed = blockChecksum(checksumType, buf, pos, end + 1);
     if (stored !== computed) {
       throw ShaleError.corruption(
         `block checksum mismatch: stored 0x${stored.toString(16)}, computed ` +

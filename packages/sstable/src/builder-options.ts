@@ -29,7 +29,7 @@ export interface TableBuilderOptions {
    * lengths). Default: 5 (`FormatVersion.LATEST`).
    */
   formatVersion?: number;
-  /** Block checksum type (`ChecksumType`). Default: `ChecksumType.CRC32C`. */
+  /** Block checksum type (`ChecksumType`). Default: `ChecksumType.CRC32c`. */
   checksumType?: number;
   /** User property collectors. Default: none. */
   collectors?: readonly TablePropertiesCollector[];
@@ -120,7 +120,7 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
       `unsupported formatVersion ${formatVersion} (supported: ${FormatVersion.MIN_READ}-${FormatVersion.LATEST})`,
     );
   }
-  const checksumType = options.checksumType ?? ChecksumType.CRC32C;
+  const checksumType = options.checksumType ?? ChecksumType.CRC32c;
   if (typeof checksumType !== "number") throw new TypeError("checksumType must be a number");
   if (!isChecksumType(checksumType)) {
     throw ShaleError.invalidArgument(`unknown checksumType ${checksumType} (0-4)`);

@@ -208,7 +208,7 @@ describe("corruption is detected with file and offset", () => {
 
   it("footer codec: worked bytes, round-trip, non-zero padding and misplaced handles", () => {
     const footer = {
-      checksumType: ChecksumType.CRC32C,
+      checksumType: ChecksumType.CRC32c,
       metaindexHandle: { offset: 1173, size: 80 },
       indexHandle: { offset: 269, size: 22 },
       formatVersion: 5,

@@ -90,12 +90,12 @@ describe("compression", () => {
     const fs = new MemoryFileSystem();
     const file = fs.openWritable("b");
     const raw = new Uint8Array(3000).fill(9);
-    const h = writeBlock(file, 0, raw, CompressionType.Snappy, ChecksumType.CRC32C);
+    const h = writeBlock(file, 0, raw, CompressionType.Snappy, ChecksumType.CRC32c);
     file.close();
     expect(h.size).toBeLessThan(raw.length);
     const ra = fs.openRandomAccess("b");
-    expect(toHex(readBlock(ra, ra.size, h, "b", ChecksumType.CRC32C, true))).toBe(toHex(raw));
-    expect(() => readBlock(ra, ra.size - 1, h, "b", ChecksumType.CRC32C, true)).toThrow(
+    expect(toHex(readBlock(ra, ra.size, h, "b", ChecksumType.CRC32c, true))).toBe(toHex(raw));
+    expect(() => readBlock(ra, ra.size - 1, h, "b", ChecksumType.CRC32c, true)).toThrow(
       /past the end/,
     );
     const bytes = fs.readFile("b").slice();
@@ -103,7 +103,7 @@ describe("compression", () => {
     fs.writeFile("b", bytes);
     const damaged = fs.openRandomAccess("b");
     try {
-      readBlock(damaged, damaged.size, h, "b", ChecksumType.CRC32C, true);
+      readBlock(damaged, damaged.size, h, "b", ChecksumType.CRC32c, true);
       expect.unreachable();
     } catch (e) {
       expect(isCorruption(e)).toBe(true);

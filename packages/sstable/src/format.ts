@@ -10,7 +10,7 @@
  * +------------------+----------------+
  * ```
  *
- * Block trailer (5 bytes after every block on disk; checksum-type.ts):
+ * Block trailer (5 bytes after every block on disk; `blockChecksum` of `@shale/base`):
  * ```
  * +---------------------+-----------------------------------------------------------+
  * | u8 compressionType  | fixed32 LE checksum of (block bytes ‖ compressionType),   |
@@ -22,7 +22,7 @@
  * `Footer::EncodeTo`):
  * ```
  * offset  size
- *   0       1   u8 checksumType (ChecksumType: 0 none, 1 CRC32C, 2 xxHash, 3 xxHash64, 4 XXH3)
+ *   0       1   u8 checksumType (ChecksumType: 0 none, 1 CRC32c, 2 xxHash, 3 xxHash64, 4 XXH3)
  *   1      40   metaindex handle ‖ index handle, zero-padded to 40 bytes
  *  41       4   fixed32 LE formatVersion (this build writes 5, reads 2-5)
  *  45       8   fixed64 LE magic 0x88e241b785f4cff7 (kBlockBasedTableMagicNumber):
@@ -38,7 +38,14 @@
  * index at 269 size 22 encode as handles `95 09 50` and `8d 02 16`, so the footer is
  * `01 95 09 50 8d 02 16 00*34 05 00 00 00 f7 cf f4 85 b7 41 e2 88`.
  */
-import { ErrorCode, getFixed32, putFixed32, putVarint64, ShaleError } from "@shale/base";
+import {
+  ChecksumType,
+  ErrorCode,
+  getFixed32,
+  putFixed32,
+  putVarint64,
+  ShaleError,
+} from "@shale/base";
 
 /** NotSupported naming the file and offset (like Corruption does). */
 export function notSupportedAt(
@@ -59,22 +66,17 @@ export const CompressionType = {
 export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];
 
 /**
- * Checksum type byte of the footer (RocksDB's `ChecksumType`): how every block trailer's
- * checksum is computed (checksum-type.ts). Part of the file format; do not change.
+ * Checksum type byte of the footer (RocksDB's `ChecksumType`, from `@shale/base`): how every
+ * block trailer's checksum is computed (`blockChecksum` in `@shale/base`):
+ * - NoChecksum 0: not checked;
+ * - CRC32c 1: masked CRC32C over the block bytes and the type byte (this build's default);
+ * - xxHash 2: XXH32 (seed 0, unmasked) over the block bytes and the type byte;
+ * - xxHash64 3: the low 32 bits of XXH64 (seed 0) over the block bytes and the type byte;
+ * - XXH3 4: the low 32 bits of XXH3-64 over the block bytes, xor (type byte * 0x6b9083d9);
+ *   RocksDB 7.8.3's default.
+ * Part of the file format; do not change.
  */
-export const ChecksumType = {
-  /** No checksum: the trailer's 4 bytes are not checked. */
-  None: 0,
-  /** Masked CRC32C over the block bytes and the type byte. This build's default. */
-  CRC32C: 1,
-  /** XXH32 (seed 0, unmasked) over the block bytes and the type byte. */
-  xxHash: 2,
-  /** Low 32 bits of XXH64 (seed 0) over the block bytes and the type byte. */
-  xxHash64: 3,
-  /** Low 32 bits of XXH3-64 over the block bytes, xor (type byte * 0x6b9083d9). RocksDB 7.8.3's default. */
-  XXH3: 4,
-} as const;
-export type ChecksumType = (typeof ChecksumType)[keyof typeof ChecksumType];
+export { ChecksumType };
 
 /** Sizes and magic numbers. Part of the file format; do not change. */
 export const TableFormat = {
@@ -246,7 +248,7 @@ export function encodeFooter(footer: Footer): Uint8Array {
 
 /** True for a known checksum type byte. */
 export function isChecksumType(type: number): type is ChecksumType {
-  return Number.isInteger(type) && type >= ChecksumType.None && type <= ChecksumType.XXH3;
+  return Number.isInteger(type) && type >= ChecksumType.NoChecksum && type <= ChecksumType.XXH3;
 }
 
 /**
