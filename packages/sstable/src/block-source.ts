@@ -11,10 +11,10 @@
  */
 import { type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
-import { BloomFilterReader } from "@shale/bloom";
 import { allocUninitialized } from "./alloc.js";
 import { BLOCK_OVERHEAD, Block } from "./block.js";
 import { decodeBlock, readBlock } from "./block-io.js";
+import { openFilterBlock } from "./filter-block.js";
 import { type BlockHandle, TableFormat } from "./format.js";
 import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
 import {
@@ -105,14 +105,8 @@ export class BlockSource {
   /** Reads and parses a filter block (no cache). */
   readFilterBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
     const data = this.readRaw(handle, verify);
-    let reader: BloomFilterReader;
-    try {
-      reader = new BloomFilterReader(data);
-    } catch (e) {
-      const what = e instanceof Error ? e.message : String(e);
-      throw ShaleError.corruption(`bad filter block: ${what}`, this.fileName, handle.offset);
-    }
-    return Block.ofFilter(data, reader);
+    // Never throws for the contents (an unreadable filter answers "may match"), see filter-block.ts.
+    return Block.ofFilter(data, openFilterBlock(data, this.fileName, handle.offset));
   }
 
   private insert(offset: number, block: Block, priority: "high" | "low"): void {

@@ -8,6 +8,13 @@ export { Block } from "./block.js";
 export type { TableBuilderOptions, TablePropertiesCollector } from "./builder-options.js";
 export { type CompressionName, DEFAULT_COMPRESSION } from "./compression.js";
 export {
+  FilterBlockNames,
+  FilterBlockWriter,
+  filterMayMatch,
+  hashFilterKey,
+  openFilterBlock,
+} from "./filter-block.js";
+export {
   type BlockHandle,
   ChecksumType,
   CompressionType,

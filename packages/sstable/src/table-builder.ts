@@ -71,7 +71,6 @@ import {
   ValueKind,
   type WritableFile,
 } from "@shale/base";
-import { BloomFilterBuilder } from "@shale/bloom";
 import { BlockBuilder } from "./block-builder.js";
 import { writeBlock } from "./block-io.js";
 import {
@@ -81,6 +80,7 @@ import {
   type TablePropertiesCollector,
 } from "./builder-options.js";
 import { compressionTypeOf } from "./compression.js";
+import { FilterBlockNames, FilterBlockWriter } from "./filter-block.js";
 import {
   type BlockHandle,
   type ChecksumType,
@@ -102,7 +102,7 @@ import {
 } from "./properties.js";
 
 /** `rocksdb.filter.policy` of RocksDB's built-in Bloom filter (7.8.3 writes "bloomfilter"). */
-const BLOOM_FILTER_POLICY_NAME = "bloomfilter";
+const BLOOM_FILTER_POLICY_NAME = FilterBlockNames.POLICY_NAME;
 
 const POINT_KINDS = new Set<number>([
   ValueKind.Value,
@@ -132,7 +132,8 @@ export class TableBuilder {
 
   private readonly dataBlock: BlockBuilder;
   private readonly index: IndexBuilder;
-  private readonly filter: BloomFilterBuilder | undefined;
+  private readonly filter: FilterBlockWriter | undefined;
+  /** Hashes in the filter block (`rocksdb.num.filter_entries`), set by finish. */
   private filterEntries = 0;
   private readonly tombstones: RangeTombstone[] = [];
 
@@ -170,8 +171,7 @@ export class TableBuilder {
     this.order = new KeyOrder(o.comparator, true);
     this.blockSize = o.blockSize;
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
-    this.filter =
-      o.bitsPerKey > 0 ? new BloomFilterBuilder({ bitsPerKey: o.bitsPerKey }) : undefined;
+    this.filter = o.bitsPerKey > 0 ? new FilterBlockWriter(o.bitsPerKey) : undefined;
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
@@ -255,10 +255,7 @@ export class TableBuilder {
       const sameUser =
         hasPrevious &&
         this.order.compareUserKeys(this.lastKey, this.lastKeyLength, key, keyLength) === 0;
-      if (!sameUser) {
-        this.filter.addKey(key.subarray(0, userLength));
-        this.filterEntries++;
-      }
+      if (!sameUser) this.filter.add(key.subarray(0, userLength));
     }
     this.dataBlock.add(key, value);
     if (keyLength > this.lastKey.length)
@@ -345,10 +342,12 @@ export class TableBuilder {
     }
     // RocksDB's order: filter, index, range deletions, properties, metaindex, footer.
     const meta: [string, BlockHandle][] = [];
+    // The filter block (filter-block.ts): none when no point key was added, as RocksDB.
+    this.filterEntries = this.filter?.numEntries ?? 0;
+    const filterContents = this.filter?.finish();
     let filterSize = 0;
-    if (this.filter !== undefined) {
-      const contents = this.filter.finish();
-      const handle = this.writeRaw(contents, CompressionType.None);
+    if (filterContents !== undefined) {
+      const handle = this.writeRaw(filterContents, CompressionType.None);
       filterSize = handle.size;
       meta.push([MetaBlockName.FULL_FILTER, handle]);
     }
@@ -441,7 +440,7 @@ export class TableBuilder {
       largestSeq,
       comparatorName: this.comparator.name,
       mergeOperatorName: o.mergeOperatorName,
-      filterPolicy: this.filter !== undefined ? BLOOM_FILTER_POLICY_NAME : "",
+      filterPolicy: filterSize > 0 ? BLOOM_FILTER_POLICY_NAME : "",
       compression: compressionPropertyName(this.compressionType),
       compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",

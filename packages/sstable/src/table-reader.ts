@@ -35,11 +35,12 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
-import { type BloomFilterReader, hashKey64 } from "@shale/bloom";
+import type { BloomFilterReader } from "@shale/bloom";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
 import { BlockSource } from "./block-source.js";
+import { filterMayMatch, hashFilterKey } from "./filter-block.js";
 import {
   type BlockHandle,
   decodeBlockHandleInto,
@@ -284,7 +285,7 @@ export class TableReader {
   mayContain(userKey: Uint8Array): boolean {
     this.checkOpen();
     const filter = this.filterReader();
-    return filter === undefined || filter.mayMatch(userKey);
+    return filter === undefined || filterMayMatch(filter, userKey, undefined);
   }
 
   private seekKey(userKey: Uint8Array, snapshotSeq: number): Uint8Array {
@@ -312,7 +313,7 @@ export class TableReader {
    * REQUIRES: out.length >= 2.
    */
   static hashKey(userKey: Uint8Array, out: Uint32Array): void {
-    hashKey64(userKey, out, 0);
+    hashFilterKey(userKey, out);
   }
 
   /**
@@ -350,11 +351,7 @@ export class TableReader {
     if (this.filterHandle !== undefined) {
       const filter = this.filterReader()!;
       if (stats !== undefined) stats.tick(Ticker.BloomChecked);
-      const may =
-        keyHash !== undefined
-          ? filter.mayMatchHash(keyHash[0]!, keyHash[1]!)
-          : filter.mayMatch(userKey);
-      if (!may) {
+      if (!filterMayMatch(filter, userKey, keyHash)) {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
