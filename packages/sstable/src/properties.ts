@@ -39,7 +39,8 @@
  * rocksdb.raw.key.size / raw.value.size        varint64: internal keys / values, range
  *                                              tombstones' keys and end keys included
  * shale.largest.key / shale.smallest.key       internal keys (range tombstones included)
- * shale.largest.seqno / shale.smallest.seqno   varint64
+ * shale.largest.seqno / shale.smallest.seqno   varint64 (with the keys; absent for an
+ *                                              empty table)
  * <collector names>                            UTF-8 strings from TablePropertiesCollectors
  * ```
  * The `shale.*` entries and the collectors' are RocksDB "user-collected" properties: RocksDB
@@ -291,6 +292,10 @@ const OMITTED_WHEN_EMPTY = new Set<string>([
   PropertyName.DB_SESSION_ID,
   PropertyName.DB_HOST_ID,
 ]);
+const SHALE_SEQ = new Set<string>([
+  PropertyName.SHALE_SMALLEST_SEQ,
+  PropertyName.SHALE_LARGEST_SEQ,
+]);
 const OMITTED_WHEN_ZERO = new Set<string>([
   PropertyName.FILE_CREATION_TIME,
   PropertyName.ORIGINAL_FILE_NUMBER,
@@ -322,6 +327,8 @@ export function encodeProperties(props: TableProperties): Uint8Array {
     // On disk (RocksDB's counts) range tombstones are entries and deletions too.
     if (field === "numEntries" || field === "numDeletions") v += props.numRangeDeletions;
     if (OMITTED_WHEN_ZERO.has(name) && v === 0) continue;
+    // The key range and seqnos of a table are written together (none for an empty table).
+    if (SHALE_SEQ.has(name) && props.smallestKey === undefined) continue;
     entries.push([name, varintBytes(v)]);
   }
   for (const [name, field] of STRINGS) {

@@ -9,6 +9,7 @@ import {
   reverseBytewiseComparator,
   toBytes,
   toHex,
+  trailerSeq,
   ValueKind,
 } from "@shale/base";
 import { describeIteratorConformance } from "@shale/base/testing";
@@ -80,13 +81,17 @@ describe("table round trips (property-based)", () => {
           internalEntries,
           fc.constantFrom(64, 256, 4096),
           fc.constantFrom(1, 2, 16),
-          (entries, blockSize, blockRestartInterval) => {
+          fc.constantFrom(2, 3, 4, 5),
+          fc.constantFrom(0, 1, 2, 3, 4),
+          (entries, blockSize, blockRestartInterval, formatVersion, checksumType) => {
             const keys = entries.map((e) => e.key);
             const values = entries.map((e) => e.value);
             const table = buildTable(keys, values, {
               blockSize,
               blockRestartInterval,
               compression,
+              formatVersion,
+              checksumType,
             });
             const reader = openTable(table);
             expect(scan(reader)).toEqual(
@@ -101,6 +106,28 @@ describe("table round trips (property-based)", () => {
             expect(p.numDeletions).toBe(kinds.filter((k) => k === 0 || k === 7).length);
             expect(p.numMergeOperands).toBe(kinds.filter((k) => k === 2).length);
             expect(p.numDataBlocks).toBe(tableLayout(table).data.length);
+            expect(reader.footer).toMatchObject({ formatVersion, checksumType });
+            // Index keys are user keys exactly when no user key spans two blocks.
+            if (formatVersion < 3) expect(p.indexKeyIsUserKey).toBe(false);
+            expect(p.indexValueIsDeltaEncoded).toBe(formatVersion >= 4);
+            // Every entry is found by a get at its own seq (crossing blocks for a user key
+            // whose versions span them).
+            const r = new LookupResult();
+            for (let i = 0; i < entries.length; i++) {
+              const k = keys[i]!;
+              const t = k.length - 8;
+              r.reset();
+              reader.get(k.subarray(0, t), trailerSeq(k, t), r);
+              const kind = k[t]!;
+              if (kind === ValueKind.Value) {
+                expect(r.state).toBe(LookupState.Found);
+                expect(toHex(r.value)).toBe(toHex(values[i]!));
+              } else if (kind === ValueKind.Merge) {
+                expect(toHex(r.operands[0]!)).toBe(toHex(values[i]!));
+              } else {
+                expect(r.state).toBe(LookupState.Deleted);
+              }
+            }
             if (entries.length > 0) {
               expect(toHex(p.smallestKey!)).toBe(toHex(keys[0]!));
               expect(toHex(p.largestKey!)).toBe(toHex(keys[keys.length - 1]!));
