@@ -35,6 +35,15 @@
  */
 import { ByteWriter, putFixed32, ShaleError } from "@shale/base";
 
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    length++;
+  }
+  return length;
+}
+
 export class BlockBuilder {
   private readonly buffer = new ByteWriter(4096);
   private readonly restartInterval: number;
@@ -78,6 +87,18 @@ export class BlockBuilder {
   /** Size of the block if finished now. */
   get currentSizeEstimate(): number {
     return this.buffer.length + this.restarts.length * 4 + 4;
+  }
+
+  /**
+   * RocksDB's `EstimateSizeAfterKV` (for blocks with value lengths): the size estimate after
+   * adding an entry of a `keyLength`-byte key and a `valueLength`-byte value, counting the
+   * whole key (not only its unshared part) and a 4-byte shared-length varint, as RocksDB
+   * does (the table builder's flush policy compares it with the block size).
+   */
+  estimateSizeAfter(keyLength: number, valueLength: number): number {
+    let estimate = this.currentSizeEstimate + keyLength + valueLength + 4;
+    if (this.counter >= this.restartInterval) estimate += 4;
+    return estimate + varintLength(keyLength) + varintLength(valueLength);
   }
 
   /** The last key added (a view, valid until the next add or reset). REQUIRES: !empty. */

@@ -11,14 +11,17 @@ import {
   LookupResult,
   LookupState,
   MemoryFileSystem,
+  makeInternalKey,
   TRAILER_SIZE,
   toBytes,
+  toHex,
   trailerSeq,
   ValueKind,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { ChecksumType } from "./format.js";
+import { type BlockHandle, ChecksumType, MetaBlockName } from "./format.js";
 import { TableReader } from "./table-reader.js";
+import { type BuiltTable, buildTable, tableLayout } from "./test-support.js";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "testdata", "rocksdb-tables");
 const decoder = new TextDecoder();
@@ -166,4 +169,32 @@ describe("tables written by RocksDB 7.8.3", () => {
       expect(typeof (error as { offset?: number }).offset).toBe("number");
     });
   }
+
+  it("shale writes RocksDB's bytes: data, filter, index and range-del blocks of the same entries", () => {
+    const name = "fv5-crc32c.sst";
+    const rocksBytes = readFileSync(join(dir, name));
+    const fs = new MemoryFileSystem();
+    fs.writeFile(name, rocksBytes);
+    const rocksReader = open(name);
+    const rocks = { fs, path: name, size: rocksBytes.length, properties: rocksReader.properties };
+    rocksReader.close();
+    const entries = expected(300);
+    const shale = buildTable(
+      entries.map(([k, kind]) => makeInternalKey(toBytes(k), 0, kind)),
+      entries.map(([, , v]) => toBytes(v)),
+      { blockSize: 1024, compression: "none", bitsPerKey: 10, checksumType: ChecksumType.CRC32c },
+      [{ start: toBytes("key000100"), end: toBytes("key000120"), seq: 0 }],
+    );
+    const a = tableLayout(rocks);
+    const b = tableLayout(shale);
+    const bytesOf = (t: BuiltTable, h: BlockHandle) =>
+      toHex(t.fs.readFile(t.path).subarray(h.offset, h.offset + h.size + 5));
+    expect(b.data).toEqual(a.data);
+    for (const h of a.data) expect(bytesOf(shale, h)).toBe(bytesOf(rocks, h));
+    expect(bytesOf(shale, b.index)).toBe(bytesOf(rocks, a.index));
+    expect([...b.meta.keys()]).toEqual([...a.meta.keys()]);
+    for (const meta of [MetaBlockName.FULL_FILTER, MetaBlockName.RANGE_DEL]) {
+      expect(bytesOf(shale, b.meta.get(meta)!)).toBe(bytesOf(rocks, a.meta.get(meta)!));
+    }
+  });
 });

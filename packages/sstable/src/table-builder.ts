@@ -124,6 +124,8 @@ export class TableBuilder {
   private readonly order: KeyOrder;
   private readonly comparator: Comparator;
   private readonly blockSize: number;
+  /** ceil(blockSize * 0.9): RocksDB's block_size_deviation (10) limit. */
+  private readonly blockSizeDeviationLimit: number;
   private readonly compressionType: CompressionType;
   private readonly formatVersion: number;
   private readonly checksumType: ChecksumType;
@@ -170,6 +172,7 @@ export class TableBuilder {
     this.icmp = new InternalKeyComparator(o.comparator);
     this.order = new KeyOrder(o.comparator, true);
     this.blockSize = o.blockSize;
+    this.blockSizeDeviationLimit = Math.floor((o.blockSize * 90 + 99) / 100);
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
     this.filter = o.bitsPerKey > 0 ? new FilterBlockWriter(o.bitsPerKey) : undefined;
     this.compressionType = compressionTypeOf(o.compression);
@@ -236,6 +239,19 @@ export class TableBuilder {
   private addOrdered(key: Uint8Array, value: Uint8Array, hasPrevious: boolean): void {
     const keyLength = key.length;
     const userLength = keyLength - TRAILER_SIZE;
+    // RocksDB's FlushBlockBySizePolicy, asked before the entry goes in: the block is full
+    // at blockSize, or almost full (past 90 %) when this entry would take it over.
+    const block = this.dataBlock;
+    if (!block.empty) {
+      const size = block.currentSizeEstimate;
+      if (
+        size >= this.blockSize ||
+        (size > this.blockSizeDeviationLimit &&
+          block.estimateSizeAfter(keyLength, value.length) > this.blockSize)
+      ) {
+        this.flushDataBlock();
+      }
+    }
     if (this.pendingIndexEntry) {
       const last = this.lastKey.subarray(0, this.lastKeyLength);
       const separator = this.index.add(last, key, this.pendingHandle);
@@ -275,8 +291,6 @@ export class TableBuilder {
     if (seq > this.largestSeq) this.largestSeq = seq;
     const collectors = this.collectors;
     for (let i = 0; i < collectors.length; i++) collectors[i]!.add(key, value);
-
-    if (this.dataBlock.currentSizeEstimate >= this.blockSize) this.flushDataBlock();
   }
 
   private flushDataBlock(): void {

@@ -121,7 +121,7 @@ describe("table round trips (property-based)", () => {
               const kind = k[t]!;
               if (kind === ValueKind.Value) {
                 expect(r.state).toBe(LookupState.Found);
-                expect(toHex(r.value)).toBe(toHex(values[i]!));
+                expect(toHex(r.value!)).toBe(toHex(values[i]!));
               } else if (kind === ValueKind.Merge) {
                 expect(toHex(r.operands[0]!)).toBe(toHex(values[i]!));
               } else {
