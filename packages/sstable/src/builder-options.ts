@@ -88,6 +88,9 @@ export interface ResolvedBuilderOptions {
   creationTime: number | undefined;
 }
 
+/** The checksum type written when none is given (see `checksumType`). */
+export const DEFAULT_CHECKSUM_TYPE: ChecksumType = ChecksumType.xxHash;
+
 function optionalString(value: string | undefined, fallback: string, name: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== "string") throw new TypeError(`${name} must be a string`);
@@ -120,7 +123,7 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
       `unsupported formatVersion ${formatVersion} (supported: ${FormatVersion.MIN_READ}-${FormatVersion.LATEST})`,
     );
   }
-  const checksumType = options.checksumType ?? ChecksumType.CRC32c;
+  const checksumType = options.checksumType ?? DEFAULT_CHECKSUM_TYPE;
   if (typeof checksumType !== "number") throw new TypeError("checksumType must be a number");
   if (!isChecksumType(checksumType)) {
     throw ShaleError.invalidArgument(`unknown checksumType ${checksumType} (0-4)`);

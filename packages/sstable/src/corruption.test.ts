@@ -145,11 +145,22 @@ describe("corruption is detected with file and offset", () => {
     for (let p = 0; p < TableFormat.FOOTER_SIZE; p++) {
       for (const mask of [0x01, 0x80]) {
         const damaged = flipByte(table, layout.footerOffset + p, mask);
-        if ((p === 0 || p === TableFormat.FOOTER_VERSION_OFFSET) && mask === 0x01) {
-          // Checksum type CRC32C (1) -> None (0): the blocks are intact and read unverified;
-          // format version 5 -> 4: the same block formats (only the filter's differs, and it
-          // has its own marker). RocksDB reads both the same way.
+        if (p === TableFormat.FOOTER_VERSION_OFFSET && mask === 0x01) {
+          // Format version 5 -> 4: the same block formats (only the filter's differs, and it
+          // has its own marker). RocksDB reads it the same way.
           readAll(openTable(damaged));
+          continue;
+        }
+        if (p === 0) {
+          // The checksum type: another known type fails at the first block read (a checksum
+          // mismatch), an unknown one is NotSupported at the footer, None (0) reads the
+          // intact blocks unverified, as RocksDB would.
+          try {
+            readAll(openTable(damaged));
+            expect(damaged.fs.readFile(damaged.path)[layout.footerOffset]).toBe(0);
+          } catch (e) {
+            expect((e as { file?: string }).file).toBe(table.path);
+          }
           continue;
         }
         let error: unknown;

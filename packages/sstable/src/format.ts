@@ -69,8 +69,9 @@ export type CompressionType = (typeof CompressionType)[keyof typeof CompressionT
  * Checksum type byte of the footer (RocksDB's `ChecksumType`, from `@shale/base`): how every
  * block trailer's checksum is computed (`blockChecksum` in `@shale/base`):
  * - NoChecksum 0: not checked;
- * - CRC32c 1: masked CRC32C over the block bytes and the type byte (this build's default);
- * - xxHash 2: XXH32 (seed 0, unmasked) over the block bytes and the type byte;
+ * - CRC32c 1: masked CRC32C over the block bytes and the type byte;
+ * - xxHash 2: XXH32 (seed 0, unmasked) over the block bytes and the type byte (this
+ *   build's default: `DEFAULT_CHECKSUM_TYPE`, the fastest in JS);
  * - xxHash64 3: the low 32 bits of XXH64 (seed 0) over the block bytes and the type byte;
  * - XXH3 4: the low 32 bits of XXH3-64 over the block bytes, xor (type byte * 0x6b9083d9);
  *   RocksDB 7.8.3's default.

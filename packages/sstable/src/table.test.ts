@@ -425,7 +425,7 @@ describe("the documented worked example", () => {
     const table = buildTable(
       [ikey("a", 2, ValueKind.Value), ikey("b", 1, ValueKind.Deletion)],
       [toBytes("x"), new Uint8Array(0)],
-      { compression: "none", bitsPerKey: 0, creationTime: 1764547200 },
+      { compression: "none", bitsPerKey: 0, creationTime: 1764547200, checksumType: 1 },
       [{ start: toBytes("c"), end: toBytes("e"), seq: 3 }],
     );
     const bytes = table.fs.readFile(table.path);
