@@ -1,59 +1,55 @@
 /**
- * TableBuilder: writes a block-based table (RocksDB's BlockBasedTable, LevelDB's
- * doc/table_format.md) to a WritableFile, streaming: each data block is compressed and
- * appended as soon as it is full; only the index entries, the filter's key hashes and the
- * range tombstones stay in memory until `finish`.
+ * TableBuilder: writes RocksDB 7.8.3's block-based table, format_version 5 (2-5 on request),
+ * to a WritableFile, streaming: each data block is compressed and appended as soon as it is
+ * full; only the index entries, the filter's key hashes and the range tombstones stay in
+ * memory until `finish`. RocksDB's own tools read the result (`sst_dump`), and its data,
+ * index, filter and range-del blocks are byte-identical to RocksDB's for the same entries.
  *
- * File layout (every block is followed by its 5-byte trailer; handles are absolute offsets):
+ * File layout, in RocksDB's write order (every block is followed by its 5-byte trailer;
+ * handles are absolute offsets):
  * ```
  * +--------------------------------+  offset 0
  * | data block 0      | trailer(5) |  sorted point entries, prefix-compressed (block-builder.ts),
- * | data block 1      | trailer(5) |  restart interval `blockRestartInterval`, compressed per block
- * | ...                            |
+ * | data block 1      | trailer(5) |  restart interval `blockRestartInterval`; cut by RocksDB's
+ * | ...                            |  flush policy (blockSize, 10 % deviation); compressed per block
  * +--------------------------------+
- * | filter block      | trailer(5) |  full Bloom filter over user keys (omitted if bitsPerKey = 0)
+ * | filter block      | trailer(5) |  full Bloom filter over user keys (filter-block.ts; omitted
+ * +--------------------------------+  if bitsPerKey = 0 or no point entry)
+ * | index block       | trailer(5) |  restart interval 1; one entry per data block (index-block.ts):
+ * |                                |  separator (user key when no user key spans blocks) -> handle,
+ * |                                |  no value lengths (format version >= 4)
  * +--------------------------------+
  * | range-del block   | trailer(5) |  restart interval 1; key = start#seq,RANGEDEL, value = end
  * +--------------------------------+  (omitted when the table has no range tombstones)
- * | properties block  | trailer(5) |  msgpack map (properties.ts)
- * +--------------------------------+
+ * | properties block  | trailer(5) |  "rocksdb.*" / "shale.*" name -> value, one restart point
+ * +--------------------------------+  (properties.ts)
  * | metaindex block   | trailer(5) |  restart interval 1; name -> BlockHandle, sorted by name:
- * |                                |  "fullfilter.shale.BloomFilter", "shale.properties",
- * |                                |  "shale.range_del"
+ * |                                |  "fullfilter.rocksdb.BuiltinBloomFilter",
+ * |                                |  "rocksdb.properties", "rocksdb.range_del"
  * +--------------------------------+
- * | index block       | trailer(5) |  restart interval 1; one entry per data block:
- * |                                |  separator internal key -> BlockHandle of the block
- * +--------------------------------+
- * | footer (57 bytes)              |  checksumType, metaindex handle, index handle, padding,
- * +--------------------------------+  formatVersion, footer checksum, magic "shaleSST"
+ * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
+ * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (format.ts)
  *
- * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 LE masked XXH32 over
- *              (block bytes ‖ compressionType)
+ * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 checksum over
+ *              (block bytes ‖ compressionType) by checksumType (default xxHash; format.ts)
  * handle    := varint64 offset ‖ varint64 size          (size excludes the trailer)
- * separator := s with lastKey(block i) <= s < firstKey(block i+1), as short as the comparator
- *              can make it (InternalKeyComparator.findShortestSeparator); the last block's
- *              key is findShortSuccessor(lastKey).
  * ```
- * Only data blocks are compressed; filter, range-del, properties, metaindex and index blocks
+ * Only data blocks are compressed; filter, index, range-del, properties and metaindex blocks
  * are written uncompressed (type 0). The reader accepts any type on any block.
  *
- * Worked example (compression none, bitsPerKey 10): entries `a#2,SET -> "x"` and
- * `b#1,DEL -> ""` plus the tombstone `[c, e)#3` make a 654-byte file:
+ * Worked example (compression none, bitsPerKey 0, checksumType CRC32c): entries
+ * `a#2,SET -> "x"` and `b#1,DEL -> ""` plus the tombstone `[c, e)#3` make a 989-byte file:
  * ```
  * [0, 38)     data block (33 B) + trailer
  *               00 09 01 61 01 02 00 00 00 00 00 00 78   a#2,SET -> "x"   (restart 0)
  *               00 09 00 62 00 01 00 00 00 00 00 00      b#1,DEL -> ""
  *               00 00 00 00 01 00 00 00                  restarts [0], numRestarts 1
- *               00 67 45 2e 0e                           trailer: type none, masked XXH32
- * [38, 112)   filter block: 64 B of Bloom bits, ff 00 06 00 00 (6 probes) + trailer
- * [112, 138)  range-del block: 00 09 01 63 0f 03 00 00 00 00 00 00 65   c#3,RANGEDEL -> "e"
- *               + restarts + trailer
- * [138, 473)  properties block (330 B msgpack map) + trailer
- * [473, 570)  metaindex: "fullfilter.shale.BloomFilter" -> (38, 69),
- *               "shale.properties" -> (138, 330), "shale.range_del" -> (112, 21)
- * [570, 597)  index: b#1,DEL -> (0, 33)   (findShortSuccessor cannot shorten "b")
- * [597, 654)  footer: 01 | d9 03 5c | ba 04 16 | 00 x 34 | 01 00 00 00 | 84 d1 e5 86
- *               | 73 68 61 6c 65 53 53 54 ("shaleSST")
+ *               00 f1 63 7f 28                           trailer: type none, masked CRC32C
+ * [38, 56)    index: 00 01 62 00 21  "b" (user key) -> (0, 33), no value length; restarts; trailer
+ * [56, 82)    range-del block: 00 09 01 63 0f 03 00 00 00 00 00 00 65   c#3,RANGEDEL -> "e"
+ * [82, 873)   properties block (786 B) + trailer
+ * [873, 936)  metaindex: "rocksdb.properties" -> (82, 786), "rocksdb.range_del" -> (56, 21)
+ * [936, 989)  footer: 01 | e9 06 3a | 26 0d | 00 x 35 | 05 00 00 00 | f7 cf f4 85 b7 41 e2 88
  * ```
  * docs/formats/sstable.md walks through every byte.
  */
