@@ -271,8 +271,18 @@ const STRINGS: readonly (readonly [string, StringField])[] = [
   [PropertyName.DB_HOST_ID, "dbHostId"],
 ];
 
-/** Properties read but not kept in a field (RocksDB writes them; their value is fixed here). */
+/**
+ * Properties read but not kept in a field: RocksDB writes them (some only for partitioned
+ * indexes, compression sampling or time tracking, which shale does not use) and their value
+ * is fixed here or irrelevant to reading the table.
+ */
 const IGNORED = new Set<string>([
+  "rocksdb.index.partitions",
+  "rocksdb.top-level.index.size",
+  "rocksdb.slow.compression.estimated.data.size",
+  "rocksdb.fast.compression.estimated.data.size",
+  "rocksdb.seqno.time.map",
+  "rocksdb.tail.start.offset",
   PropertyName.FIXED_KEY_LENGTH,
   PropertyName.FORMAT_VERSION,
   PropertyName.INDEX_KEY_IS_USER_KEY,
