@@ -80,13 +80,15 @@ ldb --db="$db" delete zzz-never-written >/dev/null
 # Each ldb run flushes the WAL it recovers, so only this last batch stays in the WAL.
 ldb --db="$db" batchput honeydew v-honeydew kiwi v-kiwi apple green >/dev/null
 
+# Table checksums: db_bench's default is XXH3 (4); delete-range's first table uses CRC32C (1)
+# and merge-uint64add's xxHash64 (3); ldb's tables use XXH3.
 # delete-range: 200 db_bench keys with a range tombstone (width 10) every 40 writes, flushed to
 # an L0 table (tombstones in its range-deletion block, covered keys still there); then an
 # ldb deleterange and puts in the WAL.
 db=$OUT/delete-range
 db_bench --benchmarks=fillseq,flush --num=200 --seed=1 --writes_per_range_tombstone=40 \
   --range_tombstone_width=10 --max_num_range_tombstones=5 --compression_type=none \
-  --db="$db" >/dev/null
+  --checksum_type=1 --db="$db" >/dev/null
 ldb --db="$db" --hex deleterange 0x0000000000000064 0x0000000000000078 >/dev/null
 ldb --db="$db" put after-range "written after the range deletions" >/dev/null
 
@@ -94,7 +96,7 @@ ldb --db="$db" put after-range "written after the range deletions" >/dev/null
 # keys: a flushed table of merge operands, then more merges in the WAL.
 db=$OUT/merge-uint64add
 db_bench --benchmarks=mergerandom,flush --merge_operator=uint64add --num=50 --seed=1 \
-  --value_size=8 --compression_type=none --db="$db" >/dev/null
+  --value_size=8 --compression_type=none --checksum_type=3 --db="$db" >/dev/null
 db_bench --benchmarks=mergerandom --use_existing_db --merge_operator=uint64add --num=50 \
   --seed=2 --value_size=8 --compression_type=none --db="$db" >/dev/null
 
