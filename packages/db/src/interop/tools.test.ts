@@ -33,6 +33,7 @@ import {
   shaleReverseScan,
   shaleScan,
   tempDir,
+  waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
 
 const toolsMissing = missingToolsReason();
@@ -154,6 +155,7 @@ describe.skipIf(!run)("RocksDB writes, shale opens (live tools)", () => {
       const dump = ldbScan(copyDir(dir, `${dir}-dump`));
       expect(dump.length).toBeGreaterThan(10);
       const model = new Map(dump.map((e) => [e.key, e.value]));
+      await waitForRocksDBLockGrace(dir);
       const db = await DB.open(dir, { createIfMissing: false, ...w.options });
       try {
         expectShaleSees(db, dump);
