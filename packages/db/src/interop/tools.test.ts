@@ -146,6 +146,35 @@ const writers: RocksWriter[] = [
   },
 ];
 
+/** db_bench fillrandom + compaction with table options varied (each a RocksDB writer). */
+function fillWith(label: string, flags: string[]): RocksWriter {
+  return {
+    name: `db_bench fillrandom + compaction, ${label}`,
+    options: {},
+    make(dir) {
+      mustRun("db_bench", [
+        "--benchmarks=fillrandom,compact",
+        "--num=1500",
+        "--seed=21",
+        "--bloom_bits=10",
+        ...flags,
+        `--db=${dir}`,
+      ]);
+    },
+  };
+}
+
+writers.push(
+  fillWith("lz4", ["--compression_type=lz4"]),
+  fillWith("lz4hc", ["--compression_type=lz4hc"]),
+  fillWith("zstd", ["--compression_type=zstd"]),
+  fillWith("zlib", ["--compression_type=zlib"]),
+  fillWith("format_version 2, CRC32C", ["--format_version=2", "--checksum_type=1"]),
+  fillWith("format_version 3, xxHash32", ["--format_version=3", "--checksum_type=2"]),
+  fillWith("format_version 4, xxHash64", ["--format_version=4", "--checksum_type=3"]),
+  fillWith("1 KiB blocks, restart interval 4", ["--block_size=1024", "--block_restart_interval=4"]),
+);
+
 describe.skipIf(!run)("RocksDB writes, shale opens (live tools)", () => {
   writers.forEach((w, i) => {
     it(w.name, async () => {
@@ -190,6 +219,33 @@ describe.skipIf(!run)("RocksDB writes, shale opens (live tools)", () => {
   });
 });
 
+describe.skipIf(!run)("RocksDB's codecs shale does not read (live tools)", () => {
+  it("a bzip2 database: reading its blocks is NotSupported, naming the table", async () => {
+    const dir = join(tmp.path, "rocks-bzip2");
+    mustRun("db_bench", [
+      "--benchmarks=fillrandom,compact",
+      "--num=500",
+      "--seed=5",
+      "--compression_type=bzip2",
+      `--db=${dir}`,
+    ]);
+    await waitForRocksDBLockGrace(dir);
+    let error: unknown;
+    try {
+      const db = await DB.open(dir, { createIfMissing: false });
+      try {
+        shaleScan(db);
+      } finally {
+        await db.close();
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: "NotSupported" });
+    expect(String((error as Error).message)).toMatch(/bzip2.*\.sst|\.sst.*bzip2/);
+  });
+});
+
 describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
   /** A shale database with fills, flushes, compactions, range deletions and merges. */
   async function shaleMixed(dir: string): Promise<HexEntry[]> {
@@ -212,6 +268,12 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
       await db.compactRange();
       for (let i = 2000; i < 2100; i++) db.put(dbBenchKey(i), `overwritten-${i}`);
       db.deleteRange(dbBenchKey(2050), dbBenchKey(2060));
+      await db.flush();
+      // Edge entries: an empty value, an empty key, 0xff keys, a value larger than a block.
+      db.put("empty-value", "");
+      db.put(new Uint8Array(0), "the empty key");
+      db.put(new Uint8Array([0xff, 0xff, 0xff]), "high bytes");
+      db.put("big-value", "b".repeat(100_000));
       await db.flush();
       db.merge("counter-0", uint64Bytes(1000n));
       db.put("in-the-wal", "not flushed");
@@ -267,6 +329,31 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
 
     // ldb opens the database (with the merge operator named in shale's OPTIONS file).
     expect(ldbScan(copyDir(dir, `${dir}-ldb`))).toEqual(want);
+  });
+
+  it("RocksDB compacts shale's database (merges, range deletions), and shale reopens it", async () => {
+    const dir = join(tmp.path, "shale-compacted-by-rocksdb");
+    const want = await shaleMixed(dir);
+    mustRun("ldb", [`--db=${dir}`, "compact"]);
+    mustRun("ldb", [`--db=${dir}`, "put", "put-by-rocksdb", "after shale"]);
+    const after = [...want, { key: utf8("put-by-rocksdb"), value: utf8("after shale") }].sort(
+      (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    );
+    expect(ldbScan(copyDir(dir, `${dir}-ldb`))).toEqual(after);
+    for (const t of filesEnding(dir, ".sst")) {
+      expectClean(
+        `sst_dump --command=check ${t}`,
+        mustRun("sst_dump", [`--file=${join(dir, t)}`, "--command=check", "--verify_checksum"]),
+      );
+    }
+    await waitForRocksDBLockGrace(dir);
+    const db = await DB.open(dir, { createIfMissing: false, mergeOperator: "uint64add" });
+    try {
+      expectShaleSees(db, after);
+      db.merge("counter-1", uint64Bytes(1n));
+    } finally {
+      await db.close();
+    }
   });
 
   it("db_bench readrandom finds every key shale wrote (N of N: the filter hashes agree)", async () => {
