@@ -173,6 +173,26 @@ writers.push(
   fillWith("format_version 3, xxHash32", ["--format_version=3", "--checksum_type=2"]),
   fillWith("format_version 4, xxHash64", ["--format_version=4", "--checksum_type=3"]),
   fillWith("1 KiB blocks, restart interval 4", ["--block_size=1024", "--block_restart_interval=4"]),
+  {
+    name: "db_bench fillrandom into several levels (L0 files, L1.., range tombstones, no final compaction)",
+    options: {},
+    make(dir) {
+      mustRun("db_bench", [
+        "--benchmarks=fillrandom",
+        "--num=20000",
+        "--seed=31",
+        "--bloom_bits=10",
+        "--write_buffer_size=65536",
+        "--target_file_size_base=65536",
+        "--max_bytes_for_level_base=262144",
+        "--level0_file_num_compaction_trigger=2",
+        "--writes_per_range_tombstone=500",
+        "--range_tombstone_width=50",
+        "--max_num_range_tombstones=20",
+        `--db=${dir}`,
+      ]);
+    },
+  },
 );
 
 describe.skipIf(!run)("RocksDB writes, shale opens (live tools)", () => {
@@ -327,6 +347,11 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
     }
     expect(walRecords).toBeGreaterThanOrEqual(2); // the last merge and the last put
 
+    expectClean(
+      "ldb checkconsistency",
+      mustRun("ldb", [`--db=${copyDir(dir, `${dir}-cc`)}`, "checkconsistency"]),
+    );
+
     // ldb opens the database (with the merge operator named in shale's OPTIONS file).
     expect(ldbScan(copyDir(dir, `${dir}-ldb`))).toEqual(want);
   });
@@ -358,14 +383,30 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
 
   it("db_bench readrandom finds every key shale wrote (N of N: the filter hashes agree)", async () => {
     const dir = join(tmp.path, "shale-fill");
-    const n = 5000;
-    const db = await DB.open(dir, { writeBufferSize: 128 * 1024, bloomBitsPerKey: 10 });
+    const n = 20000;
+    // Small memtables, files and level targets: tables on L0 and several levels below.
+    const db = await DB.open(dir, {
+      writeBufferSize: 64 * 1024,
+      targetFileSizeBase: 64 * 1024,
+      maxBytesForLevelBase: 256 * 1024,
+      level0FileNumCompactionTrigger: 2,
+      bloomBitsPerKey: 10,
+    });
     try {
-      for (let i = 0; i < n; i++) db.put(dbBenchKey(i), `value-${i}-${"y".repeat(80)}`);
+      for (let i = 0; i < n; i++)
+        db.put(dbBenchKey((i * 7919) % n), `value-${i}-${"y".repeat(80)}`);
       await db.flush();
-      await db.compactRange();
+      await db.waitForCompactions();
       for (let i = 0; i < n; i += 3) db.put(dbBenchKey(i), `again-${i}`);
       await db.flush();
+      await db.waitForCompactions();
+      const levels = [0, 1, 2, 3].map((l) =>
+        Number(db.getProperty(`shale.num-files-at-level${l}`)),
+      );
+      expect(
+        levels.filter((c) => c > 0).length,
+        `files per level ${levels}`,
+      ).toBeGreaterThanOrEqual(2);
     } finally {
       await db.close();
     }
