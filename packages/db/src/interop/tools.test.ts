@@ -131,6 +131,36 @@ const writers: RocksWriter[] = [
     },
   },
   {
+    // Each ldb run flushes the WAL it recovers: only the last command stays in the WAL.
+    name: "ldb: a range deletion left in the WAL",
+    options: {},
+    make(dir) {
+      const kv: string[] = [];
+      for (let i = 0; i < 40; i++) kv.push(`r${String(i).padStart(2, "0")}`, `v${i}`);
+      mustRun("ldb", [`--db=${dir}`, "--create_if_missing", "batchput", ...kv]);
+      mustRun("ldb", [`--db=${dir}`, "deleterange", "r05", "r25"]);
+    },
+  },
+  {
+    name: "ldb: a delete left in the WAL",
+    options: {},
+    make(dir) {
+      mustRun("ldb", [
+        `--db=${dir}`,
+        "--create_if_missing",
+        "batchput",
+        "d1",
+        "x",
+        "d2",
+        "y",
+        "d3",
+        "z",
+      ]);
+      for (let i = 0; i < 10; i++) mustRun("ldb", [`--db=${dir}`, "put", `e${i}`, `w${i}`]);
+      mustRun("ldb", [`--db=${dir}`, "delete", "d2"]);
+    },
+  },
+  {
     name: "db_bench mergerandom uint64add",
     options: { mergeOperator: "uint64add" },
     make(dir) {
