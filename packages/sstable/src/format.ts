@@ -58,10 +58,23 @@ export function notSupportedAt(
   return new ShaleError(ErrorCode.NotSupported, message, options);
 }
 
-/** Compression type byte of a block trailer (RocksDB's numbering). Part of the file format; do not change. */
+/**
+ * Compression type byte of a block trailer: RocksDB's `CompressionType` numbering
+ * (include/rocksdb/compression_type.h). Part of the file format; do not change. shale writes
+ * None and Snappy and reads those, LZ4, LZ4HC, ZSTD (and ZSTDNotFinal) and Zlib; see
+ * compression.ts for each one's framing.
+ */
 export const CompressionType = {
   None: 0,
   Snappy: 1,
+  Zlib: 2,
+  BZip2: 3,
+  LZ4: 4,
+  LZ4HC: 5,
+  Xpress: 6,
+  ZSTD: 7,
+  /** The pre-1.0 name of ZSTD; the same stream since zstd 0.8. */
+  ZSTDNotFinal: 0x40,
 } as const;
 export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];
 

@@ -490,30 +490,6 @@ export function decodeProperties(
   return props;
 }
 
-/** RocksDB's name of a compression type byte (the `rocksdb.compression` property). */
-export function compressionPropertyName(type: number): string {
-  switch (type) {
-    case 0:
-      return "NoCompression";
-    case 1:
-      return "Snappy";
-    case 2:
-      return "Zlib";
-    case 3:
-      return "BZip2";
-    case 4:
-      return "LZ4";
-    case 5:
-      return "LZ4HC";
-    case 6:
-      return "Xpress";
-    case 7:
-      return "ZSTD";
-    default:
-      return `Unknown(${type})`;
-  }
-}
-
 /** RocksDB's default compression options string (what 7.8.3 writes). */
 export const DEFAULT_COMPRESSION_OPTIONS =
   "window_bits=-14; level=32767; strategy=0; max_dict_bytes=0; zstd_max_train_bytes=0; " +

@@ -75,7 +75,7 @@ import {
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
-import { compressionTypeOf } from "./compression.js";
+import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
 import { FilterBlockNames, FilterBlockWriter } from "./filter-block.js";
 import {
   type BlockHandle,
@@ -91,7 +91,6 @@ import {
 import { IndexBuilder } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
 import {
-  compressionPropertyName,
   DEFAULT_COMPRESSION_OPTIONS,
   encodeProperties,
   type TableProperties,
@@ -451,7 +450,7 @@ export class TableBuilder {
       comparatorName: this.comparator.name,
       mergeOperatorName: o.mergeOperatorName,
       filterPolicy: filterSize > 0 ? BLOOM_FILTER_POLICY_NAME : "",
-      compression: compressionPropertyName(this.compressionType),
+      compression: rocksdbCompressionName(this.compressionType),
       compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",
       propertyCollectors: "[]",
