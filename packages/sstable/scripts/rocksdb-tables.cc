@@ -8,6 +8,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 
@@ -39,6 +40,7 @@ struct Spec {
   size_t block_size;
   bool hash_index;
   BlockBasedTableOptions::IndexType index_type;
+  bool prefix_only = false;  // whole_key_filtering false, a 3-byte prefix extractor
 };
 
 static void write_table(const std::string& dir, const Spec& spec) {
@@ -51,6 +53,10 @@ static void write_table(const std::string& dir, const Spec& spec) {
   t.index_type = spec.index_type;
   if (spec.hash_index) t.data_block_index_type = BlockBasedTableOptions::kDataBlockBinaryAndHash;
   if (spec.bloom_bits > 0) t.filter_policy.reset(NewBloomFilterPolicy(spec.bloom_bits));
+  if (spec.prefix_only) {
+    t.whole_key_filtering = false;
+    o.prefix_extractor.reset(NewFixedPrefixTransform(3));
+  }
   o.table_factory.reset(NewBlockBasedTableFactory(t));
   o.compression = spec.compression;
   SstFileWriter w(EnvOptions(), o);
@@ -126,6 +132,7 @@ int main(int argc, char** argv) {
        BlockBasedTableOptions::kTwoLevelIndexSearch},
       {"fv5-first-key-index.sst", NUM, 5, kCRC32c, kNoCompression, 0, 1, 1024, false,
        BlockBasedTableOptions::kBinarySearchWithFirstKey},
+      {"fv5-prefix-filter.sst", NUM, 5, kCRC32c, kNoCompression, 10, 1, 1024, false, bin, true},
   };
   for (const Spec& s : specs) write_table(dir, s);
   write_versions(dir);

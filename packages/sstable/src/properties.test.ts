@@ -55,6 +55,7 @@ function sample(): TableProperties {
     propertyCollectors: "[]",
     columnFamilyId: 0,
     columnFamilyName: "default",
+    wholeKeyFiltering: true,
     indexKeyIsUserKey: true,
     indexValueIsDeltaEncoded: true,
     indexType: 0,
@@ -145,7 +146,7 @@ describe("properties block", () => {
           ranges: fc.nat({ max: 1000 }),
           strings: fc.array(text, { minLength: 9, maxLength: 9 }),
           keys: fc.option(fc.tuple(fc.uint8Array(), fc.uint8Array()), { nil: undefined }),
-          flags: fc.tuple(fc.boolean(), fc.boolean()),
+          flags: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean()),
           cf: fc.integer({ min: 0, max: 0x7fffffff }),
           user: fc.dictionary(
             fc.string({ minLength: 1, maxLength: 8 }).map((s) => `user.${s}`),
@@ -187,6 +188,7 @@ describe("properties block", () => {
             columnFamilyId: r.cf,
             indexKeyIsUserKey: r.flags[0],
             indexValueIsDeltaEncoded: r.flags[1],
+            wholeKeyFiltering: r.flags[2],
             user: r.user,
           };
           if (r.keys === undefined) {

@@ -8,7 +8,8 @@
  * ```
  * rocksdb.block.based.table.index.type         fixed32 (IndexType; 0 binary search)
  * rocksdb.block.based.table.prefix.filtering   "0" (no prefix extractor)
- * rocksdb.block.based.table.whole.key.filtering "1" (whole keys are filtered)
+ * rocksdb.block.based.table.whole.key.filtering "1" (whole keys are filtered; "0": the
+ *                                              filter holds prefixes only, not used here)
  * rocksdb.column.family.id                     varint64 (0x7fffffff: unknown)
  * rocksdb.column.family.name                   string (absent when unknown)
  * rocksdb.comparator                           string, e.g. "leveldb.BytewiseComparator"
@@ -130,6 +131,11 @@ export interface TableProperties {
   columnFamilyId: number;
   /** Column family name ("" when unknown). */
   columnFamilyName: string;
+  /**
+   * The filter holds whole user keys (`rocksdb.block.based.table.whole.key.filtering`, "1"
+   * unless RocksDB wrote a prefix-only filter; true when absent).
+   */
+  wholeKeyFiltering: boolean;
   /** Index keys are user keys (no sequence numbers). */
   indexKeyIsUserKey: boolean;
   /** Index values are delta-encoded (no value lengths). */
@@ -350,7 +356,10 @@ export function encodeProperties(props: TableProperties): Uint8Array {
   putFixed32(indexType, 0, props.indexType);
   entries.push([PropertyName.INDEX_TYPE, indexType]);
   entries.push([PropertyName.PREFIX_FILTERING, encoder.encode("0")]);
-  entries.push([PropertyName.WHOLE_KEY_FILTERING, encoder.encode("1")]);
+  entries.push([
+    PropertyName.WHOLE_KEY_FILTERING,
+    encoder.encode(props.wholeKeyFiltering ? "1" : "0"),
+  ]);
   entries.push([PropertyName.FIXED_KEY_LENGTH, varintBytes(0)]);
   entries.push([PropertyName.FORMAT_VERSION, varintBytes(0)]);
   entries.push([PropertyName.INDEX_KEY_IS_USER_KEY, varintBytes(props.indexKeyIsUserKey ? 1 : 0)]);
@@ -438,6 +447,7 @@ export function decodeProperties(
     propertyCollectors: "",
     columnFamilyId: UNKNOWN_COLUMN_FAMILY,
     columnFamilyName: "",
+    wholeKeyFiltering: true,
     indexKeyIsUserKey: false,
     indexValueIsDeltaEncoded: false,
     indexType: IndexType.BinarySearch,
@@ -470,6 +480,8 @@ export function decodeProperties(
   props.numDeletions = Math.max(0, props.numDeletions - props.numRangeDeletions);
   props.indexKeyIsUserKey = (number(PropertyName.INDEX_KEY_IS_USER_KEY) ?? 0) !== 0;
   props.indexValueIsDeltaEncoded = (number(PropertyName.INDEX_VALUE_IS_DELTA_ENCODED) ?? 0) !== 0;
+  const whole = raw.get(PropertyName.WHOLE_KEY_FILTERING);
+  if (whole !== undefined) props.wholeKeyFiltering = !(whole.length === 1 && whole[0] === 0x30);
   const indexType = raw.get(PropertyName.INDEX_TYPE);
   if (indexType !== undefined) {
     if (indexType.length !== 4) fail(`property ${PropertyName.INDEX_TYPE} is not a fixed32`);

@@ -59,6 +59,8 @@ const tables: [string, number, number, number][] = [
   ["fv4-crc32c.sst", 4, ChecksumType.CRC32c, 300],
   ["fv3-crc32c.sst", 3, ChecksumType.CRC32c, 300],
   ["fv2-crc32c.sst", 2, ChecksumType.CRC32c, 300],
+  // whole_key_filtering false, prefix extractor: the filter holds 3-byte prefixes only
+  ["fv5-prefix-filter.sst", 5, ChecksumType.CRC32c, 300],
 ];
 
 describe("tables written by RocksDB 7.8.3", () => {

@@ -456,6 +456,7 @@ export class TableBuilder {
       propertyCollectors: "[]",
       columnFamilyId: o.columnFamilyId,
       columnFamilyName: o.columnFamilyName,
+      wholeKeyFiltering: true,
       indexKeyIsUserKey,
       indexValueIsDeltaEncoded: this.formatVersion >= FormatVersion.V4,
       indexType: IndexType.BinarySearch,

@@ -215,7 +215,9 @@ export class TableReader {
       source.metaBlock(h, read);
       return undefined;
     };
-    this.filterHandle = meta.get(MetaBlockName.FULL_FILTER);
+    // A filter of prefixes only (RocksDB's whole_key_filtering = false) cannot rule out a
+    // whole key: the table is read as if it had no filter.
+    this.filterHandle = props.wholeKeyFiltering ? meta.get(MetaBlockName.FULL_FILTER) : undefined;
     if (this.filterHandle !== undefined) {
       this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
     }
