@@ -139,7 +139,7 @@ describe("the filter block in a table", () => {
   it("holds the filter of the table's user keys, as RocksDB's builder would make it", () => {
     const t = table(500);
     const layout = tableLayout(t);
-    const handle = layout.meta.get(MetaBlockName.BLOOM_FILTER)!;
+    const handle = layout.meta.get(MetaBlockName.FULL_FILTER)!;
     const builder = new BloomFilterBuilder({ bitsPerKey: 10 });
     for (let i = 0; i < 500; i++) builder.addKey(toBytes(user(i)));
     const expected = builder.finish();
@@ -151,7 +151,7 @@ describe("the filter block in a table", () => {
   it("is left out of a table with no point key (range tombstones only), as RocksDB does", () => {
     const t = table(0, 3);
     const layout = tableLayout(t);
-    expect(layout.meta.has(MetaBlockName.BLOOM_FILTER)).toBe(false);
+    expect(layout.meta.has(MetaBlockName.FULL_FILTER)).toBe(false);
     expect(layout.meta.has(MetaBlockName.RANGE_DEL)).toBe(true);
     expect(t.properties.filterSize).toBe(0);
     const reader = openTable(t);
@@ -183,7 +183,7 @@ describe("the filter block in a table", () => {
 
   it("an unreadable filter (reserved metadata) is no error and rules nothing out", () => {
     const t = table(100);
-    const handle = tableLayout(t).meta.get(MetaBlockName.BLOOM_FILTER)!;
+    const handle = tableLayout(t).meta.get(MetaBlockName.FULL_FILTER)!;
     const bytes = t.fs.readFile(t.path);
     // Sub-implementation byte 1 (reserved): RocksDB answers "may match" for every key.
     bytes[handle.offset + handle.size - 4] = 1;
