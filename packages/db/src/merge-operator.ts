@@ -81,30 +81,40 @@ export function decodeUint64(value: Uint8Array): number {
   return n;
 }
 
+/** `acc += operand` modulo 2^64, both 8-byte little-endian (byte-wise with carry, no BigInt). */
+function addUint64Into(acc: Uint8Array, operand: Uint8Array): void {
+  let carry = 0;
+  for (let i = 0; i < 8; i++) {
+    const s = acc[i]! + operand[i]! + carry;
+    acc[i] = s;
+    carry = s >>> 8;
+  }
+}
+
 /**
- * Adds 8-byte little-endian unsigned counters (RocksDB's `uint64add`). A base or operand
- * that is not 8 bytes makes the merge fail (Corruption). Sums are exact up to 2^53 - 1.
+ * Adds 8-byte little-endian unsigned counters (RocksDB's `uint64add`), wrapping modulo 2^64
+ * as RocksDB's `UInt64AddOperator` does, so a database either engine wrote merges to the
+ * same bytes. A base or operand that is not 8 bytes makes the merge fail (Corruption; RocksDB
+ * logs an error and counts it as 0). `encodeUint64`/`decodeUint64` are exact up to 2^53 - 1.
  */
 export const uint64AddOperator: MergeOperator = Object.freeze({
   name: "uint64add",
   fullMerge(_key: Uint8Array, existing: Uint8Array | undefined, operands: readonly Uint8Array[]) {
-    let sum = 0;
-    if (existing !== undefined) {
-      const base = readUint64(existing);
-      if (base === undefined) return undefined;
-      sum = base;
-    }
+    if (existing !== undefined && existing.length !== 8) return undefined;
+    const sum = new Uint8Array(8);
+    if (existing !== undefined) sum.set(existing);
     for (let i = 0; i < operands.length; i++) {
-      const n = readUint64(operands[i]!);
-      if (n === undefined) return undefined;
-      sum += n;
+      const op = operands[i]!;
+      if (op.length !== 8) return undefined;
+      addUint64Into(sum, op);
     }
-    return encodeUint64(sum);
+    return sum;
   },
   partialMerge(_key: Uint8Array, left: Uint8Array, right: Uint8Array) {
-    const a = readUint64(left);
-    const b = readUint64(right);
-    return a === undefined || b === undefined ? undefined : encodeUint64(a + b);
+    if (left.length !== 8 || right.length !== 8) return undefined;
+    const sum = left.slice();
+    addUint64Into(sum, right);
+    return sum;
   },
 });
 

@@ -2,7 +2,7 @@
  * table-bench: a micro-benchmark of @shale/sstable (not a test; reports figures only).
  *
  *   npx tsc -b && node dist/bench/table-bench.js [--num=1000000] [--reads=200000]
- *     [--only=get,hot,scan,seed002] [--compression=snappy,none]
+ *     [--only=get,hot,scan,seed002] [--compression=snappy,none] [--checksum=0..4]
  *
  * 1. build: a table of `num` entries (16-byte db_bench keys, 100-byte values that compress to
  *    about half, like db_bench's RandomGenerator) into a real file, per compression setting.
@@ -53,6 +53,10 @@ const READS = Number(arg("reads", "200000"));
 const ONLY = new Set(arg("only", "get,hot,scan,seed002").split(","));
 const HOT_KEYS = 2000;
 const COMPRESSIONS = arg("compression", "snappy,none").split(",") as CompressionName[];
+/** Block checksum type written (`ChecksumType`, 0-4). Default: the builder's (CRC32c). */
+const CHECKSUM = process.argv.some((a) => a.startsWith("--checksum="))
+  ? Number(arg("checksum", "1"))
+  : undefined;
 const ROUNDS = 3;
 
 const fs = new NodeFileSystem();
@@ -60,7 +64,10 @@ const dir = mkdtempSync(join(tmpdir(), "shale-table-bench-"));
 
 function build(path: string, num: number, valueSize: number, compression: CompressionName): number {
   const file = fs.openWritable(path);
-  const builder = new TableBuilder(file, { compression });
+  const builder = new TableBuilder(
+    file,
+    CHECKSUM === undefined ? { compression } : { compression, checksumType: CHECKSUM },
+  );
   const gen = new ValueGenerator(301);
   const key = new Uint8Array(16);
   for (let i = 0; i < num; i++) {

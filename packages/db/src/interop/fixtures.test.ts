@@ -1,0 +1,208 @@
+/**
+ * shale reads the databases RocksDB 7.8.3 wrote (testdata/rocksdb/, see its README), on every
+ * machine: every key, scans both ways equal to `ldb scan`'s dump, then shale keeps writing
+ * (puts, deletes, a range deletion, merges, a flush and a compaction), closes, and reopens
+ * what it wrote. Where RocksDB's tools are on the PATH, `ldb scan` also reopens the result
+ * and must see exactly shale's view (tools.test.ts has the rest of the interop matrix).
+ */
+import { isShaleError, toHex } from "@shale/base";
+import { afterAll, describe, expect, it } from "vitest";
+import { DB } from "../db.js";
+import type { DbOptions } from "../options.js";
+import {
+  copyFixture,
+  expectedEntries,
+  fromHex,
+  type HexEntry,
+  ldbScan,
+  missingToolsReason,
+  ROCKSDB_FORMAT_READY,
+  shaleReverseScan,
+  shaleScan,
+  tempDir,
+} from "./interop.test-support.js";
+
+const toolsMissing = missingToolsReason();
+if (!ROCKSDB_FORMAT_READY) {
+  console.log(
+    "interop fixtures: skipped — ROCKSDB_FORMAT_READY is false (this branch lacks the RocksDB formats)",
+  );
+} else if (toolsMissing !== undefined) {
+  console.log(`interop fixtures: RocksDB's reopen checks skipped — ${toolsMissing}`);
+}
+
+const tmp = tempDir("fixtures");
+afterAll(() => tmp.remove());
+
+const utf8 = (s: string) => toHex(new TextEncoder().encode(s));
+
+/** Entries in key order from a hex map (lower-case hex sorts as the bytes do). */
+function sorted(model: Map<string, string>): HexEntry[] {
+  return [...model.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => ({ key, value }));
+}
+
+/** Every check of one opened database against the model. */
+function expectMatches(db: DB, model: Map<string, string>, absent: string[] = []): void {
+  const want = sorted(model);
+  expect(shaleScan(db)).toEqual(want);
+  expect(shaleReverseScan(db)).toEqual([...want].reverse());
+  for (const { key, value } of want) {
+    const got = db.get(fromHex(key));
+    expect(got === undefined ? undefined : toHex(got)).toBe(value);
+  }
+  for (const key of absent) expect(db.get(fromHex(key))).toBeUndefined();
+}
+
+interface FixtureCase {
+  name: string;
+  options?: DbOptions;
+  /** Keys the fixture's history deleted (hex): get must miss them. */
+  absent: string[];
+  /** More writes after open, applied to the db and the model. */
+  write(db: DB, model: Map<string, string>): void;
+}
+
+function putBoth(db: DB, model: Map<string, string>, key: string, value: string): void {
+  db.put(key, value);
+  model.set(utf8(key), utf8(value));
+}
+
+/** 8 little-endian bytes of n modulo 2^64 (RocksDB's uint64add encoding). */
+function uint64Bytes(n: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  for (let i = 0; i < 8; i++) out[i] = Number((n >> BigInt(8 * i)) & 0xffn);
+  return out;
+}
+
+/** The counter in a hex uint64add value. */
+function uint64Of(hex: string): bigint {
+  return BigInt(`0x${Buffer.from(hex, "hex").reverse().toString("hex")}`);
+}
+
+/** db_bench's key n as hex. */
+function benchKeyHex(n: number): string {
+  return n.toString(16).padStart(16, "0") + "30".repeat(8);
+}
+
+const cases: FixtureCase[] = [
+  {
+    name: "fillrandom",
+    absent: [benchKeyHex(300), benchKeyHex(1_000_000)],
+    write(db, model) {
+      const first = sorted(model)[0]!.key;
+      db.delete(fromHex(first));
+      model.delete(first);
+      for (let i = 0; i < 50; i++) putBoth(db, model, `shale-${i}`, `value-${i}`);
+    },
+  },
+  {
+    name: "put-delete",
+    absent: [utf8("cherry"), utf8("zzz-never-written")],
+    write(db, model) {
+      putBoth(db, model, "cherry", "back again");
+      db.delete("fig");
+      model.delete(utf8("fig"));
+      db.deleteRange("b", "e");
+      for (const k of [...model.keys()]) if (k >= utf8("b") && k < utf8("e")) model.delete(k);
+    },
+  },
+  {
+    name: "delete-range",
+    absent: Array.from({ length: 20 }, (_, i) => benchKeyHex(100 + i)),
+    write(db, model) {
+      // A range over keys of both tables and the WAL, and a put back into the hidden range.
+      db.deleteRange(fromHex(benchKeyHex(10)), fromHex(benchKeyHex(20)));
+      for (const k of [...model.keys()])
+        if (k >= benchKeyHex(10) && k < benchKeyHex(20)) model.delete(k);
+      db.put(fromHex(benchKeyHex(105)), "revived");
+      model.set(benchKeyHex(105), utf8("revived"));
+    },
+  },
+  {
+    name: "merge-uint64add",
+    options: { mergeOperator: "uint64add" },
+    absent: [benchKeyHex(2), benchKeyHex(50)],
+    write(db, model) {
+      for (const { key, value } of sorted(model).slice(0, 10)) {
+        db.merge(fromHex(key), uint64Bytes(5n));
+        model.set(key, toHex(uint64Bytes(uint64Of(value) + 5n)));
+      }
+      db.merge("fresh-counter", uint64Bytes(7n));
+      model.set(utf8("fresh-counter"), toHex(uint64Bytes(7n)));
+    },
+  },
+];
+
+describe.skipIf(!ROCKSDB_FORMAT_READY)("shale opens RocksDB-written databases (fixtures)", () => {
+  for (const c of cases) {
+    it(`${c.name}: every key, both scans, more writes, flush, compaction, reopen`, async () => {
+      const dir = copyFixture(c.name, tmp.path);
+      const model = new Map(expectedEntries(c.name).map((e) => [e.key, e.value]));
+      const options: DbOptions = { createIfMissing: false, ...c.options };
+      let db = await DB.open(dir, options);
+      try {
+        expectMatches(db, model, c.absent);
+        c.write(db, model);
+        expectMatches(db, model);
+        await db.flush();
+        expectMatches(db, model);
+        await db.compactRange();
+        expectMatches(db, model);
+        putBoth(db, model, "zz-after-compaction", "in the WAL only");
+      } finally {
+        await db.close();
+      }
+      db = await DB.open(dir, options);
+      try {
+        expectMatches(db, model);
+      } finally {
+        await db.close();
+      }
+      if (toolsMissing === undefined) {
+        // RocksDB reopens what shale wrote and sees the same.
+        expect(ldbScan(dir)).toEqual(sorted(model));
+      }
+    });
+  }
+
+  it("column-families: the default family is read, the other one is left alone and named", async () => {
+    const dir = copyFixture("column-families", tmp.path);
+    const want = expectedEntries("column-families");
+    let opened: DB | undefined;
+    let openError: unknown;
+    try {
+      opened = await DB.open(dir, { createIfMissing: false });
+    } catch (e) {
+      openError = e;
+    }
+    if (opened === undefined) {
+      // Refusing the directory outright is allowed, if it names the family it cannot keep.
+      expect(isShaleError(openError)).toBe(true);
+      expect(String((openError as Error).message)).toMatch(/cf1/);
+    } else {
+      const db = opened;
+      try {
+        expect(shaleScan(db)).toEqual(want);
+        expect(shaleReverseScan(db)).toEqual([...want].reverse());
+        // Writing is refused while shale has no column families (no silent loss of cf1).
+        let writeError: unknown;
+        try {
+          db.put("new", "value");
+          await db.flush();
+        } catch (e) {
+          writeError = e;
+        }
+        expect(isShaleError(writeError)).toBe(true);
+        expect(String((writeError as Error).message)).toMatch(/column famil|cf1/i);
+      } finally {
+        await db.close();
+      }
+    }
+    if (toolsMissing === undefined) {
+      expect(ldbScan(dir)).toEqual(want);
+      expect(ldbScan(dir, "cf1")).toEqual(expectedEntries("column-families", "expected-cf1.jsonl"));
+    }
+  });
+});
