@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bytewiseComparator, toBytes, toHex, ValueKind } from "@shale/base";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
@@ -126,5 +127,41 @@ describe("normalizeIndexBlock", () => {
     expect(() =>
       normalizeIndexBlock(delta, { keyIsUserKey: true, valueIsDeltaEncoded: true }, "f", 77),
     ).toThrow(expect.objectContaining({ code: "Corruption" }));
+  });
+
+  it("the whole-entries fast path equals the general rewrite (property-based)", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.uint8Array({ minLength: 0, maxLength: 12, max: 3 }), {
+          selector: (k) => toHex(k),
+          minLength: 0,
+          maxLength: 60,
+        }),
+        fc.constantFrom(3, 4, 5),
+        fc.boolean(),
+        (users, formatVersion, spanning) => {
+          const sorted = users.slice().sort((a, b) => bytewiseComparator.compare(a, b));
+          const b = new IndexBuilder(bytewiseComparator, formatVersion);
+          let offset = 0;
+          for (let i = 0; i < sorted.length; i++) {
+            const last = ikey(sorted[i]!, 5, ValueKind.Value);
+            // With `spanning`, every other block's next key has the same user key.
+            const next =
+              i + 1 < sorted.length
+                ? ikey(spanning && i % 2 === 0 ? sorted[i]! : sorted[i + 1]!, 4, ValueKind.Value)
+                : undefined;
+            b.add(last, next, { offset, size: 100 + i });
+            offset += 105 + i;
+          }
+          const { contents, keyIsUserKey } = b.finish();
+          const encoding = { keyIsUserKey, valueIsDeltaEncoded: formatVersion >= 4 };
+          const fast = normalizeIndexBlock(contents, encoding, "f", 0);
+          const general = normalizeIndexBlock(contents, encoding, "f", 0, false);
+          expect(toHex(fast)).toBe(toHex(general));
+          Block.keyValue(fast, "f", 0);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

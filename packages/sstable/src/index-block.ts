@@ -176,17 +176,141 @@ function varint(data: Uint8Array, p: number, end: number): number {
   return -1;
 }
 
+/** The position after the varint64 at `p` (before `limit`), or -1 if it is malformed. */
+function skipVarint(data: Uint8Array, p: number, limit: number): number {
+  for (let i = 0; i < 10; i++, p++) {
+    if (p >= limit) return -1;
+    if (data[p]! < 0x80) return p + 1;
+  }
+  return -1;
+}
+
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    length++;
+  }
+  return length;
+}
+
+function putVarint32(dst: Uint8Array, pos: number, n: number): number {
+  while (n >= 128) {
+    dst[pos++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  dst[pos++] = n;
+  return pos;
+}
+
+/**
+ * The common case of `normalizeIndexBlock`, without decoding keys: an index whose entries
+ * all store their key whole (restart interval 1, as RocksDB and shale write it), so every
+ * value is a whole handle. Two passes over the entries — sizes, then a copy with the value
+ * length and (for user keys) the 8-byte trailer inserted. Returns undefined when an entry
+ * shares a key prefix or is malformed (the general path decodes it and reports damage).
+ */
+function rewriteWholeEntries(
+  data: Uint8Array,
+  limit: number,
+  encoding: IndexEncoding,
+): Uint8Array | undefined {
+  const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
+  const delta = encoding.valueIsDeltaEncoded;
+  let size = 4;
+  for (let pass = 0; pass < 2; pass++) {
+    const out = pass === 1 ? allocUninitialized(size) : undefined;
+    let w = 0;
+    let count = 0;
+    let p = 0;
+    while (p < limit) {
+      const entry = p;
+      // shared must be 0 (one byte); unshared usually fits one byte.
+      if (data[p] !== 0) return undefined;
+      let q = p + 1;
+      let unshared = q < limit ? data[q]! : 0x80;
+      if (unshared < 0x80) {
+        q++;
+      } else {
+        unshared = varint(data, q, limit);
+        if (unshared < 0) return undefined;
+        q = cursorPos;
+      }
+      let valueLength: number;
+      if (delta) {
+        // The handle's two varints delimit themselves: find where they end.
+        const valueStart = q + unshared;
+        const offsetEnd = skipVarint(data, valueStart, limit);
+        const end = offsetEnd < 0 ? -1 : skipVarint(data, offsetEnd, limit);
+        if (end < 0) return undefined;
+        valueLength = end - valueStart;
+      } else {
+        valueLength = varint(data, q, limit);
+        if (valueLength < 0) return undefined;
+        q = cursorPos;
+        if (q + unshared + valueLength > limit) return undefined;
+      }
+      const keyLength = unshared + trailer;
+      if (keyLength < TRAILER_SIZE) return undefined;
+      if (out === undefined) {
+        size += 1 + varintLength(keyLength) + varintLength(valueLength) + keyLength;
+        size += valueLength + 4;
+      } else {
+        // Restart offsets go after the entries; write them at the end of the buffer.
+        const r = size - 4 - 4 * (countEntries - count);
+        out[r] = w & 0xff;
+        out[r + 1] = (w >>> 8) & 0xff;
+        out[r + 2] = (w >>> 16) & 0xff;
+        out[r + 3] = (w >>> 24) & 0xff;
+        out[w++] = 0;
+        w = putVarint32(out, w, keyLength);
+        w = putVarint32(out, w, valueLength);
+        // Byte loops: keys and handles are short, and a subarray per entry is garbage.
+        const keyEnd = q + unshared;
+        for (let i = q; i < keyEnd; i++) out[w++] = data[i]!;
+        for (let i = 0; i < trailer; i++) out[w++] = 0;
+        const valueEnd = keyEnd + valueLength;
+        for (let i = keyEnd; i < valueEnd; i++) out[w++] = data[i]!;
+      }
+      p = q + unshared + valueLength;
+      count++;
+      if (p <= entry) return undefined;
+    }
+    if (out === undefined) {
+      countEntries = count;
+    } else {
+      const c = size - 4;
+      out[c] = count & 0xff;
+      out[c + 1] = (count >>> 8) & 0xff;
+      out[c + 2] = (count >>> 16) & 0xff;
+      out[c + 3] = (count >>> 24) & 0xff;
+      return count === 0 ? emptyIndexBlock() : out;
+    }
+  }
+  return undefined;
+}
+
+// Entries counted by the first pass of `rewriteWholeEntries` (single-threaded scratch).
+let countEntries = 0;
+
+/** A block with no entries: restarts [0], count 1 (the classic empty block). */
+function emptyIndexBlock(): Uint8Array {
+  return Uint8Array.of(0, 0, 0, 0, 1, 0, 0, 0);
+}
+
 /**
  * The index block `data` in the classic form the reader searches (internal keys, value
  * lengths, whole handles; restart interval 1): `data` itself when it already is, else a
  * rewritten copy in memory of its own. Throws Corruption naming `file` and `blockOffset`
- * for a malformed entry.
+ * for a malformed entry. `wholeEntriesPath` (tests only: false) allows the fast path for
+ * blocks whose entries all store their keys whole.
  */
 export function normalizeIndexBlock(
   data: Uint8Array,
   encoding: IndexEncoding,
   file: string | undefined,
   blockOffset: number,
+  wholeEntriesPath = true,
 ): Uint8Array {
   if (!encoding.keyIsUserKey && !encoding.valueIsDeltaEncoded) return data;
   const fail = (what: string): never => {
@@ -195,6 +319,8 @@ export function normalizeIndexBlock(
   // Parses the restart array (numRestarts, bounds) the usual way.
   const parsed = Block.keyValue(data, file, blockOffset);
   const limit = parsed.restartsOffset;
+  const fast = wholeEntriesPath ? rewriteWholeEntries(data, limit, encoding) : undefined;
+  if (fast !== undefined) return fast;
   const out = new BlockBuilder(1);
   const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
   let key = new Uint8Array(64);
