@@ -36,6 +36,7 @@
 import {
   bytewiseComparator,
   type Comparator,
+  putFixed32,
   putVarint64,
   ShaleError,
   TRAILER_SIZE,
@@ -206,92 +207,81 @@ function putVarint32(dst: Uint8Array, pos: number, n: number): number {
 /**
  * The common case of `normalizeIndexBlock`, without decoding keys: an index whose entries
  * all store their key whole (restart interval 1, as RocksDB and shale write it), so every
- * value is a whole handle. Two passes over the entries — sizes, then a copy with the value
- * length and (for user keys) the 8-byte trailer inserted. Returns undefined when an entry
+ * value is a whole handle. One pass copies the entries into a reused buffer with the value
+ * length and (for user keys) the 8-byte trailer inserted, then into memory of their own. Returns undefined when an entry
  * shares a key prefix or is malformed (the general path decodes it and reports damage).
  */
 function rewriteWholeEntries(
   data: Uint8Array,
   limit: number,
+  numRestarts: number,
   encoding: IndexEncoding,
 ): Uint8Array | undefined {
   const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
   const delta = encoding.valueIsDeltaEncoded;
-  let size = 4;
-  for (let pass = 0; pass < 2; pass++) {
-    const out = pass === 1 ? allocUninitialized(size) : undefined;
-    let w = 0;
-    let count = 0;
-    let p = 0;
-    while (p < limit) {
-      const entry = p;
-      // shared must be 0 (one byte); unshared usually fits one byte.
-      if (data[p] !== 0) return undefined;
-      let q = p + 1;
-      let unshared = q < limit ? data[q]! : 0x80;
-      if (unshared < 0x80) {
-        q++;
-      } else {
-        unshared = varint(data, q, limit);
-        if (unshared < 0) return undefined;
-        q = cursorPos;
-      }
-      let valueLength: number;
-      if (delta) {
-        // The handle's two varints delimit themselves: find where they end.
-        const valueStart = q + unshared;
-        const offsetEnd = skipVarint(data, valueStart, limit);
-        const end = offsetEnd < 0 ? -1 : skipVarint(data, offsetEnd, limit);
-        if (end < 0) return undefined;
-        valueLength = end - valueStart;
-      } else {
-        valueLength = varint(data, q, limit);
-        if (valueLength < 0) return undefined;
-        q = cursorPos;
-        if (q + unshared + valueLength > limit) return undefined;
-      }
-      const keyLength = unshared + trailer;
-      if (keyLength < TRAILER_SIZE) return undefined;
-      if (out === undefined) {
-        size += 1 + varintLength(keyLength) + varintLength(valueLength) + keyLength;
-        size += valueLength + 4;
-      } else {
-        // Restart offsets go after the entries; write them at the end of the buffer.
-        const r = size - 4 - 4 * (countEntries - count);
-        out[r] = w & 0xff;
-        out[r + 1] = (w >>> 8) & 0xff;
-        out[r + 2] = (w >>> 16) & 0xff;
-        out[r + 3] = (w >>> 24) & 0xff;
-        out[w++] = 0;
-        w = putVarint32(out, w, keyLength);
-        w = putVarint32(out, w, valueLength);
-        // Byte loops: keys and handles are short, and a subarray per entry is garbage.
-        const keyEnd = q + unshared;
-        for (let i = q; i < keyEnd; i++) out[w++] = data[i]!;
-        for (let i = 0; i < trailer; i++) out[w++] = 0;
-        const valueEnd = keyEnd + valueLength;
-        for (let i = keyEnd; i < valueEnd; i++) out[w++] = data[i]!;
-      }
-      p = q + unshared + valueLength;
-      count++;
-      if (p <= entry) return undefined;
-    }
-    if (out === undefined) {
-      countEntries = count;
-    } else {
-      const c = size - 4;
-      out[c] = count & 0xff;
-      out[c + 1] = (count >>> 8) & 0xff;
-      out[c + 2] = (count >>> 16) & 0xff;
-      out[c + 3] = (count >>> 24) & 0xff;
-      return count === 0 ? emptyIndexBlock() : out;
-    }
+  // Each entry grows by at most: the trailer, a longer key-length varint (1), a value
+  // length (2: a handle is at most 20 bytes); its restart offset adds 4.
+  const bound = limit + numRestarts * (trailer + 3 + 4) + 4;
+  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, 2 * scratch.length));
+  if (restartScratch.length < numRestarts) {
+    restartScratch = new Int32Array(Math.max(numRestarts, 2 * restartScratch.length));
   }
-  return undefined;
+  const out = scratch;
+  const restarts = restartScratch;
+  let w = 0;
+  let count = 0;
+  let p = 0;
+  while (p < limit) {
+    // One entry per restart point, each storing its key whole (shared 0, one byte).
+    if (count >= numRestarts || data[p] !== 0) return undefined;
+    let q = p + 1;
+    let unshared = q < limit ? data[q]! : 0x80;
+    if (unshared < 0x80) {
+      q++;
+    } else {
+      unshared = varint(data, q, limit);
+      if (unshared < 0) return undefined;
+      q = cursorPos;
+    }
+    let valueLength: number;
+    if (delta) {
+      // The handle's two varints delimit themselves: find where they end.
+      const valueStart = q + unshared;
+      const offsetEnd = skipVarint(data, valueStart, limit);
+      const end = offsetEnd < 0 ? -1 : skipVarint(data, offsetEnd, limit);
+      if (end < 0) return undefined;
+      valueLength = end - valueStart;
+    } else {
+      valueLength = varint(data, q, limit);
+      if (valueLength < 0 || valueLength > TableFormat.MAX_BLOCK_HANDLE_SIZE) return undefined;
+      q = cursorPos;
+      if (q + unshared + valueLength > limit) return undefined;
+    }
+    const keyLength = unshared + trailer;
+    if (keyLength < TRAILER_SIZE) return undefined;
+    restarts[count++] = w;
+    out[w++] = 0;
+    w = putVarint32(out, w, keyLength);
+    w = putVarint32(out, w, valueLength);
+    // Byte loops: keys and handles are short, and a subarray per entry is garbage.
+    const keyEnd = q + unshared;
+    for (let i = q; i < keyEnd; i++) out[w++] = data[i]!;
+    for (let i = 0; i < trailer; i++) out[w++] = 0;
+    const valueEnd = keyEnd + valueLength;
+    for (let i = keyEnd; i < valueEnd; i++) out[w++] = data[i]!;
+    p = valueEnd;
+  }
+  if (count === 0) return emptyIndexBlock();
+  const result = allocUninitialized(w + 4 * count + 4);
+  result.set(out.subarray(0, w), 0);
+  for (let i = 0; i < count; i++) putFixed32(result, w + 4 * i, restarts[i]!);
+  putFixed32(result, w + 4 * count, count);
+  return result;
 }
 
-// Entries counted by the first pass of `rewriteWholeEntries` (single-threaded scratch).
-let countEntries = 0;
+// Reused by `rewriteWholeEntries` (single-threaded), only read before it returns.
+let scratch = new Uint8Array(0);
+let restartScratch = new Int32Array(0);
 
 /** A block with no entries: restarts [0], count 1 (the classic empty block). */
 function emptyIndexBlock(): Uint8Array {
@@ -319,7 +309,9 @@ export function normalizeIndexBlock(
   // Parses the restart array (numRestarts, bounds) the usual way.
   const parsed = Block.keyValue(data, file, blockOffset);
   const limit = parsed.restartsOffset;
-  const fast = wholeEntriesPath ? rewriteWholeEntries(data, limit, encoding) : undefined;
+  const fast = wholeEntriesPath
+    ? rewriteWholeEntries(data, limit, parsed.numRestarts, encoding)
+    : undefined;
   if (fast !== undefined) return fast;
   const out = new BlockBuilder(1);
   const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
