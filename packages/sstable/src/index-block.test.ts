@@ -87,7 +87,7 @@ describe("normalizeIndexBlock", () => {
     // RocksDB's encoding with restart interval 2: the second entry shares "k0" and stores
     // its handle as the size delta +20 (zigzag 40 = 0x28) after (0, 100).
     const raw = fromHex(
-      `0003${toHex(toBytes("k01"))}0064` + `0201${toHex(toBytes("5"))}28` + "00000000" + "01000000",
+      `0003${toHex(toBytes("k01"))}00640201${toHex(toBytes("5"))}280000000001000000`,
     );
     const out = normalizeIndexBlock(raw, { keyIsUserKey: true, valueIsDeltaEncoded: true }, "f", 0);
     const block = Block.keyValue(out, "f", 0);
@@ -113,9 +113,9 @@ describe("normalizeIndexBlock", () => {
   it("malformed entries are Corruption naming the file and the block", () => {
     const enc = { keyIsUserKey: true, valueIsDeltaEncoded: true };
     const bad = [
-      "0003" + toHex(toBytes("k01")) + "80" + "00000000" + "01000000", // truncated handle
-      "0501" + toHex(toBytes("x")) + "02" + "00000000" + "01000000", // shared > previous key
-      "0209" + toHex(toBytes("x")) + "00000000" + "01000000", // overruns
+      `0003${toHex(toBytes("k01"))}800000000001000000`, // truncated handle
+      `0501${toHex(toBytes("x"))}020000000001000000`, // shared > previous key
+      `0209${toHex(toBytes("x"))}0000000001000000`, // overruns
     ];
     for (const hex of bad) {
       expect(() => normalizeIndexBlock(fromHex(hex), enc, "f", 77)).toThrow(

@@ -186,15 +186,6 @@ function skipVarint(data: Uint8Array, p: number, limit: number): number {
   return -1;
 }
 
-function varintLength(n: number): number {
-  let length = 1;
-  while (n >= 128) {
-    n = Math.floor(n / 128);
-    length++;
-  }
-  return length;
-}
-
 function putVarint32(dst: Uint8Array, pos: number, n: number): number {
   while (n >= 128) {
     dst[pos++] = (n & 0x7f) | 0x80;
