@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bytewiseComparator, toBytes, toHex, ValueKind } from "@shale/base";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
@@ -86,7 +87,7 @@ describe("normalizeIndexBlock", () => {
     // RocksDB's encoding with restart interval 2: the second entry shares "k0" and stores
     // its handle as the size delta +20 (zigzag 40 = 0x28) after (0, 100).
     const raw = fromHex(
-      `0003${toHex(toBytes("k01"))}0064` + `0201${toHex(toBytes("5"))}28` + "00000000" + "01000000",
+      `0003${toHex(toBytes("k01"))}00640201${toHex(toBytes("5"))}280000000001000000`,
     );
     const out = normalizeIndexBlock(raw, { keyIsUserKey: true, valueIsDeltaEncoded: true }, "f", 0);
     const block = Block.keyValue(out, "f", 0);
@@ -112,9 +113,9 @@ describe("normalizeIndexBlock", () => {
   it("malformed entries are Corruption naming the file and the block", () => {
     const enc = { keyIsUserKey: true, valueIsDeltaEncoded: true };
     const bad = [
-      "0003" + toHex(toBytes("k01")) + "80" + "00000000" + "01000000", // truncated handle
-      "0501" + toHex(toBytes("x")) + "02" + "00000000" + "01000000", // shared > previous key
-      "0209" + toHex(toBytes("x")) + "00000000" + "01000000", // overruns
+      `0003${toHex(toBytes("k01"))}800000000001000000`, // truncated handle
+      `0501${toHex(toBytes("x"))}020000000001000000`, // shared > previous key
+      `0209${toHex(toBytes("x"))}0000000001000000`, // overruns
     ];
     for (const hex of bad) {
       expect(() => normalizeIndexBlock(fromHex(hex), enc, "f", 77)).toThrow(
@@ -126,5 +127,41 @@ describe("normalizeIndexBlock", () => {
     expect(() =>
       normalizeIndexBlock(delta, { keyIsUserKey: true, valueIsDeltaEncoded: true }, "f", 77),
     ).toThrow(expect.objectContaining({ code: "Corruption" }));
+  });
+
+  it("the whole-entries fast path equals the general rewrite (property-based)", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.uint8Array({ minLength: 0, maxLength: 12, max: 3 }), {
+          selector: (k) => toHex(k),
+          minLength: 0,
+          maxLength: 60,
+        }),
+        fc.constantFrom(3, 4, 5),
+        fc.boolean(),
+        (users, formatVersion, spanning) => {
+          const sorted = users.slice().sort((a, b) => bytewiseComparator.compare(a, b));
+          const b = new IndexBuilder(bytewiseComparator, formatVersion);
+          let offset = 0;
+          for (let i = 0; i < sorted.length; i++) {
+            const last = ikey(sorted[i]!, 5, ValueKind.Value);
+            // With `spanning`, every other block's next key has the same user key.
+            const next =
+              i + 1 < sorted.length
+                ? ikey(spanning && i % 2 === 0 ? sorted[i]! : sorted[i + 1]!, 4, ValueKind.Value)
+                : undefined;
+            b.add(last, next, { offset, size: 100 + i });
+            offset += 105 + i;
+          }
+          const { contents, keyIsUserKey } = b.finish();
+          const encoding = { keyIsUserKey, valueIsDeltaEncoded: formatVersion >= 4 };
+          const fast = normalizeIndexBlock(contents, encoding, "f", 0);
+          const general = normalizeIndexBlock(contents, encoding, "f", 0, false);
+          expect(toHex(fast)).toBe(toHex(general));
+          Block.keyValue(fast, "f", 0);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -36,6 +36,7 @@
 import {
   bytewiseComparator,
   type Comparator,
+  putFixed32,
   putVarint64,
   ShaleError,
   TRAILER_SIZE,
@@ -176,17 +177,121 @@ function varint(data: Uint8Array, p: number, end: number): number {
   return -1;
 }
 
+/** The position after the varint64 at `p` (before `limit`), or -1 if it is malformed. */
+function skipVarint(data: Uint8Array, p: number, limit: number): number {
+  for (let i = 0; i < 10; i++, p++) {
+    if (p >= limit) return -1;
+    if (data[p]! < 0x80) return p + 1;
+  }
+  return -1;
+}
+
+function putVarint32(dst: Uint8Array, pos: number, n: number): number {
+  while (n >= 128) {
+    dst[pos++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  dst[pos++] = n;
+  return pos;
+}
+
+/**
+ * The common case of `normalizeIndexBlock`, without decoding keys: an index whose entries
+ * all store their key whole (restart interval 1, as RocksDB and shale write it), so every
+ * value is a whole handle. One pass copies the entries into a reused buffer with the value
+ * length and (for user keys) the 8-byte trailer inserted, then into memory of their own. Returns undefined when an entry
+ * shares a key prefix or is malformed (the general path decodes it and reports damage).
+ */
+function rewriteWholeEntries(
+  data: Uint8Array,
+  limit: number,
+  numRestarts: number,
+  encoding: IndexEncoding,
+): Uint8Array | undefined {
+  const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
+  const delta = encoding.valueIsDeltaEncoded;
+  // Each entry grows by at most: the trailer, a longer key-length varint (1), a value
+  // length (2: a handle is at most 20 bytes); its restart offset adds 4.
+  const bound = limit + numRestarts * (trailer + 3 + 4) + 4;
+  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, 2 * scratch.length));
+  if (restartScratch.length < numRestarts) {
+    restartScratch = new Int32Array(Math.max(numRestarts, 2 * restartScratch.length));
+  }
+  const out = scratch;
+  const restarts = restartScratch;
+  let w = 0;
+  let count = 0;
+  let p = 0;
+  while (p < limit) {
+    // One entry per restart point, each storing its key whole (shared 0, one byte).
+    if (count >= numRestarts || data[p] !== 0) return undefined;
+    let q = p + 1;
+    let unshared = q < limit ? data[q]! : 0x80;
+    if (unshared < 0x80) {
+      q++;
+    } else {
+      unshared = varint(data, q, limit);
+      if (unshared < 0) return undefined;
+      q = cursorPos;
+    }
+    let valueLength: number;
+    if (delta) {
+      // The handle's two varints delimit themselves: find where they end.
+      const valueStart = q + unshared;
+      const offsetEnd = skipVarint(data, valueStart, limit);
+      const end = offsetEnd < 0 ? -1 : skipVarint(data, offsetEnd, limit);
+      if (end < 0) return undefined;
+      valueLength = end - valueStart;
+    } else {
+      valueLength = varint(data, q, limit);
+      if (valueLength < 0 || valueLength > TableFormat.MAX_BLOCK_HANDLE_SIZE) return undefined;
+      q = cursorPos;
+      if (q + unshared + valueLength > limit) return undefined;
+    }
+    const keyLength = unshared + trailer;
+    if (keyLength < TRAILER_SIZE) return undefined;
+    restarts[count++] = w;
+    out[w++] = 0;
+    w = putVarint32(out, w, keyLength);
+    w = putVarint32(out, w, valueLength);
+    // Byte loops: keys and handles are short, and a subarray per entry is garbage.
+    const keyEnd = q + unshared;
+    for (let i = q; i < keyEnd; i++) out[w++] = data[i]!;
+    for (let i = 0; i < trailer; i++) out[w++] = 0;
+    const valueEnd = keyEnd + valueLength;
+    for (let i = keyEnd; i < valueEnd; i++) out[w++] = data[i]!;
+    p = valueEnd;
+  }
+  if (count === 0) return emptyIndexBlock();
+  const result = allocUninitialized(w + 4 * count + 4);
+  result.set(out.subarray(0, w), 0);
+  for (let i = 0; i < count; i++) putFixed32(result, w + 4 * i, restarts[i]!);
+  putFixed32(result, w + 4 * count, count);
+  return result;
+}
+
+// Reused by `rewriteWholeEntries` (single-threaded), only read before it returns.
+let scratch = new Uint8Array(0);
+let restartScratch = new Int32Array(0);
+
+/** A block with no entries: restarts [0], count 1 (the classic empty block). */
+function emptyIndexBlock(): Uint8Array {
+  return Uint8Array.of(0, 0, 0, 0, 1, 0, 0, 0);
+}
+
 /**
  * The index block `data` in the classic form the reader searches (internal keys, value
  * lengths, whole handles; restart interval 1): `data` itself when it already is, else a
  * rewritten copy in memory of its own. Throws Corruption naming `file` and `blockOffset`
- * for a malformed entry.
+ * for a malformed entry. `wholeEntriesPath` (tests only: false) allows the fast path for
+ * blocks whose entries all store their keys whole.
  */
 export function normalizeIndexBlock(
   data: Uint8Array,
   encoding: IndexEncoding,
   file: string | undefined,
   blockOffset: number,
+  wholeEntriesPath = true,
 ): Uint8Array {
   if (!encoding.keyIsUserKey && !encoding.valueIsDeltaEncoded) return data;
   const fail = (what: string): never => {
@@ -195,6 +300,10 @@ export function normalizeIndexBlock(
   // Parses the restart array (numRestarts, bounds) the usual way.
   const parsed = Block.keyValue(data, file, blockOffset);
   const limit = parsed.restartsOffset;
+  const fast = wholeEntriesPath
+    ? rewriteWholeEntries(data, limit, parsed.numRestarts, encoding)
+    : undefined;
+  if (fast !== undefined) return fast;
   const out = new BlockBuilder(1);
   const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
   let key = new Uint8Array(64);
