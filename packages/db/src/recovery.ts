@@ -44,7 +44,6 @@ import { flushMemTable } from "./background/flush-job.js";
 import { FileType, logFileName, parseFileName } from "./filenames.js";
 import type { ImmutableMemTable } from "./flush-scheduler.js";
 import type { ResolvedOptions } from "./options.js";
-import { checkLiveTables } from "./paranoid-checks.js";
 import {
   checkOptionsFile,
   ensureIdentity,
@@ -54,6 +53,7 @@ import {
   readNewestOptions,
   writeOptionsFile,
 } from "./options-file.js";
+import { checkLiveTables } from "./paranoid-checks.js";
 import { NUM_LEVELS, VersionEdit } from "./version-edit.js";
 import { VersionSet } from "./version-set.js";
 import { WriteBatch } from "./write-batch.js";
@@ -233,10 +233,7 @@ export function recover(
           inserter.seq = seq;
           WriteBatch.iterate(rec, inserter, name, offset);
         } catch (e) {
-          if (
-            walMode === WalRecoveryMode.SkipAnyCorrupted &&
-            ShaleError.isInstance(e)
-          ) {
+          if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) {
             drops.push({
               file: name,
               offset,
