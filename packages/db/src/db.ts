@@ -140,7 +140,7 @@ export class DB {
     this.recoveryDrops = state.drops;
     this.lastSeq = state.versions.lastSequence;
     this.blockCache = options.blockCache;
-    this.tableOptions = tableWriteOptions(options);
+    this.tableOptions = tableWriteOptions(options, state.identity);
     this.tableCache = new TableCache({
       fs: options.fs,
       path: (n) => tableFileName(dir, n),

@@ -39,7 +39,7 @@ import {
 } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
-import { tableWriteOptions } from "./background/build-table.js";
+import { newDbSessionId, type TableIdentity, tableWriteOptions } from "./background/build-table.js";
 import { flushMemTable } from "./background/flush-job.js";
 import { FileType, logFileName, parseFileName } from "./filenames.js";
 import type { ImmutableMemTable } from "./flush-scheduler.js";
@@ -76,6 +76,8 @@ export interface RecoveredState {
   writeRefusal: ShaleError | undefined;
   /** What WAL replay dropped instead of failing, in file order (empty when nothing was). */
   drops: RecoveryDrop[];
+  /** The database's id and this open's session id, recorded in the tables it writes. */
+  identity: TableIdentity;
 }
 
 /** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
@@ -160,7 +162,7 @@ export function recover(
   versions.recover({ bestEfforts: options.bestEffortsRecovery });
   if (options.paranoidChecks && !options.bestEffortsRecovery)
     checkLiveTables(fs, dir, versions.current);
-  ensureIdentity(fs, dir, versions.dbId);
+  const identity = { dbId: ensureIdentity(fs, dir, versions.dbId), dbSessionId: newDbSessionId() };
   // Files numbered below this were handed out by this database. A database created just now
   // made none of the files already in the directory.
   const recoveredNext = created ? 0 : versions.recoveredNextFileNumber;
@@ -277,7 +279,7 @@ export function recover(
   // retire the old WALs in the same MANIFEST edit.
   const edit = new VersionEdit();
   edit.logNumber = logNumber;
-  const builderOptions = { ...tableWriteOptions(options), comparator: icmp.user };
+  const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
   for (const m of replayed) {
     if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
     m.seal();
@@ -318,6 +320,7 @@ export function recover(
     logNumber,
     writeRefusal,
     drops,
+    identity,
   };
 }
 

@@ -13,6 +13,7 @@ import {
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
 import { tableFileName } from "../filenames.js";
+import { rocksdbMergeOperatorName } from "../options-file.js";
 import type { FileMetaData } from "../version-edit.js";
 
 /** Table options that cross to a worker (structured-clone friendly: no functions). */
@@ -20,19 +21,53 @@ export interface TableWriteOptions {
   blockSize: number;
   bitsPerKey: number;
   compression: NonNullable<TableBuilderOptions["compression"]>;
+  /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
+  columnFamily: { id: number; name: string };
+  mergeOperatorName: string;
+  dbId: string;
+  dbSessionId: string;
+}
+
+/** Who writes the tables: the database's id (IDENTITY) and this open's session id. */
+export interface TableIdentity {
+  dbId: string;
+  dbSessionId: string;
 }
 
 /** The table options of a database's options. */
-export function tableWriteOptions(options: {
-  blockSize: number;
-  bloomBitsPerKey: number;
-  compression: TableWriteOptions["compression"];
-}): TableWriteOptions {
+export function tableWriteOptions(
+  options: {
+    blockSize: number;
+    bloomBitsPerKey: number;
+    compression: TableWriteOptions["compression"];
+    mergeOperator?: { readonly name: string } | undefined;
+  },
+  identity: TableIdentity,
+): TableWriteOptions {
   return {
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
     compression: options.compression,
+    // shale has the default column family only; RocksDB records it as id 0, "default".
+    columnFamily: { id: 0, name: "default" },
+    mergeOperatorName:
+      options.mergeOperator === undefined
+        ? "nullptr"
+        : rocksdbMergeOperatorName(options.mergeOperator.name),
+    dbId: identity.dbId,
+    dbSessionId: identity.dbSessionId,
   };
+}
+
+/**
+ * A DB session id as RocksDB makes them: 20 characters of base 36 (digits and upper-case
+ * letters), new for every open. Recorded in the tables the session writes.
+ */
+export function newDbSessionId(): string {
+  const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  let id = "";
+  for (let i = 0; i < 20; i++) id += digits[Math.floor(Math.random() * 36)];
+  return id;
 }
 
 /**
@@ -60,7 +95,7 @@ export class TableFile {
     this.path = tableFileName(dir, fileNumber);
     this.file = fs.openWritable(this.path, { bufferSize: 256 * 1024 });
     try {
-      this.builder = new TableBuilder(this.file, builderOptions);
+      this.builder = new TableBuilder(this.file, { ...builderOptions, fileNumber });
     } catch (e) {
       this.abandon();
       throw e;
