@@ -72,6 +72,7 @@ export function openDBIterator(
     upperBound: settings.upperBound,
     reverse: settings.reverse,
     statistics: settings.statistics,
+    background: settings.background,
     onClose: () => pin.release(),
   });
 }

@@ -59,6 +59,11 @@ export class PointReader {
     this.stats = stats;
   }
 
+  /** True while a get runs (a merge operator may call back into the database). */
+  get inGet(): boolean {
+    return this.busy;
+  }
+
   /**
    * The value of `key` at `snapshot` in `mem`, then `imm` (newest first), then the current
    * version's tables; undefined if none. A view (memtable arena or cached block), or the

@@ -18,6 +18,18 @@ import { EntryIterator } from "./entry-iterator.js";
 export interface DBIteratorOptions extends DBIteratorCoreOptions {
   reverse: boolean;
   onClose: (() => void) | undefined;
+  background: BackgroundPoll | undefined;
+}
+
+/**
+ * The database's finished-background-work cell and how to take what it signals (see
+ * background/executor.ts): every seek looks at the cell first and, when it is set, has the
+ * database install the finished jobs — this iterator reads only the sources it pinned, so
+ * what changes is what the next read or iterator sees.
+ */
+export interface BackgroundPoll {
+  readonly finished: Int32Array;
+  take(): void;
 }
 
 /**
@@ -57,6 +69,7 @@ export interface DBIteratorOptions extends DBIteratorCoreOptions {
 export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, Uint8Array]> {
   private readonly reverse: boolean;
   private onClose: (() => void) | undefined;
+  private readonly background: BackgroundPoll | undefined;
   private closed = false;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
@@ -64,6 +77,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     super(options);
     this.reverse = options.reverse;
     this.onClose = options.onClose;
+    this.background = options.background;
   }
 
   /** True if positioned on an entry. False after `close()`. */
@@ -224,9 +238,12 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     return new EntryIterator(this, this.reverse);
   }
 
+  /** At the start of every seek (after the open check): counts it, takes finished jobs. */
   private countSeek(): void {
     const stats = this.stats;
     if (stats !== undefined) stats.tick(Ticker.IterSeeks);
+    const bg = this.background;
+    if (bg !== undefined && Atomics.load(bg.finished, 0) !== 0) bg.take();
   }
 
   private checkOpen(): void {
