@@ -5,9 +5,10 @@
  * it installs mid-loop never changes an answer. These run on the node file system (worker
  * threads); nothing here awaits between the operations it checks.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ShaleError } from "@shale/base";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { DB } from "./db.js";
@@ -73,6 +74,44 @@ describe("background results installed inside a synchronous loop", () => {
     await db.close();
     const again = await DB.open(dir);
     for (let i = 0; i < 2800; i += 53) expect(str(again.get(key(i)))).toBe(value(i));
+    await again.close();
+  });
+
+  it("a worker's failed flush, taken inside a loop of puts, is the background error of the next put", async () => {
+    const dir = newDir();
+    const db = await DB.open(dir, {
+      writeBufferSize: 64 * 1024,
+      maxWriteBufferNumber: 16,
+      disableAutoCompactions: true,
+    });
+    // The flush's table cannot be created: every table name it could take is a directory.
+    for (let n = 1; n < 40; n++) mkdirSync(join(dir, `${String(n).padStart(6, "0")}.sst`));
+    let thrown: unknown;
+    let i = 0;
+    // ~5 memtables: far from the memtable stop (16), whose synchronous wait takes results.
+    for (; i < 3500; i++) {
+      try {
+        db.put(key(i), value(i));
+      } catch (e) {
+        thrown = e;
+        break;
+      }
+      if (i % 32 === 0) spin(1);
+    }
+    expect(ShaleError.isInstance(thrown)).toBe(true);
+    const error = thrown as ShaleError;
+    expect(error.code).toBe("IOError");
+    expect(error.message).toMatch(/a background job failed; the database is read-only/);
+    // Every refused call reports the same error; reads go on.
+    expect(() => db.put("x", "y")).toThrow(error);
+    expect(str(db.get(key(0)))).toBe(value(0));
+    await expect(db.close()).rejects.toBe(error);
+    // Every acknowledged write is recovered.
+    for (let n = 1; n < 40; n++)
+      rmSync(join(dir, `${String(n).padStart(6, "0")}.sst`), { recursive: true, force: true });
+    const again = await DB.open(dir);
+    for (let k = 0; k < i; k += 31) expect(str(again.get(key(k)))).toBe(value(k));
+    expect(str(again.get(key(i - 1)))).toBe(value(i - 1));
     await again.close();
   });
 

@@ -12,7 +12,8 @@
  * Threading: everything here runs on the caller's thread and is synchronous except `open`
  * and `close` (and the waits `flush`, `compactRange`, `waitForCompactions`). A write is one
  * WAL record (the whole batch) appended and handed to the OS (`sync: true` also fsyncs it)
- * before the memtable is updated and the call returns.
+ * before the memtable is updated and the call returns. Finished background jobs are
+ * installed at the start of each operation (`takeFinished`), without the event loop.
  *
  * Failures (README "Failures and durability"): after a failed write or sync of any file
  * (WAL, table, MANIFEST, CURRENT, directory) the database refuses further writes, flushes

@@ -17,7 +17,8 @@
  * waits synchronously (writes are synchronous), taking finished jobs meanwhile
  * (`executor.drainCompleted`), until a flush makes room (`stallWhileFull`).
  *
- * Threading: the main thread; job results arrive from the event loop or `drainCompleted`.
+ * Threading: the main thread; job results arrive from the event loop, from `drainCompleted`
+ * (stalls) or from `takeFinished` at the start of a database operation.
  */
 import {
   type Comparator,

@@ -3,7 +3,15 @@
  * snapshot, in comparator order, within optional bounds. See `db-iterator-core.ts` for the
  * algorithm and `index.ts` for how one is built.
  */
-import { KIND_FOR_SEEK, MAX_SEQ, ShaleError, Ticker, toBytes, ValueKind } from "@shale/base";
+import {
+  Histogram,
+  KIND_FOR_SEEK,
+  MAX_SEQ,
+  ShaleError,
+  Ticker,
+  toBytes,
+  ValueKind,
+} from "@shale/base";
 import {
   DBIteratorCore,
   type DBIteratorCoreOptions,
@@ -19,6 +27,7 @@ export interface DBIteratorOptions extends DBIteratorCoreOptions {
   reverse: boolean;
   onClose: (() => void) | undefined;
   background: BackgroundPoll | undefined;
+  tablesPerSeek: number;
 }
 
 /**
@@ -70,6 +79,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   private readonly reverse: boolean;
   private onClose: (() => void) | undefined;
   private readonly background: BackgroundPoll | undefined;
+  private readonly tablesPerSeek: number;
   private closed = false;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
@@ -78,6 +88,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.reverse = options.reverse;
     this.onClose = options.onClose;
     this.background = options.background;
+    this.tablesPerSeek = options.tablesPerSeek;
   }
 
   /** True if positioned on an entry. False after `close()`. */
@@ -241,7 +252,10 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   /** At the start of every seek (after the open check): counts it, takes finished jobs. */
   private countSeek(): void {
     const stats = this.stats;
-    if (stats !== undefined) stats.tick(Ticker.IterSeeks);
+    if (stats !== undefined) {
+      stats.tick(Ticker.IterSeeks);
+      stats.record(Histogram.TablesPerSeek, this.tablesPerSeek);
+    }
     const bg = this.background;
     if (bg !== undefined && Atomics.load(bg.finished, 0) !== 0) bg.take();
   }

@@ -65,6 +65,11 @@ export interface DBIteratorSources {
   statistics?: Statistics | undefined;
   /** Called once by `close()`: releases what the database pinned (version, memtables). */
   onClose?: (() => void) | undefined;
+  /**
+   * The tables one seek positions (statistics: TablesPerSeek, recorded per seek when
+   * `statistics` is set). Default: 0.
+   */
+  tablesPerSeek?: number | undefined;
   /** The database's background results, taken at the start of every seek. Default: none. */
   background?: BackgroundPoll | undefined;
 }
@@ -145,5 +150,6 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     reverse: sources.reverse === true,
     onClose: sources.onClose,
     background: sources.background,
+    tablesPerSeek: sources.tablesPerSeek ?? 0,
   });
 }
