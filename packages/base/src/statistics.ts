@@ -64,6 +64,16 @@ export const Histogram = Object.freeze({
   CompactionMicros: 5,
   SstReadMicros: 6,
   BytesPerWrite: 7,
+  /**
+   * Read amplification of point reads: the tables one `get` probed (filter, index or data
+   * block), 0 when a memtable answered.
+   */
+  TablesPerGet: 8,
+  /**
+   * Read amplification of iterators: the tables one seek positions — every L0 table plus
+   * one per non-empty deeper level, as of the iterator's creation.
+   */
+  TablesPerSeek: 9,
 } as const);
 export type Histogram = (typeof Histogram)[keyof typeof Histogram];
 

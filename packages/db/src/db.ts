@@ -12,7 +12,8 @@
  * Threading: everything here runs on the caller's thread and is synchronous except `open`
  * and `close` (and the waits `flush`, `compactRange`, `waitForCompactions`). A write is one
  * WAL record (the whole batch) appended and handed to the OS (`sync: true` also fsyncs it)
- * before the memtable is updated and the call returns.
+ * before the memtable is updated and the call returns. Finished background jobs are
+ * installed at the start of each operation (`takeFinished`), without the event loop.
  *
  * Failures (README "Failures and durability"): after a failed write or sync of any file
  * (WAL, table, MANIFEST, CURRENT, directory) the database refuses further writes, flushes
@@ -56,7 +57,7 @@ import { CompactionScheduler } from "./compaction/scheduler.js";
 import { StallCondition, type StallHost, WriteController } from "./compaction/write-controller.js";
 import { lockFileName, tableFileName } from "./filenames.js";
 import { FlushScheduler } from "./flush-scheduler.js";
-import type { DBIterator } from "./iterator/index.js";
+import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
 import { type IteratorSettings, openDBIterator } from "./iterator-sources.js";
 import type { MergeOperator } from "./merge-operator.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.js";
@@ -103,6 +104,13 @@ export class DB {
   private readonly blockCache: LRUCache<Block>;
   private readonly tableCache: TableCache;
   private readonly executor: BackgroundExecutor;
+  /**
+   * The executor's finished-job cell (background/executor.ts), read with one `Atomics.load`
+   * at the start of every operation; see `takeFinished`.
+   */
+  private readonly finished: Int32Array;
+  /** What iterators use to take finished jobs at each seek. */
+  private readonly backgroundPoll: BackgroundPoll;
   private readonly tableOptions: TableWriteOptions;
   /** The immutable memtables and their flushes. */
   private readonly flushes: FlushScheduler;
@@ -161,6 +169,8 @@ export class DB {
     this.executor = workers
       ? new WorkerExecutor(options.maxBackgroundJobs, options.fs)
       : new InlineExecutor(options.fs);
+    this.finished = this.executor.finished;
+    this.backgroundPoll = { finished: this.finished, take: () => this.takeFinished() };
     this.remover = new FileRemover(this.executor);
     this.writeController = new WriteController(options);
     const failed = () => this.backgroundError !== undefined;
@@ -200,6 +210,7 @@ export class DB {
         compactionStats: this.compactions.stats,
         wal: this.wal,
         failed,
+        closing: () => this.closed,
         backgroundFailed: (e) => this.failBackground(e),
         versionChanged: () => this.versionChanged(),
         removeFiles: (paths) => this.removeFiles(paths),
@@ -244,6 +255,21 @@ export class DB {
     const failure = backgroundError(error);
     this.backgroundError = failure;
     this.flushes.rejectWaiters(() => failure);
+  }
+
+  /**
+   * Installs the background jobs that finished since the last look — flushes (MANIFEST
+   * edit, new version, memtable dropped, old WALs deleted), compactions — and starts the
+   * jobs that became due, exactly as when their results arrive from the event loop (the
+   * same callbacks: a failed job or install becomes the background error). Called at the
+   * START of operations, when `finished` is set, so a long synchronous loop of reads or
+   * writes keeps L0 and the memtables within their triggers without awaiting anything.
+   * Never while a get runs (a merge operator calling back in): that get holds the memtable
+   * list and the version it is reading. An iterator pins its sources, so its seeks may take.
+   */
+  private takeFinished(): void {
+    if (this.closed || this.reader.inGet) return;
+    this.executor.takeFinished();
   }
 
   /** Opens (creating if allowed) the database in `dir`. See DbOptions for the options. */
@@ -310,6 +336,7 @@ export class DB {
   write(batch: WriteBatch, options?: WriteOptions): void {
     if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
     if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     const count = batch.count;
     if (count === 0) return;
@@ -342,6 +369,7 @@ export class DB {
     options: WriteOptions | undefined,
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     if (this.writeController.condition !== StallCondition.Normal)
       this.delayWrite(key.length + value.length);
@@ -408,6 +436,7 @@ export class DB {
    */
   async flush(options?: FlushOptions): Promise<void> {
     if (options !== undefined) FLUSH_OPTIONS.check(options);
+    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     if (this.mem.numEntries > 0 || this.mem.numRangeTombstones > 0) this.switchMemtable();
     if (this.flushes.imm.length === 0 || options?.wait === false) return;
@@ -430,6 +459,7 @@ export class DB {
    */
   get(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
     if (this.closed) throw ShaleError.closed("the database is closed");
+    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     const k = toBytes(key, "key");
     const snapshot = options === undefined ? this.lastSeq : this.readSequence(options);
     return this.reader.get(k, snapshot, this.mem, this.flushes.imm, options);
@@ -448,6 +478,7 @@ export class DB {
   ): (Uint8Array | undefined)[] {
     if (!Array.isArray(keys)) throw new TypeError("getMany takes an array of keys");
     if (this.closed) throw ShaleError.closed("the database is closed");
+    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     const snapshot = options === undefined ? this.lastSeq : this.readSequence(options);
     const out = new Array<Uint8Array | undefined>(keys.length);
     for (let i = 0; i < keys.length; i++) {
@@ -466,6 +497,7 @@ export class DB {
   iterator(readOptions?: IteratorOptions): DBIterator {
     if (this.closed) throw ShaleError.closed("the database is closed");
     if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
+    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     const ro = readOptions ?? {};
     const snapshotSeq =
       ro.snapshot !== undefined ? this.snapshots.check(ro.snapshot) : this.lastSeq;
@@ -481,6 +513,7 @@ export class DB {
       lowerBound,
       upperBound,
       statistics: this.stats,
+      background: this.backgroundPoll,
     };
     const pin = this.pinCurrentVersion();
     const sources = {

@@ -17,7 +17,8 @@
  * waits synchronously (writes are synchronous), taking finished jobs meanwhile
  * (`executor.drainCompleted`), until a flush makes room (`stallWhileFull`).
  *
- * Threading: the main thread; job results arrive from the event loop or `drainCompleted`.
+ * Threading: the main thread; job results arrive from the event loop, from `drainCompleted`
+ * (stalls) or from `takeFinished` at the start of a database operation.
  */
 import {
   type Comparator,
@@ -56,6 +57,11 @@ export interface FlushHost {
   readonly wal: { readonly number: number; releaseBelow(logNumber: number): void };
   /** True once a background job failed (nothing more is flushed). */
   failed(): boolean;
+  /**
+   * True once the database is closing: the running flush finishes and is installed, no
+   * other starts (the WALs keep the memtables left).
+   */
+  closing(): boolean;
   /** A flush failed: the database turns read-only (and calls `rejectWaiters`). */
   backgroundFailed(error: Error): void;
   /** The current version changed (write stalls re-decided, compactions scheduled). */
@@ -104,7 +110,8 @@ export class FlushScheduler {
   /** Starts flushing the oldest immutable memtable if none is being flushed. */
   maybeSchedule(): void {
     const host = this.host;
-    if (this.flushing !== undefined || this.imm.length === 0 || host.failed()) return;
+    if (this.flushing !== undefined || this.imm.length === 0 || host.failed() || host.closing())
+      return;
     const target = this.imm[this.imm.length - 1]!;
     this.flushing = target;
     const fileNumber = host.versions.newFileNumber();

@@ -35,7 +35,7 @@ export interface SourceState {
 
 export type CollectedSources = Pick<
   DBIteratorSources,
-  "children" | "rangeTombstones" | "childMaxSeqs"
+  "children" | "rangeTombstones" | "childMaxSeqs" | "tablesPerSeek"
 >;
 
 /** A DB iterator's settings: everything but its sources and `onClose`. */
@@ -65,6 +65,7 @@ export function openDBIterator(
     children: sources.children,
     rangeTombstones: sources.rangeTombstones,
     childMaxSeqs: sources.childMaxSeqs,
+    tablesPerSeek: sources.tablesPerSeek,
     comparator: settings.comparator,
     mergeOperator: settings.mergeOperator,
     snapshotSeq: settings.snapshotSeq,
@@ -72,6 +73,7 @@ export function openDBIterator(
     upperBound: settings.upperBound,
     reverse: settings.reverse,
     statistics: settings.statistics,
+    background: settings.background,
     onClose: () => pin.release(),
   });
 }
@@ -81,6 +83,7 @@ export function collectSources(s: SourceState): CollectedSources {
   const children: InternalIterator[] = [];
   const rangeTombstones: FragmentedRangeTombstoneList[] = [];
   const childMaxSeqs: number[] = [];
+  let tables = 0;
   try {
     for (const mem of [s.mem, ...s.imm.map((m) => m.mem)]) {
       children.push(mem.newIterator());
@@ -92,6 +95,7 @@ export function collectSources(s: SourceState): CollectedSources {
       const reader = open(f);
       children.push(reader.newIterator(s.readOptions));
       childMaxSeqs.push(f.largestSeq);
+      tables++;
       const list = reader.rangeTombstones();
       if (!list.isEmpty) rangeTombstones.push(list);
     }
@@ -109,10 +113,11 @@ export function collectSources(s: SourceState): CollectedSources {
         new LevelFilesIterator(files, (f) => open(f).newIterator(s.readOptions), compare),
       );
       childMaxSeqs.push(maxSeq);
+      tables++;
     }
   } catch (e) {
     for (const c of children) c.close();
     throw e;
   }
-  return { children, rangeTombstones, childMaxSeqs };
+  return { children, rangeTombstones, childMaxSeqs, tablesPerSeek: tables };
 }

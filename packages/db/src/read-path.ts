@@ -18,6 +18,7 @@
  * filter probe. The value returned is a view (memtable arena or cached block).
  */
 import {
+  Histogram,
   type InternalKeyComparator,
   LookupResult,
   LookupState,
@@ -59,6 +60,11 @@ export class PointReader {
     this.stats = stats;
   }
 
+  /** True while a get runs (a merge operator may call back into the database). */
+  get inGet(): boolean {
+    return this.busy;
+  }
+
   /**
    * The value of `key` at `snapshot` in `mem`, then `imm` (newest first), then the current
    * version's tables; undefined if none. A view (memtable arena or cached block), or the
@@ -85,7 +91,10 @@ export class PointReader {
         stats.tick(Ticker.KeysRead);
         stats.tick(r.done ? Ticker.MemtableHit : Ticker.MemtableMiss);
       }
-      if (!r.done) this.getFromTables(key, snapshot, r, readOptions);
+      if (!r.done) {
+        const tables = this.getFromTables(key, snapshot, r, readOptions);
+        if (stats !== undefined) stats.record(Histogram.TablesPerGet, tables);
+      } else if (stats !== undefined) stats.record(Histogram.TablesPerGet, 0);
       switch (r.state) {
         case LookupState.Found:
           return r.operands.length === 0 ? r.value : this.merge(key, r.value, r.operands);
@@ -105,14 +114,16 @@ export class PointReader {
   /**
    * Probes the tables, newest data first: every L0 file (newest first), then the one file
    * per deeper level whose key range holds the key. Stops at the first Value or deletion,
-   * or when a range tombstone covering the key is newer than everything left.
+   * or when a range tombstone covering the key is newer than everything left. Returns how
+   * many tables it probed (statistics: TablesPerGet).
    */
   private getFromTables(
     key: Uint8Array,
     snapshot: number,
     r: LookupResult,
     ro: TableReadOptions | undefined,
-  ): void {
+  ): number {
+    let probed = 0;
     const levels = this.versions.current.levels;
     const l0 = levels[0]!;
     // Hashed once for every table's filter probe.
@@ -122,15 +133,16 @@ export class PointReader {
       const f = l0[i]!;
       if (r.maxCoveringSeq > f.largestSeq) {
         r.state = LookupState.Deleted; // a newer range tombstone hides everything left
-        return;
+        return probed;
       }
       if (
         this.icmp.compareUserKeyTo(key, f.smallest) < 0 ||
         this.icmp.compareUserKeyTo(key, f.largest) > 0
       )
         continue;
+      probed++;
       this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
-      if (r.done) return;
+      if (r.done) return probed;
     }
     for (let level = 1; level < NUM_LEVELS; level++) {
       const files = levels[level]!;
@@ -151,11 +163,13 @@ export class PointReader {
       if (this.icmp.compareUserKeyTo(key, f.smallest) < 0) continue;
       if (r.maxCoveringSeq > f.largestSeq) {
         r.state = LookupState.Deleted; // a newer range tombstone hides everything left
-        return;
+        return probed;
       }
+      probed++;
       this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
-      if (r.done) return;
+      if (r.done) return probed;
     }
+    return probed;
   }
 
   /** Applies the merge operator; `newestFirst` operands as collected by a lookup. */

@@ -16,8 +16,15 @@
  * flushes by running at most `maxBackgroundJobs - 1` compactions at once (1 when the pool
  * has a single worker, which then interleaves them).
  *
- * Results can also be taken synchronously (`drainCompleted`) — a write that must stall for
- * a flush waits on the worker without returning to the event loop.
+ * Results can also be taken synchronously, without the event loop turning: a worker that
+ * posts a result then sets the executor's `finished` cell (an Int32Array over a
+ * SharedArrayBuffer: `Atomics.store` 1, `Atomics.notify`). The database reads that cell at
+ * the start of every operation (one `Atomics.load`) and, when set, calls `takeFinished`,
+ * which clears it and runs the callbacks of the results waiting on the ports
+ * (`receiveMessageOnPort`) — so a long synchronous loop of reads or writes installs finished
+ * flushes and compactions, and starts the next jobs, as the event loop would. A write that
+ * must stall for a flush waits on the same cell (`drainCompleted`, `Atomics.wait`) and wakes
+ * as soon as a job finishes.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -89,6 +96,16 @@ export interface BackgroundExecutor {
   /** Jobs started and not yet completed. */
   readonly pending: number;
   /**
+   * Int32Array(1), non-zero once a worker posted a result that was not taken yet (read it
+   * with `Atomics.load`; only a worker executor ever sets it).
+   */
+  readonly finished: Int32Array;
+  /**
+   * Runs the callbacks of the worker results already posted (never blocks, never runs a
+   * job on this thread) and clears `finished`. Returns how many completed.
+   */
+  takeFinished(): number;
+  /**
    * Blocks up to `timeoutMs` for a job to finish, then runs the callbacks of every finished
    * job (an inline executor runs the next queued job, flushes first). Returns how many
    * completed.
@@ -108,6 +125,8 @@ interface QueuedJob {
 
 export class InlineExecutor implements BackgroundExecutor {
   readonly kind = "inline";
+  /** Never set: inline jobs complete on the event loop or in `drainCompleted`. */
+  readonly finished = new Int32Array(new SharedArrayBuffer(4));
   private readonly fs: FileSystem;
   private readonly flushes: QueuedJob[] = [];
   private readonly compactions: QueuedJob[] = [];
@@ -185,6 +204,10 @@ export class InlineExecutor implements BackgroundExecutor {
     return this.runOne() ? 1 : 0;
   }
 
+  takeFinished(): number {
+    return 0;
+  }
+
   /** Runs the queued flushes (and those they queue); cancels queued compactions. */
   async close(): Promise<void> {
     for (let job = this.flushes.shift(); job !== undefined; job = this.flushes.shift()) job.run();
@@ -224,8 +247,8 @@ function workerExecArgv(): string[] {
  * options that only a process can have (e.g. `--trace-gc`) make the Worker constructor
  * throw, so then it gets none rather than failing every flush.
  */
-function newWorker(port: MessagePort): Worker {
-  const options = { workerData: { port }, transferList: [port] };
+function newWorker(port: MessagePort, finished: SharedArrayBuffer): Worker {
+  const options = { workerData: { port, finished }, transferList: [port] };
   try {
     return new Worker(workerEntry(), { ...options, execArgv: workerExecArgv() });
   } catch (e) {
@@ -259,6 +282,8 @@ interface Waiter {
 
 export class WorkerExecutor implements BackgroundExecutor {
   readonly kind = "worker";
+  /** Set by the workers after each result they post (see the header). */
+  readonly finished = new Int32Array(new SharedArrayBuffer(4));
   private readonly size: number;
   private readonly slots: Slot[] = [];
   private readonly waiters = new Map<number, Waiter>();
@@ -281,7 +306,7 @@ export class WorkerExecutor implements BackgroundExecutor {
     for (const s of this.slots) if (best === undefined || s.busy < best.busy) best = s;
     if (best !== undefined && (best.busy === 0 || this.slots.length >= this.size)) return best;
     const { port1, port2 } = new MessageChannel();
-    const worker = newWorker(port2);
+    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer);
     const slot: Slot = { worker, port: port1, busy: 0, jobs: new Set() };
     port1.on("message", (m: WorkerMessage) => this.receive(slot, m));
     worker.on("error", (e) => this.failAll(slot, e));
@@ -393,22 +418,38 @@ export class WorkerExecutor implements BackgroundExecutor {
     void slot.worker.terminate();
   }
 
+  takeFinished(): number {
+    // Cleared before the ports are read: a worker sets it only after posting, so a result
+    // posted from now on sets it again (at worst once too often: the next take finds none).
+    Atomics.store(this.finished, 0, 0);
+    let n = 0;
+    const slots = this.slots;
+    // A callback may start a job on a new slot or drop a crashed one: index, re-read length.
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      for (
+        let r = receiveMessageOnPort(slot.port);
+        r !== undefined;
+        r = receiveMessageOnPort(slot.port)
+      ) {
+        this.receive(slot, r.message as WorkerMessage);
+        n++;
+      }
+    }
+    return n;
+  }
+
   drainCompleted(timeoutMs: number): number {
     const deadline = performance.now() + timeoutMs;
     let n = this.inline.drainCompleted(0);
     for (;;) {
-      for (const slot of this.slots) {
-        for (
-          let r = receiveMessageOnPort(slot.port);
-          r !== undefined;
-          r = receiveMessageOnPort(slot.port)
-        ) {
-          this.receive(slot, r.message as WorkerMessage);
-          n++;
-        }
-      }
-      if (n > 0 || this.waiters.size === 0 || performance.now() >= deadline) return n;
-      Atomics.wait(sleeper, 0, 0, 1); // sleep 1 ms and poll again
+      n += this.takeFinished();
+      if (n > 0 || this.waiters.size === 0) return n;
+      const left = deadline - performance.now();
+      if (left <= 0) return n;
+      // Woken by the next result (a worker notifies after setting the cell); returns at once
+      // if one was posted since takeFinished cleared it.
+      Atomics.wait(this.finished, 0, 0, left);
     }
   }
 
@@ -421,5 +462,3 @@ export class WorkerExecutor implements BackgroundExecutor {
     this.slots.length = 0;
   }
 }
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));

@@ -17,8 +17,11 @@ import {
   serializeError,
 } from "./protocol.js";
 
-const port = (workerData as { port: MessagePort } | undefined)?.port ?? parentPort;
+const data = workerData as { port: MessagePort; finished?: SharedArrayBuffer } | undefined;
+const port = data?.port ?? parentPort;
 if (port === null) throw new Error("the shale worker must run in a worker thread");
+/** The executor's `finished` cell: set after each reply, so the database takes it synchronously. */
+const finished = data?.finished !== undefined ? new Int32Array(data.finished) : undefined;
 const fs = new NodeFileSystem();
 
 function run(job: JobMessage): ResultMessage {
@@ -62,4 +65,8 @@ port.on("message", (job: JobMessage) => {
     reply = { id: job.id, ok: false, error: serializeError(e) };
   }
   port.postMessage(reply);
+  if (finished !== undefined) {
+    Atomics.store(finished, 0, 1);
+    Atomics.notify(finished, 0);
+  }
 });

@@ -6,11 +6,17 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 
-const port = (workerData as { port?: MessagePort } | undefined)?.port ?? parentPort;
+const data = workerData as { port?: MessagePort; finished?: SharedArrayBuffer } | undefined;
+const port = data?.port ?? parentPort;
 import("./worker-main.js").catch((e: unknown) => {
   port?.postMessage({
     id: -1,
     fatal: true,
     message: e instanceof Error ? (e.stack ?? e.message) : String(e),
   });
+  if (data?.finished !== undefined) {
+    const finished = new Int32Array(data.finished);
+    Atomics.store(finished, 0, 1);
+    Atomics.notify(finished, 0);
+  }
 });

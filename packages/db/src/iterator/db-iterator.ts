@@ -3,7 +3,15 @@
  * snapshot, in comparator order, within optional bounds. See `db-iterator-core.ts` for the
  * algorithm and `index.ts` for how one is built.
  */
-import { KIND_FOR_SEEK, MAX_SEQ, ShaleError, Ticker, toBytes, ValueKind } from "@shale/base";
+import {
+  Histogram,
+  KIND_FOR_SEEK,
+  MAX_SEQ,
+  ShaleError,
+  Ticker,
+  toBytes,
+  ValueKind,
+} from "@shale/base";
 import {
   DBIteratorCore,
   type DBIteratorCoreOptions,
@@ -18,6 +26,19 @@ import { EntryIterator } from "./entry-iterator.js";
 export interface DBIteratorOptions extends DBIteratorCoreOptions {
   reverse: boolean;
   onClose: (() => void) | undefined;
+  background: BackgroundPoll | undefined;
+  tablesPerSeek: number;
+}
+
+/**
+ * The database's finished-background-work cell and how to take what it signals (see
+ * background/executor.ts): every seek looks at the cell first and, when it is set, has the
+ * database install the finished jobs — this iterator reads only the sources it pinned, so
+ * what changes is what the next read or iterator sees.
+ */
+export interface BackgroundPoll {
+  readonly finished: Int32Array;
+  take(): void;
 }
 
 /**
@@ -57,6 +78,8 @@ export interface DBIteratorOptions extends DBIteratorCoreOptions {
 export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, Uint8Array]> {
   private readonly reverse: boolean;
   private onClose: (() => void) | undefined;
+  private readonly background: BackgroundPoll | undefined;
+  private readonly tablesPerSeek: number;
   private closed = false;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
@@ -64,6 +87,8 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     super(options);
     this.reverse = options.reverse;
     this.onClose = options.onClose;
+    this.background = options.background;
+    this.tablesPerSeek = options.tablesPerSeek;
   }
 
   /** True if positioned on an entry. False after `close()`. */
@@ -224,9 +249,15 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     return new EntryIterator(this, this.reverse);
   }
 
+  /** At the start of every seek (after the open check): counts it, takes finished jobs. */
   private countSeek(): void {
     const stats = this.stats;
-    if (stats !== undefined) stats.tick(Ticker.IterSeeks);
+    if (stats !== undefined) {
+      stats.tick(Ticker.IterSeeks);
+      stats.record(Histogram.TablesPerSeek, this.tablesPerSeek);
+    }
+    const bg = this.background;
+    if (bg !== undefined && Atomics.load(bg.finished, 0) !== 0) bg.take();
   }
 
   private checkOpen(): void {

@@ -22,12 +22,12 @@ import {
 import { newMergingIterator } from "@shale/merging-iterator";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { MergeOperator } from "../merge-operator.js";
-import { DBIterator } from "./db-iterator.js";
+import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
 import { maxVisibleTombstoneSeq, RangeDelAggregator } from "./range-del-aggregator.js";
 import { RangeDelSkippingIterator } from "./skipping-iterator.js";
 import { UserKeyOrder } from "./user-key-order.js";
 
-export { DBIterator } from "./db-iterator.js";
+export { type BackgroundPoll, DBIterator } from "./db-iterator.js";
 export { RangeDelAggregator } from "./range-del-aggregator.js";
 export { RangeDelSkippingIterator } from "./skipping-iterator.js";
 
@@ -65,6 +65,13 @@ export interface DBIteratorSources {
   statistics?: Statistics | undefined;
   /** Called once by `close()`: releases what the database pinned (version, memtables). */
   onClose?: (() => void) | undefined;
+  /**
+   * The tables one seek positions (statistics: TablesPerSeek, recorded per seek when
+   * `statistics` is set). Default: 0.
+   */
+  tablesPerSeek?: number | undefined;
+  /** The database's background results, taken at the start of every seek. Default: none. */
+  background?: BackgroundPoll | undefined;
 }
 
 function checkSeq(seq: unknown, what: string): number {
@@ -142,5 +149,7 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     statistics: sources.statistics,
     reverse: sources.reverse === true,
     onClose: sources.onClose,
+    background: sources.background,
+    tablesPerSeek: sources.tablesPerSeek ?? 0,
   });
 }
