@@ -48,6 +48,10 @@ export const Ticker = Object.freeze({
   IterSeeks: 25,
   IterNexts: 26,
   RangeDelCoveredKeys: 27,
+  /** WAL bytes recovery dropped (torn tails, and what SkipAnyCorrupted skipped). */
+  WalRecoveryDroppedBytes: 28,
+  /** Runs of WAL bytes (or undecodable records) recovery dropped: one per report. */
+  WalRecoveryDrops: 29,
 } as const);
 export type Ticker = (typeof Ticker)[keyof typeof Ticker];
 

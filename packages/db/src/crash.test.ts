@@ -25,9 +25,11 @@ describe("crash recovery (SIGKILL)", () => {
   it(`loses no acknowledged write and keeps batches atomic over ${rounds} kills`, async () => {
     const rnd = new Random(20261130);
     let acknowledged = 0;
+    const acks: number[] = [];
     for (let run = 0; run < rounds; run++) {
       const lastAck = await runAndKill(fixture, [dir, String(run)], 20 + rnd.uniform(250));
       acknowledged += lastAck + 1;
+      acks.push(lastAck);
       const db = await DB.open(dir, { writeBufferSize: 128 * 1024 });
       try {
         for (let b = 0; b <= lastAck + 1; b++) {
@@ -38,8 +40,10 @@ describe("crash recovery (SIGKILL)", () => {
           else expect([0, n], `run ${run} batch ${b} is torn`).toContain(present);
         }
         expect(db.get(`r${run}-b${lastAck + 2}-k0`)).toBeUndefined();
-        // Earlier runs are all still there.
-        if (run > 0) expect(db.get(`r${run - 1}-b0-k0`)).toBeDefined();
+        // Earlier runs are all still there (a run killed before its first write returned
+        // acknowledged nothing: SHALE_STRESS's 200 kills meet one).
+        for (let r = Math.max(0, run - 3); r < run; r++)
+          if (acks[r]! >= 0) expect(db.get(`r${r}-b0-k0`), `run ${r} batch 0`).toBeDefined();
       } finally {
         await db.close();
       }

@@ -54,7 +54,7 @@ import {
 } from "./options.js";
 import { formatProperty } from "./properties.js";
 import { PointReader } from "./read-path.js";
-import { type RecoveredState, recover } from "./recovery.js";
+import { type RecoveredState, type RecoveryDrop, recover, recoveryProperty } from "./recovery.js";
 import { type Snapshot, SnapshotList } from "./snapshot.js";
 import type { Version, VersionSet } from "./version-set.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
@@ -78,6 +78,8 @@ export class DB {
   private readonly icmp: InternalKeyComparator;
   private readonly mergeOperator: MergeOperator | undefined;
   private readonly stats: Statistics | undefined;
+  /** What this open's WAL replay dropped (property `shale.recovery-dropped`). */
+  private readonly recoveryDrops: readonly RecoveryDrop[];
   private readonly versions: VersionSet;
   private readonly snapshots = new SnapshotList();
   private lock: FileLock | undefined;
@@ -105,6 +107,8 @@ export class DB {
   private readonly remover: FileRemover;
   /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
   private readonly shutdown = new SharedArrayBuffer(4);
+  /** Set while the directory holds column families shale leaves alone: writes are refused. */
+  private readonly writeRefusal: ShaleError | undefined;
 
   private constructor(
     dir: string,
@@ -122,6 +126,7 @@ export class DB {
     this.lock = lock;
     this.mem = state.mem;
     this.wal = new ActiveWal(state.wal, state.logNumber, this.stats);
+    this.recoveryDrops = state.drops;
     this.lastSeq = state.versions.lastSequence;
     this.blockCache = options.blockCache;
     this.tableOptions = tableWriteOptions(options);
@@ -192,6 +197,7 @@ export class DB {
       state.imm,
     );
     this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
+    this.writeRefusal = state.writeRefusal;
     this.versionChanged();
   }
 
@@ -375,6 +381,7 @@ export class DB {
 
   private checkWritable(): void {
     if (this.closed) throw ShaleError.closed("the database is closed");
+    if (this.writeRefusal !== undefined) throw this.writeRefusal;
     const walError = this.wal.error;
     if (walError !== undefined) throw walError;
     if (this.backgroundError !== undefined) {
@@ -470,11 +477,15 @@ export class DB {
    * `shale.flush-write-bytes`, `shale.write-amplification`, `shale.compaction-stats`,
    * `shale.stall-micros`, `shale.l0-slowdown-micros`, `shale.l0-stop-micros`,
    * `shale.memtable-stop-micros`, `shale.is-write-stopped`, `shale.actual-delayed-write-rate`,
-   * `shale.stats` (see properties.ts).
+   * `shale.stats`, `shale.recovery-dropped` (see properties.ts); `shale.ignored-column-families`
+   * (the column families other than `default` shale leaves alone, one `id name` per line) and
+   * `shale.best-efforts-recovery` (what a best-efforts open left out; "" when nothing).
    */
   getProperty(name: string): string | undefined {
     if (typeof name !== "string") throw new TypeError("property name must be a string");
     if (this.closed) throw ShaleError.closed("the database is closed");
+    if (name === "shale.ignored-column-families" || name === "shale.best-efforts-recovery")
+      return recoveryProperty(name, this.versions);
     return formatProperty(name, {
       mem: this.mem,
       imm: this.flushes.imm,
@@ -487,6 +498,7 @@ export class DB {
       compactions: this.compactions,
       stalls: this.writeController,
       runningFlushes: this.flushes.numRunning,
+      recoveryDrops: this.recoveryDrops,
     });
   }
 

@@ -80,14 +80,18 @@ describe("flush to L0", () => {
     await again.close();
   });
 
-  it("removes tables that no MANIFEST edit made visible", async () => {
+  it("removes tables that no MANIFEST edit made visible (numbered below its next file number)", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", { fs });
     db.put("a", "1");
     await db.close();
+    // 000001: a number the database handed out (its first MANIFEST), as a dead flush's would be.
+    fs.writeFile("/db/000001.sst", new Uint8Array(100));
+    // 000999: never handed out, so not the database's file: kept (issue 14).
     fs.writeFile("/db/000999.sst", new Uint8Array(100));
     const again = await DB.open("/db", { fs });
-    expect(fs.exists("/db/000999.sst")).toBe(false);
+    expect(fs.exists("/db/000001.sst")).toBe(false);
+    expect(fs.exists("/db/000999.sst")).toBe(true);
     expect(str(again.get("a"))).toBe("1");
     await again.close();
   });

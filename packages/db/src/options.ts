@@ -75,6 +75,15 @@ export interface DbOptions {
   walRecoveryMode?: WalRecoveryMode | keyof typeof WalRecoveryMode;
   /** Verify more eagerly and fail on anything suspicious. Default: true. */
   paranoidChecks?: boolean;
+  /**
+   * RocksDB's best_efforts_recovery: when the MANIFEST is damaged or names missing tables,
+   * open the newest version whose tables all exist (possibly an older one, or an empty
+   * database) instead of failing with Corruption; WALs are not replayed (as in RocksDB) and
+   * this open deletes no file (the damaged MANIFEST, unreplayed WALs and tables outside the
+   * version stay for repair). What was left out is in the property
+   * `shale.best-efforts-recovery`. Default: false (strict).
+   */
+  bestEffortsRecovery?: boolean;
   /** The file system. Default: the node file system. */
   fs?: FileSystem;
 }
@@ -102,6 +111,7 @@ export interface ResolvedOptions {
   statistics: Statistics | undefined;
   walRecoveryMode: WalRecoveryMode;
   paranoidChecks: boolean;
+  bestEffortsRecovery: boolean;
   fs: FileSystem;
 }
 
@@ -129,6 +139,7 @@ const KNOWN = new Set([
   "statistics",
   "walRecoveryMode",
   "paranoidChecks",
+  "bestEffortsRecovery",
   "fs",
 ]);
 
@@ -254,6 +265,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     statistics,
     walRecoveryMode: mode,
     paranoidChecks: bool(raw, "paranoidChecks", true),
+    bestEffortsRecovery: bool(raw, "bestEffortsRecovery", false),
     fs: options.fs ?? new NodeFileSystem(),
   };
 }

@@ -13,6 +13,9 @@
  * Write stalls: `shale.stall-micros` (all kinds), `shale.l0-slowdown-micros`,
  * `shale.l0-stop-micros`, `shale.memtable-stop-micros`, `shale.is-write-stopped`,
  * `shale.actual-delayed-write-rate` (bytes/s while slowed down, else 0).
+ * Recovery: `shale.recovery-dropped` — what this open's WAL replay dropped instead of
+ * failing, as JSON: `[{ "file", "offset", "bytes", "reason", "mode" }, ...]` in file order
+ * (`[]` when nothing was); see recovery.ts.
  */
 import type { Statistics } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
@@ -24,6 +27,7 @@ import {
   StallCondition,
   type WriteController,
 } from "./compaction/write-controller.js";
+import type { RecoveryDrop } from "./recovery.js";
 import type { SnapshotList } from "./snapshot.js";
 import { NUM_LEVELS } from "./version-edit.js";
 import type { Version } from "./version-set.js";
@@ -40,6 +44,7 @@ export interface PropertySource {
   compactions: CompactionScheduler;
   stalls: WriteController;
   runningFlushes: number;
+  recoveryDrops: readonly RecoveryDrop[];
 }
 
 const LEVEL_FILES = /^shale\.num-files-at-level(\d+)$/;
@@ -58,6 +63,8 @@ export function formatProperty(name: string, s: PropertySource): string | undefi
   }
   const c = s.compactions;
   switch (name) {
+    case "shale.recovery-dropped":
+      return JSON.stringify(s.recoveryDrops);
     case "shale.levelstats":
       return levelStats(s);
     case "shale.compaction-pending":

@@ -9,21 +9,25 @@
  *   it, and points CURRENT at it by writing `NNNNNN.dbtmp`, syncing, renaming it over
  *   CURRENT and syncing the directory. A crash at any point leaves CURRENT naming a
  *   complete MANIFEST (the old one or the new one).
- * - Reading a MANIFEST tolerates a torn last record (an edit whose write was not
- *   acknowledged) and rejects any other damage with Corruption.
+ * - The MANIFEST is RocksDB's (version-edit.ts, docs/formats/manifest.md) and is read
+ *   strictly (manifest-replay.ts): any damage, a torn last record included, is Corruption
+ *   naming the file and offset, in every WAL recovery mode; `bestEfforts` (RocksDB's
+ *   best_efforts_recovery) opens the newest whole version instead and reports the rest.
  */
 import {
   baseName,
-  bytesToString,
   type FileSystem,
   formatInternalKey,
   type InternalKeyComparator,
+  invariants,
   ShaleError,
   toBytes,
 } from "@shale/base";
-import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
+import { LogWriter } from "@shale/wal";
 import { FileNumberCounter } from "./background/file-numbers.js";
-import { currentFileName, manifestFileName, parseFileName, tempFileName } from "./filenames.js";
+import { currentFileName, manifestFileName, tempFileName } from "./filenames.js";
+import { recoverManifest } from "./manifest-recovery.js";
+import type { ForeignFamily } from "./manifest-replay.js";
 import { type FileMetaData, NUM_LEVELS, VersionEdit } from "./version-edit.js";
 
 /**
@@ -88,20 +92,31 @@ export class Version {
     this.owner = owner;
   }
 
-  /** A new version with `edit` applied. */
-  apply(edit: VersionEdit, icmp: InternalKeyComparator): Version {
+  /**
+   * A new version with `edit` applied (its files of the default column family). Under
+   * invariants, checks what LevelDB's `Builder::MaybeAddFile` asserts: above L0 the files of
+   * a level are sorted and do not overlap ("overlapping ranges in same level"), and every
+   * file's smallest key is not above its largest. `file`/`offset` name the edit's record in
+   * errors.
+   */
+  apply(edit: VersionEdit, icmp: InternalKeyComparator, file?: string, offset?: number): Version {
     const levels = this.levels.map((l) => l.slice());
     for (const d of edit.deletedFiles) {
       const files = levels[d.level]!;
       const i = files.findIndex((f) => f.number === d.number);
       if (i < 0)
-        throw ShaleError.corruption(`version edit deletes unknown file ${d.number} at L${d.level}`);
+        throw ShaleError.corruption(
+          `version edit deletes unknown file ${d.number} at L${d.level}`,
+          file,
+          offset,
+        );
       files.splice(i, 1);
     }
-    for (const { level, file } of edit.newFiles) levels[level]!.push(file);
+    for (const { level, file: f } of edit.newFiles) levels[level]!.push(f);
     levels[0]!.sort((a, b) => b.largestSeq - a.largestSeq || b.number - a.number);
     for (let l = 1; l < NUM_LEVELS; l++)
       levels[l]!.sort((a, b) => icmp.compare(a.smallest, b.smallest));
+    if (invariants) checkLevelOrdering(levels, icmp, file, offset);
     return new Version(levels);
   }
 
@@ -119,18 +134,57 @@ export class Version {
   }
 }
 
+/**
+ * Throws Corruption unless every level above L0 is sorted by smallest key with no two files
+ * overlapping, and every file's bounds are in order (L0 included).
+ */
+export function checkLevelOrdering(
+  levels: readonly (readonly FileMetaData[])[],
+  icmp: InternalKeyComparator,
+  file?: string,
+  offset?: number,
+): void {
+  const show = (f: FileMetaData) =>
+    `${f.number}[${formatInternalKey(f.smallest)} .. ${formatInternalKey(f.largest)}]`;
+  levels.forEach((files, level) => {
+    for (let i = 0; i < files.length; i++) {
+      const f = files[i]!;
+      if (icmp.compare(f.smallest, f.largest) > 0)
+        throw ShaleError.corruption(
+          `L${level} file ${show(f)} has smallest > largest`,
+          file,
+          offset,
+        );
+      if (level === 0 || i === 0) continue;
+      const prev = files[i - 1]!;
+      if (icmp.compare(prev.largest, f.smallest) >= 0)
+        throw ShaleError.corruption(
+          `overlapping ranges in same level L${level}: ${show(prev)} vs ${show(f)}`,
+          file,
+          offset,
+        );
+    }
+  });
+}
+
 export interface VersionSetOptions {
   fs: FileSystem;
   dir: string;
   icmp: InternalKeyComparator;
-  mergeOperatorName: string | undefined;
+  /** Unused (the merge operator's name lives in the OPTIONS file); kept for callers. */
+  mergeOperatorName?: string | undefined;
+}
+
+/** What `recover` found beyond the default column family's files. */
+export interface RecoverOptions {
+  /** RocksDB's best_efforts_recovery (see DbOptions.bestEffortsRecovery). Default: false. */
+  bestEfforts?: boolean;
 }
 
 export class VersionSet {
   private readonly fs: FileSystem;
   private readonly dir: string;
   private readonly icmp: InternalKeyComparator;
-  private readonly mergeOperatorName: string | undefined;
   private currentVersion: Version;
   /** Shared with background workers (compaction outputs take numbers from it). */
   readonly fileNumbers = new FileNumberCounter();
@@ -145,16 +199,34 @@ export class VersionSet {
    */
   onObsoleteFiles: ((numbers: number[]) => void) | undefined;
   lastSequence = 0;
-  /** WALs with numbers below this hold nothing that is not in tables. */
+  /** WALs with numbers below this hold nothing of the default family that is not in tables. */
   logNumber = 0;
   manifestNumber = 0;
+  /**
+   * Column families other than `default` found in the MANIFEST: shale leaves them alone —
+   * keeps their files and WALs and writes them into every new MANIFEST — and refuses writes
+   * while any exists.
+   */
+  readonly foreignFamilies = new Map<number, ForeignFamily>();
+  /** The db id a RocksDB MANIFEST carried (write_dbid_to_manifest), rewritten as found. */
+  dbId: string | undefined;
+  /** The highest column family id ever used (RocksDB's max_column_family). */
+  maxColumnFamily = 0;
+  /** A MinLogNumberToKeep the MANIFEST recorded (0 = none). */
+  private recordedMinLogToKeep = 0;
+  private compactCursors = new Map<number, Uint8Array>();
+  /** NextFileNumber as the MANIFEST recorded it, before the directory scan raised it. */
+  recoveredNextFileNumber = 0;
+  /** Every table an edit of the recovered MANIFEST added (any family, later deleted or not). */
+  readonly namedTables = new Set<number>();
+  /** Best-efforts recovery: what was dropped (empty when nothing). */
+  bestEffortsReport = "";
   private manifest: LogWriter | undefined;
 
   constructor(options: VersionSetOptions) {
     this.fs = options.fs;
     this.dir = options.dir;
     this.icmp = options.icmp;
-    this.mergeOperatorName = options.mergeOperatorName;
     this.onObsoleteFiles = undefined;
     this.fileNumbers.next = 2;
     this.currentVersion = Version.empty();
@@ -172,6 +244,13 @@ export class VersionSet {
 
   set nextFileNumber(n: number) {
     this.fileNumbers.next = n;
+  }
+
+  /** WALs numbered below this hold nothing any column family still needs. */
+  get minLogNumberToKeep(): number {
+    let min = this.logNumber;
+    for (const f of this.foreignFamilies.values()) if (f.logNumber < min) min = f.logNumber;
+    return min;
   }
 
   /** Makes `v` current: the set holds a reference on it and drops the one on the previous. */
@@ -203,9 +282,12 @@ export class VersionSet {
     if (obsolete.length > 0) this.onObsoleteFiles?.(obsolete);
   }
 
-  /** True if some live version (current, or referenced) holds table `number`. */
+  /** True if some live version (current, or referenced) or another column family holds table `number`. */
   isLiveFile(number: number): boolean {
-    return this.fileRefs.has(number);
+    if (this.fileRefs.has(number)) return true;
+    for (const f of this.foreignFamilies.values())
+      for (const level of f.levels) if (level.has(number)) return true;
+    return false;
   }
 
   /** Number of versions still referenced (the current one included). */
@@ -227,98 +309,127 @@ export class VersionSet {
     this.fileNumbers.markUsed(n);
   }
 
-  /** Reads CURRENT and replays its MANIFEST. Checks the comparator and merge operator names. */
-  recover(): void {
-    const current = currentFileName(this.dir);
-    const text = bytesToString(this.fs.readFile(current));
-    if (!text.endsWith("\n") || !text.startsWith("MANIFEST-")) {
-      throw ShaleError.corruption(
-        `CURRENT does not name a MANIFEST: ${JSON.stringify(text)}`,
-        current,
-        0,
-      );
-    }
-    const name = text.slice(0, -1);
-    const parsed = parseFileName(name);
-    if (parsed === undefined || parsed.type !== "manifest")
-      throw ShaleError.corruption(`bad MANIFEST name ${name}`, current, 0);
-    const path = manifestFileName(this.dir, parsed.number);
-    if (!this.fs.exists(path))
-      throw ShaleError.corruption(`CURRENT names a missing ${name}`, current, 0);
-    this.manifestNumber = parsed.number;
-    const file = this.fs.openSequential(path);
-    const reader = new LogReader(file, {
-      mode: WalRecoveryMode.TolerateCorruptedTail,
-      fileName: baseName(path),
-    });
-    let version = Version.empty();
-    let sawComparator = false;
+  /** The user comparator's name (what the MANIFEST and OPTIONS record). */
+  get comparatorName(): string {
+    return this.icmp.name;
+  }
+
+  /**
+   * Writes the first MANIFEST of a new database (MANIFEST-`number`, 1 in an empty directory;
+   * RocksDB's NewDB edit: comparator, log number 0, next file number + 1, last sequence 0)
+   * and points CURRENT at it.
+   */
+  createNew(number = 1): void {
+    const edit = new VersionEdit();
+    edit.comparator = this.icmp.name;
+    edit.logNumber = 0;
+    edit.nextFileNumber = number + 1;
+    edit.lastSequence = 0;
+    const writer = new LogWriter(this.fs.openWritable(manifestFileName(this.dir, number)));
     try {
-      for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
-        const edit = VersionEdit.decode(rec, baseName(path), reader.lastRecordOffset);
-        if (edit.comparator !== undefined) {
-          sawComparator = true;
-          if (edit.comparator !== this.icmp.name) {
-            throw ShaleError.invalidArgument(
-              `the database was created with comparator "${edit.comparator}", not "${this.icmp.name}"`,
-            );
-          }
-        }
-        if (
-          edit.mergeOperator !== undefined &&
-          edit.mergeOperator !== "" &&
-          this.mergeOperatorName !== undefined
-        ) {
-          if (edit.mergeOperator !== this.mergeOperatorName) {
-            throw ShaleError.invalidArgument(
-              `the database was created with merge operator "${edit.mergeOperator}", not "${this.mergeOperatorName}"`,
-            );
-          }
-        }
-        if (edit.logNumber !== undefined) this.logNumber = edit.logNumber;
-        if (edit.nextFileNumber !== undefined) this.nextFileNumber = edit.nextFileNumber;
-        if (edit.lastSequence !== undefined) this.lastSequence = edit.lastSequence;
-        version = version.apply(edit, this.icmp);
-      }
+      writer.addRecord(edit.encode());
+      writer.sync();
     } finally {
-      file.close();
+      writer.close();
     }
-    if (!sawComparator)
-      throw ShaleError.corruption("MANIFEST has no comparator record", baseName(path), 0);
-    this.install(version);
+    this.setCurrent(number);
+  }
+
+  /**
+   * Reads CURRENT and replays its MANIFEST (manifest-recovery.ts): strictly — any damage, or
+   * a table that is missing or of another size, is Corruption naming the file — unless
+   * `bestEfforts`. Checks the comparator name.
+   */
+  recover(options: RecoverOptions = {}): void {
+    const { state, number, report } = recoverManifest(
+      this.fs,
+      this.dir,
+      this.icmp,
+      options.bestEfforts === true,
+    );
+    this.manifestNumber = number;
+    this.logNumber = state.logNumber ?? 0;
+    this.nextFileNumber = Math.max(2, state.nextFileNumber ?? 2);
+    this.recoveredNextFileNumber = state.nextFileNumber ?? 0;
+    this.lastSequence = state.lastSequence ?? 0;
+    this.dbId = state.dbId;
+    this.maxColumnFamily = state.maxColumnFamily;
+    this.recordedMinLogToKeep = state.minLogNumberToKeep ?? 0;
+    this.compactCursors = state.compactCursors;
+    for (const [id, f] of state.families) this.foreignFamilies.set(id, f);
+    for (const n of state.namedTables) this.namedTables.add(n);
+    this.bestEffortsReport = report;
+    this.install(state.version);
     this.markFileNumberUsed(this.manifestNumber);
   }
 
-  /** A full-state edit: the first record of every MANIFEST. */
-  private snapshotEdit(): VersionEdit {
-    const e = new VersionEdit();
-    e.comparator = this.icmp.name;
-    e.mergeOperator = this.mergeOperatorName ?? "";
-    e.logNumber = this.logNumber;
-    e.nextFileNumber = this.nextFileNumber;
-    e.lastSequence = this.lastSequence;
-    this.current.levels.forEach((files, level) => {
-      for (const f of files) e.addFile(level, f);
+  /**
+   * The records that open every MANIFEST, as RocksDB's WriteCurrentStateToManifest writes
+   * them: [db id], per column family (default first) one edit naming it (ColumnFamilyAdd +
+   * comparator; the default family only its comparator) and one with its files and log
+   * number; then the counters.
+   */
+  private snapshotEdits(): VersionEdit[] {
+    const edits: VersionEdit[] = [];
+    if (this.dbId !== undefined) {
+      const id = new VersionEdit();
+      id.dbId = this.dbId;
+      edits.push(id);
+    }
+    const head = new VersionEdit();
+    head.comparator = this.icmp.name;
+    edits.push(head);
+    const files = new VersionEdit();
+    this.current.levels.forEach((level, l) => {
+      for (const f of level) files.addFile(l, f);
     });
-    return e;
+    for (const [level, key] of [...this.compactCursors].sort((a, b) => a[0] - b[0]))
+      files.compactCursors.push({ level, key });
+    files.logNumber = this.logNumber;
+    if (this.recordedMinLogToKeep !== 0) files.minLogNumberToKeep = this.minLogNumberToKeep;
+    files.lastSequence = this.lastSequence;
+    edits.push(files);
+    for (const family of [...this.foreignFamilies.values()].sort((a, b) => a.id - b.id)) {
+      const add = new VersionEdit();
+      add.columnFamily = family.id;
+      add.columnFamilyAdd = family.name;
+      if (family.comparator !== undefined) add.comparator = family.comparator;
+      edits.push(add);
+      const theirs = new VersionEdit();
+      theirs.columnFamily = family.id;
+      family.levels.forEach((level, l) => {
+        for (const f of level.values()) theirs.addFile(l, f);
+      });
+      theirs.logNumber = family.logNumber;
+      theirs.lastSequence = this.lastSequence;
+      edits.push(theirs);
+    }
+    const counters = new VersionEdit();
+    counters.prevLogNumber = 0;
+    counters.nextFileNumber = this.nextFileNumber;
+    if (this.maxColumnFamily > 0) counters.maxColumnFamily = this.maxColumnFamily;
+    counters.lastSequence = this.lastSequence;
+    edits.push(counters);
+    return edits;
   }
 
   /**
    * Starts a new MANIFEST holding the current state, makes CURRENT point at it (durably),
-   * and removes the previous MANIFEST.
+   * and removes the previous MANIFEST (unless `removePrevious` is false: a best-efforts open
+   * keeps the damaged one).
    */
-  rollManifest(): void {
+  rollManifest(removePrevious = true): void {
     const previous = this.manifestNumber;
     const number = this.newFileNumber();
     const path = manifestFileName(this.dir, number);
     const writer = new LogWriter(this.fs.openWritable(path));
-    writer.addRecord(this.snapshotEdit().encode());
+    for (const edit of this.snapshotEdits()) writer.addRecord(edit.encode());
     writer.sync();
     this.setCurrent(number);
     this.manifest?.close();
     this.manifest = writer;
     this.manifestNumber = number;
-    if (previous !== 0 && previous !== number) {
+    if (removePrevious && previous !== 0 && previous !== number) {
       const old = manifestFileName(this.dir, previous);
       if (this.fs.exists(old)) this.fs.remove(old);
     }
@@ -339,6 +450,7 @@ export class VersionSet {
    */
   logAndApply(edit: VersionEdit): void {
     if (this.manifest === undefined) throw ShaleError.closed("the MANIFEST is not open");
+    edit.prevLogNumber = 0;
     edit.nextFileNumber = this.nextFileNumber;
     edit.lastSequence = this.lastSequence;
     if (edit.logNumber === undefined) edit.logNumber = this.logNumber;

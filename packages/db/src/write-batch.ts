@@ -38,6 +38,17 @@ export interface WriteBatchHandler {
 
 const EMPTY = new Uint8Array(0);
 
+/** RocksDB's kTypeLogData: a varstring blob, not an operation. */
+const LOG_DATA = 0x03;
+/** RocksDB's column-family record types -> the operation they carry (db/dbformat.h). */
+const COLUMN_FAMILY_KINDS: Readonly<Record<number, ValueKind>> = Object.freeze({
+  4: ValueKind.Deletion,
+  5: ValueKind.Value,
+  6: ValueKind.Merge,
+  8: ValueKind.SingleDeletion,
+  14: ValueKind.RangeDeletion,
+});
+
 export class WriteBatch {
   /** @internal the encoded batch (header + records). */
   readonly rep: ByteWriter;
@@ -121,15 +132,38 @@ export class WriteBatch {
     return this.rep.finish();
   }
 
-  /** Calls `handler.apply` for every operation of an encoded batch, in order. */
+  /**
+   * Calls `handler.apply` for every operation of an encoded batch, in order. Batches written
+   * by RocksDB may also hold column-family records (types 0x04/0x05/0x06/0x08/0x0E: the
+   * operation's type, a varint32 family id, then its fields) and LogData blobs (0x03,
+   * varstring, not counted): operations of the default family (id 0) are applied; those of
+   * other families are skipped but keep their index (each takes a sequence number, as in
+   * RocksDB); blobs are skipped.
+   */
   static iterate(rep: Uint8Array, handler: WriteBatchHandler, file?: string, fileOffset = 0): void {
     const d = new Decoder(rep, 0, rep.length, fileOffset, file);
     if (rep.length < BATCH_HEADER_SIZE)
       throw ShaleError.corruption("write batch shorter than its header", file, fileOffset);
     d.skip(8);
     const count = d.readFixed32();
-    for (let i = 0; i < count; i++) {
-      const kind = d.readByte();
+    for (let i = 0; i < count; ) {
+      const at = d.pos;
+      let kind = d.readByte();
+      let family = 0;
+      if (
+        kind > ValueKind.Merge &&
+        kind !== ValueKind.SingleDeletion &&
+        kind !== ValueKind.RangeDeletion
+      ) {
+        const base = COLUMN_FAMILY_KINDS[kind];
+        if (base !== undefined) {
+          family = d.readVarint32();
+          kind = base;
+        } else if (kind === LOG_DATA) {
+          d.readLengthPrefixed();
+          continue;
+        }
+      }
       const key = d.readLengthPrefixed();
       let value: Uint8Array = EMPTY;
       switch (kind) {
@@ -145,10 +179,11 @@ export class WriteBatch {
           throw ShaleError.corruption(
             `unknown write batch record type ${kind}`,
             file,
-            fileOffset + d.pos - 1,
+            fileOffset + at,
           );
       }
-      handler.apply(kind as ValueKind, key, value, i);
+      if (family === 0) handler.apply(kind as ValueKind, key, value, i);
+      i++;
     }
     if (!d.done)
       throw ShaleError.corruption(

@@ -1,7 +1,8 @@
 /**
- * @shale/wal — a durable record log in the format of LevelDB/RocksDB's write-ahead log:
- * 32 KiB blocks, records fragmented FULL/FIRST/MIDDLE/LAST, a masked XXH32 checksum per
- * fragment, and recovery modes that decide what a reader does with a torn tail or damage.
+ * @shale/wal — a durable record log in RocksDB's write-ahead log format, bit for bit:
+ * 32 KiB blocks, records fragmented FULL/FIRST/MIDDLE/LAST (and RocksDB's recyclable
+ * types), RocksDB's masked CRC32C per fragment, and recovery modes that decide what a
+ * reader does with a torn tail or damage.
  * Format: docs/formats/log.md (and the top of writer.ts).
  */
 export {
@@ -9,6 +10,7 @@ export {
   FIRST_IGNORABLE_TYPE,
   HEADER_SIZE,
   MAX_FRAGMENT_LENGTH,
+  RECYCLABLE_HEADER_SIZE,
   RecordType,
 } from "./format.js";
 export { LogReader } from "./reader.js";

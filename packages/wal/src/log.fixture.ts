@@ -4,11 +4,10 @@
  */
 
 import {
-  checksum32,
   getFixed32,
   isShaleError,
   MemoryFileSystem,
-  maskChecksum,
+  maskedCrc32c,
   putFixed32,
   type SequentialFile,
   type ShaleError,
@@ -71,6 +70,8 @@ export interface ReadOutcome {
   records: Uint8Array[];
   /** `lastRecordOffset` after each record. */
   offsets: number[];
+  /** `lastRecordEndOffset` after each record. */
+  ends: number[];
   reports: LogCorruptionInfo[];
   /** The Corruption error thrown, if any. */
   error: ShaleError | undefined;
@@ -92,17 +93,19 @@ export function readLog(
   });
   const records: Uint8Array[] = [];
   const offsets: number[] = [];
+  const ends: number[] = [];
   let error: ShaleError | undefined;
   try {
     for (let r = reader.readRecord(); r !== undefined; r = reader.readRecord()) {
       records.push(r.slice());
       offsets.push(reader.lastRecordOffset);
+      ends.push(reader.lastRecordEndOffset);
     }
   } catch (err) {
     if (!isShaleError(err, "Corruption")) throw err;
     error = err;
   }
-  return { records, offsets, reports, error };
+  return { records, offsets, ends, reports, error };
 }
 
 export interface Fragment {
@@ -132,7 +135,7 @@ export function parseFragments(bytes: Uint8Array): Fragment[] {
     const type = bytes[pos + 6]!;
     const end = pos + HEADER_SIZE + length;
     if (length > room - HEADER_SIZE || end > bytes.length) throw new Error(`bad length at ${pos}`);
-    if (getFixed32(bytes, pos) !== maskChecksum(checksum32(bytes, pos + 6, end))) {
+    if (getFixed32(bytes, pos) !== maskedCrc32c(bytes, pos + 6, end)) {
       throw new Error(`bad checksum at ${pos}`);
     }
     out.push({ offset: pos, type, length });
@@ -155,7 +158,7 @@ export function fragment(type: number, data: Uint8Array): Uint8Array {
   out[4] = data.length & 0xff;
   out[5] = data.length >>> 8;
   out[6] = type;
-  putFixed32(out, 0, maskChecksum(checksum32(out, 6, out.length)));
+  putFixed32(out, 0, maskedCrc32c(out, 6, out.length));
   return out;
 }
 

@@ -55,7 +55,7 @@ function recordRanges(bytes: Uint8Array): Array<[number, number]> {
 }
 
 describe("properties", () => {
-  it("random records round-trip in every mode, with lastRecordOffset at each record's start", () => {
+  it("random records round-trip in every mode, lastRecordOffset/EndOffset at each record's extent", () => {
     fc.assert(
       fc.property(fc.array(recordSize, { maxLength: 60 }), (sizes) => {
         const records = makeRecords(sizes);
@@ -68,6 +68,7 @@ describe("properties", () => {
           expect(out.reports).toEqual([]);
           expectRecords(out.records, records);
           expect(out.offsets).toEqual(offsets);
+          expect(out.ends).toEqual(recordRanges(bytes).map(([, end]) => end));
         }
       }),
       { numRuns: 60 },

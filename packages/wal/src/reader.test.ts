@@ -86,6 +86,7 @@ describe("LogReader round trip", () => {
       expect(readLog(new Uint8Array(0), mode)).toEqual({
         records: [],
         offsets: [],
+        ends: [],
         reports: [],
         error: undefined,
       });

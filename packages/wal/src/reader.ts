@@ -1,6 +1,13 @@
 /**
- * LogReader: reads back the records of a log written by LogWriter (format: writer.ts and
- * docs/formats/log.md), and decides what to do with damage according to a WalRecoveryMode.
+ * LogReader: reads back the records of a log in RocksDB's log format, written by LogWriter
+ * or by RocksDB (format: writer.ts and docs/formats/log.md), and decides what to do with
+ * damage according to a WalRecoveryMode.
+ *
+ * RocksDB's record types beyond LevelDB's: recyclable fragments (5-8, an 11-byte header
+ * whose log number must be the reader's `logNumber`; the first fragment of another log
+ * number ends the log, as it is what a recycled file held before), block tails of up to 10
+ * zero bytes (the recyclable trailer), and SetCompressionType (9): read, and a compression
+ * other than none is refused with NotSupported (compressed WALs are not supported).
  *
  * Reading: the file is read CHUNK_SIZE bytes (whole blocks; the first read is one block)
  * at a time into one reusable buffer whose first byte is always at a block boundary of the
@@ -30,9 +37,15 @@
  * Not thread-safe: one reader per file, used from one thread.
  */
 
-import { checksum32, getFixed32, maskChecksum, type SequentialFile, ShaleError } from "@shale/base";
+import { getFixed32, maskedCrc32c, type SequentialFile, ShaleError } from "@shale/base";
 import { DropReports } from "./drop-reports.js";
-import { BLOCK_SIZE, FIRST_IGNORABLE_TYPE, HEADER_SIZE, RecordType } from "./format.js";
+import {
+  BLOCK_SIZE,
+  FIRST_IGNORABLE_TYPE,
+  HEADER_SIZE,
+  RECYCLABLE_HEADER_SIZE,
+  RecordType,
+} from "./format.js";
 import { allZero, findRecordStart } from "./record-search.js";
 import { type LogReaderOptions, WalRecoveryMode } from "./recovery-mode.js";
 
@@ -43,6 +56,17 @@ import { type LogReaderOptions, WalRecoveryMode } from "./recovery-mode.js";
 const CHUNK_SIZE = 4 * BLOCK_SIZE;
 const BLOCK_MASK = BLOCK_SIZE - 1;
 const EMPTY = new Uint8Array(0);
+
+/** RocksDB's CompressionType names (include/rocksdb/compression_type.h), for messages. */
+const COMPRESSION_NAMES: Readonly<Record<number, string>> = {
+  1: "snappy",
+  2: "zlib",
+  3: "bzip2",
+  4: "lz4",
+  5: "lz4hc",
+  6: "xpress",
+  7: "zstd",
+};
 
 /** The file ends in the damaged data (inside a header, or after FIRST/MIDDLE fragments). */
 const TORN = 0;
@@ -92,11 +116,21 @@ export class LogReader {
   private inFragmentedRecord = false;
   private recordStart = 0;
   private lastOffset = 0;
+  private lastEnd = 0;
 
   private finished = false;
   private failure: unknown;
   /** Set by `search` when it passes over a non-zero byte. */
   private sawNonZero = false;
+  /**
+   * Low 32 bits of the log number recyclable fragments must carry; -1 until known (the
+   * `logNumber` option, else the number of the first recyclable fragment read).
+   */
+  private logNumber: number;
+  /** The log's first fragment is recyclable: the file was reused. */
+  private recycled = false;
+  /** A record has been returned (SetCompressionType may only come before). */
+  private returnedAny = false;
 
   private readonly drops: DropReports;
 
@@ -115,6 +149,15 @@ export class LogReader {
     if (options.fileName !== undefined && typeof options.fileName !== "string") {
       throw new TypeError("LogReader: fileName must be a string");
     }
+    const logNumber = options.logNumber;
+    if (logNumber !== undefined) {
+      if (typeof logNumber !== "number")
+        throw new TypeError("LogReader: logNumber must be a number");
+      if (!Number.isSafeInteger(logNumber) || logNumber < 0) {
+        throw ShaleError.invalidArgument(`LogReader: bad logNumber ${logNumber}`);
+      }
+    }
+    this.logNumber = logNumber === undefined ? -1 : logNumber % 2 ** 32;
     this.file = file;
     this.mode = mode;
     this.fileName = options.fileName;
@@ -128,6 +171,15 @@ export class LogReader {
    */
   get lastRecordOffset(): number {
     return this.lastOffset;
+  }
+
+  /**
+   * File offset just past the last fragment of the last record returned by `readRecord`
+   * (so `lastRecordEndOffset - lastRecordOffset` is the record's size in the file, headers
+   * included). 0 before the first record.
+   */
+  get lastRecordEndOffset(): number {
+    return this.lastEnd;
   }
 
   /**
@@ -174,14 +226,22 @@ export class LogReader {
         return undefined;
       }
       const length = buf[pos + 4]! | (buf[pos + 5]! << 8);
-      const type = buf[pos + 6]!;
-      const end = pos + HEADER_SIZE + length;
+      let type = buf[pos + 6]!;
+      const recyclable = type >= RecordType.RecyclableFull && type <= RecordType.RecyclableLast;
+      const headerSize = recyclable ? RECYCLABLE_HEADER_SIZE : HEADER_SIZE;
+      const end = pos + headerSize + length;
       const at = this.bufferStart + pos;
       if (type === RecordType.Zero && length === 0 && getFixed32(buf, pos) === 0) {
+        // A block tail too short for a recyclable header is zero padding (RocksDB's writer
+        // fills up to 10 bytes): skip it, as a shorter trailer is skipped above.
+        if (room < RECYCLABLE_HEADER_SIZE && available >= room && allZero(buf, pos, pos + room)) {
+          this.pos = pos + room;
+          continue;
+        }
         if (this.damage(ZEROED, "zeroed region", at, pos)) continue;
         return undefined;
       }
-      if (HEADER_SIZE + length > room) {
+      if (headerSize + length > room) {
         if (this.damage(UNTRUSTED, "bad record length", at, pos)) continue;
         return undefined;
       }
@@ -190,13 +250,21 @@ export class LogReader {
         if (this.damage(TRUNCATED, "truncated record", at, pos)) continue;
         return undefined;
       }
-      if (
-        this.verifyChecksums &&
-        getFixed32(buf, pos) !== maskChecksum(checksum32(buf, pos + 6, end))
-      ) {
+      if (this.verifyChecksums && getFixed32(buf, pos) !== maskedCrc32c(buf, pos + 6, end)) {
         if (this.damage(UNTRUSTED, "checksum mismatch", at, pos)) continue;
         return undefined;
       }
+      if (recyclable) {
+        const number = getFixed32(buf, pos + HEADER_SIZE);
+        if (this.logNumber < 0) this.logNumber = number;
+        else if (number !== this.logNumber) {
+          this.oldRecord(at);
+          return undefined;
+        }
+        if (at === 0) this.recycled = true;
+        type -= RecordType.RecyclableFull - RecordType.Full;
+      }
+      const payload = pos + headerSize;
       switch (type) {
         case RecordType.Full:
           if (this.inFragmentedRecord) {
@@ -205,8 +273,10 @@ export class LogReader {
           }
           this.pos = end;
           this.lastOffset = at;
+          this.lastEnd = this.bufferStart + end;
+          this.returnedAny = true;
           if (this.drops.pending) this.drops.flush();
-          return buf.subarray(pos + HEADER_SIZE, end);
+          return buf.subarray(payload, end);
         case RecordType.First:
           if (this.inFragmentedRecord) {
             if (this.damage(MISPLACED, "partial record without end", at, pos)) continue;
@@ -215,7 +285,7 @@ export class LogReader {
           this.inFragmentedRecord = true;
           this.recordStart = at;
           this.assemblyLength = 0;
-          this.appendFragment(pos + HEADER_SIZE, end);
+          this.appendFragment(payload, end);
           this.pos = end;
           continue;
         case RecordType.Middle:
@@ -224,13 +294,32 @@ export class LogReader {
             if (this.damage(MISPLACED, "missing start of fragmented record", at, end)) continue;
             return undefined;
           }
-          this.appendFragment(pos + HEADER_SIZE, end);
+          this.appendFragment(payload, end);
           this.pos = end;
           if (type === RecordType.Middle) continue;
           this.inFragmentedRecord = false;
           this.lastOffset = this.recordStart;
+          this.lastEnd = this.bufferStart + end;
+          this.returnedAny = true;
           if (this.drops.pending) this.drops.flush();
           return this.assembly.subarray(0, this.assemblyLength);
+        case RecordType.SetCompressionType: {
+          const misplaced = this.inFragmentedRecord
+            ? "partial record without end"
+            : this.returnedAny
+              ? "SetCompressionType not the first record"
+              : length !== 4
+                ? "could not decode SetCompressionType record"
+                : undefined;
+          if (misplaced === undefined) {
+            const compression = getFixed32(buf, payload);
+            if (compression !== 0) throw this.refuseCompression(compression, at);
+            this.pos = end;
+            continue;
+          }
+          if (this.damage(MISPLACED, misplaced, at, end)) continue;
+          return undefined;
+        }
         default:
           if (type >= FIRST_IGNORABLE_TYPE) {
             this.pos = end;
@@ -270,6 +359,16 @@ export class LogReader {
       this.drops.add(dropFrom, this.bufferStart + index, reason);
       return true;
     }
+    // A reused (recycled) file holds the previous log's bytes after this log's end, so in
+    // TolerateCorruptedTail RocksDB ends such a log at a bad checksum or length: so do we
+    // (reported, as every drop is).
+    if (
+      this.recycled &&
+      mode === WalRecoveryMode.TolerateCorruptedTail &&
+      (kind === UNTRUSTED || kind === TRUNCATED)
+    ) {
+      return this.tornTail(reason, at, dropFrom);
+    }
     const strict =
       mode === WalRecoveryMode.AbsoluteConsistency ||
       mode === WalRecoveryMode.TolerateCorruptedTail;
@@ -303,6 +402,38 @@ export class LogReader {
     return false;
   }
 
+  /**
+   * A verified recyclable fragment of another log number at `at`: what the reused file held
+   * before this log. The log ends there, without a report (nothing of this log is lost),
+   * except a record left open by this log's last fragments: that is a torn write, dropped
+   * and reported (thrown in AbsoluteConsistency).
+   */
+  private oldRecord(at: number): void {
+    if (this.inFragmentedRecord) {
+      const from = this.recordStart;
+      this.inFragmentedRecord = false;
+      this.assemblyLength = 0;
+      if (this.mode === WalRecoveryMode.AbsoluteConsistency) {
+        throw this.fail("truncated record (a record of an older log follows)", from);
+      }
+      this.drops.add(from, at, "truncated record");
+    }
+    this.finish();
+  }
+
+  /** A SetCompressionType record naming a compression: compressed WALs are not supported. */
+  private refuseCompression(compression: number, at: number): ShaleError {
+    const name = COMPRESSION_NAMES[compression] ?? `compression type ${compression}`;
+    const err = ShaleError.notSupported(
+      `${this.fileName ?? "log"} @ ${at}: the log's records are compressed (${name}, RocksDB's ` +
+        "wal_compression), which is not supported; open the database once with RocksDB " +
+        "with wal_compression off so that no compressed WAL remains",
+    );
+    this.finished = true;
+    this.failure = err;
+    return err;
+  }
+
   /** The file ends in damage starting at `at`: drop [dropFrom, end of file), or throw. */
   private tornTail(reason: string, at: number, dropFrom: number): false {
     if (this.mode === WalRecoveryMode.AbsoluteConsistency) throw this.fail(reason, at);
@@ -320,7 +451,7 @@ export class LogReader {
   private search(from: number, trackZeros: boolean): boolean {
     let q = from;
     for (;;) {
-      const found = findRecordStart(this.buffer, q, this.bufferEnd);
+      const found = findRecordStart(this.buffer, q, this.bufferEnd, this.logNumber);
       const scanned = found < 0 ? this.bufferEnd : found;
       if (trackZeros && !this.sawNonZero && !allZero(this.buffer, q, scanned))
         this.sawNonZero = true;

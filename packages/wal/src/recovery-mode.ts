@@ -55,7 +55,8 @@ export interface LogCorruptionInfo {
   /**
    * Why: "checksum mismatch", "bad record length", "unknown record type", "truncated
    * header", "truncated record", "partial record without end", "missing start of
-   * fragmented record", "zeroed tail" or "zeroed region".
+   * fragmented record", "zeroed tail", "zeroed region", "SetCompressionType not the first
+   * record" or "could not decode SetCompressionType record".
    */
   reason: string;
 }
@@ -71,6 +72,13 @@ export interface LogReaderOptions {
    * called for damage that throws: the error carries the offset and reason. Default: none.
    */
   reporter?: (info: LogCorruptionInfo) => void;
+  /**
+   * The number of the log being read (its file name's number): recyclable fragments (types
+   * 5-8) must carry its low 32 bits, and the first one that carries another ends the log
+   * (it is what a reused file held before). Default: the number of the first recyclable
+   * fragment read.
+   */
+  logNumber?: number;
   /**
    * Verify each fragment's checksum while reading. Without it, damage is only found through
    * bad lengths, types and sequences. Default: true.

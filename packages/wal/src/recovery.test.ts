@@ -353,12 +353,12 @@ describe("malformed fragments", () => {
   });
 
   it("an unknown type below 128", () => {
-    const odd = fragment(5, payload(20, 2));
+    const odd = fragment(12, payload(20, 2));
     expectSkippable(concat(a, odd, c), aEnd, "unknown record type", odd.length);
   });
 
   it("an unknown type with checksums off: its length is not trusted", () => {
-    const odd = fragment(9, payload(20, 2));
+    const odd = fragment(20, payload(20, 2));
     const skip = readLog(concat(a, odd, c), SkipAnyCorrupted, { verifyChecksums: false });
     expectRecords(skip.records, [payload(10, 1), payload(12, 3)]);
     expect(skip.reports).toEqual([

@@ -1,6 +1,18 @@
-import { ErrorCode, MemoryFileSystem, type WritableFile } from "@shale/base";
+import {
+  ErrorCode,
+  getFixed32,
+  MemoryFileSystem,
+  maskedCrc32c,
+  type WritableFile,
+} from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { BLOCK_SIZE, HEADER_SIZE, MAX_FRAGMENT_LENGTH, RecordType } from "./format.js";
+import {
+  BLOCK_SIZE,
+  HEADER_SIZE,
+  MAX_FRAGMENT_LENGTH,
+  RECYCLABLE_HEADER_SIZE,
+  RecordType,
+} from "./format.js";
 import { expectRecords, LOG, parseFragments, payload, readLog, writeLog } from "./log.fixture.js";
 import { WalRecoveryMode } from "./recovery-mode.js";
 import { LogWriter } from "./writer.js";
@@ -37,6 +49,59 @@ class RecordingFile implements WritableFile {
 }
 
 describe("LogWriter layout", () => {
+  it("writes the bytes of the small worked example (RocksDB's masked CRC32C of type ‖ payload)", () => {
+    const { bytes } = writeLog([new TextEncoder().encode("hello"), new Uint8Array(0)]);
+    expect(Buffer.from(bytes).toString("hex")).toBe(
+      "0bb95758" + "0500" + "01" + "68656c6c6f" + "052b2843" + "0000" + "01",
+    );
+  });
+
+  it("writes RocksDB's recyclable format: 11-byte headers with the log number, covered by the CRC", () => {
+    const fs = new MemoryFileSystem();
+    const w = new LogWriter(fs.openWritable(LOG), { recycleLogNumber: 2 ** 32 + 7 });
+    w.addRecord(new TextEncoder().encode("hello"));
+    w.addRecord(payload(40_000, 1));
+    w.flush();
+    const bytes = fs.readFile(LOG);
+    // type 5 (recyclable FULL), log number 7 (the low 32 bits), then the payload
+    expect(Buffer.from(bytes.subarray(4, 16)).toString("hex")).toBe(
+      "0500" + "05" + "07000000" + "68656c6c6f",
+    );
+    expect(getFixed32(bytes, 0)).toBe(maskedCrc32c(bytes, 6, 16));
+    // The 40,000-byte record: recyclable FIRST filling block 0, then recyclable LAST.
+    expect(bytes[16 + 6]).toBe(RecordType.RecyclableFirst);
+    expect(bytes[16 + 4]! | (bytes[16 + 5]! << 8)).toBe(BLOCK_SIZE - 16 - RECYCLABLE_HEADER_SIZE);
+    expect(bytes[BLOCK_SIZE + 6]).toBe(RecordType.RecyclableLast);
+    expect(bytes.length).toBe(
+      BLOCK_SIZE + RECYCLABLE_HEADER_SIZE + 40_000 - (BLOCK_SIZE - 16 - RECYCLABLE_HEADER_SIZE),
+    );
+  });
+
+  it("pads a block tail shorter than the recyclable header (up to 10 bytes) with zeros", () => {
+    for (const left of [1, 7, 10, 11]) {
+      const fs = new MemoryFileSystem();
+      const w = new LogWriter(fs.openWritable(LOG), { recycleLogNumber: 3 });
+      w.addRecord(payload(BLOCK_SIZE - RECYCLABLE_HEADER_SIZE - left, 1));
+      w.addRecord(payload(5, 2));
+      w.flush();
+      const bytes = fs.readFile(LOG);
+      if (left < RECYCLABLE_HEADER_SIZE) {
+        expect([...bytes.subarray(BLOCK_SIZE - left, BLOCK_SIZE)]).toEqual(new Array(left).fill(0));
+        expect(bytes[BLOCK_SIZE + 6]).toBe(RecordType.RecyclableFull);
+      } else {
+        // exactly a header's room: an empty recyclable FIRST there, the LAST in the next block
+        expect(bytes[BLOCK_SIZE - left + 6]).toBe(RecordType.RecyclableFirst);
+        expect(bytes[BLOCK_SIZE + 6]).toBe(RecordType.RecyclableLast);
+      }
+      const out = readLog(bytes, WalRecoveryMode.AbsoluteConsistency, { logNumber: 3 });
+      expect(out.error).toBeUndefined();
+      expectRecords(out.records, [
+        payload(BLOCK_SIZE - RECYCLABLE_HEADER_SIZE - left, 1),
+        payload(5, 2),
+      ]);
+    }
+  });
+
   it("matches the worked example of writer.ts and docs/formats/log.md", () => {
     const { bytes, size } = writeLog([payload(100_000, 1), payload(31_034, 2), payload(5, 3)]);
     expect(size).toBe(131_084);

@@ -1,33 +1,51 @@
 /**
- * LogWriter: appends records to a log in the format of LevelDB/RocksDB's write-ahead log,
- * with XXH32 in place of crc32c. Long form: docs/formats/log.md.
+ * LogWriter: appends records to a log in RocksDB's log format (`db/log_format.h`,
+ * `db/log_writer.cc`; LevelDB's `doc/log_format.md`), checksums included, so RocksDB's
+ * `ldb dump_wal` reads shale's WALs and shale reads RocksDB's. Long form: docs/formats/log.md.
  *
  * A log is a sequence of 32 KiB blocks; only the last block may be shorter.
  *
  *   log     := block* last-block?
  *   block   := fragment* trailer?          (exactly 32768 bytes)
- *   trailer := 0x00{1..6}                  (a block tail too short for a header)
+ *   trailer := 0x00{1..header size - 1}    (a block tail too short for a header)
  *
  *   fragment (one physical record; never crosses a block boundary):
  *
  *   +----------------------+-----------------+--------------+--------------------+
  *   | checksum: fixed32 LE | length: fixed16 | type: u8     | payload            |
- *   | (masked)             | LE              | 1..4         | `length` bytes     |
+ *   | (masked CRC32C)      | LE              | 1..4         | `length` bytes     |
  *   +----------------------+-----------------+--------------+--------------------+
  *    0                      4                 6              7          7 + length
  *
- *   checksum = maskChecksum(XXH32(type byte ‖ payload))   (seed 0; the type byte and the
- *              payload are the contiguous bytes [6, 7 + length) of the fragment)
+ *   recyclable fragment (types 5..8, `recycleLogNumber` option; RocksDB's
+ *   recycle_log_file_num): the header gains the log number's low 32 bits, and the checksum
+ *   covers it too:
+ *
+ *   | checksum | length | type 5..8 | log number: fixed32 LE | payload |
+ *    0          4        6           7                        11        11 + length
+ *
+ *   checksum = crc32c::Mask(crc32c(bytes [6, header size + length)))  — the type byte, the
+ *              log number if any, and the payload, which are contiguous in the fragment
  *   mask(c)  = ((c >>> 15) | (c << 17)) + 0xa282ead8  (mod 2^32)
- *   type     = FULL 1 | FIRST 2 | MIDDLE 3 | LAST 4; 0 is never a header (zero padding);
- *              types >= 128 are reserved for fragments a reader may skip.
+ *   type     = FULL 1 | FIRST 2 | MIDDLE 3 | LAST 4 (recyclable: 5..8); 0 is never a
+ *              header (zero padding); 9 SetCompressionType is read, never written.
  *
  * A record (any length, even 0) is cut into fragments: one FULL if it fits in what is left
- * of the current block, else FIRST, MIDDLE*, LAST. When fewer than 7 bytes are left in a
- * block, they are zero-filled (the trailer) and the next fragment starts the next block.
- * With exactly 7 bytes left, a record starts there with an empty FIRST fragment.
+ * of the current block, else FIRST, MIDDLE*, LAST. When fewer bytes than a header are left in
+ * a block, they are zero-filled (the trailer) and the next fragment starts the next block.
+ * With exactly a header's worth left, a record starts there with an empty FIRST fragment.
  *
- * Worked example: records A (100,000 bytes), B (31,034 bytes), C (5 bytes), from offset 0:
+ * Worked example (bytes checked with RocksDB 7.8.3's `ldb dump_wal`, docs/formats/log.md):
+ * records "hello" and "" from offset 0 are 19 bytes:
+ *
+ *   0  0b b9 57 58   checksum = mask(crc32c(01 68 65 6c 6c 6f) = 0x6719daea) = 0x5857b90b
+ *   4  05 00         length 5
+ *   6  01            FULL
+ *   7  68 65 6c 6c 6f
+ *  12  05 2b 28 43   checksum = mask(crc32c(01) = 0xa016d052) = 0x43282b05
+ *  16  00 00 01      length 0, FULL
+ *
+ * Records A (100,000 bytes), B (31,034 bytes), C (5 bytes), from offset 0:
  *
  *   offset   block  fragment
  *        0   0      A: FIRST  len 32761   fills block 0 (7 + 32761 = 32768)
@@ -39,8 +57,8 @@
  *   131072   4      C: FULL   len     5   ends at 131084 (the file's size)
  */
 
-import { checksum32, maskChecksum, putFixed32, ShaleError, type WritableFile } from "@shale/base";
-import { BLOCK_SIZE, HEADER_SIZE, RecordType } from "./format.js";
+import { maskedCrc32c, putFixed32, ShaleError, type WritableFile } from "@shale/base";
+import { BLOCK_SIZE, HEADER_SIZE, RECYCLABLE_HEADER_SIZE, RecordType } from "./format.js";
 
 export interface LogWriterOptions {
   /**
@@ -51,10 +69,18 @@ export interface LogWriterOptions {
    * Default: 0.
    */
   initialOffset?: number;
+  /**
+   * Write RocksDB's recyclable record format (types 5-8, 11-byte headers carrying this log
+   * number's low 32 bits), as RocksDB does for a reused log file (`recycle_log_file_num`):
+   * a reader then stops at the first record of an older log number instead of replaying
+   * what the file held before. Readers must be given the same `logNumber`.
+   * Default: none (the legacy format, types 1-4, as RocksDB writes without recycling).
+   */
+  recycleLogNumber?: number;
 }
 
-/** Zero bytes for block trailers (at most HEADER_SIZE - 1 of them). */
-const TRAILER_ZEROS = new Uint8Array(HEADER_SIZE - 1);
+/** Zero bytes for block trailers (at most RECYCLABLE_HEADER_SIZE - 1 of them). */
+const TRAILER_ZEROS = new Uint8Array(RECYCLABLE_HEADER_SIZE - 1);
 
 const OPEN = 0;
 const CLOSED = 1;
@@ -78,6 +104,10 @@ export class LogWriter {
   private written: number;
   private state = OPEN;
   private failure: unknown;
+  /** HEADER_SIZE, or RECYCLABLE_HEADER_SIZE with `recycleLogNumber`. */
+  private readonly headerSize: number;
+  /** Added to a legacy type (1-4) to make it recyclable (5-8): 0 or 4. */
+  private readonly typeOffset: number;
 
   constructor(file: WritableFile, options: LogWriterOptions = {}) {
     if (file === null || typeof file !== "object" || typeof file.append !== "function") {
@@ -90,9 +120,21 @@ export class LogWriter {
     if (!Number.isSafeInteger(initialOffset) || initialOffset < 0) {
       throw ShaleError.invalidArgument(`LogWriter: bad initialOffset ${initialOffset}`);
     }
+    const recycle = options.recycleLogNumber;
+    if (recycle !== undefined) {
+      if (typeof recycle !== "number") {
+        throw new TypeError("LogWriter: recycleLogNumber must be a number");
+      }
+      if (!Number.isSafeInteger(recycle) || recycle < 0) {
+        throw ShaleError.invalidArgument(`LogWriter: bad recycleLogNumber ${recycle}`);
+      }
+    }
     this.file = file;
     this.written = initialOffset;
     this.blockOffset = initialOffset % BLOCK_SIZE;
+    this.headerSize = recycle === undefined ? HEADER_SIZE : RECYCLABLE_HEADER_SIZE;
+    this.typeOffset = recycle === undefined ? 0 : RecordType.RecyclableFull - RecordType.Full;
+    if (recycle !== undefined) putFixed32(this.scratch, 7, recycle % 2 ** 32);
   }
 
   /** Bytes in the log so far: `initialOffset` plus every byte this writer appended. */
@@ -128,8 +170,9 @@ export class LogWriter {
       let first = true;
       // A do-while so that an empty record still emits one (empty) FULL fragment.
       do {
+        const headerSize = this.headerSize;
         let room = BLOCK_SIZE - this.blockOffset;
-        if (room < HEADER_SIZE) {
+        if (room < headerSize) {
           if (room > 0) {
             this.file.append(TRAILER_ZEROS, 0, room);
             this.written += room;
@@ -137,7 +180,7 @@ export class LogWriter {
           this.blockOffset = 0;
           room = BLOCK_SIZE;
         }
-        const available = room - HEADER_SIZE;
+        const available = room - headerSize;
         const length = left < available ? left : available;
         const last = length === left;
         const type = first
@@ -147,7 +190,7 @@ export class LogWriter {
           : last
             ? RecordType.Last
             : RecordType.Middle;
-        this.emitFragment(type, data, pos, length);
+        this.emitFragment(type + this.typeOffset, data, pos, length);
         pos += length;
         left -= length;
         first = false;
@@ -178,18 +221,22 @@ export class LogWriter {
     this.file.close();
   }
 
-  /** One fragment: header and payload assembled in `scratch`, then a single append. */
+  /**
+   * One fragment: header and payload assembled in `scratch` (the log number, for recyclable
+   * records, is already at [7, 11)), checksummed over [6, end) in one pass, then one append.
+   */
   private emitFragment(type: number, data: Uint8Array, pos: number, length: number): void {
     const s = this.scratch;
-    const end = HEADER_SIZE + length;
+    const headerSize = this.headerSize;
+    const end = headerSize + length;
     s.set(
       pos === 0 && length === data.length ? data : data.subarray(pos, pos + length),
-      HEADER_SIZE,
+      headerSize,
     );
     s[4] = length & 0xff;
     s[5] = length >>> 8;
     s[6] = type;
-    putFixed32(s, 0, maskChecksum(checksum32(s, HEADER_SIZE - 1, end)));
+    putFixed32(s, 0, maskedCrc32c(s, 6, end));
     this.file.append(s, 0, end);
     this.blockOffset += end;
     this.written += end;

@@ -9,7 +9,8 @@
  * - addRecord: records only, buffered by the file (64 KiB writes), one flush at the end;
  * - readRecord: reads the log back with a LogReader (PointInTime, checksums verified).
  *
- * Prints ns/op and MB/s (payload bytes) per round and the median of the rounds.
+ * Prints ns/op and MB/s (payload bytes) per round and the median of the rounds, by wall
+ * clock and by the process's CPU time (user + system: steadier on a shared machine).
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -65,15 +66,22 @@ function read(): void {
 
 function measure(name: string, fn: () => void): void {
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const start = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
     fn();
+    const used = process.cpuUsage(cpu);
     const ns = Number(process.hrtime.bigint() - start);
+    const cpuNs = (used.user + used.system) * 1000;
     times.push(ns);
-    console.log(`  ${name.padEnd(16)} round ${round + 1}: ${line(ns)}`);
+    cpuTimes.push(cpuNs);
+    console.log(`  ${name.padEnd(16)} round ${round + 1}: ${line(ns)}  cpu ${line(cpuNs)}`);
   }
-  const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
-  console.log(`${name.padEnd(18)}: ${line(median)} (median of ${rounds})`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(
+    `${name.padEnd(18)}: ${line(median(times))}  cpu ${line(median(cpuTimes))} (median of ${rounds})`,
+  );
 }
 
 function line(ns: number): string {

@@ -1,0 +1,93 @@
+/**
+ * CRC32C and XXH32 through the hand-written WebAssembly module checksum-wasm.wat (1058
+ * bytes, assembled by scripts/build-checksum-wasm.mjs), compiled and instantiated
+ * synchronously (`new WebAssembly.Module` / `new WebAssembly.Instance`) on first use: no
+ * top-level await, no promise. The input is copied into the module's memory (at most 64 KiB
+ * a call; longer CRC inputs go in 64 KiB pieces, each continuing the previous CRC; XXH32,
+ * which cannot be continued that way, takes up to 112 KiB and the caller uses JS beyond).
+ *
+ * `wasmChecksums()` returns undefined where WebAssembly is unavailable or fails to compile;
+ * checksum.ts then uses the JS implementations. Single-threaded: one instance per thread.
+ */
+import { CRC32C_TABLES } from "./checksum-crc32c-js.js";
+import { CHECKSUM_WASM } from "./checksum-wasm-bytes.js";
+
+/** The part of the WebAssembly API used here (the package compiles without the DOM lib). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+};
+
+interface Exports {
+  memory: { readonly buffer: ArrayBuffer };
+  crc32c8(crc: number, p: number, n: number): number;
+  crc32c16(crc: number, p: number, n: number): number;
+  xxh32(p: number, n: number, seed: number): number;
+}
+
+/** Where the input goes in the module's memory (after the 16 KiB of tables). */
+const INPUT = 16384;
+/** The most bytes copied in per CRC call. */
+const CHUNK = 65536;
+/** The most bytes one XXH32 call can take (the memory after the tables). */
+export const WASM_XXH32_MAX = 131072 - INPUT;
+
+export interface WasmChecksums {
+  /** RocksDB's `crc32c::Extend(crc, data[start, end))`, slicing-by-8 in wasm. */
+  crc32c8(crc: number, data: Uint8Array, start: number, end: number): number;
+  /** The same, slicing-by-16. */
+  crc32c16(crc: number, data: Uint8Array, start: number, end: number): number;
+  /** XXH32 of `data[start, end)`. REQUIRES: end - start <= WASM_XXH32_MAX. */
+  xxh32(data: Uint8Array, start: number, end: number, seed: number): number;
+}
+
+function make(exports: Exports): WasmChecksums {
+  const bytes = new Uint8Array(exports.memory.buffer);
+  new Int32Array(exports.memory.buffer, 0, CRC32C_TABLES.length).set(CRC32C_TABLES);
+  const copyIn = (data: Uint8Array, start: number, end: number): void => {
+    bytes.set(start === 0 && end === data.length ? data : data.subarray(start, end), INPUT);
+  };
+  const crc = (
+    f: (crc: number, p: number, n: number) => number,
+    init: number,
+    data: Uint8Array,
+    start: number,
+    end: number,
+  ): number => {
+    let c = init;
+    let p = start;
+    while (p < end) {
+      const n = end - p < CHUNK ? end - p : CHUNK;
+      copyIn(data, p, p + n);
+      c = f(c, INPUT, n);
+      p += n;
+    }
+    return c >>> 0;
+  };
+  const f8 = exports.crc32c8;
+  const f16 = exports.crc32c16;
+  const fx = exports.xxh32;
+  return {
+    crc32c8: (init, data, start, end) => crc(f8, init, data, start, end),
+    crc32c16: (init, data, start, end) => crc(f16, init, data, start, end),
+    xxh32: (data, start, end, seed) => {
+      copyIn(data, start, end);
+      return fx(INPUT, end - start, seed) >>> 0;
+    },
+  };
+}
+
+let instance: WasmChecksums | null | undefined;
+
+/** This thread's WebAssembly checksums, or undefined without WebAssembly. */
+export function wasmChecksums(): WasmChecksums | undefined {
+  if (instance === undefined) {
+    try {
+      const module = new WebAssembly.Module(Buffer.from(CHECKSUM_WASM, "base64"));
+      instance = make(new WebAssembly.Instance(module, {}).exports as unknown as Exports);
+    } catch {
+      instance = null;
+    }
+  }
+  return instance ?? undefined;
+}
