@@ -15,11 +15,14 @@ import {
   sliceHash64BigInt,
   sliceHash64Into,
   xxh3BigInt,
+  xxh3Into,
   xxh32,
   xxh64BigInt,
 } from "./checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
 import { wasmChecksums } from "./checksum-wasm.js";
+import { useWasmForLongInputs } from "./checksum-xxh3.js";
+import { useWasmForXxh64 } from "./checksum-xxh64.js";
 
 interface Vector {
   length: number;
@@ -81,8 +84,30 @@ describe("checksums against librocksdb 7.8.3 (testdata/checksum-vectors.json)", 
     each("xxh32", (d) => hex32(xxh32(d)));
     each("xxh32", (d) => hex32(wasm.xxh32(d, 0, d.length, 0)));
   });
-  it("xxh64", () => each("xxh64", (d) => hex64(xxh64BigInt(d))));
-  it("xxh3 (final)", () => each("xxh3", (d) => hex64(xxh3BigInt(d))));
+  it("xxh64, in wasm and in JS", () => {
+    each("xxh64", (d) => hex64(xxh64BigInt(d)));
+    useWasmForXxh64(false);
+    try {
+      each("xxh64", (d) => hex64(xxh64BigInt(d)));
+    } finally {
+      useWasmForXxh64(true);
+    }
+  });
+  it("xxh3 (final): the flat short-input code, long inputs accumulated in wasm and in JS", () => {
+    const out = new Uint32Array(2);
+    each("xxh3", (d) => hex64(xxh3BigInt(d)));
+    each("xxh3", (d) => {
+      xxh3Into(d, 0, d.length, out, 0);
+      return hex32(out[1]!) + hex32(out[0]!);
+    });
+    useWasmForLongInputs(false);
+    try {
+      each("xxh3", (d) => hex64(xxh3BigInt(d)));
+      each("hash64", (d) => hex64(sliceHash64BigInt(d)));
+    } finally {
+      useWasmForLongInputs(true);
+    }
+  });
   it("Hash64 / GetSliceHash64 (XXPH3 preview): the flat short-key code and the general one", () => {
     const out = new Uint32Array(3);
     each("hash64", (d) => hex64(sliceHash64BigInt(d)));

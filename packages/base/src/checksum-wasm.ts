@@ -1,10 +1,11 @@
 /**
- * CRC32C and XXH32 through the hand-written WebAssembly module checksum-wasm.wat (1058
- * bytes, assembled by scripts/build-checksum-wasm.mjs), compiled and instantiated
+ * CRC32C, XXH32, XXH64 and XXH3's long-input accumulation through the hand-written
+ * WebAssembly module checksum-wasm.wat (5249 bytes, assembled by scripts/build-checksum-wasm.mjs), compiled and instantiated
  * synchronously (`new WebAssembly.Module` / `new WebAssembly.Instance`) on first use: no
  * top-level await, no promise. The input is copied into the module's memory (at most 64 KiB
- * a call; longer CRC inputs go in 64 KiB pieces, each continuing the previous CRC; XXH32,
- * which cannot be continued that way, takes up to 112 KiB and the caller uses JS beyond).
+ * a call; longer CRC inputs go in 64 KiB pieces, each continuing the previous CRC; XXH32
+ * and XXH3, which cannot be continued that way, take up to 112 KiB and the callers use JS
+ * beyond).
  *
  * `wasmChecksums()` returns undefined where WebAssembly is unavailable or fails to compile;
  * checksum.ts then uses the JS implementations. Single-threaded: one instance per thread.
@@ -23,14 +24,21 @@ interface Exports {
   crc32c8(crc: number, p: number, n: number): number;
   crc32c16(crc: number, p: number, n: number): number;
   xxh32(p: number, n: number, seed: number): number;
+  xxh64(p: number, n: number): void;
+  xxh3acc(p: number, n: number): void;
+  xxph3acc(p: number, n: number): void;
 }
 
 /** Where the input goes in the module's memory (after the 16 KiB of tables). */
 const INPUT = 16384;
 /** The most bytes copied in per CRC call. */
 const CHUNK = 65536;
-/** The most bytes one XXH32 call can take (the memory after the tables). */
+/** The most bytes one XXH32 or XXH3 call can take (the input region). */
 export const WASM_XXH32_MAX = 131072 - INPUT;
+/** XXH3's secret, copied in on the first XXH3 call. */
+const SECRET_AT = 131072;
+/** The eight accumulators xxh3acc/xxph3acc leave, as 16 little-endian u32 [lo, hi, ...]. */
+const ACC_AT = 131072 + 256;
 
 export interface WasmChecksums {
   /** RocksDB's `crc32c::Extend(crc, data[start, end))`, slicing-by-8 in wasm. */
@@ -39,6 +47,23 @@ export interface WasmChecksums {
   crc32c16(crc: number, data: Uint8Array, start: number, end: number): number;
   /** XXH32 of `data[start, end)`. REQUIRES: end - start <= WASM_XXH32_MAX. */
   xxh32(data: Uint8Array, start: number, end: number, seed: number): number;
+  /**
+   * XXH64 (seed 0) of `data[start, end)`: a view of 2 u32 [low, high], valid until the next
+   * call. REQUIRES: end - start <= WASM_XXH32_MAX.
+   */
+  xxh64(data: Uint8Array, start: number, end: number): Uint32Array;
+  /**
+   * XXH3-64's (`final`) or XXPH3's long-input accumulators over `data[start, end)` with the
+   * 192-byte `secret`: a view of 16 u32 (lane i = [2i] low, [2i + 1] high), valid until the
+   * next call. REQUIRES: 240 < end - start <= WASM_XXH32_MAX.
+   */
+  xxh3Accumulators(
+    data: Uint8Array,
+    start: number,
+    end: number,
+    final: boolean,
+    secret: Uint8Array,
+  ): Uint32Array;
 }
 
 function make(exports: Exports): WasmChecksums {
@@ -67,12 +92,29 @@ function make(exports: Exports): WasmChecksums {
   const f8 = exports.crc32c8;
   const f16 = exports.crc32c16;
   const fx = exports.xxh32;
+  const acc = new Uint32Array(exports.memory.buffer, ACC_AT, 16);
+  let secretIn = false;
   return {
     crc32c8: (init, data, start, end) => crc(f8, init, data, start, end),
     crc32c16: (init, data, start, end) => crc(f16, init, data, start, end),
     xxh32: (data, start, end, seed) => {
       copyIn(data, start, end);
       return fx(INPUT, end - start, seed) >>> 0;
+    },
+    xxh64: (data, start, end) => {
+      copyIn(data, start, end);
+      exports.xxh64(INPUT, end - start);
+      return acc;
+    },
+    xxh3Accumulators: (data, start, end, final, secret) => {
+      if (!secretIn) {
+        bytes.set(secret, SECRET_AT);
+        secretIn = true;
+      }
+      copyIn(data, start, end);
+      if (final) exports.xxh3acc(INPUT, end - start);
+      else exports.xxph3acc(INPUT, end - start);
+      return acc;
     },
   };
 }

@@ -26,7 +26,6 @@
  * safe in single-threaded JS.
  */
 
-import { sliceHash64Short } from "./checksum-slice-hash.js";
 import {
   add64,
   mul32x32,
@@ -41,6 +40,8 @@ import {
   xorShr64Large,
   xorShr64Small,
 } from "./checksum-u64.js";
+import { WASM_XXH32_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
+import { sliceHash64Short, xxh3Short } from "./checksum-xxh3-short.js";
 
 /** The default secret (`kSecret`), the same 192 bytes in XXPH3 0.7.2 and XXH3 0.8. */
 const SECRET = Uint8Array.from(
@@ -197,8 +198,33 @@ function scramble(): void {
   }
 }
 
-/** Inputs over 240 bytes. */
+let wasm: WasmChecksums | null | undefined;
+let wasmEnabled = true;
+
+/**
+ * Tests only: run the long-input accumulation in JS (false) or, where available, in
+ * WebAssembly (true, the default). Not exported from the package.
+ */
+export function useWasmForLongInputs(on: boolean): void {
+  wasmEnabled = on;
+}
+
+/** Inputs over 240 bytes: the accumulators (in wasm up to 112 KiB, else JS), then the merge. */
 function hashLong(data: Uint8Array, p: number, len: number, final: boolean): void {
+  if (wasmEnabled && len <= WASM_XXH32_MAX) {
+    if (wasm === undefined) wasm = wasmChecksums() ?? null;
+    if (wasm !== null) {
+      ACC.set(wasm.xxh3Accumulators(data, p, p + len, final, SECRET));
+      mergeLong(len, final);
+      return;
+    }
+  }
+  accumulateLong(data, p, len, final);
+  mergeLong(len, final);
+}
+
+/** The long-input accumulation in JS, into ACC. */
+function accumulateLong(data: Uint8Array, p: number, len: number, final: boolean): void {
   ACC[0] = P32_3;
   ACC[1] = 0;
   ACC[2] = P64_1L;
@@ -232,7 +258,10 @@ function hashLong(data: Uint8Array, p: number, len: number, final: boolean): voi
   if (final || (len & 63) !== 0) {
     accumulate512(data, p + len - 64, SECRET_SIZE - 64 - 7, final);
   }
-  // Merge the accumulators with secret[11, ...).
+}
+
+/** Merges ACC with secret[11, ...) and avalanches, into S. */
+function mergeLong(len: number, final: boolean): void {
   let ml = mul64(len >>> 0, Math.floor(len / 4294967296), P64_1L, P64_1H);
   let mh = R[0]!;
   for (let i = 0; i < 4; i++) {
@@ -354,15 +383,28 @@ export function xxh3Into(
   out: Uint32Array,
   at = 0,
 ): void {
+  xxh3Short(data, start, end, out, at, xxh3General);
+}
+
+/** `xxh3Into` through the general (helper-based) code at every length: the reference. */
+export function xxh3General(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  out: Uint32Array,
+  at = 0,
+): void {
   xxh3Run(data, start, end - start);
   out[at] = S[0]!;
   out[at + 1] = S[1]!;
 }
 
+const LOW = new Uint32Array(2);
+
 /** The low 32 bits of XXH3-64 (final, seed 0) of `data[start, end)`. */
 export function xxh3Low32(data: Uint8Array, start = 0, end = data.length): number {
-  xxh3Run(data, start, end - start);
-  return S[0]!;
+  xxh3Short(data, start, end, LOW, 0, xxh3General);
+  return LOW[0]!;
 }
 
 /** XXH3-64 (final, seed 0) as a BigInt (tests and tools; not for hot paths). */

@@ -23,7 +23,9 @@ import {
 } from "./checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
 import { WASM_XXH32_MAX, wasmChecksums } from "./checksum-wasm.js";
+import { useWasmForLongInputs } from "./checksum-xxh3.js";
 import { xxh32 as xxh32Js } from "./checksum-xxh32.js";
+import { useWasmForXxh64 } from "./checksum-xxh64.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -234,6 +236,28 @@ describe("XXH32", () => {
 });
 
 describe("64-bit hashes", () => {
+  it("long inputs: the wasm and JS paths agree at every offset (property)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 241, maxLength: 5000 }), fc.nat(), (d, a) => {
+        const start = a % (d.length - 240);
+        const wasm = [xxh3BigInt(d, start), sliceHash64BigInt(d, start), xxh64BigInt(d, start)];
+        useWasmForLongInputs(false);
+        useWasmForXxh64(false);
+        try {
+          expect([
+            xxh3BigInt(d, start),
+            sliceHash64BigInt(d, start),
+            xxh64BigInt(d, start),
+          ]).toEqual(wasm);
+        } finally {
+          useWasmForLongInputs(true);
+          useWasmForXxh64(true);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it("match reference values (xxHash, RocksDB hash_test Hash64SmallValueSchema)", () => {
     expect(xxh64BigInt(new Uint8Array(0))).toBe(0xef46db3751d8e999n);
     expect(xxh64BigInt(text("a"))).toBe(0xd24ec4f1a98c6e5bn);

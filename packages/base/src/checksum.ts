@@ -16,36 +16,35 @@
  * Masking: a CRC of data that itself holds CRCs is weak, so stored values are rotated right
  * by 15 and offset: `mask(c) = ((c >>> 15) | (c << 17)) + 0xa282ead8  (mod 2^32)`.
  *
- * CRC32C implementation, picked per input size from these figures (MB/s, the median of 5
- * runs of 16 MiB each at rotating offsets, Node 22, 2-core shared x86-64 VM; command:
- * `node /tmp/crcx.mjs`, the same loops as `node dist/bench/checksum-bench.js`):
+ * Implementations, picked per input size from these figures (MB/s by CPU time, median of 5
+ * runs of 16 MiB at rotating offsets, each implementation in its own process; Node 20, a
+ * shared 2-core x86-64 VM; `node dist/bench/checksum-bench.js`; the wasm figures include
+ * copying the input into the module's memory):
  *
- * | input  | JS slicing-by-16 | wasm slicing-by-16 (copy included) |
- * | ------ | ---------------- | ---------------------------------- |
- * | 32 B   | 1275             | 608                                |
- * | 100 B  | 1595             | 1167                               |
- * | 256 B  | 1952             | 1848                               |
- * | 512 B  | 2033             | 2177                               |
- * | 4 KiB  | 2140             | 2296                               |
- * | 64 KiB | 2146             | 2699                               |
+ * | input  | CRC32C JS16 | CRC32C wasm16 | JS8  | wasm8 | XXH32 JS | XXH32 wasm |
+ * | ------ | ----------- | ------------- | ---- | ----- | -------- | ---------- |
+ * | 32 B   | 928         | 552           | 846  | 539   | 909      | 669        |
+ * | 100 B  | 1535        | 1314          | 1450 | 1174  | 1666     | 2073       |
+ * | 256 B  | 1779        | 2029          | 1824 | 1600  | 2144     | 4223       |
+ * | 4 KiB  | 2108        | 2550          | 1930 | 1966  | 2487     | 9158       |
+ * | 64 KiB | 2145        | 2676          | 1962 | 2011  | 2529     | 10538      |
  *
- * JS slicing-by-8 was 1076 / 1553 / 1549 MB/s at 100 B / 4 KiB / 64 KiB, wasm slicing-by-8
- * 823 / 1745 / 2010 (checksum-bench). So: under 512 bytes the JS slicing-by-16 loop (no copy,
- * no call into wasm), from 512 bytes the WebAssembly one (checksum-wasm.wat, instantiated
- * synchronously on first use; the JS loop where WebAssembly is unavailable). Both are
- * property-tested to agree on random inputs at every offset.
+ * So CRC32C runs the JS slicing-by-16 loop under 256 bytes (no copy, no call into wasm) and
+ * the WebAssembly slicing-by-16 loop from 256 bytes; XXH32 runs in JS under 64 bytes and in
+ * wasm from 64 bytes (up to 112 KiB; JS beyond). The module (checksum-wasm.wat) is
+ * instantiated synchronously on first use; without WebAssembly the JS loops run at every
+ * size. JS and wasm are property-tested to agree on random inputs at every offset. The
+ * xxhash-wasm package this replaces (its instantiation needed a top-level await) did 451 /
+ * 1261 / 7154 / 9025 MB/s for XXH32 at 32 B / 100 B / 4 KiB / 64 KiB in the same setup.
+ * There is no faster CRC32C without a CRC instruction (wasm has none): a table written with
+ * the kxxHash checksum type verifies ~3.5x faster than one written with kCRC32c.
  *
- * XXH32 likewise: JS under 128 bytes, the wasm loop from 128 bytes (to 112 KiB); MB/s, CPU
- * time, median of 5 x 16 MiB, against the xxhash-wasm package this replaces (whose
- * instantiation needed a top-level await):
- *
- * | input  | JS   | wasm (checksum-wasm.wat) | xxhash-wasm 1.1.0 |
- * | ------ | ---- | ------------------------ | ----------------- |
- * | 32 B   | 1105 | 629                      | 451               |
- * | 100 B  | 1468 | 1730                     | 1261              |
- * | 512 B  | 2258 | 5135                     | 4334              |
- * | 4 KiB  | 2407 | 8265                     | 7154              |
- * | 64 KiB | 2395 | 9963                     | 9025              |
+ * XXH3-64 and XXPH3 are JS on 32-bit halves (no BigInt), except the long-input (> 240
+ * bytes, up to 112 KiB) accumulation, which runs in the same wasm module (native 64-bit
+ * lanes): XXH3 at 4 KiB 412 -> 7257 MB/s, 64 KiB 419 -> 12572 (JS -> wasm, same setup).
+ * XXH64 runs wholly in wasm up to 112 KiB: 4 KiB 231 -> 14016 MB/s, 64 KiB 234 -> 18778. Short keys of Hash64 take a flat generated
+ * JS path (checksum-xxh3-short.ts, generated; so do XXH3 inputs up to 240 bytes: 32 B
+ * 213 -> 52 ns, 100 B 612 -> 159): 19 / 25 / 44 ns for 8 / 16 / 24 bytes.
  *
  * Reference values (RocksDB util/crc32c_test.cc): crc32c("123456789") = 0xe3069283;
  * 32 zero bytes 0x8a9136aa; 32 0xff bytes 0x62a8ab43; bytes 0..31 0x46dd794e; bytes 31..0
@@ -68,7 +67,7 @@ export {
 export { xxh64BigInt, xxh64Into, xxh64Low32 } from "./checksum-xxh64.js";
 
 /** From this many bytes on, CRC32C runs in WebAssembly (see the figures above). */
-export const CRC32C_WASM_THRESHOLD = 512;
+export const CRC32C_WASM_THRESHOLD = 256;
 
 let wasm: WasmChecksums | null | undefined;
 
@@ -85,7 +84,7 @@ export function crc32cExtend(crc: number, data: Uint8Array, start = 0, end = dat
 }
 
 /** From this many bytes on (up to WASM_XXH32_MAX), XXH32 runs in WebAssembly. */
-export const XXH32_WASM_THRESHOLD = 128;
+export const XXH32_WASM_THRESHOLD = 64;
 
 /** XXH32 of `data[start, end)` with `seed` (Default: 0): RocksDB's kxxHash block checksum. */
 export function xxh32(data: Uint8Array, start = 0, end = data.length, seed = 0): number {

@@ -129,6 +129,8 @@ export class LogReader {
   private logNumber: number;
   /** The log's first fragment is recyclable: the file was reused. */
   private recycled = false;
+  /** A recyclable fragment has been read: block tails of 7-10 zero bytes are padding. */
+  private recyclableFormat = false;
   /** A record has been returned (SetCompressionType may only come before). */
   private returnedAny = false;
 
@@ -232,9 +234,16 @@ export class LogReader {
       const end = pos + headerSize + length;
       const at = this.bufferStart + pos;
       if (type === RecordType.Zero && length === 0 && getFixed32(buf, pos) === 0) {
-        // A block tail too short for a recyclable header is zero padding (RocksDB's writer
-        // fills up to 10 bytes): skip it, as a shorter trailer is skipped above.
-        if (room < RECYCLABLE_HEADER_SIZE && available >= room && allZero(buf, pos, pos + room)) {
+        // In a log of recyclable fragments, a block tail too short for their 11-byte header
+        // is zero padding (RocksDB's writer fills up to 10 bytes): skip it, as a shorter
+        // trailer is skipped above. (A legacy writer leaves no such tail: there, 7-10 zero
+        // bytes are a zeroed record.)
+        if (
+          this.recyclableFormat &&
+          room < RECYCLABLE_HEADER_SIZE &&
+          available >= room &&
+          allZero(buf, pos, pos + room)
+        ) {
           this.pos = pos + room;
           continue;
         }
@@ -262,6 +271,7 @@ export class LogReader {
           return undefined;
         }
         if (at === 0) this.recycled = true;
+        this.recyclableFormat = true;
         type -= RecordType.RecyclableFull - RecordType.Full;
       }
       const payload = pos + headerSize;

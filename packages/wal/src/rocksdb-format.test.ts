@@ -318,3 +318,18 @@ describe("RocksDB's ldb reads what LogWriter writes", () => {
     },
   );
 });
+
+describe("zero padding", () => {
+  it("7-10 zero bytes at a block's end are padding in a recyclable log, a zeroed record in a legacy one", () => {
+    // Legacy: a 3-byte FULL record in the last 10 bytes of block 0, zeroed by damage, then a
+    // record in block 1: the zeroed record must not vanish silently.
+    const fill = BLOCK_SIZE - 7 - 10;
+    const legacy = rewrite([payload(fill, 1), payload(3, 2), payload(20, 3)]);
+    expect(legacy[BLOCK_SIZE - 10 + 6]).toBe(RecordType.Full);
+    legacy.fill(0, BLOCK_SIZE - 10, BLOCK_SIZE);
+    expect(readLog(legacy, PointInTime).error?.message).toContain("zeroed region");
+    const skip = readLog(legacy, SkipAnyCorrupted);
+    expectRecords(skip.records, [payload(fill, 1), payload(20, 3)]);
+    expect(skip.reports).toEqual([{ offset: BLOCK_SIZE - 10, bytes: 10, reason: "zeroed region" }]);
+  });
+});
