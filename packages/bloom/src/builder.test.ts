@@ -39,6 +39,19 @@ describe("BloomFilterBuilder", () => {
     expect(Array.from(b20.finish().subarray(64))).toEqual([0xff, 0x00, 11, 0x00, 0x00]);
   });
 
+  it("writes the worked example of docs/formats/filter.md (keys a, b at 10 bits/key)", () => {
+    const b = new BloomFilterBuilder({ bitsPerKey: 10 });
+    b.addKey(new TextEncoder().encode("a"));
+    b.addKey(new TextEncoder().encode("b"));
+    expect(Buffer.from(b.finish()).toString("hex")).toBe(
+      "0a000000000004000000000000400000" +
+        "00000000000000020000040000000000" +
+        "20000200020000200000000000000100" +
+        "00000000020000000000000000000000" +
+        "ff00060000",
+    );
+  });
+
   it("writes exactly the reference filter (RocksDB's chained probes, BigInt FastRange32)", () => {
     fc.assert(
       fc.property(

@@ -72,10 +72,34 @@ describe("sizing", () => {
     expect(filterBytesFor(3, 10000)).toBe(69);
   });
 
+  it("is RocksDB's roundUp64(ceil(n * millibits / 8000)) bytes, capped at 0xffffffc0", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 27 }),
+        fc.integer({ min: 1000, max: 100000 }),
+        (n, m) => {
+          const raw = Math.min(Math.ceil((n * m) / 8000), 0xffffffc0);
+          expect(numLinesFor(n, m) * 64).toBe(Math.ceil(raw / 64) * 64);
+        },
+      ),
+    );
+    expect(numLinesFor(2 ** 30, 100000) * 64).toBe(0xffffffc0);
+  });
+
+  it("reads bits/key as RocksDB does: int(bitsPerKey * 1000 + 0.500001)", () => {
+    expect(millibitsPerKey(10)).toBe(10000);
+    expect(millibitsPerKey(7.5)).toBe(7500);
+    expect(millibitsPerKey(7.005)).toBe(7005);
+    expect(millibitsPerKey(9.9995)).toBe(10000);
+    // The nudge: a fraction just below .5 rounds up (Math.round would give 7000).
+    expect(millibitsPerKey(7.0004999995)).toBe(7001);
+    expect(millibitsPerKey(7.000499998)).toBe(7000);
+  });
+
   it("never under-allocates: lines * 512000 >= n * millibits > (lines - 1) * 512000", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.integer({ min: 1, max: 2 ** 25 }),
         fc.integer({ min: 1000, max: 100000 }),
         (n, m) => {
           const lines = numLinesFor(n, m);

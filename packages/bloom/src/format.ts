@@ -1,6 +1,10 @@
 /**
- * The filter format: RocksDB's format_version=5 "FastLocalBloom" layout.
+ * The filter formats: RocksDB's full-filter formats (`table/block_based/filter_policy.cc`,
+ * `util/bloom_impl.h`, RocksDB 7.8.3), bit for bit. The writer (`builder.ts`) writes
+ * FastLocalBloom, the format_version=5 Bloom filter; the reader also reads RocksDB's legacy
+ * Bloom filter (format_version < 5, `legacy.ts`).
  *
+ * FastLocalBloom:
  * ```
  * +---------------------------+---------------------------+-----+--------------------------+
  * | cache line 0 (64 bytes)   | cache line 1 (64 bytes)   | ... | metadata (5 bytes)       |
@@ -9,13 +13,14 @@
  *                                                                [len+1] = 0x00  sub-implementation FastLocalBloom
  *                                                                [len+2] = numProbes (bits 0..4);
  *                                                                          bits 5..7 = log2(line bytes) - 6 = 0
- *                                                                [len+3] = 0x00  reserved
+ *                                                                [len+3] = 0x00  reserved (RocksDB: maybe a seed)
  *                                                                [len+4] = 0x00  reserved
  * ```
  *
  * Bit `b` (0..511) of a line is bit `b & 7` of byte `b >> 3` of that line (LSB first).
  *
- * Adding / querying a key with 64-bit hash (lo, hi) (see `hash.ts`):
+ * Adding / querying a key: its 64-bit hash is RocksDB's `GetSliceHash64(key)` (the XXH3
+ * preview `XXPH3_64bits`, seed 0; `hash.ts`), split into lo = low 32 bits, hi = high 32 bits:
  * ```
  *   line = FastRange32(lo, numLines) = floor(lo * numLines / 2^32)
  *   h = hi
@@ -25,24 +30,30 @@
  *     h = h * 0x9e3779b9 mod 2^32     // golden-ratio remix
  * ```
  *
- * Sizing: `millibits = round(bitsPerKey * 1000)`,
- * `numLines = ceil(numKeys * millibits / 512000)` (0 when there are no keys),
- * `numProbes = chooseNumProbes(millibits)`.
+ * Sizing (RocksDB's `FastLocalBloomBitsBuilder::CalculateSpace`, optimize_filters_for_memory
+ * off): `millibits = floor(bitsPerKey * 1000 + 0.500001)`,
+ * `len = roundUp64(ceil(numKeys * millibits / 8000))` bytes, i.e.
+ * `numLines = ceil(numKeys * millibits / 512000)` (0 when there are no keys; len at most
+ * 0xffffffc0), `numProbes = chooseNumProbes(millibits)`.
  *
- * No checksum: a filter is embedded in a checksummed container (an SSTable block); the
- * reader still validates every metadata byte and the length.
+ * No checksum: a filter is embedded in a checksummed container (an SSTable block).
  *
  * Worked example: 3 keys at 10 bits/key -> millibits 10000, numLines = ceil(30000/512000)
  * = 1, numProbes 6; the filter is 69 bytes: 64 bytes of bits (at most 18 set), then
- * `ff 00 06 00 00`. With 0 keys the filter is the 5 metadata bytes alone,
- * `ff 00 06 00 00`, which every reader treats as "no key may match".
+ * `ff 00 06 00 00`. With 0 keys the filter is the 5 metadata bytes alone, `ff 00 06 00 00`
+ * (RocksDB then writes no filter block at all in a table).
  *
- * Markers the reader accepts at byte [len] (DO NOT CHANGE: part of the format):
- * - 0xFF (-1): new Bloom; sub-implementation byte must be 0 (FastLocalBloom).
- * - 0x00: RocksDB's "zero probes": every query may match (always true).
- * Everything else (legacy Bloom 1..127, Ribbon 0xFE, ...) is rejected as Corruption.
+ * The reader dispatches as RocksDB's `GetBuiltinFilterBitsReader` does, on the length and
+ * on byte [len] read as an int8 (DO NOT CHANGE: part of the format):
+ * - total length <= 5: no key was added ("always no").
+ * - -1 (0xFF): new Bloom. Sub-implementation 0, line-size code 0 (64 bytes), probes 1..30
+ *   and reserved bytes 0 -> FastLocalBloom; any other value -> "always may match"
+ *   (RocksDB: "reserved / future safe").
+ * - -2 (0xFE): Ribbon -> not implemented here: "always may match" (never a wrong "no").
+ * - 0: zero probes -> "always may match". Other negatives: reserved -> "always may match".
+ * - 1..127: legacy Bloom, that byte is numProbes; bytes [len+1..len+4] = numLines (fixed32
+ *   little-endian), see `legacy.ts`.
  */
-
 /** Part of the file format; do not change. */
 export const FilterFormat = {
   /** Bytes of metadata after the bit array. */
@@ -57,6 +68,10 @@ export const FilterFormat = {
   MARKER_ALWAYS_TRUE: 0x00,
   /** Marker byte of RocksDB's Ribbon filter (-2), not implemented here. */
   MARKER_RIBBON: 0xfe,
+  /** Largest legacy-Bloom marker: bytes 1..127 are the legacy filter's numProbes. */
+  MAX_LEGACY_MARKER: 0x7f,
+  /** Largest bit-array length RocksDB's FastLocalBloom supports (bytes). */
+  MAX_BIT_BYTES: 0xffffffc0,
   /** Sub-implementation byte of FastLocalBloom. */
   SUB_IMPL_FAST_LOCAL_BLOOM: 0x00,
   /** Largest numProbes the metadata can carry and the reader accepts. */
@@ -89,16 +104,23 @@ export function chooseNumProbes(millibitsPerKey: number): number {
   return Math.floor((m - 1) / 2000) - 1;
 }
 
-/** `round(bitsPerKey * 1000)`, the integer setting every size computation uses. */
+/**
+ * The integer setting every size computation uses: RocksDB's
+ * `int(bitsPerKey * 1000.0 + 0.500001)` (a nudge up, so that settings with three decimals
+ * such as 7.005 are read exactly on every platform).
+ */
 export function millibitsPerKey(bitsPerKey: number): number {
-  return Math.round(bitsPerKey * 1000);
+  return Math.floor(bitsPerKey * 1000 + 0.500001);
 }
 
 /** Number of 64-byte lines for `numKeys` keys: `ceil(numKeys * millibits / 512000)`. */
 export function numLinesFor(numKeys: number, millibits: number): number {
   if (numKeys <= 0) return 0;
-  // numKeys * millibits < 2^53 for any filter that fits in memory, so this is exact.
-  return Math.max(1, Math.ceil((numKeys * millibits) / 512000));
+  // numKeys * millibits < 2^53 for any filter that fits in memory, so this is exact; it is
+  // RocksDB's roundUp64(ceil(numKeys * millibits / 8000)) / 64 (nested ceilings of integer
+  // divisions are one ceiling), capped at RocksDB's largest bit array.
+  const lines = Math.max(1, Math.ceil((numKeys * millibits) / 512000));
+  return Math.min(lines, FilterFormat.MAX_BIT_BYTES / FilterFormat.LINE_BYTES);
 }
 
 /** Total filter bytes (bits + metadata) for `numKeys` keys. */

@@ -1,7 +1,8 @@
 /**
- * @shale/bloom — a cache-local Bloom filter in RocksDB's format_version=5 "FastLocalBloom"
- * layout: a builder that keeps key hashes in chunked memory (seed 004) and a zero-copy
- * reader with single and batched queries.
+ * @shale/bloom — RocksDB's full Bloom filter, bit for bit: the format_version=5
+ * "FastLocalBloom" filter with RocksDB's own key hash (XXPH3 preview), a builder that keeps
+ * key hashes in chunked memory (seed 004), and a zero-copy reader with single and batched
+ * queries that also reads RocksDB's legacy Bloom filter (format_version < 5).
  */
 export {
   BloomFilterBuilder,
@@ -19,4 +20,5 @@ export {
 } from "./format.js";
 export { cacheLocalFpRate, estimatedFpRate, standardFpRate } from "./fp-rate.js";
 export { hashKey64 } from "./hash.js";
-export { BloomFilterReader, type FilterSource } from "./reader.js";
+export { LEGACY_BLOOM_SEED, legacyBloomHash, rocksdbHash32 } from "./legacy-hash.js";
+export { BloomFilterReader, type FilterKind, type FilterSource } from "./reader.js";

@@ -1,4 +1,3 @@
-import { ErrorCode, isShaleError, type ShaleError } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BloomFilterBuilder } from "./builder.js";
@@ -10,16 +9,6 @@ function build(keys: readonly Uint8Array[], bitsPerKey = 10): Uint8Array {
   const b = new BloomFilterBuilder({ bitsPerKey });
   for (const k of keys) b.addKey(k);
   return b.finish();
-}
-
-function corruption(f: () => unknown): ShaleError {
-  try {
-    f();
-  } catch (e) {
-    if (isShaleError(e, ErrorCode.Corruption)) return e;
-    throw e;
-  }
-  throw new Error("expected a Corruption error");
 }
 
 describe("BloomFilterReader", () => {
@@ -122,45 +111,64 @@ describe("BloomFilterReader", () => {
     expect(new BloomFilterReader(new Uint8Array(5)).mayMatch(new Uint8Array([42]))).toBe(false);
   });
 
-  it("rejects truncated filters as Corruption", () => {
-    for (let len = 0; len < 5; len++) {
-      const e = corruption(() => new BloomFilterReader(new Uint8Array(len).fill(0xff)));
-      expect(e.offset).toBe(0);
+  it("treats filters of at most 5 bytes as 'no key was added', as RocksDB does", () => {
+    for (let len = 0; len <= 5; len++) {
+      const reader = new BloomFilterReader(new Uint8Array(len).fill(0xff));
+      expect([reader.kind, reader.mayMatch(new Uint8Array([1]))]).toEqual(["alwaysFalse", false]);
     }
-    // A filter missing its first byte: valid metadata, but the bit array is 127 bytes.
-    const filter = build(randomKeys(3, 100));
-    const e = corruption(() => new BloomFilterReader(filter.subarray(1)));
-    expect(e.message).toMatch(/whole 64-byte lines/);
   });
 
-  it("rejects unknown markers and bad metadata as Corruption, with file and offset", () => {
-    const good = build(randomKeys(4, 100)); // 2 lines: metadata at 128
+  it("uses floor(len / 64) lines of a ragged bit array, as RocksDB does", () => {
+    const ragged = build([counterKey(1, 1)]); // 64 bytes of bits
+    const longer = new Uint8Array(64 + 6 + 5);
+    longer.set(ragged.subarray(0, 64));
+    longer.set(ragged.subarray(64), 70);
+    const reader = new BloomFilterReader(longer);
+    expect([reader.kind, reader.numLines]).toEqual(["fastLocalBloom", 1]);
+    expect(reader.mayMatch(counterKey(1, 1))).toBe(true);
+    // Fewer bytes than one line: nothing to probe, so every key may match.
+    const short = new BloomFilterReader(Uint8Array.of(0, 0, 0xff, 0, 6, 0, 0));
+    expect([short.kind, short.mayMatch(new Uint8Array(3))]).toEqual(["alwaysTrue", true]);
+    expect(short.unsupported).toMatch(/shorter than a line/);
+  });
+
+  it("answers 'may match' for every key on metadata it does not implement, and counts it", () => {
+    const keys = randomKeys(4, 100);
+    const good = build(keys); // 2 lines: metadata at 128
     const damaged = (at: number, value: number) => {
       const copy = Uint8Array.from(good);
       copy[at] = value;
       return copy;
     };
-    const cases: [Uint8Array, number][] = [
-      [damaged(128, 0xfe), 128], // Ribbon
-      [damaged(128, 6), 128], // legacy Bloom (num_probes in the marker byte)
-      [damaged(128, 0x80), 128],
-      [damaged(129, 1), 129], // unknown sub-implementation
-      [damaged(130, 0), 130], // zero probes
-      [damaged(130, 31), 130], // more than 30 probes
-      [damaged(130, 0x26), 130], // 128-byte lines (log2 code 1)
-      [damaged(131, 1), 131], // reserved
-      [damaged(132, 1), 131],
+    const cases: [Uint8Array, RegExp][] = [
+      [damaged(128, 0xfe), /Ribbon/],
+      [damaged(128, 6), /legacy Bloom filter of 128 bytes cannot have 1536 lines/],
+      [damaged(128, 0x80), /reserved filter marker -128/],
+      [damaged(129, 1), /sub-implementation 1/],
+      [damaged(130, 0), /probe count 0/],
+      [damaged(130, 31), /probe count 31/],
+      [damaged(130, 0x26), /line size code 1/], // 128-byte lines
+      [damaged(131, 1), /reserved metadata/], // RocksDB: maybe a future seed
+      [damaged(132, 1), /reserved metadata/],
     ];
-    for (const [bytes, offset] of cases) {
-      const e = corruption(
-        () => new BloomFilterReader(bytes, { file: "000007.sst", offset: 1000 }),
-      );
-      expect([e.file, e.offset]).toEqual(["000007.sst", 1000 + offset]);
+    const absent = randomKeys(5, 200);
+    for (const [bytes, why] of cases) {
+      const before = BloomFilterReader.unsupportedFilters;
+      const reader = new BloomFilterReader(bytes, { file: "000007.sst", offset: 1000 });
+      expect(BloomFilterReader.unsupportedFilters).toBe(before + 1);
+      expect(reader.kind).toBe("alwaysTrue");
+      expect(reader.unsupported).toMatch(why);
+      expect(reader.unsupported).toMatch(/\(000007\.sst @ 1128\)/);
+      for (const key of [...keys, ...absent]) expect(reader.mayMatch(key)).toBe(true);
+      const out = new Uint8Array(absent.length);
+      reader.mayMatchMany(absent, out);
+      expect(out.every((x) => x === 1)).toBe(true);
     }
-    // Bit array not made of whole lines.
-    const ragged = new Uint8Array(70);
-    ragged.set([0xff, 0, 6, 0, 0], 65);
-    corruption(() => new BloomFilterReader(ragged));
+    // RocksDB's deliberate zero-probe filter is "always true" too, but not unsupported.
+    const before = BloomFilterReader.unsupportedFilters;
+    const zeroProbes = new BloomFilterReader(new Uint8Array([1, 2, 3, 0, 0, 0, 0, 0]));
+    expect([zeroProbes.kind, zeroProbes.unsupported]).toEqual(["alwaysTrue", undefined]);
+    expect(BloomFilterReader.unsupportedFilters).toBe(before);
   });
 
   it("accepts every valid probe count the metadata can carry", () => {

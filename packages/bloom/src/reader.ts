@@ -1,27 +1,32 @@
 /**
- * BloomFilterReader: answers "may this key be in the set?" from filter bytes written by
- * `BloomFilterBuilder` (layout in `format.ts`). It views the bytes; it never copies them.
+ * BloomFilterReader: answers "may this key be in the set?" from the bytes of a RocksDB full
+ * filter (layouts in `format.ts` and `legacy.ts`). It views the bytes; it never copies them.
  *
- * Metadata dispatch (byte [len] = 5th byte from the end):
+ * Metadata dispatch, as RocksDB 7.8.3's `GetBuiltinFilterBitsReader` (byte [len] = the 5th
+ * byte from the end, read as int8):
  * ```
- *   length < 5                        -> Corruption (truncated)
- *   0xFF, sub-impl 0, probes 1..30,
- *        block bits 0, reserved 0,
- *        (length - 5) % 64 == 0      -> FastLocalBloom; 0 lines = empty filter: always "no"
- *   0x00                              -> always "may match" (RocksDB: zero probes), except
- *                                        that a 5-byte filter is always "no" (RocksDB treats
- *                                        a filter of <= 5 bytes as zero keys added)
- *   anything else                     -> Corruption (legacy Bloom, Ribbon, garbage)
+ *   length <= 5                       -> "alwaysFalse" (no key was added)
+ *   -1 (0xFF), sub-impl 0, line code 0,
+ *        probes 1..30, reserved 0     -> "fastLocalBloom" (floor(len / 64) lines)
+ *   1..127                            -> "legacyBloom" (numProbes; numLines fixed32 follows)
+ *   0                                 -> "alwaysTrue" (zero probes)
+ *   anything else (other FastLocalBloom metadata, Ribbon -2, reserved)
+ *                                     -> "alwaysTrue" + `unsupported` (counted)
  * ```
- * RocksDB answers "always may match" for an unknown sub-implementation / probe count /
- * reserved bytes ("future safe"); shale has no future formats to be safe for, so it treats
- * them as damage.
+ * Never a wrong "no": what cannot be read answers "may match" for every key, as RocksDB
+ * does ("future safe"), and is counted in `BloomFilterReader.unsupportedFilters` so that a
+ * table whose filter does nothing is visible.
  */
 import { ShaleError } from "@shale/base";
 import { FilterFormat, fastRange32 } from "./format.js";
 import { cacheLocalFpRate } from "./fp-rate.js";
 import { hashKey64 } from "./hash.js";
+import { legacyGeometry, legacyProbesMatch } from "./legacy.js";
+import { legacyBloomHash } from "./legacy-hash.js";
 import { DIRECT_RANGE_MAX_LINES, probesMatch } from "./probe.js";
+
+/** What a filter's metadata says it is (see the dispatch above). */
+export type FilterKind = "fastLocalBloom" | "legacyBloom" | "alwaysTrue" | "alwaysFalse";
 
 /** Where a filter came from, for Corruption errors. */
 export interface FilterSource {
@@ -45,83 +50,160 @@ const batchHashes = new Uint32Array(2 * QUERY_BATCH);
 /** [0, QUERY_BATCH): byte offset of each key's line; [QUERY_BATCH]: see `probeBatch`. */
 const batchOffsets = new Int32Array(QUERY_BATCH + 1);
 
+let unsupportedCount = 0;
+
 export class BloomFilterReader {
-  /** Number of 64-byte lines (0 for the empty and the always-true filter). */
+  /** What the metadata says the filter is. */
+  readonly kind: FilterKind;
+  /**
+   * Why an "alwaysTrue" filter is one, when its metadata is not a format this reader
+   * implements (a Ribbon filter, reserved FastLocalBloom values, a legacy length no line
+   * size explains); undefined otherwise (also for RocksDB's deliberate zero-probe filter).
+   */
+  get unsupported(): string | undefined {
+    return this.unsupportedReason;
+  }
+  private unsupportedReason: string | undefined;
+  /** FastLocalBloom: number of 64-byte lines (0 for every other kind). */
   readonly numLines: number;
-  /** Probes per key (0 for the empty and the always-true filter). */
+  /** Probes per key (FastLocalBloom or legacy; 0 for the constant kinds). */
   readonly numProbes: number;
   /** The filter bytes viewed (not copied). Must not be modified while the reader is used. */
   readonly data: Uint8Array;
-  /** The answer when `numLines` is 0: false for an empty filter, true for "always true". */
+  /**
+   * The answer of `mayMatchHash` when `numLines` is 0: false for "alwaysFalse", true for
+   * "alwaysTrue" and "legacyBloom" (a legacy filter needs the key: see `mayMatchHash`).
+   */
   private readonly constantAnswer: boolean;
   private readonly directRange: boolean;
+  /** Legacy Bloom: number of lines (0 for every other kind) and log2 of their byte size. */
+  private readonly legacyLines: number;
+  private readonly legacyLog2LineBytes: number;
 
   /**
-   * Validates the metadata of `filter` and views it.
-   * @throws ShaleError Corruption for a truncated filter, an unknown marker or bad metadata.
+   * Number of filters constructed so far (in this process) whose metadata this reader does
+   * not implement, each answering "may match" for every key (see `unsupported`).
+   */
+  static get unsupportedFilters(): number {
+    return unsupportedCount;
+  }
+
+  /**
+   * Reads the metadata of `filter` and views it. Never throws for the contents: a filter
+   * it cannot read answers "may match" for every key (RocksDB's behaviour); `source` names
+   * it in `unsupported`.
    */
   constructor(filter: Uint8Array, source: FilterSource = {}) {
     if (!(filter instanceof Uint8Array)) throw new TypeError("filter must be a Uint8Array");
     const length = filter.length;
-    const at = (i: number): number => (source.offset ?? 0) + i;
-    const fail = (message: string, i: number): never => {
-      throw ShaleError.corruption(`bloom filter: ${message}`, source.file, at(i));
-    };
-    if (length < FilterFormat.METADATA_BYTES)
-      fail(`truncated: ${length} bytes, need at least 5`, 0);
-    const len = length - FilterFormat.METADATA_BYTES;
-    const marker = filter[len]!;
     this.data = filter;
     this.numLines = 0;
     this.numProbes = 0;
-    this.constantAnswer = false;
+    this.constantAnswer = true;
     this.directRange = true;
-    if (marker === FilterFormat.MARKER_ALWAYS_TRUE) {
-      this.constantAnswer = len > 0;
+    this.legacyLines = 0;
+    this.legacyLog2LineBytes = 6;
+    this.unsupportedReason = undefined;
+    if (length <= FilterFormat.METADATA_BYTES) {
+      this.kind = "alwaysFalse";
+      this.constantAnswer = false;
+      return;
+    }
+    const len = length - FilterFormat.METADATA_BYTES;
+    const marker = filter[len]!;
+    this.kind = "alwaysTrue";
+    const unsupported = (what: string): void => {
+      const where =
+        source.file !== undefined ? ` (${source.file} @ ${(source.offset ?? 0) + len})` : "";
+      this.unsupportedReason = `${what}${where}`;
+      unsupportedCount++;
+    };
+    if (marker === FilterFormat.MARKER_ALWAYS_TRUE) return;
+    if (marker <= FilterFormat.MAX_LEGACY_MARKER) {
+      const numLines =
+        (filter[len + 1]! |
+          (filter[len + 2]! << 8) |
+          (filter[len + 3]! << 16) |
+          (filter[len + 4]! << 24)) >>>
+        0;
+      const geometry = legacyGeometry(len, numLines);
+      if (geometry === undefined) {
+        unsupported(`legacy Bloom filter of ${len} bytes cannot have ${numLines} lines`);
+        return;
+      }
+      this.kind = "legacyBloom";
+      this.numProbes = marker;
+      this.legacyLines = geometry.numLines;
+      this.legacyLog2LineBytes = geometry.log2LineBytes;
       return;
     }
     if (marker !== FilterFormat.MARKER_NEW_BLOOM) {
-      const kind =
+      unsupported(
         marker === FilterFormat.MARKER_RIBBON
-          ? "Ribbon filter (marker 0xfe) not supported"
-          : marker < 0x80
-            ? `legacy Bloom filter (marker ${marker}) not supported`
-            : `unknown filter marker 0x${marker.toString(16)}`;
-      fail(kind, len);
+          ? "Ribbon filter (marker -2) not implemented"
+          : `reserved filter marker ${marker - 256}`,
+      );
+      return;
     }
-    if (filter[len + 1] !== FilterFormat.SUB_IMPL_FAST_LOCAL_BLOOM) {
-      fail(`unknown Bloom sub-implementation ${filter[len + 1]}`, len + 1);
-    }
+    const subImplementation = filter[len + 1]!;
     const blockAndProbes = filter[len + 2]!;
-    if (blockAndProbes >>> 5 !== 0)
-      fail(`unsupported line size code ${blockAndProbes >>> 5}`, len + 2);
     const numProbes = blockAndProbes & 31;
-    if (numProbes < 1 || numProbes > FilterFormat.MAX_PROBES)
-      fail(`bad probe count ${numProbes}`, len + 2);
-    if (filter[len + 3] !== 0 || filter[len + 4] !== 0)
-      fail("reserved metadata bytes not zero", len + 3);
-    if (len % FilterFormat.LINE_BYTES !== 0)
-      fail(`bit array of ${len} bytes is not whole 64-byte lines`, len);
-    this.numLines = len / FilterFormat.LINE_BYTES;
-    this.numProbes = this.numLines > 0 ? numProbes : 0;
-    this.directRange = this.numLines <= DIRECT_RANGE_MAX_LINES;
+    if (subImplementation !== FilterFormat.SUB_IMPL_FAST_LOCAL_BLOOM) {
+      unsupported(`Bloom sub-implementation ${subImplementation} not implemented`);
+    } else if (blockAndProbes >>> 5 !== 0) {
+      unsupported(`Bloom line size code ${blockAndProbes >>> 5} not implemented`);
+    } else if (numProbes < 1 || numProbes > FilterFormat.MAX_PROBES) {
+      unsupported(`Bloom probe count ${numProbes} reserved`);
+    } else if (filter[len + 3] !== 0 || filter[len + 4] !== 0) {
+      unsupported("Bloom reserved metadata bytes not zero");
+    } else if (len < FilterFormat.LINE_BYTES) {
+      // RocksDB would probe a 64-byte line at offset 0 past the bits; nothing to read here.
+      unsupported(`Bloom bit array of ${len} bytes is shorter than a line`);
+    } else {
+      // RocksDB uses floor(len / 64) lines (a writer always makes whole lines).
+      this.kind = "fastLocalBloom";
+      this.numLines = Math.floor(len / FilterFormat.LINE_BYTES);
+      this.numProbes = numProbes;
+      this.directRange = this.numLines <= DIRECT_RANGE_MAX_LINES;
+    }
   }
 
-  /** True if the filter answers the same for every key (empty or "always true"). */
+  /** True if the filter answers the same for every key ("alwaysTrue" / "alwaysFalse"). */
   get isConstant(): boolean {
-    return this.numLines === 0;
+    return this.numLines === 0 && this.legacyLines === 0;
+  }
+
+  /**
+   * True if `mayMatchHash` / `mayMatchHashes` answer for this filter (it is keyed by
+   * `hashKey64`, or constant). False for a legacy Bloom filter, keyed by a 32-bit hash: ask
+   * `mayMatch(key)` (those answer "may match" for it).
+   */
+  get usesHashKey64(): boolean {
+    return this.legacyLines === 0;
   }
 
   /** False only if `key` was certainly not added. `key` is only read. */
   mayMatch(key: Uint8Array): boolean {
     if (!(key instanceof Uint8Array)) throw new TypeError("key must be a Uint8Array");
+    if (this.legacyLines !== 0) return this.legacyMayMatch(key) === 1;
     hashKey64(key, queryHash, 0);
     return this.mayMatchHash(queryHash[0]!, queryHash[1]!);
   }
 
+  private legacyMayMatch(key: Uint8Array): number {
+    return legacyProbesMatch(
+      this.data,
+      legacyBloomHash(key),
+      this.legacyLines,
+      this.legacyLog2LineBytes,
+      this.numProbes,
+    );
+  }
+
   /**
    * Like `mayMatch` for a key whose hash `hashKey64` gave as (lo, hi) = (out[0], out[1]).
-   * Hash once, probe many filters.
+   * Hash once, probe many filters. A legacy Bloom filter (`usesHashKey64` false) cannot
+   * answer from this hash and says "may match".
    */
   mayMatchHash(lo: number, hi: number): boolean {
     const numLines = this.numLines;
@@ -153,6 +235,14 @@ export class BloomFilterReader {
     const hashes = batchHashes;
     for (let start = 0; start < n; start += QUERY_BATCH) {
       const count = Math.min(QUERY_BATCH, n - start);
+      if (this.legacyLines !== 0) {
+        for (let i = 0; i < count; i++) {
+          const key = keys[start + i];
+          if (!(key instanceof Uint8Array)) throw new TypeError("keys must be Uint8Arrays");
+          out[start + i] = this.legacyMayMatch(key);
+        }
+        continue;
+      }
       for (let i = 0; i < count; i++) {
         const key = keys[start + i];
         if (!(key instanceof Uint8Array)) throw new TypeError("keys must be Uint8Arrays");
@@ -168,7 +258,7 @@ export class BloomFilterReader {
    * `hashKey64` writes them: writes `out[i] = 1` if hash i may match, else 0;
    * `out[count...]` is not written. Answers exactly as `mayMatchHash` on each pair, and
    * overlaps the cache misses of up to 32 hashes at a time (see `mayMatchMany`). `hashes`
-   * is only read.
+   * is only read. A legacy Bloom filter answers 1 for every hash (see `mayMatchHash`).
    * REQUIRES: hashes.length >= 2 * count, out.length >= count.
    */
   mayMatchHashes(hashes: Uint32Array, count: number, out: Uint8Array): void {

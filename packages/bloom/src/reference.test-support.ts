@@ -3,7 +3,7 @@
  * BigInt FastRange32) and deterministic key generators.
  */
 import { Random } from "@shale/base/testing";
-import { chooseNumProbes, numLinesFor, PROBE_MULTIPLIER } from "./format.js";
+import { chooseNumProbes, millibitsPerKey, numLinesFor, PROBE_MULTIPLIER } from "./format.js";
 import { hashKey64 } from "./hash.js";
 
 /** Builds the filter for `hashes` ([lo, hi] pairs, consecutive duplicates skipped). */
@@ -16,7 +16,7 @@ export function referenceFilter(
     const prev = unique[unique.length - 1];
     if (prev === undefined || prev[0] !== h[0] || prev[1] !== h[1]) unique.push(h);
   }
-  const millibits = Math.round(bitsPerKey * 1000);
+  const millibits = millibitsPerKey(bitsPerKey);
   const numProbes = chooseNumProbes(millibits);
   const numLines = numLinesFor(unique.length, millibits);
   const filter = new Uint8Array(numLines * 64 + 5);

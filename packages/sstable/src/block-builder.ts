@@ -13,6 +13,16 @@
  * `restartInterval`-th entry is a restart point that stores its key whole (shared = 0), so a
  * reader can binary-search the restart array and then scan at most `restartInterval` entries.
  * No checksum here: the block trailer written by the table builder covers the block.
+ * `numRestarts`' high bit is the data-block index type (RocksDB's block footer, block.ts):
+ * always clear here (binary search only).
+ *
+ * Index blocks of format version 4+ (`valueLengths: false`) omit `valueLength`: a value is a
+ * BlockHandle, whose two varints delimit themselves (RocksDB's value delta encoding; with
+ * restart interval 1, the only one written, no entry shares a key prefix, so every value
+ * is the whole handle and none is a size delta):
+ * ```
+ * indexEntry := varint32 shared(0) ‖ varint32 unshared ‖ key[unshared] ‖ handle
+ * ```
  *
  * Worked example (restart interval 2): add("apple","1"), add("apply","2"), add("b","3"):
  * ```
@@ -25,6 +35,15 @@
  */
 import { ByteWriter, putFixed32, ShaleError } from "@shale/base";
 
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    length++;
+  }
+  return length;
+}
+
 export class BlockBuilder {
   private readonly buffer = new ByteWriter(4096);
   private readonly restartInterval: number;
@@ -35,15 +54,25 @@ export class BlockBuilder {
   private lastKeyLength = 0;
   private entries = 0;
   private finished = false;
+  /** False: entries omit the value length (index blocks of format version 4+). */
+  private readonly valueLengths: boolean;
 
-  /** @param restartInterval entries between restart points (>= 1). */
-  constructor(restartInterval: number) {
+  /**
+   * @param restartInterval entries between restart points (>= 1).
+   * @param valueLengths false for value-delta-encoded index blocks (no value length; only
+   *   with restart interval 1, so every value is whole). Default: true.
+   */
+  constructor(restartInterval: number, valueLengths = true) {
     if (!Number.isInteger(restartInterval) || restartInterval < 1) {
       throw ShaleError.invalidArgument(
         `blockRestartInterval must be an integer >= 1; got ${restartInterval}`,
       );
     }
+    if (!valueLengths && restartInterval !== 1) {
+      throw ShaleError.invalidArgument("blocks without value lengths need restart interval 1");
+    }
     this.restartInterval = restartInterval;
+    this.valueLengths = valueLengths;
   }
 
   /** Number of entries added since the last reset. */
@@ -58,6 +87,18 @@ export class BlockBuilder {
   /** Size of the block if finished now. */
   get currentSizeEstimate(): number {
     return this.buffer.length + this.restarts.length * 4 + 4;
+  }
+
+  /**
+   * RocksDB's `EstimateSizeAfterKV` (for blocks with value lengths): the size estimate after
+   * adding an entry of a `keyLength`-byte key and a `valueLength`-byte value, counting the
+   * whole key (not only its unshared part) and a 4-byte shared-length varint, as RocksDB
+   * does (the table builder's flush policy compares it with the block size).
+   */
+  estimateSizeAfter(keyLength: number, valueLength: number): number {
+    let estimate = this.currentSizeEstimate + keyLength + valueLength + 4;
+    if (this.counter >= this.restartInterval) estimate += 4;
+    return estimate + varintLength(keyLength) + varintLength(valueLength);
   }
 
   /** The last key added (a view, valid until the next add or reset). REQUIRES: !empty. */
@@ -82,7 +123,8 @@ export class BlockBuilder {
     }
     const unshared = key.length - shared;
     w.ensure(15 + unshared + value.length);
-    w.varint32(shared).varint32(unshared).varint32(value.length);
+    w.varint32(shared).varint32(unshared);
+    if (this.valueLengths) w.varint32(value.length);
     w.buf.set(key.subarray(shared), w.pos);
     w.pos += unshared;
     w.buf.set(value, w.pos);
@@ -105,6 +147,9 @@ export class BlockBuilder {
   finish(): Uint8Array {
     const w = this.buffer;
     const restarts = this.restarts;
+    if (restarts.length >= 0x80000000) {
+      throw ShaleError.invalidArgument("too many restart points for a block footer");
+    }
     w.ensure(restarts.length * 4 + 4);
     let pos = w.pos;
     for (let i = 0; i < restarts.length; i++) pos = putFixed32(w.buf, pos, restarts[i]!);

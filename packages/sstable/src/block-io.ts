@@ -1,10 +1,13 @@
 /**
  * Reading and writing one block with its 5-byte trailer (format in `format.ts`):
- * `block bytes ‖ u8 compressionType ‖ fixed32 LE masked XXH32(block bytes ‖ compressionType)`.
+ * `block bytes ‖ u8 compressionType ‖ fixed32 LE checksum(block bytes ‖ compressionType)`,
+ * the checksum computed by the table's checksum type (`blockChecksum` of `@shale/base`: RocksDB's
+ * ComputeBuiltinChecksumWithLastByte; the type byte directly follows the block, so the
+ * checksummed bytes `[offset, offset + size]` are contiguous).
  */
 import {
+  blockChecksum,
   getFixed32,
-  maskedChecksum32,
   putFixed32,
   type RandomAccessFile,
   ShaleError,
@@ -26,6 +29,7 @@ export function writeBlock(
   offset: number,
   raw: Uint8Array,
   type: CompressionType,
+  checksumType: number,
 ): BlockHandle {
   const compressed = compressBlock(raw, type);
   const contents = compressed ?? raw;
@@ -34,7 +38,7 @@ export function writeBlock(
   const out = new Uint8Array(size + TRAILER);
   out.set(contents, 0);
   out[size] = compressed !== undefined ? type : CompressionType.None;
-  putFixed32(out, size + 1, maskedChecksum32(out, 0, size + 1));
+  putFixed32(out, size + 1, blockChecksum(checksumType, out, 0, size + 1));
   file.append(out, 0, out.length);
   return { offset, size };
 }
@@ -60,6 +64,7 @@ export function readBlock(
   fileSize: number,
   handle: BlockHandle,
   fileName: string | undefined,
+  checksumType: number,
   verify: boolean,
   expectCompressed = false,
 ): Uint8Array {
@@ -79,12 +84,12 @@ export function readBlock(
   const got = file.read(offset, n, buf, 0);
   if (got !== n)
     throw ShaleError.corruption(`truncated block read: ${got} of ${n} bytes`, fileName, offset);
-  return decodeBlock(buf, 0, handle, fileName, verify, !scratch);
+  return decodeBlock(buf, 0, handle, fileName, checksumType, verify, !scratch);
 }
 
 /**
  * The contents of the block whose bytes and trailer are `buf[pos, pos + handle.size + 5)`:
- * verified (unless `verify` is false) and decompressed. Uncompressed contents are a view of
+ * verified by `checksumType` (unless `verify` is false or the type is None) and decompressed. Uncompressed contents are a view of
  * `buf` when `view`, else a copy; decompressed contents have memory of their own, or are
  * carved from `slab` if given (blocks that will not be cached). Throws Corruption (at the
  * block's file offset) for a checksum mismatch, an unknown compression type or a bad
@@ -95,14 +100,24 @@ export function decodeBlock(
   pos: number,
   handle: BlockHandle,
   fileName: string | undefined,
+  checksumType: number,
   verify: boolean,
   view: boolean,
   slab?: BlockSlab,
 ): Uint8Array {
   const size = handle.size;
   const end = pos + size;
-  if (verify && getFixed32(buf, end + 1) !== maskedChecksum32(buf, pos, end + 1)) {
-    throw ShaleError.corruption("block checksum mismatch", fileName, handle.offset);
+  if (verify && checksumType !== 0) {
+    const stored = getFixed32(buf, end + 1);
+    const computed = blockChecksum(checksumType, buf, pos, end + 1);
+    if (stored !== computed) {
+      throw ShaleError.corruption(
+        `block checksum mismatch: stored 0x${stored.toString(16)}, computed ` +
+          `0x${computed.toString(16)} (checksum type ${checksumType})`,
+        fileName,
+        handle.offset,
+      );
+    }
   }
   const type = buf[end]!;
   if (type === CompressionType.None) {

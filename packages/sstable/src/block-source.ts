@@ -11,11 +11,12 @@
  */
 import { type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
-import { BloomFilterReader } from "@shale/bloom";
 import { allocUninitialized } from "./alloc.js";
 import { BLOCK_OVERHEAD, Block } from "./block.js";
 import { decodeBlock, readBlock } from "./block-io.js";
+import { openFilterBlock } from "./filter-block.js";
 import { type BlockHandle, TableFormat } from "./format.js";
+import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
 import {
   INITIAL_READAHEAD,
   MAX_READAHEAD,
@@ -26,6 +27,8 @@ import {
 export class BlockSource {
   readonly file: RandomAccessFile;
   readonly fileName: string | undefined;
+  /** The footer's checksum type: how block trailers are verified. */
+  readonly checksumType: number;
   readonly cache: LRUCache<Block> | undefined;
   readonly cacheId: number;
   /** Default for reads: verify block checksums. */
@@ -41,10 +44,13 @@ export class BlockSource {
    * reused buffer rather than memory of their own (see `readBlock`). Set at open.
    */
   expectCompressed = false;
+  /** How the index block is encoded (from the properties; set at open). */
+  indexEncoding: IndexEncoding = { keyIsUserKey: false, valueIsDeltaEncoded: false };
 
   constructor(
     file: RandomAccessFile,
     fileName: string | undefined,
+    checksumType: number,
     limit: number,
     cache: LRUCache<Block> | undefined,
     cacheId: number,
@@ -54,6 +60,7 @@ export class BlockSource {
   ) {
     this.file = file;
     this.fileName = fileName;
+    this.checksumType = checksumType;
     this.limit = limit;
     this.cache = cache;
     this.cacheId = cacheId;
@@ -69,6 +76,7 @@ export class BlockSource {
       this.limit,
       handle,
       this.fileName,
+      this.checksumType,
       verify,
       this.expectCompressed,
     );
@@ -84,25 +92,21 @@ export class BlockSource {
   }
 
   /**
-   * Reads and parses an index block (no cache), with its `IndexSearch` aid when
+   * Reads and parses an index block (no cache), rewritten into the classic form when it is
+   * stored with user keys or delta-encoded values (index-block.ts), with its `IndexSearch` aid when
    * `indexSearch` (internal keys with bytewise user keys) and the block has enough entries.
    */
   readIndexBlock(handle: BlockHandle, indexSearch: boolean): Block {
-    const data = this.readRaw(handle, this.verifyChecksums);
+    const raw = this.readRaw(handle, this.verifyChecksums);
+    const data = normalizeIndexBlock(raw, this.indexEncoding, this.fileName, handle.offset);
     return Block.keyValue(data, this.fileName, handle.offset, indexSearch);
   }
 
   /** Reads and parses a filter block (no cache). */
   readFilterBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
     const data = this.readRaw(handle, verify);
-    let reader: BloomFilterReader;
-    try {
-      reader = new BloomFilterReader(data);
-    } catch (e) {
-      const what = e instanceof Error ? e.message : String(e);
-      throw ShaleError.corruption(`bad filter block: ${what}`, this.fileName, handle.offset);
-    }
-    return Block.ofFilter(data, reader);
+    // Never throws for the contents (an unreadable filter answers "may match"), see filter-block.ts.
+    return Block.ofFilter(data, openFilterBlock(data, this.fileName, handle.offset));
   }
 
   private insert(offset: number, block: Block, priority: "high" | "low"): void {
@@ -177,7 +181,16 @@ export class BlockSource {
     const fillCache = fill && cache?.hasRoomFor(this.cacheId, offset, charge) === true;
     const pos = offset - ra.regionStart;
     const slab = fillCache ? undefined : ra.blockSlab();
-    const data = decodeBlock(ra.region, pos, handle, this.fileName, verify, !fillCache, slab);
+    const data = decodeBlock(
+      ra.region,
+      pos,
+      handle,
+      this.fileName,
+      this.checksumType,
+      verify,
+      !fillCache,
+      slab,
+    );
     const block = Block.keyValue(data, this.fileName, offset);
     if (fillCache) this.insert(offset, block, "low");
     return block;

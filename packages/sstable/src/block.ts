@@ -9,6 +9,17 @@ import { getFixed32, ShaleError } from "@shale/base";
 import type { BloomFilterReader } from "@shale/bloom";
 import { IndexSearch, MIN_ENTRIES_FOR_SEARCH } from "./index-search.js";
 
+/**
+ * The block footer's high bit (RocksDB's `PackIndexTypeAndNumRestarts`): set when a data
+ * block carries a hash index (kDataBlockBinaryAndHash) between its restart array and the
+ * footer: `buckets[numBuckets] ‖ fixed16 numBuckets`. The reader skips it (binary search
+ * finds every key); this build writes blocks without one (bit clear). Part of the file
+ * format; do not change.
+ */
+export const BLOCK_FOOTER_HASH_INDEX_BIT = 0x80000000;
+/** Blocks larger than this never carry a hash index; their footer is numRestarts whole. */
+export const MAX_BLOCK_SIZE_WITH_HASH_INDEX = 1 << 16;
+
 /** Bytes charged to the block cache on top of a block's data (object overhead). */
 export const BLOCK_OVERHEAD = 64;
 
@@ -98,19 +109,31 @@ export class Block {
     blockOffset: number,
     indexSearch = false,
   ): Block {
-    if (data.length < 4) {
+    const size = data.length;
+    if (size < 4) {
       throw ShaleError.corruption(
-        `bad block: ${data.length} bytes is too short for a block`,
+        `bad block: ${size} bytes is too short for a block`,
         file,
         blockOffset,
       );
     }
-    const numRestarts = getFixed32(data, data.length - 4);
-    const maxRestarts = Math.floor((data.length - 4) / 4);
+    let numRestarts = getFixed32(data, size - 4);
+    // The entries (and the restart array) end here: before the footer, or before a data
+    // block hash index (the footer's high bit, only in blocks up to 64 KiB).
+    let entriesEnd = size - 4;
+    if (numRestarts >= BLOCK_FOOTER_HASH_INDEX_BIT && size <= MAX_BLOCK_SIZE_WITH_HASH_INDEX) {
+      numRestarts -= BLOCK_FOOTER_HASH_INDEX_BIT;
+      const numBuckets = size >= 6 ? data[size - 6]! | (data[size - 5]! << 8) : -1;
+      entriesEnd = size - 6 - numBuckets;
+      if (numBuckets < 0 || entriesEnd < 0) {
+        throw ShaleError.corruption("bad block: bad data block hash index", file, blockOffset);
+      }
+    }
+    const maxRestarts = Math.floor(entriesEnd / 4);
     if (numRestarts < 1 || numRestarts > maxRestarts) {
       throw ShaleError.corruption(`bad block: bad restart count ${numRestarts}`, file, blockOffset);
     }
-    const restartsOffset = data.length - 4 - numRestarts * 4;
+    const restartsOffset = entriesEnd - numRestarts * 4;
     const bad = checkRestarts(data, numRestarts, restartsOffset);
     if (bad >= 0) {
       const r = getFixed32(data, restartsOffset + bad * 4);

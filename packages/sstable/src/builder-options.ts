@@ -3,7 +3,7 @@
  */
 import { bytewiseComparator, type Comparator, ShaleError } from "@shale/base";
 import { type CompressionName, compressionTypeOf, DEFAULT_COMPRESSION } from "./compression.js";
-import { FormatVersion } from "./format.js";
+import { ChecksumType, FormatVersion, isChecksumType } from "./format.js";
 
 /** Collects user properties while a table is built (RocksDB's TablePropertiesCollector). */
 export interface TablePropertiesCollector {
@@ -24,10 +24,34 @@ export interface TableBuilderOptions {
   bitsPerKey?: number;
   /** Data block compression ("none" or "snappy"). Default: "snappy" (see compression.ts). */
   compression?: CompressionName;
-  /** Format version to write. Default: 1 (the only one). */
+  /**
+   * RocksDB format_version to write, 2-5 (3 adds user-key index keys, 4 index values without
+   * lengths). Default: 5 (`FormatVersion.LATEST`).
+   */
   formatVersion?: number;
+  /** Block checksum type (`ChecksumType`). Default: `ChecksumType.CRC32c`. */
+  checksumType?: number;
   /** User property collectors. Default: none. */
   collectors?: readonly TablePropertiesCollector[];
+  /**
+   * Column family recorded in the properties (`rocksdb.column.family.id` / `.name`).
+   * Default: unknown (id 0x7fffffff, no name; RocksDB's SstFileWriter's choice, which
+   * RocksDB can ingest into any column family). A database passes `{ id: 0, name: "default" }`.
+   */
+  columnFamily?: { id: number; name: string };
+  /** Merge operator name recorded in the properties. Default: "nullptr" (none). */
+  mergeOperatorName?: string;
+  /** Identity of the writing database, session and host (properties). Default: not recorded. */
+  dbId?: string;
+  dbSessionId?: string;
+  dbHostId?: string;
+  /** The table's file number (`rocksdb.original.file.number`). Default: not recorded. */
+  fileNumber?: number;
+  /**
+   * Seconds since the epoch recorded as the creation time (`rocksdb.creation.time`,
+   * `rocksdb.file.creation.time`), for reproducible files. Default: the time of `finish`.
+   */
+  creationTime?: number;
 }
 
 function positiveInteger(
@@ -52,13 +76,31 @@ export interface ResolvedBuilderOptions {
   bitsPerKey: number;
   compression: CompressionName;
   formatVersion: number;
+  checksumType: ChecksumType;
   collectors: readonly TablePropertiesCollector[];
+  columnFamilyId: number;
+  columnFamilyName: string;
+  mergeOperatorName: string;
+  dbId: string;
+  dbSessionId: string;
+  dbHostId: string;
+  fileNumber: number;
+  creationTime: number | undefined;
+}
+
+/** The checksum type written when none is given (see `checksumType`). */
+export const DEFAULT_CHECKSUM_TYPE: ChecksumType = ChecksumType.xxHash;
+
+function optionalString(value: string | undefined, fallback: string, name: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string") throw new TypeError(`${name} must be a string`);
+  return value;
 }
 
 /**
  * Applies the defaults and checks the values: TypeError for a wrong type, InvalidArgument for
  * a bad value (blockSize and blockRestartInterval integers >= 1, bitsPerKey in [0, 100], a
- * known compression, formatVersion 1).
+ * known compression, formatVersion 2-5, a known checksum type).
  */
 export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBuilderOptions {
   if (typeof options !== "object" || options === null)
@@ -71,8 +113,45 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
   const compression = options.compression ?? DEFAULT_COMPRESSION;
   compressionTypeOf(compression);
   const formatVersion = options.formatVersion ?? FormatVersion.LATEST;
-  if (formatVersion !== FormatVersion.V1) {
-    throw ShaleError.invalidArgument(`unsupported formatVersion ${formatVersion} (supported: 1)`);
+  if (typeof formatVersion !== "number") throw new TypeError("formatVersion must be a number");
+  if (
+    !Number.isInteger(formatVersion) ||
+    formatVersion < FormatVersion.MIN_READ ||
+    formatVersion > FormatVersion.LATEST
+  ) {
+    throw ShaleError.invalidArgument(
+      `unsupported formatVersion ${formatVersion} (supported: ${FormatVersion.MIN_READ}-${FormatVersion.LATEST})`,
+    );
+  }
+  const checksumType = options.checksumType ?? DEFAULT_CHECKSUM_TYPE;
+  if (typeof checksumType !== "number") throw new TypeError("checksumType must be a number");
+  if (!isChecksumType(checksumType)) {
+    throw ShaleError.invalidArgument(`unknown checksumType ${checksumType} (0-4)`);
+  }
+  const cf = options.columnFamily;
+  if (cf !== undefined) {
+    if (typeof cf !== "object" || cf === null)
+      throw new TypeError("columnFamily must be an object");
+    if (typeof cf.name !== "string") throw new TypeError("columnFamily.name must be a string");
+    if (!Number.isInteger(cf.id) || cf.id < 0 || cf.id > 0x7fffffff) {
+      throw ShaleError.invalidArgument(`columnFamily.id must be in [0, 2^31 - 1]; got ${cf.id}`);
+    }
+  }
+  const creationTime = options.creationTime;
+  if (creationTime !== undefined) {
+    if (typeof creationTime !== "number") throw new TypeError("creationTime must be a number");
+    if (!Number.isSafeInteger(creationTime) || creationTime < 0) {
+      throw ShaleError.invalidArgument(
+        `creationTime must be a non-negative integer; got ${creationTime}`,
+      );
+    }
+  }
+  const fileNumber = options.fileNumber ?? 0;
+  if (typeof fileNumber !== "number") throw new TypeError("fileNumber must be a number");
+  if (!Number.isSafeInteger(fileNumber) || fileNumber < 0) {
+    throw ShaleError.invalidArgument(
+      `fileNumber must be a non-negative integer; got ${fileNumber}`,
+    );
   }
   return {
     comparator: options.comparator ?? bytewiseComparator,
@@ -86,6 +165,15 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
     bitsPerKey,
     compression,
     formatVersion,
+    checksumType,
     collectors: options.collectors ?? [],
+    columnFamilyId: cf?.id ?? 0x7fffffff,
+    columnFamilyName: cf?.name ?? "",
+    mergeOperatorName: optionalString(options.mergeOperatorName, "nullptr", "mergeOperatorName"),
+    dbId: optionalString(options.dbId, "", "dbId"),
+    dbSessionId: optionalString(options.dbSessionId, "", "dbSessionId"),
+    dbHostId: optionalString(options.dbHostId, "", "dbHostId"),
+    fileNumber,
+    creationTime: options.creationTime,
   };
 }

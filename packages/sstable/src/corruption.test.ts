@@ -9,10 +9,18 @@ import {
   MAX_SEQ,
   MemoryFileSystem,
   toBytes,
+  toHex,
   ValueKind,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { decodeFooter, encodeFooter, MetaBlockName, TableFormat } from "./format.js";
+import {
+  ChecksumType,
+  decodeFooter,
+  encodeBlockHandle,
+  encodeFooter,
+  MetaBlockName,
+  TableFormat,
+} from "./format.js";
 import type { TableReader } from "./table-reader.js";
 import {
   type BuiltTable,
@@ -74,7 +82,7 @@ describe("corruption is detected with file and offset", () => {
 
   it("the sample table has every block type and several data blocks", () => {
     expect([...layout.meta.keys()].sort()).toEqual([
-      MetaBlockName.BLOOM_FILTER,
+      MetaBlockName.FULL_FILTER,
       MetaBlockName.PROPERTIES,
       MetaBlockName.RANGE_DEL,
     ]);
@@ -85,7 +93,7 @@ describe("corruption is detected with file and offset", () => {
   const metaBlocks: [string, () => { offset: number; size: number }][] = [
     ["metaindex", () => layout.metaindex],
     ["index", () => layout.index],
-    ["filter", () => layout.meta.get(MetaBlockName.BLOOM_FILTER)!],
+    ["filter", () => layout.meta.get(MetaBlockName.FULL_FILTER)!],
     ["range-del", () => layout.meta.get(MetaBlockName.RANGE_DEL)!],
     ["properties", () => layout.meta.get(MetaBlockName.PROPERTIES)!],
   ];
@@ -131,10 +139,55 @@ describe("corruption is detected with file and offset", () => {
     expectCorruption(() => readAll(reader), table.path, h.offset);
   });
 
-  it("footer: every byte", () => {
+  it("footer: every byte (the format has no footer checksum: each field is checked)", () => {
+    const indexHandleStart = 1 + encodeBlockHandle(layout.metaindex).length;
+    const indexHandleEnd = indexHandleStart + encodeBlockHandle(layout.index).length;
     for (let p = 0; p < TableFormat.FOOTER_SIZE; p++) {
-      const damaged = flipByte(table, layout.footerOffset + p);
-      expectCorruption(() => openTable(damaged), table.path, layout.footerOffset);
+      for (const mask of [0x01, 0x80]) {
+        const damaged = flipByte(table, layout.footerOffset + p, mask);
+        if (p === TableFormat.FOOTER_VERSION_OFFSET && mask === 0x01) {
+          // Format version 5 -> 4: the same block formats (only the filter's differs, and it
+          // has its own marker). RocksDB reads it the same way.
+          readAll(openTable(damaged));
+          continue;
+        }
+        if (p === 0) {
+          // The checksum type: another known type fails at the first block read (a checksum
+          // mismatch), an unknown one is NotSupported at the footer, None (0) reads the
+          // intact blocks unverified, as RocksDB would.
+          try {
+            readAll(openTable(damaged));
+            expect(damaged.fs.readFile(damaged.path)[layout.footerOffset]).toBe(0);
+          } catch (e) {
+            expect((e as { file?: string }).file).toBe(table.path);
+          }
+          continue;
+        }
+        let error: unknown;
+        try {
+          readAll(openTable(damaged));
+        } catch (e) {
+          error = e;
+        }
+        // A size varint given a continuation bit into the zero padding (an overlong
+        // encoding of the same handle) still reads every entry.
+        if (error === undefined && p >= indexHandleStart && p < indexHandleEnd) continue;
+        expect(error, `byte ${p} mask ${mask} opened`).toBeDefined();
+        const code = (error as { code?: string }).code;
+        expect(
+          ["Corruption", "NotSupported"],
+          `byte ${p} mask ${mask}: ${String(error)}`,
+        ).toContain(code);
+        expect((error as { file?: string }).file).toBe(table.path);
+        // Most fields fail at the footer; an index handle moved inside the file fails at the
+        // bogus block it points at (its checksum), the checksum type changed to another known
+        // type at the first block read.
+        const offset = (error as { offset?: number }).offset;
+        expect(typeof offset === "number" && offset <= layout.footerOffset).toBe(true);
+        if (p >= indexHandleStart && p < indexHandleEnd) continue;
+        if (p > 0)
+          expect(offset, `byte ${p} mask ${mask}: ${String(error)}`).toBe(layout.footerOffset);
+      }
     }
   });
 
@@ -164,16 +217,25 @@ describe("corruption is detected with file and offset", () => {
     );
   });
 
-  it("footer codec round-trips and rejects non-zero padding", () => {
+  it("footer codec: worked bytes, round-trip, non-zero padding and misplaced handles", () => {
     const footer = {
-      checksumType: 1,
-      metaindexHandle: { offset: 4200, size: 60 },
-      indexHandle: { offset: 4265, size: 18 },
-      formatVersion: 1,
+      checksumType: ChecksumType.CRC32c,
+      metaindexHandle: { offset: 1173, size: 80 },
+      indexHandle: { offset: 269, size: 22 },
+      formatVersion: 5,
     };
     const bytes = encodeFooter(footer);
-    expect(Buffer.from(bytes.subarray(0, 7)).toString("hex")).toBe("01e8203ca92112");
-    expect(Buffer.from(bytes.subarray(49)).toString("latin1")).toBe("shaleSST");
-    expect(decodeFooter(bytes, "f", 9)).toEqual(footer);
+    // Bytes of a footer RocksDB 7.8.3 wrote (testdata/rocksdb-fv5-crc32c-3keys.sst).
+    expect(toHex(bytes)).toBe(
+      `01950950 8d0216${"00".repeat(34)}05000000f7cff485b741e288`.replace(" ", ""),
+    );
+    const at = 1173 + 80 + 5;
+    expect(decodeFooter(bytes, "f", at)).toEqual(footer);
+    const padded = bytes.slice();
+    padded[40] = 1;
+    expect(() => decodeFooter(padded, "f", at)).toThrow(/non-zero padding/);
+    expect(() => decodeFooter(bytes, "f", at + 1)).toThrow(
+      expect.objectContaining({ code: "Corruption", file: "f", offset: at + 1 }),
+    );
   });
 });

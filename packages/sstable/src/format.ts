@@ -1,7 +1,7 @@
 /**
- * Wire constants and the small fixed structures of the table format: block handles, block
- * trailers and the footer. The whole file layout is drawn in `table-builder.ts` and in
- * `docs/formats/sstable.md`.
+ * Wire constants and the small fixed structures of RocksDB's block-based table format:
+ * block handles, block trailers and the footer. The whole file layout is drawn in
+ * `table-builder.ts` and in `docs/formats/sstable.md`.
  *
  * BlockHandle (where a block lives; at most 16 bytes since offsets and sizes are < 2^53):
  * ```
@@ -10,32 +10,53 @@
  * +------------------+----------------+
  * ```
  *
- * Block trailer (5 bytes after every block on disk):
+ * Block trailer (5 bytes after every block on disk; `blockChecksum` of `@shale/base`):
  * ```
- * +---------------------+-------------------------------------------------------------+
- * | u8 compressionType  | fixed32 LE masked XXH32 over (block bytes ‖ compressionType) |
- * +---------------------+-------------------------------------------------------------+
+ * +---------------------+-----------------------------------------------------------+
+ * | u8 compressionType  | fixed32 LE checksum of (block bytes ‖ compressionType),   |
+ * |                     | by the footer's checksum type (CRC32C: masked)           |
+ * +---------------------+-----------------------------------------------------------+
  * ```
- * The type byte directly follows the block, so the checksummed region is contiguous:
- * `[blockOffset, blockOffset + size + 1)`.
  *
- * Footer (57 bytes, the last bytes of the file):
+ * Footer, format versions 1-5 (53 bytes, the last bytes of the file; RocksDB's
+ * `Footer::EncodeTo`):
  * ```
  * offset  size
- *   0       1   u8 checksumType (1 = masked XXH32)
+ *   0       1   u8 checksumType (ChecksumType: 0 none, 1 CRC32c, 2 xxHash, 3 xxHash64, 4 XXH3)
  *   1      40   metaindex handle ‖ index handle, zero-padded to 40 bytes
- *  41       4   fixed32 LE formatVersion (1)
- *  45       4   fixed32 LE masked XXH32 over footer bytes [0, 45)
- *  49       8   magic: fixed32 LE 0x6c616873 ‖ fixed32 LE 0x54535365 (bytes "shaleSST")
+ *  41       4   fixed32 LE formatVersion (this build writes 5, reads 2-5)
+ *  45       8   fixed64 LE magic 0x88e241b785f4cff7 (kBlockBasedTableMagicNumber):
+ *               bytes f7 cf f4 85 b7 41 e2 88
  * ```
- * Unlike RocksDB's 53-byte footer (format versions 1-5) this one carries its own checksum,
- * so a flipped byte anywhere in the footer is detected and reported at the footer offset.
+ * The footer has no checksum of its own (format version 6 added one); the reader checks
+ * the magic, the version, the checksum type, the handles and that the padding is zero,
+ * and every block a handle points at is checksummed. Format version 0 used LevelDB's
+ * 48-byte footer (two padded handles and the legacy magic 0xdb4775248b80fb57): it is
+ * recognised and refused as NotSupported, as are versions 1 and 6+.
  *
- * Worked example: metaindex at offset 4200 size 60 and index at offset 4265 size 18 encode as
- * handles `e8 20 3c` and `a9 21 12`, so the footer is
- * `01 e8 20 3c a9 21 12 00*34 01 00 00 00 <checksum 4 bytes> 73 68 61 6c 65 53 53 54`.
+ * Worked example (the table of docs/formats/sstable.md): metaindex at offset 1173 size 80,
+ * index at 269 size 22 encode as handles `95 09 50` and `8d 02 16`, so the footer is
+ * `01 95 09 50 8d 02 16 00*34 05 00 00 00 f7 cf f4 85 b7 41 e2 88`.
  */
-import { getFixed32, maskedChecksum32, putFixed32, putVarint64, ShaleError } from "@shale/base";
+import {
+  ChecksumType,
+  ErrorCode,
+  getFixed32,
+  putFixed32,
+  putVarint64,
+  ShaleError,
+} from "@shale/base";
+
+/** NotSupported naming the file and offset (like Corruption does). */
+export function notSupportedAt(
+  message: string,
+  file: string | undefined,
+  offset: number,
+): ShaleError {
+  const options: { file?: string; offset: number } = { offset };
+  if (file !== undefined) options.file = file;
+  return new ShaleError(ErrorCode.NotSupported, message, options);
+}
 
 /**
  * Compression type byte of a block trailer: RocksDB's `CompressionType` numbering
@@ -57,53 +78,100 @@ export const CompressionType = {
 } as const;
 export type CompressionType = (typeof CompressionType)[keyof typeof CompressionType];
 
-/** Checksum type byte of the footer. Part of the file format; do not change. */
-export const ChecksumType = {
-  /** Masked XXH32 (seed 0), see `@shale/base` checksum. */
-  XXH32: 1,
-} as const;
+/**
+ * Checksum type byte of the footer (RocksDB's `ChecksumType`, from `@shale/base`): how every
+ * block trailer's checksum is computed (`blockChecksum` in `@shale/base`):
+ * - NoChecksum 0: not checked;
+ * - CRC32c 1: masked CRC32C over the block bytes and the type byte;
+ * - xxHash 2: XXH32 (seed 0, unmasked) over the block bytes and the type byte (this
+ *   build's default: `DEFAULT_CHECKSUM_TYPE`, the fastest in JS);
+ * - xxHash64 3: the low 32 bits of XXH64 (seed 0) over the block bytes and the type byte;
+ * - XXH3 4: the low 32 bits of XXH3-64 over the block bytes, xor (type byte * 0x6b9083d9);
+ *   RocksDB 7.8.3's default.
+ * Part of the file format; do not change.
+ */
+export { ChecksumType };
 
 /** Sizes and magic numbers. Part of the file format; do not change. */
 export const TableFormat = {
-  /** u8 compression type + fixed32 masked checksum. */
+  /** u8 compression type + fixed32 checksum. */
   BLOCK_TRAILER_SIZE: 5,
   /** Two varint64s (offset, size), at most 10 bytes each. */
   MAX_BLOCK_HANDLE_SIZE: 20,
   /** Bytes reserved for the two handles in the footer (zero padded). */
   FOOTER_HANDLES_SIZE: 40,
-  /** checksumType(1) + handles(40) + formatVersion(4) + footerChecksum(4) + magic(8). */
-  FOOTER_SIZE: 57,
+  /** Format versions 1-5: checksumType(1) + handles(40) + formatVersion(4) + magic(8). */
+  FOOTER_SIZE: 53,
+  /** Format version 0 (LevelDB's footer): handles(40) + magic(8). */
+  LEGACY_FOOTER_SIZE: 48,
   /** Offset of the formatVersion field inside the footer. */
   FOOTER_VERSION_OFFSET: 41,
-  /** Offset of the footer checksum; it covers footer bytes [0, this). */
-  FOOTER_CHECKSUM_OFFSET: 45,
-  /** Offset of the magic number inside the footer. */
-  FOOTER_MAGIC_OFFSET: 49,
-  /** Low word of the magic number: bytes "shal" on disk. */
-  MAGIC_LO: 0x6c616873,
-  /** High word of the magic number: bytes "eSST" on disk. */
-  MAGIC_HI: 0x54535365,
+  /** Offset of the magic number inside the footer (its last 8 bytes). */
+  FOOTER_MAGIC_OFFSET: 45,
+  /** kBlockBasedTableMagicNumber 0x88e241b785f4cff7: low and high 32-bit words. */
+  MAGIC_LO: 0x85f4cff7,
+  MAGIC_HI: 0x88e241b7,
+  /** kLegacyBlockBasedTableMagicNumber 0xdb4775248b80fb57 (format version 0). */
+  LEGACY_MAGIC_LO: 0x8b80fb57,
+  LEGACY_MAGIC_HI: 0xdb477524,
 } as const;
 
 /**
- * Format versions, each saying what it adds. Part of the file format; do not change.
- * - 1: block-based table as documented in docs/formats/sstable.md.
+ * Format versions of the block-based table (RocksDB's `format_version`), each saying what it
+ * adds. Part of the file format; do not change.
+ * - 0: LevelDB's 48-byte footer with the legacy magic, CRC32C only. Not supported.
+ * - 1: the 53-byte footer with a checksum type and the block-based magic. Not supported
+ *   (compressed blocks other than Snappy lack the size prefix of 2).
+ * - 2: compressed blocks (LZ4, zlib, bzip2, ...) begin with their varint32 uncompressed size.
+ * - 3: index keys may be user keys (property `rocksdb.index.key.is.user.key`).
+ * - 4: index values may be delta-encoded (property `rocksdb.index.value.is.delta.encoded`):
+ *   index entries omit the value length; a handle after a shared key prefix is stored as a
+ *   size delta.
+ * - 5: FastLocalBloom full filters (the filter block's own format; `@shale/bloom`).
+ * This build writes 5 and reads 2-5; 6 (footer checksum, index handle in the metaindex)
+ * and later are NotSupported.
  */
 export const FormatVersion = {
-  V1: 1,
-  LATEST: 1,
+  V2: 2,
+  V3: 3,
+  V4: 4,
+  V5: 5,
+  /** Oldest version read. */
+  MIN_READ: 2,
+  /** Newest version read and the version written. */
+  LATEST: 5,
 } as const;
 
-/** Names in the metaindex block. Part of the file format; do not change. */
+/**
+ * Names in the metaindex block (RocksDB's). Part of the file format; do not change.
+ * Sorted: "fullfilter.rocksdb.BuiltinBloomFilter" < "rocksdb.properties" < "rocksdb.range_del".
+ */
 export const MetaBlockName = {
-  /** Prefix of the full-filter entry; the filter policy name follows. */
+  /** Prefix of the full-filter entry; the filter policy's compatibility name follows. */
   FULL_FILTER_PREFIX: "fullfilter.",
-  /** The full Bloom filter over user keys (`@shale/bloom`). */
-  BLOOM_FILTER: "fullfilter.shale.BloomFilter",
+  /** The full Bloom filter over user keys (`@shale/bloom`, RocksDB's built-in Bloom filter). */
+  FULL_FILTER: "fullfilter.rocksdb.BuiltinBloomFilter",
+  /** Partitioned filters (format not read: a table with one is read without its filter). */
+  PARTITIONED_FILTER_PREFIX: "partitionedfilter.",
   /** Range tombstones: key = internal key(start, seq, RangeDeletion), value = end user key. */
-  RANGE_DEL: "shale.range_del",
-  /** msgpack-encoded `TableProperties`. */
-  PROPERTIES: "shale.properties",
+  RANGE_DEL: "rocksdb.range_del",
+  /** The properties block (properties.ts). */
+  PROPERTIES: "rocksdb.properties",
+} as const;
+
+/**
+ * Index types (the property `rocksdb.block.based.table.index.type`, a fixed32; RocksDB's
+ * `BlockBasedTableOptions::IndexType`). Part of the file format; do not change.
+ */
+export const IndexType = {
+  /** One index block, binary searched: written and read. */
+  BinarySearch: 0,
+  /** A binary-search index plus prefix hash meta blocks: read as BinarySearch. */
+  HashSearch: 1,
+  /** Partitioned index (two levels): NotSupported. */
+  TwoLevelIndexSearch: 2,
+  /** Index values carry each block's first key: NotSupported. */
+  BinarySearchWithFirstKey: 3,
 } as const;
 
 /** Where a block lives in the file. `size` excludes the block trailer. */
@@ -174,29 +242,34 @@ export function decodeBlockHandleInto(
 
 /** The decoded footer. */
 export interface Footer {
-  checksumType: number;
+  checksumType: ChecksumType;
   metaindexHandle: BlockHandle;
   indexHandle: BlockHandle;
   formatVersion: number;
 }
 
-/** Encodes the footer (a fresh `FOOTER_SIZE`-byte array). */
+/** Encodes the footer (a fresh `FOOTER_SIZE`-byte array, format versions 1-5). */
 export function encodeFooter(footer: Footer): Uint8Array {
   const out = new Uint8Array(TableFormat.FOOTER_SIZE);
   out[0] = footer.checksumType;
-  let pos = putBlockHandle(out, 1, footer.metaindexHandle);
+  const pos = putBlockHandle(out, 1, footer.metaindexHandle);
   putBlockHandle(out, pos, footer.indexHandle);
-  pos = putFixed32(out, TableFormat.FOOTER_VERSION_OFFSET, footer.formatVersion);
-  putFixed32(out, pos, maskedChecksum32(out, 0, TableFormat.FOOTER_CHECKSUM_OFFSET));
+  putFixed32(out, TableFormat.FOOTER_VERSION_OFFSET, footer.formatVersion);
   putFixed32(out, TableFormat.FOOTER_MAGIC_OFFSET, TableFormat.MAGIC_LO);
   putFixed32(out, TableFormat.FOOTER_MAGIC_OFFSET + 4, TableFormat.MAGIC_HI);
   return out;
 }
 
+/** True for a known checksum type byte. */
+export function isChecksumType(type: number): type is ChecksumType {
+  return Number.isInteger(type) && type >= ChecksumType.NoChecksum && type <= ChecksumType.XXH3;
+}
+
 /**
- * Decodes and checks a footer read from `fileOffset`. Throws Corruption naming the file and
- * the footer offset for a bad magic, a checksum mismatch, an unknown checksum type or format
- * version, malformed handles or non-zero padding.
+ * Decodes and checks the last `FOOTER_SIZE` bytes of a table, read from `fileOffset`.
+ * Throws Corruption naming the file and the footer offset for a bad magic number, malformed
+ * handles, non-zero padding or handles whose last block does not end at the footer; NotSupported (naming them too) for format version 0 (the
+ * legacy magic), a format version outside 2-5 or an unknown checksum type.
  */
 export function decodeFooter(
   src: Uint8Array,
@@ -206,24 +279,30 @@ export function decodeFooter(
   const fail = (what: string): never => {
     throw ShaleError.corruption(`bad table footer: ${what}`, file, fileOffset);
   };
+  const unsupported = (what: string): never => {
+    throw notSupportedAt(what, file, fileOffset);
+  };
   if (src.length !== TableFormat.FOOTER_SIZE)
     fail(`expected ${TableFormat.FOOTER_SIZE} bytes, got ${src.length}`);
   const m = TableFormat.FOOTER_MAGIC_OFFSET;
-  if (
-    getFixed32(src, m) !== TableFormat.MAGIC_LO ||
-    getFixed32(src, m + 4) !== TableFormat.MAGIC_HI
-  ) {
-    fail("bad magic number (not a shale table)");
+  const lo = getFixed32(src, m);
+  const hi = getFixed32(src, m + 4);
+  if (lo === TableFormat.LEGACY_MAGIC_LO && hi === TableFormat.LEGACY_MAGIC_HI) {
+    unsupported("table format_version 0 (legacy block-based footer) is not supported");
   }
-  const stored = getFixed32(src, TableFormat.FOOTER_CHECKSUM_OFFSET);
-  if (stored !== maskedChecksum32(src, 0, TableFormat.FOOTER_CHECKSUM_OFFSET))
-    fail("checksum mismatch");
-  const checksumType = src[0]!;
-  if (checksumType !== ChecksumType.XXH32) fail(`unknown checksum type ${checksumType}`);
+  if (lo !== TableFormat.MAGIC_LO || hi !== TableFormat.MAGIC_HI) {
+    const magic = hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
+    fail(`bad magic number 0x${magic} (not a block-based table)`);
+  }
   const formatVersion = getFixed32(src, TableFormat.FOOTER_VERSION_OFFSET);
-  if (formatVersion < FormatVersion.V1 || formatVersion > FormatVersion.LATEST) {
-    fail(`unsupported format version ${formatVersion}`);
+  if (formatVersion < FormatVersion.MIN_READ || formatVersion > FormatVersion.LATEST) {
+    unsupported(
+      `table format_version ${formatVersion} is not supported (read: ` +
+        `${FormatVersion.MIN_READ}-${FormatVersion.LATEST})`,
+    );
   }
+  const checksumType = src[0]!;
+  if (!isChecksumType(checksumType)) unsupported(`unknown table checksum type ${checksumType}`);
   const cursor = new Int32Array(1);
   const handlesEnd = 1 + TableFormat.FOOTER_HANDLES_SIZE;
   const metaindexHandle: BlockHandle = { offset: 0, size: 0 };
@@ -231,5 +310,21 @@ export function decodeFooter(
   let pos = decodeBlockHandleInto(src, 1, handlesEnd, metaindexHandle, cursor, file, fileOffset);
   pos = decodeBlockHandleInto(src, pos, handlesEnd, indexHandle, cursor, file, fileOffset);
   for (; pos < handlesEnd; pos++) if (src[pos] !== 0) fail("non-zero padding");
-  return { checksumType, metaindexHandle, indexHandle, formatVersion };
+  // The metaindex or the index (RocksDB writes the index first, LevelDB the metaindex) is
+  // the last block before the footer; neither reaches past it.
+  const trailer = TableFormat.BLOCK_TRAILER_SIZE;
+  const metaEnd = metaindexHandle.offset + metaindexHandle.size + trailer;
+  const indexEnd = indexHandle.offset + indexHandle.size + trailer;
+  if (metaEnd > fileOffset || indexEnd > fileOffset || Math.max(metaEnd, indexEnd) !== fileOffset) {
+    fail(
+      `metaindex [${metaindexHandle.offset}, ${metaEnd}) and index [${indexHandle.offset}, ` +
+        `${indexEnd}) do not end at the footer`,
+    );
+  }
+  return {
+    checksumType: checksumType as ChecksumType,
+    metaindexHandle,
+    indexHandle,
+    formatVersion,
+  };
 }

@@ -5,17 +5,29 @@
  * open tables. Format: docs/formats/sstable.md.
  */
 export { Block } from "./block.js";
-export type { TableBuilderOptions, TablePropertiesCollector } from "./builder-options.js";
+export {
+  DEFAULT_CHECKSUM_TYPE,
+  type TableBuilderOptions,
+  type TablePropertiesCollector,
+} from "./builder-options.js";
 export { type CompressionName, DEFAULT_COMPRESSION } from "./compression.js";
+export {
+  FilterBlockNames,
+  FilterBlockWriter,
+  filterMayMatch,
+  hashFilterKey,
+  openFilterBlock,
+} from "./filter-block.js";
 export {
   type BlockHandle,
   ChecksumType,
   CompressionType,
   FormatVersion,
+  IndexType,
   MetaBlockName,
   TableFormat,
 } from "./format.js";
-export type { TableProperties } from "./properties.js";
+export { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "./properties.js";
 export { TableBuilder } from "./table-builder.js";
 export { TableCache, type TableCacheOptions } from "./table-cache.js";
 export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";

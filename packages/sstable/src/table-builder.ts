@@ -1,59 +1,55 @@
 /**
- * TableBuilder: writes a block-based table (RocksDB's BlockBasedTable, LevelDB's
- * doc/table_format.md) to a WritableFile, streaming: each data block is compressed and
- * appended as soon as it is full; only the index entries, the filter's key hashes and the
- * range tombstones stay in memory until `finish`.
+ * TableBuilder: writes RocksDB 7.8.3's block-based table, format_version 5 (2-5 on request),
+ * to a WritableFile, streaming: each data block is compressed and appended as soon as it is
+ * full; only the index entries, the filter's key hashes and the range tombstones stay in
+ * memory until `finish`. RocksDB's own tools read the result (`sst_dump`), and its data,
+ * index, filter and range-del blocks are byte-identical to RocksDB's for the same entries.
  *
- * File layout (every block is followed by its 5-byte trailer; handles are absolute offsets):
+ * File layout, in RocksDB's write order (every block is followed by its 5-byte trailer;
+ * handles are absolute offsets):
  * ```
  * +--------------------------------+  offset 0
  * | data block 0      | trailer(5) |  sorted point entries, prefix-compressed (block-builder.ts),
- * | data block 1      | trailer(5) |  restart interval `blockRestartInterval`, compressed per block
- * | ...                            |
+ * | data block 1      | trailer(5) |  restart interval `blockRestartInterval`; cut by RocksDB's
+ * | ...                            |  flush policy (blockSize, 10 % deviation); compressed per block
  * +--------------------------------+
- * | filter block      | trailer(5) |  full Bloom filter over user keys (omitted if bitsPerKey = 0)
+ * | filter block      | trailer(5) |  full Bloom filter over user keys (filter-block.ts; omitted
+ * +--------------------------------+  if bitsPerKey = 0 or no point entry)
+ * | index block       | trailer(5) |  restart interval 1; one entry per data block (index-block.ts):
+ * |                                |  separator (user key when no user key spans blocks) -> handle,
+ * |                                |  no value lengths (format version >= 4)
  * +--------------------------------+
  * | range-del block   | trailer(5) |  restart interval 1; key = start#seq,RANGEDEL, value = end
  * +--------------------------------+  (omitted when the table has no range tombstones)
- * | properties block  | trailer(5) |  msgpack map (properties.ts)
- * +--------------------------------+
+ * | properties block  | trailer(5) |  "rocksdb.*" / "shale.*" name -> value, one restart point
+ * +--------------------------------+  (properties.ts)
  * | metaindex block   | trailer(5) |  restart interval 1; name -> BlockHandle, sorted by name:
- * |                                |  "fullfilter.shale.BloomFilter", "shale.properties",
- * |                                |  "shale.range_del"
+ * |                                |  "fullfilter.rocksdb.BuiltinBloomFilter",
+ * |                                |  "rocksdb.properties", "rocksdb.range_del"
  * +--------------------------------+
- * | index block       | trailer(5) |  restart interval 1; one entry per data block:
- * |                                |  separator internal key -> BlockHandle of the block
- * +--------------------------------+
- * | footer (57 bytes)              |  checksumType, metaindex handle, index handle, padding,
- * +--------------------------------+  formatVersion, footer checksum, magic "shaleSST"
+ * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
+ * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (format.ts)
  *
- * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 LE masked XXH32 over
- *              (block bytes ‖ compressionType)
+ * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 checksum over
+ *              (block bytes ‖ compressionType) by checksumType (default xxHash; format.ts)
  * handle    := varint64 offset ‖ varint64 size          (size excludes the trailer)
- * separator := s with lastKey(block i) <= s < firstKey(block i+1), as short as the comparator
- *              can make it (InternalKeyComparator.findShortestSeparator); the last block's
- *              key is findShortSuccessor(lastKey).
  * ```
- * Only data blocks are compressed; filter, range-del, properties, metaindex and index blocks
+ * Only data blocks are compressed; filter, index, range-del, properties and metaindex blocks
  * are written uncompressed (type 0). The reader accepts any type on any block.
  *
- * Worked example (compression none, bitsPerKey 10): entries `a#2,SET -> "x"` and
- * `b#1,DEL -> ""` plus the tombstone `[c, e)#3` make a 654-byte file:
+ * Worked example (compression none, bitsPerKey 0, checksumType CRC32c): entries
+ * `a#2,SET -> "x"` and `b#1,DEL -> ""` plus the tombstone `[c, e)#3` make a 989-byte file:
  * ```
  * [0, 38)     data block (33 B) + trailer
  *               00 09 01 61 01 02 00 00 00 00 00 00 78   a#2,SET -> "x"   (restart 0)
  *               00 09 00 62 00 01 00 00 00 00 00 00      b#1,DEL -> ""
  *               00 00 00 00 01 00 00 00                  restarts [0], numRestarts 1
- *               00 67 45 2e 0e                           trailer: type none, masked XXH32
- * [38, 112)   filter block: 64 B of Bloom bits, ff 00 06 00 00 (6 probes) + trailer
- * [112, 138)  range-del block: 00 09 01 63 0f 03 00 00 00 00 00 00 65   c#3,RANGEDEL -> "e"
- *               + restarts + trailer
- * [138, 473)  properties block (330 B msgpack map) + trailer
- * [473, 570)  metaindex: "fullfilter.shale.BloomFilter" -> (38, 69),
- *               "shale.properties" -> (138, 330), "shale.range_del" -> (112, 21)
- * [570, 597)  index: b#1,DEL -> (0, 33)   (findShortSuccessor cannot shorten "b")
- * [597, 654)  footer: 01 | d9 03 5c | ba 04 16 | 00 x 34 | 01 00 00 00 | 84 d1 e5 86
- *               | 73 68 61 6c 65 53 53 54 ("shaleSST")
+ *               00 f1 63 7f 28                           trailer: type none, masked CRC32C
+ * [38, 56)    index: 00 01 62 00 21  "b" (user key) -> (0, 33), no value length; restarts; trailer
+ * [56, 82)    range-del block: 00 09 01 63 0f 03 00 00 00 00 00 00 65   c#3,RANGEDEL -> "e"
+ * [82, 873)   properties block (786 B) + trailer
+ * [873, 936)  metaindex: "rocksdb.properties" -> (82, 786), "rocksdb.range_del" -> (56, 21)
+ * [936, 989)  footer: 01 | e9 06 3a | 26 0d | 00 x 35 | 05 00 00 00 | f7 cf f4 85 b7 41 e2 88
  * ```
  * docs/formats/sstable.md walks through every byte.
  */
@@ -71,27 +67,37 @@ import {
   ValueKind,
   type WritableFile,
 } from "@shale/base";
-import { BloomFilterBuilder } from "@shale/bloom";
 import { BlockBuilder } from "./block-builder.js";
 import { writeBlock } from "./block-io.js";
 import {
+  type ResolvedBuilderOptions,
   resolveBuilderOptions,
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
-import { type CompressionName, compressionTypeOf } from "./compression.js";
+import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
+import { FilterBlockNames, FilterBlockWriter } from "./filter-block.js";
 import {
   type BlockHandle,
-  ChecksumType,
+  type ChecksumType,
   CompressionType,
   encodeBlockHandle,
   encodeFooter,
+  FormatVersion,
+  IndexType,
   MetaBlockName,
-  putBlockHandle,
   TableFormat,
 } from "./format.js";
+import { IndexBuilder } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
-import { encodeProperties, type TableProperties } from "./properties.js";
+import {
+  DEFAULT_COMPRESSION_OPTIONS,
+  encodeProperties,
+  type TableProperties,
+} from "./properties.js";
+
+/** `rocksdb.filter.policy` of RocksDB's built-in Bloom filter (7.8.3 writes "bloomfilter"). */
+const BLOOM_FILTER_POLICY_NAME = FilterBlockNames.POLICY_NAME;
 
 const POINT_KINDS = new Set<number>([
   ValueKind.Value,
@@ -113,15 +119,19 @@ export class TableBuilder {
   private readonly order: KeyOrder;
   private readonly comparator: Comparator;
   private readonly blockSize: number;
-  private readonly bitsPerKey: number;
-  private readonly compressionName: CompressionName;
+  /** ceil(blockSize * 0.9): RocksDB's block_size_deviation (10) limit. */
+  private readonly blockSizeDeviationLimit: number;
   private readonly compressionType: CompressionType;
   private readonly formatVersion: number;
+  private readonly checksumType: ChecksumType;
   private readonly collectors: readonly TablePropertiesCollector[];
+  private readonly recorded: ResolvedBuilderOptions;
 
   private readonly dataBlock: BlockBuilder;
-  private readonly indexBlock = new BlockBuilder(1);
-  private readonly filter: BloomFilterBuilder | undefined;
+  private readonly index: IndexBuilder;
+  private readonly filter: FilterBlockWriter | undefined;
+  /** Hashes in the filter block (`rocksdb.num.filter_entries`), set by finish. */
+  private filterEntries = 0;
   private readonly tombstones: RangeTombstone[] = [];
 
   private offset: number;
@@ -130,7 +140,6 @@ export class TableBuilder {
   private lastKeyLength = 0;
   private pendingIndexEntry = false;
   private readonly pendingHandle: BlockHandle = { offset: 0, size: 0 };
-  private readonly handleScratch = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE);
 
   private entries = 0;
   private numDeletions = 0;
@@ -158,14 +167,15 @@ export class TableBuilder {
     this.icmp = new InternalKeyComparator(o.comparator);
     this.order = new KeyOrder(o.comparator, true);
     this.blockSize = o.blockSize;
+    this.blockSizeDeviationLimit = Math.floor((o.blockSize * 90 + 99) / 100);
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
-    this.bitsPerKey = o.bitsPerKey;
-    this.filter =
-      o.bitsPerKey > 0 ? new BloomFilterBuilder({ bitsPerKey: o.bitsPerKey }) : undefined;
-    this.compressionName = o.compression;
+    this.filter = o.bitsPerKey > 0 ? new FilterBlockWriter(o.bitsPerKey) : undefined;
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
+    this.checksumType = o.checksumType;
     this.collectors = o.collectors;
+    this.recorded = o;
+    this.index = new IndexBuilder(o.comparator, o.formatVersion);
   }
 
   /** Point entries added so far. */
@@ -224,9 +234,22 @@ export class TableBuilder {
   private addOrdered(key: Uint8Array, value: Uint8Array, hasPrevious: boolean): void {
     const keyLength = key.length;
     const userLength = keyLength - TRAILER_SIZE;
+    // RocksDB's FlushBlockBySizePolicy, asked before the entry goes in: the block is full
+    // at blockSize, or almost full (past 90 %) when this entry would take it over.
+    const block = this.dataBlock;
+    if (!block.empty) {
+      const size = block.currentSizeEstimate;
+      if (
+        size >= this.blockSize ||
+        (size > this.blockSizeDeviationLimit &&
+          block.estimateSizeAfter(keyLength, value.length) > this.blockSize)
+      ) {
+        this.flushDataBlock();
+      }
+    }
     if (this.pendingIndexEntry) {
       const last = this.lastKey.subarray(0, this.lastKeyLength);
-      const separator = this.icmp.findShortestSeparator(last, key);
+      const separator = this.index.add(last, key, this.pendingHandle);
       if (invariants) {
         assertInvariant(
           this.icmp.compare(last, separator) <= 0,
@@ -237,13 +260,13 @@ export class TableBuilder {
           "separator not below the next block's first key",
         );
       }
-      this.addIndexEntry(separator);
+      this.pendingIndexEntry = false;
     }
     if (this.filter !== undefined) {
       const sameUser =
         hasPrevious &&
         this.order.compareUserKeys(this.lastKey, this.lastKeyLength, key, keyLength) === 0;
-      if (!sameUser) this.filter.addKey(key.subarray(0, userLength));
+      if (!sameUser) this.filter.add(key.subarray(0, userLength));
     }
     this.dataBlock.add(key, value);
     if (keyLength > this.lastKey.length)
@@ -263,15 +286,6 @@ export class TableBuilder {
     if (seq > this.largestSeq) this.largestSeq = seq;
     const collectors = this.collectors;
     for (let i = 0; i < collectors.length; i++) collectors[i]!.add(key, value);
-
-    if (this.dataBlock.currentSizeEstimate >= this.blockSize) this.flushDataBlock();
-  }
-
-  private addIndexEntry(key: Uint8Array): void {
-    const h = this.pendingHandle;
-    const n = putBlockHandle(this.handleScratch, 0, h);
-    this.indexBlock.add(key, this.handleScratch.subarray(0, n));
-    this.pendingIndexEntry = false;
   }
 
   private flushDataBlock(): void {
@@ -287,7 +301,7 @@ export class TableBuilder {
   }
 
   private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
-    const handle = writeBlock(this.file, this.offset, raw, type);
+    const handle = writeBlock(this.file, this.offset, raw, type, this.checksumType);
     this.offset += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     return handle;
   }
@@ -331,16 +345,23 @@ export class TableBuilder {
   private finishBlocks(): TableProperties {
     this.flushDataBlock();
     if (this.pendingIndexEntry) {
-      const last = this.lastKey.subarray(0, this.lastKeyLength);
-      this.addIndexEntry(this.icmp.findShortSuccessor(last));
+      // The last block's index key is its last key (RocksDB's kShortenSeparators).
+      this.index.add(this.lastKey.subarray(0, this.lastKeyLength), undefined, this.pendingHandle);
+      this.pendingIndexEntry = false;
     }
+    // RocksDB's order: filter, index, range deletions, properties, metaindex, footer.
     const meta: [string, BlockHandle][] = [];
+    // The filter block (filter-block.ts): none when no point key was added, as RocksDB.
+    this.filterEntries = this.filter?.numEntries ?? 0;
+    const filterContents = this.filter?.finish();
     let filterSize = 0;
-    if (this.filter !== undefined) {
-      const handle = this.writeRaw(this.filter.finish(), CompressionType.None);
-      filterSize = handle.size + TableFormat.BLOCK_TRAILER_SIZE;
-      meta.push([MetaBlockName.BLOOM_FILTER, handle]);
+    if (filterContents !== undefined) {
+      const handle = this.writeRaw(filterContents, CompressionType.None);
+      filterSize = handle.size;
+      meta.push([MetaBlockName.FULL_FILTER, handle]);
     }
+    const index = this.index.finish();
+    const indexHandle = this.writeRaw(index.contents, CompressionType.None);
     const tombstones = this.sortedTombstones();
     if (tombstones.length > 0) {
       const block = new BlockBuilder(1);
@@ -348,8 +369,12 @@ export class TableBuilder {
         block.add(makeInternalKey(t.start, t.seq, ValueKind.RangeDeletion), t.end);
       meta.push([MetaBlockName.RANGE_DEL, this.writeRaw(block.finish(), CompressionType.None)]);
     }
-    const indexContents = this.indexBlock.finish();
-    const properties = this.buildProperties(tombstones, filterSize, indexContents.length);
+    const properties = this.buildProperties(
+      tombstones,
+      filterSize,
+      indexHandle.size + TableFormat.BLOCK_TRAILER_SIZE,
+      index.keyIsUserKey,
+    );
     meta.push([
       MetaBlockName.PROPERTIES,
       this.writeRaw(encodeProperties(properties), CompressionType.None),
@@ -361,9 +386,8 @@ export class TableBuilder {
     for (const [name, handle] of meta)
       metaindex.add(encoder.encode(name), encodeBlockHandle(handle));
     const metaindexHandle = this.writeRaw(metaindex.finish(), CompressionType.None);
-    const indexHandle = this.writeRaw(indexContents, CompressionType.None);
     const footer = encodeFooter({
-      checksumType: ChecksumType.XXH32,
+      checksumType: this.checksumType,
       metaindexHandle,
       indexHandle,
       formatVersion: this.formatVersion,
@@ -384,14 +408,19 @@ export class TableBuilder {
   private buildProperties(
     tombstones: RangeTombstone[],
     filterSize: number,
-    indexRawSize: number,
+    indexSize: number,
+    indexKeyIsUserKey: boolean,
   ): TableProperties {
     let smallestSeq = this.smallestSeq;
     let largestSeq = this.largestSeq;
     let smallestKey: Uint8Array | undefined = this.firstKey;
     let largestKey: Uint8Array | undefined =
       this.entries > 0 ? this.lastKey.slice(0, this.lastKeyLength) : undefined;
+    let rawKeySize = this.rawKeySize;
+    let rawValueSize = this.rawValueSize;
     for (const t of tombstones) {
+      rawKeySize += t.start.length + TRAILER_SIZE;
+      rawValueSize += t.end.length;
       if (t.seq < smallestSeq) smallestSeq = t.seq;
       if (t.seq > largestSeq) largestSeq = t.seq;
       const lo = makeInternalKey(t.start, t.seq, ValueKind.RangeDeletion);
@@ -401,24 +430,43 @@ export class TableBuilder {
     }
     const user: Record<string, string> = {};
     for (const c of this.collectors) Object.assign(user, c.finish());
+    const o = this.recorded;
+    const now = o.creationTime ?? Math.floor(Date.now() / 1000);
     const props: TableProperties = {
       formatVersion: this.formatVersion,
       numEntries: this.entries,
       numDeletions: this.numDeletions,
       numMergeOperands: this.numMergeOperands,
       numRangeDeletions: tombstones.length,
-      rawKeySize: this.rawKeySize,
-      rawValueSize: this.rawValueSize,
+      rawKeySize,
+      rawValueSize,
       dataSize: this.dataSize,
-      indexSize: indexRawSize + TableFormat.BLOCK_TRAILER_SIZE,
+      indexSize,
       filterSize,
       numDataBlocks: this.numDataBlocks,
+      numFilterEntries: this.filterEntries,
       smallestSeq: smallestKey === undefined ? 0 : smallestSeq,
       largestSeq,
       comparatorName: this.comparator.name,
-      filterPolicy: this.filter !== undefined ? `bloom:${this.bitsPerKey}` : "none",
-      compression: this.compressionName,
-      creationTime: Math.floor(Date.now() / 1000),
+      mergeOperatorName: o.mergeOperatorName,
+      filterPolicy: filterSize > 0 ? BLOOM_FILTER_POLICY_NAME : "",
+      compression: rocksdbCompressionName(this.compressionType),
+      compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
+      prefixExtractorName: "nullptr",
+      propertyCollectors: "[]",
+      columnFamilyId: o.columnFamilyId,
+      columnFamilyName: o.columnFamilyName,
+      wholeKeyFiltering: true,
+      indexKeyIsUserKey,
+      indexValueIsDeltaEncoded: this.formatVersion >= FormatVersion.V4,
+      indexType: IndexType.BinarySearch,
+      creationTime: now,
+      oldestKeyTime: 0,
+      fileCreationTime: now,
+      originalFileNumber: o.fileNumber,
+      dbId: o.dbId,
+      dbSessionId: o.dbSessionId,
+      dbHostId: o.dbHostId,
       user,
     };
     if (smallestKey !== undefined) props.smallestKey = smallestKey;

@@ -35,22 +35,30 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
-import { type BloomFilterReader, hashKey64 } from "@shale/bloom";
+import type { BloomFilterReader } from "@shale/bloom";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
 import { BlockSource } from "./block-source.js";
+import { filterMayMatch, hashFilterKey } from "./filter-block.js";
 import {
   type BlockHandle,
   decodeBlockHandleInto,
   type Footer,
+  IndexType,
   MetaBlockName,
+  notSupportedAt,
   TableFormat,
 } from "./format.js";
 import { KeyOrder } from "./key-order.js";
 import { decodeProperties, type TableProperties } from "./properties.js";
 import { TableIterator } from "./table-iterator.js";
 import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
+
+function indexTypeName(type: number): string {
+  for (const [name, value] of Object.entries(IndexType)) if (value === type) return name;
+  return "unknown";
+}
 
 export interface TableReaderOptions {
   /** Size of the table file in bytes (normally from the MANIFEST). Required. */
@@ -106,6 +114,8 @@ export class TableReader {
   private readonly comparator: Comparator;
   private readonly tombstoneList: FragmentedRangeTombstoneList;
   private readonly hasTombstones: boolean;
+  /** The index holds user keys: no user key spans two data blocks. */
+  private readonly indexKeyIsUserKey: boolean;
   private readonly filterHandle: BlockHandle | undefined;
   /** Held index / filter (no cache, not cached, or pinned); undefined: look up per use. */
   private heldIndex: Block | undefined;
@@ -149,6 +159,7 @@ export class TableReader {
     const source = new BlockSource(
       file,
       this.fileName,
+      this.footer.checksumType,
       fileSize - TableFormat.FOOTER_SIZE,
       cache,
       this.cacheId,
@@ -164,10 +175,28 @@ export class TableReader {
       const at = this.footer.metaindexHandle.offset;
       throw ShaleError.corruption("table has no properties block", this.fileName, at);
     }
-    const rawProperties = source.readRaw(propertiesHandle);
-    this.properties = decodeProperties(rawProperties, this.fileName, propertiesHandle.offset);
-    source.expectCompressed = this.properties.compression !== "none";
-    if (this.properties.comparatorName !== this.comparator.name) {
+    const propertiesBlock = source.readKeyValueBlock(propertiesHandle);
+    this.properties = decodeProperties(
+      propertiesBlock,
+      this.footer.formatVersion,
+      this.fileName,
+      propertiesHandle.offset,
+    );
+    const props = this.properties;
+    if (props.indexType !== IndexType.BinarySearch && props.indexType !== IndexType.HashSearch) {
+      throw notSupportedAt(
+        `index type ${props.indexType} (${indexTypeName(props.indexType)}) is not supported`,
+        this.fileName,
+        this.footer.indexHandle.offset,
+      );
+    }
+    this.indexKeyIsUserKey = props.indexKeyIsUserKey;
+    source.indexEncoding = {
+      keyIsUserKey: props.indexKeyIsUserKey,
+      valueIsDeltaEncoded: props.indexValueIsDeltaEncoded,
+    };
+    source.expectCompressed = props.compression !== "NoCompression" && props.compression !== "";
+    if (props.comparatorName !== "" && props.comparatorName !== this.comparator.name) {
       throw ShaleError.invalidArgument(
         `table ${this.fileName ?? ""} was written with comparator ` +
           `"${this.properties.comparatorName}", not "${this.comparator.name}"`,
@@ -186,7 +215,9 @@ export class TableReader {
       source.metaBlock(h, read);
       return undefined;
     };
-    this.filterHandle = meta.get(MetaBlockName.BLOOM_FILTER);
+    // A filter of prefixes only (RocksDB's whole_key_filtering = false) cannot rule out a
+    // whole key: the table is read as if it had no filter.
+    this.filterHandle = props.wholeKeyFiltering ? meta.get(MetaBlockName.FULL_FILTER) : undefined;
     if (this.filterHandle !== undefined) {
       this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
     }
@@ -256,7 +287,7 @@ export class TableReader {
   mayContain(userKey: Uint8Array): boolean {
     this.checkOpen();
     const filter = this.filterReader();
-    return filter === undefined || filter.mayMatch(userKey);
+    return filter === undefined || filterMayMatch(filter, userKey, undefined);
   }
 
   private seekKey(userKey: Uint8Array, snapshotSeq: number): Uint8Array {
@@ -284,7 +315,7 @@ export class TableReader {
    * REQUIRES: out.length >= 2.
    */
   static hashKey(userKey: Uint8Array, out: Uint32Array): void {
-    hashKey64(userKey, out, 0);
+    hashFilterKey(userKey, out);
   }
 
   /**
@@ -322,11 +353,7 @@ export class TableReader {
     if (this.filterHandle !== undefined) {
       const filter = this.filterReader()!;
       if (stats !== undefined) stats.tick(Ticker.BloomChecked);
-      const may =
-        keyHash !== undefined
-          ? filter.mayMatchHash(keyHash[0]!, keyHash[1]!)
-          : filter.mayMatch(userKey);
-      if (!may) {
+      if (!filterMayMatch(filter, userKey, keyHash)) {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
@@ -369,7 +396,10 @@ export class TableReader {
       while (this.fold(it, userKey, result, handle.offset)) {
         // The block ended inside the lookup. The next block can hold the user key only if
         // this block's separator has that user key (separators of different user keys are
-        // shortened in between): otherwise stop without reading it.
+        // shortened in between) and the index keeps sequence numbers (an index of user keys
+        // is written only when no user key spans two blocks): otherwise stop without
+        // reading it.
+        if (this.indexKeyIsUserKey) return;
         if (entry >= 0) index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
         entry = -1;
         if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;

@@ -9,6 +9,7 @@ import {
   reverseBytewiseComparator,
   toBytes,
   toHex,
+  trailerSeq,
   ValueKind,
 } from "@shale/base";
 import { describeIteratorConformance } from "@shale/base/testing";
@@ -80,13 +81,17 @@ describe("table round trips (property-based)", () => {
           internalEntries,
           fc.constantFrom(64, 256, 4096),
           fc.constantFrom(1, 2, 16),
-          (entries, blockSize, blockRestartInterval) => {
+          fc.constantFrom(2, 3, 4, 5),
+          fc.constantFrom(0, 1, 2, 3, 4),
+          (entries, blockSize, blockRestartInterval, formatVersion, checksumType) => {
             const keys = entries.map((e) => e.key);
             const values = entries.map((e) => e.value);
             const table = buildTable(keys, values, {
               blockSize,
               blockRestartInterval,
               compression,
+              formatVersion,
+              checksumType,
             });
             const reader = openTable(table);
             expect(scan(reader)).toEqual(
@@ -101,6 +106,28 @@ describe("table round trips (property-based)", () => {
             expect(p.numDeletions).toBe(kinds.filter((k) => k === 0 || k === 7).length);
             expect(p.numMergeOperands).toBe(kinds.filter((k) => k === 2).length);
             expect(p.numDataBlocks).toBe(tableLayout(table).data.length);
+            expect(reader.footer).toMatchObject({ formatVersion, checksumType });
+            // Index keys are user keys exactly when no user key spans two blocks.
+            if (formatVersion < 3) expect(p.indexKeyIsUserKey).toBe(false);
+            expect(p.indexValueIsDeltaEncoded).toBe(formatVersion >= 4);
+            // Every entry is found by a get at its own seq (crossing blocks for a user key
+            // whose versions span them).
+            const r = new LookupResult();
+            for (let i = 0; i < entries.length; i++) {
+              const k = keys[i]!;
+              const t = k.length - 8;
+              r.reset();
+              reader.get(k.subarray(0, t), trailerSeq(k, t), r);
+              const kind = k[t]!;
+              if (kind === ValueKind.Value) {
+                expect(r.state).toBe(LookupState.Found);
+                expect(toHex(r.value!)).toBe(toHex(values[i]!));
+              } else if (kind === ValueKind.Merge) {
+                expect(toHex(r.operands[0]!)).toBe(toHex(values[i]!));
+              } else {
+                expect(r.state).toBe(LookupState.Deleted);
+              }
+            }
             if (entries.length > 0) {
               expect(toHex(p.smallestKey!)).toBe(toHex(keys[0]!));
               expect(toHex(p.largestKey!)).toBe(toHex(keys[keys.length - 1]!));
@@ -261,7 +288,7 @@ describe("table edge cases", () => {
     const c = buildTable(keys, compressible, { compression: "snappy" });
     const u = buildTable(keys, compressible, { compression: "none" });
     expect(c.properties.dataSize).toBeLessThan(u.properties.dataSize / 3);
-    expect(c.properties.compression).toBe("snappy");
+    expect(c.properties.compression).toBe("Snappy");
     const types = (t: typeof c) => {
       const bytes = t.fs.readFile(t.path);
       return tableLayout(t).data.map((h) => bytes[h.offset + h.size]);
@@ -270,7 +297,7 @@ describe("table edge cases", () => {
     expect(new Set(types(u))).toEqual(new Set([CompressionType.None]));
     // No option: Snappy (RocksDB's default too).
     const d = buildTable(keys, compressible);
-    expect(d.properties.compression).toBe("snappy");
+    expect(d.properties.compression).toBe("Snappy");
     expect(new Set(types(d))).toEqual(new Set([CompressionType.Snappy]));
     const r = buildTable(keys, random, { compression: "snappy" });
     // Keys compress a little, 100 random bytes per entry do not: < 12.5 % saved -> raw.
@@ -365,7 +392,7 @@ describe("TableBuilder contract", () => {
         }),
     ).toThrow(/compression/);
     expect(
-      () => new TableBuilder(new MemoryFileSystem().openWritable("t"), { formatVersion: 2 }),
+      () => new TableBuilder(new MemoryFileSystem().openWritable("t"), { formatVersion: 6 }),
     ).toThrow(/formatVersion/);
   });
 
@@ -398,29 +425,48 @@ describe("the documented worked example", () => {
     const table = buildTable(
       [ikey("a", 2, ValueKind.Value), ikey("b", 1, ValueKind.Deletion)],
       [toBytes("x"), new Uint8Array(0)],
-      { compression: "none", bitsPerKey: 10 },
+      { compression: "none", bitsPerKey: 0, creationTime: 1764547200, checksumType: 1 },
       [{ start: toBytes("c"), end: toBytes("e"), seq: 3 }],
     );
     const bytes = table.fs.readFile(table.path);
     const hex = (a: number, b: number) => toHex(bytes.subarray(a, b));
-    expect(bytes.length).toBe(654);
-    expect(hex(0, 38)).toBe(
-      "0009016101020000000000007800090062000100000000000000000000010000000067452e0e",
+    expect(bytes.length).toBe(989);
+    // Data block: a#2,SET -> "x", b#1,DEL -> "", restarts [0], then the trailer (type 0,
+    // masked CRC32C).
+    expect(hex(0, 13)).toBe("00090161010200000000000078");
+    expect(hex(13, 25)).toBe("000900620001000000000000");
+    expect(hex(25, 33)).toBe("0000000001000000");
+    expect(hex(33, 38)).toBe("00f1637f28");
+    // Index block (format version 5): "b" (a user key: no user key spans blocks) -> (0, 33),
+    // no value length.
+    expect(hex(38, 56)).toBe("0001620021000000000100000000b5294015");
+    // Range-deletion block: c#3,RANGEDEL -> "e".
+    expect(hex(56, 82)).toBe("000901630f0300000000000065000000000100000000b67fa5c2");
+    // Properties: one restart point, names prefix-compressed.
+    expect(hex(82, 82 + 3 + 36 + 4)).toBe(
+      `002404${toHex(toBytes("rocksdb.block.based.table.index.type"))}00000000`,
     );
-    expect(hex(38 + 64, 38 + 69)).toBe("ff00060000");
-    expect(hex(112, 133)).toBe("000901630f03000000000000650000000001000000");
     const layout = tableLayout(table);
-    expect(layout.metaindex).toEqual({ offset: 473, size: 92 });
-    expect(layout.index).toEqual({ offset: 570, size: 22 });
     expect(Object.fromEntries(layout.meta)).toEqual({
-      "fullfilter.shale.BloomFilter": { offset: 38, size: 69 },
-      "shale.properties": { offset: 138, size: 330 },
-      "shale.range_del": { offset: 112, size: 21 },
+      "rocksdb.properties": { offset: 82, size: 786 },
+      "rocksdb.range_del": { offset: 56, size: 21 },
     });
+    expect(layout.metaindex).toEqual({ offset: 873, size: 58 });
+    expect(layout.index).toEqual({ offset: 38, size: 13 });
     expect(layout.data).toEqual([{ offset: 0, size: 33 }]);
-    expect(hex(570, 592)).toBe("00090262000100000000000000210000000001000000");
-    expect(hex(597, 654)).toBe(
-      `01d9035cba0416${"00".repeat(34)}0100000084d1e586${toHex(toBytes("shaleSST"))}`,
-    );
+    expect(hex(873, 873 + 24)).toBe(`001203${toHex(toBytes("rocksdb.properties"))}529206`);
+    // Footer: CRC32C, metaindex (873, 58), index (38, 13), padding, version 5, magic.
+    expect(hex(936, 989)).toBe(`01e9063a260d${"00".repeat(35)}05000000f7cff485b741e288`);
+    const props = openTable(table).properties;
+    expect(props).toMatchObject({
+      numEntries: 2,
+      numDeletions: 1,
+      numRangeDeletions: 1,
+      indexKeyIsUserKey: true,
+      indexValueIsDeltaEncoded: true,
+      creationTime: 1764547200,
+      compression: "NoCompression",
+      filterPolicy: "",
+    });
   });
 });

@@ -16,6 +16,7 @@ import { readBlock } from "./block-io.js";
 import { BlockIterator } from "./block-iterator.js";
 import type { TableBuilderOptions } from "./builder-options.js";
 import { type BlockHandle, decodeBlockHandleInto, decodeFooter, TableFormat } from "./format.js";
+import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
 import type { TableProperties } from "./properties.js";
 import { TableBuilder } from "./table-builder.js";
@@ -95,8 +96,12 @@ function kvEntries(
   size: number,
   handle: BlockHandle,
   order: KeyOrder,
+  checksumType: number,
+  index?: IndexEncoding,
 ): { key: Uint8Array; value: Uint8Array }[] {
-  const block = Block.keyValue(readBlock(file, size, handle, "t", true), "t", handle.offset);
+  let data = readBlock(file, size, handle, "t", checksumType, true);
+  if (index !== undefined) data = normalizeIndexBlock(data, index, "t", handle.offset);
+  const block = Block.keyValue(data, "t", handle.offset);
   const it = new BlockIterator(order).init(block, "t", handle.offset);
   const out: { key: Uint8Array; value: Uint8Array }[] = [];
   for (it.seekToFirst(); it.valid(); it.next())
@@ -123,6 +128,7 @@ export function tableLayout(table: BuiltTable): TableLayout {
     bytes.length,
     footer.metaindexHandle,
     new KeyOrder(bytewiseComparator, false),
+    footer.checksumType,
   )) {
     meta.set(decoder.decode(e.key), decodeHandle(e.value));
   }
@@ -131,6 +137,11 @@ export function tableLayout(table: BuiltTable): TableLayout {
     bytes.length,
     footer.indexHandle,
     new KeyOrder(bytewiseComparator, true),
+    footer.checksumType,
+    {
+      keyIsUserKey: table.properties.indexKeyIsUserKey,
+      valueIsDeltaEncoded: table.properties.indexValueIsDeltaEncoded,
+    },
   ).map((e) => decodeHandle(e.value));
   file.close();
   return { footerOffset, metaindex: footer.metaindexHandle, index: footer.indexHandle, meta, data };

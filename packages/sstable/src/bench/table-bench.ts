@@ -2,7 +2,7 @@
  * table-bench: a micro-benchmark of @shale/sstable (not a test; reports figures only).
  *
  *   npx tsc -b && node dist/bench/table-bench.js [--num=1000000] [--reads=200000]
- *     [--only=get,hot,scan,seed002] [--compression=snappy,none]
+ *     [--only=get,hot,scan,open,seed002] [--compression=snappy,none] [--checksum=0..4]
  *
  * 1. build: a table of `num` entries (16-byte db_bench keys, 100-byte values that compress to
  *    about half, like db_bench's RandomGenerator) into a real file, per compression setting.
@@ -12,6 +12,8 @@
  * 3. scan (full cache): a whole-table iterator scan forward (seekToFirst, next) and reverse
  *    (seekToLast, prev), reading key() and value() of every entry, in ns/entry; and random
  *    seek followed by 10 next (ns per seek+10 next).
+ * 3b. open: TableReader.open + close of the built table without a block cache (not in the
+ *    default set), ns per open.
  * 4. seed 002 (zero-copy lookups): random `get` of 100 B, 1 KB and 10 KB values returning the
  *    view into the cached block vs copying it into a fresh buffer (`value.slice()`), and the
  *    throughput gain of the view, as RocksDB's PinnableSlice commit reports it.
@@ -53,6 +55,10 @@ const READS = Number(arg("reads", "200000"));
 const ONLY = new Set(arg("only", "get,hot,scan,seed002").split(","));
 const HOT_KEYS = 2000;
 const COMPRESSIONS = arg("compression", "snappy,none").split(",") as CompressionName[];
+/** Block checksum type written (`ChecksumType`, 0-4). Default: the builder's (CRC32c). */
+const CHECKSUM = process.argv.some((a) => a.startsWith("--checksum="))
+  ? Number(arg("checksum", "1"))
+  : undefined;
 const ROUNDS = 3;
 
 const fs = new NodeFileSystem();
@@ -60,7 +66,10 @@ const dir = mkdtempSync(join(tmpdir(), "shale-table-bench-"));
 
 function build(path: string, num: number, valueSize: number, compression: CompressionName): number {
   const file = fs.openWritable(path);
-  const builder = new TableBuilder(file, { compression });
+  const builder = new TableBuilder(
+    file,
+    CHECKSUM === undefined ? { compression } : { compression, checksumType: CHECKSUM },
+  );
   const gen = new ValueGenerator(301);
   const key = new Uint8Array(16);
   for (let i = 0; i < num; i++) {
@@ -181,7 +190,7 @@ console.log(
 console.log(`temp dir ${dir}`);
 try {
   for (const compression of COMPRESSIONS) {
-    if (!ONLY.has("get") && !ONLY.has("hot") && !ONLY.has("scan")) break;
+    if (!ONLY.has("get") && !ONLY.has("hot") && !ONLY.has("scan") && !ONLY.has("open")) break;
     const path = join(dir, `bench-${compression}.sst`);
     const t0 = performance.now();
     const size = build(path, NUM, 100, compression);
@@ -210,6 +219,24 @@ try {
         );
         reader.close();
       }
+    }
+    if (ONLY.has("open")) {
+      // TableReader.open without a block cache (footer, metaindex, properties, filter and
+      // index read, checksummed and parsed) and close; the file stays in the OS page cache.
+      const size = fs.fileSize(path);
+      const opens = 50;
+      const t = rounds(() =>
+        timeOps(opens, () => {
+          let sink = 0;
+          for (let i = 0; i < opens; i++) {
+            const reader = TableReader.open(fs.openRandomAccess(path), { fileSize: size });
+            sink += reader.properties.numDataBlocks;
+            reader.close();
+          }
+          return sink;
+        }),
+      );
+      console.log(`open   ${compression.padEnd(6)}: ${fmtTiming(t)}  TableReader.open + close`);
     }
     if (ONLY.has("hot")) {
       const reader = open(path, full);

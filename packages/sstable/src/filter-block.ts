@@ -1,0 +1,113 @@
+/**
+ * The filter block of a table: RocksDB 7.8.3's full filter (`FullFilterBlockBuilder` /
+ * `FullFilterBlockReader` with the built-in Bloom policy), its bytes made and read by
+ * `@shale/bloom` (format drawn in that package's `format.ts`; legacy Bloom in `legacy.ts`).
+ *
+ * ```
+ * table:      ... data blocks | filter block | trailer (5) | ... | metaindex | footer
+ * filter block contents = one full filter over the table's user keys:
+ *   | 64-byte lines of Bloom bits ... | ff 00 <numProbes> 00 00 |      (format_version 5)
+ * metaindex:  "fullfilter.rocksdb.BuiltinBloomFilter" -> handle of the filter block
+ *             ("fullfilter." + FilterPolicy::CompatibilityName())
+ * properties: rocksdb.filter.policy      = "bloomfilter"  (BloomFilterPolicy::Name())
+ *             rocksdb.filter.size        = contents bytes, trailer excluded
+ *             rocksdb.num.filter_entries = hashes added (equal consecutive hashes once)
+ * ```
+ *
+ * What goes in: the user key (internal key minus its 8-byte trailer) of every point entry,
+ * in table order; a key repeated by consecutive entries (several seqs of one user key) adds
+ * one hash. Range tombstones add nothing. When no key was added there is no filter block
+ * and no metaindex entry (RocksDB: `FilterBlockBuilder::IsEmpty`). The block is written
+ * uncompressed with the table's normal trailer and checksum.
+ *
+ * Reading: the contents go to `BloomFilterReader`, which never throws for them: a filter it
+ * cannot read (Ribbon, reserved metadata) answers "may match" for every key, as RocksDB's
+ * does, and says why in `unsupported`. A legacy Bloom filter (tables of format_version < 5)
+ * is keyed by a 32-bit hash, so a lookup that brings a precomputed 64-bit hash
+ * (`TableReader.get`'s `keyHash`) is answered from the key instead (`filterMayMatch`).
+ *
+ * Worked example: the user keys "a" and "b" at 10 bits/key make a 69-byte block (1 line:
+ * ceil(2 * 10000 / 512000); 6 probes), `...64 bytes of bits... ff 00 06 00 00`, exactly the
+ * block RocksDB writes for them (packages/bloom/testdata checks this on RocksDB's tables).
+ *
+ * Not thread-safe (a writer belongs to one table builder; readers are shared read-only).
+ */
+import { BloomFilterBuilder, BloomFilterReader, hashKey64 } from "@shale/bloom";
+
+/** Names RocksDB gives the filter. Part of the file format; do not change. */
+export const FilterBlockNames = {
+  /** Metaindex key of the full filter: "fullfilter." + the built-in policy's compatibility name. */
+  METAINDEX_KEY: "fullfilter.rocksdb.BuiltinBloomFilter",
+  /** Value of the `rocksdb.filter.policy` property: RocksDB's `BloomFilterPolicy::Name()`. */
+  POLICY_NAME: "bloomfilter",
+  /** Metaindex prefixes of filters shale does not read (no filter is used for them). */
+  PARTITIONED_PREFIX: "partitionedfilter.",
+  OBSOLETE_BLOCK_BASED_PREFIX: "filter.",
+} as const;
+
+/** Collects a table's user keys and writes its filter block. */
+export class FilterBlockWriter {
+  private readonly builder: BloomFilterBuilder;
+
+  /**
+   * REQUIRES: bitsPerKey in [1, 100] (a table without a filter has no writer).
+   * @throws ShaleError InvalidArgument outside that range.
+   */
+  constructor(bitsPerKey: number) {
+    this.builder = new BloomFilterBuilder({ bitsPerKey });
+  }
+
+  /** Adds the user key of the next point entry (a view; only read, not kept). */
+  add(userKey: Uint8Array): void {
+    this.builder.addKey(userKey);
+  }
+
+  /** Hashes added so far (consecutive equal keys once): `rocksdb.num.filter_entries`. */
+  get numEntries(): number {
+    return this.builder.numEntries;
+  }
+
+  /**
+   * The filter block's contents, or undefined when no key was added (then the table has
+   * no filter block). Resets the writer. Returns a new array owned by the caller.
+   */
+  finish(): Uint8Array | undefined {
+    if (this.builder.numEntries === 0) return undefined;
+    return this.builder.finish();
+  }
+}
+
+/**
+ * Views the contents of a filter block (no copy). `file` and `offset` name the block in
+ * the reader's `unsupported` message. Never throws for the contents (see the file header).
+ */
+export function openFilterBlock(
+  contents: Uint8Array,
+  file?: string,
+  offset = 0,
+): BloomFilterReader {
+  return new BloomFilterReader(contents, file !== undefined ? { file, offset } : { offset });
+}
+
+/**
+ * False only if `userKey` is certainly not in the table. `keyHash`, if given, is
+ * `hashFilterKey(userKey)`: used when the filter is keyed by it (FastLocalBloom), else the
+ * key is hashed as the filter needs (legacy Bloom).
+ */
+export function filterMayMatch(
+  filter: BloomFilterReader,
+  userKey: Uint8Array,
+  keyHash: Uint32Array | undefined,
+): boolean {
+  return keyHash !== undefined && filter.usesHashKey64
+    ? filter.mayMatchHash(keyHash[0]!, keyHash[1]!)
+    : filter.mayMatch(userKey);
+}
+
+/**
+ * Writes RocksDB's filter hash of `userKey` (`GetSliceHash64`) to out[0] (low 32 bits) and
+ * out[1] (high): hash once, probe every table's filter. REQUIRES: out.length >= 2.
+ */
+export function hashFilterKey(userKey: Uint8Array, out: Uint32Array): void {
+  hashKey64(userKey, out, 0);
+}

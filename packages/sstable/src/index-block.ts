@@ -1,0 +1,368 @@
+/**
+ * The index block as RocksDB writes it for format versions 4 and 5 (kBinarySearch,
+ * `index_block_restart_interval` 1, kShortenSeparators), and its reading for 2-5.
+ *
+ * One entry per data block, restart interval 1 (every entry a restart point):
+ * ```
+ * entry := varint32 shared (0) ‖ varint32 unshared ‖ key[unshared] ‖ varint64 offset ‖ varint64 size
+ * ```
+ * - No value length (format version >= 4, property `rocksdb.index.value.is.delta.encoded`
+ *   = 1): the handle's varints delimit themselves. An entry that shares a key prefix (only
+ *   with a restart interval > 1, which RocksDB allows and this build reads) stores its
+ *   handle as `varsigned64 (size - previous size)`, its offset being the previous block's
+ *   end (`previous offset + previous size + 5`).
+ * - The key is a separator `s`, lastKey(block i) <= s < firstKey(block i + 1), shortened
+ *   by the comparator (`findShortestSeparator`; RocksDB's algorithm for the bytewise
+ *   comparator, below); the last block's key is its last key, unshortened. When no
+ *   separator has the user key of the next block's first key — no user key spans two
+ *   blocks — the index stores user keys only (property `rocksdb.index.key.is.user.key` = 1,
+ *   format version >= 3); otherwise whole internal keys. A shortened separator's trailer is
+ *   RocksDB's `(kMaxSequenceNumber << 8) | kValueTypeForSeek` = `16 ff ff ff ff ff ff ff`.
+ *
+ * Worked example (two data blocks: [0, 190) ending "key000002"#1,SET, next block from
+ * "key000019"... ; the shape of RocksDB's index for db_bench keys):
+ * ```
+ * 00 09 6b 65 79 30 30 30 30 30 32 00 be 01    "key000002" -> (0, 190)   (user key)
+ * 00 00 00 00  01 00 00 00                     restarts [0], numRestarts 1
+ * ```
+ *
+ * Reading: the reader's block iterators and `IndexSearch` work on the classic form
+ * (internal keys, `varint32 valueLength`, whole handles). An index in another form is
+ * rewritten into it once, when the block is loaded (`normalizeIndexBlock`): a user key
+ * gets the trailer `00 00 00 00 00 00 00 00` (seq 0, kind 0: the largest internal key of
+ * that user key, so the entry still sorts >= every key of its block and < the next
+ * block's), a delta becomes the whole handle.
+ */
+import {
+  bytewiseComparator,
+  type Comparator,
+  putFixed32,
+  putVarint64,
+  ShaleError,
+  TRAILER_SIZE,
+} from "@shale/base";
+import { allocUninitialized } from "./alloc.js";
+import { Block } from "./block.js";
+import { BlockBuilder } from "./block-builder.js";
+import { type BlockHandle, putBlockHandle, TableFormat } from "./format.js";
+
+/** The trailer RocksDB appends to a shortened separator. Part of the file format. */
+const SEPARATOR_TRAILER = Uint8Array.of(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff);
+
+/**
+ * RocksDB's BytewiseComparatorImpl::FindShortestSeparator: a short `s` with
+ * `start <= s < limit`, or `start` itself when it cannot be shortened.
+ */
+export function bytewiseSeparator(start: Uint8Array, limit: Uint8Array): Uint8Array {
+  const min = Math.min(start.length, limit.length);
+  let i = 0;
+  while (i < min && start[i] === limit[i]) i++;
+  if (i >= min) return start; // one is a prefix of the other
+  const s = start[i]!;
+  const l = limit[i]!;
+  if (s >= l) return start;
+  if (i < limit.length - 1 || s + 1 < l) {
+    const out = start.slice(0, i + 1);
+    out[i] = s + 1;
+    return out;
+  }
+  // start[i] + 1 == limit[i], the last byte of limit: bump the first non-0xff byte after i.
+  for (let j = i + 1; j < start.length; j++) {
+    if (start[j]! < 0xff) {
+      const out = start.slice(0, j + 1);
+      out[j] = start[j]! + 1;
+      return out;
+    }
+  }
+  return start;
+}
+
+/**
+ * Builds the index block: `add` once per data block, in order, then `finish`. Keeps the
+ * entries with and without sequence numbers (RocksDB's ShortenedIndexBuilder) and writes
+ * the user-key form when it is exact.
+ */
+export class IndexBuilder {
+  private readonly comparator: Comparator;
+  private readonly withSeq: BlockBuilder;
+  private readonly withoutSeq: BlockBuilder;
+  private keyPlusSeq: boolean;
+  private readonly handleScratch = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE);
+  private entries = 0;
+
+  /**
+   * @param formatVersion of the table: from 3 the index may hold user keys, from 4 its
+   *   entries omit value lengths.
+   */
+  constructor(comparator: Comparator, formatVersion: number) {
+    this.comparator = comparator;
+    const valueLengths = formatVersion < 4;
+    this.withSeq = new BlockBuilder(1, valueLengths);
+    this.withoutSeq = new BlockBuilder(1, valueLengths);
+    this.keyPlusSeq = formatVersion < 3;
+  }
+
+  /** Number of entries added. */
+  get numEntries(): number {
+    return this.entries;
+  }
+
+  /**
+   * Adds the entry of the data block at `handle` whose last internal key is `lastKey`;
+   * `nextKey` is the first internal key of the next block (undefined for the last block).
+   * Both are views the builder does not keep. Returns the separator (an internal key; a
+   * view of `lastKey` when it was not shortened).
+   */
+  add(lastKey: Uint8Array, nextKey: Uint8Array | undefined, handle: BlockHandle): Uint8Array {
+    const userLast = lastKey.subarray(0, lastKey.length - TRAILER_SIZE);
+    let separator = lastKey;
+    let userSeparator = userLast;
+    if (nextKey !== undefined) {
+      const userNext = nextKey.subarray(0, nextKey.length - TRAILER_SIZE);
+      const cmp = this.comparator;
+      const s =
+        cmp === bytewiseComparator
+          ? bytewiseSeparator(userLast, userNext)
+          : cmp.findShortestSeparator(userLast, userNext);
+      if (s.length <= userLast.length && cmp.compare(userLast, s) < 0) {
+        separator = new Uint8Array(s.length + TRAILER_SIZE);
+        separator.set(s, 0);
+        separator.set(SEPARATOR_TRAILER, s.length);
+        userSeparator = s;
+      }
+      if (!this.keyPlusSeq && cmp.compare(userSeparator, userNext) === 0) this.keyPlusSeq = true;
+    }
+    const n = putBlockHandle(this.handleScratch, 0, handle);
+    const value = this.handleScratch.subarray(0, n);
+    this.withSeq.add(separator, value);
+    if (!this.keyPlusSeq) this.withoutSeq.add(userSeparator, value);
+    this.entries++;
+    return separator;
+  }
+
+  /**
+   * The index block contents (a view of the builder's memory, valid until it is dropped) and
+   * whether its keys are user keys.
+   */
+  finish(): { contents: Uint8Array; keyIsUserKey: boolean } {
+    if (this.keyPlusSeq) return { contents: this.withSeq.finish(), keyIsUserKey: false };
+    return { contents: this.withoutSeq.finish(), keyIsUserKey: true };
+  }
+}
+
+/** How an index block is encoded (from the table properties). */
+export interface IndexEncoding {
+  /** Keys are user keys (`rocksdb.index.key.is.user.key`). */
+  keyIsUserKey: boolean;
+  /** No value lengths, handles after a shared prefix as size deltas. */
+  valueIsDeltaEncoded: boolean;
+}
+
+// Decoding cursor (single-threaded scratch).
+let cursorPos = 0;
+
+function varint(data: Uint8Array, p: number, end: number): number {
+  let result = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    if (p >= end) return -1;
+    const b = data[p++]!;
+    result += (b & 0x7f) * scale;
+    if (b < 0x80) {
+      cursorPos = p;
+      return result <= Number.MAX_SAFE_INTEGER ? result : -1;
+    }
+    scale *= 128;
+  }
+  return -1;
+}
+
+/** The position after the varint64 at `p` (before `limit`), or -1 if it is malformed. */
+function skipVarint(data: Uint8Array, p: number, limit: number): number {
+  for (let i = 0; i < 10; i++, p++) {
+    if (p >= limit) return -1;
+    if (data[p]! < 0x80) return p + 1;
+  }
+  return -1;
+}
+
+function putVarint32(dst: Uint8Array, pos: number, n: number): number {
+  while (n >= 128) {
+    dst[pos++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  dst[pos++] = n;
+  return pos;
+}
+
+/**
+ * The common case of `normalizeIndexBlock`, without decoding keys: an index whose entries
+ * all store their key whole (restart interval 1, as RocksDB and shale write it), so every
+ * value is a whole handle. One pass copies the entries into a reused buffer with the value
+ * length and (for user keys) the 8-byte trailer inserted, then into memory of their own. Returns undefined when an entry
+ * shares a key prefix or is malformed (the general path decodes it and reports damage).
+ */
+function rewriteWholeEntries(
+  data: Uint8Array,
+  limit: number,
+  numRestarts: number,
+  encoding: IndexEncoding,
+): Uint8Array | undefined {
+  const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
+  const delta = encoding.valueIsDeltaEncoded;
+  // Each entry grows by at most: the trailer, a longer key-length varint (1), a value
+  // length (2: a handle is at most 20 bytes); its restart offset adds 4.
+  const bound = limit + numRestarts * (trailer + 3 + 4) + 4;
+  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, 2 * scratch.length));
+  if (restartScratch.length < numRestarts) {
+    restartScratch = new Int32Array(Math.max(numRestarts, 2 * restartScratch.length));
+  }
+  const out = scratch;
+  const restarts = restartScratch;
+  let w = 0;
+  let count = 0;
+  let p = 0;
+  while (p < limit) {
+    // One entry per restart point, each storing its key whole (shared 0, one byte).
+    if (count >= numRestarts || data[p] !== 0) return undefined;
+    let q = p + 1;
+    let unshared = q < limit ? data[q]! : 0x80;
+    if (unshared < 0x80) {
+      q++;
+    } else {
+      unshared = varint(data, q, limit);
+      if (unshared < 0) return undefined;
+      q = cursorPos;
+    }
+    let valueLength: number;
+    if (delta) {
+      // The handle's two varints delimit themselves: find where they end.
+      const valueStart = q + unshared;
+      const offsetEnd = skipVarint(data, valueStart, limit);
+      const end = offsetEnd < 0 ? -1 : skipVarint(data, offsetEnd, limit);
+      if (end < 0) return undefined;
+      valueLength = end - valueStart;
+    } else {
+      valueLength = varint(data, q, limit);
+      if (valueLength < 0 || valueLength > TableFormat.MAX_BLOCK_HANDLE_SIZE) return undefined;
+      q = cursorPos;
+      if (q + unshared + valueLength > limit) return undefined;
+    }
+    const keyLength = unshared + trailer;
+    if (keyLength < TRAILER_SIZE) return undefined;
+    restarts[count++] = w;
+    out[w++] = 0;
+    w = putVarint32(out, w, keyLength);
+    w = putVarint32(out, w, valueLength);
+    // Byte loops: keys and handles are short, and a subarray per entry is garbage.
+    const keyEnd = q + unshared;
+    for (let i = q; i < keyEnd; i++) out[w++] = data[i]!;
+    for (let i = 0; i < trailer; i++) out[w++] = 0;
+    const valueEnd = keyEnd + valueLength;
+    for (let i = keyEnd; i < valueEnd; i++) out[w++] = data[i]!;
+    p = valueEnd;
+  }
+  if (count === 0) return emptyIndexBlock();
+  const result = allocUninitialized(w + 4 * count + 4);
+  result.set(out.subarray(0, w), 0);
+  for (let i = 0; i < count; i++) putFixed32(result, w + 4 * i, restarts[i]!);
+  putFixed32(result, w + 4 * count, count);
+  return result;
+}
+
+// Reused by `rewriteWholeEntries` (single-threaded), only read before it returns.
+let scratch = new Uint8Array(0);
+let restartScratch = new Int32Array(0);
+
+/** A block with no entries: restarts [0], count 1 (the classic empty block). */
+function emptyIndexBlock(): Uint8Array {
+  return Uint8Array.of(0, 0, 0, 0, 1, 0, 0, 0);
+}
+
+/**
+ * The index block `data` in the classic form the reader searches (internal keys, value
+ * lengths, whole handles; restart interval 1): `data` itself when it already is, else a
+ * rewritten copy in memory of its own. Throws Corruption naming `file` and `blockOffset`
+ * for a malformed entry. `wholeEntriesPath` (tests only: false) allows the fast path for
+ * blocks whose entries all store their keys whole.
+ */
+export function normalizeIndexBlock(
+  data: Uint8Array,
+  encoding: IndexEncoding,
+  file: string | undefined,
+  blockOffset: number,
+  wholeEntriesPath = true,
+): Uint8Array {
+  if (!encoding.keyIsUserKey && !encoding.valueIsDeltaEncoded) return data;
+  const fail = (what: string): never => {
+    throw ShaleError.corruption(`bad index block: ${what}`, file, blockOffset);
+  };
+  // Parses the restart array (numRestarts, bounds) the usual way.
+  const parsed = Block.keyValue(data, file, blockOffset);
+  const limit = parsed.restartsOffset;
+  const fast = wholeEntriesPath
+    ? rewriteWholeEntries(data, limit, parsed.numRestarts, encoding)
+    : undefined;
+  if (fast !== undefined) return fast;
+  const out = new BlockBuilder(1);
+  const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
+  let key = new Uint8Array(64);
+  let keyLength = 0;
+  const value = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE);
+  const handle: BlockHandle = { offset: 0, size: 0 };
+  let havePrevious = false;
+  let p = 0;
+  while (p < limit) {
+    const shared = varint(data, p, limit);
+    const unshared = shared < 0 ? -1 : varint(data, cursorPos, limit);
+    if (unshared < 0) fail(`malformed entry header at ${p}`);
+    let q = cursorPos;
+    let valueEnd = -1;
+    if (!encoding.valueIsDeltaEncoded) {
+      const vlen = varint(data, q, limit);
+      if (vlen < 0) fail(`malformed entry header at ${p}`);
+      q = cursorPos;
+      valueEnd = q + unshared + vlen;
+    }
+    if (shared > keyLength) fail(`shared prefix ${shared} longer than the previous key`);
+    if (q + unshared > limit) fail(`entry at ${p} overruns the block`);
+    const fullLength = shared + unshared;
+    if (fullLength + trailer > key.length) {
+      const grown = new Uint8Array(Math.max(fullLength + trailer, key.length * 2));
+      grown.set(key.subarray(0, shared));
+      key = grown;
+    }
+    key.set(data.subarray(q, q + unshared), shared);
+    keyLength = fullLength;
+    q += unshared;
+    const end = valueEnd >= 0 ? valueEnd : limit;
+    if (!encoding.valueIsDeltaEncoded || shared === 0) {
+      const offset = varint(data, q, end);
+      const size = offset < 0 ? -1 : varint(data, cursorPos, end);
+      if (size < 0) fail(`malformed block handle at ${q}`);
+      handle.offset = offset;
+      handle.size = size;
+    } else {
+      // varsigned64 (zigzag) size delta on the previous handle.
+      if (!havePrevious) fail(`delta-encoded handle at ${q} without a previous one`);
+      const z = varint(data, q, end);
+      if (z < 0) fail(`malformed handle delta at ${q}`);
+      const delta = z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+      handle.offset = handle.offset + handle.size + TableFormat.BLOCK_TRAILER_SIZE;
+      handle.size += delta;
+      if (handle.size < 0) fail(`negative block size at ${q}`);
+    }
+    if (valueEnd >= 0 && cursorPos !== valueEnd) fail(`bad index value at ${q}`);
+    p = cursorPos;
+    havePrevious = true;
+    if (trailer > 0) key.fill(0, keyLength, keyLength + trailer);
+    else if (keyLength < TRAILER_SIZE) fail(`index key shorter than an internal key at ${p}`);
+    let v = putVarint64(value, 0, handle.offset);
+    v = putVarint64(value, v, handle.size);
+    out.add(key.subarray(0, keyLength + trailer), value.subarray(0, v));
+  }
+  const built = out.finish();
+  const copy = allocUninitialized(built.length);
+  copy.set(built);
+  return copy;
+}
