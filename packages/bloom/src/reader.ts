@@ -28,7 +28,7 @@ import { DIRECT_RANGE_MAX_LINES, probesMatch } from "./probe.js";
 /** What a filter's metadata says it is (see the dispatch above). */
 export type FilterKind = "fastLocalBloom" | "legacyBloom" | "alwaysTrue" | "alwaysFalse";
 
-/** Where a filter came from, for Corruption errors. */
+/** Where a filter came from, named in `BloomFilterReader.unsupported`. */
 export interface FilterSource {
   /** The file holding the filter. Default: none. */
   file?: string;

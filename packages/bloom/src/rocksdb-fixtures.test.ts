@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BloomFilterBuilder } from "./builder.js";
+import { hashKey64 } from "./hash.js";
 import { BloomFilterReader } from "./reader.js";
 import {
   fixtureKeys,
@@ -17,6 +18,71 @@ import {
 } from "./rocksdb-fixtures.test-support.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+
+interface BuilderVector {
+  formatVersion: number;
+  bitsPerKey: number;
+  keys: number;
+  length: number;
+  hash64: string;
+  answers: string;
+}
+
+const vectors = JSON.parse(readFileSync(new URL("builder-vectors.json", TESTDATA), "utf8")) as {
+  filters: BuilderVector[];
+  ribbon: { keys: number; filter: string };
+};
+
+const enc = new TextEncoder();
+const numbered = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => enc.encode(`${prefix}${i}`));
+const probes = numbered("q", 2000);
+
+function digest(filter: Uint8Array): string {
+  const out = new Uint32Array(2);
+  hashKey64(filter, out);
+  return out[1]!.toString(16).padStart(8, "0") + out[0]!.toString(16).padStart(8, "0");
+}
+
+describe("RocksDB's own filter builder and reader (testdata/builder-vectors.json)", () => {
+  it("covers both formats, 15 bits/key settings and three sizes", () => {
+    expect(vectors.filters.length).toBe(2 * 15 * 3);
+  });
+
+  for (const v of vectors.filters) {
+    const name = `format_version ${v.formatVersion}, ${v.bitsPerKey} bits/key, ${v.keys} keys`;
+    it(`${name}: the same filter bytes and the same answer for every probe key`, () => {
+      const keys = numbered("k", v.keys);
+      let filter: Uint8Array;
+      if (v.formatVersion >= 5) {
+        const builder = new BloomFilterBuilder({ bitsPerKey: v.bitsPerKey });
+        for (const key of keys) builder.addKey(key);
+        filter = builder.finish();
+      } else {
+        filter = legacyReferenceFilter(keys, v.bitsPerKey);
+      }
+      expect(filter.length).toBe(v.length);
+      expect(digest(filter)).toBe(v.hash64); // RocksDB's Hash64 of RocksDB's filter
+      const reader = new BloomFilterReader(filter);
+      const answers = new Uint8Array(probes.length / 8);
+      probes.forEach((key, j) => {
+        if (reader.mayMatch(key)) answers[j >> 3]! |= 1 << (j & 7);
+      });
+      expect(hex(answers)).toBe(v.answers);
+      for (const key of keys) expect(reader.mayMatch(key)).toBe(true);
+    });
+  }
+
+  it("a RocksDB Ribbon filter (not implemented) answers 'may match' for every key", () => {
+    const before = BloomFilterReader.unsupportedFilters;
+    const reader = new BloomFilterReader(new Uint8Array(Buffer.from(vectors.ribbon.filter, "hex")));
+    expect([reader.kind, BloomFilterReader.unsupportedFilters]).toEqual(["alwaysTrue", before + 1]);
+    expect(reader.unsupported).toMatch(/Ribbon/);
+    for (const key of [...numbered("k", vectors.ribbon.keys), ...probes]) {
+      expect(reader.mayMatch(key)).toBe(true);
+    }
+  });
+});
 
 describe("RocksDB-written full filters", () => {
   for (const table of fixtureTables()) {
@@ -56,7 +122,6 @@ describe("RocksDB-written full filters", () => {
         const out = new Uint8Array(keys.length);
         reader.mayMatchMany(keys, out);
         expect(out.every((x) => x === 1)).toBe(true);
-        const enc = new TextEncoder();
         let fp = 0;
         const probes = 20_000;
         for (let i = 0; i < probes; i++) if (reader.mayMatch(enc.encode(`absent${i}`))) fp++;

@@ -8,6 +8,10 @@
 //                       32-bit Hash(.., 0xbc9f1d34) (BloomHash) of generated keys
 //   *.sst               tables written by rocksdb::SstFileWriter with a full Bloom filter
 //   tables.json         for each table: its keys' recipe, bits/key and format_version
+//   builder-vectors.json  RocksDB's own filter builder (BloomFilterPolicy::GetBuilderWithContext)
+//                       and reader (GetFilterBitsReader) on many (format_version, bits/key,
+//                       key count) settings: each filter's length and Hash64 digest, and the
+//                       reader's MayMatch answers for 2000 probe keys; plus one Ribbon filter
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -16,6 +20,7 @@
 #include <algorithm>
 
 #include "rocksdb/env.h"
+#include "rocksdb/status.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"
 #include "rocksdb/sst_file_writer.h"
@@ -25,13 +30,72 @@ namespace rocksdb {
 // Not in the public headers, exported by librocksdb (util/hash.h).
 uint64_t Hash64(const char* data, size_t n);
 uint32_t Hash(const char* data, size_t n, uint32_t seed);
+
+// The public headers only forward-declare these two (RocksDB >= 7.0 keeps them in
+// table/block_based/filter_policy_internal.h). Declared here with the same virtual methods in
+// the same order, so that calls through RocksDB's objects reach RocksDB's code (test tool only).
+class FilterBitsBuilder {
+ public:
+  virtual ~FilterBitsBuilder() {}
+  virtual void AddKey(const Slice& key) = 0;
+  virtual size_t EstimateEntriesAdded() = 0;
+  virtual Slice Finish(std::unique_ptr<const char[]>* buf) = 0;
+  virtual Slice Finish(std::unique_ptr<const char[]>* buf, Status*) { return Finish(buf); }
+  virtual Status MaybePostVerify(const Slice&) { return Status::OK(); }
+  virtual size_t ApproximateNumEntries(size_t bytes) = 0;
+};
+class FilterBitsReader {
+ public:
+  virtual ~FilterBitsReader() {}
+  virtual bool MayMatch(const Slice& entry) = 0;
+  virtual void MayMatch(int num_keys, Slice** keys, bool* may_match) {
+    for (int i = 0; i < num_keys; ++i) may_match[i] = MayMatch(*keys[i]);
+  }
+};
 }  // namespace rocksdb
+
+static const int kProbeKeys = 2000;
+
+static std::string hex(const std::string& s);
+
+// RocksDB's filter of keys "k0".."k<n-1>" for (policy, format_version), as a string.
+static std::string rocksdbFilter(const rocksdb::FilterPolicy& policy, int formatVersion, int n) {
+  rocksdb::BlockBasedTableOptions table;
+  table.format_version = formatVersion;
+  rocksdb::FilterBuildingContext context(table);
+  std::unique_ptr<rocksdb::FilterBitsBuilder> builder(policy.GetBuilderWithContext(context));
+  for (int i = 0; i < n; i++) builder->AddKey("k" + std::to_string(i));
+  std::unique_ptr<const char[]> buf;
+  rocksdb::Slice filter = builder->Finish(&buf);
+  return filter.ToString();
+}
+
+// RocksDB's reader's answers for "q0".."q1999" on `filter`, as a hex bitmap (bit j of byte j/8).
+static std::string probeAnswers(const rocksdb::FilterPolicy& policy, const std::string& filter) {
+  std::unique_ptr<rocksdb::FilterBitsReader> reader(policy.GetFilterBitsReader(filter));
+  std::string bitmap(kProbeKeys / 8, '\0');
+  for (int j = 0; j < kProbeKeys; j++) {
+    if (reader->MayMatch("q" + std::to_string(j))) bitmap[j / 8] |= static_cast<char>(1 << (j % 8));
+  }
+  return hex(bitmap);
+}
+
 
 // The generated key of length `len` (the same recipe is in bloom-fixtures.test-support.ts).
 static std::string patternKey(size_t len) {
   std::string s(len, '\0');
   for (size_t i = 0; i < len; i++) s[i] = static_cast<char>((i * 131 + len * 7 + 0x5a) & 0xff);
   return s;
+}
+
+static std::string hex(const std::string& s) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(d[c >> 4]);
+    out.push_back(d[c & 15]);
+  }
+  return out;
 }
 
 static int writeTable(const std::string& path, const std::vector<std::string>& keys,
@@ -115,5 +179,32 @@ int main(int argc, char** argv) {
   }
   fprintf(t, "]\n");
   fclose(t);
+
+  // RocksDB's builder and reader across settings.
+  FILE* b = fopen((dir + "/builder-vectors.json").c_str(), "w");
+  if (!b) return 1;
+  fprintf(b, "{\n  \"recipe\": \"keys k0..k<keys-1>, probes q0..q1999 (decimal ASCII); answers: bit j of byte j/8 = MayMatch(q<j>)\",\n");
+  fprintf(b, "  \"filters\": [\n");
+  const double bpks[] = {1, 2.5, 4, 6, 7.5, 10, 13.7, 16, 20, 25.5, 30, 42, 50.5, 77, 100};
+  const int counts[] = {1, 64, 1000};
+  bool first = true;
+  for (int fv : {5, 4}) {
+    for (double bpk : bpks) {
+      std::unique_ptr<const rocksdb::FilterPolicy> policy(rocksdb::NewBloomFilterPolicy(bpk));
+      for (int n : counts) {
+        std::string filter = rocksdbFilter(*policy, fv, n);
+        fprintf(b, "%s    {\"formatVersion\": %d, \"bitsPerKey\": %g, \"keys\": %d, \"length\": %zu, \"hash64\": \"%016" PRIx64 "\", \"answers\": \"%s\"}",
+                first ? "" : ",\n", fv, bpk, n, filter.size(), rocksdb::Hash64(filter.data(), filter.size()),
+                probeAnswers(*policy, filter).c_str());
+        first = false;
+      }
+    }
+  }
+  fprintf(b, "\n  ],\n");
+  // A Ribbon filter (marker -2): @shale/bloom does not implement it and must say "may match".
+  std::unique_ptr<const rocksdb::FilterPolicy> ribbon(rocksdb::NewRibbonFilterPolicy(10));
+  std::string rf = rocksdbFilter(*ribbon, 5, 200);
+  fprintf(b, "  \"ribbon\": {\"bitsPerKey\": 10, \"keys\": 200, \"filter\": \"%s\"}\n}\n", hex(rf).c_str());
+  fclose(b);
   return 0;
 }
