@@ -29,7 +29,6 @@ import {
   ldbScan,
   missingToolsReason,
   mustRun,
-  ROCKSDB_FORMAT_READY,
   shaleReverseScan,
   shaleScan,
   tempDir,
@@ -37,12 +36,8 @@ import {
 } from "./interop.test-support.js";
 
 const toolsMissing = missingToolsReason();
-const run = ROCKSDB_FORMAT_READY && toolsMissing === undefined;
-if (!ROCKSDB_FORMAT_READY) {
-  console.log(
-    "interop tools: skipped — ROCKSDB_FORMAT_READY is false (this branch lacks the RocksDB formats)",
-  );
-} else if (toolsMissing !== undefined) {
+const run = toolsMissing === undefined;
+if (toolsMissing !== undefined) {
   console.log(`interop tools: skipped — ${toolsMissing}`);
 }
 
