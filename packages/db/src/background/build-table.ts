@@ -13,6 +13,7 @@ import {
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
 import { tableFileName } from "../filenames.js";
+import { rocksdbMergeOperatorName } from "../options-file.js";
 import type { FileMetaData } from "../version-edit.js";
 
 /** Table options that cross to a worker (structured-clone friendly: no functions). */
@@ -20,6 +21,11 @@ export interface TableWriteOptions {
   blockSize: number;
   bitsPerKey: number;
   compression: NonNullable<TableBuilderOptions["compression"]>;
+  /**
+   * The `rocksdb.merge.operator` property: RocksDB's name of the database's merge operator
+   * ("UInt64AddOperator"), absent when it has none (the table then says "nullptr").
+   */
+  mergeOperatorName?: string;
 }
 
 /** The table options of a database's options. */
@@ -27,13 +33,24 @@ export function tableWriteOptions(options: {
   blockSize: number;
   bloomBitsPerKey: number;
   compression: TableWriteOptions["compression"];
+  mergeOperator?: { readonly name: string } | undefined;
 }): TableWriteOptions {
-  return {
+  const out: TableWriteOptions = {
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
     compression: options.compression,
   };
+  if (options.mergeOperator !== undefined) {
+    out.mergeOperatorName = rocksdbMergeOperatorName(options.mergeOperator.name);
+  }
+  return out;
 }
+
+/**
+ * Every table belongs to the default column family (id 0), as RocksDB records it in its
+ * `rocksdb.column.family.id`/`.name` properties; shale has no other family yet.
+ */
+const DEFAULT_COLUMN_FAMILY = Object.freeze({ id: 0, name: "default" });
 
 /**
  * One table file being written: the shared core of flush and compaction outputs. `finish()`
@@ -60,7 +77,13 @@ export class TableFile {
     this.path = tableFileName(dir, fileNumber);
     this.file = fs.openWritable(this.path, { bufferSize: 256 * 1024 });
     try {
-      this.builder = new TableBuilder(this.file, builderOptions);
+      // The file number and column family go into the table's properties, as RocksDB's do
+      // (sst_dump shows them; `rocksdb.original.file.number` survives a file's renaming).
+      this.builder = new TableBuilder(this.file, {
+        columnFamily: DEFAULT_COLUMN_FAMILY,
+        fileNumber,
+        ...builderOptions,
+      });
     } catch (e) {
       this.abandon();
       throw e;

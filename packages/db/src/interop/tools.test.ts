@@ -343,6 +343,13 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
         "--verify_checksum",
       ]);
       expectClean(`sst_dump --command=check ${t}`, out);
+      // RocksDB reads the properties a table of its own would carry.
+      const props = mustRun("sst_dump", [`--file=${join(dir, t)}`, "--show_properties"]);
+      expectClean(`sst_dump --show_properties ${t}`, props);
+      expect(props).toMatch(/column family ID: 0\n/);
+      expect(props).toMatch(/column family name: default\n/);
+      expect(props).toMatch(/merge operator name: UInt64AddOperator\n/);
+      expect(props).toMatch(/comparator name: leveldb\.BytewiseComparator\n/);
       // The table's entries decode too (keys, values, range deletions).
       const scan = mustRun("sst_dump", [
         `--file=${join(dir, t)}`,
