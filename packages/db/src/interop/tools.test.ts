@@ -423,6 +423,7 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
       maxBytesForLevelBase: 256 * 1024,
       level0FileNumCompactionTrigger: 2,
       bloomBitsPerKey: 10,
+      compression: "none", // the other shale database here is snappy
     });
     try {
       for (let i = 0; i < n; i++)
@@ -451,6 +452,12 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
       "--statistics",
       `--db=${dir}`,
     ]);
+    for (const t of filesEnding(dir, ".sst")) {
+      expectClean(
+        `sst_dump --command=check ${t}`,
+        mustRun("sst_dump", [`--file=${join(dir, t)}`, "--command=check", "--verify_checksum"]),
+      );
+    }
     const found = /\((\d+) of (\d+) found\)/.exec(out);
     expect(found, out.slice(-2000)).not.toBeNull();
     expect(Number(found![1])).toBe(n);
