@@ -16,18 +16,13 @@ import {
   type HexEntry,
   ldbScan,
   missingToolsReason,
-  ROCKSDB_FORMAT_READY,
   shaleReverseScan,
   shaleScan,
   tempDir,
 } from "./interop.test-support.js";
 
 const toolsMissing = missingToolsReason();
-if (!ROCKSDB_FORMAT_READY) {
-  console.log(
-    "interop fixtures: skipped — ROCKSDB_FORMAT_READY is false (this branch lacks the RocksDB formats)",
-  );
-} else if (toolsMissing !== undefined) {
+if (toolsMissing !== undefined) {
   console.log(`interop fixtures: RocksDB's reopen checks skipped — ${toolsMissing}`);
 }
 
@@ -135,7 +130,7 @@ const cases: FixtureCase[] = [
   },
 ];
 
-describe.skipIf(!ROCKSDB_FORMAT_READY)("shale opens RocksDB-written databases (fixtures)", () => {
+describe("shale opens RocksDB-written databases (fixtures)", () => {
   for (const c of cases) {
     it(`${c.name}: every key, both scans, more writes, flush, compaction, reopen`, async () => {
       const dir = copyFixture(c.name, tmp.path);

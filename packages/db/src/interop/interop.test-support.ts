@@ -19,13 +19,6 @@ import { fileURLToPath } from "node:url";
 import { toHex } from "@shale/base";
 import type { DB } from "../db.js";
 
-/**
- * TEMPORARY GUARD, one switch for the whole interop suite: false while this branch lacks the
- * RocksDB table, log, MANIFEST/OPTIONS and filter formats (branches `table`, `log`,
- * `manifest`, `filter`); set true once they are merged. Remove it when the matrix passes.
- */
-export const ROCKSDB_FORMAT_READY = false;
-
 /** The checked-in RocksDB databases (see testdata/rocksdb/README.md). */
 export const FIXTURES = fileURLToPath(new URL("../../testdata/rocksdb/", import.meta.url));
 
