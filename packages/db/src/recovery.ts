@@ -144,184 +144,200 @@ export function recover(
 ): RecoveredState {
   const fs = options.fs;
   const versions = new VersionSet({ fs, dir, icmp });
-  // Best-efforts recovery needs no CURRENT: it reads the MANIFESTs in the directory.
-  const manifests = fs.list(dir).some((n) => parseFileName(n)?.type === FileType.Manifest);
-  let created = false;
-  if (VersionSet.exists(fs, dir) || (options.bestEffortsRecovery && manifests)) {
-    if (options.errorIfExists)
-      throw ShaleError.invalidArgument(`a database already exists in ${dir}`);
-  } else if (!options.createIfMissing) {
-    throw ShaleError.invalidArgument(`no database in ${dir} (createIfMissing is false)`);
-  } else {
-    createDatabase(fs, dir, versions);
-    created = true;
-  }
-  const previousOptions = readNewestOptions(fs, dir);
-  if (previousOptions !== undefined)
-    checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
-  versions.recover({ bestEfforts: options.bestEffortsRecovery });
-  if (options.paranoidChecks && !options.bestEffortsRecovery)
-    checkLiveTables(fs, dir, versions.current);
-  const identity = { dbId: ensureIdentity(fs, dir, versions.dbId), dbSessionId: newDbSessionId() };
-  // Files numbered below this were handed out by this database. A database created just now
-  // made none of the files already in the directory.
-  const recoveredNext = created ? 0 : versions.recoveredNextFileNumber;
-  let writeRefusal: ShaleError | undefined;
-  if (versions.foreignFamilies.size > 0) {
-    const names = [...versions.foreignFamilies.values()].map((f) => JSON.stringify(f.name));
-    const message = `${dir} has column families other than "default" (${names.join(", ")}): shale opened "default" and leaves them alone; writes are refused while they exist`;
-    writeRefusal = ShaleError.notSupported(message);
-    warn(message);
-  }
+  // A failed open closes what it opened (the new WAL, the MANIFEST): the caller releases the
+  // LOCK, and a reopen in the same process must find no handle left behind.
+  let wal: LogWriter | undefined;
+  try {
+    // Best-efforts recovery needs no CURRENT: it reads the MANIFESTs in the directory.
+    const manifests = fs.list(dir).some((n) => parseFileName(n)?.type === FileType.Manifest);
+    let created = false;
+    if (VersionSet.exists(fs, dir) || (options.bestEffortsRecovery && manifests)) {
+      if (options.errorIfExists)
+        throw ShaleError.invalidArgument(`a database already exists in ${dir}`);
+    } else if (!options.createIfMissing) {
+      throw ShaleError.invalidArgument(`no database in ${dir} (createIfMissing is false)`);
+    } else {
+      createDatabase(fs, dir, versions);
+      created = true;
+    }
+    const previousOptions = readNewestOptions(fs, dir);
+    if (previousOptions !== undefined)
+      checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
+    versions.recover({ bestEfforts: options.bestEffortsRecovery });
+    if (options.paranoidChecks && !options.bestEffortsRecovery)
+      checkLiveTables(fs, dir, versions.current);
+    const identity = {
+      dbId: ensureIdentity(fs, dir, versions.dbId),
+      dbSessionId: newDbSessionId(),
+    };
+    // Files numbered below this were handed out by this database. A database created just now
+    // made none of the files already in the directory.
+    const recoveredNext = created ? 0 : versions.recoveredNextFileNumber;
+    let writeRefusal: ShaleError | undefined;
+    if (versions.foreignFamilies.size > 0) {
+      const names = [...versions.foreignFamilies.values()].map((f) => JSON.stringify(f.name));
+      const message = `${dir} has column families other than "default" (${names.join(", ")}): shale opened "default" and leaves them alone; writes are refused while they exist`;
+      writeRefusal = ShaleError.notSupported(message);
+      warn(message);
+    }
 
-  const logs: number[] = [];
-  for (const name of fs.list(dir)) {
-    const parsed = parseFileName(name);
-    if (parsed === undefined) continue;
-    versions.markFileNumberUsed(parsed.number);
-    // Best-efforts recovery does not replay WALs (RocksDB's rule: the version it opens may
-    // be older than the WALs' data).
-    if (
-      parsed.type === FileType.Log &&
-      parsed.number >= versions.logNumber &&
-      !options.bestEffortsRecovery
-    )
-      logs.push(parsed.number);
-  }
-  logs.sort((a, b) => a - b);
+    const logs: number[] = [];
+    for (const name of fs.list(dir)) {
+      const parsed = parseFileName(name);
+      if (parsed === undefined) continue;
+      versions.markFileNumberUsed(parsed.number);
+      // Best-efforts recovery does not replay WALs (RocksDB's rule: the version it opens may
+      // be older than the WALs' data).
+      if (
+        parsed.type === FileType.Log &&
+        parsed.number >= versions.logNumber &&
+        !options.bestEffortsRecovery
+      )
+        logs.push(parsed.number);
+    }
+    logs.sort((a, b) => a - b);
 
-  // paranoidChecks false: WAL damage is skipped whatever the mode (paranoid-checks.ts).
-  const walMode = options.paranoidChecks
-    ? options.walRecoveryMode
-    : WalRecoveryMode.SkipAnyCorrupted;
-  const replayed: MemTable[] = []; // oldest first
-  let mem = new MemTable({ comparator: icmp.user });
-  replayed.push(mem);
-  let lastSeq = versions.lastSequence;
-  const inserter = new MemTableInserter();
-  const drops: RecoveryDrop[] = [];
-  const modeName = MODE_NAMES[walMode] ?? String(walMode);
-  for (let i = 0; i < logs.length; i++) {
-    const number = logs[i]!;
-    const path = logFileName(dir, number);
-    const name = baseName(path);
-    const isLast = i === logs.length - 1;
-    let firstDrop: number | undefined;
-    const file = fs.openSequential(path);
-    const reader = new LogReader(file, {
-      mode: walMode,
-      fileName: name,
-      logNumber: number,
-      reporter: (info) => {
-        if (firstDrop === undefined) firstDrop = info.offset;
-        drops.push({ file: name, ...info, mode: modeName });
-      },
-    });
-    try {
-      for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
-        const offset = reader.lastRecordOffset;
-        let seq: number;
-        let count: number;
-        try {
-          if (rec.length < 12)
-            throw ShaleError.corruption(
-              "WAL record shorter than a write batch header",
-              name,
-              offset,
-            );
-          seq = WriteBatch.sequence(rec);
-          count = WriteBatch.countOf(rec);
-          inserter.mem = mem;
-          inserter.seq = seq;
-          WriteBatch.iterate(rec, inserter, name, offset);
-        } catch (e) {
-          if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) {
-            drops.push({
-              file: name,
-              offset,
-              bytes: reader.lastRecordEndOffset - offset,
-              reason: e.message.replace(/^\w+: /, "").replace(/ \([^()]*\)$/, ""),
-              mode: modeName,
-            });
-            continue;
+    // paranoidChecks false: WAL damage is skipped whatever the mode (paranoid-checks.ts).
+    const walMode = options.paranoidChecks
+      ? options.walRecoveryMode
+      : WalRecoveryMode.SkipAnyCorrupted;
+    const replayed: MemTable[] = []; // oldest first
+    let mem = new MemTable({ comparator: icmp.user });
+    replayed.push(mem);
+    let lastSeq = versions.lastSequence;
+    const inserter = new MemTableInserter();
+    const drops: RecoveryDrop[] = [];
+    const modeName = MODE_NAMES[walMode] ?? String(walMode);
+    for (let i = 0; i < logs.length; i++) {
+      const number = logs[i]!;
+      const path = logFileName(dir, number);
+      const name = baseName(path);
+      const isLast = i === logs.length - 1;
+      let firstDrop: number | undefined;
+      const file = fs.openSequential(path);
+      const reader = new LogReader(file, {
+        mode: walMode,
+        fileName: name,
+        logNumber: number,
+        reporter: (info) => {
+          if (firstDrop === undefined) firstDrop = info.offset;
+          drops.push({ file: name, ...info, mode: modeName });
+        },
+      });
+      try {
+        for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
+          const offset = reader.lastRecordOffset;
+          let seq: number;
+          let count: number;
+          try {
+            if (rec.length < 12)
+              throw ShaleError.corruption(
+                "WAL record shorter than a write batch header",
+                name,
+                offset,
+              );
+            seq = WriteBatch.sequence(rec);
+            count = WriteBatch.countOf(rec);
+            inserter.mem = mem;
+            inserter.seq = seq;
+            WriteBatch.iterate(rec, inserter, name, offset);
+          } catch (e) {
+            if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) {
+              drops.push({
+                file: name,
+                offset,
+                bytes: reader.lastRecordEndOffset - offset,
+                reason: e.message.replace(/^\w+: /, "").replace(/ \([^()]*\)$/, ""),
+                mode: modeName,
+              });
+              continue;
+            }
+            throw e;
           }
-          throw e;
+          if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
+          if (mem.approximateMemoryUsage() >= options.writeBufferSize) {
+            mem = new MemTable({ comparator: icmp.user });
+            replayed.push(mem);
+          }
         }
-        if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
-        if (mem.approximateMemoryUsage() >= options.writeBufferSize) {
-          mem = new MemTable({ comparator: icmp.user });
-          replayed.push(mem);
+      } finally {
+        file.close();
+      }
+      if (firstDrop !== undefined && walMode !== WalRecoveryMode.SkipAnyCorrupted) {
+        if (!isLast) {
+          throw ShaleError.corruption(
+            "damaged records in a WAL that later WALs follow",
+            name,
+            firstDrop,
+          );
         }
+        fs.truncate(path, firstDrop);
       }
-    } finally {
-      file.close();
     }
-    if (firstDrop !== undefined && walMode !== WalRecoveryMode.SkipAnyCorrupted) {
-      if (!isLast) {
-        throw ShaleError.corruption(
-          "damaged records in a WAL that later WALs follow",
-          name,
-          firstDrop,
-        );
+    versions.lastSequence = lastSeq;
+    announceDrops(drops, options.statistics);
+
+    const logNumber = versions.newFileNumber();
+    wal = new LogWriter(fs.openWritable(logFileName(dir, logNumber)));
+    fs.syncDir(dir);
+    versions.rollManifest(!options.bestEffortsRecovery);
+
+    // Flush what was replayed (oldest first, so L0 stays ordered newest first by seq), then
+    // retire the old WALs in the same MANIFEST edit.
+    const edit = new VersionEdit();
+    edit.logNumber = logNumber;
+    const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
+    for (const m of replayed) {
+      if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
+      m.seal();
+      const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
+      if (file !== undefined) edit.addFile(0, file);
+    }
+    // OPTIONS takes its number before the edit records NextFileNumber, so the number is the
+    // database's by the obsolete-file rule below.
+    writeOptions(fs, dir, versions, options, previousOptions?.sections ?? [], recoveredNext);
+    versions.logAndApply(edit);
+
+    // A best-efforts open may have opened an older version than the files around it: it
+    // deletes nothing, and names the WALs it did not replay.
+    if (options.bestEffortsRecovery) {
+      const unreplayed = fs
+        .list(dir)
+        .filter((n) => {
+          const p = parseFileName(n);
+          return p?.type === FileType.Log && p.number !== logNumber;
+        })
+        .sort();
+      if (unreplayed.length > 0) {
+        const line = `WALs not replayed (kept): ${unreplayed.join(", ")}`;
+        versions.bestEffortsReport =
+          versions.bestEffortsReport === "" ? line : `${versions.bestEffortsReport}\n${line}`;
       }
-      fs.truncate(path, firstDrop);
+    } else {
+      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
     }
-  }
-  versions.lastSequence = lastSeq;
-  announceDrops(drops, options.statistics);
-
-  const logNumber = versions.newFileNumber();
-  const wal = new LogWriter(fs.openWritable(logFileName(dir, logNumber)));
-  fs.syncDir(dir);
-  versions.rollManifest(!options.bestEffortsRecovery);
-
-  // Flush what was replayed (oldest first, so L0 stays ordered newest first by seq), then
-  // retire the old WALs in the same MANIFEST edit.
-  const edit = new VersionEdit();
-  edit.logNumber = logNumber;
-  const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
-  for (const m of replayed) {
-    if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
-    m.seal();
-    const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
-    if (file !== undefined) edit.addFile(0, file);
-  }
-  // OPTIONS takes its number before the edit records NextFileNumber, so the number is the
-  // database's by the obsolete-file rule below.
-  writeOptions(fs, dir, versions, options, previousOptions?.sections ?? [], recoveredNext);
-  versions.logAndApply(edit);
-
-  // A best-efforts open may have opened an older version than the files around it: it
-  // deletes nothing, and names the WALs it did not replay.
-  if (options.bestEffortsRecovery) {
-    const unreplayed = fs
-      .list(dir)
-      .filter((n) => {
-        const p = parseFileName(n);
-        return p?.type === FileType.Log && p.number !== logNumber;
-      })
-      .sort();
-    if (unreplayed.length > 0) {
-      const line = `WALs not replayed (kept): ${unreplayed.join(", ")}`;
-      versions.bestEffortsReport =
-        versions.bestEffortsReport === "" ? line : `${versions.bestEffortsReport}\n${line}`;
+    if (versions.bestEffortsReport !== "")
+      warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
+    return {
+      icmp,
+      versions,
+      mem: new MemTable({ comparator: icmp.user }),
+      imm: [],
+      wal,
+      logNumber,
+      writeRefusal,
+      drops,
+      identity,
+    };
+  } catch (e) {
+    try {
+      wal?.close();
+    } catch {
+      // The open's own error is the one reported.
     }
-  } else {
-    removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
+    versions.close();
+    throw e;
   }
-  if (versions.bestEffortsReport !== "")
-    warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
-  return {
-    icmp,
-    versions,
-    mem: new MemTable({ comparator: icmp.user }),
-    imm: [],
-    wal,
-    logNumber,
-    writeRefusal,
-    drops,
-    identity,
-  };
 }
 
 /**

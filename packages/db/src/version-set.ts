@@ -425,9 +425,19 @@ export class VersionSet {
     const number = this.newFileNumber();
     const path = manifestFileName(this.dir, number);
     const writer = new LogWriter(this.fs.openWritable(path));
-    for (const edit of this.snapshotEdits()) writer.addRecord(edit.encode());
-    writer.sync();
-    this.setCurrent(number);
+    try {
+      for (const edit of this.snapshotEdits()) writer.addRecord(edit.encode());
+      writer.sync();
+      this.setCurrent(number);
+    } catch (e) {
+      // The new MANIFEST is left in place (CURRENT may already name it), its handle closed.
+      try {
+        writer.close();
+      } catch {
+        // The write's own error is the one reported.
+      }
+      throw e;
+    }
     this.manifest?.close();
     this.manifest = writer;
     this.manifestNumber = number;
