@@ -54,7 +54,12 @@ import type { BlockSlab } from "./alloc.js";
 import { allocUninitialized } from "./alloc.js";
 import { lz4DecompressTo } from "./compression-lz4.js";
 import { CompressionType } from "./format.js";
-import { snappyDecompress, snappyDecompressTo, snappyLength } from "./snappy-decode.js";
+import {
+  snappyDecompress,
+  snappyDecompressTo,
+  snappyHeaderEnd,
+  snappyLength,
+} from "./snappy-decode.js";
 
 /** The compression option: a codec shale writes. */
 export type CompressionName = "none" | "snappy";
@@ -176,17 +181,9 @@ let prefixEnd = 0;
  * when it is malformed or over `MAX_UNCOMPRESSED`.
  */
 function readSizePrefix(src: Uint8Array): number {
-  const n = src.length;
-  let p = 0;
-  let length = 0;
-  for (let shift = 0; ; shift += 7) {
-    if (p >= n || shift > 28) return -1;
-    const b = src[p++]!;
-    if (shift === 28 && b > 0x0f) return -1;
-    length += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
-  }
-  prefixEnd = p;
+  // The same varint32 as the length that starts a Snappy stream.
+  const length = snappyLength(src);
+  prefixEnd = snappyHeaderEnd();
   return length <= MAX_UNCOMPRESSED ? length : -1;
 }
 
