@@ -12,7 +12,7 @@ const str = (b: Uint8Array | undefined) =>
   b === undefined ? undefined : new TextDecoder().decode(b);
 
 /** `fs` with a count of writable handles opened and not yet closed. */
-function counting(fs: FileSystem): { fs: FileSystem; open: () => number } {
+function counting(fs: FileSystem): { fs: FileSystem; open: () => number; paths: Set<string> } {
   let open = 0;
   const paths = new Set<string>();
   const wrapped = new Proxy(fs, {
