@@ -41,6 +41,15 @@ try {
     const dest = join(nm, pj.name);
     mkdirSync(dest, { recursive: true });
     execFileSync("tar", ["-xzf", tarball, "-C", dest, "--strip-components=1"]);
+    // Publishable: the licence its package.json names ships with it, and no placeholder URL.
+    if (!existsSync(join(dest, "LICENSE"))) {
+      console.error(`✗ ${pj.name}: the tarball has no LICENSE file`);
+      failed = true;
+    }
+    if (JSON.stringify(pj).includes("example.invalid")) {
+      console.error(`✗ ${pj.name}: package.json holds a placeholder URL (example.invalid)`);
+      failed = true;
+    }
     for (const dep of Object.keys(pj.dependencies ?? {})) {
       if (dep.startsWith("@shale/") || dep === "shale") continue;
       const target = join(nm, dep);
