@@ -17,6 +17,18 @@ export const R = new Uint32Array(1);
 
 const TWO32 = 4294967296;
 
+/** xxHash's PRIME64_1..5 as (lo, hi) halves, shared by XXH64 and XXH3 (both versions). */
+export const P64_1L = 0x85ebca87;
+export const P64_1H = 0x9e3779b1;
+export const P64_2L = 0x27d4eb4f;
+export const P64_2H = 0xc2b2ae3d;
+export const P64_3L = 0x9e3779f9;
+export const P64_3H = 0x165667b1;
+export const P64_4L = 0xc2b2ae63;
+export const P64_4H = 0x85ebca77;
+export const P64_5L = 0x165667c5;
+export const P64_5H = 0x27d4eb2f;
+
 /** Full product `a * b` of two uint32: returns the low half, `R[0]!` = the high half. */
 export function mul32x32(a: number, b: number): number {
   const a0 = a & 0xffff;

@@ -31,6 +31,16 @@ import {
   mul32x32,
   mul64,
   mul128Fold64,
+  P64_1H,
+  P64_1L,
+  P64_2H,
+  P64_2L,
+  P64_3H,
+  P64_3L,
+  P64_4H,
+  P64_4L,
+  P64_5H,
+  P64_5L,
   R,
   readLE32,
   rotl64Large,
@@ -72,16 +82,6 @@ function sw(offset: number): number {
 const P32_1 = 0x9e3779b1;
 const P32_2 = 0x85ebca77;
 const P32_3 = 0xc2b2ae3d;
-const P64_1L = 0x85ebca87;
-const P64_1H = 0x9e3779b1;
-const P64_2L = 0x27d4eb4f;
-const P64_2H = 0xc2b2ae3d;
-const P64_3L = 0x9e3779f9;
-const P64_3H = 0x165667b1;
-const P64_4L = 0xc2b2ae63;
-const P64_4H = 0x85ebca77;
-const P64_5L = 0x165667c5;
-const P64_5H = 0x27d4eb2f;
 /** XXH3 (final)'s avalanche multiplier PRIME_MX1 = 0x165667919e3779f9. */
 const MX1H = 0x16566791;
 /** XXH3 (final)'s rrmxmx multiplier PRIME_MX2 = 0x9fb21c651e98df25. */

@@ -12,6 +12,16 @@ import {
   add64,
   mul32x32,
   mul64,
+  P64_1H,
+  P64_1L,
+  P64_2H,
+  P64_2L,
+  P64_3H,
+  P64_3L,
+  P64_4H,
+  P64_4L,
+  P64_5H,
+  P64_5L,
   R,
   readLE32,
   rotl64Small,
@@ -22,40 +32,28 @@ import {
 } from "./checksum-u64.js";
 import { WASM_XXH32_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
 
-// PRIME64_1..5 as (lo, hi).
-const P1L = 0x85ebca87;
-const P1H = 0x9e3779b1;
-const P2L = 0x27d4eb4f;
-const P2H = 0xc2b2ae3d;
-const P3L = 0x9e3779f9;
-const P3H = 0x165667b1;
-const P4L = 0xc2b2ae63;
-const P4H = 0x85ebca77;
-const P5L = 0x165667c5;
-const P5H = 0x27d4eb2f;
-
 // The hash in progress (S[0]!, S[1]!) and round()'s result (S[2]!, S[3]!): module scratch in a
 // typed array (no boxing); the functions are not reentrant, and JS is single-threaded.
 const S = new Uint32Array(4);
 
 /** `round(acc, input)`: acc = rotl(acc + input * P2, 31) * P1, into (S[2]!, S[3]!). */
 function round(accLo: number, accHi: number, inLo: number, inHi: number): void {
-  let lo = mul64(inLo, inHi, P2L, P2H);
+  let lo = mul64(inLo, inHi, P64_2L, P64_2H);
   let hi = R[0]!;
   lo = add64(accLo, accHi, lo, hi);
   hi = R[0]!;
   lo = rotl64Small(lo, hi, 31);
   hi = R[0]!;
-  S[2] = mul64(lo, hi, P1L, P1H);
+  S[2] = mul64(lo, hi, P64_1L, P64_1H);
   S[3] = R[0]!;
 }
 
 /** h = (h ^ round(0, v)) * P1 + P4. */
 function mergeRound(vLo: number, vHi: number): void {
   round(0, 0, vLo, vHi);
-  let lo = mul64((S[0]! ^ S[2]!) >>> 0, (S[1]! ^ S[3]!) >>> 0, P1L, P1H);
+  let lo = mul64((S[0]! ^ S[2]!) >>> 0, (S[1]! ^ S[3]!) >>> 0, P64_1L, P64_1H);
   const hi = R[0]!;
-  lo = add64(lo, hi, P4L, P4H);
+  lo = add64(lo, hi, P64_4L, P64_4H);
   S[0] = lo;
   S[1] = R[0]!;
 }
@@ -89,13 +87,13 @@ function xxh64Js(data: Uint8Array, start: number, end: number): void {
   let p = start;
   if (len >= 32) {
     // v1 = P1 + P2, v2 = P2, v3 = 0, v4 = -P1 (seed 0).
-    let v1l = add64(P1L, P1H, P2L, P2H);
+    let v1l = add64(P64_1L, P64_1H, P64_2L, P64_2H);
     let v1h = R[0]!;
-    let v2l = P2L;
-    let v2h = P2H;
+    let v2l = P64_2L;
+    let v2h = P64_2H;
     let v3l = 0;
     let v3h = 0;
-    let v4l = sub64(0, 0, P1L, P1H);
+    let v4l = sub64(0, 0, P64_1L, P64_1H);
     let v4h = R[0]!;
     const limit = end - 32;
     while (p <= limit) {
@@ -129,40 +127,40 @@ function xxh64Js(data: Uint8Array, start: number, end: number): void {
     mergeRound(v3l, v3h);
     mergeRound(v4l, v4h);
   } else {
-    S[0] = P5L;
-    S[1] = P5H;
+    S[0] = P64_5L;
+    S[1] = P64_5H;
   }
   S[0] = add64(S[0]!, S[1]!, len >>> 0, Math.floor(len / 4294967296));
   S[1] = R[0]!;
   while (p + 8 <= end) {
     round(0, 0, readLE32(data, p), readLE32(data, p + 4));
     let lo = rotl64Small((S[0]! ^ S[2]!) >>> 0, (S[1]! ^ S[3]!) >>> 0, 27);
-    lo = mul64(lo, R[0]!, P1L, P1H);
-    S[0] = add64(lo, R[0]!, P4L, P4H);
+    lo = mul64(lo, R[0]!, P64_1L, P64_1H);
+    S[0] = add64(lo, R[0]!, P64_4L, P64_4H);
     S[1] = R[0]!;
     p += 8;
   }
   if (p + 4 <= end) {
-    let lo = mul64(readLE32(data, p), 0, P1L, P1H);
+    let lo = mul64(readLE32(data, p), 0, P64_1L, P64_1H);
     lo = rotl64Small((S[0]! ^ lo) >>> 0, (S[1]! ^ R[0]!) >>> 0, 23);
-    lo = mul64(lo, R[0]!, P2L, P2H);
-    S[0] = add64(lo, R[0]!, P3L, P3H);
+    lo = mul64(lo, R[0]!, P64_2L, P64_2H);
+    S[0] = add64(lo, R[0]!, P64_3L, P64_3H);
     S[1] = R[0]!;
     p += 4;
   }
   while (p < end) {
-    let lo = mul32x32(data[p]!, P5L);
-    const hi = (R[0]! + Math.imul(data[p]!, P5H)) >>> 0;
+    let lo = mul32x32(data[p]!, P64_5L);
+    const hi = (R[0]! + Math.imul(data[p]!, P64_5H)) >>> 0;
     lo = rotl64Small((S[0]! ^ lo) >>> 0, (S[1]! ^ hi) >>> 0, 11);
-    S[0] = mul64(lo, R[0]!, P1L, P1H);
+    S[0] = mul64(lo, R[0]!, P64_1L, P64_1H);
     S[1] = R[0]!;
     p++;
   }
   // Avalanche.
   let lo = xorShr64Large(S[0]!, S[1]!, 33);
-  lo = mul64(lo, R[0]!, P2L, P2H);
+  lo = mul64(lo, R[0]!, P64_2L, P64_2H);
   lo = xorShr64Small(lo, R[0]!, 29);
-  lo = mul64(lo, R[0]!, P3L, P3H);
+  lo = mul64(lo, R[0]!, P64_3L, P64_3H);
   S[0] = xorShr64Large(lo, R[0]!, 32);
   S[1] = R[0]!;
 }
