@@ -19,6 +19,7 @@ import {
 } from "./compression.js";
 import { lz4DecompressTo } from "./compression-lz4.js";
 import { CompressionType } from "./format.js";
+import { compressibleBytes } from "./test-support.js";
 
 const FIXTURES = fileURLToPath(new URL("../testdata/rocksdb-compression/", import.meta.url));
 
@@ -151,33 +152,7 @@ describe("blocks compressed by RocksDB 7.8.3 (testdata/rocksdb-compression)", ()
   });
 });
 
-/** Data with runs, repeats (long and overlapping matches) and random stretches. */
-const dataArb = fc
-  .array(
-    fc.oneof(
-      fc.uint8Array({ maxLength: 300 }),
-      fc
-        .tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 3000 }))
-        .map(([b, n]) => new Uint8Array(n).fill(b)),
-      fc
-        .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }))
-        .map(([piece, times]) => {
-          const out = new Uint8Array(piece.length * times);
-          for (let i = 0; i < times; i++) out.set(piece, i * piece.length);
-          return out;
-        }),
-    ),
-    { maxLength: 12 },
-  )
-  .map((parts) => {
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  });
+const dataArb = compressibleBytes(3000);
 
 /** An LZ4 block of `raw` from lz4js (an independent encoder), RocksDB-framed. */
 function lz4Framed(raw: Uint8Array): Uint8Array {

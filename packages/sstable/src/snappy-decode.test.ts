@@ -11,34 +11,9 @@ import {
   snappyLength,
 } from "./snappy-decode.js";
 import { wasmDecoder } from "./snappy-wasm.js";
+import { compressibleBytes } from "./test-support.js";
 
-/** Data with runs and repeats (long and overlapping copies) and random stretches (literals). */
-const dataArb = fc
-  .array(
-    fc.oneof(
-      fc.uint8Array({ maxLength: 300 }),
-      fc
-        .tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 2000 }))
-        .map(([b, n]) => new Uint8Array(n).fill(b)),
-      fc
-        .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }))
-        .map(([piece, times]) => {
-          const out = new Uint8Array(piece.length * times);
-          for (let i = 0; i < times; i++) out.set(piece, i * piece.length);
-          return out;
-        }),
-    ),
-    { maxLength: 12 },
-  )
-  .map((parts) => {
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  });
+const dataArb = compressibleBytes(2000);
 
 describe("snappyDecompress", () => {
   it("decodes what snappyjs encodes", () => {

@@ -11,6 +11,7 @@ import {
   type RangeTombstone,
   toBytes,
 } from "@shale/base";
+import fc from "fast-check";
 import { Block } from "./block.js";
 import { readBlock } from "./block-io.js";
 import { BlockIterator } from "./block-iterator.js";
@@ -154,4 +155,37 @@ export function flipByte(table: BuiltTable, offset: number, mask = 0x01): BuiltT
   const fs = new MemoryFileSystem();
   fs.writeFile(table.path, bytes);
   return { ...table, fs };
+}
+
+/**
+ * Bytes for compression tests: random stretches (literals), runs of one byte up to `maxRun`
+ * long, and repeats of a short piece (long and overlapping matches), up to 12 parts.
+ */
+export function compressibleBytes(maxRun: number): fc.Arbitrary<Uint8Array> {
+  return fc
+    .array(
+      fc.oneof(
+        fc.uint8Array({ maxLength: 300 }),
+        fc
+          .tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: maxRun }))
+          .map(([b, n]) => new Uint8Array(n).fill(b)),
+        fc
+          .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 60 }))
+          .map(([piece, times]) => {
+            const out = new Uint8Array(piece.length * times);
+            for (let i = 0; i < times; i++) out.set(piece, i * piece.length);
+            return out;
+          }),
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => {
+      const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        out.set(p, at);
+        at += p.length;
+      }
+      return out;
+    });
 }
