@@ -3,9 +3,10 @@
  * and stop at anything suspicious rather than serve from it.
  *
  * What it does in shale, at open:
- * - every table of the recovered version must exist with the size its MANIFEST entry
- *   records (RocksDB's `DBImpl::CheckConsistency`): a missing file or another size is
- *   Corruption naming the file — before anything is replayed, written or deleted;
+ * - every table of the recovered version must have the size its MANIFEST entry records
+ *   (RocksDB's `DBImpl::CheckConsistency`): another size is Corruption naming the file —
+ *   before anything is replayed, written or deleted (a missing table is Corruption whatever
+ *   this option says: manifest-recovery.ts);
  * - damage in a WAL is handled as `walRecoveryMode` says, strictly (recovery.ts). With
  *   paranoidChecks false, as in RocksDB (whose WAL reporter then records no error), WAL
  *   damage is skipped and replay goes on at the next valid record, whatever the mode.
@@ -20,19 +21,14 @@ import { tableFileName } from "./filenames.js";
 import type { Version } from "./version-set.js";
 
 /**
- * Throws Corruption (file = the table's path) unless every table of `version` exists in
- * `dir` with the size the MANIFEST recorded.
+ * Throws Corruption (file = the table's path) unless every table of `version` in `dir` has
+ * the size the MANIFEST recorded. REQUIRES: every table exists (recovery checked it).
  */
 export function checkLiveTables(fs: FileSystem, dir: string, version: Version): void {
   for (let level = 0; level < version.levels.length; level++) {
     for (const file of version.levels[level]!) {
+      // A missing table is already Corruption (manifest-recovery.ts, whatever this option).
       const path = tableFileName(dir, file.number);
-      if (!fs.exists(path)) {
-        throw ShaleError.corruption(
-          `table ${file.number} of level ${level} is in the MANIFEST but missing (paranoidChecks)`,
-          path,
-        );
-      }
       const size = fs.fileSize(path);
       if (size !== file.size) {
         throw ShaleError.corruption(
