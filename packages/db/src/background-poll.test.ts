@@ -98,6 +98,18 @@ describe("background results installed inside a synchronous loop", () => {
       }
       if (i % 32 === 0) spin(1);
     }
+    // A loaded machine may not have run the worker's job yet: a put every 20 ms (about a
+    // memtable in 7 s) until it has, still far from the stop.
+    const deadline = performance.now() + 30_000;
+    while (thrown === undefined && performance.now() < deadline) {
+      spin(20);
+      try {
+        db.put(key(i), value(i));
+        i++;
+      } catch (e) {
+        thrown = e;
+      }
+    }
     expect(ShaleError.isInstance(thrown)).toBe(true);
     const error = thrown as ShaleError;
     expect(error.code).toBe("IOError");
