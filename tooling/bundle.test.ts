@@ -1,0 +1,157 @@
+/**
+ * shale in bundles, built with esbuild from the BUILT packages (dist/, through their
+ * `exports`, as a user's bundler resolves them):
+ * - a Node bundle (app + `worker=shale/worker` beside it) runs flushes and compactions on the
+ *   node file system, so in the bundled worker; without worker.js beside it the first flush
+ *   fails with a NotSupported ShaleError naming the missing file;
+ * - a browser bundle (--platform=browser) of an app on MemoryFileSystem resolves with no
+ *   stub and imports no `node:` module, and runs in a V8 context holding only web globals
+ *   (no process, Buffer, setImmediate or require).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createContext, runInContext } from "node:vm";
+import { build } from "esbuild";
+import { afterAll, describe, expect, it } from "vitest";
+
+const here = import.meta.dirname;
+const scratch = mkdtempSync(join(tmpdir(), "shale-bundle-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("esbuild bundles", () => {
+  it("a Node bundle with shale/worker beside it runs flushes and compactions", async () => {
+    const out = join(scratch, "node");
+    await build({
+      entryPoints: [
+        { in: join(here, "ci", "smoke-app.mjs"), out: "app" },
+        { in: "shale/worker", out: "worker" },
+      ],
+      absWorkingDir: here,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outdir: out,
+      logLevel: "error",
+    });
+    const run = spawnSync(process.execPath, [join(out, "app.js"), join(scratch, "db")], {
+      encoding: "utf8",
+      env: { ...process.env, SHALE_INVARIANTS: "" },
+      timeout: 110_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/node fs: open, 100000 puts, 2 flushes, compactRange.*: ok/);
+    expect(run.stdout).toMatch(/close while flushes run: ok/);
+    expect(run.status).toBe(0);
+  });
+
+  it("without worker.js beside the bundle, a flush fails naming the missing file", async () => {
+    const out = join(scratch, "no-worker");
+    const app = join(scratch, "no-worker-app.mjs");
+    writeFileSync(
+      app,
+      `import { open } from "shale";
+const db = await open(process.argv[2]);
+db.put("a", "1");
+try { await db.flush(); console.log("flushed"); } catch (e) { console.log(e.code, e.message); }
+await db.close().catch(() => {});
+`,
+    );
+    await build({
+      entryPoints: [app],
+      absWorkingDir: here,
+      nodePaths: [join(here, "node_modules")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outdir: out,
+      logLevel: "error",
+    });
+    const run = spawnSync(process.execPath, [join(out, "no-worker-app.js"), join(scratch, "db2")], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.stdout).toMatch(/^NotSupported /);
+    expect(run.stdout).toContain(`the background worker ${join(out, "worker.js")} is missing`);
+  });
+
+  it("a browser bundle on MemoryFileSystem imports no node: module and runs with web globals only", async () => {
+    const app = join(scratch, "browser-app.mjs");
+    writeFileSync(
+      app,
+      `import { MemoryFileSystem, open } from "shale";
+(async () => {
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const db = await open("/db", { fs: new MemoryFileSystem(), writeBufferSize: 64 << 10 });
+for (let i = 0; i < 20000; i++) db.put("k" + String(i).padStart(6, "0"), "v" + i + "-".repeat(80));
+await db.flush();
+await db.compactRange();
+let n = 0;
+for (const [k] of db.iterator()) n++;
+const v = dec.decode(db.get(enc.encode("k012345")));
+const files = db.getProperty("shale.num-files-at-level0");
+await db.close();
+globalThis.report({ n, v, files });
+})().catch((e) => globalThis.fail(e));
+`,
+    );
+    const result = await build({
+      entryPoints: [app],
+      absWorkingDir: here,
+      nodePaths: [join(here, "node_modules")],
+      bundle: true,
+      platform: "browser",
+      format: "iife",
+      write: false,
+      metafile: true,
+      logLevel: "error",
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(
+      inputs.filter((f) => f.startsWith("node:") || /\/node-fs\.js$|worker-executor\.js$/.test(f)),
+    ).toEqual([]);
+    expect(inputs.some((f) => f.endsWith("node-fs.browser.js"))).toBe(true);
+    const code = result.outputFiles[0]!.text;
+    expect(code).not.toMatch(/require\(["']node:/);
+    // A context with only what a browser has (no process, Buffer, setImmediate, require).
+    const got = await new Promise<{ n: number; v: string; files: string }>((resolve, reject) => {
+      // Node's TextEncoder makes Uint8Arrays of this realm, not the context's: the context
+      // gets its own (a browser has them; V8 alone has not).
+      const context = createContext({
+        console,
+        setTimeout,
+        clearTimeout,
+        queueMicrotask,
+        performance,
+        report: resolve,
+        fail: reject,
+      });
+      runInContext(
+        `globalThis.TextEncoder = class TextEncoder {
+          encode(s = "") {
+            const b = unescape(encodeURIComponent(s));
+            const a = new Uint8Array(b.length);
+            for (let i = 0; i < b.length; i++) a[i] = b.charCodeAt(i);
+            return a;
+          }
+        };
+        globalThis.TextDecoder = class TextDecoder {
+          decode(a) {
+            if (a === undefined) return "";
+            let s = "";
+            for (let i = 0; i < a.length; i++) s += String.fromCharCode(a[i]);
+            try { return decodeURIComponent(escape(s)); } catch { return s; }
+          }
+        };`,
+        context,
+      );
+      for (const name of ["process", "Buffer", "setImmediate", "require"])
+        expect(runInContext(`typeof ${name}`, context)).toBe("undefined");
+      runInContext(`${code}\n//# sourceURL=browser-bundle.js`, context);
+      setTimeout(() => reject(new Error("the browser bundle did not finish")), 60_000).unref();
+    });
+    expect(got).toEqual({ n: 20000, v: `v12345${"-".repeat(80)}`, files: "0" });
+  });
+});
