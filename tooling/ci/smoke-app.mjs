@@ -79,3 +79,20 @@ await workload("node fs", dir);
 await closeWhileBusy(`${dir}-busy`);
 await workload("MemoryFileSystem", "/mem", { fs: new MemoryFileSystem() });
 check(typeof ShaleError === "function", "ShaleError export");
+
+// No native code: after the whole workload (worker threads included: one process), no
+// `.node` addon is mapped (msgpackr-extract's was, when @shale/sstable used msgpackr).
+{
+  let maps;
+  try {
+    const { readFileSync } = await import("node:fs");
+    maps = readFileSync("/proc/self/maps", "utf8");
+  } catch {
+    console.log(`smoke ${runtime} native addons: not checked (no /proc/self/maps)`);
+  }
+  if (maps !== undefined) {
+    const addons = [...new Set(maps.split("\n").filter((l) => /\.node(\s|$)/.test(l)))];
+    check(addons.length === 0, `native addons are loaded: ${addons.join("; ")}`);
+    console.log(`smoke ${runtime} native addons: none mapped (/proc/self/maps)`);
+  }
+}

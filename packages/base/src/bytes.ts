@@ -51,8 +51,15 @@ export function bytesToString(bytes: Uint8Array): string {
  * Node's Buffer where the runtime has one (Node.js, Deno and Bun give npm packages one), else
  * undefined (a browser): long comparisons then take the loop.
  */
-export const NodeBuffer: typeof Buffer | undefined = (globalThis as { Buffer?: typeof Buffer })
+export const NodeBuffer: NodeBufferLike | undefined = (globalThis as { Buffer?: NodeBufferLike })
   .Buffer;
+
+/** What shale uses of Node's Buffer (typed here: users need no @types/node). */
+export interface NodeBufferLike {
+  compare(a: Uint8Array, b: Uint8Array): number;
+  allocUnsafeSlow(size: number): Uint8Array;
+  isBuffer(value: unknown): boolean;
+}
 
 /**
  * Lexicographic comparison of two byte strings: negative, zero or positive.
