@@ -11,6 +11,7 @@ PNPM="${PNPM:-npx -y pnpm@10.34.8}"
 BUN_VERSION=1.4.5
 DENO_VERSION=2.9.6
 TS_VERSION=5.9.3
+TSX_VERSION=4.23.15
 ESBUILD_VERSION=0.28.2
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/shale-smoke-XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
@@ -29,7 +30,7 @@ cd "$APP"
 step "fresh project: npm init -y (CommonJS by default), npm install the tarballs"
 npm init -y >/dev/null
 npm install --no-audit --no-fund --loglevel=error "$WORK"/tarballs/*.tgz
-npm install --no-audit --no-fund --loglevel=error "typescript@$TS_VERSION" "esbuild@$ESBUILD_VERSION"
+npm install --no-audit --no-fund --loglevel=error "typescript@$TS_VERSION" "esbuild@$ESBUILD_VERSION" "tsx@$TSX_VERSION"
 cp "$ROOT/tooling/ci/smoke-app.mjs" "$APP/smoke-app.mjs"
 
 step "ESM: node smoke-app.mjs (import from \"shale\": open, 100k puts, flush, compaction, reads, scans, reopen)"
@@ -107,6 +108,24 @@ npx esbuild browser-app.mjs --bundle --platform=browser --format=esm --outfile=b
 echo '{ "type": "module" }' >browser/package.json
 if grep -q '"node:' browser/meta.json; then echo "the browser bundle imports node: modules" >&2; exit 1; fi
 node browser/app.js
+
+step "README examples, as the READMEs say: each saved as example.mts in this (CommonJS) project, npx tsx example.mts"
+node - "$ROOT" <<'JS'
+const { readdirSync, readFileSync, writeFileSync } = require("node:fs");
+const { join } = require("node:path");
+const root = process.argv[2];
+for (const d of readdirSync(join(root, "packages"))) {
+  const readme = readFileSync(join(root, "packages", d, "README.md"), "utf8");
+  let i = 0;
+  for (const m of readme.matchAll(/```ts\n([\s\S]*?)```/g))
+    writeFileSync(`readme-${d}-${++i}.mts`, m[1]);
+}
+JS
+for f in readme-*.mts; do
+  mkdir -p "run-${f%.mts}" && cp "$f" "run-${f%.mts}/example.mts"
+  (cd "run-${f%.mts}" && npx tsx example.mts >/dev/null) || { echo "README example $f failed" >&2; exit 1; }
+  echo "readme: $f ran (npx tsx example.mts)"
+done
 
 step "Bun $BUN_VERSION (npx -y bun@$BUN_VERSION): bun smoke-app.mjs"
 npx -y "bun@$BUN_VERSION" smoke-app.mjs "$WORK/db-bun"

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// The `require` half of a package's exports, run after `tsc -b` in the package directory.
+// A package build's second step, run after `tsc -b` in the package directory:
+// 1. the `require` half of the package's exports (below);
+// 2. the docs its README links: `docs/formats/X.md` links resolve inside the package, to a
+//    copy of the repository's docs/formats/X.md written here (git-ignored, shipped by
+//    `files`), so the tarball has every file its README links.
 //
+// 1.
 // shale ships ESM only. Node >= 20.19 can `require()` an ES module (require(esm), no flag,
 // no top-level await allowed), so the CommonJS entry is a one-line wrapper over the ESM one:
 // `dist/cjs/<entry>.js` = `module.exports = require("../<entry>.js")`. `require` and `import`
@@ -11,7 +16,15 @@
 //
 // Every `exports` entry shaped { import: { default: "./dist/X.js" }, require: { default:
 // "./dist/cjs/X.js" } } gets its wrapper; benchmarks (dist/**/bench) are not copied.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, relative } from "node:path";
 
 const pkgDir = process.cwd();
@@ -55,4 +68,22 @@ for (const [sub, entry] of Object.entries(pj.exports ?? {})) {
   );
   n++;
 }
-console.log(`${pj.name}: ${n} CommonJS entr${n === 1 ? "y" : "ies"} in dist/cjs/`);
+
+const readme = join(pkgDir, "README.md");
+const docs = [];
+if (existsSync(readme)) {
+  for (const [, name] of readFileSync(readme, "utf8").matchAll(
+    /\]\(docs\/formats\/([\w.-]+\.md)/g,
+  )) {
+    const from = join(pkgDir, "..", "..", "docs", "formats", name);
+    if (!existsSync(from))
+      throw new Error(`${pj.name}: README links docs/formats/${name}: no ${from}`);
+    mkdirSync(join(pkgDir, "docs", "formats"), { recursive: true });
+    copyFileSync(from, join(pkgDir, "docs", "formats", name));
+    if (!docs.includes(name)) docs.push(name);
+  }
+}
+console.log(
+  `${pj.name}: ${n} CommonJS entr${n === 1 ? "y" : "ies"} in dist/cjs/` +
+    (docs.length > 0 ? `; docs/formats/{${docs.join(",")}} copied` : ""),
+);
