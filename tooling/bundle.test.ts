@@ -6,10 +6,13 @@
  *   fails with a NotSupported ShaleError naming the missing file;
  * - a browser bundle (--platform=browser) of an app on MemoryFileSystem resolves with no
  *   stub and imports no `node:` module, and runs in a V8 context holding only web globals
- *   (no process, Buffer, setImmediate or require).
+ *   (no process, Buffer, setImmediate or require);
+ * - the same app in headless Chromium (Debian's `chromium`, when installed), on a page served
+ *   cross-origin isolated (COOP/COEP: shale's memtables are SharedArrayBuffers).
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createContext, runInContext } from "node:vm";
@@ -17,6 +20,9 @@ import { build } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 
 const here = import.meta.dirname;
+const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((f) => existsSync(f));
+if (chromium === undefined)
+  console.log("bundle.test: no chromium installed, the browser run is skipped");
 const scratch = mkdtempSync(join(tmpdir(), "shale-bundle-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -153,5 +159,72 @@ globalThis.report({ n, v, files });
       setTimeout(() => reject(new Error("the browser bundle did not finish")), 60_000).unref();
     });
     expect(got).toEqual({ n: 20000, v: `v12345${"-".repeat(80)}`, files: "0" });
+  });
+
+  it.runIf(chromium !== undefined)("the browser bundle runs in headless Chromium", async () => {
+    const app = join(scratch, "chromium-app.mjs");
+    writeFileSync(
+      app,
+      `import { MemoryFileSystem, open } from "shale";
+(async () => {
+  const db = await open("/db", { fs: new MemoryFileSystem(), writeBufferSize: 64 << 10 });
+  for (let i = 0; i < 20000; i++) db.put("k" + String(i).padStart(6, "0"), "v" + i + "-".repeat(80));
+  await db.flush();
+  await db.compactRange();
+  let n = 0;
+  for (const _ of db.iterator()) n++;
+  const v = new TextDecoder().decode(db.get("k012345"));
+  const files = db.getProperty("shale.num-files-at-level0");
+  await db.close();
+  document.body.textContent = "RESULT " + JSON.stringify({ n, v: v.slice(0, 6), files });
+})().catch((e) => { document.body.textContent = "RESULT " + JSON.stringify({ error: String(e.stack) }); });
+`,
+    );
+    const result = await build({
+      entryPoints: [app],
+      absWorkingDir: here,
+      nodePaths: [join(here, "node_modules")],
+      bundle: true,
+      platform: "browser",
+      format: "iife",
+      write: false,
+      logLevel: "error",
+    });
+    const js = result.outputFiles[0]!.text;
+    const html = '<!doctype html><html><body>pending<script src="app.js"></script></body></html>';
+    const server = createServer((req, res) => {
+      const isJs = req.url === "/app.js";
+      res.writeHead(req.url === "/" || isJs ? 200 : 404, {
+        "content-type": isJs ? "text/javascript" : "text/html",
+        "cross-origin-opener-policy": "same-origin",
+        "cross-origin-embedder-policy": "require-corp",
+      });
+      res.end(isJs ? js : req.url === "/" ? html : "");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const dom = await new Promise<string>((resolve, reject) =>
+        execFile(
+          chromium!,
+          [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            `--user-data-dir=${join(scratch, "chromium-profile")}`,
+            "--virtual-time-budget=60000",
+            "--dump-dom",
+            `http://127.0.0.1:${port}/`,
+          ],
+          { timeout: 100_000, encoding: "utf8" },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        ),
+      );
+      const m = /RESULT (\{.*\})/.exec(dom);
+      expect(m, dom).not.toBeNull();
+      expect(JSON.parse(m![1]!)).toEqual({ n: 20000, v: "v12345", files: "0" });
+    } finally {
+      server.close();
+    }
   });
 });

@@ -103,6 +103,16 @@ try {
     for (const [sub, entry] of Object.entries(pj.exports)) {
       if (sub === "./package.json") continue;
       const spec = sub === "." ? pj.name : `${pj.name}/${sub.slice(2)}`;
+      if (
+        typeof entry?.import?.default !== "string" ||
+        typeof entry?.require?.default !== "string"
+      ) {
+        console.error(
+          `✗ ${spec}: exports["${sub}"] needs { source, import: { types, default }, require: { types, default } } (see tooling/scripts/postbuild.mjs)`,
+        );
+        failed = true;
+        continue;
+      }
       let missing = false;
       for (const file of [entry.import.default, entry.require.default]) {
         if (existsSync(join(nm, pj.name, file))) continue;
