@@ -4,6 +4,7 @@
  * - a Node bundle (app + `worker=shale/worker` beside it) runs flushes and compactions on the
  *   node file system, so in the bundled worker; without worker.js beside it the first flush
  *   fails with a NotSupported ShaleError naming the missing file;
+ * - a Vite SSR build with `shale/worker` as a second input named worker does the same;
  * - a browser bundle (--platform=browser) of an app on MemoryFileSystem resolves with no
  *   stub and imports no `node:` module, and runs in a V8 context holding only web globals
  *   (no process, Buffer, setImmediate or require);
@@ -17,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createContext, runInContext } from "node:vm";
 import { build } from "esbuild";
+import { build as viteBuild } from "vite";
 import { afterAll, describe, expect, it } from "vitest";
 
 const here = import.meta.dirname;
@@ -49,6 +51,33 @@ describe("esbuild bundles", () => {
     expect(run.stderr).toBe("");
     expect(run.stdout).toMatch(/node fs: open, 100000 puts, 2 flushes, compactRange.*: ok/);
     expect(run.stdout).toMatch(/close while flushes run: ok/);
+    expect(run.status).toBe(0);
+  });
+
+  it("a Vite SSR build with shale/worker as a second input runs flushes and compactions", async () => {
+    const out = join(scratch, "vite");
+    await viteBuild({
+      root: here,
+      configFile: false,
+      logLevel: "error",
+      ssr: { noExternal: true },
+      build: {
+        ssr: true,
+        outDir: out,
+        target: "node20",
+        rollupOptions: {
+          input: { app: join(here, "ci", "smoke-app.mjs"), worker: "shale/worker" },
+          output: { format: "es", entryFileNames: "[name].js" },
+        },
+      },
+    });
+    const run = spawnSync(process.execPath, [join(out, "app.js"), join(scratch, "db-vite")], {
+      encoding: "utf8",
+      env: { ...process.env, SHALE_INVARIANTS: "" },
+      timeout: 110_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/node fs: open, 100000 puts, 2 flushes, compactRange.*: ok/);
     expect(run.status).toBe(0);
   });
 

@@ -5,10 +5,12 @@
  * in-memory path never imports `node:worker_threads`.
  *
  * Finding the worker file. The worker is spawned with the literal
- * `new Worker(new URL("./worker.js", import.meta.url), ...)`, the pattern Vite, webpack and
- * Parcel recognise (they bundle the worker as its own chunk). esbuild leaves the URL alone:
- * it then names `worker.js` beside the bundle, so bundle the worker as a second entry
- * point with that name (`esbuild app.ts worker=shale/worker --bundle --outdir=out ...`).
+ * `new Worker(new URL("./worker.js", import.meta.url), ...)`, the pattern webpack documents
+ * for worker_threads (it bundles the worker as its own chunk; not tested here). esbuild and
+ * Vite's SSR build leave the URL alone: it then names `worker.js` beside the bundle, so
+ * bundle the worker as a second entry point of that name (`esbuild app.ts
+ * worker=shale/worker --bundle --outdir=out ...`; Vite: `rollupOptions.input: { app,
+ * worker: "shale/worker" }`, `entryFileNames: "[name].js"`) — tooling/bundle.test.ts.
  * Before spawning, a `file:` URL is checked: a missing worker file is a NotSupported
  * ShaleError naming the path (an error inside the worker would only arrive later, as an
  * event). Tests run from sources, where the built worker is in dist/.
