@@ -81,6 +81,43 @@ describe("esbuild bundles", () => {
     expect(run.status).toBe(0);
   });
 
+  it("a CommonJS bundle (no import.meta.url) finds worker.js beside it", async () => {
+    const out = join(scratch, "cjs");
+    const app = join(scratch, "cjs-app.cjs");
+    writeFileSync(
+      app,
+      `const { open } = require("shale");
+(async () => {
+  const db = await open(process.argv[2], { writeBufferSize: 1 << 20 });
+  for (let i = 0; i < 50000; i++) db.put("k" + i, "v".repeat(50));
+  await db.flush();
+  await db.compactRange();
+  console.log("cjs bundle: L0 files", db.getProperty("shale.num-files-at-level0"));
+  await db.close();
+})().catch((e) => { console.error(String(e)); process.exit(1); });
+`,
+    );
+    await build({
+      entryPoints: [
+        { in: app, out: "app" },
+        { in: "shale/worker", out: "worker" },
+      ],
+      absWorkingDir: here,
+      nodePaths: [join(here, "node_modules")],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      outdir: out,
+      logLevel: "error",
+    });
+    const run = spawnSync(process.execPath, [join(out, "app.js"), join(scratch, "db-cjs")], {
+      encoding: "utf8",
+      timeout: 110_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("cjs bundle: L0 files 0");
+  });
+
   it("without worker.js beside the bundle, a flush fails naming the missing file", async () => {
     const out = join(scratch, "no-worker");
     const app = join(scratch, "no-worker-app.mjs");

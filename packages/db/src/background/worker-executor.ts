@@ -78,14 +78,17 @@ function moduleUrl(): string {
 /**
  * Where the worker must be, checked before spawning: `worker.js` beside this module (the
  * built package, or a bundle with the worker beside it), else the built one in dist/
- * (tests run from src/). `undefined` when the literal URL is right (or not a file).
+ * (tests run from src/). `undefined` when the literal URL is right (or not a file); the
+ * URL made from `__filename` in a CommonJS bundle.
  */
 function workerFallback(): URL | undefined {
   // Not the literal `new URL("./worker.js", import.meta.url)`: bundlers would take this
   // existence check for a second worker (or asset) reference.
   const name = "worker.js";
   const here = new URL(`./${name}`, moduleUrl());
-  if (here.protocol !== "file:" || existsSync(fileURLToPath(here))) return undefined;
+  // A CommonJS bundle: no import.meta.url for the literal below, `here` came from __filename.
+  const esm = typeof import.meta.url === "string" && import.meta.url !== "";
+  if (here.protocol !== "file:" || existsSync(fileURLToPath(here))) return esm ? undefined : here;
   const built = new URL(`../../dist/background/${name}`, moduleUrl());
   if (
     /\/src\/background\/[^/]*$/.test(new URL(moduleUrl()).pathname) &&
