@@ -48,6 +48,20 @@ export function bytesToString(bytes: Uint8Array): string {
 }
 
 /**
+ * Node's Buffer where the runtime has one (Node.js, Deno and Bun give npm packages one), else
+ * undefined (a browser): long comparisons then take the loop.
+ */
+export const NodeBuffer: NodeBufferLike | undefined = (globalThis as { Buffer?: NodeBufferLike })
+  .Buffer;
+
+/** What shale uses of Node's Buffer (typed here: users need no @types/node). */
+export interface NodeBufferLike {
+  compare(a: Uint8Array, b: Uint8Array): number;
+  allocUnsafeSlow(size: number): Uint8Array;
+  isBuffer(value: unknown): boolean;
+}
+
+/**
  * Lexicographic comparison of two byte strings: negative, zero or positive.
  * A tight loop for short keys (cheaper than crossing into C++), `Buffer.compare` for long ones.
  */
@@ -55,7 +69,7 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const al = a.length;
   const bl = b.length;
   const n = al < bl ? al : bl;
-  if (n > 64) return Buffer.compare(a, b);
+  if (n > 64 && NodeBuffer !== undefined) return NodeBuffer.compare(a, b);
   for (let i = 0; i < n; i++) {
     const d = a[i]! - b[i]!;
     if (d !== 0) return d;
@@ -67,7 +81,7 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   const n = a.length;
   if (n !== b.length) return false;
-  if (n > 64) return Buffer.compare(a, b) === 0;
+  if (n > 64 && NodeBuffer !== undefined) return NodeBuffer.compare(a, b) === 0;
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }
@@ -118,7 +132,9 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
 
 /** Hex dump, for messages and tests. */
 export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) out += bytes[i]!.toString(16).padStart(2, "0");
+  return out;
 }
 
 /**

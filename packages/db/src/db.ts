@@ -39,9 +39,10 @@ import { MemTable } from "@shale/memtable";
 import { type Block, TableCache } from "@shale/sstable";
 import { backgroundError } from "./background/background-error.js";
 import { type TableWriteOptions, tableWriteOptions } from "./background/build-table.js";
-import { type BackgroundExecutor, InlineExecutor, WorkerExecutor } from "./background/executor.js";
+import { type BackgroundExecutor, InlineExecutor } from "./background/executor.js";
 import { FileRemover } from "./background/file-remover.js";
 import { builtinComparator } from "./background/protocol.js";
+import { WorkerExecutor } from "./background/worker-executor.js";
 import {
   FLUSH_OPTIONS,
   type FlushOptions,

@@ -1,5 +1,6 @@
 /**
- * shale — an embedded, durable, sorted key-value store for Node.js.
+ * shale — an embedded, durable, sorted key-value store for Node.js, Deno and Bun (and, on an
+ * in-memory FileSystem, browsers).
  *
  * ```ts
  * import { open, WriteBatch } from "shale";
@@ -9,8 +10,11 @@
  * await db.close();
  * ```
  *
- * This package is thin: `open()` with defaults, and re-exports of the engine (@shale/db)
- * and of the types users meet (errors, comparators, file systems, statistics).
+ * This package is thin: `open()` with defaults, and re-exports of what a user meets — the
+ * database, its iterator, batches and snapshots, every option type, merge operators, the
+ * block cache, errors, comparators, file systems and statistics. Test-only parts (the
+ * fault-injecting file system) are in `shale/testing`; the background worker, for
+ * bundlers, is `shale/worker`.
  */
 import { DB, type DbOptions } from "@shale/db";
 
@@ -19,23 +23,41 @@ export function open(dir: string, options?: DbOptions): Promise<DB> {
   return DB.open(dir, options);
 }
 
+// Errors.
+// Comparators.
+// File systems (the contract, for your own, and the two shale ships).
+// Statistics.
 export {
   bytewiseComparator,
   type Comparator,
   ErrorCode,
-  FaultInjectionFileSystem,
+  type FileLock,
   type FileSystem,
   Histogram,
+  type HistogramData,
+  isCorruption,
   isShaleError,
   MemoryFileSystem,
   NodeFileSystem,
+  type OpenWritableOptions,
+  type RandomAccessFile,
   reverseBytewiseComparator,
+  type SequentialFile,
   ShaleError,
+  type ShaleErrorOptions,
   Statistics,
+  type StatisticsOptions,
+  type StatsLevel,
   Ticker,
+  type WritableFile,
 } from "@shale/base";
+// The block cache (`blockCache` option: one cache shared by several databases).
+export { type CacheStats, LRUCache, type LRUCacheOptions } from "@shale/block-cache";
+// The database, its iterator, batches and snapshots, and the options of each call.
+// Merge operators.
 export {
   DB,
+  DBIterator,
   type DbOptions,
   decodeUint64,
   encodeUint64,
@@ -50,4 +72,6 @@ export {
   WriteBatch,
   type WriteOptions,
 } from "@shale/db";
+export type { Block } from "@shale/sstable";
+// Write-ahead log recovery (`walRecoveryMode` option).
 export { WalRecoveryMode } from "@shale/wal";

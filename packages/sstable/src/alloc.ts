@@ -3,13 +3,16 @@
  * zeroing, sweeping; measured with 4 KiB buffers: ~3 µs each, as much as reading the block),
  * so the read path avoids the zeroing where every byte is overwritten anyway.
  */
+import { NodeBuffer } from "@shale/base";
 
 /**
  * A fresh array of `n` bytes over its own ArrayBuffer (never pooled), NOT zeroed.
  * REQUIRES: the caller overwrites every byte before anything can read it (or drops it).
  */
 export function allocUninitialized(n: number): Uint8Array {
-  return new Uint8Array(Buffer.allocUnsafeSlow(n).buffer, 0, n);
+  // Without Node's Buffer (a browser) the bytes are zeroed: correct, only slower.
+  if (NodeBuffer === undefined) return new Uint8Array(n);
+  return new Uint8Array(NodeBuffer.allocUnsafeSlow(n).buffer, 0, n);
 }
 
 /** Bytes of one `BlockSlab` buffer. */

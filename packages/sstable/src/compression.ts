@@ -47,7 +47,7 @@
  * and compaction workers). It was "none" while the decoder was JavaScript only (14.0 vs
  * 9.6 µs per such get).
  */
-import { ErrorCode, ShaleError } from "@shale/base";
+import { ErrorCode, NodeBuffer, ShaleError } from "@shale/base";
 import { decompress as zstdDecompress } from "fzstd";
 import * as snappy from "snappyjs";
 import type { BlockSlab } from "./alloc.js";
@@ -158,7 +158,10 @@ export function compressBlock(raw: Uint8Array, type: CompressionType): Uint8Arra
     );
   }
   // snappyjs returns a Buffer for Buffer input; a plain Uint8Array view keeps its fast path.
-  const input = Buffer.isBuffer(raw) ? new Uint8Array(raw.buffer, raw.byteOffset, raw.length) : raw;
+  const input =
+    NodeBuffer?.isBuffer(raw) === true
+      ? new Uint8Array(raw.buffer, raw.byteOffset, raw.length)
+      : raw;
   const out = snappy.compress(input);
   if (out.length > raw.length - (raw.length >>> 3)) return undefined;
   return out;

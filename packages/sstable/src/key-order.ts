@@ -7,7 +7,13 @@
  * (the metaindex: bytewise). One monomorphic class covers both so block iterators have a
  * single call site shape.
  */
-import { bytewiseComparator, type Comparator, getFixed32, TRAILER_SIZE } from "@shale/base";
+import {
+  bytewiseComparator,
+  type Comparator,
+  getFixed32,
+  NodeBuffer,
+  TRAILER_SIZE,
+} from "@shale/base";
 
 /** Byte-wise comparison of `a[aOff, aOff + aLen)` with `b[0, bLen)`. */
 export function compareRegion(
@@ -18,8 +24,8 @@ export function compareRegion(
   bLen: number,
 ): number {
   const n = aLen < bLen ? aLen : bLen;
-  if (n > 64) {
-    const r = Buffer.compare(a.subarray(aOff, aOff + n), b.subarray(0, n));
+  if (n > 64 && NodeBuffer !== undefined) {
+    const r = NodeBuffer.compare(a.subarray(aOff, aOff + n), b.subarray(0, n));
     return r !== 0 ? r : aLen - bLen;
   }
   for (let i = 0; i < n; i++) {

@@ -35,6 +35,9 @@
 import { ShaleError } from "../errors.js";
 
 /** Where a BufferedWriter's bytes go: one `write(2)`. */
+/** Default user-space write buffer of a WritableFile: 64 KiB. */
+export const DEFAULT_WRITE_BUFFER_SIZE = 64 * 1024;
+
 export interface ByteSink {
   /**
    * Hands `data[start, start + length)` (length >= 1) to the OS in one call and returns

@@ -37,7 +37,7 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { BufferedWriter, type ByteSink } from "./buffered-writer.js";
+import { BufferedWriter, type ByteSink, DEFAULT_WRITE_BUFFER_SIZE } from "./buffered-writer.js";
 import type {
   FileLock,
   FileSystem,
@@ -50,8 +50,7 @@ import { checkCount, checkRange, errnoError } from "./memory-fs.js";
 import { closeFd, ioError, readFully } from "./node-io.js";
 import { lockFile } from "./node-lock.js";
 
-/** Default user-space write buffer of a WritableFile: 64 KiB. */
-export const DEFAULT_WRITE_BUFFER_SIZE = 64 * 1024;
+export { DEFAULT_WRITE_BUFFER_SIZE };
 
 class NodeWritableFile implements WritableFile {
   private readonly writer: BufferedWriter;

@@ -1,7 +1,8 @@
 /**
  * Where background jobs run.
  *
- * - `WorkerExecutor`: a pool of `worker_threads` (size `maxBackgroundJobs`), used when the
+ * - `WorkerExecutor` (worker-executor.ts, Node.js/Deno/Bun only: a browser bundle loads
+ *   worker-executor.browser.ts instead): a pool of `worker_threads` (size `maxBackgroundJobs`), used when the
  *   database is on the node file system with a built-in comparator. The main thread only
  *   posts the job (a sealed memtable travels as SharedArrayBuffers, not copied) and installs
  *   the result.
@@ -26,14 +27,6 @@
  * must stall for a flush waits on the same cell (`drainCompleted`, `Atomics.wait`) and wakes
  * as soon as a job finishes.
  */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import {
-  MessageChannel,
-  type MessagePort,
-  receiveMessageOnPort,
-  Worker,
-} from "node:worker_threads";
 import { type Comparator, type FileSystem, ShaleError } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
 import {
@@ -45,16 +38,6 @@ import type { MergeOperator } from "../merge-operator.js";
 import type { FileMetaData } from "../version-edit.js";
 import type { TableWriteOptions } from "./build-table.js";
 import { flushMemTable } from "./flush-job.js";
-import {
-  builtinComparator,
-  builtinMergeOperatorName,
-  type CompactMessage,
-  deserializeError,
-  type FlushMessage,
-  type RemoveMessage,
-  type ResultMessage,
-  type WorkerMessage,
-} from "./protocol.js";
 
 export interface FlushRequest {
   dir: string;
@@ -113,6 +96,13 @@ export interface BackgroundExecutor {
   drainCompleted(timeoutMs: number): number;
   close(): Promise<void>;
 }
+
+/**
+ * The next turn of the event loop: `setImmediate` where there is one (Node.js, Deno, Bun),
+ * else a zero timeout (browsers). Read once, with no access to `process` or Node modules.
+ */
+const nextTurn: (run: () => void) => void =
+  typeof setImmediate === "function" ? (run) => setImmediate(run) : (run) => setTimeout(run, 0);
 
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
@@ -184,7 +174,7 @@ export class InlineExecutor implements BackgroundExecutor {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    nextTurn(() => {
       this.scheduled = false;
       // Run what is queued now; jobs queued by their callbacks wait for the next turn.
       for (let n = this.pending; n > 0 && this.runOne(); n--);
@@ -225,240 +215,4 @@ function runCompactInline(fs: FileSystem, request: CompactRequest, done: Compact
     error = asError(e);
   }
   done(error, result);
-}
-
-/**
- * Node options for worker threads: the parent's, minus `--conditions` (a test runner's
- * "source" condition would make the worker load TypeScript sources it cannot run).
- */
-function workerExecArgv(): string[] {
-  const out: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--conditions" || a === "-C") i++;
-    else if (!a.startsWith("--conditions=")) out.push(a);
-  }
-  return out;
-}
-
-/**
- * A worker thread on `port`, with the parent's Node options where a worker accepts them:
- * options that only a process can have (e.g. `--trace-gc`) make the Worker constructor
- * throw, so then it gets none rather than failing every flush.
- */
-function newWorker(port: MessagePort, finished: SharedArrayBuffer): Worker {
-  const options = { workerData: { port, finished }, transferList: [port] };
-  try {
-    return new Worker(workerEntry(), { ...options, execArgv: workerExecArgv() });
-  } catch (e) {
-    if ((e as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
-    return new Worker(workerEntry(), { ...options, execArgv: [] });
-  }
-}
-
-/** The compiled worker entry (tests run from sources, so fall back to dist/). */
-function workerEntry(): URL {
-  const here = new URL("./worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL("../../dist/background/worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(built))) return built;
-  throw ShaleError.notSupported("the background worker is not built (run the build first)");
-}
-
-interface Slot {
-  worker: Worker;
-  port: MessagePort;
-  busy: number;
-  /** Ids of the jobs this worker is running. */
-  jobs: Set<number>;
-}
-
-/** How a finished worker job reaches its caller. */
-interface Waiter {
-  ok(m: ResultMessage & { ok: true }): void;
-  fail(e: Error): void;
-}
-
-export class WorkerExecutor implements BackgroundExecutor {
-  readonly kind = "worker";
-  /** Set by the workers after each result they post (see the header). */
-  readonly finished = new Int32Array(new SharedArrayBuffer(4));
-  private readonly size: number;
-  private readonly slots: Slot[] = [];
-  private readonly waiters = new Map<number, Waiter>();
-  /** Compactions that cannot cross threads (a user's merge operator) run here. */
-  private readonly inline: InlineExecutor;
-  private nextId = 1;
-  private closed = false;
-
-  constructor(size: number, fs: FileSystem) {
-    this.size = Math.max(1, size);
-    this.inline = new InlineExecutor(fs);
-  }
-
-  get pending(): number {
-    return this.waiters.size + this.inline.pending;
-  }
-
-  private slot(): Slot {
-    let best: Slot | undefined;
-    for (const s of this.slots) if (best === undefined || s.busy < best.busy) best = s;
-    if (best !== undefined && (best.busy === 0 || this.slots.length >= this.size)) return best;
-    const { port1, port2 } = new MessageChannel();
-    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer);
-    const slot: Slot = { worker, port: port1, busy: 0, jobs: new Set() };
-    port1.on("message", (m: WorkerMessage) => this.receive(slot, m));
-    worker.on("error", (e) => this.failAll(slot, e));
-    worker.unref();
-    port1.unref();
-    this.slots.push(slot);
-    return slot;
-  }
-
-  private post(message: FlushMessage | CompactMessage | RemoveMessage, waiter: Waiter): void {
-    if (this.closed) throw ShaleError.closed("the background executor is closed");
-    const slot = this.slot();
-    this.waiters.set(message.id, waiter);
-    slot.jobs.add(message.id);
-    slot.busy++;
-    if (slot.busy === 1) {
-      slot.worker.ref();
-      slot.port.ref();
-    }
-    slot.port.postMessage(message);
-  }
-
-  flush(request: FlushRequest, done: JobCallback): void {
-    const message: FlushMessage = {
-      id: this.nextId++,
-      type: "flush",
-      dir: request.dir,
-      fileNumber: request.fileNumber,
-      comparator: request.comparator.name,
-      memtable: request.mem.exportShared(),
-      table: request.table,
-      snapshots: request.snapshots,
-    };
-    this.post(message, {
-      ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
-      fail: (e) => done(e, undefined),
-    });
-  }
-
-  compact(request: CompactRequest, done: CompactCallback): void {
-    const op = request.mergeOperator;
-    const opName = op === undefined ? undefined : builtinMergeOperatorName(op);
-    if (
-      builtinComparator(request.comparator.name) !== request.comparator ||
-      (op !== undefined && opName === undefined)
-    ) {
-      if (this.closed) throw ShaleError.closed("the background executor is closed");
-      this.inline.compact(request, done);
-      return;
-    }
-    const message: CompactMessage = {
-      ...request.spec,
-      id: this.nextId++,
-      type: "compact",
-      comparator: request.comparator.name,
-      mergeOperator: opName,
-    };
-    this.post(message, {
-      ok: (m) => {
-        if (m.type === "compact") done(undefined, m.result);
-        else done(new Error("a compaction answered as a flush"), undefined);
-      },
-      fail: (e) => done(e, undefined),
-    });
-  }
-
-  removeFiles(paths: string[], done: () => void): void {
-    if (this.closed) {
-      this.inline.removeFiles(paths, done);
-      return;
-    }
-    this.post(
-      { id: this.nextId++, type: "remove", paths },
-      { ok: () => done(), fail: () => done() },
-    );
-  }
-
-  private receive(slot: Slot, m: WorkerMessage): void {
-    if ("fatal" in m) this.failAll(slot, new Error(`the worker could not start: ${m.message}`));
-    else this.complete(slot, m);
-  }
-
-  private complete(slot: Slot, m: ResultMessage): void {
-    const waiter = this.waiters.get(m.id);
-    if (waiter === undefined) return;
-    this.waiters.delete(m.id);
-    slot.jobs.delete(m.id);
-    slot.busy--;
-    if (slot.busy === 0) {
-      slot.worker.unref();
-      slot.port.unref();
-    }
-    if (m.ok) waiter.ok(m);
-    else waiter.fail(deserializeError(m.error));
-  }
-
-  private failAll(slot: Slot, e: Error): void {
-    // A crashed worker: fail every job it had (the database records a background error).
-    const error = ShaleError.ioError(`background worker failed: ${e.message}`, undefined, e);
-    for (const id of slot.jobs) {
-      const waiter = this.waiters.get(id);
-      this.waiters.delete(id);
-      waiter?.fail(error);
-    }
-    slot.jobs.clear();
-    slot.busy = 0;
-    const i = this.slots.indexOf(slot);
-    if (i >= 0) this.slots.splice(i, 1);
-    void slot.worker.terminate();
-  }
-
-  takeFinished(): number {
-    // Cleared before the ports are read: a worker sets it only after posting, so a result
-    // posted from now on sets it again (at worst once too often: the next take finds none).
-    Atomics.store(this.finished, 0, 0);
-    let n = 0;
-    const slots = this.slots;
-    // A callback may start a job on a new slot or drop a crashed one: index, re-read length.
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i]!;
-      for (
-        let r = receiveMessageOnPort(slot.port);
-        r !== undefined;
-        r = receiveMessageOnPort(slot.port)
-      ) {
-        this.receive(slot, r.message as WorkerMessage);
-        n++;
-      }
-    }
-    return n;
-  }
-
-  drainCompleted(timeoutMs: number): number {
-    const deadline = performance.now() + timeoutMs;
-    let n = this.inline.drainCompleted(0);
-    for (;;) {
-      n += this.takeFinished();
-      if (n > 0 || this.waiters.size === 0) return n;
-      const left = deadline - performance.now();
-      if (left <= 0) return n;
-      // Woken by the next result (a worker notifies after setting the cell); returns at once
-      // if one was posted since takeFinished cleared it.
-      Atomics.wait(this.finished, 0, 0, left);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.inline.close();
-    // Wait for running jobs so no table is left half-written by a terminated worker.
-    while (this.waiters.size > 0) this.drainCompleted(50);
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
-    this.slots.length = 0;
-  }
 }

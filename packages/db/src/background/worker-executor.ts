@@ -1,0 +1,336 @@
+/**
+ * `WorkerExecutor`: background jobs on a pool of `worker_threads` (see executor.ts for the
+ * contract and when the database uses it). Node.js, Deno and Bun only: a browser bundle
+ * loads worker-executor.browser.ts in its place (package.json `"browser"` field), so the
+ * in-memory path never imports `node:worker_threads`.
+ *
+ * Finding the worker file. The worker is spawned with the literal
+ * `new Worker(new URL("./worker.js", import.meta.url), ...)`, the pattern webpack documents
+ * for worker_threads (it bundles the worker as its own chunk; not tested here). esbuild and
+ * Vite's SSR build leave the URL alone: it then names `worker.js` beside the bundle, so
+ * bundle the worker as a second entry point of that name (`esbuild app.ts
+ * worker=shale/worker --bundle --outdir=out ...`; Vite: `rollupOptions.input: { app,
+ * worker: "shale/worker" }`, `entryFileNames: "[name].js"`) — tooling/bundle.test.ts.
+ * Before spawning, a `file:` URL is checked: a missing worker file is a NotSupported
+ * ShaleError naming the path (an error inside the worker would only arrive later, as an
+ * event). Tests run from sources, where the built worker is in dist/.
+ *
+ * Waiting for jobs. `close()` waits for running jobs so no table is left half-written; it
+ * turns the event loop between checks, so a result reaches it either way: taken from the
+ * ports (`receiveMessageOnPort`) or delivered as an event — and so does a worker's 'error'
+ * event (a worker that died), which a purely synchronous wait never saw.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  Worker,
+  type WorkerOptions,
+} from "node:worker_threads";
+import { type FileSystem, ShaleError } from "@shale/base";
+import {
+  type BackgroundExecutor,
+  type CompactCallback,
+  type CompactRequest,
+  type FlushRequest,
+  InlineExecutor,
+  type JobCallback,
+} from "./executor.js";
+import {
+  builtinComparator,
+  builtinMergeOperatorName,
+  type CompactMessage,
+  deserializeError,
+  type FlushMessage,
+  type RemoveMessage,
+  type ResultMessage,
+  type WorkerMessage,
+} from "./protocol.js";
+
+/**
+ * Node options for worker threads: the parent's, minus `--conditions` (a test runner's
+ * "source" condition would make the worker load TypeScript sources it cannot run).
+ */
+function workerExecArgv(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--conditions" || a === "-C") i++;
+    else if (!a.startsWith("--conditions=")) out.push(a);
+  }
+  return out;
+}
+
+/** The URL this module was loaded from; a CommonJS bundle has no `import.meta.url`. */
+function moduleUrl(): string {
+  const url: string | undefined = import.meta.url;
+  if (typeof url === "string" && url !== "") return url;
+  if (typeof __filename === "string") return pathToFileURL(__filename).href;
+  throw ShaleError.notSupported(
+    "cannot locate the background worker: import.meta.url is undefined (a CommonJS bundle?); " +
+      "bundle as ESM with worker.js beside the bundle",
+  );
+}
+
+/**
+ * Where the worker must be, checked before spawning: `worker.js` beside this module (the
+ * built package, or a bundle with the worker beside it), else the built one in dist/
+ * (tests run from src/). `undefined` when the literal URL is right (or not a file); the
+ * URL made from `__filename` in a CommonJS bundle.
+ */
+function workerFallback(): URL | undefined {
+  // Not the literal `new URL("./worker.js", import.meta.url)`: bundlers would take this
+  // existence check for a second worker (or asset) reference.
+  const name = "worker.js";
+  const here = new URL(`./${name}`, moduleUrl());
+  // A CommonJS bundle: no import.meta.url for the literal below, `here` came from __filename.
+  const esm = typeof import.meta.url === "string" && import.meta.url !== "";
+  if (here.protocol !== "file:" || existsSync(fileURLToPath(here))) return esm ? undefined : here;
+  const built = new URL(`../../dist/background/${name}`, moduleUrl());
+  if (
+    /\/src\/background\/[^/]*$/.test(new URL(moduleUrl()).pathname) &&
+    existsSync(fileURLToPath(built))
+  )
+    return built;
+  throw ShaleError.notSupported(
+    `the background worker ${fileURLToPath(here)} is missing: a bundle needs the worker ` +
+      "beside it as worker.js (esbuild: add the entry point worker=shale/worker, or " +
+      "worker=@shale/db/worker); an unbundled install needs its dist/ (reinstall shale)",
+  );
+}
+
+/**
+ * A worker thread on `port`, with the parent's Node options where a worker accepts them:
+ * options that only a process can have (e.g. `--trace-gc`) make the Worker constructor
+ * throw, so then it gets none rather than failing every flush.
+ */
+function newWorker(port: MessagePort, finished: SharedArrayBuffer): Worker {
+  const fallback = workerFallback();
+  const spawn = (execArgv: string[]): Worker => {
+    const options: WorkerOptions = {
+      workerData: { port, finished },
+      transferList: [port],
+      execArgv,
+    };
+    if (fallback !== undefined) return new Worker(fallback, options);
+    return new Worker(new URL("./worker.js", import.meta.url), options);
+  };
+  try {
+    return spawn(workerExecArgv());
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
+    return spawn([]);
+  }
+}
+
+interface Slot {
+  worker: Worker;
+  port: MessagePort;
+  busy: number;
+  /** Ids of the jobs this worker is running. */
+  jobs: Set<number>;
+}
+
+/** How a finished worker job reaches its caller. */
+interface Waiter {
+  ok(m: ResultMessage & { ok: true }): void;
+  fail(e: Error): void;
+}
+
+export class WorkerExecutor implements BackgroundExecutor {
+  readonly kind = "worker";
+  /** Set by the workers after each result they post (see the header). */
+  readonly finished = new Int32Array(new SharedArrayBuffer(4));
+  private readonly size: number;
+  private readonly slots: Slot[] = [];
+  private readonly waiters = new Map<number, Waiter>();
+  /** Compactions that cannot cross threads (a user's merge operator) run here. */
+  private readonly inline: InlineExecutor;
+  private nextId = 1;
+  private closed = false;
+  /** Resolves `close()`'s wait as soon as a job completes (set only while it waits). */
+  private idle: (() => void) | undefined;
+
+  constructor(size: number, fs: FileSystem) {
+    this.size = Math.max(1, size);
+    this.inline = new InlineExecutor(fs);
+  }
+
+  get pending(): number {
+    return this.waiters.size + this.inline.pending;
+  }
+
+  private slot(): Slot {
+    let best: Slot | undefined;
+    for (const s of this.slots) if (best === undefined || s.busy < best.busy) best = s;
+    if (best !== undefined && (best.busy === 0 || this.slots.length >= this.size)) return best;
+    const { port1, port2 } = new MessageChannel();
+    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer);
+    const slot: Slot = { worker, port: port1, busy: 0, jobs: new Set() };
+    port1.on("message", (m: WorkerMessage) => this.receive(slot, m));
+    worker.on("error", (e) => this.failAll(slot, e));
+    worker.unref();
+    port1.unref();
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private post(message: FlushMessage | CompactMessage | RemoveMessage, waiter: Waiter): void {
+    if (this.closed) throw ShaleError.closed("the background executor is closed");
+    const slot = this.slot();
+    this.waiters.set(message.id, waiter);
+    slot.jobs.add(message.id);
+    slot.busy++;
+    if (slot.busy === 1) {
+      slot.worker.ref();
+      slot.port.ref();
+    }
+    slot.port.postMessage(message);
+  }
+
+  flush(request: FlushRequest, done: JobCallback): void {
+    const message: FlushMessage = {
+      id: this.nextId++,
+      type: "flush",
+      dir: request.dir,
+      fileNumber: request.fileNumber,
+      comparator: request.comparator.name,
+      memtable: request.mem.exportShared(),
+      table: request.table,
+      snapshots: request.snapshots,
+    };
+    this.post(message, {
+      ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
+      fail: (e) => done(e, undefined),
+    });
+  }
+
+  compact(request: CompactRequest, done: CompactCallback): void {
+    const op = request.mergeOperator;
+    const opName = op === undefined ? undefined : builtinMergeOperatorName(op);
+    if (
+      builtinComparator(request.comparator.name) !== request.comparator ||
+      (op !== undefined && opName === undefined)
+    ) {
+      if (this.closed) throw ShaleError.closed("the background executor is closed");
+      this.inline.compact(request, done);
+      return;
+    }
+    const message: CompactMessage = {
+      ...request.spec,
+      id: this.nextId++,
+      type: "compact",
+      comparator: request.comparator.name,
+      mergeOperator: opName,
+    };
+    this.post(message, {
+      ok: (m) => {
+        if (m.type === "compact") done(undefined, m.result);
+        else done(new Error("a compaction answered as a flush"), undefined);
+      },
+      fail: (e) => done(e, undefined),
+    });
+  }
+
+  removeFiles(paths: string[], done: () => void): void {
+    if (this.closed) {
+      this.inline.removeFiles(paths, done);
+      return;
+    }
+    this.post(
+      { id: this.nextId++, type: "remove", paths },
+      { ok: () => done(), fail: () => done() },
+    );
+  }
+
+  private receive(slot: Slot, m: WorkerMessage): void {
+    if ("fatal" in m) this.failAll(slot, new Error(`the worker could not start: ${m.message}`));
+    else this.complete(slot, m);
+  }
+
+  private complete(slot: Slot, m: ResultMessage): void {
+    const waiter = this.waiters.get(m.id);
+    if (waiter === undefined) return;
+    this.waiters.delete(m.id);
+    slot.jobs.delete(m.id);
+    slot.busy--;
+    if (slot.busy === 0) {
+      slot.worker.unref();
+      slot.port.unref();
+    }
+    if (m.ok) waiter.ok(m);
+    else waiter.fail(deserializeError(m.error));
+    this.idle?.();
+  }
+
+  private failAll(slot: Slot, e: Error): void {
+    // A crashed worker: fail every job it had (the database records a background error).
+    const error = ShaleError.ioError(`background worker failed: ${e.message}`, undefined, e);
+    for (const id of slot.jobs) {
+      const waiter = this.waiters.get(id);
+      this.waiters.delete(id);
+      waiter?.fail(error);
+    }
+    this.idle?.();
+    slot.jobs.clear();
+    slot.busy = 0;
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    void slot.worker.terminate();
+  }
+
+  takeFinished(): number {
+    // Cleared before the ports are read: a worker sets it only after posting, so a result
+    // posted from now on sets it again (at worst once too often: the next take finds none).
+    Atomics.store(this.finished, 0, 0);
+    let n = 0;
+    const slots = this.slots;
+    // A callback may start a job on a new slot or drop a crashed one: index, re-read length.
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      for (
+        let r = receiveMessageOnPort(slot.port);
+        r !== undefined;
+        r = receiveMessageOnPort(slot.port)
+      ) {
+        this.receive(slot, r.message as WorkerMessage);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  drainCompleted(timeoutMs: number): number {
+    const deadline = performance.now() + timeoutMs;
+    let n = this.inline.drainCompleted(0);
+    for (;;) {
+      n += this.takeFinished();
+      if (n > 0 || this.waiters.size === 0) return n;
+      const left = deadline - performance.now();
+      if (left <= 0) return n;
+      // Woken by the next result (a worker notifies after setting the cell); returns at once
+      // if one was posted since takeFinished cleared it.
+      Atomics.wait(this.finished, 0, 0, left);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.inline.close();
+    // Wait for running jobs so no table is left half-written by a terminated worker,
+    // turning the event loop between checks (see the header).
+    while (this.waiters.size > 0) {
+      if (this.drainCompleted(0) > 0) continue;
+      await new Promise<void>((resolve) => {
+        this.idle = resolve;
+        setTimeout(resolve, 50);
+      });
+      this.idle = undefined;
+    }
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    this.slots.length = 0;
+  }
+}
