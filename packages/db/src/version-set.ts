@@ -104,12 +104,12 @@ export class Version {
     for (const d of edit.deletedFiles) {
       const files = levels[d.level]!;
       const i = files.findIndex((f) => f.number === d.number);
-      if (i < 0)
-        throw ShaleError.corruption(
-          `version edit deletes unknown file ${d.number} at L${d.level}`,
-          file,
-          offset,
-        );
+      if (i < 0) {
+        const message = `version edit deletes unknown file ${d.number} at L${d.level}`;
+        throw file !== undefined
+          ? ShaleError.corruption(message, file, offset)
+          : ShaleError.assertionFailed(`invariant violated: ${message}`);
+      }
       files.splice(i, 1);
     }
     for (const { level, file: f } of edit.newFiles) levels[level]!.push(f);
@@ -135,8 +135,10 @@ export class Version {
 }
 
 /**
- * Throws Corruption unless every level above L0 is sorted by smallest key with no two files
- * overlapping, and every file's bounds are in order (L0 included).
+ * Throws unless every level above L0 is sorted by smallest key with no two files
+ * overlapping, and every file's bounds are in order (L0 included). With `file` (an edit read
+ * from that MANIFEST) the error is Corruption naming the file and offset: the stored state is
+ * damaged. Without it (an edit the engine built) it is AssertionFailed: an engine bug.
  */
 export function checkLevelOrdering(
   levels: readonly (readonly FileMetaData[])[],
@@ -146,23 +148,19 @@ export function checkLevelOrdering(
 ): void {
   const show = (f: FileMetaData) =>
     `${f.number}[${formatInternalKey(f.smallest)} .. ${formatInternalKey(f.largest)}]`;
+  const fail = (message: string): ShaleError =>
+    file !== undefined
+      ? ShaleError.corruption(message, file, offset)
+      : ShaleError.assertionFailed(`invariant violated: ${message}`);
   levels.forEach((files, level) => {
     for (let i = 0; i < files.length; i++) {
       const f = files[i]!;
       if (icmp.compare(f.smallest, f.largest) > 0)
-        throw ShaleError.corruption(
-          `L${level} file ${show(f)} has smallest > largest`,
-          file,
-          offset,
-        );
+        throw fail(`L${level} file ${show(f)} has smallest > largest`);
       if (level === 0 || i === 0) continue;
       const prev = files[i - 1]!;
       if (icmp.compare(prev.largest, f.smallest) >= 0)
-        throw ShaleError.corruption(
-          `overlapping ranges in same level L${level}: ${show(prev)} vs ${show(f)}`,
-          file,
-          offset,
-        );
+        throw fail(`overlapping ranges in same level L${level}: ${show(prev)} vs ${show(f)}`);
     }
   });
 }

@@ -12,6 +12,7 @@ import {
   toHex,
   ValueKind,
 } from "@shale/base";
+import { expectShaleError } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import {
   ChecksumType,
@@ -51,15 +52,7 @@ function sampleTable(): BuiltTable {
 }
 
 function expectCorruption(fn: () => unknown, file: string, offset: number): void {
-  let error: unknown;
-  try {
-    fn();
-  } catch (e) {
-    error = e;
-  }
-  expect(isCorruption(error), `expected Corruption, got ${String(error)}`).toBe(true);
-  expect((error as { file?: string }).file).toBe(file);
-  expect((error as { offset?: number }).offset).toBe(offset);
+  expectShaleError(fn, "Corruption", { file, offset });
 }
 
 /** Positions to flip inside a block of `size` bytes plus its 5-byte trailer. */
