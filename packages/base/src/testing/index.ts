@@ -9,5 +9,6 @@ export * from "./datadriven-vitest.js";
 export * from "./expect-error.js";
 export * from "./fs-conformance.js";
 export * from "./iterator-conformance.js";
+export * from "./iterator-trace.js";
 export * from "./random.js";
 export * from "./text-keys.js";

@@ -63,3 +63,10 @@ export function keyText(key: Uint8Array): string {
 export function internalKeyText(ikey: Uint8Array): string {
   return formatInternalKey(ikey).replace(`#${MAX_SEQ},`, "#max,");
 }
+
+const decoder = new TextDecoder();
+
+/** Bytes as UTF-8 text (values in traces). */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
