@@ -2,7 +2,6 @@ import {
   bytewiseComparator,
   compareBytes,
   InternalKeyComparator,
-  isShaleError,
   LookupResult,
   LookupState,
   MAX_SEQ,
