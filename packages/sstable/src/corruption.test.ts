@@ -3,15 +3,7 @@
  * the footer reject a flipped byte with Corruption naming the file and the block's (or the
  * footer's) offset.
  */
-import {
-  isCorruption,
-  LookupResult,
-  MAX_SEQ,
-  MemoryFileSystem,
-  toBytes,
-  toHex,
-  ValueKind,
-} from "@shale/base";
+import { LookupResult, MAX_SEQ, MemoryFileSystem, toBytes, toHex, ValueKind } from "@shale/base";
 import { expectShaleError } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import {
