@@ -13,7 +13,7 @@
  * the index entry is decoded only on a block-cache miss or when the scan moves on to a
  * neighbouring block.
  */
-import { type InternalIterator, invariants, ShaleError } from "@shale/base";
+import { type InternalIterator, invariants, ShaleError, trackClosed, trackOpen } from "@shale/base";
 import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
 import type { BlockSource } from "./block-source.js";
@@ -67,6 +67,7 @@ export class TableIterator implements InternalIterator {
     this.search = reader.order.bytewiseInternal ? indexBlock.search : undefined;
     this.data = new BlockIterator(reader.order);
     this.checks = invariants ? new TableIteratorChecks(reader.order, reader.fileName) : undefined;
+    if (invariants) trackOpen(this, `table iterator of ${reader.fileName ?? "(unnamed)"}`);
   }
 
   valid(): boolean {
@@ -248,6 +249,7 @@ export class TableIterator implements InternalIterator {
     this.index.close();
     this.readahead.reset();
     this.checks?.mangle();
+    if (invariants) trackClosed(this);
     this.reader.iteratorClosed();
   }
 }
