@@ -22,7 +22,7 @@ import {
   ikey,
   openTable,
   tableLayout,
-} from "./test-support.js";
+} from "./table.test-support.js";
 
 function sampleTable(): BuiltTable {
   const keys: Uint8Array[] = [];

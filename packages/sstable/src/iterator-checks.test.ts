@@ -7,7 +7,7 @@ import { type Comparator, compareBytes, invariants, ValueKind } from "@shale/bas
 import { expectShaleError } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { MANGLED_BYTE } from "./block.js";
-import { buildTable, ikey, openTable } from "./test-support.js";
+import { buildTable, ikey, openTable } from "./table.test-support.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const keys = Array.from({ length: 200 }, (_, i) => `k${String(i).padStart(4, "0")}`);

@@ -11,7 +11,7 @@ import {
   ikey,
   openTable,
   tableLayout,
-} from "./test-support.js";
+} from "./table.test-support.js";
 
 const N = 20_000;
 

@@ -17,7 +17,7 @@ import {
   traceIterator,
 } from "@shale/base/testing";
 import type { TableReader } from "./table-reader.js";
-import { buildTable, openTable } from "./test-support.js";
+import { buildTable, openTable } from "./table.test-support.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
