@@ -26,6 +26,7 @@ describe("ShaleError", () => {
   it("has a closed set of stable codes", () => {
     expect(Object.keys(ErrorCode).sort()).toEqual(
       [
+        "AssertionFailed",
         "Busy",
         "Closed",
         "Corruption",

@@ -25,6 +25,12 @@ export const ErrorCode = Object.freeze({
   Closed: "Closed",
   /** The operation could not complete now (e.g. a cache at strict capacity). */
   Incomplete: "Incomplete",
+  /**
+   * An internal invariant of the engine does not hold: a bug in shale (or in code that
+   * assembles its parts), not damage to stored data (that is `Corruption`). Thrown by
+   * `assertInvariant`, mostly by checks that run in invariants mode.
+   */
+  AssertionFailed: "AssertionFailed",
 } as const);
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -106,6 +112,10 @@ export class ShaleError extends Error {
   static incomplete(message: string): ShaleError {
     return new ShaleError(ErrorCode.Incomplete, message);
   }
+
+  static assertionFailed(message: string): ShaleError {
+    return new ShaleError(ErrorCode.AssertionFailed, message);
+  }
 }
 
 /** True if `value` is a ShaleError with the given code. */
@@ -115,3 +125,6 @@ export function isShaleError(value: unknown, code?: ErrorCode): value is ShaleEr
 
 export const isCorruption = (value: unknown): value is ShaleError =>
   isShaleError(value, ErrorCode.Corruption);
+
+export const isAssertionFailed = (value: unknown): value is ShaleError =>
+  isShaleError(value, ErrorCode.AssertionFailed);

@@ -1,7 +1,11 @@
 /**
- * Invariant checks: extra assertions that are on in tests (`SHALE_INVARIANTS=1`, set by the
- * shared vitest config) and off in production. Guard expensive checks with
- * `if (invariants) ...` so they cost one predictable branch when off.
+ * Invariant checks (Pebble's `internal/invariants`): extra assertions that are on in tests
+ * (`SHALE_INVARIANTS=1`, set by the shared vitest config) and off in production. Guard
+ * expensive checks with `if (invariants) ...` so they cost one predictable branch when off —
+ * never a second code path.
+ *
+ * A failed check is `ShaleError(AssertionFailed)`: an engine bug, kept apart from
+ * `Corruption` (damage to stored data) so the one never reads like the other.
  */
 import { ShaleError } from "./errors.js";
 
@@ -31,7 +35,7 @@ function envFlag(name: string): boolean {
   }
 }
 
-/** Throws a Corruption error (an engine bug or damaged state) when `condition` is false. */
+/** Throws `ShaleError(AssertionFailed)` when `condition` is false. */
 export function assertInvariant(condition: boolean, message: string): asserts condition {
-  if (!condition) throw ShaleError.corruption(`invariant violated: ${message}`);
+  if (!condition) throw ShaleError.assertionFailed(`invariant violated: ${message}`);
 }

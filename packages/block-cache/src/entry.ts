@@ -11,7 +11,17 @@
  *   false    > 0   erased, replaced or evicted-on-release pending; charged until released
  *   false    0     freed: owned by nobody; releasing it again throws
  */
-import type { LRUShard } from "./shard.js";
+
+/**
+ * What an entry knows of its shard (shard.ts's LRUShard): where LRUCache sends an inserted
+ * entry and a released handle, and which cache owns it. An interface, so this file does not
+ * import shard.ts (which imports this one).
+ */
+export interface EntryShard<V> {
+  readonly owner: unknown;
+  insert(e: CacheEntry<V>, pin: boolean): boolean;
+  release(e: CacheEntry<V>): void;
+}
 
 /** Where an entry lives in the LRU list. Default: `"low"`. */
 export type CachePriority = "high" | "low";
@@ -45,7 +55,7 @@ export class CacheEntry<V> implements CacheHandle<V> {
   /** Inserted with priority "high". */
   readonly highPri: boolean;
   /** The owning shard. */
-  readonly shard: LRUShard<V>;
+  readonly shard: EntryShard<V>;
   /** Number of unreleased handles. */
   refs = 0;
   /** In the shard's table (reachable by lookup). */
@@ -62,7 +72,7 @@ export class CacheEntry<V> implements CacheHandle<V> {
   next: CacheEntry<V> | null = null;
 
   constructor(
-    shard: LRUShard<V>,
+    shard: EntryShard<V>,
     id: number,
     offset: number,
     hash: number,

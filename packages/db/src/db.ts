@@ -59,7 +59,11 @@ import { StallCondition, type StallHost, WriteController } from "./compaction/wr
 import { lockFileName, tableFileName } from "./filenames.js";
 import { FlushScheduler } from "./flush-scheduler.js";
 import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
-import { type IteratorSettings, openDBIterator } from "./iterator-sources.js";
+import {
+  type IteratorSettings,
+  openDBIterator,
+  reportUnclosedIterators,
+} from "./iterator-sources.js";
 import type { MergeOperator } from "./merge-operator.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { formatProperty } from "./properties.js";
@@ -663,6 +667,7 @@ export class DB {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    reportUnclosedIterators(this.tableCache, this.dir); // invariants mode only (issue 19)
     Atomics.store(new Int32Array(this.shutdown), 0, 1); // running compactions stop early
     let closeError: unknown;
     const attempt = (step: () => void) => {

@@ -20,9 +20,9 @@
 import { baseName, type FileSystem, type InternalKeyComparator, ShaleError } from "@shale/base";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import { tableFileName } from "./filenames.js";
+import { Version } from "./version.js";
 import type { FileMetaData, VersionEdit } from "./version-edit.js";
 import { VersionEdit as Edit, NUM_LEVELS } from "./version-edit.js";
-import { Version } from "./version-set.js";
 
 /** A column family other than `default`, kept as the MANIFEST describes it. */
 export interface ForeignFamily {

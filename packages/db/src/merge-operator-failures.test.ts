@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ErrorCode, isShaleError, MemoryFileSystem } from "@shale/base";
+import { thrown } from "@shale/base/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { DB } from "./db.js";
 import {
@@ -25,16 +26,6 @@ const str = (b: Uint8Array | undefined) =>
   b === undefined ? undefined : new TextDecoder().decode(b);
 const tmp = mkdtempSync(join(tmpdir(), "shale-merge-failures-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-/** The error `fn` throws (fails the test if it throws none). */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
-}
 
 function expectCode(e: unknown, code: ErrorCode, what: string): void {
   expect(isShaleError(e, code), `${what}: ${String(e)}`).toBe(true);

@@ -2,7 +2,7 @@
  * Word layout of the B+tree's nodes and the key slices beside their entry addresses (the
  * drawings are at the top of btree.ts).
  */
-import { bytewiseComparator, type Comparator } from "@shale/base";
+import { bytewiseComparator, type Comparator, fixed32At } from "@shale/base";
 
 /** Keys per leaf. */
 export const LEAF_CAP = 64;
@@ -28,7 +28,7 @@ export const TWO_24 = 16777216;
 
 /** seq div 2^24 of the trailer at `t` (< 2^29: a small integer). */
 export function seqHigh(b: Uint8Array, t: number): number {
-  return b[t + 4]! | (b[t + 5]! << 8) | (b[t + 6]! << 16) | (b[t + 7]! << 24);
+  return fixed32At(b, t + 4);
 }
 
 /** seq mod 2^24 of the trailer at `t`. */

@@ -13,7 +13,6 @@
  * After a split each half's skip is the common prefix of its new fences (it can only grow);
  * when it grew, the half's slices are read again from its entries.
  */
-import type { BTree } from "./btree.js";
 import {
   INNER_CAP,
   INNER_LANE,
@@ -26,33 +25,36 @@ import {
   W_SKIP,
   W_SLOTS,
 } from "./btree-layout.js";
+import { resliceInner, resliceLeaf } from "./btree-slices.js";
 import type { KeyTarget } from "./key-target.js";
 
-/** Recomputes the slices of a leaf (at words[b]) at `skip`. */
-export function resliceLeaf(t: KeyTarget, words: Int32Array, b: number, skip: number): void {
-  words[b + W_SKIP] = skip;
-  const n = words[b + W_COUNT]!;
-  for (let i = 0; i < n; i++) {
-    const at = b + W_SLOTS + 2 * i;
-    words[at] = t.sliceOfEntry(words[at + 1]!, skip);
-  }
-}
-
-/** Recomputes the separator slices of an inner node (at words[b]) at `skip`. */
-export function resliceInner(t: KeyTarget, words: Int32Array, b: number, skip: number): void {
-  words[b + W_SKIP] = skip;
-  const n = words[b + W_COUNT]!;
-  for (let i = 1; i < n; i++) {
-    const at = b + W_SLOTS + 3 * i;
-    words[at - 2] = t.sliceOfEntry(words[at - 1]!, skip);
-  }
+/**
+ * What a split needs of the tree (btree.ts's BTree is one): its target's comparisons, its
+ * node chunks, root, height and last leaf, and the path its last insert remembered. An
+ * interface, so this file does not import btree.ts (which imports this one).
+ */
+export interface SplitTree extends KeyTarget {
+  readonly nodeChunks: Int32Array[];
+  root: number;
+  height: number;
+  lastLeaf: number;
+  newLeaf(): number;
+  pathNodeAt(depth: number): number;
+  pathIndexAt(depth: number): number;
+  fenceLow(depth: number): number;
+  fenceHigh(depth: number): number;
 }
 
 /**
  * Splits the full `leaf` (depth height-1 on the remembered path) and inserts the entry at
  * `address` (the tree's target) at `slot`.
  */
-export function splitLeafAndInsert(t: BTree, leaf: number, slot: number, address: number): void {
+export function splitLeafAndInsert(
+  t: SplitTree,
+  leaf: number,
+  slot: number,
+  address: number,
+): void {
   const chunks = t.nodeChunks;
   const shift = t.arena.nodeShift;
   const mask = t.arena.nodeMask;
@@ -102,7 +104,7 @@ export function splitLeafAndInsert(t: BTree, leaf: number, slot: number, address
 }
 
 /** Inserts child `child` with separator `sep` after the path's child at `depth`. */
-function insertIntoParent(t: BTree, depth: number, sep: number, child: number): void {
+function insertIntoParent(t: SplitTree, depth: number, sep: number, child: number): void {
   const chunks = t.nodeChunks;
   const shift = t.arena.nodeShift;
   const mask = t.arena.nodeMask;
@@ -175,7 +177,7 @@ function insertIntoParent(t: BTree, depth: number, sep: number, child: number): 
 
 /** Inserts (sep, child) as child `pos` (>= 1) of the inner node at words[b] (not full). */
 function insertChild(
-  t: BTree,
+  t: SplitTree,
   w: Int32Array,
   b: number,
   pos: number,

@@ -54,7 +54,10 @@
  * without a descent. A random insert pays one comparison with that cached key and one of
  * slices.
  *
- * Searches compare nodes against a *target* held in fields (`setTarget*`, key-target.ts).
+ * Searches compare nodes against a *target* held in fields (`setTarget*`, key-target.ts,
+ * which the tree extends for its comparisons only); the tree searches its nodes with the
+ * functions of btree-search.ts and keeps their slices with btree-slices.ts. Module arrows
+ * point one way: btree -> btree-search, btree-split -> btree-slices -> key-target.
  */
 import type { Comparator } from "@shale/base";
 import type { Arena } from "./arena.js";
@@ -70,6 +73,7 @@ import {
   W_SKIP,
   W_SLOTS,
 } from "./btree-layout.js";
+import { childFor, compareSlot, slotFor } from "./btree-search.js";
 import { splitLeafAndInsert } from "./btree-split.js";
 import { KeyTarget } from "./key-target.js";
 
@@ -206,14 +210,14 @@ export class BTree extends KeyTarget {
     for (let d = this.height - 1; d > 0; d--) {
       const words = chunks[node >>> this.nodeShift]!;
       const b = node & this.nodeMask;
-      const i = this.childFor(words, b, left || right, false);
+      const i = childFor(this, words, b, left || right, false);
       left = left && i === 0;
       right = right && i === words[b + W_COUNT]! - 1;
       node = words[b + W_SLOTS + 3 * i]!;
     }
     const words = chunks[node >>> this.nodeShift]!;
     const b = node & this.nodeMask;
-    const slot = this.slotFor(words, b, left || right, false, orEqual);
+    const slot = slotFor(this, words, b, left || right, false, orEqual);
     if (slot < words[b + W_COUNT]!) {
       this.leaf = node;
       this.slot = slot;
@@ -260,7 +264,7 @@ export class BTree extends KeyTarget {
     for (let d = 0; d < leafDepth; d++) {
       const words = chunks[node >>> this.nodeShift]!;
       const b = node & this.nodeMask;
-      const i = this.childFor(words, b, left || right, true);
+      const i = childFor(this, words, b, left || right, true);
       const n = words[b + W_COUNT]!;
       this.pathNode[d] = node;
       this.pathIndex[d] = i;
@@ -278,7 +282,7 @@ export class BTree extends KeyTarget {
     const words = chunks[node >>> this.nodeShift]!;
     const b = node & this.nodeMask;
     this.insertLeaf = node;
-    this.insertSlot = this.slotFor(words, b, left || right, true, false);
+    this.insertSlot = slotFor(this, words, b, left || right, true, false);
     return !this.found;
   }
 
@@ -304,7 +308,7 @@ export class BTree extends KeyTarget {
     if (c < 0) {
       // last < target: does it go right after `last`?
       if (s + 1 < n) {
-        const c2 = this.compareSlot(words, b, s + 1, skip);
+        const c2 = compareSlot(this, words, b, s + 1, skip);
         if (c2 < 0) return false;
         this.found = c2 === 0;
       } else {
@@ -316,7 +320,7 @@ export class BTree extends KeyTarget {
     }
     // target < last: does it go right before `last`?
     if (s > 0) {
-      const c0 = this.compareSlot(words, b, s - 1, skip);
+      const c0 = compareSlot(this, words, b, s - 1, skip);
       if (c0 > 0) return false;
       if (c0 === 0) {
         this.found = true;

@@ -73,27 +73,8 @@ export function writeEntry(
   return pos + valueLength;
 }
 
-/** Position after the varint read by the last `readVarint32` call. */
-export let varintEnd = 0;
-
 /**
- * Reads a varint32 written by this process at `pos` (trusted memory: no bounds checks) and
- * leaves the position after it in `varintEnd`.
+ * The trusted-memory varint32 reader and its end position, from @shale/base (fast-decode.ts):
+ * `readVarint32(src, pos)` leaves the position after the varint in `varintEnd`.
  */
-export function readVarint32(src: Uint8Array, pos: number): number {
-  const b = src[pos]!;
-  if (b < 0x80) {
-    varintEnd = pos + 1;
-    return b;
-  }
-  let result = b & 0x7f;
-  let shift = 7;
-  for (;;) {
-    const c = src[++pos]!;
-    result += (c & 0x7f) * 2 ** shift;
-    if (c < 0x80) break;
-    shift += 7;
-  }
-  varintEnd = pos + 1;
-  return result;
-}
+export { varint32At as readVarint32, varintEnd } from "@shale/base";

@@ -3,23 +3,13 @@
  * held in fields (`setTarget*`), not passed as arguments — a user key (array, offset,
  * length) and its trailer as three small integers (seq div 2^24, seq mod 2^24, kind) — and
  * compared with entries read in place in the arena (entry.ts). With the bytewise
- * comparator the bytes are compared directly; other comparators get views. Also the
- * searches within one node of the tree (childFor, slotFor), which use node slices.
+ * comparator the bytes are compared directly; other comparators get views. The tree
+ * (btree.ts) holds one and searches its nodes with it (btree-search.ts); it knows nothing of
+ * nodes itself.
  */
 import { type Comparator, EMPTY_BYTES, TRAILER_SIZE } from "@shale/base";
 import type { Arena } from "./arena.js";
-import {
-  isBytewise,
-  keySlice,
-  NONE,
-  seqHigh,
-  seqLow,
-  TWO_24,
-  W_COUNT,
-  W_SKIP,
-  W_SLOTS,
-} from "./btree-layout.js";
-import { resliceInner, resliceLeaf } from "./btree-split.js";
+import { isBytewise, keySlice, NONE, seqHigh, seqLow, TWO_24 } from "./btree-layout.js";
 import { readVarint32, varintEnd } from "./entry.js";
 
 export class KeyTarget {
@@ -39,12 +29,12 @@ export class KeyTarget {
   /** `tKey[tOff, tOff + tLen)` as a view, for non-bytewise comparators. */
   private tUser: Uint8Array = EMPTY_BYTES;
   /** Set by slotFor (and the tree's sequential shortcut): the key found equals the target. */
-  protected found = false;
+  found = false;
   /**
    * Set by a bytewise comparison of user keys (compareEntry, compareUserKeyAt): the length
    * of their common prefix.
    */
-  protected lcp = 0;
+  lcp = 0;
 
   constructor(arena: Arena, user: Comparator) {
     this.arena = arena;
@@ -172,7 +162,7 @@ export class KeyTarget {
    * Sign of (the first `skip` bytes of the user key at `address`) - (the target's first
    * `skip` bytes); a target shorter than `skip` that matches is smaller (1).
    */
-  protected comparePrefix(address: number, skip: number): number {
+  comparePrefix(address: number, skip: number): number {
     const chunk = this.entryChunks[address >>> this.shift]!;
     const ikeyLength = readVarint32(chunk, address & this.mask);
     const pos = varintEnd;
@@ -190,7 +180,7 @@ export class KeyTarget {
   }
 
   /** Length of the common prefix of the target's user key and the one at `address`. */
-  protected targetCommonPrefix(address: number): number {
+  targetCommonPrefix(address: number): number {
     const chunk = this.entryChunks[address >>> this.shift]!;
     const userLength = readVarint32(chunk, address & this.mask) - TRAILER_SIZE;
     const pos = varintEnd;
@@ -228,98 +218,5 @@ export class KeyTarget {
     let i = 0;
     while (i < n && ca[pa + i] === cb[pb + i]) i++;
     return i;
-  }
-
-  // ---- searches within one node (layout in btree.ts) -------------------------------------
-
-  /**
-   * In the inner node at words[b], the index of the child whose range holds the target:
-   * the last i with sep i <= target, 0 if none. `spine`: the node has an infinite fence, so
-   * the target may not share the node's prefix; `inserting`: then lower the node's skip
-   * (the target is about to be stored below it) rather than route around the prefix.
-   */
-  protected childFor(words: Int32Array, b: number, spine: boolean, inserting: boolean): number {
-    const n = words[b + W_COUNT]!;
-    let skip = words[b + W_SKIP]!;
-    if (spine && skip > 0 && n > 1) {
-      const anchor = words[b + W_SLOTS + 2]!;
-      const p = this.comparePrefix(anchor, skip);
-      if (p !== 0) {
-        if (!inserting) return p > 0 ? 0 : n - 1;
-        skip = this.targetCommonPrefix(anchor);
-        resliceInner(this, words, b, skip);
-      }
-    }
-    const ts = this.sliceOfTarget(skip);
-    let lo = 1;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = b + W_SLOTS + 3 * mid;
-      const s = words[at - 2]!;
-      let c: number;
-      if (s !== ts) c = s < ts ? -1 : 1;
-      else c = this.compareEntry(words[at - 1]!);
-      if (c <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - 1;
-  }
-
-  /**
-   * In the leaf at words[b], the first slot whose key is >= target (`orEqual`: > target);
-   * `found` tells whether it equals the target (unless orEqual). `spine` and `inserting` as
-   * in childFor.
-   */
-  protected slotFor(
-    words: Int32Array,
-    b: number,
-    spine: boolean,
-    inserting: boolean,
-    orEqual: boolean,
-  ): number {
-    const n = words[b + W_COUNT]!;
-    let skip = words[b + W_SKIP]!;
-    this.found = false;
-    if (spine && skip > 0 && n > 0) {
-      const anchor = words[b + W_SLOTS + 1]!;
-      const p = this.comparePrefix(anchor, skip);
-      if (p !== 0) {
-        if (!inserting) return p > 0 ? 0 : n;
-        skip = this.targetCommonPrefix(anchor);
-        resliceLeaf(this, words, b, skip);
-      }
-    }
-    const ts = this.sliceOfTarget(skip);
-    // A linear scan of the slices: its loads do not depend on one another, so the leaf's
-    // cache lines are fetched together rather than one after another as in a binary search.
-    // It finds the run of slices equal to the target's, in which entries decide (by binary
-    // search: a run can be long, e.g. versions of one key, or every key when not bytewise).
-    const first = b + W_SLOTS;
-    const end = first + 2 * n;
-    let at = first;
-    while (at < end && words[at]! < ts) at += 2;
-    let lo = (at - first) >>> 1;
-    while (at < end && words[at] === ts) at += 2;
-    let hi = (at - first) >>> 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      let c = this.compareEntry(words[first + 2 * mid + 1]!);
-      if (c === 0) {
-        if (orEqual) c = -1;
-        else this.found = true;
-      }
-      if (c < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** Sign of (key in `slot` of the leaf at words[b]) - target, by slice first. */
-  protected compareSlot(words: Int32Array, b: number, slot: number, skip: number): number {
-    const s = words[b + W_SLOTS + 2 * slot]!;
-    const ts = this.sliceOfTarget(skip);
-    if (s !== ts) return s < ts ? -1 : 1;
-    return this.compareEntry(words[b + W_SLOTS + 2 * slot + 1]!);
   }
 }

@@ -2,31 +2,19 @@ import {
   bytewiseComparator,
   compareBytes,
   InternalKeyComparator,
-  isShaleError,
   LookupResult,
   LookupState,
   MAX_SEQ,
   toHex,
   ValueKind,
 } from "@shale/base";
-import { Random } from "@shale/base/testing";
+import { expectShaleError, Random } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { INNER_WORDS, LEAF_WORDS } from "./btree-layout.js";
 import { INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
 import { MemTable } from "./index.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
-
-function expectShaleError(fn: () => void, code: string): void {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(isShaleError(caught), String(caught)).toBe(true);
-  expect((caught as { code: string }).code).toBe(code);
-}
 
 describe("MemTable", () => {
   it("starts empty", () => {

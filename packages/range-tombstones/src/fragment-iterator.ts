@@ -16,7 +16,7 @@
  * At snapshot 8 the first two fragments are invisible (their oldest seq, 10, is newer than
  * the snapshot), so `seekToFirst()` lands on g-k.
  */
-import type { FragmentParts } from "./fragmenter.js";
+import type { FragmentParts } from "./fragment-parts.js";
 import { firstEndAfter, firstSeqAtOrBelow, lastStartAtOrBefore } from "./search.js";
 
 /**

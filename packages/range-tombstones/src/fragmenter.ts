@@ -55,17 +55,10 @@ import {
   ShaleError,
 } from "@shale/base";
 import { EndHeap } from "./end-heap.js";
+import type { FragmentParts } from "./fragment-parts.js";
 import { packKeys } from "./pack-keys.js";
 
-/** The fragmented form, shared read-only by a list, its iterators and derived lists. */
-export interface FragmentParts {
-  readonly starts: readonly Uint8Array[];
-  readonly ends: readonly Uint8Array[];
-  /** numFragments + 1 offsets into `seqs`. */
-  readonly seqOffsets: Uint32Array;
-  /** Every fragment's stack, newest first, back to back. */
-  readonly seqs: Float64Array;
-}
+export type { FragmentParts } from "./fragment-parts.js";
 
 /** Checks one input tombstone's types and seq; returns true if it is non-empty. */
 function checkTombstone(t: RangeTombstone, index: number, compare: Comparator["compare"]): boolean {

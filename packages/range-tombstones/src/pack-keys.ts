@@ -14,7 +14,7 @@
  * 30% faster lookups over 50k tombstones in fragmenter-bench). It also frees the list from the
  * caller's buffers: they may be reused once the list is built.
  */
-import type { FragmentParts } from "./fragmenter.js";
+import type { FragmentParts } from "./fragment-parts.js";
 
 export function packKeys(parts: FragmentParts): FragmentParts {
   const { starts, ends } = parts;

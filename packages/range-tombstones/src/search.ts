@@ -2,7 +2,7 @@
  * Binary searches over fragments and stacks, shared by the list and its iterators.
  * Fragments are sorted and non-overlapping, so both their starts and their ends ascend.
  */
-import type { FragmentParts } from "./fragmenter.js";
+import type { FragmentParts } from "./fragment-parts.js";
 
 type CompareFn = (a: Uint8Array, b: Uint8Array) => number;
 

@@ -13,7 +13,7 @@ import { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { BlockIterator } from "./block-iterator.js";
 import { KeyOrder } from "./key-order.js";
-import { icmp } from "./test-support.js";
+import { icmp } from "./table.test-support.js";
 
 const internalOrder = new KeyOrder(bytewiseComparator, true);
 const bytesOrder = new KeyOrder(bytewiseComparator, false);

@@ -150,4 +150,27 @@ export class Block {
   static ofFilter(data: Uint8Array, filter: BloomFilterReader): Block {
     return new Block(data, -1, 0, filter, undefined);
   }
+
+  /**
+   * A key/value block over a private copy of this one's bytes (invariants mode: an iterator
+   * reads its own copy and overwrites it with `mangle()` when it is done with it, so a view
+   * kept past its lifetime reads garbage instead of stale truth).
+   */
+  privateCopy(): Block {
+    return new Block(
+      this.data.slice(),
+      this.restartsOffset,
+      this.numRestarts,
+      undefined,
+      this.search,
+    );
+  }
+
+  /** Overwrites the block's bytes with 0xcc (Pebble's Mangle). Only on a private copy. */
+  mangle(): void {
+    this.data.fill(MANGLED_BYTE);
+  }
 }
+
+/** What a mangled block's bytes read as. */
+export const MANGLED_BYTE = 0xcc;

@@ -20,7 +20,7 @@ import {
   ikey,
   openTable,
   tableLayout,
-} from "./test-support.js";
+} from "./table.test-support.js";
 
 const N = 2000;
 const userKey = (i: number) => toBytes(`user${String(i).padStart(6, "0")}`);

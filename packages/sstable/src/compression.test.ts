@@ -19,7 +19,7 @@ import {
 } from "./compression.js";
 import { lz4DecompressTo } from "./compression-lz4.js";
 import { CompressionType } from "./format.js";
-import { compressibleBytes } from "./test-support.js";
+import { compressibleBytes } from "./table.test-support.js";
 
 const FIXTURES = fileURLToPath(new URL("../testdata/rocksdb-compression/", import.meta.url));
 

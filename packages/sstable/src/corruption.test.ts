@@ -3,15 +3,8 @@
  * the footer reject a flipped byte with Corruption naming the file and the block's (or the
  * footer's) offset.
  */
-import {
-  isCorruption,
-  LookupResult,
-  MAX_SEQ,
-  MemoryFileSystem,
-  toBytes,
-  toHex,
-  ValueKind,
-} from "@shale/base";
+import { LookupResult, MAX_SEQ, MemoryFileSystem, toBytes, toHex, ValueKind } from "@shale/base";
+import { expectShaleError } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import {
   ChecksumType,
@@ -29,7 +22,7 @@ import {
   ikey,
   openTable,
   tableLayout,
-} from "./test-support.js";
+} from "./table.test-support.js";
 
 function sampleTable(): BuiltTable {
   const keys: Uint8Array[] = [];
@@ -51,15 +44,7 @@ function sampleTable(): BuiltTable {
 }
 
 function expectCorruption(fn: () => unknown, file: string, offset: number): void {
-  let error: unknown;
-  try {
-    fn();
-  } catch (e) {
-    error = e;
-  }
-  expect(isCorruption(error), `expected Corruption, got ${String(error)}`).toBe(true);
-  expect((error as { file?: string }).file).toBe(file);
-  expect((error as { offset?: number }).offset).toBe(offset);
+  expectShaleError(fn, "Corruption", { file, offset });
 }
 
 /** Positions to flip inside a block of `size` bytes plus its 5-byte trailer. */

@@ -19,7 +19,7 @@ import {
 } from "./filter-block.js";
 import { MetaBlockName } from "./format.js";
 import { TableReader } from "./table-reader.js";
-import { buildTable, ikey, openTable, tableLayout } from "./test-support.js";
+import { buildTable, ikey, openTable, tableLayout } from "./table.test-support.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { toBytes, ValueKind } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
 import type { TablePropertiesCollector } from "./builder-options.js";
-import { buildTable, ikey, openTable } from "./test-support.js";
+import { buildTable, ikey, openTable } from "./table.test-support.js";
 
 const source = fileURLToPath(
   new URL("../testdata/rocksdb-filter-check/filter-check.cc", import.meta.url),

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { bytewiseSeparator, IndexBuilder, normalizeIndexBlock } from "./index-block.js";
-import { ikey } from "./test-support.js";
+import { ikey } from "./table.test-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, "hex"));

@@ -10,7 +10,7 @@
 import {
   bytewiseComparator,
   type Comparator,
-  getFixed32,
+  fixed32At,
   NodeBuffer,
   TRAILER_SIZE,
 } from "@shale/base";
@@ -35,35 +35,8 @@ export function compareRegion(
   return aLen - bLen;
 }
 
-/**
- * Internal-key comparison with bytewise user keys: `a[aOff, aOff + aLen)` against
- * `b[0, bLen)`, user parts bytewise ascending, then trailers descending (the larger
- * (hi, lo) pair of fixed32 words, i.e. the higher seq, first). Equals `KeyOrder.compareAt`
- * for `bytewiseInternal` orders. REQUIRES: aLen, bLen >= TRAILER_SIZE.
- */
-export function compareInternalBytewise(
-  a: Uint8Array,
-  aOff: number,
-  aLen: number,
-  b: Uint8Array,
-  bLen: number,
-): number {
-  const au = aLen - TRAILER_SIZE;
-  const bu = bLen - TRAILER_SIZE;
-  const n = au < bu ? au : bu;
-  for (let i = 0; i < n; i++) {
-    const d = a[aOff + i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  if (au !== bu) return au - bu;
-  const at = aOff + au;
-  const ahi = (a[at + 4]! | (a[at + 5]! << 8) | (a[at + 6]! << 16) | (a[at + 7]! << 24)) >>> 0;
-  const bhi = (b[bu + 4]! | (b[bu + 5]! << 8) | (b[bu + 6]! << 16) | (b[bu + 7]! << 24)) >>> 0;
-  if (ahi !== bhi) return bhi - ahi;
-  const alo = (a[at]! | (a[at + 1]! << 8) | (a[at + 2]! << 16) | (a[at + 3]! << 24)) >>> 0;
-  const blo = (b[bu]! | (b[bu + 1]! << 8) | (b[bu + 2]! << 16) | (b[bu + 3]! << 24)) >>> 0;
-  return blo - alo;
-}
+/** The in-place internal-key order with bytewise user keys (@shale/base fast-decode.ts). */
+export { compareInternalBytewise } from "@shale/base";
 
 export class KeyOrder {
   /** The user-key comparator. */
@@ -98,10 +71,10 @@ export class KeyOrder {
     if (r !== 0) return r;
     // Trailers descending: the larger (hi, lo) sorts first.
     const at = aOff + au;
-    const ahi = getFixed32(a, at + 4);
-    const bhi = getFixed32(b, bu + 4);
+    const ahi = fixed32At(a, at + 4);
+    const bhi = fixed32At(b, bu + 4);
     if (ahi !== bhi) return bhi - ahi;
-    return getFixed32(b, bu) - getFixed32(a, at);
+    return fixed32At(b, bu) - fixed32At(a, at);
   }
 
   /**

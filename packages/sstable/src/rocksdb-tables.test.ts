@@ -21,7 +21,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { type BlockHandle, ChecksumType, MetaBlockName } from "./format.js";
 import { TableReader } from "./table-reader.js";
-import { type BuiltTable, buildTable, tableLayout } from "./test-support.js";
+import { type BuiltTable, buildTable, tableLayout } from "./table.test-support.js";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "testdata", "rocksdb-tables");
 const decoder = new TextDecoder();

@@ -27,12 +27,10 @@
  * user key below the target are skipped like any key below it), lengths that need more than
  * one varint byte, and malformed entries (the plain scan reports the Corruption).
  */
-import { TRAILER_SIZE } from "@shale/base";
+import { fixed32At, TRAILER_SIZE } from "@shale/base";
 import { restartAt } from "./restart-array.js";
 
-function fixed32(a: Uint8Array, p: number): number {
-  return (a[p]! | (a[p + 1]! << 8) | (a[p + 2]! << 16) | (a[p + 3]! << 24)) >>> 0;
-}
+const fixed32 = fixed32At;
 
 /*
  * Prefetching by touching. A seek in a block that is not in the CPU caches waits for one

@@ -21,7 +21,7 @@ import { encodeBlockHandle } from "./format.js";
 import { IndexSearch } from "./index-search.js";
 import { compareInternalBytewise, KeyOrder } from "./key-order.js";
 import { copyFoundKey, SCAN_FALLBACK, SCAN_RUN_END, scanRun } from "./run-scan.js";
-import { icmp } from "./test-support.js";
+import { icmp } from "./table.test-support.js";
 
 const order = new KeyOrder(bytewiseComparator, true);
 const sign = (x: number) => (x < 0 ? -1 : x > 0 ? 1 : 0);

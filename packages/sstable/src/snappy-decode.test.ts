@@ -11,7 +11,7 @@ import {
   snappyLength,
 } from "./snappy-decode.js";
 import { wasmDecoder } from "./snappy-wasm.js";
-import { compressibleBytes } from "./test-support.js";
+import { compressibleBytes } from "./table.test-support.js";
 
 const dataArb = compressibleBytes(2000);
 

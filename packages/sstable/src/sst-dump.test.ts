@@ -14,7 +14,7 @@ import { toBytes, ValueKind } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
 import type { TableBuilderOptions } from "./builder-options.js";
 import { ChecksumType } from "./format.js";
-import { buildTable, ikey } from "./test-support.js";
+import { buildTable, ikey } from "./table.test-support.js";
 
 function findSstDump(): string | undefined {
   const r = spawnSync("sst_dump", ["--help"], { encoding: "utf8" });

@@ -7,7 +7,7 @@ import { LRUCache } from "@shale/block-cache";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Block } from "./block.js";
-import { buildTable, icmp, ikey, openTable } from "./test-support.js";
+import { buildTable, icmp, ikey, openTable } from "./table.test-support.js";
 
 interface Entry {
   user: Uint8Array;

@@ -13,16 +13,32 @@
  * the index entry is decoded only on a block-cache miss or when the scan moves on to a
  * neighbouring block.
  */
-import { type InternalIterator, ShaleError } from "@shale/base";
+import { type InternalIterator, invariants, ShaleError, trackClosed, trackOpen } from "@shale/base";
 import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
-import type { BlockHandle } from "./format.js";
+import type { BlockSource } from "./block-source.js";
+import type { BlockHandle, Footer } from "./format.js";
 import type { IndexSearch } from "./index-search.js";
+import { TableIteratorChecks } from "./iterator-checks.js";
+import type { KeyOrder } from "./key-order.js";
 import { Readahead } from "./readahead.js";
-import type { TableReader } from "./table-reader.js";
+
+/**
+ * What the iterator reads of its table (table-reader.ts's TableReader): an interface, so this
+ * file does not import table-reader.ts (which imports this one).
+ */
+export interface TableIteratorSource {
+  readonly order: KeyOrder;
+  readonly fileName: string | undefined;
+  readonly footer: Footer;
+  readonly source: BlockSource;
+  indexBlock(): Block;
+  decodeIndexValue(index: BlockIterator, handle: BlockHandle): void;
+  iteratorClosed(): void;
+}
 
 export class TableIterator implements InternalIterator {
-  private readonly reader: TableReader;
+  private readonly reader: TableIteratorSource;
   private readonly fillCache: boolean;
   private readonly verify: boolean;
   private readonly index: BlockIterator;
@@ -35,8 +51,10 @@ export class TableIterator implements InternalIterator {
   /** Index entry of the loaded block while `index` is not positioned on it, else -1. */
   private pendingEntry = -1;
   private closed = false;
+  /** Invariants mode only (iterator-checks.ts): order checks and mangled block copies. */
+  private readonly checks: TableIteratorChecks | undefined;
 
-  constructor(reader: TableReader, fillCache: boolean, verify: boolean) {
+  constructor(reader: TableIteratorSource, fillCache: boolean, verify: boolean) {
     this.reader = reader;
     this.fillCache = fillCache;
     this.verify = verify;
@@ -48,6 +66,8 @@ export class TableIterator implements InternalIterator {
     );
     this.search = reader.order.bytewiseInternal ? indexBlock.search : undefined;
     this.data = new BlockIterator(reader.order);
+    this.checks = invariants ? new TableIteratorChecks(reader.order, reader.fileName) : undefined;
+    if (invariants) trackOpen(this, `table iterator of ${reader.fileName ?? "(unnamed)"}`);
   }
 
   valid(): boolean {
@@ -71,7 +91,12 @@ export class TableIterator implements InternalIterator {
         this.verify,
         this.readahead,
       );
-      this.data.init(block, this.reader.fileName, h.offset);
+      const checks = this.checks;
+      this.data.init(
+        checks === undefined ? block : checks.keep(block),
+        this.reader.fileName,
+        h.offset,
+      );
       this.loadedOffset = h.offset;
     }
     return true;
@@ -102,7 +127,8 @@ export class TableIterator implements InternalIterator {
       this.reader.decodeIndexValue(this.index, h);
       block = source.readScanBlock(h, this.fillCache, this.verify, this.readahead);
     }
-    this.data.init(block, this.reader.fileName, offset);
+    const checks = this.checks;
+    this.data.init(checks === undefined ? block : checks.keep(block), this.reader.fileName, offset);
     this.loadedOffset = offset;
   }
 
@@ -183,14 +209,20 @@ export class TableIterator implements InternalIterator {
 
   next(): void {
     if (!this.valid()) throw new RangeError("next() on an invalid iterator");
+    const checks = this.checks;
+    if (checks !== undefined) checks.remember(this.data.key());
     this.data.next();
     this.skipEmptyForward();
+    if (checks !== undefined && this.valid()) checks.check(this.data.key(), 1, this.loadedOffset);
   }
 
   prev(): void {
     if (!this.valid()) throw new RangeError("prev() on an invalid iterator");
+    const checks = this.checks;
+    if (checks !== undefined) checks.remember(this.data.key());
     this.data.prev();
     this.skipEmptyBackward();
+    if (checks !== undefined && this.valid()) checks.check(this.data.key(), -1, this.loadedOffset);
   }
 
   key(): Uint8Array {
@@ -216,6 +248,8 @@ export class TableIterator implements InternalIterator {
     this.data.close();
     this.index.close();
     this.readahead.reset();
+    this.checks?.mangle();
+    if (invariants) trackClosed(this);
     this.reader.iteratorClosed();
   }
 }

@@ -21,6 +21,7 @@ import {
   bytewiseComparator,
   type Comparator,
   type InternalIterator,
+  invariants,
   KIND_FOR_SEEK,
   type LookupResult,
   LookupState,
@@ -31,6 +32,8 @@ import {
   type Statistics,
   Ticker,
   TRAILER_SIZE,
+  trackClosed,
+  trackOpen,
   trailerSeq,
   ValueKind,
 } from "@shale/base";
@@ -240,7 +243,9 @@ export class TableReader {
     if (typeof options !== "object" || options === null) {
       throw new TypeError("options are required (fileSize)");
     }
-    return new TableReader(file, options);
+    const reader = new TableReader(file, options);
+    if (invariants) trackOpen(reader, `TableReader ${reader.fileName ?? "(unnamed)"}`);
+    return reader;
   }
 
   private checkOpen(): void {
@@ -507,6 +512,7 @@ export class TableReader {
   close(): void {
     if (this.closing) return;
     this.closing = true;
+    if (invariants) trackClosed(this);
     this.heldIndex = undefined;
     this.heldFilter = undefined;
     this.source.releasePinned();

@@ -15,7 +15,7 @@ import {
   readLog,
   recordOffsets,
   writeLog,
-} from "./log.fixture.js";
+} from "./log.test-support.js";
 import { WalRecoveryMode } from "./recovery-mode.js";
 import { LogWriter } from "./writer.js";
 

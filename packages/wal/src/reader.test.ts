@@ -14,7 +14,7 @@ import {
   recordOffsets,
   sequentialFile,
   writeLog,
-} from "./log.fixture.js";
+} from "./log.test-support.js";
 import { LogReader } from "./reader.js";
 import { WalRecoveryMode } from "./recovery-mode.js";
 import { LogWriter } from "./writer.js";

@@ -17,7 +17,7 @@ import {
   readLog,
   recordOffsets,
   writeLog,
-} from "./log.fixture.js";
+} from "./log.test-support.js";
 import { WalRecoveryMode } from "./recovery-mode.js";
 
 const { AbsoluteConsistency, TolerateCorruptedTail, PointInTime, SkipAnyCorrupted } =

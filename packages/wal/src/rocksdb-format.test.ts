@@ -22,7 +22,7 @@ import {
   payload,
   readLog,
   sequentialFile,
-} from "./log.fixture.js";
+} from "./log.test-support.js";
 import { LogReader } from "./reader.js";
 import { WalRecoveryMode } from "./recovery-mode.js";
 import { LogWriter } from "./writer.js";

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ErrorCode, isShaleError } from "../errors.js";
+import { ErrorCode } from "../errors.js";
+import { errorCode, expectIoError } from "../testing/expect-error.js";
 import { FaultInjectionFileSystem } from "./fault-fs.js";
 import { type FileSystem, joinPath } from "./file-system.js";
 import { MemoryFileSystem } from "./memory-fs.js";
@@ -11,27 +12,6 @@ import { NodeFileSystem } from "./node-fs.js";
 
 const bytes = (n: number, fill: number): Uint8Array => new Uint8Array(n).fill(fill);
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to throw");
-}
-
-/** The ShaleError code `fn` throws (or the thrown value itself if it is not one). */
-function errorCode(fn: () => unknown): unknown {
-  const err = thrown(fn);
-  return isShaleError(err) ? err.code : err;
-}
-
-function expectIoError(fn: () => unknown, errno: string): void {
-  const err = thrown(fn);
-  expect(isShaleError(err, ErrorCode.IOError), String(err)).toBe(true);
-  expect((err as Error).cause).toMatchObject({ code: errno });
-}
 
 const inners: [string, () => { inner: FileSystem; root: string; cleanup: () => void }][] = [
   ["memory", () => ({ inner: new MemoryFileSystem(), root: "/db", cleanup: () => {} })],

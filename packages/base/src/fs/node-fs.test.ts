@@ -4,16 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isShaleError } from "../errors.js";
+import { thrown } from "../testing/expect-error.js";
 import { NodeFileSystem } from "./node-fs.js";
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to throw");
-}
 
 const isBusy = (fn: () => unknown): boolean => isShaleError(thrown(fn), ErrorCode.Busy);
 

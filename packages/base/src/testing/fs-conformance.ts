@@ -13,6 +13,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ErrorCode, isShaleError } from "../errors.js";
 import { type FileSystem, joinPath } from "../fs/file-system.js";
+import { errorCode, expectIoError, thrown } from "./expect-error.js";
 
 export interface FileSystemUnderTest {
   fs: FileSystem;
@@ -45,28 +46,6 @@ function expectBytes(actual: Uint8Array, expected: Uint8Array): void {
   const n = Math.min(actual.length, expected.length);
   for (let i = 0; i < n && mismatch < 0; i++) if (actual[i] !== expected[i]) mismatch = i;
   expect({ length: actual.length, mismatch }).toEqual({ length: expected.length, mismatch: -1 });
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to throw");
-}
-
-/** The ShaleError code `fn` throws (or the thrown value itself if it is not one). */
-function errorCode(fn: () => unknown): unknown {
-  const err = thrown(fn);
-  return isShaleError(err) ? err.code : err;
-}
-
-/** Asserts `fn` throws a ShaleError IOError whose `cause.code` is `errno`. */
-function expectIoError(fn: () => unknown, errno: string): void {
-  const err = thrown(fn);
-  expect(isShaleError(err, ErrorCode.IOError), String(err)).toBe(true);
-  expect((err as Error).cause).toMatchObject({ code: errno });
 }
 
 export function describeFileSystemConformance(

@@ -1,8 +1,14 @@
 /**
  * Test-only helpers (`@shale/base/testing`): the conformance suites that every
- * implementation of a base contract runs, and a seeded PRNG. Imports vitest; never import
- * this from production code.
+ * implementation of a base contract runs, the data-driven test runner, error assertions and a
+ * seeded PRNG. Imports vitest; never import this from production code. Benchmarks (which run
+ * without vitest) import `@shale/base/testing/random` instead.
  */
+export * from "./datadriven.js";
+export * from "./datadriven-vitest.js";
+export * from "./expect-error.js";
 export * from "./fs-conformance.js";
 export * from "./iterator-conformance.js";
+export * from "./iterator-trace.js";
 export * from "./random.js";
+export * from "./text-keys.js";

@@ -1,4 +1,14 @@
-/** A small seeded PRNG (mulberry32) so test suites are deterministic without dependencies. */
+/**
+ * A small seeded PRNG (mulberry32) so test suites and benchmarks are deterministic without
+ * dependencies. No vitest: benchmarks import it as `@shale/base/testing/random`.
+ */
+
+/** mulberry32 as a function returning uniform doubles in [0, 1): the benchmarks' generator. */
+export function randomSource(seed: number): () => number {
+  const r = new Random(seed);
+  return () => r.nextUint32() / 4294967296;
+}
+
 export class Random {
   private state: number;
 

@@ -102,9 +102,10 @@ export class Compaction {
     return e;
   }
 
-  /** `L0 -> L1: 12,13 + 7` for logs and tests. */
+  /** `L0 -> L1: 12,13 + 7` for logs and tests (`-` for no file). */
   toString(): string {
-    const n = (fs: readonly FileMetaData[]) => fs.map((f) => f.number).join(",");
+    const n = (fs: readonly FileMetaData[]) =>
+      fs.length === 0 ? "-" : fs.map((f) => f.number).join(",");
     const move = this.trivialMove ? " (trivial move)" : "";
     return `L${this.level} -> L${this.outputLevel}: ${n(this.inputs[0])} + ${n(this.inputs[1])}${move}`;
   }

@@ -8,6 +8,13 @@
  *   files:  [a .. f]  [g .. m]  [p .. z]       seek("h"): open file 1, seek there;
  *             ^ open only while positioned      next() past "m": close 1, open 2 at its first
  * ```
+ *
+ * Views: the iterator of the file the run left stays open until the run leaves the next one
+ * (or the run is closed), so a key or value view of the run stays valid while the run moves
+ * on into the next file — what a merge needs: a consumer holds views of one user key, whose
+ * versions never span two files of a run (clean cuts), until it moves past that key, which
+ * moves the run at most into the following file. `isValuePinned` means that much. (In
+ * invariants mode a closed table iterator overwrites its blocks, so relying on more shows.)
  */
 import type { CompareFn, InternalIterator } from "@shale/base";
 
@@ -23,6 +30,8 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   private readonly compare: CompareFn;
   private index = -1;
   private it: InternalIterator | undefined;
+  /** The iterator of the file the run left last, closed when it leaves the next one. */
+  private left: InternalIterator | undefined;
 
   /**
    * @param files sorted by `compare` on their bounds, not overlapping.
@@ -101,7 +110,17 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   }
 
   close(): void {
-    this.it?.close();
+    this.leave();
+    this.left?.close();
+    this.left = undefined;
+  }
+
+  /** Leaves the current file: its iterator becomes `left` (the one before is closed). */
+  private leave(): void {
+    if (this.it !== undefined) {
+      this.left?.close();
+      this.left = this.it;
+    }
     this.it = undefined;
     this.index = -1;
   }
@@ -109,12 +128,11 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   /** Positions on file `i` (opening it); false (and invalid) if there is none. */
   private openAt(i: number): boolean {
     if (i < 0 || i >= this.files.length) {
-      this.close();
+      this.leave();
       return false;
     }
     if (i !== this.index || this.it === undefined) {
-      this.it?.close();
-      this.it = undefined;
+      this.leave();
       this.it = this.open(this.files[i]!);
       this.index = i;
     }

@@ -34,7 +34,13 @@
  * 1.17; L2 holds 2 GiB -> 0.8. L0 is picked: its oldest file plus the L0 files overlapping it,
  * plus the L1 files overlapping all of those.
  */
-import type { Comparator, InternalKeyComparator } from "@shale/base";
+import {
+  assertInvariant,
+  type Comparator,
+  formatInternalKey,
+  type InternalKeyComparator,
+  invariants,
+} from "@shale/base";
 import { type FileMetaData, NUM_LEVELS } from "../version-edit.js";
 import type { Version } from "../version-set.js";
 import { Compaction, CompactionReason } from "./compaction.js";
@@ -258,6 +264,7 @@ export class CompactionPicker {
       if (r.outputLevel === c.outputLevel && rangesOverlap(this.ucmp, r.range, c.range))
         return undefined;
     }
+    if (invariants) checkPick(this.ucmp, version, c, busy);
     return c;
   }
 
@@ -296,4 +303,72 @@ export class CompactionPicker {
 
 function lowerKey(f: FileMetaData): Uint8Array {
   return fileRange(f).lo;
+}
+
+/**
+ * Invariants of a pick (checked in invariants mode; AssertionFailed on a violation): inputs
+ * are files of their levels, none busy; above L0 each level's inputs are a contiguous run of
+ * it, cut cleanly (no neighbour left behind shares a user key); in L0 no file older than a
+ * picked one and overlapping the inputs stays behind (newer data would go down first); and
+ * every file of the output level overlapping the inputs is in the compaction.
+ */
+export function checkPick(
+  ucmp: Comparator,
+  version: Version,
+  c: Compaction,
+  busy: ReadonlySet<number>,
+): void {
+  const show = (f: FileMetaData) =>
+    `${f.number}[${formatInternalKey(f.smallest)} .. ${formatInternalKey(f.largest)}]`;
+  assertInvariant(c.inputs[0].length > 0, `pick ${c.toString()}: no input files`);
+  ([0, 1] as const).forEach((which) => {
+    const level = which === 0 ? c.level : c.outputLevel;
+    const files = version.levels[level]!;
+    const picked = c.inputs[which];
+    if (picked.length === 0) return;
+    for (const f of picked) {
+      assertInvariant(!busy.has(f.number), `pick ${c.toString()}: file ${f.number} is busy`);
+      assertInvariant(files.includes(f), `pick ${c.toString()}: ${show(f)} is not in L${level}`);
+    }
+    if (level === 0) {
+      const hull = rangeOfFiles(ucmp, picked);
+      const newestPicked = files.indexOf(picked[0]!);
+      for (let i = newestPicked + 1; i < files.length; i++) {
+        const f = files[i]!;
+        assertInvariant(
+          picked.includes(f) || !rangesOverlap(ucmp, fileRange(f), hull),
+          `pick ${c.toString()}: older L0 file ${show(f)} overlaps the inputs but is left out`,
+        );
+      }
+      return;
+    }
+    const first = files.indexOf(picked[0]!);
+    for (let k = 0; k < picked.length; k++) {
+      const f = picked[k]!;
+      assertInvariant(
+        files[first + k] === f,
+        `pick ${c.toString()}: L${level} inputs are not a contiguous run of the level (${show(f)})`,
+      );
+    }
+    const before = files[first - 1];
+    const after = files[first + picked.length];
+    for (const [left, right, other] of [
+      [before, picked[0]!, before],
+      [picked[picked.length - 1]!, after, after],
+    ] as const) {
+      if (left !== undefined && right !== undefined && filesTouch(ucmp, left, right)) {
+        assertInvariant(
+          false,
+          `pick ${c.toString()}: L${level} file ${show(other!)} shares a user key with the inputs`,
+        );
+      }
+    }
+  });
+  const hull = rangeOfFiles(ucmp, c.inputs[0]);
+  for (const f of version.levels[c.outputLevel]!) {
+    assertInvariant(
+      !rangesOverlap(ucmp, fileRange(f), hull) || c.inputs[1].includes(f),
+      `pick ${c.toString()}: L${c.outputLevel} file ${show(f)} overlaps the inputs but is left out`,
+    );
+  }
 }

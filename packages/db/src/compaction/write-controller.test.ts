@@ -1,4 +1,5 @@
 /** WriteController: L0 conditions and the memtable throttle, against a fake host. */
+import { dataDrivenTests } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import type { BackgroundExecutor } from "../background/executor.js";
 import { StallCondition, type StallHost, WriteController } from "./write-controller.js";
@@ -116,4 +117,35 @@ describe("WriteController", () => {
     c.throttle(50_500, 1e12, h); // 0.5 ms of bytes since: no sleep
     expect(c.counters.memtableThrottleCount).toBe(0);
   });
+});
+
+/**
+ * Data-driven (testdata/write-controller/*.txt): `new [slowdown=4] [stop=8] [disabled]`;
+ * `update l0=<n>` -> the condition; `delay-for bytes=<n>` -> the whole ms a write of that
+ * size sleeps now and the debt left (micros, 3 decimals). Cases run in order on the last
+ * controller.
+ */
+const CONDITION_NAMES = ["Normal", "Delayed", "Stopped"];
+dataDrivenTests(new URL("../../testdata/write-controller", import.meta.url), () => {
+  let c = controller();
+  return (t) => {
+    switch (t.cmd) {
+      case "new":
+        c = new WriteController({
+          level0SlowdownWritesTrigger: t.numArg("slowdown", 4),
+          level0StopWritesTrigger: t.numArg("stop", 8),
+          disableAutoCompactions: t.hasArg("disabled"),
+        });
+        return CONDITION_NAMES[c.condition]!;
+      case "update":
+        c.update(t.numArg("l0"));
+        return `${CONDITION_NAMES[c.condition]!} (owed ${c.owedMicros.toFixed(3)} µs)`;
+      case "delay-for": {
+        const ms = c.delayFor(t.numArg("bytes"));
+        return `sleep ${ms} ms, owed ${c.owedMicros.toFixed(3)} µs`;
+      }
+      default:
+        return t.fail("unknown command");
+    }
+  };
 });

@@ -217,6 +217,11 @@ export class WriteController {
     if (statistics !== undefined) statistics.tick(Ticker.StallMicros, micros);
   }
 
+  /** Micros of delay owed by writes under Delayed and not slept yet (for tests and stats). */
+  get owedMicros(): number {
+    return this.debtMicros;
+  }
+
   /** Total stall time of every kind. */
   get totalMicros(): number {
     const c = this.counters;

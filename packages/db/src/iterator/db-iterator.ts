@@ -5,6 +5,7 @@
  */
 import {
   Histogram,
+  invariants,
   KIND_FOR_SEEK,
   MAX_SEQ,
   ShaleError,
@@ -21,6 +22,7 @@ import {
   VALUE_FROM_ITER,
 } from "./db-iterator-core.js";
 import { EntryIterator } from "./entry-iterator.js";
+import { checkStep } from "./order-check.js";
 
 /** @internal What `newDBIterator` hands the constructor. */
 export interface DBIteratorOptions extends DBIteratorCoreOptions {
@@ -173,6 +175,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   /** Moves to the next key. REQUIRES: `valid()`. */
   next(): void {
     this.checkValid("next");
+    const before = invariants ? this.savedKey().slice() : undefined;
     const stats = this.stats;
     if (stats !== undefined) stats.tick(Ticker.IterNexts);
     this.isValid = false;
@@ -184,11 +187,14 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.next();
     }
     this.findNextUserEntry(true);
+    if (before !== undefined)
+      checkStep(this.order, before, this.isValid ? this.savedKey() : undefined, 1);
   }
 
   /** Moves to the previous key. REQUIRES: `valid()`. */
   prev(): void {
     this.checkValid("prev");
+    const before = invariants ? this.savedKey().slice() : undefined;
     const stats = this.stats;
     if (stats !== undefined) stats.tick(Ticker.IterNexts);
     this.isValid = false;
@@ -198,6 +204,8 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.seekForPrev(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
     }
     this.prevInternal();
+    if (before !== undefined)
+      checkStep(this.order, before, this.isValid ? this.savedKey() : undefined, -1);
   }
 
   /**

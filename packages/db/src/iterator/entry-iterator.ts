@@ -7,15 +7,29 @@
  * walk ends — exhausted, `break` (the loop calls `return()`), or an error — the DB iterator
  * is closed, so a for-of over a temporary iterator never leaks what it pins.
  */
-import type { DBIterator } from "./db-iterator.js";
+
+/**
+ * The moves the protocol makes (db-iterator.ts's DBIterator has them): an interface, so this
+ * file does not import db-iterator.ts (which imports this one).
+ */
+export interface EntrySource {
+  seekToFirst(): void;
+  seekToLast(): void;
+  next(): void;
+  prev(): void;
+  valid(): boolean;
+  key(): Uint8Array;
+  value(): Uint8Array;
+  close(): void;
+}
 
 export class EntryIterator implements IterableIterator<[Uint8Array, Uint8Array]> {
-  private readonly it: DBIterator;
+  private readonly it: EntrySource;
   private readonly reverse: boolean;
   private started = false;
   private done = false;
 
-  constructor(it: DBIterator, reverse: boolean) {
+  constructor(it: EntrySource, reverse: boolean) {
     this.it = it;
     this.reverse = reverse;
   }

@@ -21,6 +21,7 @@
  *   node dist/bench/merge-bench.js [--num=1000000] [--rounds=5]
  */
 import { ArrayIterator, type CompareFn, compareBytes, EMPTY_BYTES } from "@shale/base";
+import { randomSource } from "@shale/base/testing/random";
 import { BinaryHeap, type LowerPriority } from "../binary-heap.js";
 import { IteratorWrapper } from "../iterator-wrapper.js";
 import { MergingIterator } from "../merging-iterator.js";
@@ -49,17 +50,8 @@ function makeKeys(n: number): Uint8Array[] {
   return keys;
 }
 
-/** A small seeded PRNG (mulberry32). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG (mulberry32, @shale/base/testing/random). */
+const mulberry32 = randomSource;
 
 /** The children's entries: keys[c] and values[c] of child c. */
 interface Split {

@@ -21,21 +21,13 @@
  * Benchmarks report figures; they are not tests and assert nothing.
  */
 import { MAX_SEQ, type RangeTombstone } from "@shale/base";
+import { randomSource } from "@shale/base/testing/random";
 import { FragmentedRangeTombstoneList } from "../index.js";
 
 const KEYSPACE = 1_000_000;
 
-/** mulberry32, as in @shale/base/testing (which imports vitest, so not used here). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (@shale/base/testing/random: the PRNG of the tests, without vitest). */
+const prng = randomSource;
 
 function keyOf(n: number): Uint8Array {
   return Buffer.from(String(n).padStart(16, "0"), "latin1");

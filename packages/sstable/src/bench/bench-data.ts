@@ -1,18 +1,10 @@
 /**
  * Data and timing helpers for table-bench (not part of the package API).
  */
+import { randomSource } from "@shale/base/testing/random";
 
-/** mulberry32: deterministic, fast. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: deterministic, fast (the one in @shale/base/testing/random). */
+export const rng = randomSource;
 
 /**
  * db_bench's RandomGenerator: 1 MiB of data made of 100-byte pieces, each 50 random printable

@@ -35,6 +35,7 @@ import {
   Ticker,
   ValueKind,
 } from "@shale/base";
+import { randomSource } from "@shale/base/testing/random";
 import { LRUCache } from "@shale/block-cache";
 import { newMergingIterator } from "@shale/merging-iterator";
 import { type Block, TableBuilder, TableReader } from "@shale/sstable";
@@ -52,17 +53,8 @@ const WORKLOADS = new Set(arg("workloads", "readseq,readreverse,seekrandom,raw")
 const ROUNDS = 3;
 const VALUE_SIZE = 100;
 
-/** mulberry32. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (@shale/base/testing/random). */
+const rng = randomSource;
 
 function userKey(i: number, out = new Uint8Array(16)): Uint8Array {
   out.fill(0x30);
