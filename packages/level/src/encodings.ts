@@ -22,13 +22,41 @@ const NodeBuffer: typeof Buffer | undefined = (globalThis as { Buffer?: typeof B
 export type Format = "view" | "buffer" | "utf8";
 
 /**
+ * Copies handed out are carved from pooled chunks, as Node's Buffer pool does: one
+ * ArrayBuffer allocation per 16 KiB of small values instead of one per value (the
+ * per-entry allocation was most of an iterator's cost). A returned view is the caller's;
+ * its `.buffer` may also hold other values handed out (never engine memory). Values over
+ * a quarter of a chunk get an ArrayBuffer of their own.
+ */
+const CHUNK = 16 * 1024;
+const OWN_BUFFER = CHUNK >>> 2;
+let chunk = new Uint8Array(CHUNK);
+let used = 0;
+
+/** A caller-owned copy of `bytes` (a plain Uint8Array, never SharedArrayBuffer-backed). */
+export function copyOut(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  if (n > OWN_BUFFER) return bytes.slice();
+  if (used + n > CHUNK) {
+    chunk = new Uint8Array(CHUNK);
+    used = 0;
+  }
+  const out = chunk.subarray(used, used + n);
+  out.set(bytes);
+  used += n;
+  return out;
+}
+
+/**
  * `bytes` (a view of engine memory, valid only now) as a caller-owned value in `format`:
- * a string (utf8), a Buffer (buffer) or a fresh Uint8Array (view).
+ * a string (utf8), a Buffer (buffer) or a Uint8Array (view).
  */
 export function fromView(bytes: Uint8Array, format: string): Uint8Array | string {
   if (format === "utf8") return decoder.decode(bytes);
-  if (format === "buffer" && NodeBuffer !== undefined) return NodeBuffer.from(bytes);
-  return bytes.slice();
+  const out = copyOut(bytes);
+  if (format === "buffer" && NodeBuffer !== undefined)
+    return NodeBuffer.from(out.buffer, out.byteOffset, out.length);
+  return out;
 }
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
