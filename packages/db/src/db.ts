@@ -45,8 +45,8 @@ import { FileRemover } from "./background/file-remover.js";
 import { builtinComparator } from "./background/protocol.js";
 import {
   CLEAR_OPTIONS,
-  COMPACT_RANGE_OPTIONS,
   type ClearOptions,
+  COMPACT_RANGE_OPTIONS,
   type CompactRangeOptions,
   FLUSH_OPTIONS,
   type FlushOptions,
@@ -75,8 +75,8 @@ import { formatProperty } from "./properties.js";
 import { PointReader } from "./read-path.js";
 import { type RecoveredState, type RecoveryDrop, recover, recoveryProperty } from "./recovery.js";
 import { type Snapshot, SnapshotList } from "./snapshot.js";
-import { viewGuard } from "./view-guard.js";
 import type { Version, VersionSet } from "./version-set.js";
+import { viewGuard } from "./view-guard.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
 import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write-path.js";
 
@@ -507,7 +507,10 @@ export class DB {
   }
 
   /** The read path of get, getView and has: checks, then the value as a view. */
-  private readView(key: Uint8Array | string, options: ReadOptions | undefined): Uint8Array | undefined {
+  private readView(
+    key: Uint8Array | string,
+    options: ReadOptions | undefined,
+  ): Uint8Array | undefined {
     if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();

@@ -13,6 +13,7 @@ import {
   toBytes,
   ValueKind,
 } from "@shale/base";
+import { viewGuard } from "../view-guard.js";
 import {
   DBIteratorCore,
   type DBIteratorCoreOptions,
@@ -21,7 +22,6 @@ import {
   VALUE_FROM_BUFFER,
   VALUE_FROM_ITER,
 } from "./db-iterator-core.js";
-import { viewGuard } from "../view-guard.js";
 import { EntryIterator } from "./entry-iterator.js";
 
 /** @internal What `newDBIterator` hands the constructor. */

@@ -114,7 +114,7 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
   }
   const snapshotSeq = checkSeq(sources.snapshotSeq, "sources.snapshotSeq");
   const limit = sources.limit ?? Number.POSITIVE_INFINITY;
-  if (typeof limit !== "number" || !(limit >= 0) || (limit !== Math.floor(limit))) {
+  if (typeof limit !== "number" || !(limit >= 0) || limit !== Math.floor(limit)) {
     throw ShaleError.invalidArgument(`sources.limit must be an integer >= 0 or Infinity: ${limit}`);
   }
   if (childMaxSeqs !== undefined) {
