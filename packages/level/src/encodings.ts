@@ -50,16 +50,29 @@ export function copyOut(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/** UTF-8 text of `bytes` (any view, shared memory included). */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/**
+ * `owned` (memory the caller already owns, e.g. the engine's `get`) in `format`, without
+ * another copy: itself (view), a Buffer over the same bytes (buffer), or its text (utf8).
+ */
+export function ownedAs(owned: Uint8Array, format: string | undefined): Uint8Array | string {
+  if (format === "utf8") return decoder.decode(owned);
+  if (format === "buffer" && NodeBuffer !== undefined)
+    return NodeBuffer.from(owned.buffer, owned.byteOffset, owned.byteLength);
+  return owned;
+}
+
 /**
  * `bytes` (a view of engine memory, valid only now) as a caller-owned value in `format`:
  * a string (utf8), a Buffer (buffer) or a Uint8Array (view).
  */
 export function fromView(bytes: Uint8Array, format: string): Uint8Array | string {
   if (format === "utf8") return decoder.decode(bytes);
-  const out = copyOut(bytes);
-  if (format === "buffer" && NodeBuffer !== undefined)
-    return NodeBuffer.from(out.buffer, out.byteOffset, out.length);
-  return out;
+  return ownedAs(copyOut(bytes), format);
 }
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });

@@ -3,7 +3,7 @@
  * iterator (`DB.iterator`, which reads at the snapshot of its creation: implicit snapshots)
  * or an explicit snapshot's state.
  *
- * Level's range becomes the engine's bounds (range.ts); `limit` is counted by
+ * Level's range options go to the engine (one per side, range.ts); `limit` is counted by
  * abstract-level. Reading is synchronous underneath: `nextv(n)` and `all()` walk the engine
  * iterator in one go and settle one promise. Keys and values are copied out of the engine's
  * reused buffers into caller-owned memory in the requested format (encodings.ts).
@@ -12,7 +12,6 @@
  * the last key <= target) within the range; a target before the range's start in the
  * iteration's direction ends the iterator.
  */
-import { bytewiseComparator } from "@shale/base";
 import type { DB, DBIterator, IteratorOptions, Snapshot } from "@shale/db";
 import {
   AbstractIterator,
@@ -24,7 +23,7 @@ import {
 } from "abstract-level";
 import { fromView } from "./encodings.js";
 import { levelError } from "./errors.js";
-import { keyBytes, type LevelRange, levelBounds } from "./range.js";
+import { engineRange, keyBytes, type LevelRange, outOfRange } from "./range.js";
 
 /** abstract-level's error for a read at a closed snapshot. */
 function snapshotNotOpen(): Error {
@@ -59,11 +58,7 @@ export class ShaleCursor {
   private readonly engine: DB;
   private readonly readOptions: IteratorOptions;
   private readonly reverse: boolean;
-  private readonly lowerBound: Uint8Array | undefined;
-  private readonly upperBound: Uint8Array | undefined;
   private state: number = UNPOSITIONED;
-  /** No key can be in range (lower bound >= upper bound). */
-  private readonly empty: boolean;
   readonly keyFormat: string;
   readonly valueFormat: string;
 
@@ -77,22 +72,11 @@ export class ShaleCursor {
     this.reverse = options.reverse === true;
     this.keyFormat = options.keyEncoding;
     this.valueFormat = options.valueEncoding ?? "view";
-    const bounds = levelBounds(options);
-    this.lowerBound = bounds.lowerBound;
-    this.upperBound = bounds.upperBound;
-    const ro: IteratorOptions = {};
-    if (bounds.lowerBound !== undefined) ro.lowerBound = bounds.lowerBound;
-    if (bounds.upperBound !== undefined) ro.upperBound = bounds.upperBound;
+    const ro = engineRange<IteratorOptions>(options, {});
     if (typeof options.fillCache === "boolean") ro.fillCache = options.fillCache;
     this.readOptions = ro;
-    this.empty = bounds.empty;
-    if (bounds.empty) {
-      this.state = ENDED;
-    } else if (options.snapshot != null) {
-      ro.snapshot = options.snapshot.engineSnapshot;
-    } else {
-      this.open();
-    }
+    if (options.snapshot != null) ro.snapshot = options.snapshot.engineSnapshot;
+    else this.open();
   }
 
   private open(): DBIterator {
@@ -137,23 +121,14 @@ export class ShaleCursor {
   }
 
   seek(target: unknown): void {
-    if (this.empty) return; // nothing in range: nothing to seek to
     const it = this.it ?? this.open();
     const t = keyBytes(target);
-    const cmp = bytewiseComparator;
-    if (this.reverse) {
-      if (this.upperBound !== undefined && cmp.compare(t, this.upperBound) >= 0) {
-        this.state = ENDED;
-        return;
-      }
-      it.seekForPrev(t);
-    } else {
-      if (this.lowerBound !== undefined && cmp.compare(t, this.lowerBound) < 0) {
-        this.state = ENDED;
-        return;
-      }
-      it.seek(t);
+    if (outOfRange(this.readOptions, t, this.reverse)) {
+      this.state = ENDED;
+      return;
     }
+    if (this.reverse) it.seekForPrev(t);
+    else it.seek(t);
     this.state = SOUGHT;
   }
 

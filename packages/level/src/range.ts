@@ -1,22 +1,19 @@
 /**
- * Level's range options (`gt`, `gte`, `lt`, `lte`) as the engine's half-open bounds
- * `[lowerBound, upperBound)`, exactly, under the bytewise order every Level database uses:
- * the smallest key after `k` is `k + 0x00`, so `gt: k` is `lowerBound: k + 0x00` and
- * `lte: k` is `upperBound: k + 0x00`. When both forms of a side are given, `gte` wins over
- * `gt` and `lte` over `lt` (as memory-level does). Range keys reach the private API encoded:
- * strings (the utf8 format) are UTF-8 encoded here.
+ * Level's range options as the engine takes them. The engine (@shale/db) speaks Level's
+ * `gt`, `gte`, `lt`, `lte` itself, but allows one option per side; Level allows both forms
+ * of a side, and then `gte` wins over `gt` and `lte` over `lt` (abstract-level's suite,
+ * memory-level). Range keys reach the private API encoded (a string in the utf8 format,
+ * else bytes).
+ *
+ * `outOfRange` is Level's seek rule: a seek target before the range's start, in the
+ * iteration's direction, ends the iterator (the engine's `seek` would clamp it to the
+ * bound instead). Past the far end the engine already lands on nothing.
  */
 import { bytewiseComparator } from "@shale/base";
 
 const encoder = new TextEncoder();
 
-export interface Bounds {
-  lowerBound: Uint8Array | undefined;
-  upperBound: Uint8Array | undefined;
-  /** True when no key can be in range (lower >= upper): nothing to read. */
-  empty: boolean;
-}
-
+/** Level's range options, one or both forms per side. */
 export interface LevelRange {
   gt?: unknown;
   gte?: unknown;
@@ -24,30 +21,48 @@ export interface LevelRange {
   lte?: unknown;
 }
 
+/** The range with at most one option per side, as the engine takes it. */
+export interface EngineRange {
+  gt?: Uint8Array | string;
+  gte?: Uint8Array | string;
+  lt?: Uint8Array | string;
+  lte?: Uint8Array | string;
+}
+
+function rangeKey(key: unknown): Uint8Array | string {
+  if (typeof key === "string" || key instanceof Uint8Array) return key;
+  throw new TypeError("a range option must be a string, Buffer or Uint8Array once encoded");
+}
+
+/** `range` with one option per side (gte over gt, lte over lt), copied into `out`. */
+export function engineRange<T extends EngineRange>(range: LevelRange, out: T): T {
+  if (range.gte !== undefined) out.gte = rangeKey(range.gte);
+  else if (range.gt !== undefined) out.gt = rangeKey(range.gt);
+  if (range.lte !== undefined) out.lte = rangeKey(range.lte);
+  else if (range.lt !== undefined) out.lt = rangeKey(range.lt);
+  return out;
+}
+
 /** The key as bytes: private-API keys are strings (utf8), Buffers or Uint8Arrays. */
 export function keyBytes(key: unknown): Uint8Array {
   if (typeof key === "string") return encoder.encode(key);
   if (key instanceof Uint8Array) return key;
-  throw new TypeError("a range option must be a string, Buffer or Uint8Array once encoded");
+  throw new TypeError("a seek target must be a string, Buffer or Uint8Array once encoded");
 }
 
-/** `k + 0x00`: the first key after `k` in bytewise order. */
-export function successor(k: Uint8Array): Uint8Array {
-  const out = new Uint8Array(k.length + 1);
-  out.set(k);
-  return out;
-}
-
-export function levelBounds(range: LevelRange): Bounds {
-  let lowerBound: Uint8Array | undefined;
-  let upperBound: Uint8Array | undefined;
-  if (range.gte !== undefined) lowerBound = keyBytes(range.gte);
-  else if (range.gt !== undefined) lowerBound = successor(keyBytes(range.gt));
-  if (range.lte !== undefined) upperBound = successor(keyBytes(range.lte));
-  else if (range.lt !== undefined) upperBound = keyBytes(range.lt);
-  const empty =
-    lowerBound !== undefined &&
-    upperBound !== undefined &&
-    bytewiseComparator.compare(lowerBound, upperBound) >= 0;
-  return { lowerBound, upperBound, empty };
+/**
+ * True when a seek to `target` must end the iterator: before the start of `range` in the
+ * iteration's direction (forward: below gte / at or below gt; reverse: above lte / at or
+ * above lt).
+ */
+export function outOfRange(range: EngineRange, target: Uint8Array, reverse: boolean): boolean {
+  const cmp = bytewiseComparator;
+  if (reverse) {
+    if (range.lte !== undefined) return cmp.compare(target, keyBytes(range.lte)) > 0;
+    if (range.lt !== undefined) return cmp.compare(target, keyBytes(range.lt)) >= 0;
+  } else {
+    if (range.gte !== undefined) return cmp.compare(target, keyBytes(range.gte)) < 0;
+    if (range.gt !== undefined) return cmp.compare(target, keyBytes(range.gt)) <= 0;
+  }
+  return false;
 }

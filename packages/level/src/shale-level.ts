@@ -8,15 +8,16 @@
  *
  * Contract with abstract-level (its README, "Private API For Implementors"):
  * - formats: `view`, `buffer` and `utf8` are native; every value handed out is
- *   caller-owned memory (encodings.ts `fromView`).
+ *   caller-owned memory: the engine's `get`/`getMany` copies, or (iterators) copies made
+ *   here (encodings.ts).
  * - snapshots: implicit (an iterator reads at its creation) and explicit (`db.snapshot()`
  *   is an engine snapshot, released by `snapshot.close()`).
  * - writes: `put`/`del` are one engine write each; `batch([...])` and the chained batch are
  *   one WriteBatch: atomic, one WAL record. `sync: true` fsyncs the WAL.
- * - `clear(range)` without limit or snapshot is one range deletion (constant time,
- *   whatever the range's size); with a `limit` the range is walked to its `limit`-th key
- *   and then deleted in one range deletion; with an explicit `snapshot` the keys of the
- *   snapshot are deleted one by one in one batch (keys written since stay).
+ * - `clear(range)` is the engine's `clear`: one atomic batch, a range tombstone (constant
+ *   cost whatever the range's size) or, with a `limit`, that many point deletes; with an
+ *   explicit `snapshot` the keys of the snapshot are deleted one by one in one batch (keys
+ *   written since stay).
  * - errors: ShaleErrors become Level codes (errors.ts).
  *
  * Threading: everything runs on the caller's thread; flushes and compactions run in the
@@ -24,8 +25,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { bytewiseComparator, ShaleError } from "@shale/base";
+import { ShaleError } from "@shale/base";
 import {
+  type ClearOptions,
   DB,
   type DbOptions,
   type ReadOptions,
@@ -41,7 +43,7 @@ import {
   AbstractSublevel,
 } from "abstract-level";
 import { type BatchTarget, ShaleChainedBatch } from "./chained-batch.js";
-import { fromView, resolveEncoding, withEncodings } from "./encodings.js";
+import { decodeUtf8, ownedAs, resolveEncoding, withEncodings } from "./encodings.js";
 import { levelError, ShaleLevelError } from "./errors.js";
 import {
   type PrivateIteratorOptions,
@@ -50,7 +52,7 @@ import {
   ShaleKeyIterator,
   ShaleValueIterator,
 } from "./iterator.js";
-import { type LevelRange, levelBounds, successor } from "./range.js";
+import { engineRange, type LevelRange } from "./range.js";
 
 type Format = Buffer | Uint8Array | string;
 type Key = Uint8Array | string;
@@ -108,7 +110,6 @@ interface PrivateClearOptions extends LevelRange {
 }
 
 const SYNC: WriteOptions = Object.freeze({ sync: true });
-const EMPTY = new Uint8Array(0);
 
 function writeOptions(options: PrivateWriteOptions | undefined): WriteOptions | undefined {
   return options !== undefined && options.sync === true ? SYNC : undefined;
@@ -281,8 +282,15 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   _getSync(key: Key, options: PrivateReadOptions): Key | undefined {
     try {
-      const v = this.db!.get(key, readOptions(options));
-      return v === undefined ? undefined : fromView(v, options.valueEncoding ?? "view");
+      const db = this.db!;
+      const format = options.valueEncoding;
+      if (format === "utf8") {
+        // Decoded at once: the zero-copy view is enough (valid until the next engine call).
+        const view = db.getView(key, readOptions(options));
+        return view === undefined ? undefined : decodeUtf8(view);
+      }
+      const v = db.get(key, readOptions(options));
+      return v === undefined ? undefined : ownedAs(v, format);
     } catch (e) {
       throw levelError(e);
     }
@@ -291,11 +299,12 @@ export class ShaleLevel<KDefault = string, VDefault = string>
   async _getMany(keys: Key[], options: PrivateReadOptions): Promise<(Key | undefined)[]> {
     try {
       const values = this.db!.getMany(keys, readOptions(options));
-      const format = options.valueEncoding ?? "view";
+      const format = options.valueEncoding;
+      if (format === "view") return values;
       const out = new Array<Key | undefined>(values.length);
       for (let i = 0; i < values.length; i++) {
         const v = values[i];
-        out[i] = v === undefined ? undefined : fromView(v, format);
+        out[i] = v === undefined ? undefined : ownedAs(v, format);
       }
       return out;
     } catch (e) {
@@ -305,7 +314,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   async _has(key: Key, options: PrivateReadOptions): Promise<boolean> {
     try {
-      return this.db!.get(key, readOptions(options)) !== undefined;
+      return this.db!.has(key, readOptions(options));
     } catch (e) {
       throw levelError(e);
     }
@@ -316,7 +325,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
       const db = this.db!;
       const ro = readOptions(options);
       const out = new Array<boolean>(keys.length);
-      for (let i = 0; i < keys.length; i++) out[i] = db.get(keys[i]!, ro) !== undefined;
+      for (let i = 0; i < keys.length; i++) out[i] = db.has(keys[i]!, ro);
       return out;
     } catch (e) {
       throw levelError(e);
@@ -374,52 +383,26 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   private clearNow(options: PrivateClearOptions): void {
     const db = this.db!;
-    const bounds = levelBounds(options);
-    if (bounds.empty || options.limit === 0) return;
-    if (options.snapshot != null) {
-      // Only what the snapshot holds goes: one delete per key, in one batch.
-      const cursor = new ShaleCursor(db, cursorOptions(options));
-      const batch = new WriteBatch();
-      try {
-        const limit = options.limit < 0 ? Infinity : options.limit;
-        for (let n = 0; n < limit && cursor.step(); n++) batch.delete(cursor.key());
-      } finally {
-        cursor.close();
-      }
-      db.write(batch);
+    if (options.snapshot == null) {
+      // The engine's clear: one atomic batch (a range tombstone without a limit).
+      const o = engineRange<ClearOptions>(options, {});
+      if (options.limit >= 0) o.limit = options.limit;
+      if (options.reverse === true) o.reverse = true;
+      db.clear(o);
       return;
     }
-    let lo = bounds.lowerBound ?? EMPTY;
-    let hi = bounds.upperBound;
-    if (options.limit > 0) {
-      // Walk to the limit-th key in the clear's direction; delete up to it.
-      const cursor = new ShaleCursor(db, cursorOptions(options));
-      let first: Uint8Array | undefined;
-      let last: Uint8Array | undefined;
-      try {
-        for (let n = 0; n < options.limit && cursor.step(); n++) {
-          last = cursor.key() as Uint8Array;
-          first ??= last;
-        }
-      } finally {
-        cursor.close();
-      }
-      if (first === undefined || last === undefined) return;
-      if (options.reverse) [first, last] = [last, first];
-      lo = first;
-      hi = successor(last);
-    } else if (hi === undefined) {
-      // Open above: up to just after the last key in range.
-      const it = db.iterator({ lowerBound: lo });
-      try {
-        it.seekToLast();
-        if (!it.valid()) return;
-        hi = successor(it.key());
-      } finally {
-        it.close();
-      }
+    // Only what the snapshot holds goes (keys written since stay): one delete per key of
+    // the snapshot's range, in one batch.
+    if (options.limit === 0) return;
+    const cursor = new ShaleCursor(db, cursorOptions(options));
+    const batch = new WriteBatch();
+    try {
+      const limit = options.limit < 0 ? Infinity : options.limit;
+      for (let n = 0; n < limit && cursor.step(); n++) batch.delete(cursor.key());
+    } finally {
+      cursor.close();
     }
-    if (bytewiseComparator.compare(lo, hi) < 0) db.deleteRange(lo, hi);
+    db.write(batch);
   }
 
   _iterator(options: PrivateIteratorOptions): ShaleIterator {
