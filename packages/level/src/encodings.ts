@@ -22,14 +22,15 @@ const NodeBuffer: typeof Buffer | undefined = (globalThis as { Buffer?: typeof B
 export type Format = "view" | "buffer" | "utf8";
 
 /**
- * Copies handed out are carved from pooled chunks, as Node's Buffer pool does: one
- * ArrayBuffer allocation per 16 KiB of small values instead of one per value (the
- * per-entry allocation was most of an iterator's cost). A returned view is the caller's;
- * its `.buffer` may also hold other values handed out (never engine memory). Values over
- * a quarter of a chunk get an ArrayBuffer of their own.
+ * Copies handed out are carved from pooled chunks, as Node's Buffer pool does (and with
+ * the sizes of @shale/db's pool for `get`): one ArrayBuffer allocation per 32 KiB of small
+ * values instead of one per value — the per-entry ArrayBuffer was most of an iterator's
+ * cost. A returned view is the caller's; its `.buffer` may also hold other values handed
+ * out (never engine memory), so use `byteOffset`/`byteLength`. Values over 4 KiB get an
+ * ArrayBuffer of their own.
  */
-const CHUNK = 16 * 1024;
-const OWN_BUFFER = CHUNK >>> 2;
+const CHUNK = 32 * 1024;
+const OWN_BUFFER = CHUNK >>> 3;
 let chunk = new ArrayBuffer(CHUNK);
 let chunkBytes = new Uint8Array(chunk);
 let used = 0;

@@ -158,11 +158,15 @@ export class ShaleIterator extends AbstractIterator<Db, Key, Key> {
     const c = this.cursor;
     const out: [Key, Key][] = [];
     try {
-      while (out.length < size && c.step()) {
-        out.push([
-          this.withKeys ? c.key() : (undefined as unknown as Key),
-          this.withValues ? c.value() : (undefined as unknown as Key),
-        ]);
+      if (this.withKeys && this.withValues) {
+        while (out.length < size && c.step()) out.push([c.key(), c.value()]);
+      } else {
+        while (out.length < size && c.step()) {
+          out.push([
+            this.withKeys ? c.key() : (undefined as unknown as Key),
+            this.withValues ? c.value() : (undefined as unknown as Key),
+          ]);
+        }
       }
     } catch (e) {
       throw levelError(e);
