@@ -157,7 +157,7 @@ describe("encodings", () => {
     const sub = db.sublevel<string, unknown>("sub", { valueEncoding: "msgpack" });
     await sub.put("k", [1, 2, { three: 3 }]);
     expect(await sub.get("k")).toEqual([1, 2, { three: 3 }]);
-    const nested = sub.sublevel<string, unknown>("deeper");
+    const nested = sub.sublevel<string, unknown>("deeper", {});
     await nested.put("k", { deep: true }, { valueEncoding: "msgpack" });
     expect(await nested.get("k", { valueEncoding: "msgpack" })).toEqual({ deep: true });
     expect(await db.keys({ keyEncoding: "utf8" }).all()).toEqual([

@@ -36,9 +36,14 @@ import {
   type WriteOptions,
 } from "@shale/db";
 import {
+  type AbstractBatchOperation,
+  type AbstractBatchOptions,
+  type AbstractChainedBatch,
   type AbstractDatabaseOptions,
+  type AbstractDelOptions,
   AbstractLevel,
   type AbstractOpenOptions,
+  type AbstractPutOptions,
   AbstractSnapshot,
   AbstractSublevel,
 } from "abstract-level";
@@ -171,6 +176,31 @@ function manifest() {
   };
 }
 
+/** Write options of `put`, `del` and `batch`: abstract-level's and `sync`. */
+export interface ShaleLevelWriteOptions {
+  /** fsync the WAL before the write resolves (survives a power cut). Default: false. */
+  sync?: boolean;
+}
+
+// The write calls with `sync` in their types (abstract-level's types have no such option;
+// classic-level adds it the same way). Only types: AbstractLevel implements them.
+export interface ShaleLevel<KDefault = string, VDefault = string> {
+  put(key: KDefault, value: VDefault): Promise<void>;
+  put<K = KDefault, V = VDefault>(
+    key: K,
+    value: V,
+    options: AbstractPutOptions<K, V> & ShaleLevelWriteOptions,
+  ): Promise<void>;
+  del(key: KDefault): Promise<void>;
+  del<K = KDefault>(key: K, options: AbstractDelOptions<K> & ShaleLevelWriteOptions): Promise<void>;
+  batch(operations: Array<AbstractBatchOperation<this, KDefault, VDefault>>): Promise<void>;
+  batch<K = KDefault, V = VDefault>(
+    operations: Array<AbstractBatchOperation<this, K, V>>,
+    options: AbstractBatchOptions<K, V> & ShaleLevelWriteOptions,
+  ): Promise<void>;
+  batch(): AbstractChainedBatch<this, KDefault, VDefault>;
+}
+
 /** An explicit snapshot: an engine snapshot, released when the Level snapshot closes. */
 export class ShaleLevelSnapshot extends AbstractSnapshot {
   /** @internal the engine's snapshot (what reads pass as `snapshot`). */
@@ -199,6 +229,7 @@ export class ShaleLevelSnapshot extends AbstractSnapshot {
  * `db.engine` is the @shale/db `DB` underneath (while open), for what Level has no word for
  * (flush, compactRange, properties, statistics).
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above only adds overloads (with `sync`) to methods AbstractLevel implements
 export class ShaleLevel<KDefault = string, VDefault = string>
   extends AbstractLevel<Format, KDefault, VDefault>
   implements BatchTarget
