@@ -47,8 +47,9 @@ export function ownedCopy(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * Copies of `key` and `value` side by side in one pool piece (one bounds check; the for-of
- * iteration's per-entry copy), written into `out[0]` and `out[1]`.
+ * `[copy of key, copy of value]` side by side in one pool piece (one bounds check): the
+ * for-of iteration's entry. Keys up to 16 bytes are copied with a loop (cheaper than `set`'s
+ * call at that size).
  */
 export function ownedPair(key: Uint8Array, value: Uint8Array): [Uint8Array, Uint8Array] {
   const k = key.length;

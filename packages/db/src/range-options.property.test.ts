@@ -4,7 +4,8 @@
  * then iterators with one random option per side (`gt`/`gte`/`lowerBound`,
  * `lt`/`lte`/`upperBound`, or none), a random `limit` and `reverse`, at every snapshot
  * taken and at the latest state — for-of forward and reverse, and the cursor walking
- * forward from seekToFirst and backward from seekToLast. `clear(range)` is checked against
+ * forward from seekToFirst and backward from seekToLast, and seek / seekForPrev to every
+ * probe key. `clear(range)` is checked against
  * the model too (the model deletes exactly the keys in range).
  */
 import {
@@ -172,6 +173,23 @@ async function check(cmp: Comparator, ops: Op[], queries: Query[]): Promise<void
             walked.push([dec(it.key()), dec(it.value())]);
         it.close();
         expect(walked, `cursor ${JSON.stringify(q)}`).toEqual(want);
+        // seek / seekForPrev to every probe (no limit): the first key >= it in range, the
+        // last key <= it in range.
+        const inOrder = expected(cmp, v.state, { ...q, limit: undefined, reverse: false });
+        const { limit: _limit, ...unlimited } = options;
+        const seeker = db.iterator(unlimited);
+        for (const probe of PROBES) {
+          const p = enc(probe);
+          seeker.seek(probe);
+          const ge = inOrder.find(([k]) => cmp.compare(enc(k), p) >= 0);
+          expect(seeker.valid() ? dec(seeker.key()) : undefined, `seek ${probe}`).toBe(ge?.[0]);
+          seeker.seekForPrev(probe);
+          const le = [...inOrder].reverse().find(([k]) => cmp.compare(enc(k), p) <= 0);
+          expect(seeker.valid() ? dec(seeker.key()) : undefined, `seekForPrev ${probe}`).toBe(
+            le?.[0],
+          );
+        }
+        seeker.close();
       }
     }
     for (const s of snapshots) s.snapshot.release();
