@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ShaleError } from "@shale/base";
+import { MemoryFileSystem, ShaleError } from "@shale/base";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LEVEL_CODES, msgpack, ShaleLevel, ShaleLevelError } from "./index.js";
@@ -66,6 +66,19 @@ describe("errors", () => {
     expect(err.code).toBe("LEVEL_DATABASE_NOT_OPEN");
     expect(err.cause.message).toMatch(/does not exist/);
     expect((err.cause as ShaleLevelError).code).toBe("LEVEL_INVALID_ARGUMENT");
+  });
+
+  it("createIfMissing: false asks the configured file system whether the database exists", async () => {
+    const fs = new MemoryFileSystem();
+    const created = new ShaleLevel(dir, { shale: { fs } });
+    await created.put("k", "v");
+    await created.close();
+    const again = new ShaleLevel(dir, { createIfMissing: false, shale: { fs } });
+    expect(await again.get("k")).toBe("v"); // not on the disk, but in `fs`
+    await again.close();
+    const elsewhere = new ShaleLevel(join(dir, "none"), { createIfMissing: false, shale: { fs } });
+    const err = (await elsewhere.open().catch((e: unknown) => e)) as { cause: ShaleLevelError };
+    expect(err.cause.message).toMatch(/does not exist/);
   });
 
   it("engine options shale refuses are LEVEL_INVALID_ARGUMENT naming the option", async () => {

@@ -270,31 +270,28 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   async _open(options: ShaleLevelOptions<unknown, unknown> & AbstractOpenOptions): Promise<void> {
     try {
-      this.db = await DB.open(this.location, engineOptions(options));
+      const engine = engineOptions(options);
+      this.checkExists(engine);
+      this.db = await DB.open(this.location, engine);
     } catch (e) {
-      throw levelError(this.openFailure(e, options));
+      throw levelError(e);
     }
   }
 
   /**
-   * A failed open in Level's words: with `createIfMissing: false` and no database there,
-   * the error says the database "does not exist" (classic-level's wording), from what is
-   * on disk rather than from the engine's message.
+   * `createIfMissing: false` and no database in the directory (no CURRENT file, on the
+   * configured file system): InvalidArgument saying the database "does not exist", Level's
+   * (and LevelDB's) wording, decided from the directory rather than from an engine message.
+   * A best-efforts open decides for itself (it can open a directory without CURRENT).
    */
-  private openFailure(e: unknown, options: AbstractOpenOptions): unknown {
-    if (
-      options.createIfMissing === false &&
-      ShaleError.isInstance(e) &&
-      e.code === "InvalidArgument" &&
-      !existsSync(join(this.location, "CURRENT"))
-    ) {
-      return new ShaleError(
-        "InvalidArgument",
+  private checkExists(engine: DbOptions): void {
+    if (engine.createIfMissing !== false || engine.bestEffortsRecovery === true) return;
+    const current = join(this.location, "CURRENT");
+    const exists = engine.fs !== undefined ? engine.fs.exists(current) : existsSync(current);
+    if (!exists)
+      throw ShaleError.invalidArgument(
         `the database ${this.location} does not exist (createIfMissing is false)`,
-        { cause: e },
       );
-    }
-    return e;
   }
 
   async _close(): Promise<void> {
