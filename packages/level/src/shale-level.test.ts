@@ -3,7 +3,7 @@
  * error mapping, encodings (msgpack included), caller-owned values, explicit snapshots
  * across flushes, range options at the byte edges, clear, and durability over a reopen.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryFileSystem, ShaleError } from "@shale/base";
@@ -58,6 +58,37 @@ describe("errors", () => {
       expect(e.shaleCode).toBe(cause.code);
       expect(e.cause).toBe(cause);
     }
+  });
+
+  it("a damaged table read through the adapter is LEVEL_CORRUPTION naming file and offset", async () => {
+    const db = new ShaleLevel(dir, { compression: false });
+    await db.batch(
+      Array.from({ length: 200 }, (_, i) => ({
+        type: "put" as const,
+        key: `k${String(i).padStart(4, "0")}`,
+        value: "v".repeat(50),
+      })),
+    );
+    await db.engine.flush();
+    await db.close();
+    const table = readdirSync(dir).find((n) => n.endsWith(".sst"))!;
+    const bytes = readFileSync(join(dir, table));
+    bytes[100] = bytes[100]! ^ 0xff; // inside the first data block
+    writeFileSync(join(dir, table), bytes);
+    const again = new ShaleLevel(dir);
+    const err = (await again.get("k0000").catch((e: unknown) => e)) as ShaleLevelError;
+    expect(err).toBeInstanceOf(ShaleLevelError);
+    expect(err.code).toBe("LEVEL_CORRUPTION");
+    const cause = err.cause as ShaleError;
+    expect(cause.code).toBe("Corruption");
+    expect(cause.file).toContain(table);
+    expect(typeof cause.offset).toBe("number");
+    const scan = (await again
+      .iterator()
+      .all()
+      .catch((e: unknown) => e)) as ShaleLevelError;
+    expect(scan.code).toBe("LEVEL_CORRUPTION");
+    await again.close();
   });
 
   it("createIfMissing: false on an empty directory says the database does not exist", async () => {
