@@ -6,7 +6,7 @@
  * import { open, WriteBatch } from "shale";
  * const db = await open("./data");
  * db.put("hello", "world");
- * db.get("hello"); // Uint8Array view of "world"
+ * db.get("hello"); // a Uint8Array copy of "world" (db.getView: zero-copy, read-only)
  * await db.close();
  * ```
  *
@@ -56,6 +56,7 @@ export { type CacheStats, LRUCache, type LRUCacheOptions } from "@shale/block-ca
 // The database, its iterator, batches and snapshots, and the options of each call.
 // Merge operators.
 export {
+  type ClearOptions,
   DB,
   DBIterator,
   type DbOptions,
@@ -65,6 +66,7 @@ export {
   type IteratorOptions,
   type MergeOperator,
   maxOperator,
+  type RangeOptions,
   type ReadOptions,
   Snapshot,
   stringAppendOperator,

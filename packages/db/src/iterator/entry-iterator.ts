@@ -7,6 +7,7 @@
  * walk ends — exhausted, `break` (the loop calls `return()`), or an error — the DB iterator
  * is closed, so a for-of over a temporary iterator never leaks what it pins.
  */
+import { ownedPair } from "../owned-bytes.js";
 
 /**
  * The moves the protocol makes (db-iterator.ts's DBIterator has them): an interface, so this
@@ -51,7 +52,7 @@ export class EntryIterator implements IterableIterator<[Uint8Array, Uint8Array]>
         this.finish();
         return { done: true, value: undefined };
       }
-      return { done: false, value: [it.key().slice(), it.value().slice()] };
+      return { done: false, value: ownedPair(it.key(), it.value()) };
     } catch (e) {
       this.done = true;
       try {
