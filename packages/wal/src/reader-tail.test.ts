@@ -50,7 +50,7 @@ describe("LogReader startOffset (tailing a log being appended to)", () => {
           }
           writer.close();
           expect(seen.length).toBe(sizes.length);
-          seen.forEach((r, i) => expect(r).toEqual(record(i, sizes[i]!)));
+          for (let i = 0; i < seen.length; i++) expect(seen[i]).toEqual(record(i, sizes[i]!));
         },
       ),
       { numRuns: 25 },
