@@ -14,7 +14,10 @@
  */
 import { DB, type DbOptions } from "@shale/db";
 
-/** Opens (creating if missing) the database in `dir`. */
+/**
+ * Opens (creating if missing) the database in `dir`; `{ readOnly: true }` opens it read-only
+ * beside a writer in another process (see @shale/db's README, "More than one process").
+ */
 export function open(dir: string, options?: DbOptions): Promise<DB> {
   return DB.open(dir, options);
 }
@@ -35,8 +38,10 @@ export {
   Ticker,
 } from "@shale/base";
 export {
+  type CatchUpResult,
   DB,
   type DbOptions,
+  type DbRole,
   decodeUint64,
   encodeUint64,
   type FlushOptions,
@@ -44,6 +49,10 @@ export {
   type MergeOperator,
   maxOperator,
   type ReadOptions,
+  type RepairOptions,
+  type RepairReport,
+  repair,
+  type SecondaryOptions,
   Snapshot,
   stringAppendOperator,
   uint64AddOperator,

@@ -20,7 +20,7 @@
  *
  * Worked example (a secondary of pid 4242 holding tables 7 and 12, reading WALs from 14):
  * `shale-secondary 1\npid 4242\nhost db1\nexpires 1764600060000\nmanifest 5\nmin-log 14\n`
- * `tables 7 12\ncrc32c 1a2b3c4d\n`.
+ * `tables 7 12\ncrc32c b5b45217\n` (the checksum covers the 92 bytes before its line).
  *
  * Protocol:
  * - The secondary writes its registration (temp file, then rename: a reader sees the old
