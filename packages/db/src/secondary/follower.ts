@@ -149,8 +149,23 @@ export class Follower {
         manifestEdits += edits;
         if (edits > 0) this.pending = true;
         if (this.pending) this.install(host);
-        walRecords += this.wals.advance(this.manifest.state.logNumber ?? 0);
-        break;
+        const logNumber = this.manifest.state.logNumber ?? 0;
+        walRecords += this.wals.advance(logNumber);
+        // A flush installed while the WALs were read may have deleted a WAL we never listed
+        // (its data is in a table the MANIFEST names now): then read the MANIFEST on and the
+        // WALs again. A flush's edit is synced before its WALs are deleted, so an unchanged
+        // log number means no WAL went missing.
+        const later = this.manifest.advance();
+        manifestEdits += later;
+        if (later > 0) this.pending = true;
+        if ((this.manifest.state.logNumber ?? 0) === logNumber) {
+          if (this.pending) this.install(host);
+          break;
+        }
+        if (attempt >= MAX_ATTEMPTS)
+          throw ShaleError.busy(
+            `catching up with the primary: its WALs moved on ${MAX_ATTEMPTS} times while they were read; try again`,
+          );
       } catch (e) {
         if (!(e instanceof Vanished)) throw e;
         if (attempt >= MAX_ATTEMPTS)

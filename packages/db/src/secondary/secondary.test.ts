@@ -162,6 +162,51 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
   });
 });
 
+describe("a catch-up racing the primary's flush", () => {
+  it("a WAL flushed and deleted between the MANIFEST read and the WAL listing is not missed", async () => {
+    const fsP = new MemoryFileSystem();
+    const primary = await DB.open("/db", { fs: fsP });
+    primary.put("a", "in the first WAL", { sync: true });
+    const snapshot = () => new Map(fsP.list("/db").map((n) => [n, fsP.readFile(`/db/${n}`)]));
+    const before = snapshot(); // MANIFEST names WAL n; n holds "a"
+    await primary.flush(); // "a" into a table; the MANIFEST moves to WAL n+1; n deleted
+    const after = snapshot();
+    await primary.close();
+
+    // The secondary sees `before` until it has opened the MANIFEST, then `after`.
+    const fs = new MemoryFileSystem();
+    fs.mkdir("/db");
+    for (const [n, b] of before) fs.writeFile(`/db/${n}`, b);
+    let manifestOpened = false;
+    let switched = false;
+    const racing = new Proxy(fs, {
+      get(target, prop, receiver) {
+        if (prop === "openSequential")
+          return (path: string) => {
+            const f = target.openSequential(path);
+            if (path.includes("MANIFEST-")) manifestOpened = true;
+            return f;
+          };
+        if (prop === "list")
+          return (dir: string) => {
+            if (manifestOpened && !switched && dir === "/db") {
+              switched = true;
+              for (const n of target.list("/db"))
+                if (!after.has(n) && n !== "secondaries") target.remove(`/db/${n}`);
+              for (const [n, b] of after) target.writeFile(`/db/${n}`, b);
+            }
+            return target.list(dir);
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const secondary = await DB.openAsSecondary("/db", undefined, { fs: racing });
+    expect(switched).toBe(true);
+    expect(text(secondary.get("a"))).toBe("in the first WAL");
+    await secondary.close();
+  });
+});
+
 describe("secondary registration format", () => {
   it("round-trips and rejects every flipped byte with Corruption naming the file", () => {
     fc.assert(
