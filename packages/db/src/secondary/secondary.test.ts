@@ -95,6 +95,25 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     await primary.close();
   });
 
+  it("the primary keeps the WALs a secondary reads until it catches up", async () => {
+    const dir = tempDir();
+    const primary = await DB.open(dir, { writeBufferSize: 64 * 1024 });
+    for (let i = 0; i < 500; i++) primary.put(key(i), "in a WAL");
+    const secondary = await DB.openAsSecondary(dir);
+    const logs = () => readdirSync(dir).filter((n) => n.endsWith(".log"));
+    const read = logs();
+    await primary.flush(); // the WAL's data is in a table now: obsolete for the primary
+    await primary.waitForCompactions();
+    for (const l of read) expect(existsSync(join(dir, l))).toBe(true);
+    expect(text(secondary.get(key(3)))).toBe("in a WAL");
+    secondary.tryCatchUpWithPrimary();
+    await sleep(1300);
+    for (const l of read) expect(existsSync(join(dir, l))).toBe(false);
+    expect(text(secondary.get(key(3)))).toBe("in a WAL");
+    await secondary.close();
+    await primary.close();
+  });
+
   it("a registration keeps files only for its lease; a dead process's not at all", async () => {
     const dir = tempDir();
     const primary = await DB.open(dir, {
