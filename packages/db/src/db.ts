@@ -781,6 +781,8 @@ export class DB {
   ): Promise<DB> {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
+    if (resolved.bestEffortsRecovery)
+      throw ShaleError.notSupported(`bestEffortsRecovery does not go with a ${role} open`);
     const icmp = new InternalKeyComparator(resolved.comparator);
     const fs = resolved.fs;
     let lock: FileLock = { path: dir, release() {} };

@@ -90,5 +90,8 @@ describe("DB.open(dir, { readOnly: true })", () => {
     await expect(DB.open(tempDir(), { readOnly: "yes" as unknown as boolean })).rejects.toThrow(
       TypeError,
     );
+    await expect(
+      DB.open(tempDir(), { readOnly: true, bestEffortsRecovery: true }),
+    ).rejects.toMatchObject({ code: ErrorCode.NotSupported });
   });
 });
