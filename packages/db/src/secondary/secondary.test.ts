@@ -166,6 +166,28 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     await primary.close();
   });
 
+  it("works unregistered when it cannot write to the primary's directory", async () => {
+    const fs = new MemoryFileSystem();
+    const primary = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    const denied = new Proxy(fs, {
+      get(target, prop, receiver) {
+        if (prop === "mkdir" || prop === "writeFile" || prop === "rename")
+          return () => {
+            throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const secondary = await DB.openAsSecondary("/db", undefined, { fs: denied });
+    for (let i = 0; i < 2000; i++) primary.put(key(i), `v${i}`);
+    await primary.flush();
+    secondary.tryCatchUpWithPrimary();
+    expect(text(secondary.get(key(1999)))).toBe("v1999");
+    expect(fs.exists("/db/secondaries")).toBe(false);
+    await secondary.close();
+    await primary.close();
+  });
+
   it("works on any FileSystem (MemoryFileSystem)", async () => {
     const fs = new MemoryFileSystem();
     const primary = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
