@@ -23,6 +23,11 @@ const text = (v: Uint8Array | undefined) =>
 const key = (i: number) => `key${String(i).padStart(6, "0")}`;
 const tables = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".sst"));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once `done()` holds (checked every 50 ms); fails after 15 s (a loaded machine). */
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  for (const start = Date.now(); !done(); await sleep(50))
+    if (Date.now() - start > 15_000) throw new Error(`timed out waiting until ${what}`);
+}
 
 describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
   it("follows writes, WAL switches, flushes, compactions and a reopened primary", async () => {
@@ -87,8 +92,7 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     await sleep(1300);
     for (const t of held) expect(existsSync(join(dir, t))).toBe(true);
     it.close();
-    await sleep(1300);
-    for (const t of held) expect(existsSync(join(dir, t))).toBe(false);
+    await waitFor(() => held.every((t) => !existsSync(join(dir, t))), "the tables are deleted");
     expect(text(secondary.get(key(5)))).toBe("r2");
     await secondary.close();
     expect(readdirSync(regDir)).toHaveLength(0);
@@ -107,8 +111,7 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     for (const l of read) expect(existsSync(join(dir, l))).toBe(true);
     expect(text(secondary.get(key(3)))).toBe("in a WAL");
     secondary.tryCatchUpWithPrimary();
-    await sleep(1300);
-    for (const l of read) expect(existsSync(join(dir, l))).toBe(false);
+    await waitFor(() => read.every((l) => !existsSync(join(dir, l))), "the WALs are deleted");
     expect(text(secondary.get(key(3)))).toBe("in a WAL");
     await secondary.close();
     await primary.close();
@@ -129,12 +132,17 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     mkdirSync(regDir);
     const reg = (pid: number, expires: number) =>
       encodeRegistration({ pid, host: hostname(), expires, manifest: 1, minLog: 0, tables: held });
-    writeFileSync(join(regDir, "00000000000000aa.reg"), reg(process.pid, Date.now() + 1500));
+    const file = join(regDir, "00000000000000aa.reg");
+    writeFileSync(file, reg(process.pid, Date.now() + 600_000));
     await primary.compactRange();
     await primary.waitForCompactions();
+    await sleep(1200); // the primary looked again at least once
     for (const n of held) expect(existsSync(primary.tablePath(n))).toBe(true);
-    await sleep(2000);
-    for (const n of held) expect(existsSync(primary.tablePath(n))).toBe(false);
+    // The secondary stops renewing (a hung process): its lease ends, then the files go.
+    const expires = Date.now() + 500;
+    writeFileSync(file, reg(process.pid, expires));
+    await waitFor(() => held.every((n) => !existsSync(primary.tablePath(n))), "the lease ends");
+    expect(Date.now()).toBeGreaterThanOrEqual(expires);
     // A registration of a process that is gone pins nothing (and is removed), whatever its lease.
     const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
     writeFileSync(join(regDir, "00000000000000bb.reg"), reg(gone, Date.now() + 600_000));
