@@ -8,6 +8,8 @@
  *   compaction/write-controller.ts. Compactions: compaction/scheduler.ts.
  * - Point reads: read-path.ts. Iterators: iterator-sources.ts and iterator/. Snapshots:
  *   snapshot.ts. Properties: properties.ts. Open: recovery.ts.
+ * - Read-only and secondary instances (a DB whose writes are refused, following another
+ *   process's files): secondary/follower.ts; repair: repair/repair.ts.
  *
  * Threading: everything here runs on the caller's thread and is synchronous except `open`
  * and `close` (and the waits `flush`, `compactRange`, `waitForCompactions`). A write is one
