@@ -128,9 +128,30 @@ export class Follower {
     return this.registration?.file;
   }
 
-  /** Connects to the db it feeds. Call once, then `catchUp()`. */
+  /**
+   * Connects to the db it feeds. Call once, then `catchUp()`. A table the primary deleted
+   * before this instance opened it (beyond `maxOpenFiles`, or after a lease ended) makes
+   * reads fail with an IOError that says so and what to do, instead of a bare ENOENT.
+   */
   attach(host: FollowerHost): void {
     this.host = host;
+    const cache = host.tableCache;
+    const get = cache.get.bind(cache);
+    const role = this.role;
+    const dir = this.dir;
+    cache.get = (fileNumber: number, fileSize: number) => {
+      try {
+        return get(fileNumber, fileSize);
+      } catch (e) {
+        if (!isMissingFile(e)) throw e;
+        const path = tableFileName(dir, fileNumber);
+        throw ShaleError.ioError(
+          `${path} was deleted by the primary before this ${role === "readOnly" ? "read-only" : "secondary"} instance opened it (only the first maxOpenFiles tables are opened up front); ${role === "readOnly" ? "reopen the read-only instance" : "call tryCatchUpWithPrimary()"}`,
+          path,
+          e,
+        );
+      }
+    };
   }
 
   /**
