@@ -28,5 +28,16 @@ export type {
   ReadOptions,
   WriteOptions,
 } from "./options.js";
+export {
+  type DroppedFile,
+  type MovedFile,
+  type RepairedLog,
+  type RepairedTable,
+  type RepairOptions,
+  type RepairReport,
+  repair,
+} from "./repair/repair.js";
+export type { CatchUpResult, DbRole } from "./secondary/follower.js";
+export type { SecondaryOptions } from "./secondary/secondary-options.js";
 export { Snapshot } from "./snapshot.js";
 export { WriteBatch } from "./write-batch.js";

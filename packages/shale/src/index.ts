@@ -18,7 +18,10 @@
  */
 import { DB, type DbOptions } from "@shale/db";
 
-/** Opens (creating if missing) the database in `dir`. */
+/**
+ * Opens (creating if missing) the database in `dir`; `{ readOnly: true }` opens it read-only
+ * beside a writer in another process (see @shale/db's README, "More than one process").
+ */
 export function open(dir: string, options?: DbOptions): Promise<DB> {
   return DB.open(dir, options);
 }
@@ -56,10 +59,12 @@ export { type CacheStats, LRUCache, type LRUCacheOptions } from "@shale/block-ca
 // The database, its iterator, batches and snapshots, and the options of each call.
 // Merge operators.
 export {
+  type CatchUpResult,
   type ClearOptions,
   DB,
   DBIterator,
   type DbOptions,
+  type DbRole,
   decodeUint64,
   encodeUint64,
   type FlushOptions,
@@ -68,6 +73,10 @@ export {
   maxOperator,
   type RangeOptions,
   type ReadOptions,
+  type RepairOptions,
+  type RepairReport,
+  repair,
+  type SecondaryOptions,
   Snapshot,
   stringAppendOperator,
   uint64AddOperator,
