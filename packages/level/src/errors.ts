@@ -12,8 +12,9 @@
  * | `NotSupported`    | `LEVEL_NOT_SUPPORTED`       | a format or feature this build lacks       |
  * | `InvalidArgument` | `LEVEL_INVALID_ARGUMENT`    | an option or argument shale refuses        |
  * | `Incomplete`      | `LEVEL_INCOMPLETE`          | could not complete now (cache at capacity) |
+ * | `AssertionFailed` | `LEVEL_ASSERTION_FAILED`    | an engine invariant broke (a shale bug)    |
  *
- * The last two have no documented Level code; they keep the `LEVEL_` prefix so a Level
+ * The last three have no documented Level code; they keep the `LEVEL_` prefix so a Level
  * program's `err.code.startsWith('LEVEL_')` checks still hold. A failed open is reported
  * by abstract-level itself as `LEVEL_DATABASE_NOT_OPEN` whose `cause` is this error (so a
  * held LOCK reads `err.cause.code === 'LEVEL_LOCKED'`, as with classic-level). TypeErrors
@@ -30,6 +31,7 @@ export const LEVEL_CODES: Readonly<Record<ErrorCode, string>> = Object.freeze({
   NotSupported: "LEVEL_NOT_SUPPORTED",
   InvalidArgument: "LEVEL_INVALID_ARGUMENT",
   Incomplete: "LEVEL_INCOMPLETE",
+  AssertionFailed: "LEVEL_ASSERTION_FAILED",
 });
 
 /** An error of a ShaleLevel call: a Level `code`, the `ShaleError` as `cause`. */

@@ -50,6 +50,7 @@ describe("errors", () => {
       [ShaleError.notSupported("x"), "LEVEL_NOT_SUPPORTED"],
       [ShaleError.invalidArgument("x"), "LEVEL_INVALID_ARGUMENT"],
       [ShaleError.incomplete("x"), "LEVEL_INCOMPLETE"],
+      [ShaleError.assertionFailed("x"), "LEVEL_ASSERTION_FAILED"],
     ];
     expect(cases.map(([e]) => e.code).sort()).toEqual(Object.keys(LEVEL_CODES).sort());
     for (const [cause, code] of cases) {
