@@ -23,4 +23,5 @@ export type {
   WriteOptions,
 } from "./options.js";
 export { Snapshot } from "./snapshot.js";
+export { type FileMetaData, VersionEdit } from "./version-edit.js";
 export { WriteBatch } from "./write-batch.js";
