@@ -9,9 +9,9 @@
  *  L2  [#12        ][#13          ][#14         ][#15            ]
  *  legend: one colour per level, darker = bigger file; size scale
  * ```
- * x: a table spans its key range on one key axis shared by every level (keys are placed by
- * their bytes after the prefix all keys share, read as a base-256 fraction, so the axis is
- * proportional to key space); y: one band per level, L0 split into a row per table. Shade:
+ * x: a table spans its key range on one key axis shared by every level (ordinal: the bounds
+ * of all tables, sorted, see keyAxis); y: one band per level, L0 split into a row per
+ * table. Shade:
  * file size relative to the biggest table. Each table is a `<rect class="table">` with a
  * `<title>` (number, level, size, key range, sequence numbers) for hover; the legend's
  * rectangles have other classes. Self-contained SVG 1.1, no script, no external reference.
@@ -39,29 +39,42 @@ function humanSize(bytes: number): string {
   return `${(bytes / 1073741824).toFixed(2)} GiB`;
 }
 
-/** Maps user keys to [0, 1] over the range of every table. */
-function keyAxis(tables: readonly TableInfo[]): (key: Uint8Array) => number {
-  if (tables.length === 0) return () => 0;
-  let lo = tables[0]!.smallest;
-  let hi = tables[0]!.largest;
-  for (const t of tables) {
-    if (Buffer.compare(t.smallest, lo) < 0) lo = t.smallest;
-    if (Buffer.compare(t.largest, hi) > 0) hi = t.largest;
+/**
+ * Maps table bounds to [0, 1] on an ordinal axis (byte values of keys such as "key000123"
+ * say little about where they fall in the data): every table's smallest and largest key,
+ * sorted and deduplicated, with a step of 1 between two neighbours that some table spans
+ * and of GAP_STEP where no table does (the space between adjacent tables of a level).
+ * `end` marks a right edge (it matters only when every key is the same).
+ */
+const GAP_STEP = 0.1;
+
+function keyAxis(tables: readonly TableInfo[]): (key: Uint8Array, end: boolean) => number {
+  const bounds = tables.flatMap((t) => [t.smallest, t.largest]).sort(Buffer.compare);
+  const unique: Uint8Array[] = [];
+  for (const b of bounds) {
+    if (unique.length === 0 || Buffer.compare(unique[unique.length - 1]!, b) !== 0) unique.push(b);
   }
-  let shared = 0;
-  while (shared < lo.length && shared < hi.length && lo[shared] === hi[shared]) shared++;
-  const value = (key: Uint8Array): number => {
-    let v = 0;
-    let scale = 1 / 256;
-    for (let i = shared; i < shared + 6; i++) {
-      v += (i < key.length ? key[i]! : 0) * scale;
-      scale /= 256;
+  const at = [0];
+  for (let j = 0; j + 1 < unique.length; j++) {
+    const lo = unique[j]!;
+    const hi = unique[j + 1]!;
+    const spanned = tables.some(
+      (t) => Buffer.compare(t.smallest, lo) <= 0 && Buffer.compare(t.largest, hi) >= 0,
+    );
+    at.push(at[j]! + (spanned ? 1 : GAP_STEP));
+  }
+  const total = at[at.length - 1]!;
+  return (key, end) => {
+    if (total === 0) return end ? 1 : 0; // one key only: every table spans the axis
+    let lo = 0;
+    let hi = unique.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (Buffer.compare(unique[mid]!, key) < 0) lo = mid + 1;
+      else hi = mid;
     }
-    return v;
+    return at[lo]! / total;
   };
-  const min = value(lo);
-  const span = value(hi) - min;
-  return (key) => (span > 0 ? Math.min(1, Math.max(0, (value(key) - min) / span)) : 0);
 }
 
 /** Renders the levels (see the file header); `title` heads the picture. */
@@ -88,8 +101,8 @@ export function renderLevelsSvg(levels: readonly LevelInfo[], title: string): st
     );
     level.files.forEach((t, i) => {
       const row = level.level === 0 ? i : 0;
-      const x0 = LEFT + x(t.smallest) * plot;
-      const x1 = LEFT + x(t.largest) * plot;
+      const x0 = LEFT + x(t.smallest, false) * plot;
+      const x1 = LEFT + x(t.largest, true) * plot;
       const w = Math.max(2, x1 - x0);
       const lightness = Math.round(82 - 50 * (t.size / maxSize));
       const tip =
