@@ -26,6 +26,7 @@ import {
   bytewiseComparator,
   type FileLock,
   type FileSystem,
+  Histogram,
   InternalKeyComparator,
   NodeFileSystem,
   ShaleError,
@@ -336,6 +337,7 @@ export class DB {
   write(batch: WriteBatch, options?: WriteOptions): void {
     if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
     if (options !== undefined) WRITE_OPTIONS.check(options);
+    const t0 = this.stats !== undefined && this.stats.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     const count = batch.count;
@@ -359,7 +361,7 @@ export class DB {
     inserter.mem = this.mem;
     inserter.seq = seq;
     WriteBatch.iterate(rep, inserter);
-    this.finishWrite(seq + count - 1, rep.length);
+    this.finishWrite(seq + count - 1, rep.length, t0);
   }
 
   private writeOne(
@@ -369,6 +371,7 @@ export class DB {
     options: WriteOptions | undefined,
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
+    const t0 = this.stats !== undefined && this.stats.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     if (this.writeController.condition !== StallCondition.Normal)
@@ -379,13 +382,19 @@ export class DB {
     const rep = batch.seal(seq);
     this.wal.append(rep, 1, options);
     this.mem.add(seq, kind, key, value);
-    this.finishWrite(seq, rep.length);
+    this.finishWrite(seq, rep.length, t0);
   }
 
-  private finishWrite(lastSeq: number, bytes: number): void {
+  /** `t0`: the write's start (`stats.now()`) for WriteMicros. */
+  private finishWrite(lastSeq: number, bytes: number, t0: number): void {
     this.lastSeq = lastSeq;
     this.versions.lastSequence = lastSeq;
-    if (this.stats !== undefined) this.stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
+    const stats = this.stats;
+    if (stats !== undefined) {
+      stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
+      stats.record(Histogram.BytesPerWrite, bytes - BATCH_HEADER_SIZE);
+      stats.recordTime(Histogram.WriteMicros, t0, 1000);
+    }
     const usage = this.mem.approximateMemoryUsage();
     if (usage >= this.options.writeBufferSize) this.switchMemtable();
     else if (this.writeController.throttling) {
