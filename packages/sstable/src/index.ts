@@ -31,3 +31,4 @@ export { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "./pro
 export { TableBuilder } from "./table-builder.js";
 export { TableCache, type TableCacheOptions } from "./table-cache.js";
 export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";
+export type { TableVerifyResult } from "./table-verify.js";
