@@ -1,4 +1,5 @@
 /** The backup meta format (meta.ts, docs/formats/backup.md): round trip and strict reading. */
+import { readFileSync } from "node:fs";
 import { isShaleError, toBytes } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -60,6 +61,27 @@ describe("backup meta", () => {
     expect(text).toMatch(
       /^shale-backup 1\nid 2\ntimestamp 1764547200000\nsequence 1500\nmetadata 6869\nfiles 1\nfile CURRENT private\/2\/CURRENT 16 5\nchecksum \d+\n$/,
     );
+  });
+
+  it("reads the worked example of docs/formats/backup.md (and the one at the top of meta.ts)", () => {
+    const docs = [
+      readFileSync(new URL("../../../../../docs/formats/backup.md", import.meta.url), "utf8"),
+      readFileSync(new URL("./meta.ts", import.meta.url), "utf8"),
+    ];
+    for (const doc of docs) {
+      const m = /(shale-backup 1\n[\s\S]*?checksum \d+)\n/.exec(
+        doc.replace(/^ \* {3}/gm, "").replace(/^ {2}(?=\S)/gm, ""),
+      );
+      expect(m).not.toBeNull();
+      const meta = decodeMeta(toBytes(`${m![1]}\n`), "example");
+      expect(meta.id).toBe(2);
+      expect(meta.files.map((f) => f.dbName)).toEqual([
+        "000012.sst",
+        "MANIFEST-000011",
+        "OPTIONS-000013",
+        "CURRENT",
+      ]);
+    }
   });
 
   it("rejects paths that leave the backup directory, even with a valid checksum", () => {

@@ -31,7 +31,7 @@
  *   file MANIFEST-000011 private/2/MANIFEST-000011 180 3032870081
  *   file OPTIONS-000013 private/2/OPTIONS-000013 4410 1103398475
  *   file CURRENT private/2/CURRENT 16 1509183735
- *   checksum 2968357371
+ *   checksum 17547631
  * ```
  *
  * A reader rejects anything else — an unknown version, a missing or reordered line, a bad
