@@ -35,6 +35,25 @@ export {
   Ticker,
 } from "@shale/base";
 export {
+  type ApproximateSizeOptions,
+  BackupEngine,
+  type BackupEngineOptions,
+  type BackupInfo,
+  type CheckpointInfo,
+  type CheckpointOptions,
+  type CreateBackupOptions,
+  type DeletedFiles,
+  type LiveFiles,
+  type LiveTable,
+  type LiveWal,
+  RESTORE_MARKER,
+  type SizeRange,
+  type VerifiedFile,
+  type VerifyChecksumsOptions,
+  type VerifyProblem,
+  type VerifyReport,
+} from "@shale/db";
+export {
   DB,
   type DbOptions,
   decodeUint64,

@@ -37,3 +37,4 @@ export {
   tableLayout,
 } from "./table-layout.js";
 export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";
+export type { TableVerifyResult } from "./table-verify.js";
