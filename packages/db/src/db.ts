@@ -81,6 +81,15 @@ import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.
 import { formatProperty } from "./properties.js";
 import { PointReader } from "./read-path.js";
 import { type RecoveredState, type RecoveryDrop, recover, recoveryProperty } from "./recovery.js";
+import {
+  type CatchUpResult,
+  type DbRole,
+  Follower,
+  type FollowerHost,
+  followerState,
+} from "./secondary/follower.js";
+import { SecondaryPins } from "./secondary/primary-pins.js";
+import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
 import { type Snapshot, SnapshotList } from "./snapshot.js";
 import type { Version, VersionSet } from "./version-set.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
@@ -151,6 +160,10 @@ export class DB {
     if (!this.closed) this.removeFiles(paths);
   });
   private opsHostCache: OpsHost | undefined;
+  /** Read-only and secondary instances: what follows the primary (secondary/follower.ts). */
+  private readonly follower: Follower | undefined;
+  /** Obsolete files kept while a secondary reads them (secondary/primary-pins.ts). */
+  private readonly secondaryPins: SecondaryPins;
 
   private constructor(
     dir: string,
@@ -166,6 +179,8 @@ export class DB {
     this.stats = options.statistics;
     this.versions = state.versions;
     this.lock = lock;
+    this.follower = state.follower;
+    this.secondaryPins = new SecondaryPins(options.fs, dir, (paths) => this.removeFiles(paths));
     this.mem = state.mem;
     this.wal = new ActiveWal(state.wal, state.logNumber, this.stats);
     this.recoveryDrops = state.drops;
@@ -188,7 +203,9 @@ export class DB {
       this.stats,
     );
     const workers =
-      options.fs instanceof NodeFileSystem && builtinComparator(this.icmp.name) !== undefined;
+      options.fs instanceof NodeFileSystem &&
+      builtinComparator(this.icmp.name) !== undefined &&
+      state.follower === undefined;
     this.executor = workers
       ? new WorkerExecutor(options.maxBackgroundJobs, options.fs)
       : new InlineExecutor(options.fs);
@@ -214,7 +231,8 @@ export class DB {
         statistics: this.stats,
         shutdown: this.shutdown,
         snapshotSeqs: () => this.snapshots.sequences(),
-        canRun: () => !this.closed && this.backgroundError === undefined,
+        canRun: () =>
+          !this.closed && this.backgroundError === undefined && this.follower === undefined,
         failure: () => this.backgroundError,
         backgroundFailed: (e) => this.failBackground(e),
         versionChanged: () => this.versionChanged(),
@@ -268,9 +286,13 @@ export class DB {
    * failed MANIFEST write the same way).
    */
   private removeFiles(paths: string[]): void {
+    if (this.follower !== undefined) {
+      this.follower.versionsReleased(); // a follower deletes nothing
+      return;
+    }
     if (this.backgroundError !== undefined || this.wal.error !== undefined) return;
     if (this.deletionHold.defer(paths)) return;
-    this.remover.remove(paths);
+    this.remover.remove(this.secondaryPins.keep(paths));
   }
 
   /** A background job failed: writes stop (reads go on) until reopen. */
@@ -301,6 +323,7 @@ export class DB {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
     const resolved = resolveOptions(options);
+    if (resolved.readOnly) return DB.openFollower(dir, resolved, "readOnly", undefined, 0);
     const fs = resolved.fs;
     if (resolved.createIfMissing) fs.mkdir(dir);
     else if (!fs.exists(dir))
@@ -714,6 +737,8 @@ export class DB {
     attempt(() => this.wal.close());
     attempt(() => this.versions.close());
     attempt(() => this.tableCache.close());
+    attempt(() => this.follower?.close());
+    this.secondaryPins.close();
     const lock = this.lock;
     this.lock = undefined;
     attempt(() => lock?.release());
@@ -814,5 +839,109 @@ export class DB {
   /** @internal for tests: the path of table `n`. */
   tablePath(n: number): string {
     return tableFileName(this.dir, n);
+  }
+
+  // ------------------------------------------ read-only and secondary instances (issue 18)
+  // secondary/follower.ts does the work; these delegate.
+
+  /**
+   * Opens a secondary instance of the database in `primaryDir` (RocksDB's OpenAsSecondary):
+   * it reads the primary's MANIFEST and WALs — beside the primary, in another process — and
+   * `tryCatchUpWithPrimary()` brings it up to date. Writes, flushes and compactions throw
+   * NotSupported. The primary keeps the files it reads until it catches up or its lease
+   * (`options.secondaryLeaseMs`, renewed in the background) ends: the secondary registers
+   * in `primaryDir/secondaries/` (docs/formats/secondary-registration.md), so it needs
+   * write access there (without it, it works unregistered). `secondaryDir` (RocksDB's
+   * secondary path, optional) is created and locked: one secondary per directory.
+   */
+  static async openAsSecondary(
+    primaryDir: string,
+    secondaryDir?: string,
+    options?: DbOptions & SecondaryOptions,
+  ): Promise<DB> {
+    if (typeof primaryDir !== "string" || primaryDir.length === 0)
+      throw new TypeError("primaryDir must be a non-empty string");
+    if (secondaryDir !== undefined && (typeof secondaryDir !== "string" || secondaryDir === ""))
+      throw new TypeError("secondaryDir must be a non-empty string when given");
+    const { leaseMs, rest } = resolveSecondaryOptions(options);
+    const resolved = resolveOptions(rest);
+    if (resolved.readOnly)
+      throw ShaleError.invalidArgument("options.readOnly does not go with openAsSecondary");
+    return DB.openFollower(primaryDir, resolved, "secondary", secondaryDir, leaseMs);
+  }
+
+  /**
+   * A secondary instance reads what the primary appended to its MANIFEST and WALs since the
+   * last call and installs it (RocksDB's TryCatchUpWithPrimary): afterwards reads see every
+   * write the primary had handed to the OS before the call (every synced write). Synchronous.
+   * NotSupported on a primary or read-only instance.
+   */
+  tryCatchUpWithPrimary(): CatchUpResult {
+    if (this.closed) throw ShaleError.closed("the database is closed");
+    if (this.follower?.role !== "secondary")
+      throw ShaleError.notSupported(
+        "tryCatchUpWithPrimary needs a secondary instance (DB.openAsSecondary)",
+      );
+    return this.follower.catchUp();
+  }
+
+  /** "primary" (opened for writing), "readOnly" or "secondary". */
+  get role(): DbRole {
+    return this.follower?.role ?? "primary";
+  }
+
+  private static async openFollower(
+    dir: string,
+    resolved: ResolvedOptions,
+    role: "readOnly" | "secondary",
+    secondaryDir: string | undefined,
+    leaseMs: number,
+  ): Promise<DB> {
+    if (typeof dir !== "string" || dir.length === 0)
+      throw new TypeError("dir must be a non-empty string");
+    const icmp = new InternalKeyComparator(resolved.comparator);
+    const fs = resolved.fs;
+    let lock: FileLock = { path: dir, release() {} };
+    if (secondaryDir !== undefined) {
+      fs.mkdir(secondaryDir);
+      lock = fs.lock(lockFileName(secondaryDir));
+    }
+    let db: DB | undefined;
+    try {
+      const follower = new Follower(fs, dir, icmp, {
+        role,
+        walRecoveryMode: resolved.walRecoveryMode,
+        leaseMs,
+        maxOpenFiles: resolved.maxOpenFiles,
+      });
+      db = new DB(dir, resolved, followerState(dir, resolved, icmp, follower), lock);
+      follower.attach(db.followerHost());
+      follower.catchUp();
+      return db;
+    } catch (e) {
+      if (db !== undefined) await db.close().catch(() => {});
+      else lock.release();
+      throw e;
+    }
+  }
+
+  /** What the follower changes in this db (secondary/follower.ts). */
+  private followerHost(): FollowerHost {
+    const db = this;
+    return {
+      versions: this.versions,
+      tableCache: this.tableCache,
+      setMemTables: (mem, imm) => {
+        this.mem = mem;
+        this.flushes.imm.splice(0, this.flushes.imm.length, ...imm);
+      },
+      get lastSequence() {
+        return db.lastSeq;
+      },
+      setLastSequence: (seq) => {
+        this.lastSeq = seq;
+        this.versions.lastSequence = seq;
+      },
+    };
   }
 }

@@ -39,6 +39,17 @@ export type {
   ReadOptions,
   WriteOptions,
 } from "./options.js";
+export {
+  type DroppedFile,
+  type MovedFile,
+  type RepairedLog,
+  type RepairedTable,
+  type RepairOptions,
+  type RepairReport,
+  repair,
+} from "./repair/repair.js";
+export type { CatchUpResult, DbRole } from "./secondary/follower.js";
+export type { SecondaryOptions } from "./secondary/secondary-options.js";
 export { Snapshot } from "./snapshot.js";
 export { type FileMetaData, VersionEdit } from "./version-edit.js";
 export { WriteBatch } from "./write-batch.js";

@@ -96,6 +96,12 @@ export interface DbOptions {
    * `shale.best-efforts-recovery`. Default: false (strict).
    */
   bestEffortsRecovery?: boolean;
+  /**
+   * Open read-only (RocksDB's OpenForReadOnly; secondary/follower.ts): no LOCK, nothing
+   * written or deleted, WALs replayed into memory only; works beside a writer in another
+   * process. Writes, flushes and compactions throw NotSupported. Default: false.
+   */
+  readOnly?: boolean;
   /** The file system. Default: the node file system. */
   fs?: FileSystem;
 }
@@ -124,6 +130,7 @@ export interface ResolvedOptions {
   walRecoveryMode: WalRecoveryMode;
   paranoidChecks: boolean;
   bestEffortsRecovery: boolean;
+  readOnly: boolean;
   fs: FileSystem;
 }
 
@@ -211,6 +218,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   ),
   booleanRow("paranoidChecks"),
   booleanRow("bestEffortsRecovery"),
+  booleanRow("readOnly"),
   customRow(
     "fs",
     "a FileSystem (from @shale/base, or an object with its methods)",
@@ -281,6 +289,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     walRecoveryMode,
     paranoidChecks: o.paranoidChecks ?? true,
     bestEffortsRecovery: o.bestEffortsRecovery ?? false,
+    readOnly: o.readOnly ?? false,
     fs: o.fs ?? new NodeFileSystem(),
   };
 }

@@ -54,6 +54,8 @@ import {
   writeOptionsFile,
 } from "./options-file.js";
 import { checkLiveTables } from "./paranoid-checks.js";
+import type { Follower } from "./secondary/follower.js";
+import { SecondaryPins } from "./secondary/primary-pins.js";
 import { NUM_LEVELS, VersionEdit } from "./version-edit.js";
 import { VersionSet } from "./version-set.js";
 import { WriteBatch } from "./write-batch.js";
@@ -78,6 +80,8 @@ export interface RecoveredState {
   drops: RecoveryDrop[];
   /** The database's id and this open's session id, recorded in the tables it writes. */
   identity: TableIdentity;
+  /** Read-only and secondary opens: what follows the primary (secondary/follower.ts). */
+  follower?: Follower;
 }
 
 /** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
@@ -444,6 +448,7 @@ function removeObsoleteFiles(
   recoveredNext: number,
 ): void {
   const minLog = versions.minLogNumberToKeep;
+  const pinned = SecondaryPins.pinned(fs, dir); // files a live secondary reads
   for (const name of fs.list(dir)) {
     const parsed = parseFileName(name);
     if (parsed === undefined) continue;
@@ -465,6 +470,6 @@ function removeObsoleteFiles(
         obsolete = ours;
         break;
     }
-    if (obsolete) fs.remove(joinPath(dir, name));
+    if (obsolete && !pinned(name)) fs.remove(joinPath(dir, name));
   }
 }

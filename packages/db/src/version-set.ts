@@ -292,6 +292,31 @@ export class VersionSet {
     return false;
   }
 
+  /**
+   * @internal Read-only and secondary instances (secondary/follower.ts): makes `v`, read from
+   * the primary's MANIFEST, current with the MANIFEST's counters. Writes nothing.
+   */
+  followVersion(
+    v: Version,
+    counters: {
+      logNumber: number;
+      lastSequence: number;
+      nextFileNumber: number;
+      manifestNumber: number;
+    },
+  ): void {
+    this.logNumber = counters.logNumber;
+    if (counters.lastSequence > this.lastSequence) this.lastSequence = counters.lastSequence;
+    this.nextFileNumber = Math.max(this.nextFileNumber, counters.nextFileNumber);
+    this.manifestNumber = counters.manifestNumber;
+    if (v !== this.currentVersion) this.install(v);
+  }
+
+  /** @internal The tables of every live version (a secondary registers them). */
+  liveTableNumbers(): number[] {
+    return [...this.fileRefs.keys()];
+  }
+
   /** Number of versions still referenced (the current one included). */
   get liveVersions(): number {
     return this.live.size;

@@ -14,7 +14,10 @@
  */
 import { DB, type DbOptions } from "@shale/db";
 
-/** Opens (creating if missing) the database in `dir`. */
+/**
+ * Opens (creating if missing) the database in `dir`; `{ readOnly: true }` opens it read-only
+ * beside a writer in another process (see @shale/db's README, "More than one process").
+ */
 export function open(dir: string, options?: DbOptions): Promise<DB> {
   return DB.open(dir, options);
 }
@@ -54,8 +57,10 @@ export {
   type VerifyReport,
 } from "@shale/db";
 export {
+  type CatchUpResult,
   DB,
   type DbOptions,
+  type DbRole,
   decodeUint64,
   encodeUint64,
   type FlushOptions,
@@ -63,6 +68,10 @@ export {
   type MergeOperator,
   maxOperator,
   type ReadOptions,
+  type RepairOptions,
+  type RepairReport,
+  repair,
+  type SecondaryOptions,
   Snapshot,
   stringAppendOperator,
   uint64AddOperator,

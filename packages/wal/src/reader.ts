@@ -165,6 +165,24 @@ export class LogReader {
     this.fileName = options.fileName;
     this.drops = new DropReports(options.reporter);
     this.verifyChecksums = options.verifyChecksums !== false;
+    const start = options.startOffset ?? 0;
+    if (typeof start !== "number") throw new TypeError("LogReader: startOffset must be a number");
+    if (!Number.isSafeInteger(start) || start < 0)
+      throw ShaleError.invalidArgument(`LogReader: bad startOffset ${start}`);
+    if (start > 0) {
+      // The buffer's first byte stays at a block boundary: skip whole blocks, then read the
+      // block holding `start` and begin inside it.
+      const blockStart = start - (start & BLOCK_MASK);
+      if (blockStart > 0) file.skip(blockStart);
+      this.bufferStart = blockStart;
+      this.lastOffset = start;
+      this.lastEnd = start;
+      this.refill();
+      this.bufferStart = blockStart;
+      this.pos = Math.min(start - blockStart, this.bufferEnd);
+      // Records before `start` were returned by an earlier reader: none here.
+      this.returnedAny = true;
+    }
   }
 
   /**
@@ -178,7 +196,8 @@ export class LogReader {
   /**
    * File offset just past the last fragment of the last record returned by `readRecord`
    * (so `lastRecordEndOffset - lastRecordOffset` is the record's size in the file, headers
-   * included). 0 before the first record.
+   * included). 0 before the first record (`startOffset` for a reader that started there, so
+   * a tailing caller can always resume at `lastRecordEndOffset`).
    */
   get lastRecordEndOffset(): number {
     return this.lastEnd;

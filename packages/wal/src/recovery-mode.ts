@@ -84,4 +84,12 @@ export interface LogReaderOptions {
    * bad lengths, types and sequences. Default: true.
    */
   verifyChecksums?: boolean;
+  /**
+   * Start reading at this file offset instead of 0: the end of a record an earlier reader of
+   * the same file returned (its `lastRecordEndOffset`), to go on reading a log that is still
+   * being appended to (a secondary instance tailing the primary's WAL and MANIFEST). The file
+   * must be positioned at offset 0; the reader skips to the block holding `startOffset`.
+   * REQUIRES: a record boundary. Default: 0.
+   */
+  startOffset?: number;
 }

@@ -1,0 +1,268 @@
+/**
+ * Read-only and secondary instances (RocksDB's DB::OpenForReadOnly and DB::OpenAsSecondary):
+ * a `DB` that reads another process's database and never writes to it.
+ *
+ * Both are a `DB` whose writes are refused (NotSupported, through the db's `writeRefusal`)
+ * with no background work (no flush, no compaction, no file deleted) and no LOCK on the
+ * primary's directory, so they open beside a writer that holds it. What they read:
+ *
+ *   CURRENT -> MANIFEST (ManifestTail: edits from where the last read stopped)
+ *           -> Version installed in the db's VersionSet (its tables opened first)
+ *   WALs >= the MANIFEST's log number (WalTail: one memtable per WAL, records from where
+ *           the last read stopped) -> the db's memtables (newest WAL = `mem`, older = `imm`)
+ *
+ * - read-only: this happens once, at open; the instance shows the database as of then.
+ *   Nothing is written anywhere. The tables of the version are opened at open (up to
+ *   `maxOpenFiles`) and stay readable while the writer deletes them (an open file stays
+ *   readable on POSIX); a table opened later (beyond `maxOpenFiles`) that the writer has
+ *   deleted meanwhile fails its read with IOError — reopen the read-only instance.
+ * - secondary: `tryCatchUpWithPrimary()` repeats it: new MANIFEST edits (including a new
+ *   MANIFEST after the primary reopened), new WAL records (including new WALs), installed
+ *   at once. Reads then see every write the primary had handed to the OS (every synced
+ *   write included) before the catch-up began. The secondary registers the files it reads
+ *   with the primary (registration.ts), which keeps them until it catches up or its lease
+ *   (`secondaryLeaseMs`) ends.
+ *
+ * Races with the primary: a MANIFEST, WAL or table that vanishes between being looked up
+ * and being opened was deleted because the primary moved on: the catch-up starts over from
+ * CURRENT (a few times, backing off a little; then IOError naming the file).
+ *
+ * Snapshots and iterators of a secondary keep the versions they read, as on a primary; the
+ * primary does not know the secondary's snapshots, so its compactions may drop entries
+ * older than the secondary's current state (as with RocksDB's secondaries).
+ */
+import {
+  type FileSystem,
+  type InternalKeyComparator,
+  ShaleError,
+  type WritableFile,
+} from "@shale/base";
+import { MemTable } from "@shale/memtable";
+import type { TableCache } from "@shale/sstable";
+import { LogWriter, type WalRecoveryMode } from "@shale/wal";
+import { newDbSessionId } from "../background/build-table.js";
+import { tableFileName } from "../filenames.js";
+import type { ImmutableMemTable } from "../flush-scheduler.js";
+import type { ResolvedOptions } from "../options.js";
+import { checkOptionsFile, readNewestOptions } from "../options-file.js";
+import type { RecoveredState } from "../recovery.js";
+import { VersionSet } from "../version-set.js";
+import { isMissingFile, ManifestTail, Vanished } from "./manifest-tail.js";
+import { RegistrationWriter } from "./registration.js";
+import { WalTail } from "./wal-tail.js";
+
+export type DbRole = "primary" | "readOnly" | "secondary";
+
+/** What `tryCatchUpWithPrimary` did. */
+export interface CatchUpResult {
+  /** MANIFEST edits applied (a new MANIFEST counts its whole snapshot). */
+  manifestEdits: number;
+  /** WAL records (write batches) applied. */
+  walRecords: number;
+  /** The sequence number reads see now. */
+  lastSequence: number;
+}
+
+/** What a follower needs from its db (db.ts `followerHost`). */
+export interface FollowerHost {
+  readonly versions: VersionSet;
+  readonly tableCache: TableCache;
+  /** Replaces the memtables reads see (`mem`: the newest WAL's; `imm`: newest first). */
+  setMemTables(mem: MemTable, imm: ImmutableMemTable[]): void;
+  /** The sequence number reads see. */
+  readonly lastSequence: number;
+  setLastSequence(seq: number): void;
+}
+
+/** Tries of one catch-up when files keep vanishing under it. */
+const MAX_ATTEMPTS = 20;
+
+/** A WritableFile that keeps nothing: the WAL writer of an instance that never writes. */
+const NULL_FILE: WritableFile = {
+  append() {},
+  flush() {},
+  sync() {},
+  close() {},
+  size: 0,
+};
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export interface FollowerOptions {
+  role: "readOnly" | "secondary";
+  walRecoveryMode: WalRecoveryMode;
+  /** Lease of the secondary's registration (ms). */
+  leaseMs: number;
+  maxOpenFiles: number;
+}
+
+export class Follower {
+  readonly role: "readOnly" | "secondary";
+  private readonly dir: string;
+  private readonly options: FollowerOptions;
+  private readonly manifest: ManifestTail;
+  private readonly wals: WalTail;
+  private readonly registration: RegistrationWriter | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private host: FollowerHost | undefined;
+  /** The MANIFEST state has edits not installed yet (a table vanished half way). */
+  private pending = true;
+
+  constructor(fs: FileSystem, dir: string, icmp: InternalKeyComparator, options: FollowerOptions) {
+    this.role = options.role;
+    this.dir = dir;
+    this.options = options;
+    this.manifest = new ManifestTail(fs, dir, icmp);
+    this.wals = new WalTail(fs, dir, icmp.user, options.walRecoveryMode);
+    if (options.role === "secondary") {
+      this.registration = new RegistrationWriter(fs, dir, options.leaseMs);
+      this.heartbeat = setInterval(() => this.registration?.renew(), options.leaseMs / 3);
+      this.heartbeat.unref?.();
+    }
+  }
+
+  /** The file of this secondary's registration in the primary's directory (undefined: read-only). */
+  get registrationFile(): string | undefined {
+    return this.registration?.file;
+  }
+
+  /** Connects to the db it feeds. Call once, then `catchUp()`. */
+  attach(host: FollowerHost): void {
+    this.host = host;
+  }
+
+  /**
+   * Reads what the primary appended to its MANIFEST and WALs since the last call and
+   * installs it. Synchronous. Throws Corruption for damage (before the end of a file being
+   * written), IOError when files keep vanishing (the primary very busy) or cannot be read.
+   */
+  catchUp(): CatchUpResult {
+    const host = this.host;
+    if (host === undefined) throw ShaleError.invalidArgument("follower not attached");
+    let manifestEdits = 0;
+    let walRecords = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const edits = this.manifest.advance();
+        manifestEdits += edits;
+        if (edits > 0) this.pending = true;
+        if (this.pending) this.install(host);
+        walRecords += this.wals.advance(this.manifest.state.logNumber ?? 0);
+        break;
+      } catch (e) {
+        if (!(e instanceof Vanished)) throw e;
+        if (attempt >= MAX_ATTEMPTS)
+          throw ShaleError.ioError(
+            `catching up with the primary: ${e.path} vanished ${MAX_ATTEMPTS} times (the primary deleted files faster than they could be opened)`,
+            e.path,
+          );
+        sleep(Math.min(2 * attempt, 20));
+      }
+    }
+    host.setMemTables(this.wals.mem, this.wals.imm);
+    const seq = Math.max(
+      host.lastSequence,
+      this.manifest.state.lastSequence ?? 0,
+      this.wals.lastSequence,
+    );
+    host.setLastSequence(seq);
+    this.register(host);
+    return { manifestEdits, walRecords, lastSequence: seq };
+  }
+
+  /** Registers (secondary) what the live versions and WALs read pin. */
+  private register(host: FollowerHost, extra: readonly number[] = []): void {
+    const reg = this.registration;
+    if (reg === undefined) return;
+    const tables = host.versions.liveTableNumbers();
+    for (const n of extra) tables.push(n);
+    const logNumber = this.manifest.state.logNumber ?? 0;
+    const minLog = Math.min(logNumber, this.wals.minLogNumber);
+    reg.write(this.manifest.number, Number.isFinite(minLog) ? minLog : logNumber, [
+      ...new Set(tables),
+    ]);
+  }
+
+  /**
+   * Installs the MANIFEST's version: registers its tables (secondary), opens them (up to
+   * `maxOpenFiles`; a table missing now is Vanished: the MANIFEST has moved on), then makes
+   * it the db's current version with the MANIFEST's counters.
+   */
+  private install(host: FollowerHost): void {
+    const state = this.manifest.state;
+    const version = state.version;
+    const files = version.levels.flat();
+    this.register(
+      host,
+      files.map((f) => f.number),
+    );
+    const limit = Math.min(files.length, this.options.maxOpenFiles);
+    for (let i = 0; i < limit; i++) {
+      const f = files[i]!;
+      try {
+        host.tableCache.get(f.number, f.size);
+      } catch (e) {
+        if (isMissingFile(e)) throw new Vanished(tableFileName(this.dir, f.number));
+        throw e;
+      }
+    }
+    host.versions.followVersion(version, {
+      logNumber: state.logNumber ?? 0,
+      lastSequence: state.lastSequence ?? 0,
+      nextFileNumber: state.nextFileNumber ?? 2,
+      manifestNumber: this.manifest.number,
+    });
+    this.pending = false;
+  }
+
+  /** A version of the db was released: the registration may pin fewer tables now. */
+  versionsReleased(): void {
+    if (this.host !== undefined && this.registration !== undefined) this.register(this.host);
+  }
+
+  /** Stops the heartbeat and removes the registration. Idempotent. */
+  close(): void {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    this.registration?.remove();
+  }
+}
+
+/**
+ * The state a read-only or secondary db starts from: empty (the first `catchUp` fills it),
+ * writes refused. Checks that `dir` holds a database and that the comparator and merge
+ * operator match its OPTIONS file, as the primary's open does.
+ */
+export function followerState(
+  dir: string,
+  options: ResolvedOptions,
+  icmp: InternalKeyComparator,
+  follower: Follower,
+): RecoveredState {
+  const fs = options.fs;
+  if (!fs.exists(dir) || !VersionSet.exists(fs, dir))
+    throw ShaleError.invalidArgument(
+      `no database in ${dir} (a ${follower.role === "readOnly" ? "read-only" : "secondary"} open needs one)`,
+    );
+  const previousOptions = readNewestOptions(fs, dir);
+  if (previousOptions !== undefined)
+    checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
+  const message =
+    follower.role === "readOnly"
+      ? `${dir} is open read-only: writes, flushes and compactions are not supported`
+      : `this is a secondary instance of ${dir}: writes, flushes and compactions are not supported (write through the primary; see tryCatchUpWithPrimary)`;
+  return {
+    icmp,
+    versions: new VersionSet({ fs, dir, icmp }),
+    mem: new MemTable({ comparator: icmp.user }),
+    imm: [],
+    wal: new LogWriter(NULL_FILE),
+    logNumber: 0,
+    writeRefusal: ShaleError.notSupported(message),
+    drops: [],
+    identity: { dbId: "", dbSessionId: newDbSessionId() },
+    follower,
+  };
+}

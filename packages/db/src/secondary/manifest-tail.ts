@@ -1,0 +1,166 @@
+/**
+ * Following the primary's MANIFEST (RocksDB's ReactiveVersionSet): the edits appended since
+ * the last look are read from where the last read stopped and applied to the replayed state.
+ *
+ * - CURRENT is read first on every advance. When it names another MANIFEST (the primary
+ *   reopened and rolled it), the new one is replayed from its start into a fresh state: it
+ *   begins with a snapshot of the whole database, so nothing of the old one is needed.
+ * - The MANIFEST is read strictly, like the primary's recovery (manifest-replay.ts), except
+ *   at its end: the primary may be appending a record right now, so a record cut short at
+ *   the end of the file, or an atomic group not yet complete, is not applied and is read
+ *   again, whole, by the next advance (`offset` stays at the last whole edit or group).
+ * - A MANIFEST that vanishes between reading CURRENT and opening it (the primary rolled it
+ *   again) is `Vanished`: the caller reads CURRENT again.
+ *
+ * Not thread-safe: one follower, one thread.
+ */
+import {
+  baseName,
+  bytesToString,
+  type FileSystem,
+  type InternalKeyComparator,
+  ShaleError,
+} from "@shale/base";
+import { LogReader, WalRecoveryMode } from "@shale/wal";
+import { currentFileName, FileType, manifestFileName, parseFileName } from "../filenames.js";
+import { ManifestState } from "../manifest-replay.js";
+import { VersionEdit } from "../version-edit.js";
+
+/** A file the primary deleted between our looking it up and opening it: look again. */
+export class Vanished extends Error {
+  constructor(readonly path: string) {
+    super(`${path} vanished`);
+  }
+}
+
+/** True if `e` says the file does not exist (IOError with cause ENOENT). */
+export function isMissingFile(e: unknown): boolean {
+  if (!ShaleError.isInstance(e) || e.code !== "IOError") return false;
+  const cause = (e as { cause?: { code?: unknown } }).cause;
+  return cause?.code === "ENOENT";
+}
+
+/** The MANIFEST number CURRENT names, or Vanished when there is no CURRENT (yet/any more). */
+export function readCurrentNumber(fs: FileSystem, dir: string): number {
+  const path = currentFileName(dir);
+  let text: string;
+  try {
+    text = bytesToString(fs.readFile(path));
+  } catch (e) {
+    if (isMissingFile(e)) throw new Vanished(path);
+    throw e;
+  }
+  const parsed = text.endsWith("\n") ? parseFileName(text.slice(0, -1)) : undefined;
+  if (parsed === undefined || parsed.type !== FileType.Manifest)
+    throw ShaleError.corruption(
+      `CURRENT does not name a MANIFEST: ${JSON.stringify(text)}`,
+      "CURRENT",
+      0,
+    );
+  return parsed.number;
+}
+
+export class ManifestTail {
+  private readonly fs: FileSystem;
+  private readonly dir: string;
+  private readonly icmp: InternalKeyComparator;
+  /** The MANIFEST followed (0 before the first advance). */
+  number = 0;
+  /** File offset just past the last whole edit (or atomic group) applied. */
+  offset = 0;
+  state: ManifestState;
+
+  constructor(fs: FileSystem, dir: string, icmp: InternalKeyComparator) {
+    this.fs = fs;
+    this.dir = dir;
+    this.icmp = icmp;
+    this.state = new ManifestState(icmp);
+  }
+
+  /**
+   * Reads CURRENT and the edits appended since the last call; returns how many edits were
+   * applied (0: nothing new). Throws Vanished (look again), Corruption (damage before the
+   * end of the MANIFEST, or a MANIFEST without its counters), InvalidArgument (comparator).
+   */
+  advance(): number {
+    const number = readCurrentNumber(this.fs, this.dir);
+    if (number !== this.number) {
+      // A new MANIFEST: replayed from its start into a fresh state, installed only if whole.
+      const fresh = new ManifestTail(this.fs, this.dir, this.icmp);
+      fresh.number = number;
+      const applied = fresh.readFrom();
+      fresh.checkCounters();
+      this.number = number;
+      this.offset = fresh.offset;
+      this.state = fresh.state;
+      return Math.max(applied, 1);
+    }
+    return this.readFrom();
+  }
+
+  /** Applies the whole edits (and groups) after `offset`; returns how many. */
+  private readFrom(): number {
+    const path = manifestFileName(this.dir, this.number);
+    const name = baseName(path);
+    let file: ReturnType<FileSystem["openSequential"]>;
+    try {
+      file = this.fs.openSequential(path);
+    } catch (e) {
+      if (isMissingFile(e)) throw new Vanished(path);
+      throw e;
+    }
+    // TolerateCorruptedTail: a record cut short at the end (being written) ends the read;
+    // damage before the end throws Corruption, as the primary's strict read would.
+    const reader = new LogReader(file, {
+      mode: WalRecoveryMode.TolerateCorruptedTail,
+      fileName: name,
+      startOffset: this.offset,
+      reporter: () => {},
+    });
+    let applied = 0;
+    let group: { edit: VersionEdit; offset: number }[] | undefined;
+    try {
+      for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
+        const at = reader.lastRecordOffset;
+        const edit = VersionEdit.decode(rec, name, at);
+        if (edit.atomicGroupRemaining !== undefined) {
+          group ??= [];
+          const expected =
+            group.length === 0 ? undefined : group[0]!.edit.atomicGroupRemaining! - group.length;
+          if (expected !== undefined && edit.atomicGroupRemaining !== expected)
+            throw ShaleError.corruption(
+              `atomic group out of order: ${edit.atomicGroupRemaining} edits remaining, expected ${expected}`,
+              name,
+              at,
+            );
+          group.push({ edit, offset: at });
+          if (edit.atomicGroupRemaining !== 0) continue;
+        } else if (group !== undefined) {
+          throw ShaleError.corruption("atomic group ends early", name, at);
+        }
+        const unit = group ?? [{ edit, offset: at }];
+        group = undefined;
+        for (const u of unit) this.state.apply(u.edit, name, u.offset);
+        this.state.units++;
+        applied += unit.length;
+        this.offset = reader.lastRecordEndOffset;
+      }
+    } finally {
+      file.close();
+    }
+    return applied;
+  }
+
+  /** A MANIFEST must record the counters (as manifest-recovery.ts requires of the primary's). */
+  private checkCounters(): void {
+    const name = baseName(manifestFileName(this.dir, this.number));
+    const s = this.state;
+    const missing = (what: string) =>
+      ShaleError.corruption(`no meta-${what} entry in ${name}`, name, 0);
+    // The primary writes the whole snapshot before pointing CURRENT at a MANIFEST, so the
+    // counters are there as soon as CURRENT names it.
+    if (s.nextFileNumber === undefined) throw missing("nextfile");
+    if (s.logNumber === undefined) throw missing("lognumber");
+    if (s.lastSequence === undefined) throw missing("last-sequence-number");
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ErrorCode, ShaleError } from "@shale/base";
+import { afterEach, describe, expect, it } from "vitest";
+import { DB } from "../db.js";
+import { WriteBatch } from "../write-batch.js";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "shale-ro-"));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const text = (v: Uint8Array | undefined) =>
+  v === undefined ? undefined : Buffer.from(v).toString();
+const key = (i: number) => `key${String(i).padStart(6, "0")}`;
+
+function expectNotSupported(f: () => unknown, what: RegExp): void {
+  try {
+    f();
+  } catch (e) {
+    expect(ShaleError.isInstance(e) && e.code === ErrorCode.NotSupported).toBe(true);
+    expect((e as Error).message).toMatch(what);
+    return;
+  }
+  throw new Error("expected NotSupported");
+}
+
+describe("DB.open(dir, { readOnly: true })", () => {
+  it("opens beside the writer holding the LOCK, sees tables and WAL, writes nothing", async () => {
+    const dir = tempDir();
+    const writer = await DB.open(dir, { writeBufferSize: 64 * 1024 });
+    for (let i = 0; i < 3000; i++) writer.put(key(i), `v${i}`);
+    await writer.flush();
+    for (let i = 3000; i < 3500; i++) writer.put(key(i), `v${i}`, { sync: i % 2 === 0 });
+    writer.delete(key(7));
+    const before = readdirSync(dir).sort();
+    const ro = await DB.open(dir, { readOnly: true });
+    expect(ro.role).toBe("readOnly");
+    expect(text(ro.get(key(0)))).toBe("v0");
+    expect(text(ro.get(key(3499)))).toBe("v3499");
+    expect(ro.get(key(7))).toBeUndefined();
+    let n = 0;
+    for (const _ of ro.iterator()) n++;
+    expect(n).toBe(3499);
+    expectNotSupported(() => ro.put("a", "b"), /read-only/);
+    expectNotSupported(() => ro.delete("a"), /read-only/);
+    expectNotSupported(() => ro.deleteRange("a", "b"), /read-only/);
+    expectNotSupported(() => ro.write(new WriteBatch().put("a", "b")), /read-only/);
+    await expect(ro.flush()).rejects.toThrow(/read-only/);
+    await expect(ro.compactRange()).rejects.toThrow(/read-only/);
+    expectNotSupported(() => ro.tryCatchUpWithPrimary(), /secondary/);
+    // A point in time: later writes are not seen.
+    writer.put(key(1), "new");
+    expect(text(ro.get(key(1)))).toBe("v1");
+    await ro.close();
+    expect(readdirSync(dir).sort()).toEqual(before);
+    await writer.close();
+  });
+
+  it("keeps reading tables the writer's compaction deletes", async () => {
+    const dir = tempDir();
+    const writer = await DB.open(dir, { writeBufferSize: 64 * 1024, disableAutoCompactions: true });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 2000; i++) writer.put(key(i), `r${round}-${i}`);
+      await writer.flush();
+    }
+    const ro = await DB.open(dir, { readOnly: true });
+    const tablesBefore = readdirSync(dir).filter((n) => n.endsWith(".sst"));
+    await writer.compactRange();
+    await writer.waitForCompactions();
+    const tablesAfter = readdirSync(dir).filter((n) => n.endsWith(".sst"));
+    expect(tablesAfter.some((t) => tablesBefore.includes(t))).toBe(false);
+    for (let i = 0; i < 2000; i += 7) expect(text(ro.get(key(i)))).toBe(`r2-${i}`);
+    await ro.close();
+    await writer.close();
+  });
+
+  it("needs an existing database and creates nothing", async () => {
+    const dir = join(tempDir(), "missing");
+    await expect(DB.open(dir, { readOnly: true })).rejects.toMatchObject({
+      code: ErrorCode.InvalidArgument,
+    });
+    expect(() => readdirSync(dir)).toThrow();
+    await expect(DB.open(tempDir(), { readOnly: "yes" as unknown as boolean })).rejects.toThrow(
+      TypeError,
+    );
+  });
+});

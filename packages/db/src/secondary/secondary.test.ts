@@ -1,0 +1,205 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { ErrorCode, MemoryFileSystem, NodeFileSystem } from "@shale/base";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { DB } from "../db.js";
+import { decodeRegistration, encodeRegistration, readPins } from "./registration.js";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "shale-sec-"));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const text = (v: Uint8Array | undefined) =>
+  v === undefined ? undefined : Buffer.from(v).toString();
+const key = (i: number) => `key${String(i).padStart(6, "0")}`;
+const tables = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".sst"));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
+  it("follows writes, WAL switches, flushes, compactions and a reopened primary", async () => {
+    const dir = tempDir();
+    const options = { writeBufferSize: 64 * 1024, level0FileNumCompactionTrigger: 2 };
+    let primary = await DB.open(dir, options);
+    primary.put("before", "1");
+    const secondary = await DB.openAsSecondary(dir, join(tempDir(), "s"));
+    expect(secondary.role).toBe("secondary");
+    expect(text(secondary.get("before"))).toBe("1");
+    const model = new Map<string, string>([["before", "1"]]);
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 1500; i++) {
+        const k = key((i * 7 + round * 13) % 4000);
+        const v = `r${round}-${i}`;
+        if (i % 11 === 0) {
+          primary.delete(k);
+          model.delete(k);
+        } else {
+          primary.put(k, v, { sync: i % 100 === 0 });
+          model.set(k, v);
+        }
+      }
+      if (round === 2) await primary.waitForCompactions();
+      if (round === 4) {
+        await primary.close(); // a new MANIFEST and WAL on reopen
+        primary = await DB.open(dir, options);
+      }
+      const r = secondary.tryCatchUpWithPrimary();
+      expect(r.lastSequence).toBe(secondary.latestSequence);
+      const seen = new Map<string, string>();
+      for (const [k, v] of secondary.iterator()) seen.set(text(k)!, text(v)!);
+      expect(seen).toEqual(model);
+    }
+    expect(secondary.tryCatchUpWithPrimary()).toMatchObject({ manifestEdits: 0, walRecords: 0 });
+    expect(() => secondary.put("x", "y")).toThrow(/secondary instance/);
+    await secondary.close();
+    await primary.close();
+  });
+
+  it("the primary keeps the tables a secondary reads until it catches up", async () => {
+    const dir = tempDir();
+    const primary = await DB.open(dir, {
+      writeBufferSize: 64 * 1024,
+      disableAutoCompactions: true,
+    });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 2000; i++) primary.put(key(i), `r${round}`);
+      await primary.flush();
+    }
+    const secondary = await DB.openAsSecondary(dir);
+    const held = tables(dir);
+    const regDir = join(dir, "secondaries");
+    expect(readdirSync(regDir)).toHaveLength(1);
+    await primary.compactRange();
+    await primary.waitForCompactions();
+    // Compacted away, but kept for the secondary.
+    for (const t of held) expect(existsSync(join(dir, t))).toBe(true);
+    // An iterator keeps its version's tables registered after a catch-up, too.
+    const it = secondary.iterator();
+    secondary.tryCatchUpWithPrimary();
+    await sleep(1300);
+    for (const t of held) expect(existsSync(join(dir, t))).toBe(true);
+    it.close();
+    await sleep(1300);
+    for (const t of held) expect(existsSync(join(dir, t))).toBe(false);
+    expect(text(secondary.get(key(5)))).toBe("r2");
+    await secondary.close();
+    expect(readdirSync(regDir)).toHaveLength(0);
+    await primary.close();
+  });
+
+  it("a registration keeps files only for its lease; a dead process's not at all", async () => {
+    const dir = tempDir();
+    const primary = await DB.open(dir, {
+      writeBufferSize: 64 * 1024,
+      disableAutoCompactions: true,
+    });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 1000; i++) primary.put(key(i), `r${round}`);
+      await primary.flush();
+    }
+    const held = tables(dir).map((n) => Number(n.slice(0, 6)));
+    const regDir = join(dir, "secondaries");
+    mkdirSync(regDir);
+    const reg = (pid: number, expires: number) =>
+      encodeRegistration({ pid, host: hostname(), expires, manifest: 1, minLog: 0, tables: held });
+    writeFileSync(join(regDir, "00000000000000aa.reg"), reg(process.pid, Date.now() + 1500));
+    await primary.compactRange();
+    await primary.waitForCompactions();
+    for (const n of held) expect(existsSync(primary.tablePath(n))).toBe(true);
+    await sleep(2000);
+    for (const n of held) expect(existsSync(primary.tablePath(n))).toBe(false);
+    // A registration of a process that is gone pins nothing (and is removed), whatever its lease.
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
+    writeFileSync(join(regDir, "00000000000000bb.reg"), reg(gone, Date.now() + 600_000));
+    writeFileSync(join(regDir, "00000000000000cc.reg"), reg(process.pid, Date.now() + 600_000));
+    const pins = readPins(new NodeFileSystem(), dir);
+    expect(pins.live).toBe(1);
+    // (an ended lease is removed a minute after it ended; a dead process at once)
+    expect(readdirSync(regDir).sort()).toEqual(["00000000000000aa.reg", "00000000000000cc.reg"]);
+    await primary.close();
+  });
+
+  it("refuses what it cannot do", async () => {
+    const dir = tempDir();
+    await expect(DB.openAsSecondary(dir)).rejects.toMatchObject({
+      code: ErrorCode.InvalidArgument,
+    });
+    const primary = await DB.open(dir);
+    await expect(DB.openAsSecondary(dir, undefined, { secondaryLeaseMs: 1 })).rejects.toMatchObject(
+      { code: ErrorCode.InvalidArgument },
+    );
+    await expect(DB.openAsSecondary(dir, undefined, { readOnly: true })).rejects.toThrow(
+      /readOnly/,
+    );
+    expect(() => primary.tryCatchUpWithPrimary()).toThrow(/secondary instance/);
+    const s = join(tempDir(), "s");
+    const one = await DB.openAsSecondary(dir, s);
+    await expect(DB.openAsSecondary(dir, s)).rejects.toMatchObject({ code: ErrorCode.Busy });
+    await one.close();
+    await primary.close();
+  });
+
+  it("works on any FileSystem (MemoryFileSystem)", async () => {
+    const fs = new MemoryFileSystem();
+    const primary = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    const secondary = await DB.openAsSecondary("/db", undefined, { fs });
+    for (let i = 0; i < 3000; i++) primary.put(key(i), `v${i}`);
+    secondary.tryCatchUpWithPrimary();
+    expect(text(secondary.get(key(2999)))).toBe("v2999");
+    await primary.flush();
+    secondary.tryCatchUpWithPrimary();
+    expect(text(secondary.get(key(0)))).toBe("v0");
+    await secondary.close();
+    await primary.close();
+  });
+});
+
+describe("secondary registration format", () => {
+  it("round-trips and rejects every flipped byte with Corruption naming the file", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 22 }),
+        fc.array(fc.integer({ min: 0, max: 2 ** 40 }), { maxLength: 20 }),
+        fc.nat(),
+        (pid, tableNumbers, flip) => {
+          const r = {
+            pid,
+            host: "h",
+            expires: 1764600060000,
+            manifest: 5,
+            minLog: 14,
+            tables: tableNumbers,
+          };
+          const bytes = encodeRegistration(r);
+          expect(decodeRegistration(bytes, "x.reg")).toEqual(r);
+          const damaged = bytes.slice();
+          const at = flip % damaged.length;
+          damaged[at] = damaged[at]! ^ 0x01;
+          expect(() => decodeRegistration(damaged, "x.reg")).toThrow(/x\.reg/);
+        },
+      ),
+    );
+  });
+
+  it("matches the documented worked example", () => {
+    const bytes = encodeRegistration({
+      pid: 4242,
+      host: "db1",
+      expires: 1764600060000,
+      manifest: 5,
+      minLog: 14,
+      tables: [7, 12],
+    });
+    expect(Buffer.from(bytes).toString()).toBe(
+      "shale-secondary 1\npid 4242\nhost db1\nexpires 1764600060000\nmanifest 5\nmin-log 14\ntables 7 12\ncrc32c b5b45217\n",
+    );
+  });
+});
