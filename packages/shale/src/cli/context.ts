@@ -64,8 +64,11 @@ export function hasDatabase(dir: string): boolean {
 }
 
 /**
- * Opens the database in `dir` for a command. Only `put`, `delete` and `load` create one
+ * Opens the database in `dir` for a command. Only `put` and `load` create one
  * (`create: true`); the others fail with NotFound (exit 1) on a directory without a database.
+ * The commands that only read (get, scan, dump, stats, levels, verify) pass `readOnly: true`:
+ * they take no LOCK and write nothing, so they work beside a writer in another process and
+ * show the directory as it is (a read-write open would flush the WALs first).
  */
 export async function openDatabase(
   ctx: CommandContext,

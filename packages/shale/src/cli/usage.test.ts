@@ -80,19 +80,22 @@ describe("usage errors exit 2", () => {
   });
 });
 
-describe("a database held by another process", () => {
-  it("exits 4 (Busy) and leaves it alone", async () => {
+describe("a database another process has open", () => {
+  it("is read beside the writer (read-only), and a write exits 4 (Busy)", async () => {
     const dir = join(tempDir(), "db");
     const db = await DB.open(dir);
     try {
-      db.put("k", "v");
-      const r = shale(["get", dir, "k"]);
+      db.put("k", "v", { sync: true });
+      expect(shale(["get", dir, "k"])).toEqual({ code: 0, stdout: "v\n", stderr: "" });
+      expect(shale(["scan", dir]).stdout).toBe("k : v\n");
+      const r = shale(["put", dir, "k", "w"]);
       expect(r.code).toBe(ExitCode.Busy);
       expect(r.stderr).toMatch(/^shale: Busy: /);
       expect(new TextDecoder().decode(db.get("k"))).toBe("v");
     } finally {
       await db.close();
     }
-    expect(shale(["get", dir, "k"]).stdout).toBe("v\n");
+    expect(shale(["put", dir, "k", "w"]).code).toBe(0);
+    expect(shale(["get", dir, "k"]).stdout).toBe("w\n");
   });
 });

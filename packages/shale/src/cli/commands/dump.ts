@@ -41,7 +41,7 @@ export function registerDump(program: Command, act: Act): void {
         };
         let count: number;
         try {
-          count = await withDatabase(ctx, dir!, {}, (db) =>
+          count = await withDatabase(ctx, dir!, { readOnly: true }, (db) =>
             walkRange(ctx, db, options, (key, value) => {
               chunk += `${formatEntry(key, value, format)}\n`;
               if (chunk.length >= FLUSH_AT) flush();

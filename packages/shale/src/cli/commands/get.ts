@@ -17,7 +17,7 @@ export function registerGet(program: Command, act: Act): void {
     .action(
       act(async (ctx, [dir, keyText]) => {
         const key = parseBytes(keyText!, ctx.keyEncoding, "key");
-        const value = await withDatabase(ctx, dir!, {}, (db) => db.get(key));
+        const value = await withDatabase(ctx, dir!, { readOnly: true }, (db) => db.get(key));
         if (ctx.json) {
           ctx.jsonLine({
             ...jsonBytes("key", key, ctx.keyEncoding),

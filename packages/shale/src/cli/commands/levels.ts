@@ -19,7 +19,7 @@ export function registerLevels(program: Command, act: Act): void {
     .option("--svg <file>", "also write a picture of the levels to this SVG file")
     .action(
       act<{ svg?: string }>(async (ctx, [dir], options) => {
-        const levels = await withDatabase(ctx, dir!, {}, (db) => readLevels(db));
+        const levels = await withDatabase(ctx, dir!, { readOnly: true }, (db) => readLevels(db));
         if (options.svg !== undefined)
           writeFileSync(options.svg, renderLevelsSvg(levels, `shale levels: ${dir}`));
         if (ctx.json) {

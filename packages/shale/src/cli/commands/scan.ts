@@ -21,7 +21,7 @@ export function registerScan(program: Command, act: Act): void {
       act<RangeOptions & { keysOnly?: boolean }>(async (ctx, [dir], options) => {
         checkRange(options);
         const keysOnly = options.keysOnly === true;
-        await withDatabase(ctx, dir!, {}, (db) =>
+        await withDatabase(ctx, dir!, { readOnly: true }, (db) =>
           walkRange(ctx, db, options, (key, value) => {
             if (ctx.json) {
               ctx.jsonLine({

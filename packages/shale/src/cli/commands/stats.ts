@@ -45,7 +45,7 @@ export function registerStats(program: Command, act: Act): void {
     .option("-p, --property <name>", "print this one property (e.g. shale.levelstats)")
     .action(
       act<{ property?: string }>(async (ctx, [dir], options) => {
-        await withDatabase(ctx, dir!, {}, (db) => {
+        await withDatabase(ctx, dir!, { readOnly: true }, (db) => {
           if (options.property !== undefined) {
             const value = db.getProperty(options.property);
             if (value === undefined) {
