@@ -6,7 +6,7 @@
  * | chart               | y                                        | from                  |
  * |---------------------|------------------------------------------|-----------------------|
  * | ops/sec             | ops per second over each interval        | the workloads' ticks  |
- * | p99 latency         | µs, 99th percentile of the interval's ops | the per-op clock     |
+ * | p99 latency (log)   | µs, 99th percentile of the interval's ops | the per-op clock     |
  * | L0 files            | tables in level 0                        | Engine.gauges()       |
  * | immutable memtables | memtables waiting for a flush            | Engine.gauges()       |
  * | compaction          | MiB compactions read + wrote, cumulative | Engine.gauges()       |
@@ -24,6 +24,8 @@ export interface Chart {
   id: string;
   title: string;
   unit: string;
+  /** Plot y on a log scale (latencies: one stall would flatten the rest). */
+  log: boolean;
   series: ChartSeries[];
   /** Engines of the run that do not report this measure. */
   missing: string[];
@@ -33,6 +35,7 @@ interface Measure {
   id: string;
   title: string;
   unit: string;
+  log?: boolean;
   value: (s: Sample) => number | null;
 }
 
@@ -40,7 +43,7 @@ const MiB = 1024 * 1024;
 
 export const MEASURES: readonly Measure[] = [
   { id: "ops", title: "Throughput", unit: "ops/sec", value: (s) => s.opsPerSec },
-  { id: "p99", title: "p99 latency", unit: "µs", value: (s) => s.p99Micros },
+  { id: "p99", title: "p99 latency", unit: "µs", log: true, value: (s) => s.p99Micros },
   { id: "l0", title: "L0 files", unit: "files", value: (s) => s.l0Files },
   {
     id: "memtables",
@@ -64,7 +67,14 @@ export const MEASURES: readonly Measure[] = [
 
 export function buildCharts(series: readonly EngineSeries[]): Chart[] {
   return MEASURES.map((m) => {
-    const chart: Chart = { id: m.id, title: m.title, unit: m.unit, series: [], missing: [] };
+    const chart: Chart = {
+      id: m.id,
+      title: m.title,
+      unit: m.unit,
+      log: m.log === true,
+      series: [],
+      missing: [],
+    };
     for (const e of series) {
       const y = e.samples.map(m.value);
       if (y.every((v) => v === null)) {

@@ -70,13 +70,14 @@ const PAGE_SCRIPT = `
   var colors = data.colors;
   var width = Math.max(480, Math.min(1200, document.body.clientWidth - 48));
   function color(engine) { return colors[data.engines.indexOf(engine) % colors.length]; }
-  function marks(u) {
+  // Dashed lines where each workload of an engine in the chart starts, labelled.
+  function marks(engines) { return function (u) {
     var ctx = u.ctx, top = u.bbox.top, height = u.bbox.height;
     ctx.save();
     ctx.setLineDash([4, 4]);
     ctx.lineWidth = 1;
     ctx.font = (10 * devicePixelRatio) + "px sans-serif";
-    data.engines.forEach(function (engine, i) {
+    engines.forEach(function (engine, i) {
       (data.workloads[engine] || []).forEach(function (w) {
         var x = u.valToPos(w.start, "x", true);
         if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
@@ -89,7 +90,7 @@ const PAGE_SCRIPT = `
       });
     });
     ctx.restore();
-  }
+  }; }
   data.charts.forEach(function (chart) {
     var el = document.getElementById("chart-" + chart.id);
     if (chart.series.length === 0) return;
@@ -101,10 +102,10 @@ const PAGE_SCRIPT = `
       title: chart.title + " (" + chart.unit + ")",
       width: width,
       height: 260,
-      scales: { x: { time: false } },
+      scales: { x: { time: false }, y: chart.log ? { distr: 3 } : {} },
       axes: [{ label: "seconds since the engine's first workload" }, { label: chart.unit, size: 70 }],
       series: series,
-      hooks: { draw: [marks] },
+      hooks: { draw: [marks(chart.series.map(function (s) { return s.engine; }))] },
     }, joined, el);
   });
 })();
