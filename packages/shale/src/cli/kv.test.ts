@@ -1,9 +1,10 @@
 // The key-value commands (get, put, delete, scan, dump, load) run through the built bin on
 // a real directory: output and exit codes.
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { jsonLines, shale, tempDir } from "./bin.test-support.js";
+import { BIN, jsonLines, shale, tempDir } from "./bin.test-support.js";
 import { ExitCode } from "./exit-codes.js";
 
 function filled(keys: string[]): string {
@@ -178,5 +179,30 @@ describe("dump / load", () => {
     expect(bad.stderr).toContain('line 2: no " ==> " between key and value');
     const missing = shale(["load", copy, join(tempDir(), "nope.txt")]);
     expect(missing.code).toBe(ExitCode.NotFound);
+  });
+});
+
+describe("a reader that stops reading", () => {
+  it("ends the command quietly with exit 0 (`shale scan db | head -1`)", async () => {
+    const dir = filled(
+      Array.from({ length: 4000 }, (_, i) => `key${String(i).padStart(5, "0")}-${"x".repeat(40)}`),
+    );
+    const child = spawn(process.execPath, [BIN, "scan", dir], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const first = await new Promise<string>((resolve) => {
+      child.stdout.once("data", (d: Buffer) => {
+        child.stdout.destroy(); // like head after its first line
+        resolve(d.toString().split("\n")[0]!);
+      });
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(first).toBe(`key00000-${"x".repeat(40)} : value-of-key00000-${"x".repeat(40)}`);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 });
