@@ -7,6 +7,7 @@
  * json            {"key":"key","value":"val"}   or "keyHex"/"valueHex" (see bytes-format.ts)
  * ```
  * Lines are separated by "\n" ("\r\n" is accepted on load); empty lines are skipped.
+ * Long form: docs/formats/dump.md.
  */
 import { bytesFromJson, decodeUtf8, jsonBytes, parseBytes, toUpperHex } from "./bytes-format.js";
 import { CliError, ExitCode } from "./exit-codes.js";

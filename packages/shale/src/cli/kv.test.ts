@@ -1,6 +1,6 @@
 // The key-value commands (get, put, delete, scan, dump, load) run through the built bin on
 // a real directory: output and exit codes.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -163,6 +163,32 @@ describe("dump / load", () => {
     expect(utf8.code).toBe(ExitCode.Usage);
     expect(utf8.stderr).toContain("use --format hex or json");
   });
+
+  it.skipIf(spawnSync("ldb", ["--version"]).status !== 0)(
+    "writes what `ldb load --hex` reads, and reads `ldb dump --hex`",
+    () => {
+      const dir = filled(["a", "b\u00e9"]);
+      const rocks = join(tempDir(), "rocks");
+      const dump = shale(["dump", dir]).stdout;
+      const load = spawnSync("ldb", [`--db=${rocks}`, "--create_if_missing", "--hex", "load"], {
+        input: dump,
+        encoding: "utf8",
+      });
+      expect(load.status, load.stderr).toBe(0);
+      const back = spawnSync("ldb", [`--db=${rocks}`, "--hex", "dump"], { encoding: "utf8" });
+      expect(
+        back.stdout
+          .split("\n")
+          .filter((l) => l.includes(" ==> "))
+          .join("\n"),
+      ).toBe(dump.trimEnd());
+      const copy = join(tempDir(), "copy");
+      expect(shale(["load", copy], back.stdout.replace(/^Keys in range.*$/m, "")).stdout).toBe(
+        "loaded 2 entries\n",
+      );
+      expect(shale(["dump", copy]).stdout).toBe(dump);
+    },
+  );
 
   it("writes --output files, reads standard input, and names a bad line", () => {
     const dir = filled(["a", "b"]);
