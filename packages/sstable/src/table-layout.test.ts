@@ -11,7 +11,7 @@ function sample(options = {}) {
     values.push(new TextEncoder().encode(`value-${i}`));
   }
   return {
-    table: buildTable(keys, values, { blockSize: 512, bloomBitsPerKey: 10, ...options }),
+    table: buildTable(keys, values, { blockSize: 512, bitsPerKey: 10, ...options }),
     keys,
   };
 }
