@@ -8,6 +8,8 @@
  *   compaction/write-controller.ts. Compactions: compaction/scheduler.ts.
  * - Point reads: read-path.ts. Iterators: iterator-sources.ts and iterator/. Snapshots:
  *   snapshot.ts. Properties: properties.ts. Open: recovery.ts.
+ * - Read-only and secondary instances (a DB whose writes are refused, following another
+ *   process's files): secondary/follower.ts; repair: repair/repair.ts.
  *
  * Threading: everything here runs on the caller's thread and is synchronous except `open`
  * and `close` (and the waits `flush`, `compactRange`, `waitForCompactions`). A write is one
@@ -899,6 +901,8 @@ export class DB {
   ): Promise<DB> {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
+    if (resolved.bestEffortsRecovery)
+      throw ShaleError.notSupported(`bestEffortsRecovery does not go with a ${role} open`);
     const icmp = new InternalKeyComparator(resolved.comparator);
     const fs = resolved.fs;
     let lock: FileLock = { path: dir, release() {} };

@@ -56,6 +56,7 @@ const openRows: Row[] = [
   ["walRecoveryMode", true, "toString", "PointInTime"],
   ["paranoidChecks", "true", undefined, false],
   ["bestEffortsRecovery", 1, undefined, true],
+  ["readOnly", "yes", undefined, false],
   ["fs", { openWritable() {} }, undefined, "memory"],
 ];
 

@@ -128,9 +128,30 @@ export class Follower {
     return this.registration?.file;
   }
 
-  /** Connects to the db it feeds. Call once, then `catchUp()`. */
+  /**
+   * Connects to the db it feeds. Call once, then `catchUp()`. A table the primary deleted
+   * before this instance opened it (beyond `maxOpenFiles`, or after a lease ended) makes
+   * reads fail with an IOError that says so and what to do, instead of a bare ENOENT.
+   */
   attach(host: FollowerHost): void {
     this.host = host;
+    const cache = host.tableCache;
+    const get = cache.get.bind(cache);
+    const role = this.role;
+    const dir = this.dir;
+    cache.get = (fileNumber: number, fileSize: number) => {
+      try {
+        return get(fileNumber, fileSize);
+      } catch (e) {
+        if (!isMissingFile(e)) throw e;
+        const path = tableFileName(dir, fileNumber);
+        throw ShaleError.ioError(
+          `${path} was deleted by the primary before this ${role === "readOnly" ? "read-only" : "secondary"} instance opened it (only the first maxOpenFiles tables are opened up front); ${role === "readOnly" ? "reopen the read-only instance" : "call tryCatchUpWithPrimary()"}`,
+          path,
+          e,
+        );
+      }
+    };
   }
 
   /**
@@ -149,8 +170,23 @@ export class Follower {
         manifestEdits += edits;
         if (edits > 0) this.pending = true;
         if (this.pending) this.install(host);
-        walRecords += this.wals.advance(this.manifest.state.logNumber ?? 0);
-        break;
+        const logNumber = this.manifest.state.logNumber ?? 0;
+        walRecords += this.wals.advance(logNumber);
+        // A flush installed while the WALs were read may have deleted a WAL we never listed
+        // (its data is in a table the MANIFEST names now): then read the MANIFEST on and the
+        // WALs again. A flush's edit is synced before its WALs are deleted, so an unchanged
+        // log number means no WAL went missing.
+        const later = this.manifest.advance();
+        manifestEdits += later;
+        if (later > 0) this.pending = true;
+        if ((this.manifest.state.logNumber ?? 0) === logNumber) {
+          if (this.pending) this.install(host);
+          break;
+        }
+        if (attempt >= MAX_ATTEMPTS)
+          throw ShaleError.busy(
+            `catching up with the primary: its WALs moved on ${MAX_ATTEMPTS} times while they were read; try again`,
+          );
       } catch (e) {
         if (!(e instanceof Vanished)) throw e;
         if (attempt >= MAX_ATTEMPTS)

@@ -33,11 +33,15 @@ export class Vanished extends Error {
   }
 }
 
-/** True if `e` says the file does not exist (IOError with cause ENOENT). */
+/** True if `e` says the file does not exist (IOError caused, at some depth, by ENOENT). */
 export function isMissingFile(e: unknown): boolean {
-  if (!ShaleError.isInstance(e) || e.code !== "IOError") return false;
-  const cause = (e as { cause?: { code?: unknown } }).cause;
-  return cause?.code === "ENOENT";
+  for (let depth = 0; depth < 4; depth++) {
+    if (!ShaleError.isInstance(e) || e.code !== "IOError") return false;
+    const cause = (e as { cause?: { code?: unknown } }).cause;
+    if (cause?.code === "ENOENT") return true;
+    e = cause;
+  }
+  return false;
 }
 
 /** The MANIFEST number CURRENT names, or Vanished when there is no CURRENT (yet/any more). */

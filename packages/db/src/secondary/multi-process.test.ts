@@ -104,7 +104,7 @@ describe("one writer, three reader processes", () => {
     expect(failures).toEqual([]);
     expect(latest).toBe(BATCHES - 1);
     expect(compactions).toBeGreaterThan(0);
-    for (const c of checks) expect(c).toBeGreaterThan(3);
+    for (const c of checks) expect(c).toBeGreaterThan(1); // the last round, and during the writes
 
     for (const r of readers) r.proc.stdin!.write("stop\n");
     const closed = await Promise.all(readers.map((r) => nextLine(r)));

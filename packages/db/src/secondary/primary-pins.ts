@@ -11,7 +11,7 @@
  */
 import { baseName, type FileSystem } from "@shale/base";
 import { FileType, parseFileName } from "../filenames.js";
-import { readPins } from "./registration.js";
+import { readPins, registrationDir } from "./registration.js";
 
 const POLL_MS = 1000;
 
@@ -37,7 +37,7 @@ export class SecondaryPins {
 
   /** Of `paths` (and the files held so far), those no live secondary reads. */
   keep(paths: readonly string[]): string[] {
-    if (this.held.size === 0 && !this.fs.exists(`${this.dir}/secondaries`)) return [...paths];
+    if (this.held.size === 0 && !this.fs.exists(registrationDir(this.dir))) return [...paths];
     for (const p of paths) this.held.add(p);
     const pins = readPins(this.fs, this.dir);
     const now: string[] = [];

@@ -90,5 +90,41 @@ describe("DB.open(dir, { readOnly: true })", () => {
     await expect(DB.open(tempDir(), { readOnly: "yes" as unknown as boolean })).rejects.toThrow(
       TypeError,
     );
+    await expect(
+      DB.open(tempDir(), { readOnly: true, bestEffortsRecovery: true }),
+    ).rejects.toMatchObject({ code: ErrorCode.NotSupported });
+  });
+});
+
+describe("a table the writer deletes before the reader opened it", () => {
+  it("is a clear IOError for the tables beyond maxOpenFiles; the first ones stay readable", async () => {
+    const dir = tempDir();
+    const writer = await DB.open(dir, { writeBufferSize: 64 * 1024, disableAutoCompactions: true });
+    for (let t = 0; t < 20; t++) {
+      for (let i = 0; i < 50; i++) writer.put(key(t * 1000 + i), `t${t}`);
+      await writer.flush();
+    }
+    const ro = await DB.open(dir, { readOnly: true, maxOpenFiles: 16 });
+    await writer.compactRange(); // every table replaced
+    await writer.waitForCompactions();
+    let readable = 0;
+    let failures = 0;
+    for (let t = 0; t < 20; t++) {
+      try {
+        expect(text(ro.get(key(t * 1000 + 7)))).toBe(`t${t}`);
+        readable++;
+      } catch (e) {
+        expect(ShaleError.isInstance(e) && e.code === ErrorCode.IOError).toBe(true);
+        expect((e as Error).message).toMatch(/deleted by the primary.*reopen the read-only/);
+        failures++;
+      }
+    }
+    expect(readable).toBeGreaterThanOrEqual(15);
+    expect(failures).toBeGreaterThan(0);
+    await ro.close();
+    const again = await DB.open(dir, { readOnly: true, maxOpenFiles: 16 });
+    for (let t = 0; t < 20; t++) expect(text(again.get(key(t * 1000 + 7)))).toBe(`t${t}`);
+    await again.close();
+    await writer.close();
   });
 });

@@ -23,6 +23,11 @@ const text = (v: Uint8Array | undefined) =>
 const key = (i: number) => `key${String(i).padStart(6, "0")}`;
 const tables = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".sst"));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once `done()` holds (checked every 50 ms); fails after 15 s (a loaded machine). */
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  for (const start = Date.now(); !done(); await sleep(50))
+    if (Date.now() - start > 15_000) throw new Error(`timed out waiting until ${what}`);
+}
 
 describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
   it("follows writes, WAL switches, flushes, compactions and a reopened primary", async () => {
@@ -87,11 +92,28 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     await sleep(1300);
     for (const t of held) expect(existsSync(join(dir, t))).toBe(true);
     it.close();
-    await sleep(1300);
-    for (const t of held) expect(existsSync(join(dir, t))).toBe(false);
+    await waitFor(() => held.every((t) => !existsSync(join(dir, t))), "the tables are deleted");
     expect(text(secondary.get(key(5)))).toBe("r2");
     await secondary.close();
     expect(readdirSync(regDir)).toHaveLength(0);
+    await primary.close();
+  });
+
+  it("the primary keeps the WALs a secondary reads until it catches up", async () => {
+    const dir = tempDir();
+    const primary = await DB.open(dir, { writeBufferSize: 64 * 1024 });
+    for (let i = 0; i < 500; i++) primary.put(key(i), "in a WAL");
+    const secondary = await DB.openAsSecondary(dir);
+    const logs = () => readdirSync(dir).filter((n) => n.endsWith(".log"));
+    const read = logs();
+    await primary.flush(); // the WAL's data is in a table now: obsolete for the primary
+    await primary.waitForCompactions();
+    for (const l of read) expect(existsSync(join(dir, l))).toBe(true);
+    expect(text(secondary.get(key(3)))).toBe("in a WAL");
+    secondary.tryCatchUpWithPrimary();
+    await waitFor(() => read.every((l) => !existsSync(join(dir, l))), "the WALs are deleted");
+    expect(text(secondary.get(key(3)))).toBe("in a WAL");
+    await secondary.close();
     await primary.close();
   });
 
@@ -110,12 +132,17 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     mkdirSync(regDir);
     const reg = (pid: number, expires: number) =>
       encodeRegistration({ pid, host: hostname(), expires, manifest: 1, minLog: 0, tables: held });
-    writeFileSync(join(regDir, "00000000000000aa.reg"), reg(process.pid, Date.now() + 1500));
+    const file = join(regDir, "00000000000000aa.reg");
+    writeFileSync(file, reg(process.pid, Date.now() + 600_000));
     await primary.compactRange();
     await primary.waitForCompactions();
+    await sleep(1200); // the primary looked again at least once
     for (const n of held) expect(existsSync(primary.tablePath(n))).toBe(true);
-    await sleep(2000);
-    for (const n of held) expect(existsSync(primary.tablePath(n))).toBe(false);
+    // The secondary stops renewing (a hung process): its lease ends, then the files go.
+    const expires = Date.now() + 500;
+    writeFileSync(file, reg(process.pid, expires));
+    await waitFor(() => held.every((n) => !existsSync(primary.tablePath(n))), "the lease ends");
+    expect(Date.now()).toBeGreaterThanOrEqual(expires);
     // A registration of a process that is gone pins nothing (and is removed), whatever its lease.
     const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
     writeFileSync(join(regDir, "00000000000000bb.reg"), reg(gone, Date.now() + 600_000));
@@ -147,6 +174,28 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     await primary.close();
   });
 
+  it("works unregistered when it cannot write to the primary's directory", async () => {
+    const fs = new MemoryFileSystem();
+    const primary = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    const denied = new Proxy(fs, {
+      get(target, prop, receiver) {
+        if (prop === "mkdir" || prop === "writeFile" || prop === "rename")
+          return () => {
+            throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const secondary = await DB.openAsSecondary("/db", undefined, { fs: denied });
+    for (let i = 0; i < 2000; i++) primary.put(key(i), `v${i}`);
+    await primary.flush();
+    secondary.tryCatchUpWithPrimary();
+    expect(text(secondary.get(key(1999)))).toBe("v1999");
+    expect(fs.exists("/db/secondaries")).toBe(false);
+    await secondary.close();
+    await primary.close();
+  });
+
   it("works on any FileSystem (MemoryFileSystem)", async () => {
     const fs = new MemoryFileSystem();
     const primary = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
@@ -159,6 +208,51 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     expect(text(secondary.get(key(0)))).toBe("v0");
     await secondary.close();
     await primary.close();
+  });
+});
+
+describe("a catch-up racing the primary's flush", () => {
+  it("a WAL flushed and deleted between the MANIFEST read and the WAL listing is not missed", async () => {
+    const fsP = new MemoryFileSystem();
+    const primary = await DB.open("/db", { fs: fsP });
+    primary.put("a", "in the first WAL", { sync: true });
+    const snapshot = () => new Map(fsP.list("/db").map((n) => [n, fsP.readFile(`/db/${n}`)]));
+    const before = snapshot(); // MANIFEST names WAL n; n holds "a"
+    await primary.flush(); // "a" into a table; the MANIFEST moves to WAL n+1; n deleted
+    const after = snapshot();
+    await primary.close();
+
+    // The secondary sees `before` until it has opened the MANIFEST, then `after`.
+    const fs = new MemoryFileSystem();
+    fs.mkdir("/db");
+    for (const [n, b] of before) fs.writeFile(`/db/${n}`, b);
+    let manifestOpened = false;
+    let switched = false;
+    const racing = new Proxy(fs, {
+      get(target, prop, receiver) {
+        if (prop === "openSequential")
+          return (path: string) => {
+            const f = target.openSequential(path);
+            if (path.includes("MANIFEST-")) manifestOpened = true;
+            return f;
+          };
+        if (prop === "list")
+          return (dir: string) => {
+            if (manifestOpened && !switched && dir === "/db") {
+              switched = true;
+              for (const n of target.list("/db"))
+                if (!after.has(n) && n !== "secondaries") target.remove(`/db/${n}`);
+              for (const [n, b] of after) target.writeFile(`/db/${n}`, b);
+            }
+            return target.list(dir);
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const secondary = await DB.openAsSecondary("/db", undefined, { fs: racing });
+    expect(switched).toBe(true);
+    expect(text(secondary.get("a"))).toBe("in the first WAL");
+    await secondary.close();
   });
 });
 
