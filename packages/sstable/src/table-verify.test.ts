@@ -11,7 +11,7 @@ function sample() {
     keys.push(ikey(`key${String(i).padStart(5, "0")}`, i + 1, ValueKind.Value));
     values.push(new TextEncoder().encode(`value-${i}-${"v".repeat(40)}`));
   }
-  return buildTable(keys, values, { blockSize: 1024, bloomBitsPerKey: 10 });
+  return buildTable(keys, values, { blockSize: 1024, bitsPerKey: 10 });
 }
 
 describe("TableReader.verifyChecksums", () => {
