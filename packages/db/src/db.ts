@@ -361,7 +361,7 @@ export class DB {
   write(batch: WriteBatch, options?: WriteOptions): void {
     if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
     if (options !== undefined) WRITE_OPTIONS.check(options);
-    const t0 = this.stats !== undefined && this.stats.timersEnabled ? this.stats.now() : 0;
+    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     const count = batch.count;
@@ -395,7 +395,7 @@ export class DB {
     options: WriteOptions | undefined,
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
-    const t0 = this.stats !== undefined && this.stats.timersEnabled ? this.stats.now() : 0;
+    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     if (this.writeController.condition !== StallCondition.Normal)
