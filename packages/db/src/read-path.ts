@@ -84,7 +84,7 @@ export class PointReader {
       r = new LookupResult(); // re-entered from a merge operator
     else this.busy = true;
     const stats = this.stats;
-    const t0 = stats !== undefined && stats.timersEnabled ? stats.now() : 0;
+    const t0 = stats?.timersEnabled ? stats.now() : 0;
     try {
       mem.get(key, snapshot, r);
       if (!r.done) {

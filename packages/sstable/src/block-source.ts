@@ -72,7 +72,7 @@ export class BlockSource {
   /** The uncompressed contents of the block at `handle`, read from the file. */
   readRaw(handle: BlockHandle, verify = this.verifyChecksums): Uint8Array {
     const stats = this.stats;
-    const t0 = stats !== undefined && stats.timersEnabled ? stats.now() : 0;
+    const t0 = stats?.timersEnabled ? stats.now() : 0;
     const data = readBlock(
       this.file,
       this.limit,
@@ -210,7 +210,7 @@ export class BlockSource {
     const length = Math.min(Math.max(ra.size, n), this.limit - offset);
     const region = allocUninitialized(length);
     const stats = this.stats;
-    const t0 = stats !== undefined && stats.timersEnabled ? stats.now() : 0;
+    const t0 = stats?.timersEnabled ? stats.now() : 0;
     const got = this.file.read(offset, length, region, 0);
     if (got !== length) {
       throw ShaleError.corruption(

@@ -11,7 +11,11 @@ const CHUNK = 1 << 20;
 
 /** The event loop turns (writes, timers, I/O callbacks run) before this resolves. */
 export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  // setImmediate where there is one (Node, Bun): it runs after pending I/O callbacks.
+  const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) =>
+    immediate !== undefined ? immediate(resolve) : setTimeout(resolve, 0),
+  );
 }
 
 export interface CopiedFile {

@@ -33,11 +33,13 @@
  */
 import { type FileSystem, joinPath, NodeFileSystem, ShaleError, toBytes } from "@shale/base";
 import type { DB } from "../../db.js";
-import { currentFileName, logFileName, tableFileName } from "../../filenames.js";
+import { logFileName, tableFileName } from "../../filenames.js";
 import { checksumFile, copyFile, removeTree } from "../copy.js";
 import { captureLiveFiles } from "../live-files.js";
+import { collectGarbage, type MetaRead } from "./garbage.js";
+import { META, PRIVATE, SHARED } from "./layout.js";
 import { type BackupFile, type BackupMeta, decodeMeta, encodeMeta } from "./meta.js";
-import { RESTORE_MARKER, restoreMarkerPath } from "./restore-marker.js";
+import { damagedFile, restoreInto } from "./restore.js";
 
 export interface BackupEngineOptions {
   /** Where the backup directory lives. Default: a NodeFileSystem. */
@@ -64,14 +66,6 @@ export interface BackupInfo {
   readonly metadata: string | undefined;
 }
 
-/** What the garbage collection after a delete or purge removed. */
-interface Collected {
-  files: number;
-}
-
-const META = "meta";
-const PRIVATE = "private";
-const SHARED = "shared_checksum";
 const pad = (n: number) => String(n).padStart(6, "0");
 
 function checkKnown(what: string, options: object, known: readonly string[]): void {
@@ -136,11 +130,7 @@ export class BackupEngine {
    * shared, not copied. Resolves with the new backup's description.
    */
   createBackup(db: DB, options?: CreateBackupOptions): Promise<BackupInfo> {
-    try {
-      return this.createBackupNow(db, options);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return settle(() => this.createBackupNow(db, options));
   }
 
   private createBackupNow(db: DB, options?: CreateBackupOptions): Promise<BackupInfo> {
@@ -156,6 +146,7 @@ export class BackupEngine {
     const host = db.opsHost();
     host.checkOpen();
     const flush = options?.flush === true ? host.flush() : undefined;
+    flush?.catch(() => undefined); // awaited below; not unhandled if the LOCK refuses us first
     // Without flush the capture happens now, inside the call: the moment of the backup.
     const early = flush === undefined ? captureLiveFiles(host) : undefined;
     const timestamp = Date.now();
@@ -252,11 +243,7 @@ export class BackupEngine {
    * in full). Throws Corruption naming the damaged file (a path in the backup directory).
    */
   verifyBackup(id: number): Promise<void> {
-    try {
-      return this.verifyBackupNow(id);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return settle(() => this.verifyBackupNow(id));
   }
 
   private verifyBackupNow(id: number): Promise<void> {
@@ -273,11 +260,7 @@ export class BackupEngine {
    * copied. Until it resolves, `dir` holds RESTORE-IN-PROGRESS and does not open.
    */
   restoreBackup(id: number, dir: string): Promise<void> {
-    try {
-      return this.restoreBackupNow(id, dir);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return settle(() => this.restoreBackupNow(id, dir));
   }
 
   private restoreBackupNow(id: number, dir: string): Promise<void> {
@@ -286,36 +269,7 @@ export class BackupEngine {
       throw new TypeError("restore dir must be a non-empty string");
     return this.exclusive(async () => {
       const meta = this.readMeta(id);
-      const fs = this.fs;
-      if (fs.exists(dir)) {
-        const names = fs.list(dir);
-        if (names.length > 0 && !names.includes(RESTORE_MARKER))
-          throw ShaleError.invalidArgument(`restore dir ${dir} is not empty`);
-      }
-      fs.mkdir(dir);
-      const lock = fs.lock(joinPath(dir, "LOCK"));
-      try {
-        // An interrupted restore's files go (the marker last, so the directory never opens).
-        for (const name of fs.list(dir))
-          if (name !== RESTORE_MARKER && name !== "LOCK") fs.remove(joinPath(dir, name));
-        fs.writeFile(restoreMarkerPath(dir), toBytes(`restoring backup ${id} from ${this.dir}\n`), {
-          sync: true,
-        });
-        fs.syncDir(dir);
-        const current = meta.files.filter((f) => f.dbName === "CURRENT");
-        const rest = meta.files.filter((f) => f.dbName !== "CURRENT");
-        for (const f of [...rest, ...current]) {
-          const r = await copyFile(fs, this.path(f.path), fs, joinPath(dir, f.dbName));
-          if (r.size !== f.size || r.crc32c !== f.crc32c) throw this.damaged(f, r.size, r.crc32c);
-        }
-        if (!fs.exists(currentFileName(dir)))
-          throw ShaleError.corruption("backup has no CURRENT", this.path(META, String(id)));
-        fs.syncDir(dir);
-        fs.remove(restoreMarkerPath(dir));
-        fs.syncDir(dir);
-      } finally {
-        lock.release();
-      }
+      await restoreInto(this.fs, this.dir, meta, dir);
     });
   }
 
@@ -324,11 +278,7 @@ export class BackupEngine {
    * uses. Resolves with the ids deleted. Backups with damaged meta files are left alone.
    */
   purgeOldBackups(keep: number): Promise<number[]> {
-    try {
-      return this.purgeOldBackupsNow(keep);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return settle(() => this.purgeOldBackupsNow(keep));
   }
 
   private purgeOldBackupsNow(keep: number): Promise<number[]> {
@@ -345,11 +295,7 @@ export class BackupEngine {
 
   /** Deletes backup `id` (damaged or not), then the files no remaining backup uses. */
   deleteBackup(id: number): Promise<void> {
-    try {
-      return this.deleteBackupNow(id);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return settle(() => this.deleteBackupNow(id));
   }
 
   private deleteBackupNow(id: number): Promise<void> {
@@ -380,7 +326,7 @@ export class BackupEngine {
     return max + 1;
   }
 
-  private readAll(): ({ id: number; meta: BackupMeta } | { id: number; error: ShaleError })[] {
+  private readAll(): MetaRead[] {
     return this.metaIds().map((id) => {
       try {
         return { id, meta: this.readMeta(id) };
@@ -406,15 +352,7 @@ export class BackupEngine {
   }
 
   private damaged(f: BackupFile, size: number, crc: number): ShaleError {
-    const what =
-      size !== f.size
-        ? `is ${size} bytes, the backup meta says ${f.size}`
-        : `checksum mismatch: crc32c ${crc >>> 0}, the backup meta says ${f.crc32c}`;
-    return ShaleError.corruption(
-      `backup file ${what}`,
-      this.path(f.path),
-      size !== f.size ? Math.min(size, f.size) : undefined,
-    );
+    return damagedFile(this.dir, f, size, crc);
   }
 
   private async checkFile(f: BackupFile): Promise<void> {
@@ -433,39 +371,18 @@ export class BackupEngine {
     removeTree(this.fs, this.path(PRIVATE, String(id)));
   }
 
-  /**
-   * Removes what no backup names: shared tables no readable meta references (none at all
-   * while some meta is unreadable: it may reference any), private directories without a
-   * meta, temp files of interrupted backups.
-   */
-  private collectGarbage(): Collected {
-    const fs = this.fs;
-    let files = 0;
-    const all = this.readAll();
-    const ids = new Set(all.map((r) => r.id));
-    for (const n of fs.list(this.path(META))) {
-      if (/^\d+\.tmp$/.test(n)) {
-        fs.remove(this.path(META, n));
-        files++;
-      }
-    }
-    for (const n of fs.list(this.path(PRIVATE))) {
-      if (!/^\d+$/.test(n) || !ids.has(Number(n))) {
-        removeTree(fs, this.path(PRIVATE, n));
-        files++;
-      }
-    }
-    if (all.some((r) => "error" in r)) return { files };
-    const referenced = new Set<string>();
-    for (const r of all) if ("meta" in r) for (const f of r.meta.files) referenced.add(f.path);
-    for (const n of fs.list(this.path(SHARED))) {
-      if (!referenced.has(joinPath(SHARED, n))) {
-        fs.remove(this.path(SHARED, n));
-        files++;
-      }
-    }
-    fs.syncDir(this.path(SHARED));
-    return { files };
+  /** See garbage.ts. */
+  private collectGarbage(): number {
+    return collectGarbage(this.fs, this.dir, this.readAll());
+  }
+}
+
+/** `run()`, with what it throws as a rejection (the engine's methods never throw). */
+function settle<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return run();
+  } catch (e) {
+    return Promise.reject(e);
   }
 }
 
