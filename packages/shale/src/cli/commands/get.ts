@@ -1,6 +1,7 @@
 /**
  * `shale get <dir> <key>`: prints the value of one key. A missing key exits 1 (NotFound)
- * with nothing on standard output (with --json: `{"found":false,...}`).
+ * with nothing on standard output (with --json: `{"found":false,...}`). Opens the database
+ * read-only (context.ts), so it works beside a writer in another process.
  */
 import type { Command } from "commander";
 import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";

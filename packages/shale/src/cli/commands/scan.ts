@@ -1,7 +1,7 @@
 /**
  * `shale scan <dir>`: prints the entries of a key range, one per line: `key : value` for
  * people (ldb's form), one JSON object per line with --json (`{"key":...,"value":...}`,
- * see bytes-format.ts), keys and values as text or, with --hex, hex.
+ * see bytes-format.ts), keys and values as text or, with --hex, hex. Read-only open.
  */
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
