@@ -1,6 +1,6 @@
 /**
  * The LSM as `levels` prints and draws it: every live table with its level, size and
- * user-key range, read from the database's current version.
+ * user-key range, from `db.getLiveFiles()` (RocksDB's GetLiveFilesMetaData).
  */
 import type { DB } from "@shale/db";
 
@@ -21,24 +21,23 @@ export interface LevelInfo {
   readonly bytes: number;
 }
 
-const TRAILER = 8;
-
+/** Every level of the database (empty ones included), with its live tables. */
 export function readLevels(db: DB): LevelInfo[] {
-  const pinned = db.pinCurrentVersion();
-  try {
-    return pinned.version.levels.map((files, level) => ({
-      level,
-      bytes: files.reduce((n, f) => n + f.size, 0),
-      files: files.map((f) => ({
-        number: f.number,
-        size: f.size,
-        smallest: f.smallest.slice(0, f.smallest.length - TRAILER),
-        largest: f.largest.slice(0, f.largest.length - TRAILER),
-        smallestSeq: f.smallestSeq,
-        largestSeq: f.largestSeq,
-      })),
-    }));
-  } finally {
-    pinned.release();
+  let count = 0;
+  while (db.getProperty(`shale.num-files-at-level${count}`) !== undefined) count++;
+  const levels: { level: number; files: TableInfo[]; bytes: number }[] = [];
+  for (let level = 0; level < count; level++) levels.push({ level, files: [], bytes: 0 });
+  for (const t of db.getLiveFiles().tables) {
+    const l = levels[t.level]!;
+    l.files.push({
+      number: t.number,
+      size: t.size,
+      smallest: t.smallestKey,
+      largest: t.largestKey,
+      smallestSeq: t.smallestSeq,
+      largestSeq: t.largestSeq,
+    });
+    l.bytes += t.size;
   }
+  return levels;
 }
