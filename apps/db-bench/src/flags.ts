@@ -37,6 +37,10 @@ export interface Flags {
   histogram: boolean;
   maxPause: boolean;
   json: boolean;
+  /** --report: write an HTML page of time series to this file (report/). */
+  report: string | undefined;
+  /** --report_samples: print the time series as JSON lines (what --isolate's children send). */
+  reportSamples: boolean;
   batchSize: number;
   writesBeforeDeleteRange: number;
   writesPerRangeTombstone: number;
@@ -198,6 +202,16 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "bool",
     help: "print one JSON object per benchmark instead of text (Default: false)",
   },
+  report: {
+    key: "report",
+    kind: "string",
+    help: "write one self-contained HTML page with plots over time (ops/sec, p99 latency, L0 files, memtables, compaction bytes, stalls) for every engine to this file (Default: none)",
+  },
+  report_samples: {
+    key: "reportSamples",
+    kind: "bool",
+    help: "print the time series --report plots as JSON lines (what --isolate's children send the parent) (Default: false)",
+  },
   batch_size: {
     key: "batchSize",
     kind: "int",
@@ -262,6 +276,8 @@ export function defaultFlags(): Flags {
     histogram: false,
     maxPause: false,
     json: false,
+    report: undefined,
+    reportSamples: false,
     batchSize: 1,
     writesBeforeDeleteRange: 0,
     writesPerRangeTombstone: 0,

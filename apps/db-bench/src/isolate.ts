@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { defaultFlags, FLAG_SPECS, type Flags } from "./flags.js";
+import type { EngineSeries } from "./report/sampler.js";
 import { parseResult } from "./report.js";
 import { engineDir, type RunEvents } from "./runner.js";
 
@@ -42,12 +43,16 @@ export async function runIsolated(
       engines: [engine],
       isolate: false,
       json: true,
+      // --report: the parent writes the page; the child sends its time series.
+      report: undefined,
+      reportSamples: flags.report !== undefined || flags.reportSamples,
       db: flags.db === undefined ? undefined : engineDir(flags, flags.db, engine),
     };
     let reported = 0;
     let failed = false;
     const counting: RunEvents = {
       engineStart: (e, notes) => events.engineStart(e, notes),
+      samples: (series) => events.samples?.(series),
       result: (r) => {
         reported++;
         if (r.failed !== undefined) failed = true;
@@ -92,6 +97,8 @@ function runChild(
         const o = JSON.parse(text) as Record<string, unknown>;
         if (Array.isArray(o.notes)) events.engineStart(engine, o.notes.map(String));
         else if (typeof o.benchmark === "string") events.result(parseResult(o));
+        else if (typeof o.reportSeries === "object" && o.reportSeries !== null)
+          events.samples?.(o.reportSeries as EngineSeries);
         else if (typeof o.peakRssBytes === "number" && o.engine === undefined)
           peakRss(engine, o.peakRssBytes);
       } catch (e) {

@@ -9,13 +9,15 @@
  * at all it runs the default comparison (flags.ts DEFAULT_COMPARISON). `--help` lists every
  * flag.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WORKLOADS } from "./benchmarks.js";
 import { peakRssBytes } from "./disk.js";
 import { DEFAULT_COMPARISON, FlagError, type Flags, helpText, parseFlags } from "./flags.js";
 import { runIsolated } from "./isolate.js";
+import { renderReport } from "./report/html.js";
+import { Sampler } from "./report/sampler.js";
 import { type BenchResult, formatMB, header, json, line, percentiles } from "./report.js";
 import { type RunEvents, runEngines } from "./runner.js";
 import { comparisonTable, type EngineSummary } from "./table.js";
@@ -57,7 +59,9 @@ export async function run(
     out(header(flags));
   }
   const several = flags.engines.length > 1;
+  const sampler = flags.report !== undefined || flags.reportSamples ? new Sampler() : undefined;
   const events: RunEvents = {
+    samples: (series) => sampler?.adopt(series),
     engineStart(engine, notes) {
       if (flags.json) out(JSON.stringify({ engine, notes }));
       else {
@@ -84,10 +88,24 @@ export async function run(
   } else {
     const temp = flags.db === undefined ? mkdtempSync(join(tmpdir(), "shale-bench-")) : undefined;
     try {
-      failures = await runEngines(flags, flags.db ?? temp!, events);
+      failures = await runEngines(flags, flags.db ?? temp!, events, sampler);
     } finally {
       if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
     }
+  }
+  if (sampler !== undefined && flags.reportSamples) {
+    for (const series of sampler.series()) out(JSON.stringify({ reportSeries: series }));
+  }
+  if (sampler !== undefined && flags.report !== undefined) {
+    writeFileSync(
+      flags.report,
+      renderReport({
+        title: `db-bench: ${flags.engines.join(", ")} (${flags.num} keys)`,
+        header: header(flags),
+        series: sampler.series(),
+        results: engines,
+      }),
+    );
   }
   const peak = peakRssBytes();
   if (flags.json) out(JSON.stringify({ peakRssBytes: peak }));
@@ -99,6 +117,7 @@ export async function run(
         ? "this process, all engines; --isolate measures each engine alone"
         : "this process";
     out(`Peak RSS:   ${formatMB(peak)} MB (${what})`);
+    if (flags.report !== undefined) out(`Report:     ${flags.report}`);
   }
   if (failures.length > 0) throw new RunFailure(failures);
   return { flags, engines, peakRssBytes: peak };

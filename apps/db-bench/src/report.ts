@@ -1,11 +1,12 @@
 /**
  * db_bench's output: the header, one line per benchmark
  * (`%-12s : %11.3f micros/op %ld ops/sec; %6.1f MB/s (message)`), `n/a (reason)` for a
- * workload an engine lacks, optional percentiles, JSON lines, and a progress line on stderr
- * for long runs when stderr is a terminal.
+ * workload an engine lacks, optional percentiles, JSON lines, and a progress bar (rate, ETA)
+ * on stderr for long runs when stderr is a terminal.
  */
 import { cpus } from "node:os";
 import type { Flags } from "./flags.js";
+import type { Sampler } from "./report/sampler.js";
 
 /** Latency percentiles in microseconds (db_bench's --histogram). */
 export interface LatencySummary {
@@ -158,14 +159,64 @@ export function parseResult(o: Record<string, unknown>): BenchResult {
   return r;
 }
 
-/** Progress on stderr, at most ~4 times a second, only when stderr is a terminal. */
+/** What a progress bar is drawn from. */
+export interface ProgressState {
+  label: string;
+  done: number;
+  total: number;
+  elapsedSeconds: number;
+  /** Terminal width. */
+  columns: number;
+}
+
+function clockTime(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const mm = String(m).padStart(h > 0 ? 2 : 1, "0");
+  return `${h > 0 ? `${h}:` : ""}${mm}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/**
+ * One line: `label [██████░░░░] 61.0% 610000/1000000 ops 312345 ops/s ETA 0:01`, the bar
+ * as wide as the terminal leaves room for (at least 10 cells), the rate the average since
+ * the workload started, the ETA what is left at that rate ("ETA --" before any op).
+ */
+export function progressBar(p: ProgressState): string {
+  const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
+  const rate = p.elapsedSeconds > 0 ? p.done / p.elapsedSeconds : 0;
+  const eta = rate > 0 ? clockTime((p.total - p.done) / rate) : "--";
+  const tail = ` ${(fraction * 100).toFixed(1).padStart(5)}% ${p.done}/${p.total} ops ${Math.round(rate)} ops/s ETA ${eta}`;
+  const width = Math.max(10, p.columns - p.label.length - tail.length - 4);
+  const filled = Math.round(fraction * width);
+  return `${p.label} [${"\u2588".repeat(filled)}${"\u2591".repeat(width - filled)}]${tail}`;
+}
+
+/** Where progress goes: a stream that may be a terminal. */
+export interface ProgressStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+/**
+ * Progress of the running workload, on stderr as a bar with rate and ETA (progressBar),
+ * redrawn at most ~4 times a second, only when stderr is a terminal and only for workloads
+ * running longer than 2 s. Each tick also feeds --report's sampler when there is one.
+ */
 export class Progress {
-  private readonly enabled = process.stderr.isTTY === true;
+  private readonly enabled: boolean;
   private next = 0;
   private started = 0;
   private label = "";
   /** When a workload last started or ticked (the stall guard reads it). */
   private active = performance.now();
+  /** --report's sampler, fed by every tick. */
+  sampler: Sampler | undefined;
+
+  constructor(private readonly stream: ProgressStream = process.stderr) {
+    this.enabled = stream.isTTY === true;
+  }
 
   start(label: string): void {
     this.label = label;
@@ -179,17 +230,24 @@ export class Progress {
     return (performance.now() - this.active) / 1000;
   }
 
-  /** Call every so often (cheap): prints "engine name: done/total" when due. */
+  /** Call every so often (cheap): redraws the bar when due. */
   tick(done: number, total: number): void {
     const now = performance.now();
     this.active = now;
+    this.sampler?.tick(done, total, now);
     if (!this.enabled || now < this.next) return;
     this.next = now + 250;
-    const pct = ((done / total) * 100).toFixed(1);
-    process.stderr.write(`\r${this.label}: ${done}/${total} ops (${pct}%)   `);
+    const line = progressBar({
+      label: this.label,
+      done,
+      total,
+      elapsedSeconds: (now - this.started) / 1000,
+      columns: this.stream.columns ?? 80,
+    });
+    this.stream.write(`\r${line}\x1b[K`);
   }
 
   done(): void {
-    if (this.enabled && performance.now() >= this.started + 2000) process.stderr.write("\r\x1b[K");
+    if (this.enabled && performance.now() >= this.started + 2000) this.stream.write("\r\x1b[K");
   }
 }

@@ -16,12 +16,15 @@ import { directoryBytes } from "./disk.js";
 import type { Engine, EngineOptions } from "./engines/engine.js";
 import { createEngine } from "./engines/index.js";
 import { FlagError, type Flags } from "./flags.js";
+import type { EngineSeries, Sampler } from "./report/sampler.js";
 import { type BenchResult, Progress } from "./report.js";
 
 export interface RunEvents {
   /** An engine opened; `notes` are the flags it cannot apply. */
   engineStart(engine: string, notes: string[]): void;
   result(r: BenchResult): void;
+  /** An --isolate child's --report time series arrived. */
+  samples?(series: EngineSeries): void;
 }
 
 /** Seconds without progress after which a workload counts as stuck. */
@@ -79,8 +82,14 @@ function reason(e: unknown): string {
 }
 
 /** Runs every engine; returns the failures ("engine: message"), empty when all went well. */
-export async function runEngines(flags: Flags, base: string, events: RunEvents): Promise<string[]> {
+export async function runEngines(
+  flags: Flags,
+  base: string,
+  events: RunEvents,
+  sampler?: Sampler,
+): Promise<string[]> {
   const progress = new Progress();
+  progress.sampler = sampler;
   const failures: string[] = [];
   for (const name of flags.engines) {
     const failed = (workload: string, message: string) =>
@@ -99,6 +108,7 @@ export async function runEngines(flags: Flags, base: string, events: RunEvents):
       engine = await createEngine(name);
       if (!flags.useExistingDb) removeDatabase(dir);
       events.engineStart(name, await engine.open(dir, engineOptions(flags)));
+      sampler?.beginEngine(engine);
     } catch (e) {
       if (e instanceof FlagError) throw e;
       events.engineStart(name, []);
@@ -122,11 +132,13 @@ export async function runEngines(flags: Flags, base: string, events: RunEvents):
           synced = sync;
         }
         progress.start(`${name} ${workload}`);
+        sampler?.beginWorkload(workload);
         const r = await guarded(
           runWorkload({ flags, engine, progress }, workload),
           progress,
           `${name} ${workload}`,
         );
+        sampler?.endWorkload();
         if (w.fills === true && r.na === undefined) {
           const bytes = directoryBytes(dir);
           if (bytes !== undefined) r.diskBytes = bytes;

@@ -242,6 +242,16 @@ export class LRUCache<V> {
     return this.shards.length;
   }
 
+  /**
+   * Entries evicted so far (since construction or `resetStats`), over every shard: what
+   * `stats().evictions` says, without building the snapshot.
+   */
+  get evictions(): number {
+    let n = 0;
+    for (const shard of this.shards) n += shard.evictions;
+    return n;
+  }
+
   /** A snapshot of the counters (since construction or `resetStats`) and gauges. */
   stats(): CacheStats {
     const s: CacheStats = {

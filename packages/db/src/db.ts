@@ -28,6 +28,7 @@ import {
   bytewiseComparator,
   type FileLock,
   type FileSystem,
+  Histogram,
   InternalKeyComparator,
   invariants,
   NodeFileSystem,
@@ -76,6 +77,22 @@ import {
   reportUnclosedIterators,
 } from "./iterator-sources.js";
 import type { MergeOperator } from "./merge-operator.js";
+import {
+  type ApproximateSizeOptions,
+  approximateSizes,
+  type SizeRange,
+} from "./ops/approximate-sizes.js";
+import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
+import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
+import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
+import { FileDeletionHold } from "./ops/file-deletions.js";
+import type { OpsHost } from "./ops/host.js";
+import { type LiveFiles, liveFiles } from "./ops/live-files.js";
+import {
+  type VerifyChecksumsOptions,
+  type VerifyReport,
+  verifyChecksums,
+} from "./ops/verify-checksums.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { ownedCopy } from "./owned-bytes.js";
 import { formatProperty } from "./properties.js";
@@ -157,6 +174,12 @@ export class DB {
   private readonly shutdown = new SharedArrayBuffer(4);
   /** Set while the directory holds column families shale leaves alone: writes are refused. */
   private readonly writeRefusal: ShaleError | undefined;
+  /** Operations (issue 18): file deletions held by checkpoints and backups (ops/file-deletions.ts). */
+  private readonly deletionHold = new FileDeletionHold((paths) => {
+    // After close the next open removes what is obsolete.
+    if (!this.closed) this.removeFiles(paths);
+  });
+  private opsHostCache: OpsHost | undefined;
   /** Read-only and secondary instances: what follows the primary (secondary/follower.ts). */
   private readonly follower: Follower | undefined;
   /** Obsolete files kept while a secondary reads them (secondary/primary-pins.ts). */
@@ -288,6 +311,7 @@ export class DB {
       return;
     }
     if (this.backgroundError !== undefined || this.wal.error !== undefined) return;
+    if (this.deletionHold.defer(paths)) return;
     this.remover.remove(this.secondaryPins.keep(paths));
   }
 
@@ -326,6 +350,7 @@ export class DB {
       throw ShaleError.invalidArgument(`${dir} does not exist (createIfMissing is false)`);
     const lock = fs.lock(lockFileName(dir));
     try {
+      refuseInterruptedRestore(fs, dir);
       const state = recover(dir, resolved, new InternalKeyComparator(resolved.comparator));
 
       return new DB(dir, resolved, state, lock);
@@ -380,6 +405,7 @@ export class DB {
     if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
+    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     const count = batch.count;
@@ -403,7 +429,7 @@ export class DB {
     inserter.mem = this.mem;
     inserter.seq = seq;
     WriteBatch.iterate(rep, inserter);
-    this.finishWrite(seq + count - 1, rep.length);
+    this.finishWrite(seq + count - 1, rep.length, t0);
   }
 
   private writeOne(
@@ -414,6 +440,7 @@ export class DB {
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
+    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     if (this.writeController.condition !== StallCondition.Normal)
@@ -424,18 +451,25 @@ export class DB {
     const rep = batch.seal(seq);
     this.wal.append(rep, 1, options);
     this.mem.add(seq, kind, key, value);
-    this.finishWrite(seq, rep.length);
+    this.finishWrite(seq, rep.length, t0);
   }
 
-  private finishWrite(lastSeq: number, bytes: number): void {
+  /** `t0`: the write's start (`stats.now()`) for WriteMicros. */
+  private finishWrite(lastSeq: number, bytes: number, t0: number): void {
     this.lastSeq = lastSeq;
     this.versions.lastSequence = lastSeq;
-    if (this.stats !== undefined) this.stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
+    const stats = this.stats;
+    if (stats !== undefined) {
+      stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
+      stats.record(Histogram.BytesPerWrite, bytes - BATCH_HEADER_SIZE);
+    }
     const usage = this.mem.approximateMemoryUsage();
     if (usage >= this.options.writeBufferSize) this.switchMemtable();
     else if (this.writeController.throttling) {
       this.writeController.throttle(usage, this.options.writeBufferSize, this.stallHost);
     }
+    // The whole write, stalls included (RocksDB's DB_WRITE).
+    if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
   }
 
   /**
@@ -807,6 +841,91 @@ export class DB {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  // ---------------------------------------------------------------- operations (issue 18)
+  // Checkpoints, live files, approximate sizes, deleting files in a range, verifying
+  // checksums: each in its own file under ops/, handed the database's parts as an OpsHost.
+  // Backups (ops/backup/) go through `BackupEngine`, which calls `opsHost`.
+
+  /**
+   * An openable copy of the database as of this call, in `dir` (which must not exist, or be
+   * empty): tables hard-linked where the file system allows, MANIFEST and WALs copied up to
+   * their sizes at the moment of the call (RocksDB's Checkpoint). Writes go on meanwhile and
+   * are not in the copy. See ops/checkpoint.ts.
+   */
+  checkpoint(dir: string, options?: CheckpointOptions): Promise<CheckpointInfo> {
+    return createCheckpoint(this.opsHost(), dir, options);
+  }
+
+  /**
+   * The files that make up the database now (RocksDB's GetLiveFiles): tables with level,
+   * size and key range; the MANIFEST and its size; CURRENT; OPTIONS; live WALs with sizes.
+   */
+  getLiveFiles(): LiveFiles {
+    return liveFiles(this.opsHost());
+  }
+
+  /**
+   * Approximate bytes on disk (and, with `includeMemtables`, in memtables) of each user-key
+   * range `[start, end)` (RocksDB's GetApproximateSizes). See ops/approximate-sizes.ts.
+   */
+  getApproximateSizes(ranges: readonly SizeRange[], options?: ApproximateSizeOptions): number[] {
+    return approximateSizes(this.opsHost(), ranges, options);
+  }
+
+  /**
+   * Drops every table of L1 and deeper that lies wholly inside the user keys [start, end]
+   * (RocksDB's DeleteFilesInRange): frees space at once, but is not a consistent delete —
+   * see ops/delete-files-in-range.ts before using it.
+   */
+  deleteFilesInRange(
+    start: Uint8Array | string | undefined,
+    end: Uint8Array | string | undefined,
+  ): DeletedFiles {
+    return deleteFilesInRange(this.opsHost(), start, end);
+  }
+
+  /**
+   * Re-reads every block of every live table and every record of the live WALs and the
+   * MANIFEST, checking checksums (RocksDB's VerifyChecksum). Throws Corruption (file and
+   * offset) at the first damage, or with `{ collect: true }` reports every problem.
+   */
+  verifyChecksums(options?: VerifyChecksumsOptions): VerifyReport {
+    return verifyChecksums(this.opsHost(), options);
+  }
+
+  /** @internal What ops/ (and BackupEngine) use of the database. */
+  opsHost(): OpsHost {
+    if (this.opsHostCache !== undefined) return this.opsHostCache;
+    const host: OpsHost = {
+      dir: this.dir,
+      fs: this.fs,
+      icmp: this.icmp,
+      versions: this.versions,
+      tableCache: this.tableCache,
+      statistics: this.stats,
+      mem: () => this.mem,
+      imm: () => this.flushes.imm,
+      lastSequence: () => this.lastSeq,
+      checkOpen: () => {
+        if (this.closed) throw ShaleError.closed("the database is closed");
+      },
+      checkWritable: () => this.checkWritable(),
+      takeFinished: () => {
+        if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
+      },
+      pinVersion: () => this.pinCurrentVersion(),
+      holdFileDeletions: () => this.deletionHold.hold(),
+      flush: () => this.flush(),
+      busyFiles: () => this.compactions.busy,
+      applyEdit: (edit) => {
+        this.versions.logAndApply(edit);
+        this.versionChanged();
+      },
+    };
+    this.opsHostCache = host;
+    return host;
   }
 
   /** @internal for tests: the path of table `n`. */

@@ -21,6 +21,23 @@ export {
   stringAppendOperator,
   uint64AddOperator,
 } from "./merge-operator.js";
+export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";
+export {
+  BackupEngine,
+  type BackupEngineOptions,
+  type BackupInfo,
+  type CreateBackupOptions,
+} from "./ops/backup/engine.js";
+export { RESTORE_MARKER } from "./ops/backup/restore-marker.js";
+export type { CheckpointInfo, CheckpointOptions } from "./ops/checkpoint.js";
+export type { DeletedFiles } from "./ops/delete-files-in-range.js";
+export type { LiveFiles, LiveTable, LiveWal } from "./ops/live-files.js";
+export type {
+  VerifiedFile,
+  VerifyChecksumsOptions,
+  VerifyProblem,
+  VerifyReport,
+} from "./ops/verify-checksums.js";
 export type {
   DbOptions,
   FlushOptions,
@@ -40,4 +57,5 @@ export {
 export type { CatchUpResult, DbRole } from "./secondary/follower.js";
 export type { SecondaryOptions } from "./secondary/secondary-options.js";
 export { Snapshot } from "./snapshot.js";
+export { type FileMetaData, VersionEdit } from "./version-edit.js";
 export { WriteBatch } from "./write-batch.js";

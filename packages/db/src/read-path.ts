@@ -43,6 +43,8 @@ export class PointReader {
   /** Reused by every get; `busy` while one runs. */
   private readonly lookup = new LookupResult();
   private busy = false;
+  /** The level of the table that ended the last `getFromTables` (statistics: GetHit*). */
+  private hitLevel = 0;
   /** The filter hash of the key a get is looking up (`TableReader.hashKey`). */
   private readonly keyHash = new Uint32Array(2);
 
@@ -81,8 +83,9 @@ export class PointReader {
     if (this.busy)
       r = new LookupResult(); // re-entered from a merge operator
     else this.busy = true;
+    const stats = this.stats;
+    const t0 = stats?.timersEnabled ? stats.now() : 0;
     try {
-      const stats = this.stats;
       mem.get(key, snapshot, r);
       if (!r.done) {
         for (let i = 0; i < imm.length && !r.done; i++) imm[i]!.mem.get(key, snapshot, r);
@@ -93,7 +96,16 @@ export class PointReader {
       }
       if (!r.done) {
         const tables = this.getFromTables(key, snapshot, r, readOptions);
-        if (stats !== undefined) stats.record(Histogram.TablesPerGet, tables);
+        if (stats !== undefined) {
+          stats.record(Histogram.TablesPerGet, tables);
+          // RocksDB's GET_HIT_L0/L1/L2_AND_UP: the level of the table that held the value.
+          if (r.state === LookupState.Found) {
+            const level = this.hitLevel;
+            stats.tick(
+              level === 0 ? Ticker.GetHitL0 : level === 1 ? Ticker.GetHitL1 : Ticker.GetHitL2AndUp,
+            );
+          }
+        }
       } else if (stats !== undefined) stats.record(Histogram.TablesPerGet, 0);
       switch (r.state) {
         case LookupState.Found:
@@ -108,6 +120,7 @@ export class PointReader {
     } finally {
       r.reset();
       if (r === this.lookup) this.busy = false;
+      if (stats !== undefined) stats.recordTime(Histogram.GetMicros, t0, 1000);
     }
   }
 
@@ -142,7 +155,10 @@ export class PointReader {
         continue;
       probed++;
       this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
-      if (r.done) return probed;
+      if (r.done) {
+        this.hitLevel = 0;
+        return probed;
+      }
     }
     for (let level = 1; level < NUM_LEVELS; level++) {
       const files = levels[level]!;
@@ -167,7 +183,10 @@ export class PointReader {
       }
       probed++;
       this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
-      if (r.done) return probed;
+      if (r.done) {
+        this.hitLevel = level;
+        return probed;
+      }
     }
     return probed;
   }

@@ -9,7 +9,7 @@
  * `releasePinned`) or unpinned and looked up on each use. Data blocks are looked up without
  * a pin (`LRUCache.get`): in JS a block stays alive as long as something references it.
  */
-import { type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
+import { Histogram, type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
 import { allocUninitialized } from "./alloc.js";
 import { BLOCK_OVERHEAD, Block } from "./block.js";
@@ -71,6 +71,8 @@ export class BlockSource {
 
   /** The uncompressed contents of the block at `handle`, read from the file. */
   readRaw(handle: BlockHandle, verify = this.verifyChecksums): Uint8Array {
+    const stats = this.stats;
+    const t0 = stats?.timersEnabled ? stats.now() : 0;
     const data = readBlock(
       this.file,
       this.limit,
@@ -80,8 +82,9 @@ export class BlockSource {
       verify,
       this.expectCompressed,
     );
-    if (this.stats !== undefined) {
-      this.stats.tick(Ticker.BytesRead, handle.size + TableFormat.BLOCK_TRAILER_SIZE);
+    if (stats !== undefined) {
+      stats.tick(Ticker.BytesRead, handle.size + TableFormat.BLOCK_TRAILER_SIZE);
+      stats.recordTime(Histogram.SstReadMicros, t0, 1000);
     }
     return data;
   }
@@ -111,8 +114,14 @@ export class BlockSource {
 
   private insert(offset: number, block: Block, priority: "high" | "low"): void {
     const cache = this.cache!;
+    const stats = this.stats;
+    const evicted = stats !== undefined ? cache.evictions : 0;
     const inserted = cache.insertUnpinned(this.cacheId, offset, block, block.charge, priority);
-    if (inserted && this.stats !== undefined) this.stats.tick(Ticker.BlockCacheAdd);
+    if (stats !== undefined) {
+      if (inserted) stats.tick(Ticker.BlockCacheAdd);
+      const n = cache.evictions - evicted;
+      if (n > 0) stats.tick(Ticker.BlockCacheEviction, n);
+    }
   }
 
   /** The cached block at `offset`, or undefined (a miss). REQUIRES: a cache. */
@@ -200,6 +209,8 @@ export class BlockSource {
   private readAhead(ra: Readahead, offset: number, n: number): void {
     const length = Math.min(Math.max(ra.size, n), this.limit - offset);
     const region = allocUninitialized(length);
+    const stats = this.stats;
+    const t0 = stats?.timersEnabled ? stats.now() : 0;
     const got = this.file.read(offset, length, region, 0);
     if (got !== length) {
       throw ShaleError.corruption(
@@ -208,7 +219,10 @@ export class BlockSource {
         offset,
       );
     }
-    if (this.stats !== undefined) this.stats.tick(Ticker.BytesRead, length);
+    if (stats !== undefined) {
+      stats.tick(Ticker.BytesRead, length);
+      stats.recordTime(Histogram.SstReadMicros, t0, 1000);
+    }
     ra.region = region;
     ra.regionStart = offset;
     ra.size = Math.min(ra.size * 2, MAX_READAHEAD);
@@ -254,9 +268,14 @@ export class BlockSource {
       return found.value;
     }
     const block = read(handle);
+    const evicted = this.stats !== undefined ? cache.evictions : 0;
     try {
       this.pinned.push(cache.insert(this.cacheId, handle.offset, block, block.charge, "high"));
-      if (this.stats !== undefined) this.stats.tick(Ticker.BlockCacheAdd);
+      if (this.stats !== undefined) {
+        this.stats.tick(Ticker.BlockCacheAdd);
+        const n = cache.evictions - evicted;
+        if (n > 0) this.stats.tick(Ticker.BlockCacheEviction, n);
+      }
     } catch (e) {
       if (!(ShaleError.isInstance(e) && e.code === "Incomplete")) throw e;
     }

@@ -30,4 +30,11 @@ export {
 export { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "./properties.js";
 export { TableBuilder } from "./table-builder.js";
 export { TableCache, type TableCacheOptions } from "./table-cache.js";
+export {
+  type IndexEntry,
+  type TableLayout,
+  tableIndexEntries,
+  tableLayout,
+} from "./table-layout.js";
 export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";
+export type { TableVerifyResult } from "./table-verify.js";

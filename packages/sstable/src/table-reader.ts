@@ -57,6 +57,7 @@ import { KeyOrder } from "./key-order.js";
 import { decodeProperties, type TableProperties } from "./properties.js";
 import { TableIterator } from "./table-iterator.js";
 import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
+import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
 
 function indexTypeName(type: number): string {
   for (const [name, value] of Object.entries(IndexType)) if (value === type) return name;
@@ -502,6 +503,16 @@ export class TableReader {
     const h: BlockHandle = { offset: 0, size: 0 };
     this.decodeIndexValue(index, h);
     return h.offset;
+  }
+
+  /**
+   * Reads every block of the table from the file again (not from the cache) and verifies
+   * its checksum: metaindex, meta blocks, index and every data block (table-verify.ts).
+   * Throws Corruption naming the file and the damaged block's offset.
+   */
+  verifyChecksums(): TableVerifyResult {
+    this.checkOpen();
+    return verifyTableBlocks(this);
   }
 
   /**

@@ -3,7 +3,7 @@
  * the libuv thread pool; point reads use `getSync`.
  */
 import { ClassicLevel } from "classic-level";
-import type { EngineOptions, Feature } from "./engine.js";
+import type { EngineGauges, EngineOptions, Feature } from "./engine.js";
 import { type LevelDb, LevelEngine } from "./level.js";
 
 export class ClassicLevelEngine extends LevelEngine {
@@ -50,6 +50,11 @@ export class ClassicLevelEngine extends LevelEngine {
 
   stats(): string {
     return this.level!.getProperty("leveldb.stats");
+  }
+
+  gauges(): EngineGauges {
+    const files = Number(this.level!.getProperty("leveldb.num-files-at-level0"));
+    return Number.isFinite(files) ? { l0Files: files } : {};
   }
 
   override async close(): Promise<void> {

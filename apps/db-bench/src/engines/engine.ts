@@ -90,6 +90,21 @@ export interface Cursor {
   close(): MaybePromise<void>;
 }
 
+/**
+ * An engine's internals at one moment, sampled over time by --report (report/sampler.ts).
+ * A field an engine cannot tell is left out, and its chart has no series for that engine.
+ */
+export interface EngineGauges {
+  /** Tables in level 0. */
+  l0Files?: number;
+  /** Immutable memtables waiting for a flush. */
+  immutableMemtables?: number;
+  /** Bytes compactions read plus wrote, since the engine opened (cumulative). */
+  compactionBytes?: number;
+  /** Microseconds writes spent stalled or slowed down, since the engine opened (cumulative). */
+  stallMicros?: number;
+}
+
 export interface Engine {
   readonly name: string;
   /** Opens (creating) a database in `dir`; returns notes on options it cannot apply. */
@@ -142,6 +157,8 @@ export interface Engine {
   waitForCompactions(): Promise<void>;
   /** The engine's statistics as text. REQUIRES: unsupported("stats") === undefined. */
   stats(): string;
+  /** Its internals now, for --report; absent for engines that tell none (lmdb, memory-level). */
+  gauges?(): EngineGauges;
   close(): Promise<void>;
 }
 

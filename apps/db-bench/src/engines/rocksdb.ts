@@ -12,6 +12,7 @@ import type {
   BatchOps,
   Cursor,
   Engine,
+  EngineGauges,
   EngineOptions,
   Feature,
   ReadTally,
@@ -210,6 +211,23 @@ export class RocksdbEngine implements Engine {
 
   stats(): string {
     return this.db!.getProperty("rocksdb.stats");
+  }
+
+  gauges(): EngineGauges {
+    const g: EngineGauges = {};
+    const n = (name: string) => {
+      try {
+        const v = Number(this.db!.getProperty(name));
+        return Number.isFinite(v) ? v : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const l0 = n("rocksdb.num-files-at-level0");
+    if (l0 !== undefined) g.l0Files = l0;
+    const imm = n("rocksdb.num-immutable-mem-table");
+    if (imm !== undefined) g.immutableMemtables = imm;
+    return g;
   }
 
   async close(): Promise<void> {

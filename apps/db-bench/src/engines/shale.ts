@@ -13,6 +13,7 @@ import {
   type BatchOps,
   type Cursor,
   type Engine,
+  type EngineGauges,
   type EngineOptions,
   type Feature,
   type ReadTally,
@@ -184,6 +185,20 @@ export class ShaleEngine implements Engine {
 
   stats(): string {
     return this.db!.getProperty("shale.stats") ?? "";
+  }
+
+  gauges(): EngineGauges {
+    const db = this.db!;
+    const n = (name: string) => Number(db.getProperty(name) ?? Number.NaN);
+    const g: EngineGauges = {
+      l0Files: n("shale.num-files-at-level0"),
+      immutableMemtables: n("shale.num-immutable-mem-table"),
+      compactionBytes: n("shale.compact-read-bytes") + n("shale.compact-write-bytes"),
+      stallMicros: n("shale.stall-micros"),
+    };
+    for (const [k, v] of Object.entries(g))
+      if (!Number.isFinite(v)) delete g[k as keyof EngineGauges];
+    return g;
   }
 
   async close(): Promise<void> {

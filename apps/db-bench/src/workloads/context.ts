@@ -13,14 +13,19 @@ export interface BenchContext {
 }
 
 /**
- * The per-op clock of a workload of up to `ops` timed ops, when --histogram or --max_pause
- * asks for one (undefined otherwise: the loops then read no clock per op). Create it right
- * before the timed loop.
+ * The per-op clock of a workload of up to `ops` timed ops, when --histogram, --max_pause or
+ * --report asks for one (undefined otherwise: the loops then read no clock per op). Create
+ * it right before the timed loop.
  */
 export function opClock(ctx: BenchContext, ops: number): OpClock | undefined {
   const f = ctx.flags;
-  if (!f.histogram && !f.maxPause) return undefined;
-  return new OpClock(f.histogram ? new Float64Array(ops) : undefined);
+  const sampler = ctx.progress.sampler; // --report: p99 over time needs every op's latency
+  if (!f.histogram && !f.maxPause && sampler === undefined) return undefined;
+  const clock = new OpClock(
+    f.histogram || sampler !== undefined ? new Float64Array(ops) : undefined,
+  );
+  sampler?.watch(clock);
+  return clock;
 }
 
 export function result(
@@ -34,7 +39,7 @@ export function result(
 ): BenchResult {
   const r: BenchResult = { name, engine: ctx.engine.name, ops, seconds, bytes, message };
   if (clock === undefined) return r;
-  const latencies = clock.histogramInput();
+  const latencies = ctx.flags.histogram ? clock.histogramInput() : undefined;
   if (latencies !== undefined) {
     const h = summarize(latencies);
     if (h !== undefined) r.histogram = h;

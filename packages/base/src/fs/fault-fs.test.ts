@@ -43,6 +43,22 @@ describe.each(inners)("FaultInjectionFileSystem over %s", (_name, make) => {
   afterEach(() => cleanup());
 
   describe("power cut", () => {
+    it("a hard link is a new name: lost in a power cut unless its directory was synced", () => {
+      fs.writeFile(at("000005.sst"), bytes(64, 9), { sync: true });
+      fs.syncDir(root);
+      fs.mkdir(at("ck"));
+      fs.link(at("000005.sst"), at("ck", "000005.sst"));
+      fs.link(at("000005.sst"), at("kept.sst"));
+      fs.syncDir(root);
+      fs.dropUnsyncedData();
+      expect(inner.exists(at("ck", "000005.sst"))).toBe(false);
+      expect(inner.readFile(at("kept.sst"))).toEqual(bytes(64, 9));
+      expect(inner.readFile(at("000005.sst"))).toEqual(bytes(64, 9));
+      fs.setFilesystemActive(false);
+      expectIoError(() => fs.link(at("000005.sst"), at("other.sst")), "EIO");
+      expectIoError(() => fs.removeDir(at("ck")), "EIO");
+    });
+
     it("drops exactly the unsynced tail and kills open handles", () => {
       const wal = fs.openWritable(at("000001.log"));
       wal.append(bytes(100, 1));

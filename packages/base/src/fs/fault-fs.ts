@@ -489,6 +489,23 @@ export class FaultInjectionFileSystem implements FileSystem {
   }
 
   /**
+   * The new name is new since the last `syncDir` of its directory (a power cut removes it);
+   * the bytes are those of `existing`, durable as far as they are.
+   */
+  link(existing: string, newPath: string): void {
+    this.faults.checkActive("link", newPath);
+    this.inner.link(existing, newPath);
+    const src = this.files.get(normalizePath(existing));
+    const synced = src !== undefined ? src.syncedSize : this.inner.fileSize(newPath);
+    this.files.set(normalizePath(newPath), { syncedSize: synced, createdSinceDirSync: true });
+  }
+
+  removeDir(path: string): void {
+    this.faults.checkActive("rmdir", path);
+    this.inner.removeDir(path);
+  }
+
+  /**
    * Records a file just opened for writing. A file new to the wrapper (or that did not
    * exist) starts with `syncedSize` surviving a power cut; `truncated` restarts it at 0.
    */

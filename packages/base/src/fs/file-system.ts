@@ -101,6 +101,15 @@ export interface FileSystem {
    * another, make this throw `ShaleError(Busy)`.
    */
   lock(path: string): FileLock;
+  /**
+   * Makes `newPath` a second name (a hard link) of the existing file `existing`; both then
+   * name the same bytes. `newPath` must not exist (EEXIST). Where the storage cannot
+   * (another device: EXDEV; no hard links: EPERM, ENOTSUP) this throws IOError with that
+   * errno in `cause.code`, and callers fall back to copying (checkpoints do).
+   */
+  link(existing: string, newPath: string): void;
+  /** Removes an empty directory (ENOTEMPTY if it holds anything, ENOENT if missing). */
+  removeDir(path: string): void;
 }
 
 /** Joins path segments with "/", collapsing duplicate separators. */

@@ -380,6 +380,23 @@ export class MemoryFileSystem implements FileSystem {
     };
   }
 
+  /** A second name for the same inode: writes through either name show in both. */
+  link(existing: string, newPath: string): void {
+    const inode = this.inode(existing, "link");
+    const dst = normalizePath(newPath);
+    if (this.files.has(dst) || this.dirs.has(dst)) throw errnoError("EEXIST", "link", newPath);
+    this.checkCreatable(dst, "link");
+    this.files.set(dst, inode);
+  }
+
+  removeDir(path: string): void {
+    const p = normalizePath(path);
+    if (this.files.has(p)) throw errnoError("ENOTDIR", "rmdir", path);
+    if (!this.dirs.has(p) || p === "" || p === "/") throw errnoError("ENOENT", "rmdir", path);
+    if (this.list(p).length > 0) throw errnoError("ENOTEMPTY", "rmdir", path);
+    this.dirs.delete(p);
+  }
+
   private inode(path: string, syscall: string): Inode {
     const p = normalizePath(path);
     const inode = this.files.get(p);

@@ -26,11 +26,13 @@ import {
   fdatasyncSync,
   fstatSync,
   fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmdirSync,
   statSync,
   truncateSync,
   unlinkSync,
@@ -334,6 +336,22 @@ export class NodeFileSystem implements FileSystem {
    */
   lock(path: string): FileLock {
     return lockFile(path);
+  }
+
+  link(existing: string, newPath: string): void {
+    try {
+      linkSync(existing, newPath);
+    } catch (err) {
+      throw ioError("link", existing, err);
+    }
+  }
+
+  removeDir(path: string): void {
+    try {
+      rmdirSync(path);
+    } catch (err) {
+      throw ioError("rmdir", path, err);
+    }
   }
 
   private openForReading(path: string): number {

@@ -266,6 +266,26 @@ export function describeFileSystemConformance(
         expect(fs.list(root)).toEqual(["sub"]);
       });
 
+      it("link gives a file a second name; removing one keeps the other", () => {
+        fs.writeFile(at("orig"), text("shared"));
+        fs.link(at("orig"), at("alias"));
+        expect(str(fs.readFile(at("alias")))).toBe("shared");
+        expectIoError(() => fs.link(at("orig"), at("alias")), "EEXIST");
+        expectIoError(() => fs.link(at("missing"), at("x")), "ENOENT");
+        fs.remove(at("orig"));
+        expect(str(fs.readFile(at("alias")))).toBe("shared");
+        expect(fs.list(root)).toEqual(["alias"]);
+      });
+
+      it("removeDir removes an empty directory only", () => {
+        fs.mkdir(at("rd", "inner"));
+        expectIoError(() => fs.removeDir(at("rd")), "ENOTEMPTY");
+        fs.removeDir(at("rd", "inner"));
+        fs.removeDir(at("rd"));
+        expect(fs.exists(at("rd"))).toBe(false);
+        expectIoError(() => fs.removeDir(at("rd")), "ENOENT");
+      });
+
       it("remove deletes a file", () => {
         fs.writeFile(at("gone"), text("x"));
         fs.remove(at("gone"));

@@ -1,0 +1,35 @@
+/** `shale put <dir> <key> <value>`: stores one key (creates the database if missing). */
+import type { Command } from "commander";
+import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";
+import { withDatabase } from "../context.js";
+import type { Act } from "../program.js";
+
+export function registerPut(program: Command, act: Act): void {
+  program
+    .command("put")
+    .description("store a key and its value (creates the database if missing)")
+    .argument("<dir>", "database directory")
+    .argument("<key>", "the key (hex with --hex/--key-hex)")
+    .argument("<value>", "the value (hex with --hex/--value-hex)")
+    .option("--merge", "add the value as a merge operand instead (needs --merge-operator)")
+    .action(
+      act<{ merge?: boolean }>(async (ctx, [dir, keyText, valueText], options) => {
+        const key = parseBytes(keyText!, ctx.keyEncoding, "key");
+        const value = parseBytes(valueText!, ctx.valueEncoding, "value");
+        await withDatabase(ctx, dir!, { create: true }, (db) => {
+          if (options.merge === true) db.merge(key, value, { sync: true });
+          else db.put(key, value, { sync: true });
+        });
+        if (ctx.json) {
+          ctx.jsonLine({
+            ok: true,
+            op: options.merge === true ? "merge" : "put",
+            ...jsonBytes("key", key, ctx.keyEncoding),
+          });
+        } else {
+          ctx.line(`OK ${formatBytes(key, ctx.keyEncoding)}`);
+        }
+        return undefined;
+      }),
+    );
+}
