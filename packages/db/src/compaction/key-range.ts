@@ -25,10 +25,14 @@ export interface KeyRange {
   hiExclusive: boolean;
 }
 
-/** True if `ikey` is the sentinel largest key of a range tombstone's exclusive end. */
+/**
+ * True if `ikey` is the sentinel largest key of a range tombstone's exclusive end: shale's
+ * `end#MAX_SEQ,RANGEDEL` (2^53 - 1) or RocksDB's `end#kMaxSequenceNumber,RANGEDEL` (2^56 - 1,
+ * which reads as 2^56 here); no real entry has a sequence number above MAX_SEQ.
+ */
 export function isSentinelKey(ikey: Uint8Array): boolean {
   const t = ikey.length - TRAILER_SIZE;
-  return ikey[t] === ValueKind.RangeDeletion && trailerSeq(ikey, t) === MAX_SEQ;
+  return ikey[t] === ValueKind.RangeDeletion && trailerSeq(ikey, t) >= MAX_SEQ;
 }
 
 /** The user-key range of internal keys `[smallest, largest]`. */

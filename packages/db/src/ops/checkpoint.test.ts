@@ -3,7 +3,7 @@
  * state of the moment it was taken (a model map copied at the call), on the in-memory file
  * system (copies) and the node one (hard links, flushes and compactions in worker threads).
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -14,8 +14,9 @@ import {
   NodeFileSystem,
 } from "@shale/base";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DB } from "../db.js";
+import { BackupEngine } from "./backup/engine.js";
 import { contents, ModelWorkload, tick } from "./model-workload.test-support.js";
 
 const small = {
@@ -194,5 +195,37 @@ describe("db.checkpoint", () => {
     const copy = await DB.open("/ck", { fs });
     expect(copy.get("k3999")).toBeDefined();
     await copy.close();
+  });
+});
+
+describe("db.checkpoint of a RocksDB directory with another column family", () => {
+  it("copies that family's tables too: the checkpoint opens with both families", async () => {
+    const fixture = new URL("../../testdata/manifest/rocksdb-7.8.3-cf-dir/", import.meta.url);
+    const fs = new MemoryFileSystem();
+    fs.mkdir("/db");
+    for (const n of readdirSync(fixture))
+      fs.writeFile(`/db/${n}`, new Uint8Array(readFileSync(new URL(n, fixture))));
+    const spy = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    try {
+      const db = await DB.open("/db", { fs, mergeOperator: "max" });
+      const live = db.getLiveFiles();
+      expect(live.tables.filter((t) => t.columnFamily === 1).map((t) => t.number)).toEqual([18]);
+      expect(db.verifyChecksums().tables).toBe(live.tables.length - 1);
+      const engine = BackupEngine.open("/backups", { fs });
+      const { id } = await engine.createBackup(db);
+      await db.checkpoint("/ck");
+      const want = contents(db);
+      await db.close();
+      await engine.restoreBackup(id, "/restored");
+      for (const dir of ["/ck", "/restored"]) {
+        const copy = await DB.open(dir, { fs, mergeOperator: "max", createIfMissing: false });
+        expect(copy.getProperty("shale.ignored-column-families")).toBe("1 other");
+        expect(contents(copy)).toEqual(want);
+        await copy.close();
+        expect(fs.exists(`${dir}/000018.sst`)).toBe(true);
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -39,6 +39,11 @@ export interface LiveTable {
   readonly largestKey: Uint8Array;
   readonly smallestSeq: number;
   readonly largestSeq: number;
+  /**
+   * 0 for the default column family; another id for a table of a column family shale leaves
+   * alone (a RocksDB directory): copied by checkpoints and backups, never read.
+   */
+  readonly columnFamily: number;
 }
 
 /** A live WAL and its size when the list was taken. */
@@ -56,7 +61,10 @@ export interface LiveFiles {
   readonly current: string;
   /** The newest OPTIONS file, if the directory has one. */
   readonly options: string | undefined;
-  /** The tables of the current version, by level then key order (L0 newest first). */
+  /**
+   * The tables of the current version, by level then key order (L0 newest first), then those
+   * of other column families (`columnFamily` != 0).
+   */
   readonly tables: readonly LiveTable[];
   /** The WALs recovery would replay, oldest first. */
   readonly wals: readonly LiveWal[];
@@ -108,20 +116,26 @@ export function captureLiveFiles(host: OpsHost): CapturedFiles {
 function listNow(host: OpsHost, levels: readonly (readonly FileMetaData[])[]): LiveFiles {
   const { fs, dir, versions } = host;
   const tables: LiveTable[] = [];
+  const add = (f: FileMetaData, level: number, columnFamily: number) =>
+    tables.push({
+      name: baseName(tableFileName(dir, f.number)),
+      number: f.number,
+      level,
+      size: f.size,
+      smallestKey: f.smallest.slice(0, f.smallest.length - TRAILER_SIZE),
+      largestKey: f.largest.slice(0, f.largest.length - TRAILER_SIZE),
+      smallestSeq: f.smallestSeq,
+      largestSeq: f.largestSeq,
+      columnFamily,
+    });
   levels.forEach((files, level) => {
-    for (const f of files) {
-      tables.push({
-        name: baseName(tableFileName(dir, f.number)),
-        number: f.number,
-        level,
-        size: f.size,
-        smallestKey: f.smallest.slice(0, f.smallest.length - TRAILER_SIZE),
-        largestKey: f.largest.slice(0, f.largest.length - TRAILER_SIZE),
-        smallestSeq: f.smallestSeq,
-        largestSeq: f.largestSeq,
-      });
-    }
+    for (const f of files) add(f, level, 0);
   });
+  // Column families shale leaves alone: their tables are live too (never deleted by shale).
+  for (const family of [...versions.foreignFamilies.values()].sort((a, b) => a.id - b.id))
+    family.levels.forEach((files, level) => {
+      for (const f of files.values()) add(f, level, family.id);
+    });
   const manifestPath = manifestFileName(dir, versions.manifestNumber);
   const minLog = versions.minLogNumberToKeep;
   const wals: LiveWal[] = [];
