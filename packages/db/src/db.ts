@@ -776,8 +776,9 @@ export class DB {
   }
 
   /**
-   * @internal for tests and benchmarks (RocksDB's WaitForCompact): resolves once the
-   * immutable memtables are flushed and no compaction is running or due.
+   * Resolves once the immutable memtables are flushed and no compaction is running or due
+   * (RocksDB's WaitForCompact): for benchmarks, tests, and a quiet point before a backup
+   * or a measurement. Rejects with the background error if a job failed.
    */
   async waitForCompactions(): Promise<void> {
     if (this.closed) throw ShaleError.closed("the database is closed");
