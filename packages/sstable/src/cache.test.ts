@@ -12,7 +12,6 @@ import { type CachePriority, LRUCache } from "@shale/block-cache";
 import { describe, expect, it } from "vitest";
 import type { Block } from "./block.js";
 import { MetaBlockName } from "./format.js";
-import { TableCache } from "./table-cache.js";
 import {
   type BuiltTable,
   buildTable,
@@ -21,6 +20,7 @@ import {
   openTable,
   tableLayout,
 } from "./table.test-support.js";
+import { TableCache } from "./table-cache.js";
 
 const N = 2000;
 const userKey = (i: number) => toBytes(`user${String(i).padStart(6, "0")}`);

@@ -14,7 +14,6 @@ import {
   MetaBlockName,
   TableFormat,
 } from "./format.js";
-import type { TableReader } from "./table-reader.js";
 import {
   type BuiltTable,
   buildTable,
@@ -23,6 +22,7 @@ import {
   openTable,
   tableLayout,
 } from "./table.test-support.js";
+import type { TableReader } from "./table-reader.js";
 
 function sampleTable(): BuiltTable {
   const keys: Uint8Array[] = [];

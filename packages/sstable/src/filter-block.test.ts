@@ -18,8 +18,8 @@ import {
   openFilterBlock,
 } from "./filter-block.js";
 import { MetaBlockName } from "./format.js";
-import { TableReader } from "./table-reader.js";
 import { buildTable, ikey, openTable, tableLayout } from "./table.test-support.js";
+import { TableReader } from "./table-reader.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 

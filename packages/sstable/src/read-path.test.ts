@@ -16,8 +16,8 @@ import { LRUCache } from "@shale/block-cache";
 import { describe, expect, it } from "vitest";
 import type { Block } from "./block.js";
 import type { CompressionName } from "./compression.js";
-import { TableReader } from "./table-reader.js";
 import { buildTable, ikey, openTable, tableLayout } from "./table.test-support.js";
+import { TableReader } from "./table-reader.js";
 
 /** db_bench key: 8 big-endian bytes of i, then eight '0'. */
 function benchKey(i: number): Uint8Array {

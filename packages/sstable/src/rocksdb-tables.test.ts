@@ -20,8 +20,8 @@ import {
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
 import { type BlockHandle, ChecksumType, MetaBlockName } from "./format.js";
-import { TableReader } from "./table-reader.js";
 import { type BuiltTable, buildTable, tableLayout } from "./table.test-support.js";
+import { TableReader } from "./table-reader.js";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "testdata", "rocksdb-tables");
 const decoder = new TextDecoder();

@@ -1,7 +1,7 @@
 import { compareTrailers, ValueKind } from "@shale/base";
 import { describe, expect, it } from "vitest";
+import { buildTable, tableLayout as decodeLayout, ikey, openTable } from "./table.test-support.js";
 import { tableIndexEntries, tableLayout } from "./table-layout.js";
-import { buildTable, tableLayout as decodeLayout, ikey, openTable } from "./test-support.js";
 
 function sample(options = {}) {
   const keys: Uint8Array[] = [];

@@ -2,7 +2,7 @@ import { isShaleError, ValueKind } from "@shale/base";
 import { LRUCache } from "@shale/block-cache";
 import { describe, expect, it } from "vitest";
 import type { Block } from "./block.js";
-import { buildTable, ikey, openTable, tableLayout } from "./test-support.js";
+import { buildTable, ikey, openTable, tableLayout } from "./table.test-support.js";
 
 function sample() {
   const keys: Uint8Array[] = [];

@@ -16,8 +16,8 @@ import {
   parseKeyText,
   traceIterator,
 } from "@shale/base/testing";
-import type { TableReader } from "./table-reader.js";
 import { buildTable, openTable } from "./table.test-support.js";
+import type { TableReader } from "./table-reader.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

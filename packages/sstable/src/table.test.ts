@@ -17,8 +17,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CompressionName } from "./compression.js";
 import { CompressionType } from "./format.js";
-import { TableBuilder } from "./table-builder.js";
 import { buildTable, icmp, ikey, openTable, tableLayout } from "./table.test-support.js";
+import { TableBuilder } from "./table-builder.js";
 
 function scan(reader: ReturnType<typeof openTable>): string[] {
   const it = reader.newIterator();

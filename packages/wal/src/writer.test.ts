@@ -13,7 +13,14 @@ import {
   RECYCLABLE_HEADER_SIZE,
   RecordType,
 } from "./format.js";
-import { expectRecords, LOG, parseFragments, payload, readLog, writeLog } from "./log.test-support.js";
+import {
+  expectRecords,
+  LOG,
+  parseFragments,
+  payload,
+  readLog,
+  writeLog,
+} from "./log.test-support.js";
 import { WalRecoveryMode } from "./recovery-mode.js";
 import { LogWriter } from "./writer.js";
 
