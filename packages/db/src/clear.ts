@@ -26,12 +26,18 @@
  */
 import { bytesEqual, ShaleError, ValueKind } from "@shale/base";
 import type { ClearOptions, IteratorOptions, WriteOptions } from "./call-options.js";
-import type { DB } from "./db.js";
+import type { DBIterator } from "./iterator/index.js";
 import { resolveLimit, resolveRange } from "./iterator/range-options.js";
 import { WriteBatch } from "./write-batch.js";
 
 /** REQUIRES: `options` passed CLEAR_OPTIONS. */
-export function clearRange(db: DB, options: ClearOptions | undefined): void {
+/** The part of `DB` a clear uses (an interface: db.ts imports this file). */
+export interface ClearTarget {
+  iterator(options?: IteratorOptions): DBIterator;
+  write(batch: WriteBatch, options?: WriteOptions): void;
+}
+
+export function clearRange(db: ClearTarget, options: ClearOptions | undefined): void {
   const o = options ?? {};
   resolveRange(o, "clearOptions"); // conflicts reported as clearOptions'
   const range: IteratorOptions = {};

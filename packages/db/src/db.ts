@@ -103,8 +103,8 @@ import {
   type DbRole,
   Follower,
   type FollowerHost,
-  followerState,
 } from "./secondary/follower.js";
+import { followerState } from "./secondary/follower-state.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
 import { type Snapshot, SnapshotList } from "./snapshot.js";

@@ -8,10 +8,22 @@
  * Damage is Corruption naming the file and the offset of the damaged block (block-io.ts).
  * Cost: one read of the whole table; nothing is cached.
  */
+import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
-import type { BlockHandle } from "./format.js";
+import type { BlockSource } from "./block-source.js";
+import type { BlockHandle, Footer } from "./format.js";
+import type { KeyOrder } from "./key-order.js";
 import { readMetaindex } from "./table-open.js";
-import type { TableReader } from "./table-reader.js";
+
+/** The part of `TableReader` a verification reads (an interface: table-reader.ts imports this file). */
+export interface VerifiableTable {
+  readonly fileName: string | undefined;
+  readonly order: KeyOrder;
+  readonly footer: Footer;
+  readonly source: BlockSource;
+  indexBlock(): Block;
+  decodeIndexValue(index: BlockIterator, out: BlockHandle): void;
+}
 
 /** What `TableReader.verifyChecksums` read. */
 export interface TableVerifyResult {
@@ -23,7 +35,7 @@ export interface TableVerifyResult {
   dataBlocks: number;
 }
 
-export function verifyTableBlocks(reader: TableReader): TableVerifyResult {
+export function verifyTableBlocks(reader: VerifiableTable): TableVerifyResult {
   const source = reader.source;
   const footer = reader.footer;
   const result: TableVerifyResult = { blocks: 0, bytes: 0, dataBlocks: 0 };

@@ -31,22 +31,13 @@
  * primary does not know the secondary's snapshots, so its compactions may drop entries
  * older than the secondary's current state (as with RocksDB's secondaries).
  */
-import {
-  type FileSystem,
-  type InternalKeyComparator,
-  ShaleError,
-  type WritableFile,
-} from "@shale/base";
-import { MemTable } from "@shale/memtable";
+import { type FileSystem, type InternalKeyComparator, ShaleError } from "@shale/base";
+import type { MemTable } from "@shale/memtable";
 import type { TableCache } from "@shale/sstable";
-import { LogWriter, type WalRecoveryMode } from "@shale/wal";
-import { newDbSessionId } from "../background/build-table.js";
+import type { WalRecoveryMode } from "@shale/wal";
 import { tableFileName } from "../filenames.js";
 import type { ImmutableMemTable } from "../flush-scheduler.js";
-import type { ResolvedOptions } from "../options.js";
-import { checkOptionsFile, readNewestOptions } from "../options-file.js";
-import type { RecoveredState } from "../recovery.js";
-import { VersionSet } from "../version-set.js";
+import type { VersionSet } from "../version-set.js";
 import { isMissingFile, ManifestTail, Vanished } from "./manifest-tail.js";
 import { RegistrationWriter } from "./registration.js";
 import { WalTail } from "./wal-tail.js";
@@ -76,15 +67,6 @@ export interface FollowerHost {
 
 /** Tries of one catch-up when files keep vanishing under it. */
 const MAX_ATTEMPTS = 20;
-
-/** A WritableFile that keeps nothing: the WAL writer of an instance that never writes. */
-const NULL_FILE: WritableFile = {
-  append() {},
-  flush() {},
-  sync() {},
-  close() {},
-  size: 0,
-};
 
 function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -264,41 +246,4 @@ export class Follower {
     this.heartbeat = undefined;
     this.registration?.remove();
   }
-}
-
-/**
- * The state a read-only or secondary db starts from: empty (the first `catchUp` fills it),
- * writes refused. Checks that `dir` holds a database and that the comparator and merge
- * operator match its OPTIONS file, as the primary's open does.
- */
-export function followerState(
-  dir: string,
-  options: ResolvedOptions,
-  icmp: InternalKeyComparator,
-  follower: Follower,
-): RecoveredState {
-  const fs = options.fs;
-  if (!fs.exists(dir) || !VersionSet.exists(fs, dir))
-    throw ShaleError.invalidArgument(
-      `no database in ${dir} (a ${follower.role === "readOnly" ? "read-only" : "secondary"} open needs one)`,
-    );
-  const previousOptions = readNewestOptions(fs, dir);
-  if (previousOptions !== undefined)
-    checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
-  const message =
-    follower.role === "readOnly"
-      ? `${dir} is open read-only: writes, flushes and compactions are not supported`
-      : `this is a secondary instance of ${dir}: writes, flushes and compactions are not supported (write through the primary; see tryCatchUpWithPrimary)`;
-  return {
-    icmp,
-    versions: new VersionSet({ fs, dir, icmp }),
-    mem: new MemTable({ comparator: icmp.user }),
-    imm: [],
-    wal: new LogWriter(NULL_FILE),
-    logNumber: 0,
-    writeRefusal: ShaleError.notSupported(message),
-    drops: [],
-    identity: { dbId: "", dbSessionId: newDbSessionId() },
-    follower,
-  };
 }

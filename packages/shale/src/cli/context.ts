@@ -116,3 +116,15 @@ export function parseCount(text: string, what: string): number {
   }
   return n;
 }
+
+/**
+ * Wraps a command's body as commander's action: builds the context from the global options,
+ * runs the body, maps its result or error to the exit code (program.ts makes it).
+ */
+export type Act = <O>(
+  body: (
+    ctx: CommandContext,
+    args: string[],
+    options: O,
+  ) => Promise<number | undefined> | number | undefined,
+) => (...args: unknown[]) => Promise<void>;

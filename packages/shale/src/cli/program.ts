@@ -26,7 +26,13 @@ import { registerSst } from "./commands/sst.js";
 import { registerStats } from "./commands/stats.js";
 import { registerVerify } from "./commands/verify.js";
 import { registerWal } from "./commands/wal.js";
-import { type CommandContext, type GlobalOptions, makeContext, type Output } from "./context.js";
+import {
+  type Act,
+  type CommandContext,
+  type GlobalOptions,
+  makeContext,
+  type Output,
+} from "./context.js";
 import { ExitCode, exitCodeOf } from "./exit-codes.js";
 
 /**
@@ -34,14 +40,6 @@ import { ExitCode, exitCodeOf } from "./exit-codes.js";
  * options, passes the positional arguments and the command's own options, and records the
  * exit code the body returns (0 when it returns nothing).
  */
-export type Act = <O>(
-  body: (
-    ctx: CommandContext,
-    args: string[],
-    options: O,
-  ) => Promise<number | undefined> | number | undefined,
-) => (...args: unknown[]) => Promise<void>;
-
 const EXIT_CODES_HELP = `
 Exit codes: 0 ok, 1 not found or a check failed, 2 usage, 3 corruption, 4 busy (another
 process holds the database), 5 I/O error, 6 not supported, 10 internal error.`;

@@ -5,9 +5,9 @@
  */
 import { BackupEngine, type BackupInfo } from "@shale/db";
 import type { Command } from "commander";
+import type { Act } from "../context.js";
 import { parseCount, withDatabase } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
-import type { Act } from "../program.js";
 
 function describe(b: BackupInfo): string {
   const when = new Date(b.timestamp).toISOString();

@@ -4,8 +4,8 @@
  * `db.checkpoint`). `target` must not exist or be empty.
  */
 import type { Command } from "commander";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
-import type { Act } from "../program.js";
 
 export function registerCheckpoint(program: Command, act: Act): void {
   program

@@ -5,9 +5,9 @@
  */
 import type { Command } from "commander";
 import { parseBytes } from "../bytes-format.js";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
 import { readLevels } from "../levels-model.js";
-import type { Act } from "../program.js";
 
 export function registerCompact(program: Command, act: Act): void {
   program

@@ -4,8 +4,8 @@
  */
 import type { Command } from "commander";
 import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
-import type { Act } from "../program.js";
 
 export function registerDelete(program: Command, act: Act): void {
   program

@@ -4,11 +4,11 @@
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { Command } from "commander";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
 import { DUMP_FORMATS, type DumpFormat, formatEntry } from "../dump-format.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 import { addRangeOptions, checkRange, type RangeOptions, walkRange } from "../key-range.js";
-import type { Act } from "../program.js";
 
 const FLUSH_AT = 1 << 16;
 

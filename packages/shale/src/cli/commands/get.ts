@@ -5,9 +5,9 @@
  */
 import type { Command } from "commander";
 import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
-import type { Act } from "../program.js";
 
 export function registerGet(program: Command, act: Act): void {
   program

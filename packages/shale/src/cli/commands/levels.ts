@@ -6,10 +6,10 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
 import { readLevels } from "../levels-model.js";
 import { renderLevelsSvg } from "../levels-svg.js";
-import type { Act } from "../program.js";
 
 export function registerLevels(program: Command, act: Act): void {
   program

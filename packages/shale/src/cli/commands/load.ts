@@ -8,10 +8,10 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { WriteBatch } from "@shale/db";
 import type { Command } from "commander";
+import type { Act } from "../context.js";
 import { parseCount, withDatabase } from "../context.js";
 import { DUMP_FORMATS, type DumpFormat, parseEntry } from "../dump-format.js";
 import { CliError, ExitCode } from "../exit-codes.js";
-import type { Act } from "../program.js";
 
 export function registerLoad(program: Command, act: Act): void {
   program

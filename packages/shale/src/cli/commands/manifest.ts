@@ -10,10 +10,9 @@ import { NodeFileSystem } from "@shale/base";
 import { type FileMetaData, VersionEdit } from "@shale/db";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import type { Command } from "commander";
-import type { CommandContext } from "../context.js";
+import type { Act, CommandContext } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 import { internalKeyFields, internalKeyString } from "../internal-key-format.js";
-import type { Act } from "../program.js";
 
 function manifestPath(path: string): string {
   if (!existsSync(path)) throw new CliError(`no such file: ${path}`, ExitCode.NotFound);

@@ -1,8 +1,8 @@
 /** `shale put <dir> <key> <value>`: stores one key (creates the database if missing). */
 import type { Command } from "commander";
 import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
-import type { Act } from "../program.js";
 
 export function registerPut(program: Command, act: Act): void {
   program

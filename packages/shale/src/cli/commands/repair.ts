@@ -7,8 +7,8 @@
 import { existsSync } from "node:fs";
 import { repair } from "@shale/db";
 import type { Command } from "commander";
+import type { Act } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
-import type { Act } from "../program.js";
 
 export function registerRepair(program: Command, act: Act): void {
   program

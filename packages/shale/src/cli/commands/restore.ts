@@ -5,7 +5,7 @@
  */
 import { BackupEngine } from "@shale/db";
 import type { Command } from "commander";
-import type { Act } from "../program.js";
+import type { Act } from "../context.js";
 import { backupId } from "./backup.js";
 
 export function registerRestore(program: Command, act: Act): void {

@@ -5,9 +5,9 @@
  */
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
 import { addRangeOptions, checkRange, type RangeOptions, walkRange } from "../key-range.js";
-import type { Act } from "../program.js";
 
 export function registerScan(program: Command, act: Act): void {
   addRangeOptions(

@@ -14,10 +14,10 @@ import { bytewiseComparator, InternalKeyComparator, reverseBytewiseComparator } 
 import { type TableReader, tableIndexEntries, tableLayout } from "@shale/sstable";
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
+import type { Act } from "../context.js";
 import { type CommandContext, parseCount } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 import { internalKeyFields, internalKeyString } from "../internal-key-format.js";
-import type { Act } from "../program.js";
 import { openTable } from "../table-file.js";
 
 interface SstOptions {

@@ -4,9 +4,9 @@
  * `--property <name>` prints one property (exit 1 for an unknown name).
  */
 import type { Command } from "commander";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
-import type { Act } from "../program.js";
 
 /** The properties --json reports (numbers), in the order db.getProperty documents them. */
 export const NUMERIC_PROPERTIES: readonly string[] = [

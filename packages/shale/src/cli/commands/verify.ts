@@ -5,9 +5,9 @@
  * database read-only, so it runs beside a writer.
  */
 import type { Command } from "commander";
+import type { Act } from "../context.js";
 import { withDatabase } from "../context.js";
 import { ExitCode } from "../exit-codes.js";
-import type { Act } from "../program.js";
 
 export function registerVerify(program: Command, act: Act): void {
   program

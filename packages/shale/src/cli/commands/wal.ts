@@ -10,9 +10,8 @@ import { WriteBatch } from "@shale/db";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
-import type { CommandContext } from "../context.js";
+import type { Act, CommandContext } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
-import type { Act } from "../program.js";
 
 const OP_NAMES: Record<number, string> = {
   [ValueKind.Value]: "PUT",
