@@ -309,6 +309,16 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     if (this.closed) return;
     this.closed = true;
     this.isValid = false;
+    // The views handed out end here: checked before the release (invariants mode overwrites
+    // released block memory), a write into one reported once everything is released.
+    let written: unknown;
+    if (invariants && viewGuard.pending) {
+      try {
+        viewGuard.verify();
+      } catch (e) {
+        written = e;
+      }
+    }
     const onClose = this.onClose;
     this.onClose = undefined;
     try {
@@ -316,7 +326,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     } finally {
       onClose?.();
     }
-    if (invariants && viewGuard.pending) viewGuard.verify(); // once released
+    if (written !== undefined) throw written;
   }
 
   /**
