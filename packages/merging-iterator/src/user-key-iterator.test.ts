@@ -9,6 +9,7 @@ import {
   compareBytes,
   InternalKeyComparator,
   makeInternalKey,
+  reverseBytewiseComparator,
   ShaleError,
   toBytes,
   ValueKind,
@@ -142,6 +143,7 @@ const tombstonesArb = fc.array(
   { maxLength: 3 },
 );
 
+const entries_ = (it: UserKeyIterator, reverse = false) => entries(it, reverse);
 const entries = (it: UserKeyIterator, reverse = false) => {
   const out: [string, string][] = [];
   if (reverse)
@@ -231,6 +233,36 @@ describe("UserKeyIterator", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("follows a custom comparator (reverse bytewise)", () => {
+    const rcmp = new InternalKeyComparator(reverseBytewiseComparator);
+    const c = (a: Uint8Array, b: Uint8Array) => rcmp.compare(a, b);
+    const entries = [
+      ["a", 1, ValueKind.Value, "1"],
+      ["b", 3, ValueKind.Deletion, ""],
+      ["b", 2, ValueKind.Value, "2"],
+      ["c", 4, ValueKind.Value, "3"],
+    ] as const;
+    const ikeys = entries.map(([k, seq, kind]) => makeInternalKey(toBytes(k), seq, kind));
+    const order = ikeys.map((_, i) => i).sort((x, y) => c(ikeys[x]!, ikeys[y]!));
+    const inner = new ArrayIterator(
+      order.map((i) => ikeys[i]!),
+      order.map((i) => toBytes(entries[i]![3])),
+      c,
+    );
+    const it = new UserKeyIterator(inner, { comparator: reverseBytewiseComparator });
+    expect(entries_(it)).toEqual([
+      ["c", "3"],
+      ["a", "1"],
+    ]);
+    expect(entries_(it, true)).toEqual([
+      ["a", "1"],
+      ["c", "3"],
+    ]);
+    it.seek(toBytes("b")); // the first key >= b in reverse order: a
+    expect(dec.decode(it.key())).toBe("a");
+    it.close();
   });
 
   it("iterates with for...of (copies) and closes at the end", () => {
