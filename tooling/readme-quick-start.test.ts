@@ -43,7 +43,8 @@ export function exampleLines(source: string): number {
 
 describe("README quick starts", () => {
   it("counts lines as documented", () => {
-    const src = 'import {\n  a,\n} from "x";\nimport b from "y";\n\n// note\nconst c = a + b;\nf(c);\n';
+    const src =
+      'import {\n  a,\n} from "x";\nimport b from "y";\n\n// note\nconst c = a + b;\nf(c);\n';
     expect(exampleLines(src)).toBe(2);
   });
 

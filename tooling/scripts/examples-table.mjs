@@ -62,9 +62,12 @@ export function table() {
       const n = codeLines(text);
       lines += n;
       perFile.push(`${f.slice(src.length + 1)} ${n}`);
-      for (const m of text.matchAll(/from\s+"((?:@shale\/[a-z-]+)|shale)(?:\/[^"]*)?"/g)) packages.add(m[1]);
+      for (const m of text.matchAll(/from\s+"((?:@shale\/[a-z-]+)|shale)(?:\/[^"]*)?"/g))
+        packages.add(m[1]);
     }
-    const description = JSON.parse(readFileSync(join(dir, name, "package.json"), "utf8")).description;
+    const description = JSON.parse(
+      readFileSync(join(dir, name, "package.json"), "utf8"),
+    ).description;
     rows.push({ name, packages: [...packages].sort(), lines, perFile, description });
   }
   const out = [
@@ -96,7 +99,9 @@ if (mode === undefined) {
   if (mode === "--write") writeFileSync(readmePath, updated);
   else if (mode === "--check") {
     if (updated !== readme) {
-      console.error("README.md's examples table is stale; run: node tooling/scripts/examples-table.mjs --write");
+      console.error(
+        "README.md's examples table is stale; run: node tooling/scripts/examples-table.mjs --write",
+      );
       console.error(current);
       process.exit(1);
     }
