@@ -17,6 +17,7 @@ import {
 } from "@shale/base";
 import { BloomFilterPolicy } from "@shale/bloom";
 import { MemTable } from "@shale/memtable";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { newBlockCache } from "./block-cache.js";
 import type { FilterBitsReader, FilterPolicy } from "./filter-policy.js";
@@ -115,6 +116,65 @@ describe("flushMemTable", () => {
   it("rejects a source that is not one", () => {
     const fs = new MemoryFileSystem();
     expect(() => flushMemTable({} as never, fs.openWritable("4.sst"))).toThrow(TypeError);
+  });
+});
+
+describe("flushMemTable, property", () => {
+  it("the table holds exactly the memtable's entries and answers its gets", () => {
+    const entry = fc.record({
+      key: fc.constantFrom("a", "b", "c", "d", "e"),
+      kind: fc.constantFrom(ValueKind.Value, ValueKind.Deletion, ValueKind.Merge),
+      value: fc.string({ maxLength: 4 }),
+    });
+    const tombstone = fc.record({
+      start: fc.constantFrom("a", "c"),
+      end: fc.constantFrom("d", "f"),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entry, { maxLength: 25 }),
+        fc.array(tombstone, { maxLength: 2 }),
+        (es, ts) => {
+          const mem = new MemTable();
+          let seq = 0;
+          for (const e of es) mem.add(++seq, e.kind, toBytes(e.key), toBytes(e.value));
+          for (const t of ts)
+            mem.add(++seq, ValueKind.RangeDeletion, toBytes(t.start), toBytes(t.end));
+          const fs = new MemoryFileSystem();
+          flushMemTable(mem, fs.openWritable("p.sst"), { blockSize: 64 });
+          const reader = TableReader.open(fs.openRandomAccess("p.sst"));
+          const a = mem.newIterator();
+          const b = reader.newIterator();
+          for (a.seekToFirst(), b.seekToFirst(); a.valid(); a.next(), b.next()) {
+            expect(b.valid()).toBe(true);
+            expect(b.key()).toEqual(a.key());
+            expect(b.value()).toEqual(a.value());
+          }
+          expect(b.valid()).toBe(false);
+          b.close();
+          a.close();
+          for (const k of ["a", "b", "c", "d", "e", "f"]) {
+            for (const snapshot of [0, seq >> 1, seq]) {
+              const m = mem.get(toBytes(k), snapshot);
+              const t = reader.get(toBytes(k), snapshot);
+              // seq is compared for Found only: for a key deleted by a covering tombstone the
+              // memtable reports the entry's seq, a table the tombstone's.
+              const seqOf = (r: LookupResult) => (r.state === LookupState.Found ? r.seq : -1);
+              const view = (r: LookupResult) => [
+                r.state,
+                seqOf(r),
+                text(r.value),
+                r.operands.map(text),
+                r.maxCoveringSeq,
+              ];
+              expect(view(t)).toEqual(view(m));
+            }
+          }
+          reader.close();
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
 
