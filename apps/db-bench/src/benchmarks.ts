@@ -12,6 +12,7 @@
  * | readseq               | one iterator from the first key, up to `reads` entries               |
  * | readreverse           | the same from the last key backwards                                 |
  * | readrandom            | `reads` gets of random keys: "(found of reads found)"                |
+ * | readrandomcopy        | readrandom through the engine's copying get (shale get, lmdb getBinary) |
  * | readmissing           | `reads` gets of absent keys (key + ".")                              |
  * | multireadrandom       | `reads` gets as getMany batches of `multiread_batch_size`            |
  * | seekrandom            | `reads` × (new iterator, seek to a random key, `seek_nexts` nexts)   |
@@ -91,6 +92,7 @@ export const WORKLOADS: Record<string, Workload> = {
   readseq: { run: (ctx) => scan(ctx, "readseq", false), needs: "iterator" },
   readreverse: { run: (ctx) => scan(ctx, "readreverse", true), needs: "iterator" },
   readrandom: { run: (ctx) => readRandom(ctx, "readrandom", false) },
+  readrandomcopy: { run: (ctx) => readRandom(ctx, "readrandomcopy", false, true) },
   readmissing: { run: (ctx) => readRandom(ctx, "readmissing", true) },
   multireadrandom: { run: multiReadRandom },
   seekrandom: { run: seekRandom, needs: "iterator" },

@@ -60,7 +60,14 @@ export const DEFAULT_BENCHMARKS = [
 /** What a run with no flags at all does (the root `bench` script). */
 export const DEFAULT_COMPARISON = ["--engines=shale,classic-level,lmdb", "--num=100000"];
 
-export const ENGINE_NAMES = ["shale", "classic-level", "lmdb", "rocksdb", "memory-level"];
+export const ENGINE_NAMES = [
+  "shale",
+  "classic-level",
+  "lmdb",
+  "rocksdb",
+  "memory-level",
+  "shale-level",
+];
 
 export const MERGE_OPERATORS = ["max", "uint64add", "stringappend"];
 

@@ -27,6 +27,7 @@ import {
   type FileLock,
   type FileSystem,
   InternalKeyComparator,
+  invariants,
   NodeFileSystem,
   ShaleError,
   type Statistics,
@@ -43,29 +44,39 @@ import { type BackgroundExecutor, InlineExecutor, WorkerExecutor } from "./backg
 import { FileRemover } from "./background/file-remover.js";
 import { builtinComparator } from "./background/protocol.js";
 import {
+  CLEAR_OPTIONS,
+  type ClearOptions,
+  COMPACT_RANGE_OPTIONS,
+  type CompactRangeOptions,
   FLUSH_OPTIONS,
   type FlushOptions,
   ITERATOR_OPTIONS,
   type IteratorOptions,
   READ_OPTIONS,
   type ReadOptions,
+  SNAPSHOT_OPTIONS,
+  type SnapshotOptions,
   WRITE_OPTIONS,
   type WriteOptions,
 } from "./call-options.js";
+import { clearRange } from "./clear.js";
 import { type KeyRange, rangeOfFiles } from "./compaction/key-range.js";
 import { CompactionScheduler } from "./compaction/scheduler.js";
 import { StallCondition, type StallHost, WriteController } from "./compaction/write-controller.js";
 import { lockFileName, tableFileName } from "./filenames.js";
 import { FlushScheduler } from "./flush-scheduler.js";
 import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
+import { resolveLimit, resolveRange } from "./iterator/range-options.js";
 import { type IteratorSettings, openDBIterator } from "./iterator-sources.js";
 import type { MergeOperator } from "./merge-operator.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.js";
+import { ownedCopy } from "./owned-bytes.js";
 import { formatProperty } from "./properties.js";
 import { PointReader } from "./read-path.js";
 import { type RecoveredState, type RecoveryDrop, recover, recoveryProperty } from "./recovery.js";
 import { type Snapshot, SnapshotList } from "./snapshot.js";
 import type { Version, VersionSet } from "./version-set.js";
+import { viewGuard } from "./view-guard.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
 import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write-path.js";
 
@@ -99,6 +110,8 @@ export class DB {
   private lastSeq: number;
   private closed = false;
   private readonly reader: PointReader;
+  /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
+  private readonly views = viewGuard;
   private readonly scratch = new WriteBatch();
   private readonly inserter = new MemTableInserter();
   private readonly blockCache: LRUCache<Block>;
@@ -336,6 +349,7 @@ export class DB {
   write(batch: WriteBatch, options?: WriteOptions): void {
     if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
     if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     const count = batch.count;
@@ -369,6 +383,7 @@ export class DB {
     options: WriteOptions | undefined,
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     if (this.writeController.condition !== StallCondition.Normal)
@@ -436,6 +451,7 @@ export class DB {
    */
   async flush(options?: FlushOptions): Promise<void> {
     if (options !== undefined) FLUSH_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
     if (this.mem.numEntries > 0 || this.mem.numRangeTombstones > 0) this.switchMemtable();
@@ -454,10 +470,48 @@ export class DB {
   // ---------------------------------------------------------------- reads
 
   /**
-   * The value of `key`, or undefined. The result is a view into the memtable arena or a
-   * cached block (zero copy): treat it as read-only; it stays valid as long as you hold it.
+   * The value of `key`, or undefined: a copy the caller owns — never the memtable arena or a
+   * cached block, never backed by a SharedArrayBuffer (owned-bytes.ts: small values are cut
+   * from a pooled plain ArrayBuffer, like Node's small Buffers). Write into it freely; keep
+   * it as long as you like. For a zero-copy read, see `getView`.
+   * `options`: ReadOptions (call-options.ts).
    */
   get(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
+    const v = this.readView(key, options);
+    return v === undefined ? undefined : ownedCopy(v);
+  }
+
+  /**
+   * The value of `key`, or undefined, WITHOUT a copy (seed 002; RocksDB's PinnableSlice,
+   * lmdb-js's getBinaryFast): a view into the memtable arena (a SharedArrayBuffer), a cached
+   * block, or a merge operator's result.
+   *
+   * Lifetime: valid until the next call into this database — any method of the database or
+   * of one of its iterators. Read it (or copy it) before then; after that its bytes may be
+   * another value's, or garbage (a cached block evicted and reused).
+   *
+   * Read-only: never write into it. It is the store's own memory: a write would change the
+   * stored value, and the next flush would make the change durable. With SHALE_INVARIANTS=1
+   * (tests) the next call checks that the view was not written into and throws an invariant
+   * error if it was (view-guard.ts). Browsers' `TextDecoder` refuses SharedArrayBuffer views:
+   * decode a `get` result there.
+   */
+  getView(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
+    const v = this.readView(key, options);
+    return invariants ? this.views.record(v, "db.getView()") : v;
+  }
+
+  /** True if `key` has a value (what `get` would return is not undefined); no copy. */
+  has(key: Uint8Array | string, options?: ReadOptions): boolean {
+    return this.readView(key, options) !== undefined;
+  }
+
+  /** The read path of get, getView and has: checks, then the value as a view. */
+  private readView(
+    key: Uint8Array | string,
+    options: ReadOptions | undefined,
+  ): Uint8Array | undefined {
+    if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     const k = toBytes(key, "key");
@@ -471,47 +525,56 @@ export class DB {
     return options.snapshot !== undefined ? this.snapshots.check(options.snapshot) : this.lastSeq;
   }
 
-  /** `get` for many keys; results in the same order. */
+  /**
+   * `get` for many keys, all at one sequence number (one snapshot, even without
+   * `options.snapshot`); results in the same order, each a copy the caller owns.
+   */
   getMany(
     keys: readonly (Uint8Array | string)[],
     options?: ReadOptions,
   ): (Uint8Array | undefined)[] {
     if (!Array.isArray(keys)) throw new TypeError("getMany takes an array of keys");
+    if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     const snapshot = options === undefined ? this.lastSeq : this.readSequence(options);
     const out = new Array<Uint8Array | undefined>(keys.length);
     for (let i = 0; i < keys.length; i++) {
-      const k = toBytes(keys[i], "key");
-      out[i] = this.reader.get(k, snapshot, this.mem, this.flushes.imm, options);
+      const k = toBytes(keys[i], `keys[${i}]`);
+      const v = this.reader.get(k, snapshot, this.mem, this.flushes.imm, options);
+      out[i] = v === undefined ? undefined : ownedCopy(v);
     }
     return out;
   }
 
   /**
-   * An iterator over the whole database (or `[lowerBound, upperBound)`) as of
-   * `readOptions.snapshot` or now. Unpositioned: call a seek first — or use it with
-   * `for (const [key, value] of db.iterator())` (`reverse: true` walks backwards). It pins
-   * the memtables and table files it reads until `close()` (for-of closes it at the end).
+   * An iterator over the database as of `readOptions.snapshot` or now, within the range the
+   * options give (`gt`/`gte`/`lowerBound`, `lt`/`lte`/`upperBound`: at most one per side;
+   * `limit`). Unpositioned: call a seek first — or use it with
+   * `for (const [key, value] of db.iterator())`, which yields copies the caller owns
+   * (`reverse: true` walks backwards). The cursor's `key()`/`value()` are views valid until
+   * the iterator next moves or closes (see DBIterator). It pins the memtables and table
+   * files it reads until `close()` (for-of closes it at the end).
    */
   iterator(readOptions?: IteratorOptions): DBIterator {
+    if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     const ro = readOptions ?? {};
     const snapshotSeq =
       ro.snapshot !== undefined ? this.snapshots.check(ro.snapshot) : this.lastSeq;
-    const lowerBound =
-      ro.lowerBound !== undefined ? toBytes(ro.lowerBound, "lowerBound") : undefined;
-    const upperBound =
-      ro.upperBound !== undefined ? toBytes(ro.upperBound, "upperBound") : undefined;
+    const range = resolveRange(ro, "readOptions");
     const settings: IteratorSettings = {
       comparator: this.icmp.user,
       mergeOperator: this.mergeOperator,
       snapshotSeq,
       reverse: ro.reverse === true,
-      lowerBound,
-      upperBound,
+      lowerBound: range.lower,
+      upperBound: range.upper,
+      lowerExclusive: range.lowerExclusive,
+      upperInclusive: range.upperInclusive,
+      limit: resolveLimit(ro.limit),
       statistics: this.stats,
       background: this.backgroundPoll,
     };
@@ -527,9 +590,21 @@ export class DB {
     return openDBIterator(sources, pin, settings);
   }
 
+  /**
+   * Deletes every key in a range (all keys without one), atomically, in one write: range
+   * options as for `iterator` (open ends allowed), `limit`/`reverse` to delete only the first
+   * (last) keys, and write options. How an open range becomes a range tombstone: clear.ts.
+   */
+  clear(options?: ClearOptions): void {
+    if (options !== undefined) CLEAR_OPTIONS.check(options);
+    this.checkWritable();
+    clearRange(this, options);
+  }
+
   /** A snapshot of the current state; pass it as `readOptions.snapshot`, then `release()` it. */
-  snapshot(noOptions?: never): Snapshot {
-    if (noOptions !== undefined) throw new TypeError("snapshot() takes no options");
+  snapshot(options?: SnapshotOptions): Snapshot {
+    if (options !== undefined) SNAPSHOT_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     return this.snapshots.create(this.lastSeq);
   }
@@ -557,6 +632,7 @@ export class DB {
    */
   getProperty(name: string): string | undefined {
     if (typeof name !== "string") throw new TypeError("property name must be a string");
+    if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     if (name === "shale.ignored-column-families" || name === "shale.best-efforts-recovery")
       return recoveryProperty(name, this.versions);
@@ -586,7 +662,13 @@ export class DB {
    * way, and tombstones at the last level. Automatic compactions pause meanwhile. Works with
    * `disableAutoCompactions`.
    */
-  async compactRange(start?: Uint8Array | string, end?: Uint8Array | string): Promise<void> {
+  async compactRange(
+    start?: Uint8Array | string,
+    end?: Uint8Array | string,
+    options?: CompactRangeOptions,
+  ): Promise<void> {
+    if (options !== undefined) COMPACT_RANGE_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
     this.checkWritable();
     const lo = start === undefined ? undefined : toBytes(start, "start");
     const hi = end === undefined ? undefined : toBytes(end, "end");
@@ -671,6 +753,7 @@ export class DB {
         closeError ??= e;
       }
     };
+    if (invariants && this.views.pending) attempt(() => this.views.verify()); // still closes
     try {
       // Running flushes finish (and are installed) before the MANIFEST closes.
       await this.executor.close();

@@ -3,6 +3,12 @@
  * with defaults; use @shale/db directly to assemble an engine with your own parts.
  */
 
+export type {
+  ClearOptions,
+  CompactRangeOptions,
+  RangeOptions,
+  SnapshotOptions,
+} from "./call-options.js";
 export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { DB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";

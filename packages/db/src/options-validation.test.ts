@@ -70,14 +70,36 @@ const readRows: Row[] = [
   ["verifyChecksums", 0, undefined, false],
 ];
 
-const iteratorRows: Row[] = [
-  ...readRows,
+const rangeRows: Row[] = [
+  ["gt", 1, undefined, "a"],
+  ["gte", true, undefined, new Uint8Array([0x61])],
+  ["lt", [], undefined, "z"],
+  ["lte", 2n, undefined, "z"],
   ["lowerBound", 5, undefined, "a"],
   ["upperBound", {}, undefined, "z"],
+];
+
+const limitRow: Row = ["limit", "10", 1.5, 10];
+
+const iteratorRows: Row[] = [
+  ...readRows,
+  ...rangeRows,
+  limitRow,
   ["reverse", "yes", undefined, true],
 ];
 
+const clearRows: Row[] = [
+  ...rangeRows,
+  limitRow,
+  ["reverse", 1, undefined, true],
+  ["sync", "yes", undefined, false],
+  ["disableWAL", 0, undefined, false],
+];
+
 const flushRows: Row[] = [["wait", "yes", undefined, false]];
+
+/** Calls that take no option yet: any name is unknown. */
+const noRows: Row[] = [];
 
 /** Arguments that are not an options object at all. */
 const notObjects: unknown[] = ["sync", 5, true, null, [], () => {}];
@@ -106,10 +128,18 @@ const calls: Record<string, [string, (o: unknown) => unknown][]> = {
   ],
   read: [
     ["get", (o) => db.get("a", o as never)],
+    ["getView", (o) => db.getView("a", o as never)],
     ["getMany", (o) => db.getMany(["a", "b"], o as never)],
+    ["has", (o) => db.has("a", o as never)],
   ],
-  iterator: [["iterator", (o) => db.iterator(o as never).close()]],
+  iterator: [
+    ["iterator", (o) => db.iterator(o as never).close()],
+    ["iterator for-of", (o) => [...db.iterator(o as never)]],
+  ],
+  clear: [["clear", (o) => other.clear(o as never)]],
   flush: [["flush", (o) => db.flush(o as never)]],
+  snapshot: [["snapshot", (o) => db.snapshot(o as never).release()]],
+  compactRange: [["compactRange", (o) => db.compactRange("a", "b", o as never)]],
 };
 
 /** Good values that need the database: resolved at run time. */
@@ -171,19 +201,24 @@ describe.each([
   ["write", writeRows],
   ["read", readRows],
   ["iterator", iteratorRows],
+  ["clear", clearRows],
   ["flush", flushRows],
+  ["snapshot", noRows],
+  ["compactRange", noRows],
 ] as const)("%s options", (type, rows) => {
   for (const [call, fn] of calls[type]!) {
-    it.each(rows)(`${call}: %s: wrong type, null, good`, async (name, wrong, range, good) => {
-      expectNamed(await outcome(() => fn({ [name]: wrong })), "TypeError", name);
-      expectNamed(await outcome(() => fn({ [name]: null })), "TypeError", name);
-      if (range !== undefined) {
-        expectNamed(await outcome(() => fn({ [name]: range })), "InvalidArgument", name);
-      }
-      const v = goodValue(good);
-      const r = await outcome(() => fn({ [name]: v }));
-      expect(r.kind, r.message).toBe("ok");
-    });
+    // (snapshot, compactRange: no rows; their unknown-option test below is what applies)
+    if (rows.length > 0)
+      it.each(rows)(`${call}: %s: wrong type, null, good`, async (name, wrong, range, good) => {
+        expectNamed(await outcome(() => fn({ [name]: wrong })), "TypeError", name);
+        expectNamed(await outcome(() => fn({ [name]: null })), "TypeError", name);
+        if (range !== undefined) {
+          expectNamed(await outcome(() => fn({ [name]: range })), "InvalidArgument", name);
+        }
+        const v = goodValue(good);
+        const r = await outcome(() => fn({ [name]: v }));
+        expect(r.kind, r.message).toBe("ok");
+      });
 
     it(`${call}: unknown option, and an options argument that is not an object`, async () => {
       expectNamed(await outcome(() => fn({ bogus: 1 })), "InvalidArgument", "bogus");
@@ -217,9 +252,39 @@ describe("snapshots passed to a read", () => {
     expectNamed(await outcome(() => db.iterator({ snapshot: s })), "InvalidArgument", "released");
   });
 
-  it("snapshot() takes no options", async () => {
-    expect((await outcome(() => (db.snapshot as (o: unknown) => unknown)({ x: 1 }))).kind).toBe(
-      "TypeError",
+  it("snapshot() takes no option yet: any name is InvalidArgument naming it", async () => {
+    expectNamed(await outcome(() => db.snapshot({ x: 1 } as never)), "InvalidArgument", "x");
+  });
+});
+
+describe("range options that conflict", () => {
+  const pairs: [string, string][] = [
+    ["gt", "gte"],
+    ["gt", "lowerBound"],
+    ["gte", "lowerBound"],
+    ["lt", "lte"],
+    ["lt", "upperBound"],
+    ["lte", "upperBound"],
+  ];
+  it.each(pairs)("%s with %s is InvalidArgument naming both (iterator, clear)", async (a, b) => {
+    const o = { [a]: a.startsWith("l") && a !== "lowerBound" ? "y" : "b", [b]: "c" };
+    for (const fn of [() => db.iterator(o).close(), () => db.clear(o)]) {
+      const r = await outcome(fn);
+      expectNamed(r, "InvalidArgument", a);
+      expect(r.message).toContain(b);
+    }
+  });
+
+  it("limit -1 and Infinity mean no limit; other negatives are InvalidArgument", async () => {
+    expect((await outcome(() => [...db.iterator({ limit: -1 })])).kind).toBe("ok");
+    expect((await outcome(() => [...db.iterator({ limit: Number.POSITIVE_INFINITY })])).kind).toBe(
+      "ok",
+    );
+    expectNamed(await outcome(() => db.iterator({ limit: -2 })), "InvalidArgument", "limit");
+    expectNamed(
+      await outcome(() => db.iterator({ limit: Number.NaN })),
+      "InvalidArgument",
+      "limit",
     );
   });
 });
@@ -251,6 +316,11 @@ describe("string keys that are not well-formed UTF-16", () => {
         () => db.getMany([s]),
         () => new WriteBatch().put(s, "v"),
         () => db.iterator({ lowerBound: s }),
+        () => db.iterator({ gt: s }),
+        () => db.iterator({ lte: s }),
+        () => db.clear({ gte: s }),
+        () => db.getView(s),
+        () => db.has(s),
         () => {
           const it = db.iterator();
           try {
@@ -285,6 +355,9 @@ describe("the tables here cover every validator row", () => {
     expect(calls.WRITE_OPTIONS.names).toEqual(names(writeRows));
     expect(calls.READ_OPTIONS.names).toEqual(names(readRows));
     expect(calls.ITERATOR_OPTIONS.names).toEqual(names(iteratorRows));
+    expect(calls.CLEAR_OPTIONS.names).toEqual(names(clearRows));
     expect(calls.FLUSH_OPTIONS.names).toEqual(names(flushRows));
+    expect(calls.SNAPSHOT_OPTIONS.names).toEqual([]);
+    expect(calls.COMPACT_RANGE_OPTIONS.names).toEqual([]);
   });
 });

@@ -67,7 +67,7 @@ export class OptionTable {
       const row = this.rows.get(name);
       if (row === undefined) {
         throw ShaleError.invalidArgument(
-          `unknown ${this.what} option "${name}" (known: ${this.names.join(", ")})`,
+          `unknown ${this.what} option "${name}" (${this.rows.size === 0 ? "it takes none yet" : `known: ${this.names.join(", ")}`})`,
         );
       }
       const value = o[name];

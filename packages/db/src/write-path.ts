@@ -43,7 +43,9 @@ export class MemTableInserter implements WriteBatchHandler {
  * (WriteBatch.deleteRange only checked bytewise order).
  */
 export function checkRangeOrder(batch: WriteBatch, comparator: Comparator): void {
-  WriteBatch.iterate(batch.rep.finish(), {
+  // Sealed (count stamped; the write seals it again with its seq): the unsealed bytes say
+  // "0 records", and iterate rejected every such batch as having bytes after the last one.
+  WriteBatch.iterate(batch.seal(0), {
     apply(kind, key, value) {
       if (kind === ValueKind.RangeDeletion && comparator.compare(key, value) > 0) {
         throw ShaleError.invalidArgument("deleteRange: start is after end");

@@ -5,7 +5,7 @@
  * import { open, WriteBatch } from "shale";
  * const db = await open("./data");
  * db.put("hello", "world");
- * db.get("hello"); // Uint8Array view of "world"
+ * db.get("hello"); // a Uint8Array copy of "world" (db.getView: zero-copy, read-only)
  * await db.close();
  * ```
  *
@@ -35,6 +35,7 @@ export {
   Ticker,
 } from "@shale/base";
 export {
+  type ClearOptions,
   DB,
   type DbOptions,
   decodeUint64,
@@ -43,6 +44,7 @@ export {
   type IteratorOptions,
   type MergeOperator,
   maxOperator,
+  type RangeOptions,
   type ReadOptions,
   Snapshot,
   stringAppendOperator,

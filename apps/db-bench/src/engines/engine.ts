@@ -104,8 +104,18 @@ export interface Engine {
   deleteRange(start: Uint8Array, end: Uint8Array): MaybePromise<void>;
   /** Writes the batch (atomically where the engine can). */
   write(batch: BatchOps): MaybePromise<void>;
-  /** The length of the value of `key`, or -1 when it is absent. */
+  /**
+   * The length of the value of `key`, or -1 when it is absent — through the engine's fastest
+   * read: a zero-copy view where the engine has one (shale's `getView`, lmdb's
+   * `getBinaryFast`).
+   */
   get(key: Uint8Array): MaybePromise<number>;
+  /**
+   * The same through the engine's copying read, when its fastest one is a view (shale's
+   * `get`, lmdb's `getBinary`): benchmark `readrandomcopy` (seed 002's copy-vs-view pair).
+   * Absent: `get` already copies, and readrandomcopy uses it.
+   */
+  getCopy?(key: Uint8Array): MaybePromise<number>;
   /** Looks up distinct key buffers together; adds to `tally`. */
   getMany(keys: Uint8Array[], tally: ReadTally): MaybePromise<void>;
   /**

@@ -16,6 +16,8 @@ export async function createEngine(name: string): Promise<Engine> {
         return new (await import("./lmdb.js")).LmdbEngine();
       case "rocksdb":
         return new (await import("./rocksdb.js")).RocksdbEngine();
+      case "shale-level":
+        return new (await import("./shale-level.js")).ShaleLevelEngine();
       case "memory-level":
         return new (await import("./memory-level.js")).MemoryLevelEngine();
       default:

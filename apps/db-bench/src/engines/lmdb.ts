@@ -100,6 +100,12 @@ export class LmdbEngine implements Engine {
     return v === undefined ? -1 : v.length;
   }
 
+  /** lmdb's copying read (readrandomcopy). */
+  getCopy(key: Uint8Array): number {
+    const v = this.db!.getBinary(key);
+    return v === undefined ? -1 : v.length;
+  }
+
   getMany(keys: Uint8Array[], tally: ReadTally): void {
     const db = this.db!;
     for (let i = 0; i < keys.length; i++) {

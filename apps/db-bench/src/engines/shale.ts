@@ -1,5 +1,6 @@
 /**
- * shale, through its synchronous API (every read and write is a plain call).
+ * shale, through its synchronous API (every read and write is a plain call); point reads
+ * through the zero-copy `getView` (the fastest-API rule), `get`'s copy in readrandomcopy.
  *
  * The iterator, compactRange and a few options are coded against /work/shared/DESIGN.md's
  * API and looked up at run time: a build without them reports the workloads that need them
@@ -125,7 +126,14 @@ export class ShaleEngine implements Engine {
     this.db!.write(b, this.writeOptions);
   }
 
+  /** The zero-copy read (seed 002; as lmdb's engine uses getBinaryFast). */
   get(key: Uint8Array): number {
+    const v = this.db!.getView(key);
+    return v === undefined ? -1 : v.length;
+  }
+
+  /** The safe read: a copy the caller owns (readrandomcopy). */
+  getCopy(key: Uint8Array): number {
     const v = this.db!.get(key);
     return v === undefined ? -1 : v.length;
   }

@@ -10,6 +10,7 @@ import {
   tombstoneCounts,
   variants,
 } from "./seed-001-range-del.js";
+import { seed002 } from "./seed-002-get-view.js";
 
 // The end-to-end tests run the built db-bench (dist/main.js) in child processes: build first.
 
@@ -98,6 +99,26 @@ describe("seed 001 schedule", () => {
     }
     expect(out.some((l) => l.startsWith("| 30 unexpanded | "))).toBe(true);
     expect(out.some((l) => l.startsWith("MISMATCH"))).toBe(false);
+  });
+});
+
+describe("seed 002", () => {
+  it("alternates getView and get at each value size, in one process, and prints the table", async () => {
+    const out: string[] = [];
+    const rows = await seed002(
+      ["--value_sizes=100,1000", "--bytes=200000", "--reads=2000", "--rounds=2"],
+      (s) => out.push(...s.split("\n")),
+    );
+    expect(rows.map((r) => [r.valueSize, r.num])).toEqual([
+      [100, 2000],
+      [1000, 1000],
+    ]);
+    for (const r of rows) {
+      expect(r.view).toHaveLength(2);
+      expect(r.copy).toHaveLength(2);
+      for (const x of [...r.view, ...r.copy]) expect(x).toBeGreaterThan(0);
+    }
+    expect(out.some((l) => /^\| 1000 B +\| +1000 \| +[\d.]+ \|/.test(l))).toBe(true);
   });
 });
 

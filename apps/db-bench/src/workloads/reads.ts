@@ -14,10 +14,12 @@ import type { BenchResult } from "../report.js";
 import { type BenchContext, opClock, result } from "./context.js";
 import { mergeOperand, readWriteCount } from "./writes.js";
 
+/** `copy`: through the engine's copying read (`getCopy`, readrandomcopy) where it has one. */
 export async function readRandom(
   ctx: BenchContext,
   name: string,
   missing: boolean,
+  copy = false,
 ): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const reads = readCount(flags);
@@ -29,9 +31,11 @@ export async function readRandom(
   let bytes = 0;
   progress.start(`${engine.name} ${name}`);
   const clock = opClock(ctx, reads);
+  const viaCopy = copy && engine.getCopy !== undefined;
   const t0 = performance.now();
   for (let i = 0; i < reads; i++) {
-    let n = engine.get(keys.key(rnd.uniform(num)));
+    const key = keys.key(rnd.uniform(num));
+    let n = viaCopy ? engine.getCopy!(key) : engine.get(key);
     if (typeof n !== "number") n = await n;
     if (n >= 0) {
       found++;

@@ -71,6 +71,10 @@ export interface DBIteratorCoreOptions {
   snapshotSeq: number;
   lowerBound: Uint8Array | undefined;
   upperBound: Uint8Array | undefined;
+  /** `lowerBound` is exclusive (Level's `gt`). Default: inclusive. */
+  lowerExclusive?: boolean | undefined;
+  /** `upperBound` is inclusive (Level's `lte`). Default: exclusive. */
+  upperInclusive?: boolean | undefined;
   rangeDel: RangeDelAggregator | undefined;
   statistics: Statistics | undefined;
 }
@@ -90,6 +94,10 @@ export class DBIteratorCore extends IteratorBuffers {
   protected readonly snapshotSeq: number;
   protected readonly lowerBound: Uint8Array | undefined;
   protected readonly upperBound: Uint8Array | undefined;
+  /** The lower bound is exclusive (gt): keys equal to it are out. Default: inclusive. */
+  protected readonly lowerExclusive: boolean;
+  /** The upper bound is inclusive (lte): keys equal to it are in. Default: exclusive. */
+  protected readonly upperInclusive: boolean;
   protected readonly rangeDel: RangeDelAggregator | undefined;
   protected readonly stats: Statistics | undefined;
 
@@ -112,6 +120,8 @@ export class DBIteratorCore extends IteratorBuffers {
     this.snapshotSeq = options.snapshotSeq;
     this.lowerBound = options.lowerBound;
     this.upperBound = options.upperBound;
+    this.lowerExclusive = options.lowerExclusive === true;
+    this.upperInclusive = options.upperInclusive === true;
     this.rangeDel = options.rangeDel;
     this.stats = options.statistics;
   }
@@ -131,6 +141,7 @@ export class DBIteratorCore extends IteratorBuffers {
     const iter = this.iter;
     const snapshot = this.snapshotSeq;
     const upper = this.upperBound;
+    const upperInclusive = this.upperInclusive;
     const order = this.order;
     const rangeDel = this.rangeDel;
     this.currentEntryIsMerged = false;
@@ -141,7 +152,10 @@ export class DBIteratorCore extends IteratorBuffers {
       const ikey = iter.key();
       const n = ikey.length - TRAILER_SIZE;
       if (n < 0) throw badKey(ikey);
-      if (upper !== undefined && order.comparePrefixes(ikey, n, upper, upper.length) >= 0) break;
+      if (upper !== undefined) {
+        const c = order.comparePrefixes(ikey, n, upper, upper.length);
+        if (upperInclusive ? c > 0 : c >= 0) break;
+      }
       const seq = trailerSeq(ikey, n);
       if (seq <= snapshot) {
         if (skipping && this.compareToSaved(ikey, n) <= 0) {
@@ -248,12 +262,16 @@ export class DBIteratorCore extends IteratorBuffers {
   protected prevInternal(): void {
     const iter = this.iter;
     const lower = this.lowerBound;
+    const lowerExclusive = this.lowerExclusive;
     const order = this.order;
     while (iter.valid()) {
       const ikey = iter.key();
       const n = ikey.length - TRAILER_SIZE;
       if (n < 0) throw badKey(ikey);
-      if (lower !== undefined && order.comparePrefixes(ikey, n, lower, lower.length) < 0) break;
+      if (lower !== undefined) {
+        const c = order.comparePrefixes(ikey, n, lower, lower.length);
+        if (lowerExclusive ? c <= 0 : c < 0) break;
+      }
       this.saveKey(ikey, n);
       const found = this.findValueForCurrentKey();
       if (!this.beforeSavedKey) this.findUserKeyBeforeSavedKey();

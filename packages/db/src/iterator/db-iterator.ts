@@ -5,6 +5,7 @@
  */
 import {
   Histogram,
+  invariants,
   KIND_FOR_SEEK,
   MAX_SEQ,
   ShaleError,
@@ -12,6 +13,7 @@ import {
   toBytes,
   ValueKind,
 } from "@shale/base";
+import { viewGuard } from "../view-guard.js";
 import {
   DBIteratorCore,
   type DBIteratorCoreOptions,
@@ -25,6 +27,8 @@ import { EntryIterator } from "./entry-iterator.js";
 /** @internal What `newDBIterator` hands the constructor. */
 export interface DBIteratorOptions extends DBIteratorCoreOptions {
   reverse: boolean;
+  /** The most entries the iterator lands on (see `DBIteratorSources.limit`). */
+  limit: number;
   onClose: (() => void) | undefined;
   background: BackgroundPoll | undefined;
   tablesPerSeek: number;
@@ -58,12 +62,21 @@ export interface BackgroundPoll {
  * last key <= k (k at or above `upperBound` seeks to the last key in bounds). Keys may be
  * given as bytes or strings (UTF-8); anything else is a `TypeError`.
  *
- * Ownership: `key()` is a view of a buffer the iterator reuses; `value()` is a view into a
- * memtable or cached block, into a reused buffer (after backward moves), or, for a merged
- * key, what the merge operator returned (a fresh array, or for operators like `max` that
- * return one of their inputs, a view of the iterator's copy of it). Both stay valid until
- * the iterator next moves or is closed — copy them (`slice()`) to keep them longer. Never
- * modify them.
+ * Range: `lowerBound` (inclusive) or, as built from Level's options, an exclusive lower
+ * bound (`gt`), and `upperBound` (exclusive) or an inclusive one (`lte`). With a `limit`, the
+ * iterator lands on at most that many entries in total, over every seek and move; the next
+ * position after that is not valid.
+ *
+ * Ownership — the cursor: `key()` is a view of a buffer the iterator reuses; `value()` is a
+ * view into a memtable arena (a SharedArrayBuffer) or a cached block, into a reused buffer
+ * (after backward moves), or, for a merged key, what the merge operator returned. Both are
+ * ZERO-COPY VIEWS with this lifetime: valid until the iterator next moves (any seek, `next`,
+ * `prev`) or is closed; copy them (`slice()`) to keep them longer. READ-ONLY: they are the
+ * store's own memory; writing into one changes the stored value (and the next flush makes
+ * that durable) or the iteration. With SHALE_INVARIANTS=1 (tests), the next move checks that
+ * they were not written into and throws an invariant error if they were (view-guard.ts).
+ * The iterable protocol instead yields `[key, value]` copies the caller owns (see
+ * `[Symbol.iterator]`).
  *
  * Errors: `next()`, `prev()`, `key()` and `value()` REQUIRE `valid()`; otherwise they throw
  * `ShaleError` InvalidArgument. After `close()` every method throws `ShaleError` Closed,
@@ -80,6 +93,8 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   private onClose: (() => void) | undefined;
   private readonly background: BackgroundPoll | undefined;
   private readonly tablesPerSeek: number;
+  /** Entries it may still land on (`limit`); Infinity when unlimited. */
+  private remaining: number;
   private closed = false;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
@@ -89,6 +104,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.onClose = options.onClose;
     this.background = options.background;
     this.tablesPerSeek = options.tablesPerSeek;
+    this.remaining = options.limit;
   }
 
   /** True if positioned on an entry. False after `close()`. */
@@ -101,61 +117,95 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     return this.closed;
   }
 
-  /** Positions at the first key (>= lowerBound when set). */
+  /** Positions at the first key in bounds. */
   seekToFirst(): void {
     this.checkOpen();
     this.countSeek();
+    this.seekToFirstInternal();
+    if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
+  }
+
+  private seekToFirstInternal(): void {
     this.direction = FORWARD;
     this.isValid = false;
     const lower = this.lowerBound;
-    if (lower !== undefined) {
-      this.iter.seek(this.seekKey(lower, lower.length, this.snapshotSeq, KIND_FOR_SEEK));
-    } else {
+    if (lower === undefined) {
       this.iter.seekToFirst();
+      this.findNextUserEntry(false);
+    } else if (this.lowerExclusive) {
+      // After every entry of the bound itself, skipping whatever of it is left.
+      this.saveKey(lower, lower.length);
+      this.iter.seek(this.seekKey(lower, lower.length, 0, ValueKind.Deletion));
+      this.findNextUserEntry(true);
+    } else {
+      this.iter.seek(this.seekKey(lower, lower.length, this.snapshotSeq, KIND_FOR_SEEK));
+      this.findNextUserEntry(false);
     }
-    this.findNextUserEntry(false);
   }
 
-  /** Positions at the last key (< upperBound when set). */
+  /** Positions at the last key in bounds. */
   seekToLast(): void {
     this.checkOpen();
     this.countSeek();
     this.seekToLastInternal();
+    if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
   private seekToLastInternal(): void {
     this.direction = REVERSE;
     this.isValid = false;
     const upper = this.upperBound;
-    if (upper !== undefined) {
+    if (upper === undefined) {
+      this.iter.seekToLast();
+    } else if (this.upperInclusive) {
+      // After every entry of the bound itself.
+      this.iter.seekForPrev(this.seekKey(upper, upper.length, 0, ValueKind.Deletion));
+    } else {
       // Before every entry of upperBound itself.
       this.iter.seekForPrev(this.seekKey(upper, upper.length, MAX_SEQ, KIND_FOR_SEEK));
-    } else {
-      this.iter.seekToLast();
     }
     this.prevInternal();
   }
 
-  /** Positions at the first key >= `target` (and >= lowerBound, < upperBound). */
+  /** Positions at the first key >= `target` that is in bounds. */
   seek(target: Uint8Array | string): void {
     this.checkOpen();
-    let t = toBytes(target, "target");
+    const t = toBytes(target, "target");
     this.countSeek();
+    this.seekInternal(t);
+    if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
+  }
+
+  private seekInternal(t: Uint8Array): void {
+    const lower = this.lowerBound;
+    if (lower !== undefined) {
+      const c = this.order.compare(t, lower);
+      if (this.lowerExclusive ? c <= 0 : c < 0) {
+        this.seekToFirstInternal();
+        return;
+      }
+    }
     this.direction = FORWARD;
     this.isValid = false;
-    const lower = this.lowerBound;
-    if (lower !== undefined && this.order.compare(t, lower) < 0) t = lower;
     const upper = this.upperBound;
-    if (upper !== undefined && this.order.compare(t, upper) >= 0) return;
+    if (upper !== undefined) {
+      const c = this.order.compare(t, upper);
+      if (this.upperInclusive ? c > 0 : c >= 0) return;
+    }
     this.iter.seek(this.seekKey(t, t.length, this.snapshotSeq, KIND_FOR_SEEK));
     this.findNextUserEntry(false);
   }
 
-  /** Positions at the last key <= `target` (and >= lowerBound, < upperBound). */
+  /** Positions at the last key <= `target` that is in bounds. */
   seekForPrev(target: Uint8Array | string): void {
     this.checkOpen();
     const t = toBytes(target, "target");
     this.countSeek();
+    this.seekForPrevInternal(t);
+    if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
+  }
+
+  private seekForPrevInternal(t: Uint8Array): void {
     const upper = this.upperBound;
     if (upper !== undefined && this.order.compare(t, upper) >= 0) {
       this.seekToLastInternal();
@@ -164,14 +214,28 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.direction = REVERSE;
     this.isValid = false;
     const lower = this.lowerBound;
-    if (lower !== undefined && this.order.compare(t, lower) < 0) return;
+    if (lower !== undefined) {
+      const c = this.order.compare(t, lower);
+      if (this.lowerExclusive ? c <= 0 : c < 0) return;
+    }
     // After every entry of target: (target, seq 0, the smallest kind).
     this.iter.seekForPrev(this.seekKey(t, t.length, 0, ValueKind.Deletion));
     this.prevInternal();
   }
 
+  /**
+   * `limit`: counts an entry the iterator landed on; past the limit it is not valid. Called
+   * only when a limit is set.
+   */
+  private countEntry(): void {
+    if (!this.isValid) return;
+    if (this.remaining === 0) this.isValid = false;
+    else this.remaining--;
+  }
+
   /** Moves to the next key. REQUIRES: `valid()`. */
   next(): void {
+    if (invariants && viewGuard.pending) viewGuard.verify();
     this.checkValid("next");
     const stats = this.stats;
     if (stats !== undefined) stats.tick(Ticker.IterNexts);
@@ -184,10 +248,12 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.next();
     }
     this.findNextUserEntry(true);
+    if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
   /** Moves to the previous key. REQUIRES: `valid()`. */
   prev(): void {
+    if (invariants && viewGuard.pending) viewGuard.verify();
     this.checkValid("prev");
     const stats = this.stats;
     if (stats !== undefined) stats.tick(Ticker.IterNexts);
@@ -198,28 +264,34 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.seekForPrev(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
     }
     this.prevInternal();
+    if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
   /**
-   * The current user key. REQUIRES: `valid()`. A view of a reused buffer: valid until the
-   * iterator moves or is closed.
+   * The current user key. REQUIRES: `valid()`. A read-only view of a reused buffer: valid
+   * until the iterator moves or is closed (see the class comment).
    */
   key(): Uint8Array {
     this.checkValid("key");
-    return this.savedKey();
+    const key = this.savedKey();
+    return invariants ? viewGuard.record(key, "iterator.key()") : key;
   }
 
   /**
-   * The current value. REQUIRES: `valid()`. A view (into a memtable, a cached block or a
-   * reused buffer) or, for a merged key, the merge operator's result; valid until the
-   * iterator moves or is closed (see the class comment).
+   * The current value. REQUIRES: `valid()`. A read-only zero-copy view (into a memtable, a
+   * cached block or a reused buffer) or, for a merged key, the merge operator's result;
+   * valid until the iterator moves or is closed (see the class comment).
    */
   value(): Uint8Array {
     this.checkValid("value");
     const source = this.valueSource;
-    if (source === VALUE_FROM_ITER) return this.iter.value();
-    if (source === VALUE_FROM_BUFFER) return this.savedValue();
-    return this.merged;
+    const value =
+      source === VALUE_FROM_ITER
+        ? this.iter.value()
+        : source === VALUE_FROM_BUFFER
+          ? this.savedValue()
+          : this.merged;
+    return invariants ? viewGuard.record(value, "iterator.value()") : value;
   }
 
   /**
@@ -237,12 +309,16 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     } finally {
       onClose?.();
     }
+    if (invariants && viewGuard.pending) viewGuard.verify(); // once released
   }
 
   /**
    * Iterates `[key, value]` pairs from the first key (or, if built with `reverse: true`, from
-   * the last key backwards), whatever the current position. Yields fresh copies the caller
-   * owns. The loop consumes the iterator: it is closed when the loop ends, breaks or throws.
+   * the last key backwards), whatever the current position, at most `limit` entries. Yields
+   * a fresh `[key, value]` array per entry, both copies the caller owns (never shared
+   * memory; write into them, keep them: see owned-bytes.ts for how small copies share a
+   * pooled plain ArrayBuffer). The loop consumes the iterator: it is closed when the loop
+   * ends, breaks or throws.
    */
   [Symbol.iterator](): IterableIterator<[Uint8Array, Uint8Array]> {
     this.checkOpen();
@@ -251,6 +327,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
 
   /** At the start of every seek (after the open check): counts it, takes finished jobs. */
   private countSeek(): void {
+    if (invariants && viewGuard.pending) viewGuard.verify();
     const stats = this.stats;
     if (stats !== undefined) {
       stats.tick(Ticker.IterSeeks);

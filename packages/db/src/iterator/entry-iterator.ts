@@ -7,6 +7,7 @@
  * walk ends — exhausted, `break` (the loop calls `return()`), or an error — the DB iterator
  * is closed, so a for-of over a temporary iterator never leaks what it pins.
  */
+import { ownedPair } from "../owned-bytes.js";
 import type { DBIterator } from "./db-iterator.js";
 
 export class EntryIterator implements IterableIterator<[Uint8Array, Uint8Array]> {
@@ -37,7 +38,7 @@ export class EntryIterator implements IterableIterator<[Uint8Array, Uint8Array]>
         this.finish();
         return { done: true, value: undefined };
       }
-      return { done: false, value: [it.key().slice(), it.value().slice()] };
+      return { done: false, value: ownedPair(it.key(), it.value()) };
     } catch (e) {
       this.done = true;
       try {

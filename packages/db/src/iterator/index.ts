@@ -51,6 +51,15 @@ export interface DBIteratorSources {
   lowerBound?: Uint8Array | undefined;
   /** Exclusive upper bound on user keys. Copied. Default: none. */
   upperBound?: Uint8Array | undefined;
+  /** `lowerBound` excludes itself (Level's `gt`). Default: false (inclusive, `gte`). */
+  lowerExclusive?: boolean | undefined;
+  /** `upperBound` includes itself (Level's `lte`). Default: false (exclusive, `lt`). */
+  upperInclusive?: boolean | undefined;
+  /**
+   * The most entries the iterator lands on, counted over every seek and move (Level's
+   * `limit`): once that many were valid, the next position is not. Default: Infinity.
+   */
+  limit?: number | undefined;
   /**
    * Optional, one per child (same order): an upper bound on the seq of every entry the child
    * can return that the snapshot sees — a table's (or a level's) largest seq, a memtable's
@@ -104,6 +113,10 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     throw new TypeError("sources.comparator must be a Comparator");
   }
   const snapshotSeq = checkSeq(sources.snapshotSeq, "sources.snapshotSeq");
+  const limit = sources.limit ?? Number.POSITIVE_INFINITY;
+  if (typeof limit !== "number" || !(limit >= 0) || limit !== Math.floor(limit)) {
+    throw ShaleError.invalidArgument(`sources.limit must be an integer >= 0 or Infinity: ${limit}`);
+  }
   if (childMaxSeqs !== undefined) {
     if (!Array.isArray(childMaxSeqs) || childMaxSeqs.length !== children.length) {
       throw ShaleError.invalidArgument("sources.childMaxSeqs must have one seq per child");
@@ -145,6 +158,9 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     snapshotSeq,
     lowerBound,
     upperBound,
+    lowerExclusive: sources.lowerExclusive === true,
+    upperInclusive: sources.upperInclusive === true,
+    limit,
     rangeDel: lists.length > 0 ? new RangeDelAggregator(lists, order, snapshotSeq) : undefined,
     statistics: sources.statistics,
     reverse: sources.reverse === true,
