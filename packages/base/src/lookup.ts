@@ -18,10 +18,18 @@
  * the caller can stop descending when `state !== NotFound && state !== Merging`, or when
  * every remaining layer is older than `maxCoveringSeq`.
  *
+ * One lookup, not a stale one: every layer's `get` first calls `enter(layer, userKey,
+ * snapshotSeq)`, which continues the lookup the result holds only when it is for the same
+ * key array, the same snapshot and a layer that has not folded into it yet — the way a
+ * caller descending through layers passes it. Anything else (the next key, another
+ * snapshot, the same memtable or table asked again) resets the result first, so a result
+ * reused without `reset()` cannot report the previous key's answer.
+ *
  * Ownership: `value` and `operands` are views into memtable arenas or cached blocks, valid
  * while the owning memtable / cache handle is alive. Layers that pin a cache handle for the
  * value register it with `pin` so the caller releases it with `releasePins()` when done.
- * Reuse one LookupResult per call site: `reset()` clears it without allocating.
+ * Reuse one LookupResult per call site: `reset()` clears it without allocating (and drops
+ * its references to the layers it went through).
  */
 
 export const LookupState = Object.freeze({
@@ -49,6 +57,10 @@ export class LookupResult {
   maxCoveringSeq = 0;
   /** Resources that keep `value` / `operands` alive. */
   private readonly pins: Releasable[] = [];
+  /** The lookup being folded: its key (the array itself), snapshot and layers so far. */
+  private userKey: Uint8Array | undefined = undefined;
+  private snapshotSeq = -1;
+  private readonly layers: object[] = [];
 
   reset(): void {
     this.state = LookupState.NotFound;
@@ -57,6 +69,28 @@ export class LookupResult {
     if (this.operands.length !== 0) this.operands.length = 0;
     this.maxCoveringSeq = 0;
     if (this.pins.length !== 0) this.releasePins();
+    this.userKey = undefined;
+    this.snapshotSeq = -1;
+    if (this.layers.length !== 0) this.layers.length = 0;
+  }
+
+  /**
+   * Called by a layer (memtable, table) as its `get` begins: continues the lookup held here
+   * when `userKey` is the same array and `snapshotSeq` the same as the previous layer's and
+   * `layer` has not folded into it yet; otherwise resets the result (unless no layer entered
+   * it since its last reset) and starts a new lookup of `userKey` at `snapshotSeq`.
+   * Allocation-free once the layer list has grown.
+   */
+  enter(layer: object, userKey: Uint8Array, snapshotSeq: number): void {
+    const layers = this.layers;
+    if (this.userKey !== userKey || this.snapshotSeq !== snapshotSeq || layers.includes(layer)) {
+      // A result no layer has entered since its reset keeps what its caller set in it (a
+      // maxCoveringSeq from the caller's own tombstones, say).
+      if (this.userKey !== undefined) this.reset();
+      this.userKey = userKey;
+      this.snapshotSeq = snapshotSeq;
+    }
+    layers.push(layer);
   }
 
   /** True once a Value or a deletion was found: older layers need not be read. */

@@ -21,4 +21,5 @@ export {
 export { cacheLocalFpRate, estimatedFpRate, standardFpRate } from "./fp-rate.js";
 export { hashKey64 } from "./hash.js";
 export { LEGACY_BLOOM_SEED, legacyBloomHash, rocksdbHash32 } from "./legacy-hash.js";
+export { BloomFilterPolicy, bloomFilterPolicy } from "./policy.js";
 export { BloomFilterReader, type FilterKind, type FilterSource } from "./reader.js";

@@ -21,7 +21,7 @@ import {
   type InternalIterator,
   invariants,
   isValueKind,
-  type LookupResult,
+  LookupResult,
   MAX_SEQ,
   type RangeTombstone,
   ShaleError,
@@ -67,6 +67,9 @@ interface Reopened {
   data: SharedMemTableData;
 }
 let reopening: Reopened | undefined;
+
+/** The value of a deletion added without one. */
+const NO_VALUE = new Uint8Array(0);
 
 export class MemTable {
   private readonly comparator: Comparator;
@@ -158,14 +161,20 @@ export class MemTable {
   /**
    * Inserts a point entry, or (kind === RangeDeletion, userKey = start, value = end) a range
    * tombstone deleting [start, end) below `seq`. The bytes are copied into the arena.
+   * `value` may be left out for a Deletion or SingleDeletion (their value is empty).
    * Throws ShaleError Closed if sealed; InvalidArgument for a seq outside [0, 2^53-1], an
    * unknown kind, a tombstone with start > end, or a duplicate (userKey, seq, kind);
    * TypeError for non-byte keys or values.
    */
-  add(seq: number, kind: ValueKind, userKey: Uint8Array, value: Uint8Array): void {
+  add(seq: number, kind: ValueKind, userKey: Uint8Array, value?: Uint8Array): void {
     if (this.sealed) throw ShaleError.closed("memtable is sealed: no more adds");
     if (!(userKey instanceof Uint8Array)) throw new TypeError("userKey must be a Uint8Array");
-    if (!(value instanceof Uint8Array)) throw new TypeError("value must be a Uint8Array");
+    if (value === undefined) {
+      if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion) {
+        throw new TypeError(`value is required for kind ${kind} (only deletions may omit it)`);
+      }
+      value = NO_VALUE;
+    } else if (!(value instanceof Uint8Array)) throw new TypeError("value must be a Uint8Array");
     if (typeof seq !== "number") throw new TypeError("seq must be a number");
     if (!(seq >= 0 && seq <= MAX_SEQ && Number.isInteger(seq))) {
       throw ShaleError.invalidArgument(`sequence number out of range: ${seq}`);
@@ -232,16 +241,28 @@ export class MemTable {
    * newest covering range tombstone, then reads point entries newest first — a Value ends
    * with Found, a Deletion / SingleDeletion or any entry with seq < maxCoveringSeq with
    * Deleted, a Merge operand is appended to `result.operands` (state Merging) and the
-   * lookup goes on. Nothing found leaves `state` unchanged. Does nothing if `result.done`.
+   * lookup goes on. Nothing found leaves `state` unchanged.
+   *
+   * `snapshotSeq` Default: the latest (`MAX_SEQ`). `result` Default: a new LookupResult; the
+   * result is returned. A result passed in continues the lookup of newer layers when it is
+   * for the same key array and snapshot (then, if a newer layer settled it — `done` — this
+   * does nothing); for any other key, snapshot, or a second get on this memtable, it is
+   * reset first (`LookupResult.enter`), so it never reports a previous lookup's answer.
    * `result.value` and operands are views into the arena, valid while the memtable lives.
    */
-  get(userKey: Uint8Array, snapshotSeq: number, result: LookupResult): void {
-    if (result.done) return;
+  get(
+    userKey: Uint8Array,
+    snapshotSeq: number = MAX_SEQ,
+    result: LookupResult = new LookupResult(),
+  ): LookupResult {
+    result.enter(this, userKey, snapshotSeq);
+    if (result.done) return result;
     if (this.tombstones.length > 0) {
       const covering = this.maxCoveringTombstoneSeq(userKey, snapshotSeq);
       if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
     }
     lookupPoints(this.points, this.index, userKey, snapshotSeq, result);
+    return result;
   }
 
   /**

@@ -9,3 +9,10 @@ export {
   type MergingIteratorOptions,
   newMergingIterator,
 } from "./merging-iterator.js";
+export {
+  type MergeOperator,
+  newUserKeyIterator,
+  type RangeTombstoneSource,
+  UserKeyIterator,
+  type UserKeyIteratorOptions,
+} from "./user-key-iterator.js";

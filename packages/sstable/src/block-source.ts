@@ -15,6 +15,7 @@ import { allocUninitialized } from "./alloc.js";
 import { BLOCK_OVERHEAD, Block } from "./block.js";
 import { decodeBlock, readBlock } from "./block-io.js";
 import { openFilterBlock } from "./filter-block.js";
+import { DEFAULT_FILTER_POLICY, type FilterPolicy } from "./filter-policy.js";
 import { type BlockHandle, TableFormat } from "./format.js";
 import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
 import {
@@ -46,6 +47,8 @@ export class BlockSource {
   expectCompressed = false;
   /** How the index block is encoded (from the properties; set at open). */
   indexEncoding: IndexEncoding = { keyIsUserKey: false, valueIsDeltaEncoded: false };
+  /** Reads the filter block (set by the reader at open). */
+  filterPolicy: FilterPolicy = DEFAULT_FILTER_POLICY;
 
   constructor(
     file: RandomAccessFile,
@@ -109,7 +112,8 @@ export class BlockSource {
   readFilterBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
     const data = this.readRaw(handle, verify);
     // Never throws for the contents (an unreadable filter answers "may match"), see filter-block.ts.
-    return Block.ofFilter(data, openFilterBlock(data, this.fileName, handle.offset));
+    const filter = openFilterBlock(data, this.fileName, handle.offset, this.filterPolicy);
+    return Block.ofFilter(data, filter);
   }
 
   private insert(offset: number, block: Block, priority: "high" | "low"): void {

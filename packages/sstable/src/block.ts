@@ -2,11 +2,11 @@
  * Block: the uncompressed contents of one table block as held by the reader and the block
  * cache. Key/value blocks (data, index, metaindex, range deletions; format drawn in
  * `block-builder.ts`) carry their parsed restart array position, and index blocks of
- * bytewise tables an `IndexSearch` aid; the filter block carries its parsed Bloom filter
- * reader.
+ * bytewise tables an `IndexSearch` aid; the filter block carries its filter reader (the
+ * table's `FilterPolicy`, Bloom by default).
  */
 import { getFixed32, ShaleError } from "@shale/base";
-import type { BloomFilterReader } from "@shale/bloom";
+import type { FilterBitsReader } from "./filter-policy.js";
 import { IndexSearch, MIN_ENTRIES_FOR_SEARCH } from "./index-search.js";
 
 /**
@@ -58,8 +58,8 @@ export class Block {
   readonly restartsOffset: number;
   /** Key/value blocks: number of restart points (>= 1). Filter blocks: 0. */
   readonly numRestarts: number;
-  /** Filter blocks: the Bloom filter over the block's bytes. */
-  readonly filter: BloomFilterReader | undefined;
+  /** Filter blocks: the filter reader over the block's bytes. */
+  readonly filter: FilterBitsReader | undefined;
   /** @internal Index blocks of bytewise tables (enough entries, one per restart): the search aid. */
   readonly search: IndexSearch | undefined;
 
@@ -67,7 +67,7 @@ export class Block {
     data: Uint8Array,
     restartsOffset: number,
     numRestarts: number,
-    filter: BloomFilterReader | undefined,
+    filter: FilterBitsReader | undefined,
     search: IndexSearch | undefined,
   ) {
     this.data = data;
@@ -147,7 +147,7 @@ export class Block {
   }
 
   /** Wraps a filter block. */
-  static ofFilter(data: Uint8Array, filter: BloomFilterReader): Block {
+  static ofFilter(data: Uint8Array, filter: FilterBitsReader): Block {
     return new Block(data, -1, 0, filter, undefined);
   }
 

@@ -2,7 +2,9 @@
  * TableBuilder options: their defaults and validation.
  */
 import { bytewiseComparator, type Comparator, ShaleError } from "@shale/base";
+import { BloomFilterPolicy } from "@shale/bloom";
 import { type CompressionName, compressionTypeOf, DEFAULT_COMPRESSION } from "./compression.js";
+import { checkFilterPolicy, DEFAULT_FILTER_POLICY, type FilterPolicy } from "./filter-policy.js";
 import { ChecksumType, FormatVersion, isChecksumType } from "./format.js";
 
 /** Collects user properties while a table is built (RocksDB's TablePropertiesCollector). */
@@ -20,8 +22,16 @@ export interface TableBuilderOptions {
   blockSize?: number;
   /** Entries between restart points in data blocks. Default: 16. */
   blockRestartInterval?: number;
-  /** Bloom filter bits per key; 0 writes no filter. Default: 10. */
+  /**
+   * Bloom filter bits per key; 0 writes no filter. Shorthand for
+   * `filterPolicy: new BloomFilterPolicy(bitsPerKey)`; give one or the other. Default: 10.
+   */
   bitsPerKey?: number;
+  /**
+   * The filter written over the table's user keys (filter-policy.ts), e.g. `@shale/bloom`'s
+   * `BloomFilterPolicy` or your own. Default: the built-in Bloom filter at `bitsPerKey`.
+   */
+  filterPolicy?: FilterPolicy;
   /** Data block compression ("none" or "snappy"). Default: "snappy" (see compression.ts). */
   compression?: CompressionName;
   /**
@@ -74,6 +84,8 @@ export interface ResolvedBuilderOptions {
   blockSize: number;
   blockRestartInterval: number;
   bitsPerKey: number;
+  /** The filter policy; undefined: no filter. */
+  filterPolicy: FilterPolicy | undefined;
   compression: CompressionName;
   formatVersion: number;
   checksumType: ChecksumType;
@@ -109,6 +121,17 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
   if (typeof bitsPerKey !== "number") throw new TypeError("bitsPerKey must be a number");
   if (!(bitsPerKey >= 0 && bitsPerKey <= 100)) {
     throw ShaleError.invalidArgument(`bitsPerKey must be in [0, 100]; got ${bitsPerKey}`);
+  }
+  let filterPolicy: FilterPolicy | undefined;
+  if (options.filterPolicy !== undefined) {
+    if (options.bitsPerKey !== undefined) {
+      throw ShaleError.invalidArgument(
+        "give filterPolicy or bitsPerKey (the Bloom shorthand), not both",
+      );
+    }
+    filterPolicy = checkFilterPolicy(options.filterPolicy);
+  } else if (bitsPerKey > 0) {
+    filterPolicy = bitsPerKey === 10 ? DEFAULT_FILTER_POLICY : new BloomFilterPolicy(bitsPerKey);
   }
   const compression = options.compression ?? DEFAULT_COMPRESSION;
   compressionTypeOf(compression);
@@ -163,6 +186,7 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
       1,
     ),
     bitsPerKey,
+    filterPolicy,
     compression,
     formatVersion,
     checksumType,

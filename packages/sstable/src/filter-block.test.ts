@@ -98,7 +98,7 @@ describe("filterMayMatch", () => {
   });
 
   it("answers a legacy Bloom filter from the key, even when a 64-bit hash is given", () => {
-    const filter = openFilterBlock(legacyFilter(keys), "000009.sst", 100);
+    const filter = openFilterBlock(legacyFilter(keys), "000009.sst", 100) as BloomFilterReader;
     expect(filter.kind).toBe("legacyBloom");
     const hash = new Uint32Array(2);
     let rejected = 0;

@@ -30,9 +30,18 @@
  * ceil(2 * 10000 / 512000); 6 probes), `...64 bytes of bits... ff 00 06 00 00`, exactly the
  * block RocksDB writes for them (packages/bloom/testdata checks this on RocksDB's tables).
  *
+ * Another filter comes in through a `FilterPolicy` (filter-policy.ts): its builder makes the
+ * block, its reader reads it, and its names replace the two above.
+ *
  * Not thread-safe (a writer belongs to one table builder; readers are shared read-only).
  */
-import { BloomFilterBuilder, BloomFilterReader, hashKey64 } from "@shale/bloom";
+import { BloomFilterPolicy, hashKey64 } from "@shale/bloom";
+import {
+  DEFAULT_FILTER_POLICY,
+  type FilterBitsBuilder,
+  type FilterBitsReader,
+  type FilterPolicy,
+} from "./filter-policy.js";
 
 /** Names RocksDB gives the filter. Part of the file format; do not change. */
 export const FilterBlockNames = {
@@ -47,14 +56,18 @@ export const FilterBlockNames = {
 
 /** Collects a table's user keys and writes its filter block. */
 export class FilterBlockWriter {
-  private readonly builder: BloomFilterBuilder;
+  private readonly builder: FilterBitsBuilder;
+  /** The policy writing the block (its names go into the metaindex and properties). */
+  readonly policy: FilterPolicy;
 
   /**
-   * REQUIRES: bitsPerKey in [1, 100] (a table without a filter has no writer).
-   * @throws ShaleError InvalidArgument outside that range.
+   * @param policy a `FilterPolicy`, or bits per key in [1, 100] for the built-in Bloom
+   *   filter (a table without a filter has no writer).
+   * @throws ShaleError InvalidArgument for bits per key outside that range.
    */
-  constructor(bitsPerKey: number) {
-    this.builder = new BloomFilterBuilder({ bitsPerKey });
+  constructor(policy: FilterPolicy | number) {
+    this.policy = typeof policy === "number" ? new BloomFilterPolicy(policy) : policy;
+    this.builder = this.policy.newBuilder();
   }
 
   /** Adds the user key of the next point entry (a view; only read, not kept). */
@@ -78,15 +91,17 @@ export class FilterBlockWriter {
 }
 
 /**
- * Views the contents of a filter block (no copy). `file` and `offset` name the block in
- * the reader's `unsupported` message. Never throws for the contents (see the file header).
+ * Views the contents of a filter block (no copy) through `policy` (Default: the built-in
+ * Bloom policy). `file` and `offset` name the block in the reader's messages. The built-in
+ * reader never throws for the contents (see the file header).
  */
 export function openFilterBlock(
   contents: Uint8Array,
   file?: string,
   offset = 0,
-): BloomFilterReader {
-  return new BloomFilterReader(contents, file !== undefined ? { file, offset } : { offset });
+  policy: FilterPolicy = DEFAULT_FILTER_POLICY,
+): FilterBitsReader {
+  return policy.newReader(contents, file !== undefined ? { file, offset } : { offset });
 }
 
 /**
@@ -95,12 +110,12 @@ export function openFilterBlock(
  * key is hashed as the filter needs (legacy Bloom).
  */
 export function filterMayMatch(
-  filter: BloomFilterReader,
+  filter: FilterBitsReader,
   userKey: Uint8Array,
   keyHash: Uint32Array | undefined,
 ): boolean {
-  return keyHash !== undefined && filter.usesHashKey64
-    ? filter.mayMatchHash(keyHash[0]!, keyHash[1]!)
+  return keyHash !== undefined && filter.usesHashKey64 === true
+    ? filter.mayMatchHash!(keyHash[0]!, keyHash[1]!)
     : filter.mayMatch(userKey);
 }
 

@@ -5,6 +5,7 @@
  * open tables. Format: docs/formats/sstable.md.
  */
 export { Block } from "./block.js";
+export { type BlockCache, newBlockCache } from "./block-cache.js";
 export {
   DEFAULT_CHECKSUM_TYPE,
   type TableBuilderOptions,
@@ -18,6 +19,13 @@ export {
   hashFilterKey,
   openFilterBlock,
 } from "./filter-block.js";
+export {
+  DEFAULT_FILTER_POLICY,
+  type FilterBitsBuilder,
+  type FilterBitsReader,
+  type FilterPolicy,
+} from "./filter-policy.js";
+export { type FlushOptions, type FlushSource, flushMemTable } from "./flush.js";
 export {
   type BlockHandle,
   ChecksumType,

@@ -76,7 +76,7 @@ import {
   type TablePropertiesCollector,
 } from "./builder-options.js";
 import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
-import { FilterBlockNames, FilterBlockWriter } from "./filter-block.js";
+import { FilterBlockWriter } from "./filter-block.js";
 import {
   type BlockHandle,
   type ChecksumType,
@@ -95,9 +95,6 @@ import {
   encodeProperties,
   type TableProperties,
 } from "./properties.js";
-
-/** `rocksdb.filter.policy` of RocksDB's built-in Bloom filter (7.8.3 writes "bloomfilter"). */
-const BLOOM_FILTER_POLICY_NAME = FilterBlockNames.POLICY_NAME;
 
 const POINT_KINDS = new Set<number>([
   ValueKind.Value,
@@ -169,7 +166,7 @@ export class TableBuilder {
     this.blockSize = o.blockSize;
     this.blockSizeDeviationLimit = Math.floor((o.blockSize * 90 + 99) / 100);
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
-    this.filter = o.bitsPerKey > 0 ? new FilterBlockWriter(o.bitsPerKey) : undefined;
+    this.filter = o.filterPolicy !== undefined ? new FilterBlockWriter(o.filterPolicy) : undefined;
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
@@ -358,7 +355,7 @@ export class TableBuilder {
     if (filterContents !== undefined) {
       const handle = this.writeRaw(filterContents, CompressionType.None);
       filterSize = handle.size;
-      meta.push([MetaBlockName.FULL_FILTER, handle]);
+      meta.push([MetaBlockName.FULL_FILTER_PREFIX + this.filter!.policy.compatibilityName, handle]);
     }
     const index = this.index.finish();
     const indexHandle = this.writeRaw(index.contents, CompressionType.None);
@@ -449,7 +446,7 @@ export class TableBuilder {
       largestSeq,
       comparatorName: this.comparator.name,
       mergeOperatorName: o.mergeOperatorName,
-      filterPolicy: filterSize > 0 ? BLOOM_FILTER_POLICY_NAME : "",
+      filterPolicy: filterSize > 0 ? this.filter!.policy.name : "",
       compression: rocksdbCompressionName(this.compressionType),
       compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",

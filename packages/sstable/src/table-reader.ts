@@ -23,7 +23,7 @@ import {
   type InternalIterator,
   invariants,
   KIND_FOR_SEEK,
-  type LookupResult,
+  LookupResult,
   LookupState,
   MAX_SEQ,
   putTrailer,
@@ -37,13 +37,18 @@ import {
   trailerSeq,
   ValueKind,
 } from "@shale/base";
-import type { LRUCache } from "@shale/block-cache";
-import type { BloomFilterReader } from "@shale/bloom";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { Block } from "./block.js";
+import type { BlockCache } from "./block-cache.js";
 import { BlockIterator } from "./block-iterator.js";
 import { BlockSource } from "./block-source.js";
 import { filterMayMatch, hashFilterKey } from "./filter-block.js";
+import {
+  checkFilterPolicy,
+  DEFAULT_FILTER_POLICY,
+  type FilterBitsReader,
+  type FilterPolicy,
+} from "./filter-policy.js";
 import {
   type BlockHandle,
   decodeBlockHandleInto,
@@ -65,16 +70,28 @@ function indexTypeName(type: number): string {
 }
 
 export interface TableReaderOptions {
-  /** Size of the table file in bytes (normally from the MANIFEST). Required. */
-  fileSize: number;
+  /**
+   * Size of the table file in bytes (a database passes the MANIFEST's). Default: the
+   * opened file's `size`.
+   */
+  fileSize?: number;
   /** Name reported in errors. Default: none. */
   fileName?: string;
   /** The table's file number (informational). Default: none. */
   fileNumber?: number;
   /** Order of user keys; its name must match the table's. Default: `bytewiseComparator`. */
   comparator?: Comparator;
-  /** Cache for data, index and filter blocks. Default: none (only the index and filter are kept). */
-  blockCache?: LRUCache<Block>;
+  /**
+   * Cache for data, index and filter blocks (`newBlockCache(capacity)`). Default: none (only
+   * the index and filter are kept).
+   */
+  blockCache?: BlockCache;
+  /**
+   * The filter policy the table was written with (its `compatibilityName` names the filter
+   * block). Default: the built-in Bloom filter (`@shale/bloom`), which also reads RocksDB's
+   * legacy Bloom filters. A table whose filter is not this policy's is read without a filter.
+   */
+  filterPolicy?: FilterPolicy;
   /** This table's id in `blockCache`. Default: `blockCache.newId()`. */
   cacheId?: number;
   /** Verify block checksums on every read. Default: true. */
@@ -144,10 +161,14 @@ export class TableReader {
   private closed = false;
 
   private constructor(file: RandomAccessFile, options: TableReaderOptions) {
-    const fileSize = options.fileSize;
+    const fileSize = options.fileSize ?? file.size;
     if (typeof fileSize !== "number" || !Number.isSafeInteger(fileSize) || fileSize < 0) {
       throw new TypeError("options.fileSize must be a non-negative integer");
     }
+    const filterPolicy =
+      options.filterPolicy === undefined
+        ? DEFAULT_FILTER_POLICY
+        : checkFilterPolicy(options.filterPolicy, "options.filterPolicy");
     this.fileName = options.fileName;
     this.fileNumber = options.fileNumber;
     this.fileSize = fileSize;
@@ -171,6 +192,7 @@ export class TableReader {
       options.verifyChecksums ?? true,
       options.fillCache ?? true,
     );
+    source.filterPolicy = filterPolicy;
     this.source = source;
 
     const meta = readMetaindex(source, this.footer.metaindexHandle);
@@ -221,7 +243,9 @@ export class TableReader {
     };
     // A filter of prefixes only (RocksDB's whole_key_filtering = false) cannot rule out a
     // whole key: the table is read as if it had no filter.
-    this.filterHandle = props.wholeKeyFiltering ? meta.get(MetaBlockName.FULL_FILTER) : undefined;
+    this.filterHandle = props.wholeKeyFiltering
+      ? meta.get(MetaBlockName.FULL_FILTER_PREFIX + filterPolicy.compatibilityName)
+      : undefined;
     if (this.filterHandle !== undefined) {
       this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
     }
@@ -237,12 +261,12 @@ export class TableReader {
    * `close()`. Throws Corruption (naming the file and the offset of the damaged block or
    * footer) for a damaged table, InvalidArgument for a comparator name mismatch.
    */
-  static open(file: RandomAccessFile, options: TableReaderOptions): TableReader {
+  static open(file: RandomAccessFile, options: TableReaderOptions = {}): TableReader {
     if (typeof file !== "object" || file === null || typeof file.read !== "function") {
       throw new TypeError("file must be a RandomAccessFile");
     }
     if (typeof options !== "object" || options === null) {
-      throw new TypeError("options are required (fileSize)");
+      throw new TypeError("options must be an object");
     }
     const reader = new TableReader(file, options);
     if (invariants) trackOpen(reader, `TableReader ${reader.fileName ?? "(unnamed)"}`);
@@ -260,7 +284,7 @@ export class TableReader {
     return this.source.metaBlock(this.footer.indexHandle, this.readIndexBlock);
   }
 
-  private filterReader(): BloomFilterReader | undefined {
+  private filterReader(): FilterBitsReader | undefined {
     if (this.heldFilter !== undefined) return this.heldFilter.filter;
     const handle = this.filterHandle;
     if (handle === undefined) return undefined;
@@ -332,8 +356,12 @@ export class TableReader {
    * below `maxCoveringSeq` with `Deleted` (`seq` = the entry's seq, or the covering
    * tombstone's), a Merge operand is appended and the lookup goes on (`Merging`).
    *
-   * REQUIRES: `!result.done` (newer layers did not already settle the key); `snapshotSeq`
-   * in [0, MAX_SEQ] (else InvalidArgument); `keyHash`, if given, is `userKey`'s hash as
+   * `snapshotSeq` in [0, MAX_SEQ] (else InvalidArgument); Default: the latest (`MAX_SEQ`).
+   * `result` Default: a new LookupResult; the result is returned. A result passed in
+   * continues the lookup of newer layers when it is for the same key array and snapshot
+   * (nothing is read if they settled it, `done`); for any other key or snapshot, or when
+   * this table already folded into it, it is reset first (`LookupResult.enter`), so it
+   * never reports a previous lookup's answer. `keyHash`, if given, is `userKey`'s hash as
    * `TableReader.hashKey` wrote it (Default: hashed here, when the table has a filter).
    *
    * Ownership: `result.value` and `result.operands` are views into the cached block (zero
@@ -342,15 +370,28 @@ export class TableReader {
    */
   get(
     userKey: Uint8Array,
-    snapshotSeq: number,
-    result: LookupResult,
+    snapshotSeq: number = MAX_SEQ,
+    result: LookupResult = new LookupResult(),
     readOptions?: TableReadOptions,
     keyHash?: Uint32Array,
-  ): void {
+  ): LookupResult {
     this.checkOpen();
     if (!(snapshotSeq >= 0 && snapshotSeq <= MAX_SEQ)) {
       throw ShaleError.invalidArgument(`snapshotSeq out of range: ${snapshotSeq}`);
     }
+    result.enter(this, userKey, snapshotSeq);
+    if (result.done) return result;
+    this.lookup(userKey, snapshotSeq, result, readOptions, keyHash);
+    return result;
+  }
+
+  private lookup(
+    userKey: Uint8Array,
+    snapshotSeq: number,
+    result: LookupResult,
+    readOptions: TableReadOptions | undefined,
+    keyHash: Uint32Array | undefined,
+  ): void {
     if (this.hasTombstones) {
       const covering = this.tombstoneList.maxCoveringSeq(userKey, snapshotSeq);
       if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;

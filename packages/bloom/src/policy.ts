@@ -1,0 +1,59 @@
+/**
+ * BloomFilterPolicy: RocksDB's built-in Bloom filter as a filter policy — the object a table
+ * builder asks for a filter builder and a table reader for a filter reader (RocksDB's
+ * `FilterPolicy`, LevelDB's `NewBloomFilterPolicy(bits)`).
+ *
+ * It implements `@shale/sstable`'s `FilterPolicy` interface structurally: this package does
+ * not import @shale/sstable (the table package depends on this one, not the other way), and
+ * sstable's tests check that a `BloomFilterPolicy` is assignable to its `FilterPolicy`.
+ *
+ * Names (part of the file format; do not change):
+ * - `name` "bloomfilter": the table property `rocksdb.filter.policy` (RocksDB 7.8.3's
+ *   `BloomFilterPolicy::Name()` for the built-in policy).
+ * - `compatibilityName` "rocksdb.BuiltinBloomFilter": the filter block's metaindex key is
+ *   "fullfilter." + this, so RocksDB finds the filter of a shale table and shale RocksDB's.
+ *
+ * Thread-safety: immutable; builders and readers it makes are single-threaded.
+ */
+import { ShaleError } from "@shale/base";
+import { BloomFilterBuilder } from "./builder.js";
+import { BloomFilterReader, type FilterSource } from "./reader.js";
+
+export class BloomFilterPolicy {
+  /** `rocksdb.filter.policy`. */
+  readonly name = "bloomfilter";
+  /** Metaindex key suffix: "fullfilter." + compatibilityName. */
+  readonly compatibilityName = "rocksdb.BuiltinBloomFilter";
+  /** Bits of filter per key, in [1, 100]. */
+  readonly bitsPerKey: number;
+
+  /**
+   * @param bitsPerKey Default: 10 (about 1 % false positives).
+   * @throws TypeError for a non-number, ShaleError InvalidArgument outside [1, 100].
+   */
+  constructor(bitsPerKey = 10) {
+    if (typeof bitsPerKey !== "number") throw new TypeError("bitsPerKey must be a number");
+    if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
+      throw ShaleError.invalidArgument(`bitsPerKey must be in [1, 100], got ${bitsPerKey}`);
+    }
+    this.bitsPerKey = bitsPerKey;
+  }
+
+  /** A builder for one filter: `addKey(key)` ..., then `finish()`. */
+  newBuilder(): BloomFilterBuilder {
+    return new BloomFilterBuilder({ bitsPerKey: this.bitsPerKey });
+  }
+
+  /**
+   * A reader viewing `contents` (no copy): FastLocalBloom or legacy Bloom, and "may match"
+   * for any filter it cannot read (see `BloomFilterReader`).
+   */
+  newReader(contents: Uint8Array, source?: FilterSource): BloomFilterReader {
+    return new BloomFilterReader(contents, source);
+  }
+}
+
+/** `new BloomFilterPolicy(bitsPerKey)` (LevelDB's `NewBloomFilterPolicy`). */
+export function bloomFilterPolicy(bitsPerKey = 10): BloomFilterPolicy {
+  return new BloomFilterPolicy(bitsPerKey);
+}
