@@ -23,9 +23,9 @@ import { newBlockCache } from "./block-cache.js";
 import type { FilterBitsReader, FilterPolicy } from "./filter-policy.js";
 import { flushMemTable } from "./flush.js";
 import { MetaBlockName } from "./format.js";
+import { buildTable, icmp, ikey, openTable } from "./table.test-support.js";
 import { TableBuilder } from "./table-builder.js";
 import { TableReader } from "./table-reader.js";
-import { buildTable, icmp, ikey, openTable } from "./test-support.js";
 
 const dec = new TextDecoder();
 const text = (v: Uint8Array | undefined) => (v === undefined ? undefined : dec.decode(v));

@@ -26,13 +26,7 @@ import { registerSst } from "./commands/sst.js";
 import { registerStats } from "./commands/stats.js";
 import { registerVerify } from "./commands/verify.js";
 import { registerWal } from "./commands/wal.js";
-import {
-  type Act,
-  type CommandContext,
-  type GlobalOptions,
-  makeContext,
-  type Output,
-} from "./context.js";
+import { type Act, type GlobalOptions, makeContext, type Output } from "./context.js";
 import { ExitCode, exitCodeOf } from "./exit-codes.js";
 
 /**
