@@ -39,8 +39,8 @@
  *   and offset to whoever reads it; the primary ignores such a file (with a process warning)
  *   and removes registrations whose lease ended more than a minute ago.
  */
-import { hostname } from "node:os";
 import { bytesToString, crc32c, type FileSystem, joinPath, ShaleError, toBytes } from "@shale/base";
+import { hostName } from "./host.js";
 
 export const REGISTRATION_DIR = "secondaries";
 const MAGIC = "shale-secondary 1";
@@ -150,7 +150,7 @@ export class RegistrationWriter {
     if (same && !force && now - this.lastWrite < this.leaseMs / 3) return;
     const reg: Registration = {
       pid: process.pid,
-      host: hostname(),
+      host: hostName(),
       expires: now + this.leaseMs,
       manifest,
       minLog,
@@ -224,7 +224,7 @@ export function readPins(fs: FileSystem, dir: string, now = Date.now()): Pins {
   } catch {
     return pins;
   }
-  const host = hostname();
+  const host = hostName();
   for (const name of names) {
     if (!NAME.test(name)) continue;
     const path = joinPath(regDir, name);
