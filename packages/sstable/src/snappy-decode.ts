@@ -23,6 +23,7 @@
  * input (bad lengths, offsets before the output's start, truncation, output size mismatch)
  * returns undefined; the caller reports Corruption.
  */
+import { varint32Before, varintEnd } from "@shale/base";
 import { allocUninitialized } from "./alloc.js";
 import { wasmDecoder } from "./snappy-wasm.js";
 
@@ -45,17 +46,8 @@ let headerEnd = 0;
  * the header is malformed.
  */
 export function snappyLength(src: Uint8Array): number {
-  const n = src.length;
-  let p = 0;
-  let length = 0;
-  for (let shift = 0; ; shift += 7) {
-    if (p >= n || shift > 28) return -1;
-    const b = src[p++]!;
-    if (shift === 28 && b > 0x0f) return -1;
-    length += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
-  }
-  headerEnd = p;
+  const length = varint32Before(src, 0, src.length);
+  if (length >= 0) headerEnd = varintEnd;
   return length;
 }
 
