@@ -303,7 +303,8 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
 
   /**
    * Releases what the iterator pins (sources, memtables, table files). Idempotent. The
-   * release runs even if closing a source throws; that error is rethrown.
+   * release runs even if closing a source throws (or, in invariants mode, a returned view was
+   * written into); that error is rethrown.
    */
   close(): void {
     if (this.closed) return;
@@ -312,11 +313,16 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     const onClose = this.onClose;
     this.onClose = undefined;
     try {
-      this.iter.close();
+      // Before the release: closing may overwrite released blocks (the invariants mode's
+      // mangling), and a view is only checked while it is valid.
+      if (invariants && viewGuard.pending) viewGuard.verify();
     } finally {
-      onClose?.();
+      try {
+        this.iter.close();
+      } finally {
+        onClose?.();
+      }
     }
-    if (invariants && viewGuard.pending) viewGuard.verify(); // once released
   }
 
   /**
