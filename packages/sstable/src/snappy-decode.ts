@@ -23,7 +23,7 @@
  * input (bad lengths, offsets before the output's start, truncation, output size mismatch)
  * returns undefined; the caller reports Corruption.
  */
-import { varint32Before, varintEnd } from "@shale/base";
+import { fixed32At, varint32Before, varintEnd } from "@shale/base";
 import { allocUninitialized } from "./alloc.js";
 import { wasmDecoder } from "./snappy-wasm.js";
 
@@ -139,7 +139,7 @@ export function decodeInJs(
     } else {
       if (p + 4 > n) return false;
       len = (tag >>> 2) + 1;
-      offset = (src[p]! | (src[p + 1]! << 8) | (src[p + 2]! << 16) | (src[p + 3]! << 24)) >>> 0;
+      offset = fixed32At(src, p);
       p += 4;
     }
     if (offset === 0 || offset > o - start || o + len > end) return false;
