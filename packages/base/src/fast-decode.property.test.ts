@@ -1,15 +1,24 @@
 /**
- * The unchecked decoders and the in-place internal-key order agree with the references:
- * `Decoder` (checked varints), `getFixed32`, `InternalKeyComparator` over bytewise keys and
- * a model of the order written out from its definition (user key ascending, then seq
- * descending, then kind descending).
+ * The fast decoders and the in-place internal-key order agree with the references:
+ * `Decoder` (checked varints: the bounded decoders accept exactly what it accepts, with the
+ * same value and end, on any bytes), `getFixed32`, a byte-by-byte model of the key word,
+ * `InternalKeyComparator` over bytewise keys and a model of the order written out from its
+ * definition (user key ascending, then seq descending, then kind descending).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareBytes } from "./bytes.js";
 import { Decoder, getFixed32, putFixed32, putVarint32, putVarint64 } from "./coding.js";
 import { bytewiseComparator } from "./comparator.js";
-import { compareInternalBytewise, fixed32At, varint32At, varintEnd } from "./fast-decode.js";
+import {
+  compareInternalBytewise,
+  fixed32At,
+  keyWordAt,
+  varint32At,
+  varint32Before,
+  varint64Before,
+  varintEnd,
+} from "./fast-decode.js";
 import {
   compareTrailers,
   InternalKeyComparator,
@@ -72,6 +81,108 @@ describe("fast decoders", () => {
         expect(fixed32At(buf, at)).toBe(getFixed32(buf, at));
         expect(fixed32At(buf, at)).toBe(value);
       }),
+    );
+  });
+});
+
+/** What `read` returns on `d`, or "rejected" when it throws (Corruption). */
+function reference(read: () => number): number | "rejected" {
+  try {
+    return read();
+  } catch {
+    return "rejected";
+  }
+}
+
+// Bytes with many continuation bits and edge values (0x0f/0x10 at a varint32's 5th byte).
+const varintBytes = fc
+  .uint8Array({ maxLength: 12 })
+  .chain((tail) =>
+    fc
+      .array(fc.constantFrom(0x80, 0xff, 0x8f, 0x0f, 0x10, 0x7f, 0x00, 0x81), { maxLength: 11 })
+      .map((head) => Uint8Array.from([...head, ...tail])),
+  );
+
+describe("bounded decoders", () => {
+  it("varint32Before accepts what Decoder.readVarint32 accepts, with its value and end", () => {
+    fc.assert(
+      fc.property(varintBytes, fc.nat({ max: 3 }), fc.nat({ max: 3 }), (bytes, at, cut) => {
+        const limit = Math.max(at, bytes.length - cut);
+        const d = new Decoder(bytes.subarray(0, limit), at);
+        const expected = at >= limit ? "rejected" : reference(() => d.readVarint32());
+        const got = varint32Before(bytes, at, limit);
+        expect(got < 0 ? "rejected" : got).toBe(expected);
+        if (got >= 0) expect(varintEnd).toBe(d.pos);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("varint64Before accepts what Decoder.readVarint64 accepts, with its value and end", () => {
+    fc.assert(
+      fc.property(varintBytes, fc.nat({ max: 3 }), fc.nat({ max: 3 }), (bytes, at, cut) => {
+        const limit = Math.max(at, bytes.length - cut);
+        const d = new Decoder(bytes.subarray(0, limit), at);
+        const expected = at >= limit ? "rejected" : reference(() => d.readVarint64());
+        const got = varint64Before(bytes, at, limit);
+        expect(got < 0 ? "rejected" : got).toBe(expected);
+        if (got >= 0) expect(varintEnd).toBe(d.pos);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("both read every value their encoders write", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_SEQ }), (value) => {
+        const buf = new Uint8Array(12);
+        const end = putVarint64(buf, 1, value);
+        expect(varint64Before(buf, 1, end)).toBe(value);
+        expect(varintEnd).toBe(end);
+        expect(varint64Before(buf, 1, end - 1)).toBe(-1);
+        if (value <= 0xffffffff) {
+          expect(varint32Before(buf, 1, end)).toBe(value);
+          expect(varintEnd).toBe(end);
+        } else {
+          expect(varint32Before(buf, 1, end)).toBe(-1);
+        }
+      }),
+    );
+  });
+});
+
+describe("keyWordAt", () => {
+  it("is bytes [start, start + 4) big-endian, zero outside [0, end)", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 12 }),
+        fc.integer({ min: -5, max: 14 }),
+        fc.integer({ min: 0, max: 12 }),
+        (key, start, endCut) => {
+          const end = Math.min(endCut, key.length);
+          let model = 0;
+          for (let i = 0; i < 4; i++) {
+            const j = start + i;
+            model = model * 256 + (j >= 0 && j < end ? key[j]! : 0);
+          }
+          expect(keyWordAt(key, start, end)).toBe(model);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("orders user keys as bytewise order does where the words differ", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 6, max: 3 }),
+        fc.uint8Array({ maxLength: 6, max: 3 }),
+        (a, b) => {
+          const wa = keyWordAt(a, 0, a.length);
+          const wb = keyWordAt(b, 0, b.length);
+          if (wa !== wb) expect(sign(wa - wb)).toBe(sign(compareBytes(a, b)));
+        },
+      ),
     );
   });
 });

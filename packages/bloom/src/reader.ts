@@ -17,7 +17,7 @@
  * does ("future safe"), and is counted in `BloomFilterReader.unsupportedFilters` so that a
  * table whose filter does nothing is visible.
  */
-import { ShaleError } from "@shale/base";
+import { fixed32At, ShaleError } from "@shale/base";
 import { FilterFormat, fastRange32 } from "./format.js";
 import { cacheLocalFpRate } from "./fp-rate.js";
 import { hashKey64 } from "./hash.js";
@@ -120,12 +120,7 @@ export class BloomFilterReader {
     };
     if (marker === FilterFormat.MARKER_ALWAYS_TRUE) return;
     if (marker <= FilterFormat.MAX_LEGACY_MARKER) {
-      const numLines =
-        (filter[len + 1]! |
-          (filter[len + 2]! << 8) |
-          (filter[len + 3]! << 16) |
-          (filter[len + 4]! << 24)) >>>
-        0;
+      const numLines = fixed32At(filter, len + 1);
       const geometry = legacyGeometry(len, numLines);
       if (geometry === undefined) {
         unsupported(`legacy Bloom filter of ${len} bytes cannot have ${numLines} lines`);

@@ -2,7 +2,7 @@
  * Word layout of the B+tree's nodes and the key slices beside their entry addresses (the
  * drawings are at the top of btree.ts).
  */
-import { bytewiseComparator, type Comparator, fixed32At } from "@shale/base";
+import { bytewiseComparator, type Comparator, fixed32At, keyWordAt } from "@shale/base";
 
 /** Keys per leaf. */
 export const LEAF_CAP = 64;
@@ -41,13 +41,11 @@ export function isBytewise(c: Comparator): boolean {
   return c === bytewiseComparator || c.name === bytewiseComparator.name;
 }
 
-/** The slice of `key[off, off + len)` at byte `skip` (see above). */
+/**
+ * The slice of `key[off, off + len)` at byte `skip` (see above): @shale/base's `keyWordAt`
+ * (big-endian, zero past the key's end) with its top bit flipped, so signed int32 compares
+ * order slices as unsigned ones.
+ */
 export function keySlice(key: Uint8Array, off: number, len: number, skip: number): number {
-  const p = off + skip;
-  const n = len - skip;
-  const b0 = n > 0 ? key[p]! : 0;
-  const b1 = n > 1 ? key[p + 1]! : 0;
-  const b2 = n > 2 ? key[p + 2]! : 0;
-  const b3 = n > 3 ? key[p + 3]! : 0;
-  return ((b0 ^ 0x80) << 24) | (b1 << 16) | (b2 << 8) | b3;
+  return keyWordAt(key, off + skip, off + len) ^ 0x80000000;
 }

@@ -3,26 +3,7 @@
  * `IteratorWrapper`), so heap comparisons read two fields instead of making two calls into
  * whatever iterator class the child is. Internal to the package.
  */
-import { EMPTY_BYTES, type InternalIterator, TRAILER_SIZE } from "@shale/base";
-
-/**
- * Bytes [start, start + 4) of `key` as a big-endian unsigned integer, bytes at or past `end`
- * (the user key's end) read as zero. Two keys whose words differ order as the words do under
- * a bytewise order: the first differing byte is a real byte of both, or a real nonzero byte
- * of the longer key against the padding of a shorter key that is a prefix of it (which sorts
- * first too). Equal words decide nothing.
- */
-export function prefixWord(key: Uint8Array, start: number, end: number): number {
-  if (start + 4 <= end) {
-    return (
-      ((key[start]! << 24) | (key[start + 1]! << 16) | (key[start + 2]! << 8) | key[start + 3]!) >>>
-      0
-    );
-  }
-  let w = 0;
-  for (let i = start; i < start + 4; i++) w = (w << 8) | (i < end && i >= 0 ? key[i]! : 0);
-  return w >>> 0;
-}
+import { EMPTY_BYTES, type InternalIterator, keyWordAt, TRAILER_SIZE } from "@shale/base";
 
 export class IteratorWrapper {
   readonly iter: InternalIterator;
@@ -34,7 +15,7 @@ export class IteratorWrapper {
   key: Uint8Array = EMPTY_BYTES;
   /**
    * With `prefixWords`: user-key bytes [0, 4) and [4, 8) of `key` as big-endian unsigned
-   * integers, zero past the user key's end (see `prefixWord`); always 0 otherwise.
+   * integers, zero past the user key's end (@shale/base's `keyWordAt`); always 0 otherwise.
    */
   word0 = 0;
   word1 = 0;
@@ -55,8 +36,8 @@ export class IteratorWrapper {
       this.key = key;
       if (this.prefixWords) {
         const end = key.length - TRAILER_SIZE;
-        this.word0 = prefixWord(key, 0, end);
-        this.word1 = prefixWord(key, 4, end);
+        this.word0 = keyWordAt(key, 0, end);
+        this.word1 = keyWordAt(key, 4, end);
       }
     } else {
       this.valid = false;

@@ -33,16 +33,7 @@
  * 02 00 00 00                    numRestarts 2
  * ```
  */
-import { ByteWriter, putFixed32, ShaleError } from "@shale/base";
-
-function varintLength(n: number): number {
-  let length = 1;
-  while (n >= 128) {
-    n = Math.floor(n / 128);
-    length++;
-  }
-  return length;
-}
+import { ByteWriter, putFixed32, ShaleError, varintLength } from "@shale/base";
 
 export class BlockBuilder {
   private readonly buffer = new ByteWriter(4096);

@@ -28,7 +28,14 @@
  * Corruption (a malformed entry) throws `ShaleError` Corruption naming the file and the
  * block's offset.
  */
-import { EMPTY_BYTES, type InternalIterator, pooledBytes, ShaleError } from "@shale/base";
+import {
+  EMPTY_BYTES,
+  type InternalIterator,
+  pooledBytes,
+  ShaleError,
+  varint32Before,
+  varintEnd,
+} from "@shale/base";
 import type { Block } from "./block.js";
 import type { IndexSearch } from "./index-search.js";
 import { compareInternalBytewise, type KeyOrder } from "./key-order.js";
@@ -219,20 +226,12 @@ export class BlockIterator implements InternalIterator {
 
   private varintEnd = 0;
 
+  /** The varint32 at `p` (before `limit`), by @shale/base's decoder; Corruption if malformed. */
   private varint(p: number, limit: number): number {
-    const data = this.data;
-    let result = 0;
-    for (let shift = 0; shift <= 28; shift += 7) {
-      if (p >= limit) this.corrupt("truncated varint");
-      const b = data[p++]!;
-      if (shift === 28 && b > 0x0f) this.corrupt("varint32 overflow");
-      result |= (b & 0x7f) << shift;
-      if (b < 0x80) {
-        this.varintEnd = p;
-        return result >>> 0;
-      }
-    }
-    return this.corrupt("varint32 too long");
+    const v = varint32Before(this.data, p, limit);
+    if (v < 0) this.corrupt(`malformed varint32 at ${p}`);
+    this.varintEnd = varintEnd;
+    return v;
   }
 
   private growKey(need: number, keep: number): void {

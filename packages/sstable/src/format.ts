@@ -45,6 +45,8 @@ import {
   putFixed32,
   putVarint64,
   ShaleError,
+  varint64Before,
+  varintEnd,
 } from "@shale/base";
 
 /** NotSupported naming the file and offset (like Corruption does). */
@@ -195,7 +197,8 @@ export function encodeBlockHandle(handle: BlockHandle): Uint8Array {
 /**
  * Decodes a varint64 at `pos` of `src` (limit `end`) without allocating; returns the value
  * and leaves the position after it in `cursor[0]`. Returns -1 for a truncated, overlong or
- * out-of-range varint (the caller reports Corruption with its own context).
+ * out-of-range varint (the caller reports Corruption with its own context). The decoder is
+ * @shale/base's `varint64Before`.
  */
 export function decodeVarint64At(
   src: Uint8Array,
@@ -203,20 +206,9 @@ export function decodeVarint64At(
   end: number,
   cursor: Int32Array,
 ): number {
-  let result = 0;
-  let scale = 1;
-  for (let i = 0; i < 8; i++) {
-    if (pos >= end) return -1;
-    const b = src[pos++]!;
-    result += (b & 0x7f) * scale;
-    if (b < 0x80) {
-      if (result > Number.MAX_SAFE_INTEGER) return -1;
-      cursor[0] = pos;
-      return result;
-    }
-    scale *= 128;
-  }
-  return -1;
+  const v = varint64Before(src, pos, end);
+  if (v >= 0) cursor[0] = varintEnd;
+  return v;
 }
 
 /**

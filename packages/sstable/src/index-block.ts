@@ -37,9 +37,13 @@ import {
   bytewiseComparator,
   type Comparator,
   putFixed32,
+  putVarint32,
   putVarint64,
   ShaleError,
   TRAILER_SIZE,
+  varint32Before,
+  varint64Before,
+  varintEnd,
 } from "@shale/base";
 import { allocUninitialized } from "./alloc.js";
 import { Block } from "./block.js";
@@ -158,43 +162,6 @@ export interface IndexEncoding {
   valueIsDeltaEncoded: boolean;
 }
 
-// Decoding cursor (single-threaded scratch).
-let cursorPos = 0;
-
-function varint(data: Uint8Array, p: number, end: number): number {
-  let result = 0;
-  let scale = 1;
-  for (let i = 0; i < 10; i++) {
-    if (p >= end) return -1;
-    const b = data[p++]!;
-    result += (b & 0x7f) * scale;
-    if (b < 0x80) {
-      cursorPos = p;
-      return result <= Number.MAX_SAFE_INTEGER ? result : -1;
-    }
-    scale *= 128;
-  }
-  return -1;
-}
-
-/** The position after the varint64 at `p` (before `limit`), or -1 if it is malformed. */
-function skipVarint(data: Uint8Array, p: number, limit: number): number {
-  for (let i = 0; i < 10; i++, p++) {
-    if (p >= limit) return -1;
-    if (data[p]! < 0x80) return p + 1;
-  }
-  return -1;
-}
-
-function putVarint32(dst: Uint8Array, pos: number, n: number): number {
-  while (n >= 128) {
-    dst[pos++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  dst[pos++] = n;
-  return pos;
-}
-
 /**
  * The common case of `normalizeIndexBlock`, without decoding keys: an index whose entries
  * all store their key whole (restart interval 1, as RocksDB and shale write it), so every
@@ -230,22 +197,22 @@ function rewriteWholeEntries(
     if (unshared < 0x80) {
       q++;
     } else {
-      unshared = varint(data, q, limit);
+      unshared = varint32Before(data, q, limit);
       if (unshared < 0) return undefined;
-      q = cursorPos;
+      q = varintEnd;
     }
     let valueLength: number;
     if (delta) {
       // The handle's two varints delimit themselves: find where they end.
       const valueStart = q + unshared;
-      const offsetEnd = skipVarint(data, valueStart, limit);
-      const end = offsetEnd < 0 ? -1 : skipVarint(data, offsetEnd, limit);
+      const offsetEnd = varint64Before(data, valueStart, limit) < 0 ? -1 : varintEnd;
+      const end = offsetEnd < 0 || varint64Before(data, offsetEnd, limit) < 0 ? -1 : varintEnd;
       if (end < 0) return undefined;
       valueLength = end - valueStart;
     } else {
-      valueLength = varint(data, q, limit);
+      valueLength = varint32Before(data, q, limit);
       if (valueLength < 0 || valueLength > TableFormat.MAX_BLOCK_HANDLE_SIZE) return undefined;
-      q = cursorPos;
+      q = varintEnd;
       if (q + unshared + valueLength > limit) return undefined;
     }
     const keyLength = unshared + trailer;
@@ -313,15 +280,15 @@ export function normalizeIndexBlock(
   let havePrevious = false;
   let p = 0;
   while (p < limit) {
-    const shared = varint(data, p, limit);
-    const unshared = shared < 0 ? -1 : varint(data, cursorPos, limit);
+    const shared = varint32Before(data, p, limit);
+    const unshared = shared < 0 ? -1 : varint32Before(data, varintEnd, limit);
     if (unshared < 0) fail(`malformed entry header at ${p}`);
-    let q = cursorPos;
+    let q = varintEnd;
     let valueEnd = -1;
     if (!encoding.valueIsDeltaEncoded) {
-      const vlen = varint(data, q, limit);
+      const vlen = varint32Before(data, q, limit);
       if (vlen < 0) fail(`malformed entry header at ${p}`);
-      q = cursorPos;
+      q = varintEnd;
       valueEnd = q + unshared + vlen;
     }
     if (shared > keyLength) fail(`shared prefix ${shared} longer than the previous key`);
@@ -337,23 +304,23 @@ export function normalizeIndexBlock(
     q += unshared;
     const end = valueEnd >= 0 ? valueEnd : limit;
     if (!encoding.valueIsDeltaEncoded || shared === 0) {
-      const offset = varint(data, q, end);
-      const size = offset < 0 ? -1 : varint(data, cursorPos, end);
+      const offset = varint64Before(data, q, end);
+      const size = offset < 0 ? -1 : varint64Before(data, varintEnd, end);
       if (size < 0) fail(`malformed block handle at ${q}`);
       handle.offset = offset;
       handle.size = size;
     } else {
       // varsigned64 (zigzag) size delta on the previous handle.
       if (!havePrevious) fail(`delta-encoded handle at ${q} without a previous one`);
-      const z = varint(data, q, end);
+      const z = varint64Before(data, q, end);
       if (z < 0) fail(`malformed handle delta at ${q}`);
       const delta = z % 2 === 0 ? z / 2 : -(z + 1) / 2;
       handle.offset = handle.offset + handle.size + TableFormat.BLOCK_TRAILER_SIZE;
       handle.size += delta;
       if (handle.size < 0) fail(`negative block size at ${q}`);
     }
-    if (valueEnd >= 0 && cursorPos !== valueEnd) fail(`bad index value at ${q}`);
-    p = cursorPos;
+    if (valueEnd >= 0 && varintEnd !== valueEnd) fail(`bad index value at ${q}`);
+    p = varintEnd;
     havePrevious = true;
     if (trailer > 0) key.fill(0, keyLength, keyLength + trailer);
     else if (keyLength < TRAILER_SIZE) fail(`index key shorter than an internal key at ${p}`);

@@ -29,7 +29,14 @@
  * the common prefix once per seek. A point lookup then reads its data block's offset from
  * the same array: the index entry itself is only decoded on a block-cache miss.
  */
-import { ShaleError, TRAILER_SIZE } from "@shale/base";
+import {
+  keyWordAt,
+  ShaleError,
+  TRAILER_SIZE,
+  varint32Before,
+  varint64Before,
+  varintEnd,
+} from "@shale/base";
 import { compareInternalBytewise } from "./key-order.js";
 import { restartAt } from "./restart-array.js";
 
@@ -39,19 +46,6 @@ export const MIN_ENTRIES_FOR_SEARCH = 16;
 /** Bytes charged per object on top of the record array. */
 const OVERHEAD = 64;
 const TWO_32 = 4294967296;
-
-/** Big-endian word of `key[start, start + 4)`, bytes at or past `end` read as zero. */
-function wordAt(key: Uint8Array, start: number, end: number): number {
-  if (start + 4 <= end) {
-    return (
-      ((key[start]! << 24) | (key[start + 1]! << 16) | (key[start + 2]! << 8) | key[start + 3]!) >>>
-      0
-    );
-  }
-  let w = 0;
-  for (let i = 0; i < 4; i++) w = (w << 8) | (start + i < end ? key[start + i]! : 0);
-  return w >>> 0;
-}
 
 // Results of `decodeEntry` (single-threaded scratch).
 let entryKeyStart = 0;
@@ -65,41 +59,16 @@ let entryEnd = 0;
  * an entry that overruns `limit` or whose key is shorter than a trailer.
  */
 function decodeEntry(data: Uint8Array, p: number, limit: number): number {
-  let q = p;
-  let unshared = 0;
-  let valueLength = 0;
-  for (let field = 0; field < 3; field++) {
-    let value = 0;
-    let shift = 0;
-    for (;;) {
-      if (q >= limit || shift > 28) return -1;
-      const b = data[q++]!;
-      value |= (b & 0x7f) << shift;
-      if (b < 0x80) break;
-      shift += 7;
-    }
-    if (field === 0 && value !== 0) return -1;
-    if (field === 1) unshared = value >>> 0;
-    else if (field === 2) valueLength = value >>> 0;
-  }
+  if (varint32Before(data, p, limit) !== 0) return -1;
+  const unshared = varint32Before(data, varintEnd, limit);
+  const valueLength = unshared < 0 ? -1 : varint32Before(data, varintEnd, limit);
+  if (valueLength < 0) return -1;
+  const q = varintEnd;
   if (unshared < TRAILER_SIZE || q + unshared + valueLength > limit) return -1;
   entryKeyStart = q;
   entryValueStart = q + unshared;
   entryEnd = q + unshared + valueLength;
   return unshared;
-}
-
-/** The varint64 at `p` (before `end`; a block handle's offset), or -1 if malformed. */
-function varint64At(data: Uint8Array, p: number, end: number): number {
-  let result = 0;
-  let scale = 1;
-  for (let i = 0; i < 8 && p < end; i++) {
-    const b = data[p++]!;
-    result += (b & 0x7f) * scale;
-    if (b < 0x80) return result <= Number.MAX_SAFE_INTEGER ? result : -1;
-    scale *= 128;
-  }
-  return -1;
 }
 
 export class IndexSearch {
@@ -155,7 +124,7 @@ export class IndexSearch {
     const records = new Uint32Array(4 * numRestarts);
     for (let i = 0; i < numRestarts; i++) {
       const length = decodeEntry(data, restartAt(data, restartsOffset, i), restartsOffset);
-      const offset = length < 0 ? -1 : varint64At(data, entryValueStart, entryEnd);
+      const offset = length < 0 ? -1 : varint64Before(data, entryValueStart, entryEnd);
       if (offset < 0) {
         throw ShaleError.corruption(`bad block: malformed index entry ${i}`, file, blockOffset);
       }
@@ -175,8 +144,8 @@ export class IndexSearch {
     for (let i = 0; i < numRestarts; i++) {
       const start = keyStarts[i]! + prefix;
       const end = keyStarts[i]! + userLengths[i]!;
-      records[4 * i] = wordAt(data, start, end);
-      records[4 * i + 1] = wordAt(data, start + 4, end);
+      records[4 * i] = keyWordAt(data, start, end);
+      records[4 * i + 1] = keyWordAt(data, start + 4, end);
     }
     return new IndexSearch(data, restartsOffset, numRestarts, prefix, first, records);
   }
@@ -199,8 +168,8 @@ export class IndexSearch {
     }
     // A target whose user key is a proper prefix of the common prefix sorts first.
     if (tu < prefix) return 0;
-    const th = wordAt(target, prefix, tu);
-    const tl = wordAt(target, prefix + 4, tu);
+    const th = keyWordAt(target, prefix, tu);
+    const tl = keyWordAt(target, prefix + 4, tu);
     const records = this.records;
     // Invariant: entries before `low` are < target, entries from `high` on are >= target.
     let low = 0;

@@ -56,7 +56,15 @@
  * 08 10 05 "column.family.id" ff ff ff ff 07        shares "rocksdb." (8); 0x7fffffff
  * ```
  */
-import { bytewiseComparator, getFixed32, putFixed32, putVarint64, ShaleError } from "@shale/base";
+import {
+  bytewiseComparator,
+  getFixed32,
+  putFixed32,
+  putVarint64,
+  ShaleError,
+  varint64Before,
+  varintEnd,
+} from "@shale/base";
 import type { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { BlockIterator } from "./block-iterator.js";
@@ -386,15 +394,8 @@ export function encodeProperties(props: TableProperties): Uint8Array {
 
 /** Decodes a whole-value varint64; -1 if malformed. */
 function decodeVarint(v: Uint8Array): number {
-  let result = 0;
-  let scale = 1;
-  for (let i = 0; i < v.length && i < 10; i++) {
-    const b = v[i]!;
-    result += (b & 0x7f) * scale;
-    if (b < 0x80) return i === v.length - 1 && result <= Number.MAX_SAFE_INTEGER ? result : -1;
-    scale *= 128;
-  }
-  return -1;
+  const n = varint64Before(v, 0, v.length);
+  return n >= 0 && varintEnd === v.length ? n : -1;
 }
 
 /**

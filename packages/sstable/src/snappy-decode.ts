@@ -23,6 +23,7 @@
  * input (bad lengths, offsets before the output's start, truncation, output size mismatch)
  * returns undefined; the caller reports Corruption.
  */
+import { fixed32At, varint32Before, varintEnd } from "@shale/base";
 import { allocUninitialized } from "./alloc.js";
 import { wasmDecoder } from "./snappy-wasm.js";
 
@@ -45,17 +46,8 @@ let headerEnd = 0;
  * the header is malformed.
  */
 export function snappyLength(src: Uint8Array): number {
-  const n = src.length;
-  let p = 0;
-  let length = 0;
-  for (let shift = 0; ; shift += 7) {
-    if (p >= n || shift > 28) return -1;
-    const b = src[p++]!;
-    if (shift === 28 && b > 0x0f) return -1;
-    length += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
-  }
-  headerEnd = p;
+  const length = varint32Before(src, 0, src.length);
+  if (length >= 0) headerEnd = varintEnd;
   return length;
 }
 
@@ -147,7 +139,7 @@ export function decodeInJs(
     } else {
       if (p + 4 > n) return false;
       len = (tag >>> 2) + 1;
-      offset = (src[p]! | (src[p + 1]! << 8) | (src[p + 2]! << 16) | (src[p + 3]! << 24)) >>> 0;
+      offset = fixed32At(src, p);
       p += 4;
     }
     if (offset === 0 || offset > o - start || o + len > end) return false;

@@ -26,8 +26,9 @@
  * iterator BEFORE the key's entries. Direction switches re-seek the merged iterator around the
  * saved key. Long runs of versions of one key (more than MAX_SKIP) are crossed with a seek.
  *
- * Buffers (`iterator-buffers.ts`): the current user key is copied into a reused buffer, and
- * so is a value found backwards; merged values are the operator's results.
+ * Buffers (`iterator-buffers.ts`, an object the core holds): the current user key is copied
+ * into a reused buffer, and so is a value found backwards; merged values are the operator's
+ * results.
  */
 import {
   EMPTY_BYTES,
@@ -87,7 +88,9 @@ function badKind(kind: number): ShaleError {
   return ShaleError.corruption(`DB iterator met an entry of unexpected kind ${kind}`);
 }
 
-export class DBIteratorCore extends IteratorBuffers {
+export class DBIteratorCore {
+  /** The saved key, value and seek keys (iterator-buffers.ts). */
+  protected readonly buffers = new IteratorBuffers();
   protected readonly iter: InternalIterator;
   protected readonly order: UserKeyOrder;
   protected readonly mergeOperator: MergeOperator | undefined;
@@ -113,7 +116,6 @@ export class DBIteratorCore extends IteratorBuffers {
   private beforeSavedKey = false;
 
   constructor(options: DBIteratorCoreOptions) {
-    super();
     this.iter = options.iter;
     this.order = options.order;
     this.mergeOperator = options.mergeOperator;
@@ -127,7 +129,7 @@ export class DBIteratorCore extends IteratorBuffers {
   }
 
   private compareToSaved(ikey: Uint8Array, n: number): number {
-    return this.order.comparePrefixes(ikey, n, this.keyBuf, this.keyLength);
+    return this.order.comparePrefixes(ikey, n, this.buffers.keyBuf, this.buffers.keyLength);
   }
 
   // ------------------------------------------------------------------ forward
@@ -164,7 +166,7 @@ export class DBIteratorCore extends IteratorBuffers {
           numSkipped = 0;
           reseekDone = false;
           const kind = ikey[n]!;
-          this.saveKey(ikey, n);
+          this.buffers.saveKey(ikey, n);
           if (kind === ValueKind.Value || kind === ValueKind.Merge) {
             if (rangeDel !== undefined && seq < rangeDel.coveringSeqOf(ikey)) {
               if (this.stats !== undefined) this.stats.tick(Ticker.RangeDelCoveredKeys);
@@ -186,7 +188,7 @@ export class DBIteratorCore extends IteratorBuffers {
         if (c === 0 || (skipping && c < 0)) {
           numSkipped++;
         } else {
-          this.saveKey(ikey, n);
+          this.buffers.saveKey(ikey, n);
           skipping = false;
           numSkipped = 0;
           reseekDone = false;
@@ -198,8 +200,8 @@ export class DBIteratorCore extends IteratorBuffers {
         reseekDone = true;
         iter.seek(
           skipping
-            ? this.savedSeekKey(0, ValueKind.Deletion) // past the key's last version
-            : this.savedSeekKey(snapshot, KIND_FOR_SEEK), // to its newest visible version
+            ? this.buffers.savedSeekKey(0, ValueKind.Deletion) // past the key's last version
+            : this.buffers.savedSeekKey(snapshot, KIND_FOR_SEEK), // to its newest visible version
         );
       } else {
         iter.next();
@@ -244,7 +246,7 @@ export class DBIteratorCore extends IteratorBuffers {
     }
     this.merged = fullMerge(
       this.mergeOperator,
-      this.savedKey(),
+      this.buffers.savedKey(),
       base,
       operands.oldestFirst(true),
       this.stats,
@@ -272,7 +274,7 @@ export class DBIteratorCore extends IteratorBuffers {
         const c = order.comparePrefixes(ikey, n, lower, lower.length);
         if (lowerExclusive ? c <= 0 : c < 0) break;
       }
-      this.saveKey(ikey, n);
+      this.buffers.saveKey(ikey, n);
       const found = this.findValueForCurrentKey();
       if (!this.beforeSavedKey) this.findUserKeyBeforeSavedKey();
       if (found) {
@@ -319,7 +321,7 @@ export class DBIteratorCore extends IteratorBuffers {
         if (seq < cover) {
           state = STATE_DELETED;
         } else {
-          this.saveValue(iter.value(), iter.isValuePinned?.() === true);
+          this.buffers.saveValue(iter.value(), iter.isValuePinned?.() === true);
           state = STATE_VALUE;
         }
         lastNotMerge = state;
@@ -345,10 +347,10 @@ export class DBIteratorCore extends IteratorBuffers {
       this.valueSource = VALUE_FROM_BUFFER;
       return true;
     }
-    const base = lastNotMerge === STATE_VALUE ? this.savedValue() : undefined;
+    const base = lastNotMerge === STATE_VALUE ? this.buffers.savedValue() : undefined;
     this.merged = fullMerge(
       this.mergeOperator,
-      this.savedKey(),
+      this.buffers.savedKey(),
       base,
       operands.oldestFirst(false),
       this.stats,
@@ -363,7 +365,7 @@ export class DBIteratorCore extends IteratorBuffers {
    */
   private findValueForCurrentKeyUsingSeek(): boolean {
     const iter = this.iter;
-    iter.seek(this.savedSeekKey(this.snapshotSeq, KIND_FOR_SEEK));
+    iter.seek(this.buffers.savedSeekKey(this.snapshotSeq, KIND_FOR_SEEK));
     let found = false;
     if (iter.valid()) {
       const ikey = iter.key();
@@ -377,7 +379,7 @@ export class DBIteratorCore extends IteratorBuffers {
         if (covered || kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
           found = false;
         } else if (kind === ValueKind.Value) {
-          this.saveValue(iter.value(), iter.isValuePinned?.() === true);
+          this.buffers.saveValue(iter.value(), iter.isValuePinned?.() === true);
           this.valueSource = VALUE_FROM_BUFFER;
           found = true;
         } else if (kind === ValueKind.Merge) {
@@ -388,7 +390,7 @@ export class DBIteratorCore extends IteratorBuffers {
         }
       }
     }
-    iter.seekForPrev(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
+    iter.seekForPrev(this.buffers.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
     return found;
   }
 
@@ -402,7 +404,7 @@ export class DBIteratorCore extends IteratorBuffers {
       if (n < 0) throw badKey(ikey);
       if (this.compareToSaved(ikey, n) < 0) return;
       if (numSkipped >= MAX_SKIP) {
-        iter.seekForPrev(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
+        iter.seekForPrev(this.buffers.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
         return;
       }
       numSkipped++;

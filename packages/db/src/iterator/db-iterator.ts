@@ -135,11 +135,11 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.findNextUserEntry(false);
     } else if (this.lowerExclusive) {
       // After every entry of the bound itself, skipping whatever of it is left.
-      this.saveKey(lower, lower.length);
-      this.iter.seek(this.seekKey(lower, lower.length, 0, ValueKind.Deletion));
+      this.buffers.saveKey(lower, lower.length);
+      this.iter.seek(this.buffers.seekKey(lower, lower.length, 0, ValueKind.Deletion));
       this.findNextUserEntry(true);
     } else {
-      this.iter.seek(this.seekKey(lower, lower.length, this.snapshotSeq, KIND_FOR_SEEK));
+      this.iter.seek(this.buffers.seekKey(lower, lower.length, this.snapshotSeq, KIND_FOR_SEEK));
       this.findNextUserEntry(false);
     }
   }
@@ -160,10 +160,10 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.seekToLast();
     } else if (this.upperInclusive) {
       // After every entry of the bound itself.
-      this.iter.seekForPrev(this.seekKey(upper, upper.length, 0, ValueKind.Deletion));
+      this.iter.seekForPrev(this.buffers.seekKey(upper, upper.length, 0, ValueKind.Deletion));
     } else {
       // Before every entry of upperBound itself.
-      this.iter.seekForPrev(this.seekKey(upper, upper.length, MAX_SEQ, KIND_FOR_SEEK));
+      this.iter.seekForPrev(this.buffers.seekKey(upper, upper.length, MAX_SEQ, KIND_FOR_SEEK));
     }
     this.prevInternal();
   }
@@ -193,7 +193,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       const c = this.order.compare(t, upper);
       if (this.upperInclusive ? c > 0 : c >= 0) return;
     }
-    this.iter.seek(this.seekKey(t, t.length, this.snapshotSeq, KIND_FOR_SEEK));
+    this.iter.seek(this.buffers.seekKey(t, t.length, this.snapshotSeq, KIND_FOR_SEEK));
     this.findNextUserEntry(false);
   }
 
@@ -220,7 +220,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       if (this.lowerExclusive ? c <= 0 : c < 0) return;
     }
     // After every entry of target: (target, seq 0, the smallest kind).
-    this.iter.seekForPrev(this.seekKey(t, t.length, 0, ValueKind.Deletion));
+    this.iter.seekForPrev(this.buffers.seekKey(t, t.length, 0, ValueKind.Deletion));
     this.prevInternal();
   }
 
@@ -238,20 +238,20 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   next(): void {
     if (invariants && viewGuard.pending) viewGuard.verify();
     this.checkValid("next");
-    const before = invariants ? this.savedKey().slice() : undefined;
+    const before = invariants ? this.buffers.savedKey().slice() : undefined;
     const stats = this.stats;
     if (stats !== undefined) stats.tick(Ticker.IterNexts);
     this.isValid = false;
     if (this.direction === REVERSE) {
       // The merged iterator is before the current key: go to its first entry.
       this.direction = FORWARD;
-      this.iter.seek(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
+      this.iter.seek(this.buffers.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
     } else if (!this.currentEntryIsMerged) {
       this.iter.next();
     }
     this.findNextUserEntry(true);
     if (before !== undefined)
-      checkStep(this.order, before, this.isValid ? this.savedKey() : undefined, 1);
+      checkStep(this.order, before, this.isValid ? this.buffers.savedKey() : undefined, 1);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -259,18 +259,18 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   prev(): void {
     if (invariants && viewGuard.pending) viewGuard.verify();
     this.checkValid("prev");
-    const before = invariants ? this.savedKey().slice() : undefined;
+    const before = invariants ? this.buffers.savedKey().slice() : undefined;
     const stats = this.stats;
     if (stats !== undefined) stats.tick(Ticker.IterNexts);
     this.isValid = false;
     if (this.direction === FORWARD) {
       // The merged iterator is on (or past) the current key: go before its entries.
       this.direction = REVERSE;
-      this.iter.seekForPrev(this.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
+      this.iter.seekForPrev(this.buffers.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
     }
     this.prevInternal();
     if (before !== undefined)
-      checkStep(this.order, before, this.isValid ? this.savedKey() : undefined, -1);
+      checkStep(this.order, before, this.isValid ? this.buffers.savedKey() : undefined, -1);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -280,7 +280,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
    */
   key(): Uint8Array {
     this.checkValid("key");
-    const key = this.savedKey();
+    const key = this.buffers.savedKey();
     return invariants ? viewGuard.record(key, "iterator.key()") : key;
   }
 
@@ -296,37 +296,33 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       source === VALUE_FROM_ITER
         ? this.iter.value()
         : source === VALUE_FROM_BUFFER
-          ? this.savedValue()
+          ? this.buffers.savedValue()
           : this.merged;
     return invariants ? viewGuard.record(value, "iterator.value()") : value;
   }
 
   /**
    * Releases what the iterator pins (sources, memtables, table files). Idempotent. The
-   * release runs even if closing a source throws; that error is rethrown.
+   * release runs even if closing a source throws (or, in invariants mode, a returned view was
+   * written into); that error is rethrown.
    */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.isValid = false;
-    // The views handed out end here: checked before the release (invariants mode overwrites
-    // released block memory), a write into one reported once everything is released.
-    let written: unknown;
-    if (invariants && viewGuard.pending) {
-      try {
-        viewGuard.verify();
-      } catch (e) {
-        written = e;
-      }
-    }
     const onClose = this.onClose;
     this.onClose = undefined;
     try {
-      this.iter.close();
+      // Before the release: closing may overwrite released blocks (the invariants mode's
+      // mangling), and a view is only checked while it is valid.
+      if (invariants && viewGuard.pending) viewGuard.verify();
     } finally {
-      onClose?.();
+      try {
+        this.iter.close();
+      } finally {
+        onClose?.();
+      }
     }
-    if (written !== undefined) throw written;
   }
 
   /**

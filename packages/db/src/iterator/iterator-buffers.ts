@@ -6,26 +6,30 @@
  * Views of the key and value buffers are cached and handed out again while the length stays
  * the same, so a scan over same-length keys allocates no view per entry; their bytes change
  * on the next move, which is the documented lifetime ("valid until the iterator moves").
+ *
+ * The DB iterator's core holds one (composition, not a base class): the core decides what
+ * to keep, this object only keeps it.
  */
 import { EMPTY_BYTES, pooledBytes, putTrailer, TRAILER_SIZE } from "@shale/base";
 
 export class IteratorBuffers {
   // Pooled (see pooledBytes): both get views taken, and an iterator is often made per seek.
-  protected keyBuf = pooledBytes(64);
-  protected keyLength = 0;
+  /** Read by the core to compare with the saved key; written only here. */
+  keyBuf = pooledBytes(64);
+  keyLength = 0;
   /** Cached view keyBuf[0, keyLength). */
-  protected keyView: Uint8Array = EMPTY_BYTES;
+  private keyView: Uint8Array = EMPTY_BYTES;
   /** Grown on first use (reverse steps): a typed array over 64 bytes costs ~0.5 µs to create. */
-  protected valueBuf: Uint8Array = EMPTY_BYTES;
-  protected valueLength = 0;
+  private valueBuf: Uint8Array = EMPTY_BYTES;
+  private valueLength = 0;
   /** Cached view valueBuf[0, valueLength). */
-  protected valueView: Uint8Array = EMPTY_BYTES;
+  private valueView: Uint8Array = EMPTY_BYTES;
   /** The saved value when it was pinned (kept as the child's view, not copied). */
   private pinnedValue: Uint8Array | undefined = undefined;
   private seekBuf = pooledBytes(64);
 
   /** Copies the user key of `ikey` (its first `n` bytes) into keyBuf. */
-  protected saveKey(ikey: Uint8Array, n: number): void {
+  saveKey(ikey: Uint8Array, n: number): void {
     let buf = this.keyBuf;
     if (n > buf.length) {
       buf = this.keyBuf = new Uint8Array(Math.max(n, buf.length * 2));
@@ -40,7 +44,7 @@ export class IteratorBuffers {
    * The saved user key as a view, reused while its length stays the same (its bytes follow
    * the buffer; a grown buffer resets the cached view to the empty array).
    */
-  protected savedKey(): Uint8Array {
+  savedKey(): Uint8Array {
     let view = this.keyView;
     if (view.length !== this.keyLength)
       view = this.keyView = this.keyBuf.subarray(0, this.keyLength);
@@ -51,7 +55,7 @@ export class IteratorBuffers {
    * Keeps a value across moves of the merged iterator: the view itself when `pinned` (its
    * bytes stay; see InternalIterator.isValuePinned), else a copy in valueBuf.
    */
-  protected saveValue(value: Uint8Array, pinned: boolean): void {
+  saveValue(value: Uint8Array, pinned: boolean): void {
     if (pinned) {
       this.pinnedValue = value;
       return;
@@ -67,7 +71,7 @@ export class IteratorBuffers {
   }
 
   /** The saved value: the pinned view, or the copy's view (reused like the key's). */
-  protected savedValue(): Uint8Array {
+  savedValue(): Uint8Array {
     if (this.pinnedValue !== undefined) return this.pinnedValue;
     let view = this.valueView;
     if (view.length !== this.valueLength) {
@@ -77,7 +81,7 @@ export class IteratorBuffers {
   }
 
   /** An internal seek key (userKey[0, n), seq, kind) in the reused seek buffer. */
-  protected seekKey(userKey: Uint8Array, n: number, seq: number, kind: number): Uint8Array {
+  seekKey(userKey: Uint8Array, n: number, seq: number, kind: number): Uint8Array {
     const size = n + TRAILER_SIZE;
     if (this.seekBuf.length < size)
       this.seekBuf = new Uint8Array(Math.max(size, this.seekBuf.length * 2));
@@ -89,7 +93,7 @@ export class IteratorBuffers {
   }
 
   /** Seek key for the saved user key. */
-  protected savedSeekKey(seq: number, kind: number): Uint8Array {
+  savedSeekKey(seq: number, kind: number): Uint8Array {
     return this.seekKey(this.keyBuf, this.keyLength, seq, kind);
   }
 }

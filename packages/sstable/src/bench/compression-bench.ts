@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { varint32Before, varintEnd } from "@shale/base";
 import { decompressBlock } from "../compression.js";
 import { rocksdbDataBlocks, type StoredBlock } from "./rocksdb-blocks.js";
 
@@ -60,13 +61,9 @@ try {
   const blocks = blocksOf("lz4");
   const mbs = measure(blocks, (b) => {
     // Skip RocksDB's varint32 size prefix (decoded here to size the output).
-    let p = 0;
-    let n = 0;
-    for (let shift = 0; ; shift += 7) {
-      const x = b.bytes[p++]!;
-      n += (x & 0x7f) * 2 ** shift;
-      if (x < 0x80) break;
-    }
+    const n = varint32Before(b.bytes, 0, b.bytes.length);
+    if (n < 0) throw new Error(`bad size prefix at ${b.offset}`);
+    const p = varintEnd;
     const out = new Uint8Array(n);
     return lz4js.decompressBlock(b.bytes, out, p, b.bytes.length - p, 0);
   });

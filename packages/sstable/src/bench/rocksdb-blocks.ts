@@ -5,6 +5,7 @@
  * value is a full `varint64 offset ‖ varint64 size` handle; from format_version 4 no value
  * length precedes it). Test and benchmark support only; throws Error on anything unexpected.
  */
+import { varint64Before, varintEnd } from "@shale/base";
 import { decompressBlock } from "../compression.js";
 
 export interface StoredBlock {
@@ -16,16 +17,12 @@ export interface StoredBlock {
   bytes: Uint8Array;
 }
 
-/** Reads a varint (up to 64 bits, as a double) at `at.pos`, advancing it. */
+/** Reads a varint64 at `at.pos` (@shale/base's decoder), advancing it. */
 function varint(buf: Uint8Array, at: { pos: number }): number {
-  let v = 0;
-  for (let shift = 0; shift < 64; shift += 7) {
-    const b = buf[at.pos++];
-    if (b === undefined) break;
-    v += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) return v;
-  }
-  throw new Error("bad varint");
+  const v = varint64Before(buf, at.pos, buf.length);
+  if (v < 0) throw new Error("bad varint");
+  at.pos = varintEnd;
+  return v;
 }
 
 export function rocksdbDataBlocks(file: Uint8Array): {
