@@ -60,7 +60,9 @@ export class LookupResult {
   /** The lookup being folded: its key (the array itself), snapshot and layers so far. */
   private userKey: Uint8Array | undefined = undefined;
   private snapshotSeq = -1;
-  private readonly layers: object[] = [];
+  /** `layers[0, layerCount)`: the layers entered since the reset (slots past it are cleared). */
+  private readonly layers: (object | undefined)[] = [];
+  private layerCount = 0;
 
   reset(): void {
     this.state = LookupState.NotFound;
@@ -71,7 +73,11 @@ export class LookupResult {
     if (this.pins.length !== 0) this.releasePins();
     this.userKey = undefined;
     this.snapshotSeq = -1;
-    if (this.layers.length !== 0) this.layers.length = 0;
+    // Slots cleared rather than `length = 0` (a runtime call on every get); no layer is kept
+    // alive by a reused result.
+    const layers = this.layers;
+    for (let i = 0; i < this.layerCount; i++) layers[i] = undefined;
+    this.layerCount = 0;
   }
 
   /**
@@ -82,15 +88,20 @@ export class LookupResult {
    * Allocation-free once the layer list has grown.
    */
   enter(layer: object, userKey: Uint8Array, snapshotSeq: number): void {
-    const layers = this.layers;
-    if (this.userKey !== userKey || this.snapshotSeq !== snapshotSeq || layers.includes(layer)) {
+    if (this.userKey !== userKey || this.snapshotSeq !== snapshotSeq || this.entered(layer)) {
       // A result no layer has entered since its reset keeps what its caller set in it (a
       // maxCoveringSeq from the caller's own tombstones, say).
       if (this.userKey !== undefined) this.reset();
       this.userKey = userKey;
       this.snapshotSeq = snapshotSeq;
     }
-    layers.push(layer);
+    this.layers[this.layerCount++] = layer;
+  }
+
+  private entered(layer: object): boolean {
+    const layers = this.layers;
+    for (let i = 0; i < this.layerCount; i++) if (layers[i] === layer) return true;
+    return false;
   }
 
   /** True once a Value or a deletion was found: older layers need not be read. */
