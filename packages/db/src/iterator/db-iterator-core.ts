@@ -44,6 +44,7 @@ import {
 import type { MergeOperator } from "../merge-operator.js";
 import { IteratorBuffers } from "./iterator-buffers.js";
 import { fullMerge, MergeOperands, missingMergeOperator } from "./merge-operands.js";
+import type { PinnedIterators } from "./pinned-iterators.js";
 import type { RangeDelAggregator } from "./range-del-aggregator.js";
 import type { UserKeyOrder } from "./user-key-order.js";
 
@@ -77,6 +78,8 @@ export interface DBIteratorCoreOptions {
   upperInclusive?: boolean | undefined;
   rangeDel: RangeDelAggregator | undefined;
   statistics: Statistics | undefined;
+  /** Keeps the table iterators the levels leave while a key is resolved backwards. */
+  pins?: PinnedIterators | undefined;
 }
 
 function badKey(ikey: Uint8Array): ShaleError {
@@ -109,6 +112,7 @@ export class DBIteratorCore extends IteratorBuffers {
   protected merged: Uint8Array = EMPTY_BYTES;
 
   private readonly operands = new MergeOperands();
+  private readonly pins: PinnedIterators | undefined;
   /** Set by findValueForCurrentKey: the merged iterator is already before the saved key. */
   private beforeSavedKey = false;
 
@@ -124,6 +128,7 @@ export class DBIteratorCore extends IteratorBuffers {
     this.upperInclusive = options.upperInclusive === true;
     this.rangeDel = options.rangeDel;
     this.stats = options.statistics;
+    this.pins = options.pins;
   }
 
   private compareToSaved(ikey: Uint8Array, n: number): number {
@@ -144,6 +149,7 @@ export class DBIteratorCore extends IteratorBuffers {
     const upperInclusive = this.upperInclusive;
     const order = this.order;
     const rangeDel = this.rangeDel;
+    this.pins?.release(); // the views of the last key backwards end with the move
     this.currentEntryIsMerged = false;
     this.valueSource = VALUE_FROM_ITER;
     let numSkipped = 0;
@@ -264,6 +270,7 @@ export class DBIteratorCore extends IteratorBuffers {
     const lower = this.lowerBound;
     const lowerExclusive = this.lowerExclusive;
     const order = this.order;
+    this.pins?.release();
     while (iter.valid()) {
       const ikey = iter.key();
       const n = ikey.length - TRAILER_SIZE;
@@ -300,6 +307,8 @@ export class DBIteratorCore extends IteratorBuffers {
     let lastNotMerge = STATE_DELETED;
     let numSkipped = 0;
     operands.clear();
+    // A pinned value is kept (saveValue) while the levels move on: they hold what they leave.
+    this.pins?.start();
     this.beforeSavedKey = true;
     while (iter.valid()) {
       const ikey = iter.key();
