@@ -26,7 +26,12 @@ import type { MemTable } from "@shale/memtable";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { TableCache, TableReadOptions } from "@shale/sstable";
 import { LevelFilesIterator } from "./compaction/level-files-iterator.js";
-import { type DBIterator, type DBIteratorSources, newDBIterator } from "./iterator/index.js";
+import {
+  type DBIterator,
+  type DBIteratorSources,
+  newDBIterator,
+  PinnedIterators,
+} from "./iterator/index.js";
 import { type FileMetaData, NUM_LEVELS } from "./version-edit.js";
 import type { Version } from "./version-set.js";
 
@@ -42,7 +47,7 @@ export interface SourceState {
 
 export type CollectedSources = Pick<
   DBIteratorSources,
-  "children" | "rangeTombstones" | "childMaxSeqs" | "tablesPerSeek"
+  "children" | "rangeTombstones" | "childMaxSeqs" | "tablesPerSeek" | "pins"
 >;
 
 /** A DB iterator's settings: everything but its sources and `onClose`. */
@@ -73,6 +78,7 @@ export function openDBIterator(
     rangeTombstones: sources.rangeTombstones,
     childMaxSeqs: sources.childMaxSeqs,
     tablesPerSeek: sources.tablesPerSeek,
+    pins: sources.pins,
     comparator: settings.comparator,
     mergeOperator: settings.mergeOperator,
     snapshotSeq: settings.snapshotSeq,
@@ -122,6 +128,7 @@ export function collectSources(s: SourceState): CollectedSources {
   const rangeTombstones: FragmentedRangeTombstoneList[] = [];
   const childMaxSeqs: number[] = [];
   let tables = 0;
+  let pins: PinnedIterators | undefined;
   try {
     for (const mem of [s.mem, ...s.imm.map((m) => m.mem)]) {
       children.push(mem.newIterator());
@@ -147,8 +154,9 @@ export function collectSources(s: SourceState): CollectedSources {
         const list = open(f).rangeTombstones();
         if (!list.isEmpty) rangeTombstones.push(list);
       }
+      pins ??= new PinnedIterators();
       children.push(
-        new LevelFilesIterator(files, (f) => open(f).newIterator(s.readOptions), compare),
+        new LevelFilesIterator(files, (f) => open(f).newIterator(s.readOptions), compare, pins),
       );
       childMaxSeqs.push(maxSeq);
       tables++;
@@ -157,5 +165,5 @@ export function collectSources(s: SourceState): CollectedSources {
     for (const c of children) c.close();
     throw e;
   }
-  return { children, rangeTombstones, childMaxSeqs, tablesPerSeek: tables };
+  return { children, rangeTombstones, childMaxSeqs, tablesPerSeek: tables, pins };
 }

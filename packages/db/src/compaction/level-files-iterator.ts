@@ -13,10 +13,14 @@
  * (or the run is closed), so a key or value view of the run stays valid while the run moves
  * on into the next file — what a merge needs: a consumer holds views of one user key, whose
  * versions never span two files of a run (clean cuts), until it moves past that key, which
- * moves the run at most into the following file. `isValuePinned` means that much. (In
- * invariants mode a closed table iterator overwrites its blocks, so relying on more shows.)
+ * moves the run at most into the following file. (In invariants mode a closed table
+ * iterator overwrites its blocks, so relying on more shows.) With `pins` (a DB iterator's
+ * PinnedIterators), the files it leaves while `pins.active` stay open until `pins.release()`,
+ * and `isValuePinned` holds only then: the DB iterator resolving a key backwards may move
+ * the run through several files (a step back, then a range-deletion skip or a seek).
  */
 import type { CompareFn, InternalIterator } from "@shale/base";
+import type { PinnedIterators } from "../iterator/pinned-iterators.js";
 
 /** A table of the run: its internal-key bounds and how to iterate it. */
 export interface RunFile {
@@ -32,15 +36,23 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   private it: InternalIterator | undefined;
   /** The iterator of the file the run left last, closed when it leaves the next one. */
   private left: InternalIterator | undefined;
+  private readonly pins: PinnedIterators | undefined;
 
   /**
    * @param files sorted by `compare` on their bounds, not overlapping.
    * @param open makes an iterator over one file; it is closed when the run leaves the file.
+   * @param pins holds the iterators of files left while it is active (see the file comment).
    */
-  constructor(files: readonly F[], open: (file: F) => InternalIterator, compare: CompareFn) {
+  constructor(
+    files: readonly F[],
+    open: (file: F) => InternalIterator,
+    compare: CompareFn,
+    pins?: PinnedIterators,
+  ) {
     this.files = files;
     this.open = open;
     this.compare = compare;
+    this.pins = pins;
   }
 
   valid(): boolean {
@@ -106,10 +118,12 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   }
 
   isValuePinned(): boolean {
-    return this.it!.isValuePinned?.() === true;
+    const pins = this.pins;
+    return (pins === undefined || pins.active) && this.it!.isValuePinned?.() === true;
   }
 
   close(): void {
+    this.pins?.release();
     this.leave();
     this.left?.close();
     this.left = undefined;
@@ -118,7 +132,11 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   /** Leaves the current file: its iterator becomes `left` (the one before is closed). */
   private leave(): void {
     if (this.it !== undefined) {
-      this.left?.close();
+      const left = this.left;
+      if (left !== undefined) {
+        if (this.pins?.active === true) this.pins.hold(left);
+        else left.close();
+      }
       this.left = this.it;
     }
     this.it = undefined;

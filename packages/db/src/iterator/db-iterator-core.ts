@@ -45,6 +45,7 @@ import {
 import type { MergeOperator } from "../merge-operator.js";
 import { IteratorBuffers } from "./iterator-buffers.js";
 import { fullMerge, MergeOperands, missingMergeOperator } from "./merge-operands.js";
+import type { PinnedIterators } from "./pinned-iterators.js";
 import type { RangeDelAggregator } from "./range-del-aggregator.js";
 import type { UserKeyOrder } from "./user-key-order.js";
 
@@ -78,6 +79,8 @@ export interface DBIteratorCoreOptions {
   upperInclusive?: boolean | undefined;
   rangeDel: RangeDelAggregator | undefined;
   statistics: Statistics | undefined;
+  /** Keeps the table iterators the levels leave while a key is resolved backwards. */
+  pins?: PinnedIterators | undefined;
 }
 
 function badKey(ikey: Uint8Array): ShaleError {
@@ -112,6 +115,7 @@ export class DBIteratorCore {
   protected merged: Uint8Array = EMPTY_BYTES;
 
   private readonly operands = new MergeOperands();
+  private readonly pins: PinnedIterators | undefined;
   /** Set by findValueForCurrentKey: the merged iterator is already before the saved key. */
   private beforeSavedKey = false;
 
@@ -126,6 +130,7 @@ export class DBIteratorCore {
     this.upperInclusive = options.upperInclusive === true;
     this.rangeDel = options.rangeDel;
     this.stats = options.statistics;
+    this.pins = options.pins;
   }
 
   private compareToSaved(ikey: Uint8Array, n: number): number {
@@ -146,6 +151,7 @@ export class DBIteratorCore {
     const upperInclusive = this.upperInclusive;
     const order = this.order;
     const rangeDel = this.rangeDel;
+    this.pins?.release(); // the views of the last key backwards end with the move
     this.currentEntryIsMerged = false;
     this.valueSource = VALUE_FROM_ITER;
     let numSkipped = 0;
@@ -266,6 +272,7 @@ export class DBIteratorCore {
     const lower = this.lowerBound;
     const lowerExclusive = this.lowerExclusive;
     const order = this.order;
+    this.pins?.release();
     while (iter.valid()) {
       const ikey = iter.key();
       const n = ikey.length - TRAILER_SIZE;
@@ -302,6 +309,8 @@ export class DBIteratorCore {
     let lastNotMerge = STATE_DELETED;
     let numSkipped = 0;
     operands.clear();
+    // A pinned value is kept (saveValue) while the levels move on: they hold what they leave.
+    this.pins?.start();
     this.beforeSavedKey = true;
     while (iter.valid()) {
       const ikey = iter.key();

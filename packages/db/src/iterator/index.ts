@@ -23,11 +23,13 @@ import { newMergingIterator } from "@shale/merging-iterator";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { MergeOperator } from "../merge-operator.js";
 import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
+import type { PinnedIterators } from "./pinned-iterators.js";
 import { maxVisibleTombstoneSeq, RangeDelAggregator } from "./range-del-aggregator.js";
 import { RangeDelSkippingIterator } from "./skipping-iterator.js";
 import { UserKeyOrder } from "./user-key-order.js";
 
 export { type BackgroundPoll, DBIterator } from "./db-iterator.js";
+export { PinnedIterators } from "./pinned-iterators.js";
 export { RangeDelAggregator } from "./range-del-aggregator.js";
 export { RangeDelSkippingIterator } from "./skipping-iterator.js";
 
@@ -81,6 +83,8 @@ export interface DBIteratorSources {
   tablesPerSeek?: number | undefined;
   /** The database's background results, taken at the start of every seek. Default: none. */
   background?: BackgroundPoll | undefined;
+  /** What the LevelFilesIterators among `children` were built with. Default: none. */
+  pins?: PinnedIterators | undefined;
 }
 
 function checkSeq(seq: unknown, what: string): number {
@@ -167,5 +171,6 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     onClose: sources.onClose,
     background: sources.background,
     tablesPerSeek: sources.tablesPerSeek ?? 0,
+    pins: sources.pins,
   });
 }
