@@ -41,6 +41,14 @@ export interface ResolvedRange {
   upperInclusive: boolean;
 }
 
+/** No bound on either side (shared, frozen: resolveRange's callers only read it). */
+const OPEN_RANGE: ResolvedRange = Object.freeze({
+  lower: undefined,
+  lowerExclusive: false,
+  upper: undefined,
+  upperInclusive: false,
+});
+
 const LOWER = ["gt", "gte", "lowerBound"] as const;
 const UPPER = ["lt", "lte", "upperBound"] as const;
 
@@ -68,6 +76,16 @@ function pick(
  * the options argument in errors ("readOptions", "clearOptions").
  */
 export function resolveRange(o: RangeOptions, what: string): ResolvedRange {
+  // Most iterators have no range option: named loads, no keyed lookups, no allocation.
+  if (
+    o.gt === undefined &&
+    o.gte === undefined &&
+    o.lowerBound === undefined &&
+    o.lt === undefined &&
+    o.lte === undefined &&
+    o.upperBound === undefined
+  )
+    return OPEN_RANGE;
   const lo = pick(o, LOWER, what);
   const hi = pick(o, UPPER, what);
   return {
