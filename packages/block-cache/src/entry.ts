@@ -13,7 +13,7 @@
  */
 
 /**
- * What an entry knows of its shard (shard.ts's LRUShard): where LRUCache sends an inserted
+ * @internal What an entry knows of its shard (shard.ts's LRUShard): where LRUCache sends an inserted
  * entry and a released handle, and which cache owns it. An interface, so this file does not
  * import shard.ts (which imports this one).
  */
