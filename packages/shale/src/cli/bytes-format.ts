@@ -10,6 +10,7 @@
  *   field, or, with the hex flags or for bytes that are not valid UTF-8, lower-case hex
  *   under `keyHex` / `valueHex` — lossless either way.
  */
+import { formatKey } from "@shale/base";
 import { CliError, ExitCode } from "./exit-codes.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -50,15 +51,7 @@ export function formatBytes(bytes: Uint8Array, encoding: ByteEncoding): string {
   if (encoding === "hex") return toUpperHex(bytes);
   const text = decodeUtf8(bytes);
   if (text !== undefined && !UNPRINTABLE.test(text)) return text;
-  let s = "";
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    s +=
-      b >= 0x20 && b < 0x7f && b !== 0x5c
-        ? String.fromCharCode(b)
-        : `\\x${b.toString(16).padStart(2, "0")}`;
-  }
-  return s;
+  return formatKey(bytes);
 }
 
 /** For machines: `{ [name]: text }` or `{ [name + "Hex"]: hex }` (see the file header). */
