@@ -3,7 +3,12 @@
  * Follower that fills it): apart from follower.ts so that recovery.ts may name the Follower
  * type without an import cycle.
  */
-import { type InternalKeyComparator, ShaleError, type WritableFile } from "@shale/base";
+import {
+  type FileSystem,
+  type InternalKeyComparator,
+  ShaleError,
+  type WritableFile,
+} from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogWriter } from "@shale/wal";
 import { newDbSessionId } from "../background/build-table.js";
@@ -12,6 +17,7 @@ import { checkOptionsFile, readNewestOptions } from "../options-file.js";
 import type { RecoveredState } from "../recovery.js";
 import { VersionSet } from "../version-set.js";
 import type { Follower } from "./follower.js";
+import { isMissingFile } from "./manifest-tail.js";
 
 /** A WritableFile that keeps nothing: the WAL writer of an instance that never writes. */
 const NULL_FILE: WritableFile = {
@@ -38,7 +44,7 @@ export function followerState(
     throw ShaleError.invalidArgument(
       `no database in ${dir} (a ${follower.role === "readOnly" ? "read-only" : "secondary"} open needs one)`,
     );
-  const previousOptions = readNewestOptions(fs, dir);
+  const previousOptions = readLiveOptions(fs, dir);
   if (previousOptions !== undefined)
     checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
   const message =
@@ -57,4 +63,22 @@ export function followerState(
     identity: { dbId: "", dbSessionId: newDbSessionId() },
     follower,
   };
+}
+
+/** Tries of reading the newest OPTIONS file while the primary keeps replacing it. */
+const OPTIONS_ATTEMPTS = 20;
+
+/**
+ * The newest OPTIONS file of a directory a live primary writes: the primary writes a new
+ * OPTIONS file and deletes the older ones (RocksDB keeps two), so the newest one listed can
+ * be gone when it is read. Then the listing is read again.
+ */
+function readLiveOptions(fs: FileSystem, dir: string): ReturnType<typeof readNewestOptions> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return readNewestOptions(fs, dir);
+    } catch (e) {
+      if (!isMissingFile(e) || attempt >= OPTIONS_ATTEMPTS) throw e;
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ErrorCode, ShaleError } from "@shale/base";
+import { ErrorCode, MemoryFileSystem, ShaleError } from "@shale/base";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import { WriteBatch } from "../write-batch.js";
@@ -125,6 +125,34 @@ describe("a table the writer deletes before the reader opened it", () => {
     const again = await DB.open(dir, { readOnly: true, maxOpenFiles: 16 });
     for (let t = 0; t < 20; t++) expect(text(again.get(key(t * 1000 + 7)))).toBe(`t${t}`);
     await again.close();
+    await writer.close();
+  });
+});
+
+describe("a follower opening while the primary replaces its OPTIONS file", () => {
+  /** Renames the newest OPTIONS file to a newer number just before it is first read. */
+  class ReplacingOptionsFs extends MemoryFileSystem {
+    replaced = 0;
+    override readFile(path: string): Uint8Array {
+      const m = /OPTIONS-(\d+)$/.exec(path);
+      if (m !== null && this.replaced === 0) {
+        this.replaced++;
+        const newer = String(Number(m[1]) + 100).padStart(m[1]!.length, "0");
+        this.rename(path, path.replace(/OPTIONS-\d+$/, `OPTIONS-${newer}`));
+      }
+      return super.readFile(path);
+    }
+  }
+
+  it("reads the listing again when the newest OPTIONS file vanished (RocksDB deletes old ones)", async () => {
+    const fs = new ReplacingOptionsFs();
+    const writer = await DB.open("/db", { fs });
+    writer.put("k", "v");
+    fs.replaced = 0;
+    const reader = await DB.open("/db", { fs, readOnly: true });
+    expect(fs.replaced).toBe(1);
+    expect(text(reader.get("k"))).toBe("v");
+    await reader.close();
     await writer.close();
   });
 });
