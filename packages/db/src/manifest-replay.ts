@@ -144,6 +144,49 @@ export interface ReplayResult {
   missing: string[];
 }
 
+/** One edit of a MANIFEST with the offset of its record. */
+export interface EditAt {
+  edit: VersionEdit;
+  offset: number;
+}
+
+/**
+ * Groups the edits of a MANIFEST, in record order, into the units that are applied whole: a
+ * plain edit alone, or every edit of an atomic group (RocksDB's AtomicGroup: each edit
+ * counts its remaining ones down to 0). Corruption (file and offset) for a group whose count
+ * is out of order or that a plain edit interrupts. A group still open at the end of the file
+ * is never returned (it was not committed).
+ */
+export class EditUnits {
+  private group: EditAt[] | undefined;
+
+  /** Takes the edit read at `offset`; returns the unit it completes, or undefined inside a group. */
+  add(edit: VersionEdit, name: string, offset: number): EditAt[] | undefined {
+    const remaining = edit.atomicGroupRemaining;
+    if (remaining === undefined) {
+      if (this.group !== undefined)
+        throw ShaleError.corruption("atomic group ends early", name, offset);
+      return [{ edit, offset }];
+    }
+    const group = this.group ?? [];
+    const expected =
+      group.length === 0 ? undefined : group[0]!.edit.atomicGroupRemaining! - group.length;
+    if (expected !== undefined && remaining !== expected)
+      throw ShaleError.corruption(
+        `atomic group out of order: ${remaining} edits remaining, expected ${expected}`,
+        name,
+        offset,
+      );
+    group.push({ edit, offset });
+    if (remaining !== 0) {
+      this.group = group;
+      return undefined;
+    }
+    this.group = undefined;
+    return group;
+  }
+}
+
 /** Replays the MANIFEST at `path` (see the file comment for the rules). */
 export function replayManifest(path: string, options: ReplayOptions): ReplayResult {
   const { fs, dir, icmp } = options;
@@ -166,7 +209,7 @@ export function replayManifest(path: string, options: ReplayOptions): ReplayResu
   };
   let lastWhole = 0;
   let damage: ShaleError | undefined;
-  let group: { edit: VersionEdit; offset: number }[] | undefined;
+  const units = new EditUnits();
   try {
     // The limit is checked before reading on: the record after the last one wanted may be the
     // damage a best-efforts replay stops short of.
@@ -174,24 +217,8 @@ export function replayManifest(path: string, options: ReplayOptions): ReplayResu
       const rec = reader.readRecord();
       if (rec === undefined) break;
       const offset = reader.lastRecordOffset;
-      const edit = Edit.decode(rec, name, offset);
-      if (edit.atomicGroupRemaining !== undefined) {
-        if (group === undefined) group = [];
-        const expected =
-          group.length === 0 ? undefined : group[0]!.edit.atomicGroupRemaining! - group.length;
-        if (expected !== undefined && edit.atomicGroupRemaining !== expected)
-          throw ShaleError.corruption(
-            `atomic group out of order: ${edit.atomicGroupRemaining} edits remaining, expected ${expected}`,
-            name,
-            offset,
-          );
-        group.push({ edit, offset });
-        if (edit.atomicGroupRemaining !== 0) continue;
-      } else if (group !== undefined) {
-        throw ShaleError.corruption("atomic group ends early", name, offset);
-      }
-      const unit = group ?? [{ edit, offset }];
-      group = undefined;
+      const unit = units.add(Edit.decode(rec, name, offset), name, offset);
+      if (unit === undefined) continue; // inside an atomic group
       for (const u of unit) {
         if (bestEfforts) {
           for (const d of u.edit.deletedFiles) missing.delete(d.number);

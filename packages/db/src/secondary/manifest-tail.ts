@@ -23,7 +23,7 @@ import {
 } from "@shale/base";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import { currentFileName, FileType, manifestFileName, parseFileName } from "../filenames.js";
-import { ManifestState } from "../manifest-replay.js";
+import { EditUnits, ManifestState } from "../manifest-replay.js";
 import { VersionEdit } from "../version-edit.js";
 
 /** A file the primary deleted between our looking it up and opening it: look again. */
@@ -122,28 +122,12 @@ export class ManifestTail {
       reporter: () => {},
     });
     let applied = 0;
-    let group: { edit: VersionEdit; offset: number }[] | undefined;
+    const units = new EditUnits();
     try {
       for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
         const at = reader.lastRecordOffset;
-        const edit = VersionEdit.decode(rec, name, at);
-        if (edit.atomicGroupRemaining !== undefined) {
-          group ??= [];
-          const expected =
-            group.length === 0 ? undefined : group[0]!.edit.atomicGroupRemaining! - group.length;
-          if (expected !== undefined && edit.atomicGroupRemaining !== expected)
-            throw ShaleError.corruption(
-              `atomic group out of order: ${edit.atomicGroupRemaining} edits remaining, expected ${expected}`,
-              name,
-              at,
-            );
-          group.push({ edit, offset: at });
-          if (edit.atomicGroupRemaining !== 0) continue;
-        } else if (group !== undefined) {
-          throw ShaleError.corruption("atomic group ends early", name, at);
-        }
-        const unit = group ?? [{ edit, offset: at }];
-        group = undefined;
+        const unit = units.add(VersionEdit.decode(rec, name, at), name, at);
+        if (unit === undefined) continue; // inside an atomic group
         for (const u of unit) this.state.apply(u.edit, name, u.offset);
         this.state.units++;
         applied += unit.length;
