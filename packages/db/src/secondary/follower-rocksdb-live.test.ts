@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { ShaleError } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import {
@@ -54,8 +55,19 @@ describe.skipIf(toolsMissing !== undefined)("shale secondary of a live RocksDB",
         r(code);
       }),
     );
-    while (!existsSync(join(dir, "CURRENT")) && !exited) await sleep(5);
-    const secondary = await DB.openAsSecondary(dir);
+    // db_bench opens the database, then destroys it and opens it again for a fresh-db
+    // benchmark (fillrandom): an open that lands between the two finds no database
+    // (InvalidArgument, as it should) and is tried again.
+    let secondary: DB | undefined;
+    for (let tries = 1; secondary === undefined; tries++) {
+      while (!existsSync(join(dir, "CURRENT")) && !exited) await sleep(5);
+      try {
+        secondary = await DB.openAsSecondary(dir);
+      } catch (e) {
+        if (tries >= 100 || !ShaleError.isInstance(e) || e.code !== "InvalidArgument") throw e;
+        await sleep(5);
+      }
+    }
     let catchUps = 0;
     let edits = 0;
     let maxSeen = 0;
