@@ -36,6 +36,8 @@ export interface Flags {
   seed: number;
   histogram: boolean;
   maxPause: boolean;
+  /** --tree_shape: print the engine's files per level after each benchmark. */
+  treeShape: boolean;
   json: boolean;
   /** --report: write an HTML page of time series to this file (report/). */
   report: string | undefined;
@@ -197,6 +199,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "bool",
     help: "report each benchmark's longest main-thread pause: the longest gap between two finished ops, or the event-loop delay while compact/waitforcompaction await (Default: false)",
   },
+  tree_shape: {
+    key: "treeShape",
+    kind: "bool",
+    help: "after each benchmark print the engine's table files per level, e.g. (tree L0=4 L1=4 L2=0): read amplification of an LSM engine; engines without levels print nothing (Default: false)",
+  },
   json: {
     key: "json",
     kind: "bool",
@@ -275,6 +282,7 @@ export function defaultFlags(): Flags {
     seed: 301,
     histogram: false,
     maxPause: false,
+    treeShape: false,
     json: false,
     report: undefined,
     reportSamples: false,

@@ -170,6 +170,31 @@ describe("db-bench on shale", () => {
     expect(text).toContain("Count: 500 Average:");
   });
 
+  it("--tree_shape prints shale's files per level after each workload, in text and JSON", async () => {
+    const b = await bench([
+      "--benchmarks=fillrandom,compact,readrandom",
+      "--num=3000",
+      "--write_buffer_size=65536",
+      "--tree_shape",
+      "--json",
+    ]);
+    const results = b.out
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((o) => "benchmark" in o);
+    const shapes = results.map((o) => o.filesPerLevel as number[]);
+    expect(shapes).toHaveLength(3);
+    // Small memtables: the fill leaves tables; compact leaves none in L0 and some below.
+    expect(shapes[0]!.reduce((a, n) => a + n, 0)).toBeGreaterThan(0);
+    expect(shapes[1]![0]).toBe(0);
+    expect(shapes[1]!.slice(1).reduce((a, n) => a + n, 0)).toBeGreaterThan(0);
+    expect(shapes[2]).toEqual(shapes[1]);
+
+    const text = await bench(["--benchmarks=fillseq", "--num=500", "--tree_shape"]);
+    expect(text.out.find((l) => l.startsWith("fillseq"))).toMatch(/\(tree L0=\d+( L\d=\d+)*\)$/);
+    const off = await bench(["--benchmarks=fillseq", "--num=500"]);
+    expect(off.out.join("\n")).not.toContain("(tree ");
+  });
+
   it("fillsync fsyncs each of its writes; the workload after it does not", async () => {
     // --statistics covers the engine's whole run (one Statistics across reopens).
     const walSyncs = (text: string | undefined) =>

@@ -39,6 +39,8 @@ export interface BenchResult {
   histogram?: LatencySummary;
   /** With --max_pause: the longest main-thread pause in milliseconds (see op-clock.ts). */
   maxPauseMs?: number;
+  /** With --tree_shape: the engine's table files per level after the benchmark. */
+  filesPerLevel?: number[];
 }
 
 export function header(flags: Flags): string {
@@ -85,8 +87,14 @@ export function line(r: BenchResult): string {
   if (r.message.length > 0) parts.push(r.message);
   if (r.diskBytes !== undefined) parts.push(`(disk ${formatMB(r.diskBytes)} MB)`);
   if (r.maxPauseMs !== undefined) parts.push(`(max pause ${r.maxPauseMs.toFixed(3)} ms)`);
+  if (r.filesPerLevel !== undefined) parts.push(treeShape(r.filesPerLevel));
   const msg = parts.length > 0 ? ` ${parts.join(" ")}` : "";
   return `${r.name.padEnd(12)} : ${microsPerOp(r).toFixed(3).padStart(11)} micros/op ${Math.round(opsPerSec(r))} ops/sec;${mb}${msg}`;
+}
+
+/** `(tree L0=4 L1=4 L2=0)`: files per level. */
+export function treeShape(filesPerLevel: readonly number[]): string {
+  return `(tree ${filesPerLevel.map((n, level) => `L${level}=${n}`).join(" ")})`;
 }
 
 export function summarize(latencies: Float64Array): LatencySummary | undefined {
@@ -136,6 +144,7 @@ export function json(r: BenchResult): string {
     ...(r.text !== undefined ? { text: r.text } : {}),
     ...(r.histogram !== undefined ? { histogram: r.histogram } : {}),
     ...(r.maxPauseMs !== undefined ? { maxPauseMs: r.maxPauseMs } : {}),
+    ...(r.filesPerLevel !== undefined ? { filesPerLevel: r.filesPerLevel } : {}),
   });
 }
 
@@ -156,6 +165,7 @@ export function parseResult(o: Record<string, unknown>): BenchResult {
   if (typeof o.histogram === "object" && o.histogram !== null)
     r.histogram = o.histogram as LatencySummary;
   if (typeof o.maxPauseMs === "number") r.maxPauseMs = o.maxPauseMs;
+  if (Array.isArray(o.filesPerLevel)) r.filesPerLevel = o.filesPerLevel.map(Number);
   return r;
 }
 

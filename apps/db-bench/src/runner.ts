@@ -143,6 +143,8 @@ export async function runEngines(
           const bytes = directoryBytes(dir);
           if (bytes !== undefined) r.diskBytes = bytes;
         }
+        if (flags.treeShape && r.na === undefined && engine.filesPerLevel !== undefined)
+          r.filesPerLevel = engine.filesPerLevel();
         events.result(r);
         done++;
       }

@@ -159,6 +159,11 @@ export interface Engine {
   stats(): string;
   /** Its internals now, for --report; absent for engines that tell none (lmdb, memory-level). */
   gauges?(): EngineGauges;
+  /**
+   * Table files per level now (index = level, trailing empty levels left out), for
+   * --tree_shape; absent for engines without levels (lmdb, memory-level).
+   */
+  filesPerLevel?(): number[];
   close(): Promise<void>;
 }
 

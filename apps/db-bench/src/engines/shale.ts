@@ -201,6 +201,18 @@ export class ShaleEngine implements Engine {
     return g;
   }
 
+  filesPerLevel(): number[] {
+    const db = this.db!;
+    const out: number[] = [];
+    for (let level = 0; ; level++) {
+      const v = db.getProperty(`shale.num-files-at-level${level}`);
+      if (v === undefined) break;
+      out.push(Number(v));
+    }
+    while (out.length > 1 && out[out.length - 1] === 0) out.pop();
+    return out;
+  }
+
   async close(): Promise<void> {
     await this.db?.close();
     this.db = undefined;
