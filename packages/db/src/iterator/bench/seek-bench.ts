@@ -89,7 +89,9 @@ const parts = (
 ).filter(([name]) => ONLY.includes(name));
 for (const [, body] of parts) body();
 const times = parts.map(() => [] as number[]);
-for (let r = 0; r < ROUNDS; r++) parts.forEach(([, body], i) => times[i]!.push(cpu(body)));
+for (let r = 0; r < ROUNDS; r++) {
+  for (let i = 0; i < parts.length; i++) times[i]!.push(cpu(parts[i]![1]));
+}
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
 console.log(
   parts.map(([name], i) => `${name} ${median(times[i]!).toFixed(0)} ns/op`).join(", "),
