@@ -62,6 +62,8 @@ describe("table iterator parts pool", () => {
     const reversed = {
       name: "test.Reverse",
       compare: (x: Uint8Array, y: Uint8Array) => -bytewiseComparator.compare(x, y),
+      findShortestSeparator: (x: Uint8Array) => x,
+      findShortSuccessor: (x: Uint8Array) => x,
     };
     const keys = [ikey("z", 1, ValueKind.Value), ikey("a", 1, ValueKind.Value)];
     const values = [new Uint8Array([1]), new Uint8Array([2])];
