@@ -130,7 +130,8 @@ export function collectSources(s: SourceState): CollectedSources {
   let tables = 0;
   let pins: PinnedIterators | undefined;
   try {
-    for (const mem of [s.mem, ...s.imm.map((m) => m.mem)]) {
+    for (let i = -1; i < s.imm.length; i++) {
+      const mem = i < 0 ? s.mem : s.imm[i]!.mem;
       children.push(mem.newIterator());
       childMaxSeqs.push(mem.largestSeq);
       if (mem.numRangeTombstones > 0) rangeTombstones.push(mem.fragmentedRangeTombstones());

@@ -12,6 +12,16 @@
  * offset from the search aid and leaves the index iterator unpositioned (`pendingEntry`):
  * the index entry is decoded only on a block-cache miss or when the scan moves on to a
  * neighbouring block.
+ *
+ * Parts pool: what an iterator needs besides its position — the index and data
+ * BlockIterators (each with a key buffer and a reverse cache), the readahead state and the
+ * block handle — depends only on the key order, and creating them was most of what opening
+ * an iterator cost (db-bench seekrandom opens one DB iterator per seek, so one table
+ * iterator per source per seek). `close()` gives them back to a small module-level pool
+ * (cleared: no block, no key, no readahead region; in invariants mode the key buffers are
+ * overwritten, so a key view kept past close shows garbage), and the next iterator over a
+ * table of the same order takes them. The closed iterator keeps no way to reach them: every
+ * method of a closed iterator throws. Not thread-safe (one pool per module instance).
  */
 import { type InternalIterator, invariants, ShaleError, trackClosed, trackOpen } from "@shale/base";
 import type { Block } from "./block.js";
@@ -37,14 +47,66 @@ export interface TableIteratorSource {
   iteratorClosed(): void;
 }
 
+/** What a table iterator needs besides its position, pooled across iterators (see above). */
+class TableIteratorParts {
+  readonly order: KeyOrder;
+  readonly index: BlockIterator;
+  readonly data: BlockIterator;
+  readonly handle: BlockHandle = { offset: 0, size: 0 };
+  readonly readahead = new Readahead();
+
+  constructor(order: KeyOrder) {
+    this.order = order;
+    this.index = new BlockIterator(order);
+    this.data = new BlockIterator(order);
+  }
+}
+
+/** Parts given back by closed iterators; at most POOL_MAX (a DB iterator holds one per source). */
+const pool: TableIteratorParts[] = [];
+const POOL_MAX = 16;
+
+function takeParts(order: KeyOrder): TableIteratorParts {
+  const n = pool.length;
+  if (n > 0) {
+    const parts = pool[n - 1]!;
+    // A KeyOrder is a function of (user comparator, internal): each reader has its own
+    // object, and parts built for an equal one compare the same.
+    const o = parts.order;
+    if (o === order || (o.user === order.user && o.internal === order.internal)) {
+      pool.pop();
+      return parts;
+    }
+  }
+  return new TableIteratorParts(order);
+}
+
+function giveParts(parts: TableIteratorParts): void {
+  parts.data.close();
+  parts.index.close();
+  parts.readahead.reset();
+  parts.readahead.slab = undefined; // its memory is the values' of the closed iterator
+  if (invariants) {
+    parts.data.keyBuf.fill(0xcc);
+    parts.index.keyBuf.fill(0xcc);
+  }
+  if (pool.length < POOL_MAX) pool.push(parts);
+}
+
+/** @internal Test-only: how many parts the pool holds. */
+export function pooledTableIteratorParts(): number {
+  return pool.length;
+}
+
 export class TableIterator implements InternalIterator {
   private readonly reader: TableIteratorSource;
   private readonly fillCache: boolean;
   private readonly verify: boolean;
+  private readonly parts: TableIteratorParts;
   private readonly index: BlockIterator;
   private readonly data: BlockIterator;
-  private readonly handle: BlockHandle = { offset: 0, size: 0 };
-  private readonly readahead = new Readahead();
+  private readonly handle: BlockHandle;
+  private readonly readahead: Readahead;
   private readonly search: IndexSearch | undefined;
   /** Offset of the data block loaded into `data`, or -1. */
   private loadedOffset = -1;
@@ -59,13 +121,13 @@ export class TableIterator implements InternalIterator {
     this.fillCache = fillCache;
     this.verify = verify;
     const indexBlock = reader.indexBlock();
-    this.index = new BlockIterator(reader.order).init(
-      indexBlock,
-      reader.fileName,
-      reader.footer.indexHandle.offset,
-    );
+    const parts = takeParts(reader.order);
+    this.parts = parts;
+    this.index = parts.index.init(indexBlock, reader.fileName, reader.footer.indexHandle.offset);
     this.search = reader.order.bytewiseInternal ? indexBlock.search : undefined;
-    this.data = new BlockIterator(reader.order);
+    this.data = parts.data;
+    this.handle = parts.handle;
+    this.readahead = parts.readahead;
     this.checks = invariants ? new TableIteratorChecks(reader.order, reader.fileName) : undefined;
     if (invariants) trackOpen(this, `table iterator of ${reader.fileName ?? "(unnamed)"}`);
   }
@@ -245,10 +307,8 @@ export class TableIterator implements InternalIterator {
     this.closed = true;
     this.loadedOffset = -1;
     this.pendingEntry = -1;
-    this.data.close();
-    this.index.close();
-    this.readahead.reset();
     this.checks?.mangle();
+    giveParts(this.parts);
     if (invariants) trackClosed(this);
     this.reader.iteratorClosed();
   }

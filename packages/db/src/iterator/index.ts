@@ -96,6 +96,23 @@ function checkSeq(seq: unknown, what: string): number {
 }
 
 /**
+ * The user-key order and internal-key compare function of the last comparator seen: both are
+ * functions of the comparator alone, and a database makes every iterator with the same one
+ * (seekrandom opens one per seek), so they are built once, not per iterator.
+ */
+let lastComparator: Comparator | undefined;
+let lastOrder: UserKeyOrder | undefined;
+let lastCompare: ((a: Uint8Array, b: Uint8Array) => number) | undefined;
+
+function ordersOf(comparator: Comparator): void {
+  if (comparator === lastComparator) return;
+  const icmp = new InternalKeyComparator(comparator);
+  lastOrder = new UserKeyOrder(comparator);
+  lastCompare = (a, b) => icmp.compare(a, b);
+  lastComparator = comparator;
+}
+
+/**
  * Builds a DB iterator over `sources` (unpositioned: call a seek first). Throws TypeError
  * for malformed sources and InvalidArgument for a bad snapshot or childMaxSeqs of the wrong
  * length; the children are not closed then.
@@ -136,8 +153,15 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
       ? toBytes(sources.upperBound, "upperBound").slice()
       : undefined;
 
-  const order = new UserKeyOrder(comparator);
-  const lists = rangeTombstones.filter((list) => !list.isEmpty);
+  ordersOf(comparator);
+  const order = lastOrder!;
+  let lists: FragmentedRangeTombstoneList[] = rangeTombstones;
+  for (const list of rangeTombstones) {
+    if (list.isEmpty) {
+      lists = rangeTombstones.filter((l) => !l.isEmpty);
+      break;
+    }
+  }
   let inputs: InternalIterator[] = children;
   if (lists.length > 0 && childMaxSeqs !== undefined) {
     const newest = maxVisibleTombstoneSeq(lists, snapshotSeq);
@@ -151,8 +175,7 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
         : child;
     });
   }
-  const icmp = new InternalKeyComparator(comparator);
-  const merged = newMergingIterator(inputs, (a, b) => icmp.compare(a, b), {
+  const merged = newMergingIterator(inputs, lastCompare!, {
     bytewiseInternalKeys: comparator === bytewiseComparator,
   });
   return new DBIterator({
