@@ -256,6 +256,43 @@ describe.each([
   });
 });
 
+describe("MemTable.get with no point entry (the empty-memtable fast path)", () => {
+  it("matches the model for memtables holding only range tombstones, or nothing", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(seqArb, keyArb, keyArb), { maxLength: 6 }),
+        fc.boolean(),
+        fc.array(fc.tuple(keyArb, seqArb, incomingArb), { minLength: 1, maxLength: 20 }),
+        (tombstones, hashIndex, probes) => {
+          const mem = new MemTable({ hashIndex });
+          const model = new Model(bytewiseComparator);
+          for (const [seq, a, b] of tombstones) {
+            const [start, end] = bytewiseComparator.compare(a, b) <= 0 ? [a, b] : [b, a];
+            const op = { seq, kind: ValueKind.RangeDeletion, key: start, value: end };
+            const accepted = model.add(op);
+            let threw: unknown;
+            try {
+              mem.add(seq, ValueKind.RangeDeletion, start, end);
+            } catch (e) {
+              threw = e;
+            }
+            expect(threw === undefined).toBe(accepted);
+          }
+          expect(mem.numEntries).toBe(0);
+          for (const [key, snap, incoming] of probes) {
+            for (const s of [snap, MAX_SEQ]) {
+              const r = resultFrom(incoming);
+              mem.get(key, s, r);
+              expect(snapshotOf(r), `get ${toHex(key)} @${s}`).toEqual(model.get(key, s, incoming));
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe("MemTable.get", () => {
   const text = (s: string) => new TextEncoder().encode(s);
 

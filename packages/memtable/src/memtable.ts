@@ -261,6 +261,8 @@ export class MemTable {
       const covering = this.maxCoveringTombstoneSeq(userKey, snapshotSeq);
       if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
     }
+    // No point entry (a memtable after a reopen or a flush): nothing to hash or search.
+    if (this.entries === 0) return result;
     lookupPoints(this.points, this.index, userKey, snapshotSeq, result);
     return result;
   }
