@@ -11,15 +11,15 @@ import {
   ShaleError,
 } from "@shale/base";
 import type { SharedMemTableData } from "@shale/memtable";
+import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { CompactionJobResult, CompactionJobSpec } from "../compaction/compaction-job.js";
 import {
   type MergeOperator,
   maxOperator,
   stringAppendOperator,
   uint64AddOperator,
-} from "../merge-operator.js";
-import type { FileMetaData } from "../version-edit.js";
-import type { TableWriteOptions } from "./build-table.js";
+} from "../core/merge-operator.js";
+import type { FileMetaData } from "../version/version-edit.js";
 
 export interface FlushMessage {
   id: number;

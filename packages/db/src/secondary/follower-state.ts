@@ -11,11 +11,11 @@ import {
 } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogWriter } from "@shale/wal";
-import { newDbSessionId } from "../background/build-table.js";
-import type { ResolvedOptions } from "../options.js";
-import { checkOptionsFile, readNewestOptions } from "../options-file.js";
-import type { RecoveredState } from "../recovery.js";
-import { VersionSet } from "../version-set.js";
+import { newDbSessionId } from "../compaction/build-table.js";
+import type { ResolvedOptions } from "../core/options.js";
+import { checkOptionsFile, readNewestOptions } from "../core/options-file.js";
+import type { RecoveredState } from "../open/recovery.js";
+import { VersionSet } from "../version/version-set.js";
 import type { Follower } from "./follower.js";
 import { isMissingFile } from "./manifest-tail.js";
 
