@@ -74,6 +74,7 @@ import { resolveLimit, resolveRange } from "./core/range-options.js";
 import { type Snapshot, SnapshotList } from "./core/snapshot.js";
 import { viewGuard } from "./core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
+import { followerState } from "./open/follower-state.js";
 import {
   type RecoveredState,
   type RecoveryDrop,
@@ -110,7 +111,6 @@ import {
   Follower,
   type FollowerHost,
 } from "./secondary/follower.js";
-import { followerState } from "./secondary/follower-state.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
 import { type KeyRange, rangeOfFiles } from "./version/key-range.js";

@@ -14,10 +14,10 @@ import { LogWriter } from "@shale/wal";
 import { newDbSessionId } from "../compaction/build-table.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { checkOptionsFile, readNewestOptions } from "../core/options-file.js";
-import type { RecoveredState } from "../open/recovery.js";
+import type { Follower } from "../secondary/follower.js";
+import { isMissingFile } from "../secondary/manifest-tail.js";
 import { VersionSet } from "../version/version-set.js";
-import type { Follower } from "./follower.js";
-import { isMissingFile } from "./manifest-tail.js";
+import type { RecoveredState } from "./recovery.js";
 
 /** A WritableFile that keeps nothing: the WAL writer of an instance that never writes. */
 const NULL_FILE: WritableFile = {
