@@ -19,8 +19,9 @@ import {
 import { Random } from "@shale/base/testing";
 import { TableReader } from "@shale/sstable";
 import { afterAll, describe, expect, it } from "vitest";
-import { builtinMergeOperatorName, DEFAULT_STRING_APPEND } from "./background/protocol.js";
+import { builtinMergeOperatorName } from "./background/protocol.js";
 import {
+  DEFAULT_STRING_APPEND,
   decodeUint64,
   encodeUint64,
   type MergeOperator,

@@ -118,7 +118,7 @@ import type { Version, VersionSet } from "./version/version-set.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write/write-batch.js";
 import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write/write-path.js";
 
-export type { ImmutableMemTable } from "./background/flush-scheduler.js";
+export type { ImmutableMemTable } from "./write/immutable-memtable.js";
 
 const EMPTY = new Uint8Array(0);
 

@@ -33,14 +33,9 @@ import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { CompactionStats } from "../compaction/compaction-stats.js";
 import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { BackgroundExecutor } from "./executor.js";
 import type { WriteController } from "./write-controller.js";
-
-/** A memtable that no longer takes writes, with the WAL that holds its data. */
-export interface ImmutableMemTable {
-  readonly mem: MemTable;
-  readonly logNumber: number;
-}
 
 /** What flushing needs from its database. */
 export interface FlushHost {

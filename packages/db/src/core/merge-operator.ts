@@ -148,6 +148,12 @@ export function stringAppendOperator(delimiter: string | Uint8Array = ","): Merg
   });
 }
 
+/**
+ * The `stringappend` operator with the default delimiter that `mergeOperator:
+ * "stringappend"` resolves to: the one instance a worker can rebuild by name.
+ */
+export const DEFAULT_STRING_APPEND: MergeOperator = stringAppendOperator();
+
 /** Resolves `options.mergeOperator`: an operator object, or a built-in by name. */
 export function resolveMergeOperator(
   op: MergeOperator | string | undefined,

@@ -16,8 +16,11 @@ import {
 import { LRUCache } from "@shale/block-cache";
 import { type Block, type CompressionName, DEFAULT_COMPRESSION } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
-import { DEFAULT_STRING_APPEND } from "../background/protocol.js";
-import { type MergeOperator, resolveMergeOperator } from "./merge-operator.js";
+import {
+  DEFAULT_STRING_APPEND,
+  type MergeOperator,
+  resolveMergeOperator,
+} from "./merge-operator.js";
 import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
 
 const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];

@@ -39,7 +39,6 @@ import {
 } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
-import type { ImmutableMemTable } from "../background/flush-scheduler.js";
 import {
   newDbSessionId,
   type TableIdentity,
@@ -62,6 +61,7 @@ import { SecondaryPins } from "../secondary/primary-pins.js";
 import { checkLiveTables } from "../version/paranoid-checks.js";
 import { NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
 import { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { MemTableInserter } from "../write/write-path.js";
 

@@ -27,12 +27,12 @@ import {
 } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
 import { type TableCache, TableReader, type TableReadOptions } from "@shale/sstable";
-import type { ImmutableMemTable } from "../background/flush-scheduler.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { fullMerge } from "../iterator/merge-operands.js";
 import { isSentinelKey } from "../version/key-range.js";
 import { NUM_LEVELS } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 
 export class PointReader {
   private readonly icmp: InternalKeyComparator;

@@ -17,8 +17,8 @@
 import { baseName, type Comparator, type FileSystem, ShaleError } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
-import type { ImmutableMemTable } from "../background/flush-scheduler.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { MemTableInserter } from "../write/write-path.js";
 import { isMissingFile, Vanished } from "./manifest-tail.js";
