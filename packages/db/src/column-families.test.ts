@@ -8,7 +8,7 @@ import { MemoryFileSystem, ShaleError } from "@shale/base";
 import { LogReader, LogWriter } from "@shale/wal";
 import { describe, expect, it, vi } from "vitest";
 import { DB } from "./db.js";
-import { VersionEdit } from "./version-edit.js";
+import { VersionEdit } from "./version/version-edit.js";
 
 const str = (b: Uint8Array | undefined) =>
   b === undefined ? undefined : new TextDecoder().decode(b);

@@ -19,18 +19,19 @@ import {
 import { Random } from "@shale/base/testing";
 import { TableReader } from "@shale/sstable";
 import { afterAll, describe, expect, it } from "vitest";
-import { builtinMergeOperatorName, DEFAULT_STRING_APPEND } from "./background/protocol.js";
-import { fileRange, rangesOverlap } from "./compaction/key-range.js";
-import { DB } from "./db.js";
+import { builtinMergeOperatorName } from "./background/protocol.js";
 import {
+  DEFAULT_STRING_APPEND,
   decodeUint64,
   encodeUint64,
   type MergeOperator,
   maxOperator,
   stringAppendOperator,
-} from "./merge-operator.js";
-import type { DbOptions } from "./options.js";
-import { NUM_LEVELS } from "./version-edit.js";
+} from "./core/merge-operator.js";
+import type { DbOptions } from "./core/options.js";
+import { DB } from "./db.js";
+import { fileRange, rangesOverlap } from "./version/key-range.js";
+import { NUM_LEVELS } from "./version/version-edit.js";
 
 const str = (b: Uint8Array | undefined) =>
   b === undefined ? undefined : new TextDecoder().decode(b);

@@ -1,8 +1,8 @@
 import { isShaleError, MemoryFileSystem, ShaleError, Statistics, Ticker } from "@shale/base";
 import { afterEach, describe, expect, it } from "vitest";
+import { decodeUint64, encodeUint64 } from "./core/merge-operator.js";
 import { DB } from "./db.js";
-import { decodeUint64, encodeUint64 } from "./merge-operator.js";
-import { WriteBatch } from "./write-batch.js";
+import { WriteBatch } from "./write/write-batch.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array | undefined) =>

@@ -42,11 +42,14 @@ import type { LRUCache } from "@shale/block-cache";
 import { MemTable } from "@shale/memtable";
 import { type Block, TableCache } from "@shale/sstable";
 import { backgroundError } from "./background/background-error.js";
-import { type TableWriteOptions, tableWriteOptions } from "./background/build-table.js";
+import { CompactionScheduler } from "./background/compaction-scheduler.js";
 import { type BackgroundExecutor, InlineExecutor } from "./background/executor.js";
 import { FileRemover } from "./background/file-remover.js";
+import { FlushScheduler } from "./background/flush-scheduler.js";
 import { builtinComparator } from "./background/protocol.js";
 import { WorkerExecutor } from "./background/worker-executor.js";
+import { StallCondition, type StallHost, WriteController } from "./background/write-controller.js";
+import { type TableWriteOptions, tableWriteOptions } from "./compaction/build-table.js";
 import {
   CLEAR_OPTIONS,
   type ClearOptions,
@@ -62,21 +65,22 @@ import {
   type SnapshotOptions,
   WRITE_OPTIONS,
   type WriteOptions,
-} from "./call-options.js";
-import { clearRange } from "./clear.js";
-import { type KeyRange, rangeOfFiles } from "./compaction/key-range.js";
-import { CompactionScheduler } from "./compaction/scheduler.js";
-import { StallCondition, type StallHost, WriteController } from "./compaction/write-controller.js";
-import { lockFileName, tableFileName } from "./filenames.js";
-import { FlushScheduler } from "./flush-scheduler.js";
+} from "./core/call-options.js";
+import { lockFileName, tableFileName } from "./core/filenames.js";
+import type { MergeOperator } from "./core/merge-operator.js";
+import { type DbOptions, type ResolvedOptions, resolveOptions } from "./core/options.js";
+import { ownedCopy } from "./core/owned-bytes.js";
+import { resolveLimit, resolveRange } from "./core/range-options.js";
+import { type Snapshot, SnapshotList } from "./core/snapshot.js";
+import { viewGuard } from "./core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
-import { resolveLimit, resolveRange } from "./iterator/range-options.js";
+import { followerState } from "./open/follower-state.js";
 import {
-  type IteratorSettings,
-  openDBIterator,
-  reportUnclosedIterators,
-} from "./iterator-sources.js";
-import type { MergeOperator } from "./merge-operator.js";
+  type RecoveredState,
+  type RecoveryDrop,
+  recover,
+  recoveryProperty,
+} from "./open/recovery.js";
 import {
   type ApproximateSizeOptions,
   approximateSizes,
@@ -84,36 +88,37 @@ import {
 } from "./ops/approximate-sizes.js";
 import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
+import { clearRange } from "./ops/clear.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
 import { FileDeletionHold } from "./ops/file-deletions.js";
 import type { OpsHost } from "./ops/host.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
+import { formatProperty } from "./ops/properties.js";
 import {
   type VerifyChecksumsOptions,
   type VerifyReport,
   verifyChecksums,
 } from "./ops/verify-checksums.js";
-import { type DbOptions, type ResolvedOptions, resolveOptions } from "./options.js";
-import { ownedCopy } from "./owned-bytes.js";
-import { formatProperty } from "./properties.js";
-import { PointReader } from "./read-path.js";
-import { type RecoveredState, type RecoveryDrop, recover, recoveryProperty } from "./recovery.js";
+import {
+  type IteratorSettings,
+  openDBIterator,
+  reportUnclosedIterators,
+} from "./read/iterator-sources.js";
+import { PointReader } from "./read/read-path.js";
 import {
   type CatchUpResult,
   type DbRole,
   Follower,
   type FollowerHost,
 } from "./secondary/follower.js";
-import { followerState } from "./secondary/follower-state.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
-import { type Snapshot, SnapshotList } from "./snapshot.js";
-import type { Version, VersionSet } from "./version-set.js";
-import { viewGuard } from "./view-guard.js";
-import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
-import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write-path.js";
+import { type KeyRange, rangeOfFiles } from "./version/key-range.js";
+import type { Version, VersionSet } from "./version/version-set.js";
+import { BATCH_HEADER_SIZE, WriteBatch } from "./write/write-batch.js";
+import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write/write-path.js";
 
-export type { ImmutableMemTable } from "./flush-scheduler.js";
+export type { ImmutableMemTable } from "./write/immutable-memtable.js";
 
 const EMPTY = new Uint8Array(0);
 

@@ -18,8 +18,8 @@ import {
   ShaleError,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
+import { manifestFileName } from "./core/filenames.js";
 import { DB } from "./db.js";
-import { manifestFileName } from "./filenames.js";
 import {
   type FaultClass,
   faultDbOptions,
@@ -27,8 +27,8 @@ import {
   type TrialResult,
   type WorkloadOptions,
 } from "./test-support/fault-model.test-support.js";
-import { VersionEdit } from "./version-edit.js";
-import { VersionSet } from "./version-set.js";
+import { VersionEdit } from "./version/version-edit.js";
+import { VersionSet } from "./version/version-set.js";
 
 const str = (b: Uint8Array | undefined) =>
   b === undefined ? undefined : new TextDecoder().decode(b);

@@ -8,10 +8,7 @@ export type {
   CompactRangeOptions,
   RangeOptions,
   SnapshotOptions,
-} from "./call-options.js";
-export type { ImmutableMemTable, PinnedVersion } from "./db.js";
-export { DB } from "./db.js";
-export { DBIterator } from "./iterator/index.js";
+} from "./core/call-options.js";
 export {
   decodeUint64,
   encodeUint64,
@@ -20,7 +17,18 @@ export {
   resolveMergeOperator,
   stringAppendOperator,
   uint64AddOperator,
-} from "./merge-operator.js";
+} from "./core/merge-operator.js";
+export type {
+  DbOptions,
+  FlushOptions,
+  IteratorOptions,
+  ReadOptions,
+  WriteOptions,
+} from "./core/options.js";
+export { Snapshot } from "./core/snapshot.js";
+export type { ImmutableMemTable, PinnedVersion } from "./db.js";
+export { DB } from "./db.js";
+export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";
 export {
   BackupEngine,
@@ -38,13 +46,6 @@ export type {
   VerifyProblem,
   VerifyReport,
 } from "./ops/verify-checksums.js";
-export type {
-  DbOptions,
-  FlushOptions,
-  IteratorOptions,
-  ReadOptions,
-  WriteOptions,
-} from "./options.js";
 export {
   type DroppedFile,
   type MovedFile,
@@ -56,6 +57,5 @@ export {
 } from "./repair/repair.js";
 export type { CatchUpResult, DbRole } from "./secondary/follower.js";
 export type { SecondaryOptions } from "./secondary/secondary-options.js";
-export { Snapshot } from "./snapshot.js";
-export { type FileMetaData, VersionEdit } from "./version-edit.js";
-export { WriteBatch } from "./write-batch.js";
+export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
+export { WriteBatch } from "./write/write-batch.js";

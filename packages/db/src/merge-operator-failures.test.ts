@@ -12,14 +12,14 @@ import { join } from "node:path";
 import { type ErrorCode, isShaleError, MemoryFileSystem } from "@shale/base";
 import { thrown } from "@shale/base/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { DB } from "./db.js";
 import {
   decodeUint64,
   encodeUint64,
   type MergeOperator,
   uint64AddOperator,
-} from "./merge-operator.js";
-import type { DbOptions } from "./options.js";
+} from "./core/merge-operator.js";
+import type { DbOptions } from "./core/options.js";
+import { DB } from "./db.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const str = (b: Uint8Array | undefined) =>

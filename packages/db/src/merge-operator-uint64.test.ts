@@ -1,7 +1,7 @@
 import { toHex } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { uint64AddOperator } from "./merge-operator.js";
+import { uint64AddOperator } from "./core/merge-operator.js";
 
 const key = new Uint8Array(0);
 const le = (n: bigint) => {

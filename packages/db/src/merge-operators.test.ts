@@ -17,10 +17,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryFileSystem } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
+import { type MergeOperator, stringAppendOperator } from "./core/merge-operator.js";
+import type { DbOptions } from "./core/options.js";
+import type { Snapshot } from "./core/snapshot.js";
 import { DB } from "./db.js";
-import { type MergeOperator, stringAppendOperator } from "./merge-operator.js";
-import type { DbOptions } from "./options.js";
-import type { Snapshot } from "./snapshot.js";
 import { hex, readAllPaths } from "./test-support/read-paths.test-support.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -12,14 +12,14 @@
  */
 import { Histogram, MemoryFileSystem, Statistics, type StatsLevel, Ticker } from "@shale/base";
 import { afterEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { DB } from "./db.js";
 import {
   decodeUint64,
   encodeUint64,
   type MergeOperator,
   uint64AddOperator,
-} from "./merge-operator.js";
-import type { DbOptions } from "./options.js";
+} from "./core/merge-operator.js";
+import type { DbOptions } from "./core/options.js";
+import { DB } from "./db.js";
 
 /** uint64add that counts its fullMerge calls (a user's object: it runs on the main thread). */
 function countingAdd(): MergeOperator & { calls: number } {

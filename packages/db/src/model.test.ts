@@ -7,9 +7,9 @@
 import { compareBytes, MemoryFileSystem } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Snapshot } from "./core/snapshot.js";
 import { DB } from "./db.js";
-import type { Snapshot } from "./snapshot.js";
-import { WriteBatch } from "./write-batch.js";
+import { WriteBatch } from "./write/write-batch.js";
 
 const KEYS = ["", "a", "aa", "ab", "b", "ba", "c", "d", "e", "zz"];
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -6,8 +6,8 @@
  */
 import { MemoryFileSystem } from "@shale/base";
 import { describe, expect, it } from "vitest";
+import type { DbOptions } from "./core/options.js";
 import { DB } from "./db.js";
-import type { DbOptions } from "./options.js";
 
 const str = (b: Uint8Array | undefined) =>
   b === undefined ? undefined : new TextDecoder().decode(b);

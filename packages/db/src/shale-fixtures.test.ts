@@ -23,9 +23,9 @@ import { internalKeyText, rewriteRequested } from "@shale/base/testing";
 import { TableBuilder, type TableBuilderOptions, TableReader } from "@shale/sstable";
 import { LogReader, LogWriter } from "@shale/wal";
 import { describe, expect, it } from "vitest";
-import { replayManifest } from "./manifest-replay.js";
-import { type FileMetaData, VersionEdit } from "./version-edit.js";
-import { WriteBatch } from "./write-batch.js";
+import { replayManifest } from "./version/manifest-replay.js";
+import { type FileMetaData, VersionEdit } from "./version/version-edit.js";
+import { WriteBatch } from "./write/write-batch.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);
 const enc = (s: string) => new TextEncoder().encode(s);

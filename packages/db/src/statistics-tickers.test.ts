@@ -11,10 +11,10 @@
  */
 import { Histogram, MemoryFileSystem, Statistics, Ticker } from "@shale/base";
 import { describe, expect, it } from "vitest";
+import { encodeUint64, uint64AddOperator } from "./core/merge-operator.js";
+import type { DbOptions } from "./core/options.js";
 import { DB } from "./db.js";
-import { encodeUint64, uint64AddOperator } from "./merge-operator.js";
-import type { DbOptions } from "./options.js";
-import { WriteBatch } from "./write-batch.js";
+import { WriteBatch } from "./write/write-batch.js";
 
 interface Ctx {
   db: DB;

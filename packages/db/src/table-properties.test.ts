@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { bytesToString, MemoryFileSystem, NodeFileSystem } from "@shale/base";
 import { TableReader } from "@shale/sstable";
 import { describe, expect, it } from "vitest";
+import type { DbOptions } from "./core/options.js";
 import { DB } from "./db.js";
-import type { DbOptions } from "./options.js";
 
 type Fs = MemoryFileSystem | NodeFileSystem;
 

@@ -29,15 +29,15 @@
  */
 import { type Comparator, type FileSystem, ShaleError } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
+import type { TableWriteOptions } from "../compaction/build-table.js";
 import {
   type CompactionJobResult,
   type CompactionJobSpec,
   runCompactionJob,
 } from "../compaction/compaction-job.js";
-import type { MergeOperator } from "../merge-operator.js";
-import type { FileMetaData } from "../version-edit.js";
-import type { TableWriteOptions } from "./build-table.js";
-import { flushMemTable } from "./flush-job.js";
+import type { MergeOperator } from "../core/merge-operator.js";
+import { flushMemTable } from "../flush/flush-job.js";
+import type { FileMetaData } from "../version/version-edit.js";
 
 export interface FlushRequest {
   dir: string;

@@ -11,15 +11,15 @@ import {
   ShaleError,
 } from "@shale/base";
 import type { SharedMemTableData } from "@shale/memtable";
+import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { CompactionJobResult, CompactionJobSpec } from "../compaction/compaction-job.js";
 import {
+  DEFAULT_STRING_APPEND,
   type MergeOperator,
   maxOperator,
-  stringAppendOperator,
   uint64AddOperator,
-} from "../merge-operator.js";
-import type { FileMetaData } from "../version-edit.js";
-import type { TableWriteOptions } from "./build-table.js";
+} from "../core/merge-operator.js";
+import type { FileMetaData } from "../version/version-edit.js";
 
 export interface FlushMessage {
   id: number;
@@ -80,12 +80,6 @@ const BUILTIN: Record<string, Comparator> = {
 export function builtinComparator(name: string): Comparator | undefined {
   return BUILTIN[name];
 }
-
-/**
- * The `stringappend` operator with the default delimiter that `mergeOperator:
- * "stringappend"` resolves to: the one instance a worker can rebuild by name.
- */
-export const DEFAULT_STRING_APPEND: MergeOperator = stringAppendOperator();
 
 const BUILTIN_MERGE = new Map<string, MergeOperator>([
   ["max", maxOperator],

@@ -7,8 +7,8 @@ import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { NodeFileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { runCompactionJob } from "../compaction/compaction-job.js";
-import type { MergeOperator } from "../merge-operator.js";
-import { flushMemTable } from "./flush-job.js";
+import type { MergeOperator } from "../core/merge-operator.js";
+import { flushMemTable } from "../flush/flush-job.js";
 import {
   builtinComparator,
   builtinMergeOperator,

@@ -8,7 +8,7 @@
  * moves forward: amortised O(1) per key.
  */
 import type { Comparator } from "@shale/base";
-import { endsBefore, type KeyRange } from "./key-range.js";
+import { endsBefore, type KeyRange } from "../version/key-range.js";
 
 export class BottommostChecker {
   private readonly ucmp: Comparator;

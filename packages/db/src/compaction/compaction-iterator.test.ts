@@ -32,11 +32,11 @@ import {
   maxOperator,
   stringAppendOperator,
   uint64AddOperator,
-} from "../merge-operator.js";
+} from "../core/merge-operator.js";
+import type { KeyRange } from "../version/key-range.js";
 import { BottommostChecker } from "./bottommost.js";
 import { CompactionIterator } from "./compaction-iterator.js";
 import { compactTombstones } from "./compaction-job.js";
-import type { KeyRange } from "./key-range.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);
 const enc = (s: string) => new TextEncoder().encode(s);

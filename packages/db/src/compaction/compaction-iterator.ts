@@ -53,7 +53,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
-import type { MergeOperator } from "../merge-operator.js";
+import type { MergeOperator } from "../core/merge-operator.js";
 import type { BottommostChecker } from "./bottommost.js";
 
 export interface CompactionIteratorOptions {

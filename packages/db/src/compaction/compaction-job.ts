@@ -30,15 +30,15 @@ import {
 import { MergingIterator } from "@shale/merging-iterator";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { TableReader } from "@shale/sstable";
-import type { TableWriteOptions } from "../background/build-table.js";
-import { FileNumberCounter } from "../background/file-numbers.js";
-import { tableFileName } from "../filenames.js";
-import type { MergeOperator } from "../merge-operator.js";
-import type { FileMetaData } from "../version-edit.js";
+import { tableFileName } from "../core/filenames.js";
+import type { MergeOperator } from "../core/merge-operator.js";
+import { LevelFilesIterator } from "../iterator/level-files-iterator.js";
+import { FileNumberCounter } from "../version/file-numbers.js";
+import type { KeyRange } from "../version/key-range.js";
+import type { FileMetaData } from "../version/version-edit.js";
 import { BottommostChecker } from "./bottommost.js";
+import type { TableWriteOptions } from "./build-table.js";
 import { CompactionIterator, type CompactionIteratorStats } from "./compaction-iterator.js";
-import type { KeyRange } from "./key-range.js";
-import { LevelFilesIterator } from "./level-files-iterator.js";
 import { CompactionOutputs, type GrandparentFile } from "./output-writer.js";
 
 /** An input table as the job sees it. */

@@ -11,8 +11,8 @@
  *   that reached a table (the WAL is not counted);
  * - Comp(sec), Comp(cnt): wall time and number of jobs (trivial moves count, at 0 s).
  */
-import { NUM_LEVELS } from "../version-edit.js";
-import type { Version } from "../version-set.js";
+import { NUM_LEVELS } from "../version/version-edit.js";
+import type { Version } from "../version/version-set.js";
 
 export interface LevelStats {
   count: number;

@@ -4,15 +4,15 @@
  * deeper levels for dropping tombstones).
  */
 import type { Comparator } from "@shale/base";
-import { type FileMetaData, NUM_LEVELS, VersionEdit } from "../version-edit.js";
-import type { Version } from "../version-set.js";
 import {
   fileRange,
   type KeyRange,
   overlappingInLevel,
   rangeOfFiles,
   unionRange,
-} from "./key-range.js";
+} from "../version/key-range.js";
+import { type FileMetaData, NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
+import type { Version } from "../version/version-set.js";
 
 export const CompactionReason = Object.freeze({
   /** L0 reached `level0FileNumCompactionTrigger` files. */

@@ -8,9 +8,9 @@ import {
 } from "@shale/base";
 import { TableReader } from "@shale/sstable";
 import { describe, expect, it } from "vitest";
-import { tableFileName } from "../filenames.js";
-import type { FileMetaData } from "../version-edit.js";
-import { fileRange, isSentinelKey, rangesOverlap } from "./key-range.js";
+import { tableFileName } from "../core/filenames.js";
+import { fileRange, isSentinelKey, rangesOverlap } from "../version/key-range.js";
+import type { FileMetaData } from "../version/version-edit.js";
 import { CompactionOutputs, type GrandparentFile } from "./output-writer.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);

@@ -21,9 +21,9 @@
  */
 import { type Comparator, type FileSystem, type RangeTombstone, TRAILER_SIZE } from "@shale/base";
 import type { TableBuilderOptions } from "@shale/sstable";
-import { TableFile } from "../background/build-table.js";
-import type { FileMetaData } from "../version-edit.js";
-import { endsBefore, type KeyRange } from "./key-range.js";
+import { endsBefore, type KeyRange } from "../version/key-range.js";
+import type { FileMetaData } from "../version/version-edit.js";
+import { TableFile } from "./build-table.js";
 
 export interface GrandparentFile extends KeyRange {
   size: number;

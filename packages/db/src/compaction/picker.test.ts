@@ -28,9 +28,9 @@ import {
   parseVersion,
   versionText,
 } from "../test-support/lsm-text.test-support.js";
-import { Version } from "../version-set.js";
+import type { KeyRange } from "../version/key-range.js";
+import { Version } from "../version/version-set.js";
 import { Compaction, CompactionReason } from "./compaction.js";
-import type { KeyRange } from "./key-range.js";
 import { CompactionPicker, checkPick, type RunningCompaction } from "./picker.js";
 
 const MB = 1024 * 1024;

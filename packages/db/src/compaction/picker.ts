@@ -41,9 +41,6 @@ import {
   type InternalKeyComparator,
   invariants,
 } from "@shale/base";
-import { type FileMetaData, NUM_LEVELS } from "../version-edit.js";
-import type { Version } from "../version-set.js";
-import { Compaction, CompactionReason } from "./compaction.js";
 import {
   endsBefore,
   fileRange,
@@ -52,7 +49,10 @@ import {
   type KeyRange,
   rangeOfFiles,
   rangesOverlap,
-} from "./key-range.js";
+} from "../version/key-range.js";
+import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
+import type { Version } from "../version/version-set.js";
+import { Compaction, CompactionReason } from "./compaction.js";
 
 export interface PickerOptions {
   level0FileNumCompactionTrigger: number;

@@ -6,8 +6,8 @@ import {
   ValueKind,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { type FileMetaData, VersionEdit } from "../version-edit.js";
-import { VersionSet } from "../version-set.js";
+import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
+import { VersionSet } from "../version/version-set.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -7,8 +7,8 @@
  */
 import { isShaleError, toHex } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
+import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
-import type { DbOptions } from "../options.js";
 import {
   copyFixture,
   expectedEntries,

@@ -18,8 +18,8 @@
 import { join } from "node:path";
 import { toHex } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
+import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
-import type { DbOptions } from "../options.js";
 import {
   copyDir,
   dbBenchKey,

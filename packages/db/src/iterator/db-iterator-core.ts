@@ -42,7 +42,7 @@ import {
   trailerSeq,
   ValueKind,
 } from "@shale/base";
-import type { MergeOperator } from "../merge-operator.js";
+import type { MergeOperator } from "../core/merge-operator.js";
 import { IteratorBuffers } from "./iterator-buffers.js";
 import { fullMerge, MergeOperands, missingMergeOperator } from "./merge-operands.js";
 import type { PinnedIterators } from "./pinned-iterators.js";

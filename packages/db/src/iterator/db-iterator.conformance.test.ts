@@ -22,7 +22,7 @@ import {
 } from "@shale/base";
 import { describeIteratorConformance, Random } from "@shale/base/testing";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
-import type { MergeOperator } from "../merge-operator.js";
+import type { MergeOperator } from "../core/merge-operator.js";
 import { newDBIterator } from "./index.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);

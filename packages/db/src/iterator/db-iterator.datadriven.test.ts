@@ -14,7 +14,7 @@
  */
 import { bytewiseComparator, MAX_SEQ } from "@shale/base";
 import { dataDrivenTests, keyText, parseKeyText, traceIterator } from "@shale/base/testing";
-import { stringAppendOperator } from "../merge-operator.js";
+import { stringAppendOperator } from "../core/merge-operator.js";
 import { newDBIterator } from "./index.js";
 import {
   type BuiltSources,

@@ -14,7 +14,7 @@ import {
 } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { maxOperator, stringAppendOperator } from "../merge-operator.js";
+import { maxOperator, stringAppendOperator } from "../core/merge-operator.js";
 import { type DBIterator, newDBIterator } from "./index.js";
 import {
   b,

@@ -17,7 +17,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { stringAppendOperator } from "../merge-operator.js";
+import { stringAppendOperator } from "../core/merge-operator.js";
 import { type DBIterator, type DBIteratorSources, newDBIterator } from "./index.js";
 import {
   b,

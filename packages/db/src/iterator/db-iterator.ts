@@ -13,7 +13,7 @@ import {
   toBytes,
   ValueKind,
 } from "@shale/base";
-import { viewGuard } from "../view-guard.js";
+import { viewGuard } from "../core/view-guard.js";
 import {
   DBIteratorCore,
   type DBIteratorCoreOptions,

@@ -7,7 +7,7 @@
  * walk ends — exhausted, `break` (the loop calls `return()`), or an error — the DB iterator
  * is closed, so a for-of over a temporary iterator never leaks what it pins.
  */
-import { ownedPair } from "../owned-bytes.js";
+import { ownedPair } from "../core/owned-bytes.js";
 
 /**
  * The moves the protocol makes (db-iterator.ts's DBIterator has them): an interface, so this

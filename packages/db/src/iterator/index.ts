@@ -21,7 +21,7 @@ import {
 } from "@shale/base";
 import { newMergingIterator } from "@shale/merging-iterator";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
-import type { MergeOperator } from "../merge-operator.js";
+import type { MergeOperator } from "../core/merge-operator.js";
 import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
 import type { PinnedIterators } from "./pinned-iterators.js";
 import { maxVisibleTombstoneSeq, RangeDelAggregator } from "./range-del-aggregator.js";

@@ -7,7 +7,7 @@
  * operand once the buffer is large enough; only the views passed to the operator are new.
  */
 import { EMPTY_BYTES, Histogram, ShaleError, type Statistics, Ticker } from "@shale/base";
-import type { MergeOperator } from "../merge-operator.js";
+import type { MergeOperator } from "../core/merge-operator.js";
 
 export class MergeOperands {
   /** Grown on the first operand: a typed array over 64 bytes costs ~0.5 µs to create. */

@@ -5,7 +5,7 @@
  */
 import { bytewiseComparator, isShaleError, MAX_SEQ, Statistics, Ticker } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { type MergeOperator, maxOperator, stringAppendOperator } from "../merge-operator.js";
+import { type MergeOperator, maxOperator, stringAppendOperator } from "../core/merge-operator.js";
 import { type DBIterator, newDBIterator } from "./index.js";
 import {
   buildSources,

@@ -12,8 +12,8 @@ import {
   MemoryFileSystem,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { LevelFilesIterator } from "../compaction/level-files-iterator.js";
 import { DB } from "../db.js";
+import { LevelFilesIterator } from "./level-files-iterator.js";
 import { PinnedIterators } from "./pinned-iterators.js";
 
 const text = (b: Uint8Array) => new TextDecoder("latin1").decode(b);

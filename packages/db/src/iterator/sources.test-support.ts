@@ -14,7 +14,7 @@ import {
 import { MemTable } from "@shale/memtable";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { TableBuilder, TableReader } from "@shale/sstable";
-import type { MergeOperator } from "../merge-operator.js";
+import type { MergeOperator } from "../core/merge-operator.js";
 import type { DBIteratorSources } from "./index.js";
 
 export type WriteKind = "put" | "del" | "sdel" | "merge" | "rangedel";

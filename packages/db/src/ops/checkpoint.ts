@@ -26,7 +26,7 @@
  * `flush: true` (RocksDB's log_size_for_flush = 0 flushes for the same reason).
  */
 import { baseName, dirName, joinPath, ShaleError, toBytes } from "@shale/base";
-import { currentFileName, logFileName, tableFileName } from "../filenames.js";
+import { currentFileName, logFileName, tableFileName } from "../core/filenames.js";
 import { copyFile, linkOrCopy, removeTree } from "./copy.js";
 import type { OpsHost } from "./host.js";
 import { captureLiveFiles } from "./live-files.js";

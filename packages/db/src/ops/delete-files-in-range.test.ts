@@ -7,7 +7,7 @@ import {
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
-import type { FileMetaData, VersionEdit } from "../version-edit.js";
+import type { FileMetaData, VersionEdit } from "../version/version-edit.js";
 import { deleteFilesInRange } from "./delete-files-in-range.js";
 import type { OpsHost } from "./host.js";
 

@@ -21,9 +21,9 @@
  * `compactRange(start, end)` after, or use this only on ranges written once.
  */
 import { baseName, ShaleError, TRAILER_SIZE, toBytes } from "@shale/base";
-import { tableFileName } from "../filenames.js";
-import type { FileMetaData } from "../version-edit.js";
-import { VersionEdit } from "../version-edit.js";
+import { tableFileName } from "../core/filenames.js";
+import type { FileMetaData } from "../version/version-edit.js";
+import { VersionEdit } from "../version/version-edit.js";
 import type { OpsHost } from "./host.js";
 
 /** What `deleteFilesInRange` dropped. */

@@ -9,9 +9,9 @@
 import type { FileSystem, InternalKeyComparator, Statistics } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
 import type { TableCache } from "@shale/sstable";
-import type { ImmutableMemTable } from "../flush-scheduler.js";
-import type { VersionEdit } from "../version-edit.js";
-import type { Version, VersionSet } from "../version-set.js";
+import type { VersionEdit } from "../version/version-edit.js";
+import type { Version, VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 
 export interface OpsHost {
   readonly dir: string;

@@ -21,9 +21,9 @@ import {
   optionsFileName,
   parseFileName,
   tableFileName,
-} from "../filenames.js";
-import { optionsFileNumbers } from "../options-file.js";
-import type { FileMetaData } from "../version-edit.js";
+} from "../core/filenames.js";
+import { optionsFileNumbers } from "../core/options-file.js";
+import type { FileMetaData } from "../version/version-edit.js";
 import type { OpsHost } from "./host.js";
 
 /** A table of the current version. */

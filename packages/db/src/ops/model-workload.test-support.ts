@@ -5,7 +5,7 @@
  */
 import { Random } from "@shale/base/testing";
 import type { DB } from "../db.js";
-import { WriteBatch } from "../write-batch.js";
+import { WriteBatch } from "../write/write-batch.js";
 
 const decoder = new TextDecoder();
 export const key = (i: number) => `key${String(i).padStart(4, "0")}`;

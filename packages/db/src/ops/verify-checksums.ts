@@ -14,7 +14,7 @@
 import { joinPath, ShaleError } from "@shale/base";
 import { TableReader } from "@shale/sstable";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
-import { logFileName, tableFileName } from "../filenames.js";
+import { logFileName, tableFileName } from "../core/filenames.js";
 import type { OpsHost } from "./host.js";
 import { liveFiles } from "./live-files.js";
 

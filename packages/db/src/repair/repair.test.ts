@@ -9,7 +9,7 @@ import {
 } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TableFile } from "../background/build-table.js";
+import { TableFile } from "../compaction/build-table.js";
 import { DB } from "../db.js";
 import { repair } from "./repair.js";
 

@@ -33,9 +33,7 @@ import {
 } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
-import { newDbSessionId, tableWriteOptions } from "../background/build-table.js";
-import { flushMemTable } from "../background/flush-job.js";
-import { DB } from "../db.js";
+import { newDbSessionId, tableWriteOptions } from "../compaction/build-table.js";
 import {
   currentFileName,
   FileType,
@@ -45,12 +43,14 @@ import {
   parseFileName,
   tableFileName,
   tempFileName,
-} from "../filenames.js";
-import { type DbOptions, resolveOptions } from "../options.js";
-import { checkOptionsFile, readNewestOptions } from "../options-file.js";
-import { type FileMetaData, VersionEdit } from "../version-edit.js";
-import { WriteBatch } from "../write-batch.js";
-import { MemTableInserter } from "../write-path.js";
+} from "../core/filenames.js";
+import { type DbOptions, resolveOptions } from "../core/options.js";
+import { checkOptionsFile, readNewestOptions } from "../core/options-file.js";
+import { DB } from "../db.js";
+import { flushMemTable } from "../flush/flush-job.js";
+import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
+import { WriteBatch } from "../write/write-batch.js";
+import { MemTableInserter } from "../write/write-path.js";
 import { scanTable } from "./scan-table.js";
 
 /** A table in the rebuilt MANIFEST. */

@@ -22,8 +22,8 @@ import {
 } from "@shale/base";
 import type { RangeTombstone } from "@shale/range-tombstones";
 import { type TableBuilderOptions, TableReader } from "@shale/sstable";
-import { TableFile } from "../background/build-table.js";
-import type { FileMetaData } from "../version-edit.js";
+import { TableFile } from "../compaction/build-table.js";
+import type { FileMetaData } from "../version/version-edit.js";
 
 export type TableScan =
   | { kind: "kept"; file: FileMetaData; entries: number; rangeDeletions: number }

@@ -35,9 +35,9 @@ import { type FileSystem, type InternalKeyComparator, ShaleError } from "@shale/
 import type { MemTable } from "@shale/memtable";
 import type { TableCache } from "@shale/sstable";
 import type { WalRecoveryMode } from "@shale/wal";
-import { tableFileName } from "../filenames.js";
-import type { ImmutableMemTable } from "../flush-scheduler.js";
-import type { VersionSet } from "../version-set.js";
+import { tableFileName } from "../core/filenames.js";
+import type { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { isMissingFile, ManifestTail, Vanished } from "./manifest-tail.js";
 import { RegistrationWriter } from "./registration.js";
 import { WalTail } from "./wal-tail.js";

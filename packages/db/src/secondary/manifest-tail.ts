@@ -22,9 +22,9 @@ import {
   ShaleError,
 } from "@shale/base";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
-import { currentFileName, FileType, manifestFileName, parseFileName } from "../filenames.js";
-import { EditUnits, ManifestState } from "../manifest-replay.js";
-import { VersionEdit } from "../version-edit.js";
+import { currentFileName, FileType, manifestFileName, parseFileName } from "../core/filenames.js";
+import { EditUnits, ManifestState } from "../version/manifest-replay.js";
+import { VersionEdit } from "../version/version-edit.js";
 
 /** A file the primary deleted between our looking it up and opening it: look again. */
 export class Vanished extends Error {

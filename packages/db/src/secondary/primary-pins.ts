@@ -10,7 +10,7 @@
  * directory the cost is one `exists` per batch.
  */
 import { baseName, type FileSystem } from "@shale/base";
-import { FileType, parseFileName } from "../filenames.js";
+import { FileType, parseFileName } from "../core/filenames.js";
 import { readPins, registrationDir } from "./registration.js";
 
 const POLL_MS = 1000;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ErrorCode, MemoryFileSystem, ShaleError } from "@shale/base";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
-import { WriteBatch } from "../write-batch.js";
+import { WriteBatch } from "../write/write-batch.js";
 
 const dirs: string[] = [];
 function tempDir(): string {

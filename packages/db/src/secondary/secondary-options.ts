@@ -2,7 +2,7 @@
  * The options `DB.openAsSecondary` takes beyond the open options (options.ts).
  */
 import { ShaleError } from "@shale/base";
-import type { DbOptions } from "../options.js";
+import type { DbOptions } from "../core/options.js";
 
 export interface SecondaryOptions {
   /**

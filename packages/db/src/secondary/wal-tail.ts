@@ -17,10 +17,10 @@
 import { baseName, type Comparator, type FileSystem, ShaleError } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
-import { FileType, logFileName, parseFileName } from "../filenames.js";
-import type { ImmutableMemTable } from "../flush-scheduler.js";
-import { WriteBatch } from "../write-batch.js";
-import { MemTableInserter } from "../write-path.js";
+import { FileType, logFileName, parseFileName } from "../core/filenames.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import { WriteBatch } from "../write/write-batch.js";
+import { MemTableInserter } from "../write/write-path.js";
 import { isMissingFile, Vanished } from "./manifest-tail.js";
 
 interface FollowedLog {

@@ -20,9 +20,9 @@
  */
 import { FaultInjectionFileSystem, MemoryFileSystem, ShaleError } from "@shale/base";
 import { Random } from "@shale/base/testing";
+import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
-import type { DbOptions } from "../options.js";
-import { WriteBatch } from "../write-batch.js";
+import { WriteBatch } from "../write/write-batch.js";
 
 export type Op =
   | { kind: "put"; key: string; value: string }

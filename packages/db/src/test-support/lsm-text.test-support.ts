@@ -8,8 +8,8 @@
  */
 import { bytewiseComparator, InternalKeyComparator, seqOf } from "@shale/base";
 import { parseInternalKeyText } from "@shale/base/testing";
-import { type FileMetaData, NUM_LEVELS, VersionEdit } from "../version-edit.js";
-import { Version } from "../version-set.js";
+import { type FileMetaData, NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
+import { Version } from "../version/version-set.js";
 
 export const icmp = new InternalKeyComparator(bytewiseComparator);
 

@@ -6,8 +6,8 @@
  */
 import { bytesEqual } from "@shale/base";
 import { expect } from "vitest";
+import type { ReadOptions } from "../core/options.js";
 import type { DB } from "../db.js";
-import type { ReadOptions } from "../options.js";
 
 const decoder = new TextDecoder();
 

@@ -32,8 +32,8 @@
  * gets Busy instead of interleaving. `listBackups` only reads.
  */
 import { type FileSystem, joinPath, NodeFileSystem, ShaleError, toBytes } from "@shale/base";
+import { logFileName, tableFileName } from "../../core/filenames.js";
 import type { DB } from "../../db.js";
-import { logFileName, tableFileName } from "../../filenames.js";
 import { checksumFile, copyFile, removeTree } from "../copy.js";
 import { captureLiveFiles } from "../live-files.js";
 import { collectGarbage, type MetaRead } from "./garbage.js";

@@ -14,7 +14,7 @@
  * into it completes.
  */
 import { type FileSystem, joinPath, ShaleError, toBytes } from "@shale/base";
-import { currentFileName } from "../../filenames.js";
+import { currentFileName } from "../../core/filenames.js";
 import { copyFile } from "../copy.js";
 import { META } from "./layout.js";
 import type { BackupFile, BackupMeta } from "./meta.js";

@@ -1,0 +1,296 @@
+/**
+ * CompactionScheduler: runs leveled compactions for a database — automatic ones picked by
+ * score whenever the version changes, and manual ones (`db.compactRange`).
+ *
+ * Life of a compaction:
+ * 1. pick (main thread): the picker chooses inputs among files not being compacted; the
+ *    files are marked busy and the version they come from is referenced (`ref()`), so they
+ *    stay on disk however the version set moves on meanwhile. The live snapshots are taken
+ *    now: entries only they can see are kept.
+ * 2. run (a worker, or inline): outputs are written and synced (compaction-job.ts).
+ * 3. install (main thread): ONE VersionEdit — inputs deleted, outputs added — through
+ *    `logAndApply`, which syncs it to the MANIFEST before the new version becomes current.
+ *    Then the picked version is released: once no version in use refers to an input any
+ *    more, the VersionSet reports it obsolete and the database deletes it. A crash before
+ *    the edit leaves orphan outputs, which the next open removes. A failed MANIFEST write
+ *    or sync leaves the outcome unknown: the database turns read-only and deletes neither
+ *    the outputs nor the inputs (the next open keeps whichever version the MANIFEST holds).
+ * A trivial move is just the edit, done at pick time.
+ *
+ * Several compactions run at once, up to `max(1, maxBackgroundJobs - 1)`, never sharing a
+ * file and never writing overlapping ranges into the same level. A manual compaction pauses
+ * automatic picking, waits for running compactions, then compacts level by level down to
+ * the deepest non-empty level (L1 at least), each step one job over every file of the level
+ * overlapping the range.
+ */
+import {
+  Histogram,
+  type InternalKeyComparator,
+  ShaleError,
+  type Statistics,
+  Ticker,
+} from "@shale/base";
+import type { TableWriteOptions } from "../compaction/build-table.js";
+import type { Compaction } from "../compaction/compaction.js";
+import type {
+  CompactionJobResult,
+  CompactionJobSpec,
+  JobFile,
+} from "../compaction/compaction-job.js";
+import { CompactionStats } from "../compaction/compaction-stats.js";
+import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
+import type { MergeOperator } from "../core/merge-operator.js";
+import { fileRange, type KeyRange } from "../version/key-range.js";
+import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
+import type { VersionSet } from "../version/version-set.js";
+import type { BackgroundExecutor } from "./executor.js";
+
+/** What the scheduler needs from its database. */
+export interface SchedulerHost {
+  readonly dir: string;
+  readonly icmp: InternalKeyComparator;
+  readonly mergeOperator: MergeOperator | undefined;
+  readonly versions: VersionSet;
+  readonly executor: BackgroundExecutor;
+  readonly tableOptions: TableWriteOptions;
+  readonly statistics: Statistics | undefined;
+  /** Int32Array(1) set non-zero when the database closes (running jobs stop). */
+  readonly shutdown: SharedArrayBuffer;
+  /** Live snapshot seqs, ascending. */
+  snapshotSeqs(): number[];
+  /** False once the database is closing or a background job failed. */
+  canRun(): boolean;
+  /** The error that made the database read-only, if one did (see db.ts `failBackground`). */
+  failure(): Error | undefined;
+  /** A compaction failed: the database turns read-only. */
+  backgroundFailed(error: Error): void;
+  /** The current version changed (write stalls are re-decided). */
+  versionChanged(): void;
+}
+
+export interface SchedulerOptions extends PickerOptions {
+  maxBackgroundJobs: number;
+  disableAutoCompactions: boolean;
+}
+
+export class CompactionScheduler {
+  readonly picker: CompactionPicker;
+  readonly stats = new CompactionStats();
+  private readonly host: SchedulerHost;
+  private readonly options: SchedulerOptions;
+  /** Numbers of the files being compacted. */
+  readonly busy = new Set<number>();
+  private readonly running = new Set<Compaction>();
+  private manual = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(host: SchedulerHost, options: SchedulerOptions) {
+    this.host = host;
+    this.options = options;
+    this.picker = new CompactionPicker(host.icmp, options);
+  }
+
+  get numRunning(): number {
+    return this.running.size;
+  }
+
+  private get maxRunning(): number {
+    return Math.max(1, this.options.maxBackgroundJobs - 1);
+  }
+
+  /** Scores of L0..L5 as the picker sees them now. */
+  scores(): number[] {
+    return this.picker.scores(this.host.versions.current, this.busy);
+  }
+
+  /** True if an automatic compaction is due (RocksDB's `compaction-pending`). */
+  get pending(): boolean {
+    return this.picker.needsCompaction(this.host.versions.current, this.busy);
+  }
+
+  /** Starts the automatic compactions that are due and fit. */
+  maybeSchedule(): void {
+    if (this.options.disableAutoCompactions || this.manual > 0) return;
+    while (this.running.size < this.maxRunning && this.host.canRun()) {
+      const c = this.picker.pick(this.host.versions.current, this.busy, [...this.running]);
+      if (c === undefined) return;
+      if (c.trivialMove) {
+        if (!this.installMove(c)) return;
+      } else {
+        this.start(c, undefined);
+      }
+    }
+  }
+
+  private installMove(c: Compaction): boolean {
+    const file = c.inputs[0][0]!;
+    try {
+      this.host.versions.logAndApply(c.edit([file]));
+    } catch (e) {
+      this.host.backgroundFailed(e instanceof Error ? e : new Error(String(e)));
+      return false;
+    }
+    this.stats.recordMove(c.outputLevel, file.size);
+    this.host.versionChanged();
+    return true;
+  }
+
+  /** Runs `c`; `done` hears the outcome once it is installed (or failed). */
+  private start(c: Compaction, done: ((error: Error | undefined) => void) | undefined): void {
+    for (const f of c.allInputs()) this.busy.add(f.number);
+    c.version.ref();
+    this.running.add(c);
+    const host = this.host;
+    const t0 = host.statistics !== undefined ? host.statistics.now() : 0;
+    const finish = (error: Error | undefined) => {
+      for (const f of c.allInputs()) this.busy.delete(f.number);
+      this.running.delete(c);
+      c.version.unref(); // inputs no version needs are deleted now
+      if (error !== undefined && host.canRun()) host.backgroundFailed(error);
+      host.versionChanged();
+      if (this.running.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+      // A manual compaction hears the database's error (the one that made it read-only).
+      done?.(error === undefined ? undefined : (host.failure() ?? error));
+      this.maybeSchedule();
+    };
+    let spec: CompactionJobSpec;
+    try {
+      spec = this.spec(c);
+      host.executor.compact(
+        { spec, comparator: host.icmp.user, mergeOperator: host.mergeOperator },
+        (error, result) => {
+          if (error === undefined && result !== undefined) error = this.install(c, result, t0);
+          finish(error);
+        },
+      );
+    } catch (e) {
+      finish(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  /**
+   * One edit for the whole result. If the MANIFEST write or sync fails, the outputs STAY:
+   * the edit may have reached the disk, and then the next open takes them as live and the
+   * inputs as obsolete (deleting the outputs here lost the range: every read of it failed
+   * with ENOENT after the reopen). If it did not, the next open removes them as orphans.
+   */
+  private install(c: Compaction, result: CompactionJobResult, t0: number): Error | undefined {
+    try {
+      this.host.versions.logAndApply(c.edit(result.files));
+    } catch (e) {
+      return e instanceof Error ? e : new Error(String(e));
+    }
+    const s = result.stats;
+    this.stats.recordCompaction({
+      outputLevel: c.outputLevel,
+      micros: s.micros,
+      bytesReadInput: c.inputBytes(0),
+      bytesReadOutput: c.inputBytes(1),
+      bytesWritten: s.bytesWritten,
+      filesIn: c.inputs[0].length + c.inputs[1].length,
+      filesOut: result.files.length,
+      keysIn: s.inputEntries,
+      keysOut: s.outputEntries,
+    });
+    const st = this.host.statistics;
+    if (st !== undefined) {
+      st.tick(Ticker.CompactionCount);
+      st.tick(Ticker.CompactReadBytes, s.bytesRead);
+      st.tick(Ticker.CompactWriteBytes, s.bytesWritten);
+      st.recordTime(Histogram.CompactionMicros, t0, 1000);
+    }
+    return undefined;
+  }
+
+  private spec(c: Compaction): CompactionJobSpec {
+    const ucmp = this.host.icmp.user;
+    const job = (f: FileMetaData): JobFile => ({
+      number: f.number,
+      size: f.size,
+      smallest: f.smallest,
+      largest: f.largest,
+    });
+    const runs: JobFile[][] =
+      c.level === 0 ? c.inputs[0].map((f) => [job(f)]) : [c.inputs[0].map(job)];
+    if (c.inputs[1].length > 0) runs.push(c.inputs[1].map(job));
+    const snapshots = [...new Set(this.host.snapshotSeqs())].sort((a, b) => a - b);
+    return {
+      dir: this.host.dir,
+      runs,
+      outputLevel: c.outputLevel,
+      snapshots,
+      lowerLevels: c.lowerLevelRanges(ucmp),
+      grandparents: c.grandparents.map((f) => ({ ...fileRange(f), size: f.size })),
+      targetFileSize: this.options.targetFileSizeBase,
+      maxGrandparentOverlapBytes: this.picker.maxGrandparentOverlapBytes,
+      table: this.host.tableOptions,
+      fileNumbers: this.host.versions.fileNumbers.buffer,
+      shutdown: this.host.shutdown,
+    };
+  }
+
+  /**
+   * Resolves once no compaction runs and none is due (or the database stops running jobs).
+   */
+  async waitForIdle(): Promise<void> {
+    for (;;) {
+      if (!this.host.canRun()) return;
+      this.maybeSchedule();
+      if (this.running.size === 0) return;
+      await this.waitIdle();
+    }
+  }
+
+  /** Resolves when no compaction is running. */
+  private waitIdle(): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Throws the database's error if a background job failed, Incomplete if it is closing. */
+  private checkCanRun(): void {
+    const failure = this.host.failure();
+    if (failure !== undefined) throw failure;
+    if (!this.host.canRun()) {
+      throw ShaleError.incomplete("compactRange stopped: the database is closing");
+    }
+  }
+
+  /**
+   * Manual compaction of the user keys in `range` (everything when undefined) down to the
+   * deepest non-empty level. REQUIRES: the memtables were flushed by the caller.
+   */
+  async compactRange(range: KeyRange | undefined): Promise<void> {
+    this.manual++;
+    try {
+      await this.waitIdle();
+      this.checkCanRun();
+      let deepest = 0;
+      const levels = this.host.versions.current.levels;
+      for (let l = 0; l < NUM_LEVELS; l++) if (levels[l]!.length > 0) deepest = l;
+      const target = Math.max(1, deepest);
+      for (let level = 0; level < target; level++) {
+        for (;;) {
+          this.checkCanRun();
+          const pick = this.picker.pickManual(this.host.versions.current, level, range, this.busy, [
+            ...this.running,
+          ]);
+          if (pick === "empty") break;
+          if (pick === "busy") {
+            if (this.running.size === 0)
+              throw new Error("manual compaction: inputs busy with nothing running");
+            await this.waitIdle();
+            continue;
+          }
+          await new Promise<void>((resolve, reject) =>
+            this.start(pick, (e) => (e === undefined ? resolve() : reject(e))),
+          );
+          break;
+        }
+      }
+    } finally {
+      this.manual--;
+      this.maybeSchedule();
+    }
+  }
+}

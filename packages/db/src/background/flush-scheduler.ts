@@ -1,0 +1,211 @@
+/**
+ * FlushScheduler: the immutable memtables of a database and their flushes to L0 (RocksDB's
+ * MemTableList plus the flush part of its background scheduling).
+ *
+ * Life of a memtable after the switch (db.ts seals it and calls `add`):
+ * 1. queued: newest first in `imm`, still read by gets and iterators;
+ * 2. flushing (one at a time, oldest first): a worker, or inline, builds and syncs an L0
+ *    table from it (background/flush-job.ts);
+ * 3. install (main thread): ONE VersionEdit — the table added, and the log number raised to
+ *    the oldest WAL still needed (that of the oldest memtable left, else the current WAL) —
+ *    through `logAndApply`; then the memtable leaves `imm` and the WALs below the new log
+ *    number are deleted.
+ * A failed flush or install is a background error: the database turns read-only, waiters
+ * are rejected, and nothing more is flushed.
+ *
+ * Write stop: with `maxWriteBufferNumber` memtables (mutable + immutable) full, the writer
+ * waits synchronously (writes are synchronous), taking finished jobs meanwhile
+ * (`executor.drainCompleted`), until a flush makes room (`stallWhileFull`).
+ *
+ * Threading: the main thread; job results arrive from the event loop, from `drainCompleted`
+ * (stalls) or from `takeFinished` at the start of a database operation.
+ */
+import {
+  type Comparator,
+  type FileSystem,
+  Histogram,
+  joinPath,
+  type Statistics,
+  Ticker,
+} from "@shale/base";
+import type { MemTable } from "@shale/memtable";
+import type { TableWriteOptions } from "../compaction/build-table.js";
+import type { CompactionStats } from "../compaction/compaction-stats.js";
+import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
+import type { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import type { BackgroundExecutor } from "./executor.js";
+import type { WriteController } from "./write-controller.js";
+
+/** What flushing needs from its database. */
+export interface FlushHost {
+  readonly dir: string;
+  readonly fs: FileSystem;
+  readonly comparator: Comparator;
+  readonly versions: VersionSet;
+  readonly executor: BackgroundExecutor;
+  readonly tableOptions: TableWriteOptions;
+  readonly statistics: Statistics | undefined;
+  /** Flushes are counted in the compaction statistics (L0 row). */
+  readonly compactionStats: CompactionStats;
+  /** The current WAL, which holds all of the mutable memtable's data. */
+  readonly wal: { readonly number: number; releaseBelow(logNumber: number): void };
+  /** True once a background job failed (nothing more is flushed). */
+  failed(): boolean;
+  /**
+   * True once the database is closing: the running flush finishes and is installed, no
+   * other starts (the WALs keep the memtables left).
+   */
+  closing(): boolean;
+  /** A flush failed: the database turns read-only (and calls `rejectWaiters`). */
+  backgroundFailed(error: Error): void;
+  /** The current version changed (write stalls re-decided, compactions scheduled). */
+  versionChanged(): void;
+  /** Deletes files (off the main thread where possible). */
+  removeFiles(paths: string[]): void;
+  /** The live snapshots' seqs (a flush keeps what they see). */
+  snapshotSeqs(): number[];
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+const LOG_FILE = /^(\d+)\.log$/;
+
+export class FlushScheduler {
+  /** Immutable memtables, newest first. Read it; only this class changes it. */
+  readonly imm: ImmutableMemTable[];
+  private readonly host: FlushHost;
+  /** The immutable memtable being flushed, if any. */
+  private flushing: ImmutableMemTable | undefined;
+  private waiters: Waiter[] = [];
+
+  /** `imm`: the immutable memtables left by recovery (newest first); taken over. */
+  constructor(host: FlushHost, imm: ImmutableMemTable[]) {
+    this.host = host;
+    this.imm = imm;
+  }
+
+  /** Flushes running: 0 or 1. */
+  get numRunning(): number {
+    return this.flushing !== undefined ? 1 : 0;
+  }
+
+  /** Queues a sealed memtable whose data is in WAL `logNumber` and later ones. */
+  add(mem: MemTable, logNumber: number): void {
+    this.imm.unshift({ mem, logNumber });
+    this.maybeSchedule();
+  }
+
+  /** Memtable bytes per ms the last flush took (0 before the first): the write throttle's rate. */
+  bytesPerMs = 0;
+
+  /** Starts flushing the oldest immutable memtable if none is being flushed. */
+  maybeSchedule(): void {
+    const host = this.host;
+    if (this.flushing !== undefined || this.imm.length === 0 || host.failed() || host.closing())
+      return;
+    const target = this.imm[this.imm.length - 1]!;
+    this.flushing = target;
+    const fileNumber = host.versions.newFileNumber();
+    const stats = host.statistics;
+    const t0 = stats !== undefined ? stats.now() : 0;
+    const started = performance.now();
+    host.executor.flush(
+      {
+        dir: host.dir,
+        fileNumber,
+        mem: target.mem,
+        comparator: host.comparator,
+        table: host.tableOptions,
+        snapshots: host.snapshotSeqs(),
+      },
+      (error, file) => {
+        this.flushing = undefined;
+        if (error === undefined) {
+          try {
+            this.install(target, file);
+            const elapsedMs = performance.now() - started;
+            this.bytesPerMs = target.mem.approximateMemoryUsage() / Math.max(elapsedMs, 1);
+            if (file !== undefined) {
+              const micros = Math.round(elapsedMs * 1000);
+              host.compactionStats.recordFlush(file.size, micros, target.mem.numEntries);
+            }
+            if (stats !== undefined) {
+              stats.tick(Ticker.FlushCount);
+              stats.recordTime(Histogram.FlushMicros, t0, 1000);
+            }
+          } catch (e) {
+            error = e instanceof Error ? e : new Error(String(e));
+          }
+        }
+        if (error !== undefined) {
+          host.backgroundFailed(error);
+          return;
+        }
+        if (this.imm.length === 0) for (const w of this.waiters.splice(0)) w.resolve();
+        this.maybeSchedule();
+        host.versionChanged();
+      },
+    );
+  }
+
+  /** Makes a flushed table visible (MANIFEST first), drops the memtable, deletes old WALs. */
+  private install(target: ImmutableMemTable, file: FileMetaData | undefined): void {
+    const host = this.host;
+    const i = this.imm.indexOf(target);
+    const remaining = this.imm.filter((m) => m !== target);
+    // WALs older than every memtable still in memory hold nothing that is not in tables.
+    const logNumber =
+      remaining.length > 0 ? remaining[remaining.length - 1]!.logNumber : host.wal.number;
+    const edit = new VersionEdit();
+    edit.logNumber = logNumber;
+    if (file !== undefined) edit.addFile(0, file);
+    host.versions.logAndApply(edit);
+    if (i >= 0) this.imm.splice(i, 1);
+    host.wal.releaseBelow(logNumber);
+    const obsolete: string[] = [];
+    for (const name of host.fs.list(host.dir)) {
+      const m = LOG_FILE.exec(name);
+      if (m !== null && Number(m[1]) < logNumber) obsolete.push(joinPath(host.dir, name));
+    }
+    host.removeFiles(obsolete);
+  }
+
+  /**
+   * Resolves once no immutable memtable is left (flushing the oldest now if none is being
+   * flushed); rejects if a background job fails or the database closes first. Call it only
+   * while `imm` is not empty.
+   */
+  waitForAll(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      this.maybeSchedule();
+    });
+  }
+
+  /** Rejects every `waitForAll` promise, each with a `makeError()`. */
+  rejectWaiters(makeError: () => Error): void {
+    for (const w of this.waiters.splice(0)) w.reject(makeError());
+  }
+
+  /**
+   * Write stop: while `maxMemTables` memtables (the mutable one included) are full, waits
+   * synchronously for flushes, as RocksDB stops writes; counted in `controller`. Returns
+   * early if a background job failed (the caller throws it) or nothing can make room.
+   */
+  stallWhileFull(maxMemTables: number, controller: WriteController): void {
+    const host = this.host;
+    const executor = host.executor;
+    const t0 = performance.now();
+    controller.counters.memtableStopCount++;
+    while (this.imm.length + 1 > maxMemTables && !host.failed()) {
+      if (executor.pending === 0) this.maybeSchedule();
+      if (executor.pending === 0) break;
+      executor.drainCompleted(100);
+    }
+    controller.record(t0, "memtableStopMicros", host.statistics);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Writes one table file from sorted internal entries and range tombstones: the shared core
+ * of flush (flush-job.ts) and compaction outputs, run in a worker thread or inline. The
+ * file is synced and closed before `finish` returns; on failure it is removed. The caller
+ * makes it visible through a MANIFEST edit.
+ */
+import {
+  bytewiseComparator,
+  type Comparator,
+  type FileSystem,
+  ShaleError,
+  type WritableFile,
+} from "@shale/base";
+import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
+import { tableFileName } from "../core/filenames.js";
+import { rocksdbMergeOperatorName } from "../core/options-file.js";
+import type { FileMetaData } from "../version/version-edit.js";
+
+/** Table options that cross to a worker (structured-clone friendly: no functions). */
+export interface TableWriteOptions {
+  blockSize: number;
+  bitsPerKey: number;
+  compression: NonNullable<TableBuilderOptions["compression"]>;
+  /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
+  columnFamily: { id: number; name: string };
+  mergeOperatorName: string;
+  dbId: string;
+  dbSessionId: string;
+}
+
+/** Who writes the tables: the database's id (IDENTITY) and this open's session id. */
+export interface TableIdentity {
+  dbId: string;
+  dbSessionId: string;
+}
+
+/** The table options of a database's options. */
+export function tableWriteOptions(
+  options: {
+    blockSize: number;
+    bloomBitsPerKey: number;
+    compression: TableWriteOptions["compression"];
+    mergeOperator?: { readonly name: string } | undefined;
+  },
+  identity: TableIdentity,
+): TableWriteOptions {
+  return {
+    blockSize: options.blockSize,
+    bitsPerKey: options.bloomBitsPerKey,
+    compression: options.compression,
+    // shale has the default column family only; RocksDB records it as id 0, "default".
+    columnFamily: { id: 0, name: "default" },
+    mergeOperatorName:
+      options.mergeOperator === undefined
+        ? "nullptr"
+        : rocksdbMergeOperatorName(options.mergeOperator.name),
+    dbId: identity.dbId,
+    dbSessionId: identity.dbSessionId,
+  };
+}
+
+/**
+ * A DB session id as RocksDB makes them: 20 characters of base 36 (digits and upper-case
+ * letters), new for every open. Recorded in the tables the session writes.
+ */
+export function newDbSessionId(): string {
+  const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  let id = "";
+  for (let i = 0; i < 20; i++) id += digits[Math.floor(Math.random() * 36)];
+  return id;
+}
+
+/**
+ * One table file being written: the shared core of flush and compaction outputs. `finish()`
+ * syncs and closes it and returns its metadata; `abandon()` (or a failed finish) removes it.
+ */
+export class TableFile {
+  readonly number: number;
+  readonly path: string;
+  private readonly fs: FileSystem;
+  private readonly file: WritableFile;
+  private readonly builder: TableBuilder;
+  private readonly user: Comparator;
+  private ranges = 0;
+  private done = false;
+
+  constructor(
+    fs: FileSystem,
+    dir: string,
+    fileNumber: number,
+    builderOptions: TableBuilderOptions,
+  ) {
+    this.fs = fs;
+    this.number = fileNumber;
+    this.path = tableFileName(dir, fileNumber);
+    this.file = fs.openWritable(this.path, { bufferSize: 256 * 1024 });
+    try {
+      this.builder = new TableBuilder(this.file, { ...builderOptions, fileNumber });
+    } catch (e) {
+      this.abandon();
+      throw e;
+    }
+    this.user = builderOptions.comparator ?? bytewiseComparator;
+  }
+
+  /** REQUIRES: keys in increasing internal-key order. Copies both. */
+  add(key: Uint8Array, value: Uint8Array): void {
+    this.builder.add(key, value);
+  }
+
+  /** Adds `[start, end)@seq`; an empty range (start >= end) is skipped. */
+  addRangeTombstone(start: Uint8Array, end: Uint8Array, seq: number): void {
+    if (this.user.compare(start, end) >= 0) return; // an empty range deletes nothing
+    this.builder.addRangeTombstone(start, end, seq);
+    this.ranges++;
+  }
+
+  get numEntries(): number {
+    return this.builder.numEntries;
+  }
+
+  get estimatedFileSize(): number {
+    return this.builder.estimatedFileSize;
+  }
+
+  /**
+   * Finishes, syncs and closes the table and returns its metadata, or undefined when it
+   * holds nothing (the file is removed). On failure the file is removed and the error thrown.
+   */
+  finish(): FileMetaData | undefined {
+    let ok = false;
+    try {
+      if (this.builder.numEntries === 0 && this.ranges === 0) {
+        this.builder.abandon();
+        this.abandon();
+        ok = true;
+        return undefined;
+      }
+      const props = this.builder.finish();
+      this.file.sync();
+      this.file.close();
+      this.done = true;
+      if (props.smallestKey === undefined || props.largestKey === undefined) {
+        throw ShaleError.corruption("a finished table has no key range", this.path);
+      }
+      ok = true;
+      return {
+        number: this.number,
+        size: this.fs.fileSize(this.path),
+        smallest: props.smallestKey,
+        largest: props.largestKey,
+        smallestSeq: props.smallestSeq,
+        largestSeq: props.largestSeq,
+      };
+    } finally {
+      if (!ok) this.abandon();
+    }
+  }
+
+  /** Gives up: closes and removes the file. Never throws. */
+  abandon(): void {
+    if (!this.done) {
+      this.done = true;
+      try {
+        this.file.close();
+      } catch {
+        // already failing; keep the first error
+      }
+    }
+    try {
+      if (this.fs.exists(this.path)) this.fs.remove(this.path);
+    } catch {
+      // left for the orphan sweep at the next open
+    }
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * Database options, their defaults (RocksDB's unless noted) and validation: `OPEN_OPTIONS`
+ * is the table every option of `DB.open` is checked against (rules: validate.ts) — an
+ * unknown name is InvalidArgument, a wrong type (null included) TypeError, a value out of
+ * range InvalidArgument, each naming the option. The options of the other calls:
+ * call-options.ts.
+ */
+import {
+  bytewiseComparator,
+  type Comparator,
+  type FileSystem,
+  NodeFileSystem,
+  ShaleError,
+  Statistics,
+} from "@shale/base";
+import { LRUCache } from "@shale/block-cache";
+import { type Block, type CompressionName, DEFAULT_COMPRESSION } from "@shale/sstable";
+import { WalRecoveryMode } from "@shale/wal";
+import {
+  DEFAULT_STRING_APPEND,
+  type MergeOperator,
+  resolveMergeOperator,
+} from "./merge-operator.js";
+import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
+
+const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];
+
+export interface DbOptions {
+  /** Create the database if the directory holds none. Default: true. */
+  createIfMissing?: boolean;
+  /** Fail with InvalidArgument if a database already exists. Default: false. */
+  errorIfExists?: boolean;
+  /** Order of user keys; persisted by name. Default: bytewise. */
+  comparator?: Comparator;
+  /** A MergeOperator, or a built-in by name: "max", "uint64add", "stringappend". Default: none. */
+  mergeOperator?: MergeOperator | "max" | "uint64add" | "stringappend";
+  /** Bytes of memtable before it is switched for a new one. Default: 64 MiB. */
+  writeBufferSize?: number;
+  /** Memtables (mutable + immutable) before writes stop and wait for a flush. Default: 2. */
+  maxWriteBufferNumber?: number;
+  /** A block cache to share between databases. Default: a new one of `blockCacheSize`. */
+  blockCache?: LRUCache<Block>;
+  /** Bytes of the block cache made when `blockCache` is not given. Default: 32 MiB. */
+  blockCacheSize?: number;
+  /** Uncompressed bytes per data block. Default: 4096. */
+  blockSize?: number;
+  /** Bloom filter bits per key (0 = no filter). Default: 10. */
+  bloomBitsPerKey?: number;
+  /** Data block compression: "snappy" or "none". Default: "snappy". */
+  compression?: CompressionName;
+  /**
+   * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
+   * compactions run at once (at least 1), leaving room for a flush. Default: 2.
+   */
+  maxBackgroundJobs?: number;
+  /** L0 files that trigger a compaction into L1. Default: 4. */
+  level0FileNumCompactionTrigger?: number;
+  /**
+   * L0 files at which each write is slowed down (to 16 MiB/s of written bytes, RocksDB's
+   * default delayed write rate). Raised to `level0FileNumCompactionTrigger` if below it
+   * and not given. Default: 20.
+   */
+  level0SlowdownWritesTrigger?: number;
+  /**
+   * L0 files at which writes stop until compaction brings L0 below it. Raised to
+   * `level0SlowdownWritesTrigger` if below it and not given. Default: 36.
+   */
+  level0StopWritesTrigger?: number;
+  /** Byte target of L1; level n's is this x `maxBytesForLevelMultiplier`^(n-1). Default: 256 MiB. */
+  maxBytesForLevelBase?: number;
+  /** Growth of the byte target from one level to the next (> 1). Default: 10. */
+  maxBytesForLevelMultiplier?: number;
+  /** Size at which compaction output tables are cut. Default: 64 MiB. */
+  targetFileSizeBase?: number;
+  /**
+   * No automatic compactions (and no L0 write stalls); `db.compactRange` still works.
+   * Default: false.
+   */
+  disableAutoCompactions?: boolean;
+  /** Most tables kept open at once. Default: 1000. */
+  maxOpenFiles?: number;
+  /** Statistics: `true` for a new Statistics object, or your own. Default: off (costs nothing). */
+  statistics?: boolean | Statistics;
+  /** How WALs are read on open (a WalRecoveryMode value or its name). Default: PointInTime. */
+  walRecoveryMode?: WalRecoveryMode | keyof typeof WalRecoveryMode;
+  /**
+   * RocksDB's paranoid_checks: on open, every table the MANIFEST names must exist with its
+   * recorded size (else Corruption naming it), and WAL damage is handled strictly by
+   * `walRecoveryMode`; false skips damaged WAL records whatever the mode. See
+   * paranoid-checks.ts. Default: true.
+   */
+  paranoidChecks?: boolean;
+  /**
+   * RocksDB's best_efforts_recovery: when the MANIFEST is damaged or names missing tables,
+   * open the newest version whose tables all exist (possibly an older one, or an empty
+   * database) instead of failing with Corruption; WALs are not replayed (as in RocksDB) and
+   * this open deletes no file (the damaged MANIFEST, unreplayed WALs and tables outside the
+   * version stay for repair). What was left out is in the property
+   * `shale.best-efforts-recovery`. Default: false (strict).
+   */
+  bestEffortsRecovery?: boolean;
+  /**
+   * Open read-only (RocksDB's OpenForReadOnly; secondary/follower.ts): no LOCK, nothing
+   * written or deleted, WALs replayed into memory only; works beside a writer in another
+   * process. Writes, flushes and compactions throw NotSupported. Default: false.
+   */
+  readOnly?: boolean;
+  /** The file system. Default: the node file system. */
+  fs?: FileSystem;
+}
+
+export interface ResolvedOptions {
+  createIfMissing: boolean;
+  errorIfExists: boolean;
+  comparator: Comparator;
+  mergeOperator: MergeOperator | undefined;
+  writeBufferSize: number;
+  maxWriteBufferNumber: number;
+  blockCache: LRUCache<Block>;
+  blockSize: number;
+  bloomBitsPerKey: number;
+  compression: CompressionName;
+  maxBackgroundJobs: number;
+  level0FileNumCompactionTrigger: number;
+  level0SlowdownWritesTrigger: number;
+  level0StopWritesTrigger: number;
+  maxBytesForLevelBase: number;
+  maxBytesForLevelMultiplier: number;
+  targetFileSizeBase: number;
+  disableAutoCompactions: boolean;
+  maxOpenFiles: number;
+  statistics: Statistics | undefined;
+  walRecoveryMode: WalRecoveryMode;
+  paranoidChecks: boolean;
+  bestEffortsRecovery: boolean;
+  readOnly: boolean;
+  fs: FileSystem;
+}
+
+/** The FileSystem methods an `options.fs` must have. */
+const FILE_SYSTEM_METHODS = [
+  "openWritable",
+  "openRandomAccess",
+  "openSequential",
+  "readFile",
+  "writeFile",
+  "exists",
+  "fileSize",
+  "rename",
+  "remove",
+  "truncate",
+  "list",
+  "mkdir",
+  "syncDir",
+  "lock",
+] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** Own names of WalRecoveryMode ("toString" and other inherited names are not modes). */
+const WAL_MODE_NAMES = Object.keys(WalRecoveryMode);
+const WAL_MODE_VALUES: readonly number[] = Object.values(WalRecoveryMode);
+
+/**
+ * The open options, one row each (rules: validate.ts). Defaults and cross-option rules are
+ * in `resolveOptions`.
+ */
+export const OPEN_OPTIONS = new OptionTable("options", [
+  booleanRow("createIfMissing"),
+  booleanRow("errorIfExists"),
+  customRow(
+    "comparator",
+    "a Comparator (an object with compare() and a string name)",
+    (v) => isObject(v) && typeof v["compare"] === "function" && typeof v["name"] === "string",
+  ),
+  customRow(
+    "mergeOperator",
+    'a MergeOperator or "max", "uint64add", "stringappend"',
+    (v) =>
+      typeof v === "string" ||
+      (isObject(v) && typeof v["fullMerge"] === "function" && typeof v["name"] === "string"),
+    (v: unknown) =>
+      typeof v !== "string" || MERGE_OPERATOR_NAMES.includes(v)
+        ? undefined
+        : `is an unknown merge operator (built-ins: ${MERGE_OPERATOR_NAMES.join(", ")})`,
+  ),
+  integerRow("writeBufferSize", 64 * 1024),
+  integerRow("maxWriteBufferNumber", 2),
+  customRow("blockCache", "an LRUCache from @shale/block-cache", (v) => v instanceof LRUCache),
+  integerRow("blockCacheSize", 0),
+  integerRow("blockSize", 256, 2 ** 31 - 1),
+  integerRow("bloomBitsPerKey", 0, 100),
+  enumRow("compression", ["snappy", "none"]),
+  integerRow("maxBackgroundJobs", 1, 256),
+  integerRow("level0FileNumCompactionTrigger", 1),
+  integerRow("level0SlowdownWritesTrigger", 1),
+  integerRow("level0StopWritesTrigger", 1),
+  integerRow("maxBytesForLevelBase", 1),
+  customRow(
+    "maxBytesForLevelMultiplier",
+    "a number",
+    (v) => typeof v === "number",
+    (v: number) => (Number.isFinite(v) && v > 1 ? undefined : "must be a finite number > 1"),
+  ),
+  integerRow("targetFileSizeBase", 1),
+  booleanRow("disableAutoCompactions"),
+  integerRow("maxOpenFiles", 16),
+  customRow(
+    "statistics",
+    "a boolean or a Statistics",
+    (v) => typeof v === "boolean" || v instanceof Statistics,
+  ),
+  customRow(
+    "walRecoveryMode",
+    `a WalRecoveryMode value or name (${WAL_MODE_NAMES.join(", ")})`,
+    (v) => typeof v === "number" || typeof v === "string",
+    (v: number | string) =>
+      (typeof v === "string" ? WAL_MODE_NAMES.includes(v) : WAL_MODE_VALUES.includes(v))
+        ? undefined
+        : `must be one of ${WAL_MODE_NAMES.map((n) => `${n} (${WalRecoveryMode[n as keyof typeof WalRecoveryMode]})`).join(", ")}`,
+  ),
+  booleanRow("paranoidChecks"),
+  booleanRow("bestEffortsRecovery"),
+  booleanRow("readOnly"),
+  customRow(
+    "fs",
+    "a FileSystem (from @shale/base, or an object with its methods)",
+    (v) => isObject(v) && FILE_SYSTEM_METHODS.every((m) => typeof v[m] === "function"),
+  ),
+]);
+
+/**
+ * The L0 triggers, in RocksDB's order: trigger <= slowdown <= stop. A trigger left at its
+ * default is raised to the one below it; two given out of order are InvalidArgument.
+ */
+function level0Triggers(options: DbOptions): [number, number, number] {
+  const trigger = options.level0FileNumCompactionTrigger ?? 4;
+  let slowdown = options.level0SlowdownWritesTrigger ?? 20;
+  let stop = options.level0StopWritesTrigger ?? 36;
+  if (slowdown < trigger) {
+    if (options.level0SlowdownWritesTrigger !== undefined)
+      throw ShaleError.invalidArgument(
+        "options.level0SlowdownWritesTrigger must be >= level0FileNumCompactionTrigger",
+      );
+    slowdown = trigger;
+  }
+  if (stop < slowdown) {
+    if (options.level0StopWritesTrigger !== undefined)
+      throw ShaleError.invalidArgument(
+        "options.level0StopWritesTrigger must be >= level0SlowdownWritesTrigger",
+      );
+    stop = slowdown;
+  }
+  return [trigger, slowdown, stop];
+}
+
+/** Validates `options` (OPEN_OPTIONS) and fills in the defaults. */
+export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
+  OPEN_OPTIONS.check(options);
+  const o = options;
+  const statistics =
+    o.statistics === true ? new Statistics() : o.statistics === false ? undefined : o.statistics;
+  const m = o.walRecoveryMode;
+  const walRecoveryMode =
+    m === undefined ? WalRecoveryMode.PointInTime : typeof m === "string" ? WalRecoveryMode[m] : m;
+  const [trigger, slowdown, stop] = level0Triggers(o);
+  return {
+    createIfMissing: o.createIfMissing ?? true,
+    errorIfExists: o.errorIfExists ?? false,
+    comparator: o.comparator ?? bytewiseComparator,
+    mergeOperator:
+      o.mergeOperator === "stringappend"
+        ? DEFAULT_STRING_APPEND
+        : resolveMergeOperator(o.mergeOperator),
+    writeBufferSize: o.writeBufferSize ?? 64 * 1024 * 1024,
+    maxWriteBufferNumber: o.maxWriteBufferNumber ?? 2,
+    blockCache:
+      o.blockCache ?? new LRUCache<Block>({ capacity: o.blockCacheSize ?? 32 * 1024 * 1024 }),
+    blockSize: o.blockSize ?? 4096,
+    bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
+    compression: o.compression ?? DEFAULT_COMPRESSION,
+    maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
+    level0FileNumCompactionTrigger: trigger,
+    level0SlowdownWritesTrigger: slowdown,
+    level0StopWritesTrigger: stop,
+    maxBytesForLevelBase: o.maxBytesForLevelBase ?? 256 * 1024 * 1024,
+    maxBytesForLevelMultiplier: o.maxBytesForLevelMultiplier ?? 10,
+    targetFileSizeBase: o.targetFileSizeBase ?? 64 * 1024 * 1024,
+    disableAutoCompactions: o.disableAutoCompactions ?? false,
+    maxOpenFiles: o.maxOpenFiles ?? 1000,
+    statistics,
+    walRecoveryMode,
+    paranoidChecks: o.paranoidChecks ?? true,
+    bestEffortsRecovery: o.bestEffortsRecovery ?? false,
+    readOnly: o.readOnly ?? false,
+    fs: o.fs ?? new NodeFileSystem(),
+  };
+}
+
+export type { FlushOptions, IteratorOptions, ReadOptions, WriteOptions } from "./call-options.js";

@@ -1,0 +1,479 @@
+/**
+ * Opening a database: read CURRENT and the MANIFEST, replay the WALs that are not yet in
+ * tables into memtables, start a new WAL and a new MANIFEST, and remove obsolete files.
+ *
+ * MANIFEST side (version-set.ts, manifest-recovery.ts, options-file.ts):
+ * - a new database first gets IDENTITY and RocksDB's NewDB MANIFEST + CURRENT (a directory
+ *   holding a log file is refused, as RocksDB does); then every open is the same path;
+ * - the newest OPTIONS file is checked (comparator, merge operator) and a new one written;
+ * - the MANIFEST is read strictly unless `bestEffortsRecovery` (then no WAL is replayed and
+ *   nothing is deleted); column families other than `default` make writes NotSupported;
+ * - obsolete files: only files the database made are considered (removeObsoleteFiles).
+ *
+ * WAL damage, by recovery mode (see @shale/wal's LogReader for the per-file rules):
+ * - the LAST WAL may end in a torn tail (a write that was in flight when the process died):
+ *   it is dropped in every mode but AbsoluteConsistency, and the file is truncated to its
+ *   last whole record so the next recovery sees a clean log;
+ * - an EARLIER WAL was synced before its successor was created, so any damage in it is
+ *   real corruption: an error in every mode but SkipAnyCorrupted.
+ *
+ * Nothing is dropped silently (issue 14): every run of WAL bytes the reader drops (a torn
+ * tail; corruption PointInTime drops at the end of the last WAL; whatever SkipAnyCorrupted
+ * skips) and every record SkipAnyCorrupted skips because its WriteBatch does not decode
+ * becomes a `RecoveryDrop`: counted in the tickers WalRecoveryDroppedBytes and
+ * WalRecoveryDrops, listed by the property `shale.recovery-dropped`, and announced as a
+ * process warning (shale has no info log: see `announceDrops`).
+ *
+ * Like RocksDB, the replayed memtables are flushed to L0 tables during open (inline: the
+ * database is not serving yet), so the old WALs can be deleted and every open starts with
+ * an empty memtable and a fresh WAL.
+ */
+import {
+  baseName,
+  type FileSystem,
+  type InternalKeyComparator,
+  joinPath,
+  ShaleError,
+  type Statistics,
+  Ticker,
+} from "@shale/base";
+import { MemTable } from "@shale/memtable";
+import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
+import {
+  newDbSessionId,
+  type TableIdentity,
+  tableWriteOptions,
+} from "../compaction/build-table.js";
+import { FileType, logFileName, parseFileName } from "../core/filenames.js";
+import type { ResolvedOptions } from "../core/options.js";
+import {
+  checkOptionsFile,
+  ensureIdentity,
+  formatOptionsFile,
+  mergeOperatorOf,
+  type OptionsSection,
+  readNewestOptions,
+  writeOptionsFile,
+} from "../core/options-file.js";
+import { flushMemTable } from "../flush/flush-job.js";
+import type { Follower } from "../secondary/follower.js";
+import { SecondaryPins } from "../secondary/primary-pins.js";
+import { checkLiveTables } from "../version/paranoid-checks.js";
+import { NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
+import { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import { WriteBatch } from "../write/write-batch.js";
+import { MemTableInserter } from "../write/write-path.js";
+
+export interface RecoveredState {
+  icmp: InternalKeyComparator;
+  versions: VersionSet;
+  /** The mutable memtable (empty: replayed data was flushed). */
+  mem: MemTable;
+  /** Immutable memtables (none after recovery). */
+  imm: ImmutableMemTable[];
+  /** The new WAL and its number: the mutable memtable's data will all be in it. */
+  wal: LogWriter;
+  logNumber: number;
+  /**
+   * NotSupported while the directory holds column families other than `default` (shale opens
+   * the default one and leaves the others alone; writing could lose their WAL data).
+   */
+  writeRefusal: ShaleError | undefined;
+  /** What WAL replay dropped instead of failing, in file order (empty when nothing was). */
+  drops: RecoveryDrop[];
+  /** The database's id and this open's session id, recorded in the tables it writes. */
+  identity: TableIdentity;
+  /** Read-only and secondary opens: what follows the primary (secondary/follower.ts). */
+  follower?: Follower;
+}
+
+/** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
+export function recoveryProperty(name: string, versions: VersionSet): string {
+  if (name === "shale.best-efforts-recovery") return versions.bestEffortsReport;
+  return [...versions.foreignFamilies.values()]
+    .sort((a, b) => a.id - b.id)
+    .map((f) => `${f.id} ${f.name}`)
+    .join("\n");
+}
+
+/** Says, once per open, what shale leaves alone or dropped (there is no info log). */
+function warn(message: string): void {
+  const p = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process;
+  p?.emitWarning?.(message, { type: "ShaleWarning", code: "SHALE_RECOVERY" });
+}
+
+/** WAL bytes recovery dropped, one per report of the log reader or skipped record. */
+export interface RecoveryDrop {
+  /** The WAL's file name (`NNNNNN.log`). */
+  file: string;
+  /** File offset of the first dropped byte. */
+  offset: number;
+  /** How many bytes of the file were dropped from `offset`. */
+  bytes: number;
+  /** The log reader's reason ("truncated record", "checksum mismatch", ...) or the error. */
+  reason: string;
+  /** The walRecoveryMode that dropped it (its name). */
+  mode: string;
+}
+
+const MODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(WalRecoveryMode).map(([name, value]) => [value, name]),
+);
+
+/** The code of the process warning recovery emits for each drop. */
+export const WAL_DROPPED_WARNING = "SHALE_WAL_DROPPED";
+
+/**
+ * Counts the drops in the tickers and announces each as a process warning
+ * (`process.emitWarning`, type "ShaleWarning", code SHALE_WAL_DROPPED): shale has no info
+ * log (RocksDB logs these to LOG), and a warning is Node's channel for a library to tell
+ * the operator something without one — printed to stderr by default, observable with
+ * `process.on("warning")`, silenced with `--no-warnings`. The property
+ * `shale.recovery-dropped` lists the same drops.
+ */
+function announceDrops(drops: readonly RecoveryDrop[], stats: Statistics | undefined): void {
+  for (const d of drops) {
+    stats?.tick(Ticker.WalRecoveryDroppedBytes, d.bytes);
+    stats?.tick(Ticker.WalRecoveryDrops);
+    const emit = (globalThis as { process?: { emitWarning?: (...args: unknown[]) => void } })
+      .process?.emitWarning;
+    emit?.(
+      `WAL recovery (${d.mode}) dropped ${d.bytes} bytes of ${d.file} @ ${d.offset}: ${d.reason}`,
+      { type: "ShaleWarning", code: WAL_DROPPED_WARNING },
+    );
+  }
+}
+
+export function recover(
+  dir: string,
+  options: ResolvedOptions,
+  icmp: InternalKeyComparator,
+): RecoveredState {
+  const fs = options.fs;
+  const versions = new VersionSet({ fs, dir, icmp });
+  // A failed open closes what it opened (the new WAL, the MANIFEST): the caller releases the
+  // LOCK, and a reopen in the same process must find no handle left behind.
+  let wal: LogWriter | undefined;
+  try {
+    // Best-efforts recovery needs no CURRENT: it reads the MANIFESTs in the directory.
+    const manifests = fs.list(dir).some((n) => parseFileName(n)?.type === FileType.Manifest);
+    let created = false;
+    if (VersionSet.exists(fs, dir) || (options.bestEffortsRecovery && manifests)) {
+      if (options.errorIfExists)
+        throw ShaleError.invalidArgument(`a database already exists in ${dir}`);
+    } else if (!options.createIfMissing) {
+      throw ShaleError.invalidArgument(`no database in ${dir} (createIfMissing is false)`);
+    } else {
+      createDatabase(fs, dir, versions);
+      created = true;
+    }
+    const previousOptions = readNewestOptions(fs, dir);
+    if (previousOptions !== undefined)
+      checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
+    versions.recover({ bestEfforts: options.bestEffortsRecovery });
+    if (options.paranoidChecks && !options.bestEffortsRecovery)
+      checkLiveTables(fs, dir, versions.current);
+    const identity = {
+      dbId: ensureIdentity(fs, dir, versions.dbId),
+      dbSessionId: newDbSessionId(),
+    };
+    // Files numbered below this were handed out by this database. A database created just now
+    // made none of the files already in the directory.
+    const recoveredNext = created ? 0 : versions.recoveredNextFileNumber;
+    let writeRefusal: ShaleError | undefined;
+    if (versions.foreignFamilies.size > 0) {
+      const names = [...versions.foreignFamilies.values()].map((f) => JSON.stringify(f.name));
+      const message = `${dir} has column families other than "default" (${names.join(", ")}): shale opened "default" and leaves them alone; writes are refused while they exist`;
+      writeRefusal = ShaleError.notSupported(message);
+      warn(message);
+    }
+
+    const logs: number[] = [];
+    for (const name of fs.list(dir)) {
+      const parsed = parseFileName(name);
+      if (parsed === undefined) continue;
+      versions.markFileNumberUsed(parsed.number);
+      // Best-efforts recovery does not replay WALs (RocksDB's rule: the version it opens may
+      // be older than the WALs' data).
+      if (
+        parsed.type === FileType.Log &&
+        parsed.number >= versions.logNumber &&
+        !options.bestEffortsRecovery
+      )
+        logs.push(parsed.number);
+    }
+    logs.sort((a, b) => a - b);
+
+    // paranoidChecks false: WAL damage is skipped whatever the mode (paranoid-checks.ts).
+    const walMode = options.paranoidChecks
+      ? options.walRecoveryMode
+      : WalRecoveryMode.SkipAnyCorrupted;
+    const replayed: MemTable[] = []; // oldest first
+    let mem = new MemTable({ comparator: icmp.user });
+    replayed.push(mem);
+    let lastSeq = versions.lastSequence;
+    const inserter = new MemTableInserter();
+    const drops: RecoveryDrop[] = [];
+    const modeName = MODE_NAMES[walMode] ?? String(walMode);
+    for (let i = 0; i < logs.length; i++) {
+      const number = logs[i]!;
+      const path = logFileName(dir, number);
+      const name = baseName(path);
+      const isLast = i === logs.length - 1;
+      let firstDrop: number | undefined;
+      const file = fs.openSequential(path);
+      const reader = new LogReader(file, {
+        mode: walMode,
+        fileName: name,
+        logNumber: number,
+        reporter: (info) => {
+          if (firstDrop === undefined) firstDrop = info.offset;
+          drops.push({ file: name, ...info, mode: modeName });
+        },
+      });
+      try {
+        for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
+          const offset = reader.lastRecordOffset;
+          let seq: number;
+          let count: number;
+          try {
+            if (rec.length < 12)
+              throw ShaleError.corruption(
+                "WAL record shorter than a write batch header",
+                name,
+                offset,
+              );
+            seq = WriteBatch.sequence(rec);
+            count = WriteBatch.countOf(rec);
+            inserter.mem = mem;
+            inserter.seq = seq;
+            WriteBatch.iterate(rec, inserter, name, offset);
+          } catch (e) {
+            if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) {
+              drops.push({
+                file: name,
+                offset,
+                bytes: reader.lastRecordEndOffset - offset,
+                reason: e.message.replace(/^\w+: /, "").replace(/ \([^()]*\)$/, ""),
+                mode: modeName,
+              });
+              continue;
+            }
+            throw e;
+          }
+          if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
+          if (mem.approximateMemoryUsage() >= options.writeBufferSize) {
+            mem = new MemTable({ comparator: icmp.user });
+            replayed.push(mem);
+          }
+        }
+      } finally {
+        file.close();
+      }
+      if (firstDrop !== undefined && walMode !== WalRecoveryMode.SkipAnyCorrupted) {
+        if (!isLast) {
+          throw ShaleError.corruption(
+            "damaged records in a WAL that later WALs follow",
+            name,
+            firstDrop,
+          );
+        }
+        fs.truncate(path, firstDrop);
+      }
+    }
+    versions.lastSequence = lastSeq;
+    announceDrops(drops, options.statistics);
+
+    const logNumber = versions.newFileNumber();
+    wal = new LogWriter(fs.openWritable(logFileName(dir, logNumber)));
+    fs.syncDir(dir);
+    versions.rollManifest(!options.bestEffortsRecovery);
+
+    // Flush what was replayed (oldest first, so L0 stays ordered newest first by seq), then
+    // retire the old WALs in the same MANIFEST edit.
+    const edit = new VersionEdit();
+    edit.logNumber = logNumber;
+    const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
+    for (const m of replayed) {
+      if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
+      m.seal();
+      const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
+      if (file !== undefined) edit.addFile(0, file);
+    }
+    // OPTIONS takes its number before the edit records NextFileNumber, so the number is the
+    // database's by the obsolete-file rule below.
+    writeOptions(fs, dir, versions, options, previousOptions?.sections ?? [], recoveredNext);
+    versions.logAndApply(edit);
+
+    // A best-efforts open may have opened an older version than the files around it: it
+    // deletes nothing, and names the WALs it did not replay.
+    if (options.bestEffortsRecovery) {
+      const unreplayed = fs
+        .list(dir)
+        .filter((n) => {
+          const p = parseFileName(n);
+          return p?.type === FileType.Log && p.number !== logNumber;
+        })
+        .sort();
+      if (unreplayed.length > 0) {
+        const line = `WALs not replayed (kept): ${unreplayed.join(", ")}`;
+        versions.bestEffortsReport =
+          versions.bestEffortsReport === "" ? line : `${versions.bestEffortsReport}\n${line}`;
+      }
+    } else {
+      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
+    }
+    if (versions.bestEffortsReport !== "")
+      warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
+    return {
+      icmp,
+      versions,
+      mem: new MemTable({ comparator: icmp.user }),
+      imm: [],
+      wal,
+      logNumber,
+      writeRefusal,
+      drops,
+      identity,
+    };
+  } catch (e) {
+    try {
+      wal?.close();
+    } catch {
+      // The open's own error is the one reported.
+    }
+    versions.close();
+    throw e;
+  }
+}
+
+/**
+ * A new database: no log may be lying around (RocksDB refuses "While creating a new Db,
+ * wal_dir contains existing log file"; replaying a stranger's file as a WAL would be worse),
+ * then the first MANIFEST and CURRENT are written before anything else (RocksDB's NewDB), so
+ * a crash at any later point leaves a directory that opens. The MANIFEST takes a number above
+ * every db-named file already in the directory, so it overwrites nothing.
+ */
+function createDatabase(fs: FileSystem, dir: string, versions: VersionSet): void {
+  let highest = 0;
+  for (const name of fs.list(dir)) {
+    const parsed = parseFileName(name);
+    if (parsed === undefined) continue;
+    if (parsed.type === FileType.Log)
+      throw ShaleError.corruption(
+        `while creating a new database, ${dir} holds a log file ${name} (shale did not write it)`,
+        name,
+        0,
+      );
+    if (parsed.number > highest) highest = parsed.number;
+  }
+  versions.createNew(highest + 1);
+}
+
+/** Writes this open's OPTIONS file (options-file.ts), keeping other families' sections. */
+function writeOptions(
+  fs: FileSystem,
+  dir: string,
+  versions: VersionSet,
+  options: ResolvedOptions,
+  previous: readonly OptionsSection[],
+  recoveredNext: number,
+): void {
+  const foreign = new Set([...versions.foreignFamilies.values()].map((f) => f.name));
+  const foreignSections = previous.filter((s) => {
+    const m = /^(?:CFOptions|TableOptions\/\w+) "(.*)"$/.exec(s.title);
+    return m !== null && foreign.has(m[1]!);
+  });
+  const number = versions.newFileNumber();
+  const text = formatOptionsFile({
+    comparator: versions.comparatorName,
+    // Opening without a merge operator keeps the one the previous file named.
+    mergeOperator: options.mergeOperator?.name ?? recordedMergeOperator(previous),
+    db: {
+      create_if_missing: options.createIfMissing,
+      error_if_exists: options.errorIfExists,
+      paranoid_checks: options.paranoidChecks,
+      max_background_jobs: options.maxBackgroundJobs,
+      max_open_files: options.maxOpenFiles,
+      wal_recovery_mode: WAL_RECOVERY_MODE_NAMES[options.walRecoveryMode],
+      best_efforts_recovery: options.bestEffortsRecovery,
+    },
+    cf: {
+      write_buffer_size: options.writeBufferSize,
+      max_write_buffer_number: options.maxWriteBufferNumber,
+      num_levels: NUM_LEVELS,
+      level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
+      level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
+      level0_stop_writes_trigger: options.level0StopWritesTrigger,
+      max_bytes_for_level_base: options.maxBytesForLevelBase,
+      max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
+      target_file_size_base: options.targetFileSizeBase,
+      disable_auto_compactions: options.disableAutoCompactions,
+      compression: options.compression === "none" ? "kNoCompression" : "kSnappyCompression",
+    },
+    table: {
+      block_size: options.blockSize,
+      filter_policy:
+        options.bloomBitsPerKey > 0 ? `bloomfilter:${options.bloomBitsPerKey}:false` : "nullptr",
+      whole_key_filtering: true,
+      format_version: 5,
+    },
+    foreignSections,
+  });
+  writeOptionsFile(fs, dir, number, text, (n) => n < recoveredNext);
+}
+
+function recordedMergeOperator(previous: readonly OptionsSection[]): string | undefined {
+  const cf = previous.find((s) => s.title === 'CFOptions "default"');
+  return mergeOperatorOf(cf?.entries.get("merge_operator"));
+}
+
+const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze({
+  0: "kTolerateCorruptedTailRecords",
+  1: "kAbsoluteConsistency",
+  2: "kPointInTimeRecovery",
+  3: "kSkipAnyCorruptedRecords",
+});
+
+/**
+ * Deletes the files this open made obsolete — and only files the database made: a file is
+ * considered only if the MANIFEST history named it (tables), this open replayed it (WALs),
+ * or it parses as a db file numbered below the MANIFEST's NextFileNumber (RocksDB's rule:
+ * numbers at or above it were never handed out by this database). Never deleted: the live
+ * version's tables, those of column families shale leaves alone, WALs any family still
+ * needs, CURRENT, IDENTITY, LOCK, OPTIONS files (writeOptionsFile keeps two), info logs.
+ */
+function removeObsoleteFiles(
+  fs: FileSystem,
+  dir: string,
+  versions: VersionSet,
+  replayed: ReadonlySet<number>,
+  recoveredNext: number,
+): void {
+  const minLog = versions.minLogNumberToKeep;
+  const pinned = SecondaryPins.pinned(fs, dir); // files a live secondary reads
+  for (const name of fs.list(dir)) {
+    const parsed = parseFileName(name);
+    if (parsed === undefined) continue;
+    const n = parsed.number;
+    const ours = n < recoveredNext;
+    let obsolete = false;
+    switch (parsed.type) {
+      case FileType.Log:
+        obsolete = n < minLog && (ours || replayed.has(n));
+        break;
+      case FileType.Table:
+        obsolete = !versions.isLiveFile(n) && (ours || versions.namedTables.has(n));
+        break;
+      case FileType.Manifest:
+        obsolete = n !== versions.manifestNumber && ours;
+        break;
+      case FileType.Temp:
+      case FileType.OptionsTemp:
+        obsolete = ours;
+        break;
+    }
+    if (obsolete && !pinned(name)) fs.remove(joinPath(dir, name));
+  }
+}

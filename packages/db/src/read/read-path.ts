@@ -1,0 +1,202 @@
+/**
+ * Point reads (`db.get`): the newest entry of a key visible at a snapshot, looked up in
+ * order of age until one source decides it:
+ *
+ * ```
+ *   mutable memtable -> immutable memtables, newest first -> L0 tables, newest first
+ *     -> L1 .. L6: the one table per level whose range holds the key (binary search on
+ *        `largest`)
+ * ```
+ *
+ * A Value or point deletion ends the search; merge operands are collected on the way
+ * (newest first) until a base value, a deletion or the end; a range tombstone covering the
+ * key ends it once it is newer than every table left (`maxCoveringSeq > largestSeq`). Then
+ * the operands, if any, are merged (the operator's `fullMerge`, oldest first).
+ *
+ * Allocation: none on the way for a plain value — one LookupResult is reused (a fresh one
+ * only if a merge operator re-enters `get`) and the key is hashed once for every table's
+ * filter probe. The value returned is a view (memtable arena or cached block).
+ */
+import {
+  Histogram,
+  type InternalKeyComparator,
+  LookupResult,
+  LookupState,
+  type Statistics,
+  Ticker,
+} from "@shale/base";
+import type { MemTable } from "@shale/memtable";
+import { type TableCache, TableReader, type TableReadOptions } from "@shale/sstable";
+import type { MergeOperator } from "../core/merge-operator.js";
+import { fullMerge } from "../iterator/merge-operands.js";
+import { isSentinelKey } from "../version/key-range.js";
+import { NUM_LEVELS } from "../version/version-edit.js";
+import type { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+
+export class PointReader {
+  private readonly icmp: InternalKeyComparator;
+  private readonly versions: VersionSet;
+  private readonly tableCache: TableCache;
+  private readonly mergeOperator: MergeOperator | undefined;
+  private readonly stats: Statistics | undefined;
+  /** Reused by every get; `busy` while one runs. */
+  private readonly lookup = new LookupResult();
+  private busy = false;
+  /** The level of the table that ended the last `getFromTables` (statistics: GetHit*). */
+  private hitLevel = 0;
+  /** The filter hash of the key a get is looking up (`TableReader.hashKey`). */
+  private readonly keyHash = new Uint32Array(2);
+
+  constructor(
+    icmp: InternalKeyComparator,
+    versions: VersionSet,
+    tableCache: TableCache,
+    mergeOperator: MergeOperator | undefined,
+    stats: Statistics | undefined,
+  ) {
+    this.icmp = icmp;
+    this.versions = versions;
+    this.tableCache = tableCache;
+    this.mergeOperator = mergeOperator;
+    this.stats = stats;
+  }
+
+  /** True while a get runs (a merge operator may call back into the database). */
+  get inGet(): boolean {
+    return this.busy;
+  }
+
+  /**
+   * The value of `key` at `snapshot` in `mem`, then `imm` (newest first), then the current
+   * version's tables; undefined if none. A view (memtable arena or cached block), or the
+   * merge operator's result.
+   */
+  get(
+    key: Uint8Array,
+    snapshot: number,
+    mem: MemTable,
+    imm: readonly ImmutableMemTable[],
+    readOptions: TableReadOptions | undefined,
+  ): Uint8Array | undefined {
+    let r = this.lookup;
+    if (this.busy)
+      r = new LookupResult(); // re-entered from a merge operator
+    else this.busy = true;
+    const stats = this.stats;
+    const t0 = stats?.timersEnabled ? stats.now() : 0;
+    try {
+      mem.get(key, snapshot, r);
+      if (!r.done) {
+        for (let i = 0; i < imm.length && !r.done; i++) imm[i]!.mem.get(key, snapshot, r);
+      }
+      if (stats !== undefined) {
+        stats.tick(Ticker.KeysRead);
+        stats.tick(r.done ? Ticker.MemtableHit : Ticker.MemtableMiss);
+      }
+      if (!r.done) {
+        const tables = this.getFromTables(key, snapshot, r, readOptions);
+        if (stats !== undefined) {
+          stats.record(Histogram.TablesPerGet, tables);
+          // RocksDB's GET_HIT_L0/L1/L2_AND_UP: the level of the table that held the value.
+          if (r.state === LookupState.Found) {
+            const level = this.hitLevel;
+            stats.tick(
+              level === 0 ? Ticker.GetHitL0 : level === 1 ? Ticker.GetHitL1 : Ticker.GetHitL2AndUp,
+            );
+          }
+        }
+      } else if (stats !== undefined) stats.record(Histogram.TablesPerGet, 0);
+      switch (r.state) {
+        case LookupState.Found:
+          return r.operands.length === 0 ? r.value : this.merge(key, r.value, r.operands);
+        case LookupState.Deleted:
+          return r.operands.length === 0 ? undefined : this.merge(key, undefined, r.operands);
+        case LookupState.Merging:
+          return this.merge(key, undefined, r.operands);
+        default:
+          return undefined;
+      }
+    } finally {
+      r.reset();
+      if (r === this.lookup) this.busy = false;
+      if (stats !== undefined) stats.recordTime(Histogram.GetMicros, t0, 1000);
+    }
+  }
+
+  /**
+   * Probes the tables, newest data first: every L0 file (newest first), then the one file
+   * per deeper level whose key range holds the key. Stops at the first Value or deletion,
+   * or when a range tombstone covering the key is newer than everything left. Returns how
+   * many tables it probed (statistics: TablesPerGet).
+   */
+  private getFromTables(
+    key: Uint8Array,
+    snapshot: number,
+    r: LookupResult,
+    ro: TableReadOptions | undefined,
+  ): number {
+    let probed = 0;
+    const levels = this.versions.current.levels;
+    const l0 = levels[0]!;
+    // Hashed once for every table's filter probe.
+    const keyHash = this.keyHash;
+    TableReader.hashKey(key, keyHash);
+    for (let i = 0; i < l0.length; i++) {
+      const f = l0[i]!;
+      if (r.maxCoveringSeq > f.largestSeq) {
+        r.state = LookupState.Deleted; // a newer range tombstone hides everything left
+        return probed;
+      }
+      if (
+        this.icmp.compareUserKeyTo(key, f.smallest) < 0 ||
+        this.icmp.compareUserKeyTo(key, f.largest) > 0
+      )
+        continue;
+      probed++;
+      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
+      if (r.done) {
+        this.hitLevel = 0;
+        return probed;
+      }
+    }
+    for (let level = 1; level < NUM_LEVELS; level++) {
+      const files = levels[level]!;
+      if (files.length === 0) continue;
+      // The first file that does not end before key.
+      let lo = 0;
+      let hi = files.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const largest = files[mid]!.largest;
+        const c = this.icmp.compareUserKeyTo(key, largest);
+        // A file ending in a range-tombstone sentinel holds nothing at its last user key.
+        if (c > 0 || (c === 0 && isSentinelKey(largest))) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo === files.length) continue;
+      const f = files[lo]!;
+      if (this.icmp.compareUserKeyTo(key, f.smallest) < 0) continue;
+      if (r.maxCoveringSeq > f.largestSeq) {
+        r.state = LookupState.Deleted; // a newer range tombstone hides everything left
+        return probed;
+      }
+      probed++;
+      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
+      if (r.done) {
+        this.hitLevel = level;
+        return probed;
+      }
+    }
+    return probed;
+  }
+
+  /** Applies the merge operator; `newestFirst` operands as collected by a lookup. */
+  private merge(
+    key: Uint8Array,
+    base: Uint8Array | undefined,
+    newestFirst: readonly Uint8Array[],
+  ): Uint8Array {
+    return fullMerge(this.mergeOperator, key, base, newestFirst.slice().reverse(), this.stats);
+  }
+}

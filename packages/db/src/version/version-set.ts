@@ -1,0 +1,424 @@
+/**
+ * The version set: which table files make up the database, per level, and the counters
+ * that must survive a restart (next file number, last sequence, live WAL number).
+ *
+ * Durability protocol (RocksDB's):
+ * - A change is a VersionEdit appended to the MANIFEST and synced before it is applied;
+ *   files become visible only through a synced edit.
+ * - Each open writes a new MANIFEST that starts with a snapshot of the whole state, syncs
+ *   it, and points CURRENT at it by writing `NNNNNN.dbtmp`, syncing, renaming it over
+ *   CURRENT and syncing the directory. A crash at any point leaves CURRENT naming a
+ *   complete MANIFEST (the old one or the new one).
+ * - The MANIFEST is RocksDB's (version-edit.ts, docs/formats/manifest.md) and is read
+ *   strictly (manifest-replay.ts): any damage, a torn last record included, is Corruption
+ *   naming the file and offset, in every WAL recovery mode; `bestEfforts` (RocksDB's
+ *   best_efforts_recovery) opens the newest whole version instead and reports the rest.
+ */
+import {
+  baseName,
+  type FileSystem,
+  type InternalKeyComparator,
+  ShaleError,
+  toBytes,
+} from "@shale/base";
+import { LogWriter } from "@shale/wal";
+import { currentFileName, manifestFileName, tempFileName } from "../core/filenames.js";
+import { FileNumberCounter } from "./file-numbers.js";
+import { recoverManifest } from "./manifest-recovery.js";
+import type { ForeignFamily } from "./manifest-replay.js";
+import { Version } from "./version.js";
+import { VersionEdit } from "./version-edit.js";
+
+export { checkLevelOrdering, Version } from "./version.js";
+
+export interface VersionSetOptions {
+  fs: FileSystem;
+  dir: string;
+  icmp: InternalKeyComparator;
+  /** Unused (the merge operator's name lives in the OPTIONS file); kept for callers. */
+  mergeOperatorName?: string | undefined;
+}
+
+/** What `recover` found beyond the default column family's files. */
+export interface RecoverOptions {
+  /** RocksDB's best_efforts_recovery (see DbOptions.bestEffortsRecovery). Default: false. */
+  bestEfforts?: boolean;
+}
+
+export class VersionSet {
+  private readonly fs: FileSystem;
+  private readonly dir: string;
+  private readonly icmp: InternalKeyComparator;
+  private currentVersion: Version;
+  /** Shared with background workers (compaction outputs take numbers from it). */
+  readonly fileNumbers = new FileNumberCounter();
+  /** For every table of a live version: how many live versions hold it. */
+  private readonly fileRefs = new Map<number, number>();
+  /** Versions with references (the current one included). */
+  private readonly live = new Set<Version>();
+  /**
+   * Told the numbers of tables no live version refers to any more (after the edit that
+   * dropped them was synced), so they can be deleted. Default: none (they stay on disk
+   * until the next open removes them).
+   */
+  onObsoleteFiles: ((numbers: number[]) => void) | undefined;
+  lastSequence = 0;
+  /** WALs with numbers below this hold nothing of the default family that is not in tables. */
+  logNumber = 0;
+  manifestNumber = 0;
+  /**
+   * Column families other than `default` found in the MANIFEST: shale leaves them alone —
+   * keeps their files and WALs and writes them into every new MANIFEST — and refuses writes
+   * while any exists.
+   */
+  readonly foreignFamilies = new Map<number, ForeignFamily>();
+  /** The db id a RocksDB MANIFEST carried (write_dbid_to_manifest), rewritten as found. */
+  dbId: string | undefined;
+  /** The highest column family id ever used (RocksDB's max_column_family). */
+  maxColumnFamily = 0;
+  /** A MinLogNumberToKeep the MANIFEST recorded (0 = none). */
+  private recordedMinLogToKeep = 0;
+  private compactCursors = new Map<number, Uint8Array>();
+  /** NextFileNumber as the MANIFEST recorded it, before the directory scan raised it. */
+  recoveredNextFileNumber = 0;
+  /** Every table an edit of the recovered MANIFEST added (any family, later deleted or not). */
+  readonly namedTables = new Set<number>();
+  /** Best-efforts recovery: what was dropped (empty when nothing). */
+  bestEffortsReport = "";
+  private manifest: LogWriter | undefined;
+  /** Set by a failed MANIFEST write or sync (see `logAndApply`). */
+  private failure: ShaleError | undefined;
+
+  constructor(options: VersionSetOptions) {
+    this.fs = options.fs;
+    this.dir = options.dir;
+    this.icmp = options.icmp;
+    this.onObsoleteFiles = undefined;
+    this.fileNumbers.next = 2;
+    this.currentVersion = Version.empty();
+    this.install(this.currentVersion);
+  }
+
+  /** The live version (held by the set until the next one is installed). */
+  get current(): Version {
+    return this.currentVersion;
+  }
+
+  get nextFileNumber(): number {
+    return this.fileNumbers.next;
+  }
+
+  set nextFileNumber(n: number) {
+    this.fileNumbers.next = n;
+  }
+
+  /** WALs numbered below this hold nothing any column family still needs. */
+  get minLogNumberToKeep(): number {
+    let min = this.logNumber;
+    for (const f of this.foreignFamilies.values()) if (f.logNumber < min) min = f.logNumber;
+    return min;
+  }
+
+  /** Makes `v` current: the set holds a reference on it and drops the one on the previous. */
+  private install(v: Version): void {
+    v.adopt(this);
+    v.ref();
+    this.live.add(v);
+    for (const files of v.levels)
+      for (const f of files) this.fileRefs.set(f.number, (this.fileRefs.get(f.number) ?? 0) + 1);
+    const previous = this.currentVersion;
+    this.currentVersion = v;
+    if (previous !== v) previous.unref();
+  }
+
+  /** @internal A version's last reference is gone: its files may now be obsolete. */
+  released(v: Version): void {
+    this.live.delete(v);
+    const obsolete: number[] = [];
+    for (const files of v.levels) {
+      for (const f of files) {
+        const n = (this.fileRefs.get(f.number) ?? 0) - 1;
+        if (n > 0) this.fileRefs.set(f.number, n);
+        else {
+          this.fileRefs.delete(f.number);
+          obsolete.push(f.number);
+        }
+      }
+    }
+    if (obsolete.length > 0) this.onObsoleteFiles?.(obsolete);
+  }
+
+  /** True if some live version (current, or referenced) or another column family holds table `number`. */
+  isLiveFile(number: number): boolean {
+    if (this.fileRefs.has(number)) return true;
+    for (const f of this.foreignFamilies.values())
+      for (const level of f.levels) if (level.has(number)) return true;
+    return false;
+  }
+
+  /**
+   * @internal Read-only and secondary instances (secondary/follower.ts): makes `v`, read from
+   * the primary's MANIFEST, current with the MANIFEST's counters. Writes nothing.
+   */
+  followVersion(
+    v: Version,
+    counters: {
+      logNumber: number;
+      lastSequence: number;
+      nextFileNumber: number;
+      manifestNumber: number;
+    },
+  ): void {
+    this.logNumber = counters.logNumber;
+    if (counters.lastSequence > this.lastSequence) this.lastSequence = counters.lastSequence;
+    this.nextFileNumber = Math.max(this.nextFileNumber, counters.nextFileNumber);
+    this.manifestNumber = counters.manifestNumber;
+    if (v !== this.currentVersion) this.install(v);
+  }
+
+  /** @internal The tables of every live version (a secondary registers them). */
+  liveTableNumbers(): number[] {
+    return [...this.fileRefs.keys()];
+  }
+
+  /** Number of versions still referenced (the current one included). */
+  get liveVersions(): number {
+    return this.live.size;
+  }
+
+  /** True if the directory holds a database (a CURRENT file). */
+  static exists(fs: FileSystem, dir: string): boolean {
+    return fs.exists(currentFileName(dir));
+  }
+
+  newFileNumber(): number {
+    return this.fileNumbers.allocate();
+  }
+
+  /** Makes sure `nextFileNumber` is above every number already used in the directory. */
+  markFileNumberUsed(n: number): void {
+    this.fileNumbers.markUsed(n);
+  }
+
+  /** The user comparator's name (what the MANIFEST and OPTIONS record). */
+  get comparatorName(): string {
+    return this.icmp.name;
+  }
+
+  /**
+   * Writes the first MANIFEST of a new database (MANIFEST-`number`, 1 in an empty directory;
+   * RocksDB's NewDB edit: comparator, log number 0, next file number + 1, last sequence 0)
+   * and points CURRENT at it.
+   */
+  createNew(number = 1): void {
+    const edit = new VersionEdit();
+    edit.comparator = this.icmp.name;
+    edit.logNumber = 0;
+    edit.nextFileNumber = number + 1;
+    edit.lastSequence = 0;
+    const writer = new LogWriter(this.fs.openWritable(manifestFileName(this.dir, number)));
+    try {
+      writer.addRecord(edit.encode());
+      writer.sync();
+    } finally {
+      writer.close();
+    }
+    this.setCurrent(number);
+  }
+
+  /**
+   * Reads CURRENT and replays its MANIFEST (manifest-recovery.ts): strictly — any damage, or
+   * a table that is missing, is Corruption naming the file (sizes: paranoid-checks.ts) — unless
+   * `bestEfforts`. Checks the comparator name.
+   */
+  recover(options: RecoverOptions = {}): void {
+    const { state, number, report } = recoverManifest(
+      this.fs,
+      this.dir,
+      this.icmp,
+      options.bestEfforts === true,
+    );
+    this.manifestNumber = number;
+    this.logNumber = state.logNumber ?? 0;
+    this.nextFileNumber = Math.max(2, state.nextFileNumber ?? 2);
+    this.recoveredNextFileNumber = state.nextFileNumber ?? 0;
+    this.lastSequence = state.lastSequence ?? 0;
+    this.dbId = state.dbId;
+    this.maxColumnFamily = state.maxColumnFamily;
+    this.recordedMinLogToKeep = state.minLogNumberToKeep ?? 0;
+    this.compactCursors = state.compactCursors;
+    for (const [id, f] of state.families) this.foreignFamilies.set(id, f);
+    for (const n of state.namedTables) this.namedTables.add(n);
+    this.bestEffortsReport = report;
+    this.install(state.version);
+    this.markFileNumberUsed(this.manifestNumber);
+  }
+
+  /**
+   * The records that open every MANIFEST, as RocksDB's WriteCurrentStateToManifest writes
+   * them: [db id], per column family (default first) one edit naming it (ColumnFamilyAdd +
+   * comparator; the default family only its comparator) and one with its files and log
+   * number; then the counters.
+   */
+  private snapshotEdits(): VersionEdit[] {
+    const edits: VersionEdit[] = [];
+    if (this.dbId !== undefined) {
+      const id = new VersionEdit();
+      id.dbId = this.dbId;
+      edits.push(id);
+    }
+    const head = new VersionEdit();
+    head.comparator = this.icmp.name;
+    edits.push(head);
+    const files = new VersionEdit();
+    this.current.levels.forEach((level, l) => {
+      for (const f of level) files.addFile(l, f);
+    });
+    for (const [level, key] of [...this.compactCursors].sort((a, b) => a[0] - b[0]))
+      files.compactCursors.push({ level, key });
+    files.logNumber = this.logNumber;
+    if (this.recordedMinLogToKeep !== 0) files.minLogNumberToKeep = this.minLogNumberToKeep;
+    files.lastSequence = this.lastSequence;
+    edits.push(files);
+    for (const family of [...this.foreignFamilies.values()].sort((a, b) => a.id - b.id)) {
+      const add = new VersionEdit();
+      add.columnFamily = family.id;
+      add.columnFamilyAdd = family.name;
+      if (family.comparator !== undefined) add.comparator = family.comparator;
+      edits.push(add);
+      const theirs = new VersionEdit();
+      theirs.columnFamily = family.id;
+      family.levels.forEach((level, l) => {
+        for (const f of level.values()) theirs.addFile(l, f);
+      });
+      theirs.logNumber = family.logNumber;
+      theirs.lastSequence = this.lastSequence;
+      edits.push(theirs);
+    }
+    const counters = new VersionEdit();
+    counters.prevLogNumber = 0;
+    counters.nextFileNumber = this.nextFileNumber;
+    if (this.maxColumnFamily > 0) counters.maxColumnFamily = this.maxColumnFamily;
+    counters.lastSequence = this.lastSequence;
+    edits.push(counters);
+    return edits;
+  }
+
+  /**
+   * Starts a new MANIFEST holding the current state, makes CURRENT point at it (durably),
+   * and removes the previous MANIFEST (unless `removePrevious` is false: a best-efforts open
+   * keeps the damaged one).
+   */
+  rollManifest(removePrevious = true): void {
+    const previous = this.manifestNumber;
+    const number = this.newFileNumber();
+    const path = manifestFileName(this.dir, number);
+    const writer = new LogWriter(this.fs.openWritable(path));
+    try {
+      for (const edit of this.snapshotEdits()) writer.addRecord(edit.encode());
+      writer.sync();
+      this.setCurrent(number);
+    } catch (e) {
+      // The new MANIFEST is left in place (CURRENT may already name it), its handle closed.
+      try {
+        writer.close();
+      } catch {
+        // The write's own error is the one reported.
+      }
+      throw e;
+    }
+    this.manifest?.close();
+    this.manifest = writer;
+    this.manifestNumber = number;
+    if (removePrevious && previous !== 0 && previous !== number) {
+      const old = manifestFileName(this.dir, previous);
+      if (this.fs.exists(old)) this.fs.remove(old);
+    }
+  }
+
+  private setCurrent(manifestNumber: number): void {
+    const tmp = tempFileName(this.dir, manifestNumber);
+    this.fs.writeFile(tmp, toBytes(`${baseName(manifestFileName(this.dir, manifestNumber))}\n`), {
+      sync: true,
+    });
+    this.fs.rename(tmp, currentFileName(this.dir));
+    this.fs.syncDir(this.dir);
+  }
+
+  /**
+   * Appends `edit` (stamped with the counters) to the MANIFEST, syncs it, then installs the
+   * resulting version. Nothing is applied in memory if the write or sync fails.
+   *
+   * A failed write or sync leaves the outcome UNKNOWN: the edit's bytes may be in the file
+   * (and a later open will apply them) or not. So the caller must delete no file of either
+   * version (not the new one's outputs, not the old one's inputs), and the error latches:
+   * every later `logAndApply` throws it (`manifestError`): the MANIFEST is closed and cut
+   * back to its last whole record (`cutBack`), so the edit may be in it or not. The next
+   * open writes a new MANIFEST (as RocksDB does after a failed MANIFEST write).
+   */
+  logAndApply(edit: VersionEdit): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.manifest === undefined) throw ShaleError.closed("the MANIFEST is not open");
+    edit.prevLogNumber = 0;
+    edit.nextFileNumber = this.nextFileNumber;
+    edit.lastSequence = this.lastSequence;
+    if (edit.logNumber === undefined) edit.logNumber = this.logNumber;
+    const next = this.current.apply(edit, this.icmp);
+    const wholeSize = this.manifest.size;
+    try {
+      this.manifest.addRecord(edit.encode());
+      this.manifest.sync();
+    } catch (e) {
+      this.cutBack(wholeSize);
+      this.failure = ShaleError.isInstance(e)
+        ? e
+        : ShaleError.ioError(
+            "MANIFEST write failed",
+            baseName(manifestFileName(this.dir, this.manifestNumber)),
+            e,
+          );
+      throw this.failure;
+    }
+    this.logNumber = edit.logNumber;
+    this.install(next);
+  }
+
+  /**
+   * After a failed append: closes the MANIFEST and cuts it back to `size`, its last whole
+   * record (best effort). A partial record left at the end would make the next open fail,
+   * since the MANIFEST is read strictly (a torn tail cannot be told from a damaged length);
+   * without the edit the next open recovers the previous version, and the WALs of a failed
+   * flush are kept, so nothing acknowledged is lost. If even the cut fails, the next open
+   * reports Corruption and `bestEffortsRecovery` opens the directory.
+   */
+  private cutBack(size: number): void {
+    const manifest = this.manifest;
+    this.manifest = undefined;
+    const path = manifestFileName(this.dir, this.manifestNumber);
+    try {
+      manifest?.close();
+    } catch {
+      // The handle is released anyway; the failure that brought us here is what is reported.
+    }
+    try {
+      if (this.fs.fileSize(path) > size) this.fs.truncate(path, size);
+    } catch {
+      // Best effort (see above).
+    }
+  }
+
+  /**
+   * The error of a failed MANIFEST write or sync, once there was one: the version on disk is
+   * unknown from then on (see `logAndApply`).
+   */
+  get manifestError(): ShaleError | undefined {
+    return this.failure;
+  }
+
+  /** Closes the MANIFEST (without syncing). Idempotent; the handle is released even if closing fails. */
+  close(): void {
+    const manifest = this.manifest;
+    this.manifest = undefined;
+    manifest?.close();
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The write path's pieces below the DB facade: the live WAL (append a batch, roll to a new
+ * log when the memtable is switched, and the read-only latch after a failed write), the
+ * batch-to-memtable inserter, and the range-order check of a batch.
+ *
+ * A write is, in order (db.ts drives it):
+ *
+ * ```
+ *   stall check -> seq = lastSeq + 1 -> batch.seal(seq) -> ActiveWal.append (record handed to
+ *   the OS; fsync'd with sync: true) -> memtable insert (seq + i for op i) -> lastSeq moves ->
+ *   memtable full? -> switch: ActiveWal.roll(new log), seal the memtable, start a new one
+ * ```
+ *
+ * Threading: the caller's thread, synchronous.
+ */
+import {
+  type Comparator,
+  type FileSystem,
+  Histogram,
+  ShaleError,
+  type Statistics,
+  Ticker,
+  ValueKind,
+} from "@shale/base";
+import type { MemTable } from "@shale/memtable";
+import { LogWriter } from "@shale/wal";
+import { logFileName } from "../core/filenames.js";
+import type { WriteOptions } from "../core/options.js";
+import { WriteBatch, type WriteBatchHandler } from "./write-batch.js";
+
+/** Applies a batch's records to a memtable with consecutive seqs (also used by recovery). */
+export class MemTableInserter implements WriteBatchHandler {
+  mem!: MemTable;
+  /** The seq of the batch's first record. */
+  seq = 0;
+  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number): void {
+    this.mem.add(this.seq + index, kind, key, value);
+  }
+}
+
+/**
+ * Throws InvalidArgument if a range deletion of `batch` has start > end under `comparator`
+ * (WriteBatch.deleteRange only checked bytewise order).
+ */
+export function checkRangeOrder(batch: WriteBatch, comparator: Comparator): void {
+  // Sealed (count stamped; the write seals it again with its seq): the unsealed bytes say
+  // "0 records", and iterate rejected every such batch as having bytes after the last one.
+  WriteBatch.iterate(batch.seal(0), {
+    apply(kind, key, value) {
+      if (kind === ValueKind.RangeDeletion && comparator.compare(key, value) > 0) {
+        throw ShaleError.invalidArgument("deleteRange: start is after end");
+      }
+    },
+  });
+}
+
+/**
+ * The WAL the database appends to. Every memtable starts with a new log (`roll` on a switch,
+ * a fresh log after recovery), so `number` is also the oldest log holding data of the
+ * mutable memtable: once no immutable memtable needs an older log, the older ones are
+ * obsolete.
+ */
+export class ActiveWal {
+  private writer: LogWriter | undefined;
+  private fileNumber: number;
+  /**
+   * Logs switched away from and not synced yet, oldest first (their data is in the OS).
+   * They are synced before the next synced write (so a synced write never survives a power
+   * cut that loses earlier writes), and closed unsynced once their memtables are flushed
+   * (`releaseBelow`): syncing a 64 MiB log at the switch stalled the writer for ~50 ms.
+   */
+  private readonly unsynced: { number: number; writer: LogWriter }[] = [];
+  private failure: ShaleError | undefined;
+  private readonly stats: Statistics | undefined;
+
+  /** Takes ownership of `writer`, the open log numbered `number`. */
+  constructor(writer: LogWriter, number: number, stats: Statistics | undefined) {
+    this.writer = writer;
+    this.fileNumber = number;
+    this.stats = stats;
+  }
+
+  /** The file number of the current log. */
+  get number(): number {
+    return this.fileNumber;
+  }
+
+  /**
+   * Set after a failed append or roll: the log may end in a partial record, so the database
+   * is read-only until reopened (recovery keeps every acknowledged write).
+   */
+  get error(): ShaleError | undefined {
+    return this.failure;
+  }
+
+  /**
+   * Appends the encoded batch `rep` (`count` operations) as one record (unless
+   * `disableWAL`) and hands it to the OS, or to the disk with `sync`. REQUIRES: not closed.
+   * Counts WalBytes, WalSyncs, WalSyncMicros and KeysWritten.
+   */
+  append(rep: Uint8Array, count: number, options: WriteOptions | undefined): void {
+    let sync = false;
+    let disableWAL = false;
+    if (options !== undefined) {
+      sync = options.sync === true;
+      disableWAL = options.disableWAL === true;
+      if (sync && disableWAL)
+        throw ShaleError.invalidArgument("sync and disableWAL cannot be combined");
+    }
+    if (disableWAL) return;
+    const stats = this.stats;
+    const t0 = stats !== undefined && sync ? stats.now() : 0;
+    try {
+      const wal = this.writer!;
+      wal.addRecord(rep);
+      if (sync) {
+        if (this.unsynced.length > 0) this.syncSwitchedLogs();
+        wal.sync();
+      } else {
+        wal.flush();
+      }
+    } catch (e) {
+      this.failure = ShaleError.ioError(
+        "WAL write failed; the database is read-only until reopened",
+        undefined,
+        e,
+      );
+      throw e;
+    }
+    if (stats !== undefined) {
+      stats.tick(Ticker.WalBytes, rep.length);
+      if (sync) {
+        stats.tick(Ticker.WalSyncs);
+        stats.recordTime(Histogram.WalSyncMicros, t0, 1000);
+      }
+      stats.tick(Ticker.KeysWritten, count);
+    }
+  }
+
+  /** Syncs and closes the logs switched away from (see `unsynced`). */
+  private syncSwitchedLogs(): void {
+    const logs = this.unsynced;
+    while (logs.length > 0) {
+      const log = logs[0]!;
+      log.writer.sync();
+      log.writer.close();
+      logs.shift();
+    }
+  }
+
+  /**
+   * Closes, without syncing, the switched-away logs numbered below `logNumber`: their data
+   * is in synced tables now (a flush was installed), so they are obsolete.
+   */
+  releaseBelow(logNumber: number): void {
+    const logs = this.unsynced;
+    while (logs.length > 0 && logs[0]!.number < logNumber) logs.shift()!.writer.close();
+  }
+
+  /**
+   * Starts log `number` in `dir` (created, directory synced); the current one, its data
+   * handed to the OS, is synced later (see `unsynced`). On failure the error latches (see
+   * `error`) and is thrown. REQUIRES: not closed.
+   */
+  roll(fs: FileSystem, dir: string, number: number): void {
+    let writer: LogWriter;
+    try {
+      writer = new LogWriter(fs.openWritable(logFileName(dir, number)));
+      fs.syncDir(dir);
+      this.writer!.flush();
+    } catch (e) {
+      this.failure = ShaleError.ioError(
+        "could not start a new WAL; the database is read-only until reopened",
+        undefined,
+        e,
+      );
+      throw this.failure;
+    }
+    this.unsynced.push({ number: this.fileNumber, writer: this.writer! });
+    this.writer = writer;
+    this.fileNumber = number;
+  }
+
+  /** Syncs every open log unless a write failed (close does so). No-op once closed. */
+  syncUnlessFailed(): void {
+    if (this.failure !== undefined) return;
+    this.syncSwitchedLogs();
+    this.writer?.sync();
+  }
+
+  /**
+   * Closes every open log (without syncing). Idempotent. Every handle is released even if
+   * closing one fails (a failed write leaves bytes it cannot hand over); then the first
+   * error is thrown.
+   */
+  close(): void {
+    const writers = this.unsynced.map((log) => log.writer);
+    if (this.writer !== undefined) writers.push(this.writer);
+    this.unsynced.length = 0;
+    this.writer = undefined;
+    let first: unknown;
+    for (const w of writers) {
+      try {
+        w.close();
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    if (first !== undefined) throw first;
+  }
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// packages/db/src's folders point one way (issue 21): a file may import its own folder or a
+// lower layer, never a higher one. The layers, lowest first, are LAYERS below and the diagram in
+// packages/db/src/README.md. Tests (*.test.ts, *.test-support.ts), bench/ and test fixtures
+// are exempt: they may drive the whole DB. Fails naming the file, the import and both layers.
+//   node tooling/scripts/check-layers.mjs [srcDir]   (default packages/db/src)
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Lowest first. A path belongs to the longest prefix that matches. */
+export const LAYERS = [
+  ["core/"], // options, filenames, merge operators, snapshots, byte ownership
+  ["version/"], // VersionEdit, Version, VersionSet, MANIFEST replay and recovery
+  ["iterator/"], // the DB iterator and its sources
+  ["write/"], // write batch, WAL write path
+  ["read/"], // point lookups, iterator sources over a version
+  ["compaction/"], // picking, compaction iterator, jobs, table building
+  ["flush/"], // memtable -> L0 table
+  ["background/"], // executor and workers, flush and compaction scheduling, write throttling
+  ["secondary/"], // read-only and secondary instances following a primary
+  ["open/"], // recovery at open
+  ["ops/"], // checkpoint, live files, sizes, checksums, properties, clear
+  ["db.ts"], // the DB class
+  ["repair/", "ops/backup/engine.ts"], // tools that take or open a DB
+  ["index.ts"], // the package surface
+];
+
+const EXEMPT =
+  /(\.test\.ts|\.test-support\.ts)$|(^|\/)(bench|test-fixtures|test-support|interop)\//;
+
+export function layerOf(rel) {
+  let best = -1;
+  let bestLen = -1;
+  LAYERS.forEach((prefixes, rank) => {
+    for (const p of prefixes) {
+      const hit = p.endsWith("/") ? rel.startsWith(p) : rel === p;
+      if (hit && p.length > bestLen) {
+        best = rank;
+        bestLen = p.length;
+      }
+    }
+  });
+  return best;
+}
+
+const layerName = (rank) => LAYERS[rank].join(" ");
+
+function walk(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...walk(p));
+    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^"';]*?from\s*"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)|^import\s*"(\.[^"]+)"/gm;
+
+/** Every back-edge in srcDir: { file, spec, from, to }. */
+export function checkLayers(srcDir) {
+  const bad = [];
+  for (const abs of walk(srcDir)) {
+    const rel = relative(srcDir, abs).split(sep).join("/");
+    if (EXEMPT.test(rel)) continue;
+    const from = layerOf(rel);
+    if (from < 0) {
+      bad.push({
+        file: rel,
+        spec: "",
+        from,
+        to: -1,
+        why: "is in no layer (add its folder to LAYERS)",
+      });
+      continue;
+    }
+    const text = readFileSync(abs, "utf8");
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      const target = relative(srcDir, resolve(dirname(abs), spec))
+        .split(sep)
+        .join("/")
+        .replace(/\.js$/, ".ts");
+      if (target.startsWith("..")) continue; // outside src (package.json and the like)
+      const to = layerOf(target);
+      if (to > from)
+        bad.push({
+          file: rel,
+          spec,
+          from,
+          to,
+          why: `(${layerName(from)}) imports a higher layer (${layerName(to)})`,
+        });
+    }
+  }
+  return bad;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+  const src = resolve(process.argv[2] ?? join(root, "packages/db/src"));
+  const bad = checkLayers(src);
+  for (const b of bad)
+    console.error(`layer back-edge: ${b.file}${b.spec ? ` imports "${b.spec}"` : ""} ${b.why}`);
+  if (bad.length > 0) {
+    console.error(
+      `${bad.length} layer violation(s) in ${relative(process.cwd(), src) || "."}; layers in packages/db/src/README.md`,
+    );
+    process.exit(1);
+  }
+  console.log(`packages/db/src layers point one way (${LAYERS.length} layers)`);
+}
