@@ -73,6 +73,8 @@ export const ENGINE_NAMES = [
   "rocksdb",
   "memory-level",
   "shale-level",
+  "better-sqlite3",
+  "rocksdb-native",
 ];
 
 export const MERGE_OPERATORS = ["max", "uint64add", "stringappend"];

@@ -11,7 +11,15 @@ import {
   tempDir,
 } from "./test/helpers.js";
 
-const PEERS = ["classic-level", "lmdb", "rocksdb", "memory-level", "shale-level"];
+const PEERS = [
+  "classic-level",
+  "lmdb",
+  "rocksdb",
+  "memory-level",
+  "shale-level",
+  "better-sqlite3",
+  "rocksdb-native",
+];
 const NUM = 300;
 const SEED = 301;
 
@@ -51,12 +59,15 @@ describe("peer engines", () => {
       expect(r[6]!.message).toBe(`(${NUM} of ${NUM} found; ${NUM / 10} writes)`);
       expect(found(r[8]!)).toEqual([survivors, NUM]); // deleted keys are gone
       expect(r[9]!.message).toMatch(new RegExp(`; ${NUM} of ${NUM} keys visited\\)$`));
-      if (peer === "classic-level" || peer === "shale-level") expect(r[10]!.ops).toBe(1);
+      if (peer === "classic-level" || peer === "shale-level" || peer === "rocksdb-native")
+        expect(r[10]!.ops).toBe(1);
       else expect(r[10]!.na).toMatch(/compact|CompactRange/);
     }
     // Disk figures for the engines that have a disk; none for memory-level.
     expect(b.results("lmdb")[0]!.diskBytes).toBeGreaterThan(0);
     expect(b.results("rocksdb")[0]!.diskBytes).toBeGreaterThan(0);
+    expect(b.results("better-sqlite3")[0]!.diskBytes).toBeGreaterThan(0);
+    expect(b.results("rocksdb-native")[0]!.diskBytes).toBeGreaterThan(0);
     expect(b.results("memory-level")[0]!.diskBytes).toBeUndefined();
 
     const start = b.out.indexOf(TABLE_TITLE);

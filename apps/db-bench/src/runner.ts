@@ -167,7 +167,7 @@ export async function runEngines(
 }
 
 /** Files that mark a directory as some engine's database (LevelDB, RocksDB, shale, LMDB). */
-const DATABASE_MARKERS = ["CURRENT", "LOCK", "data.mdb"];
+const DATABASE_MARKERS = ["CURRENT", "LOCK", "data.mdb", "kv.sqlite"];
 
 /**
  * Deletes a database directory, as db_bench destroys its --db unless --use_existing_db. A

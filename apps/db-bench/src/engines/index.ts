@@ -20,6 +20,10 @@ export async function createEngine(name: string): Promise<Engine> {
         return new (await import("./shale-level.js")).ShaleLevelEngine();
       case "memory-level":
         return new (await import("./memory-level.js")).MemoryLevelEngine();
+      case "better-sqlite3":
+        return new (await import("./better-sqlite3.js")).BetterSqlite3Engine();
+      case "rocksdb-native":
+        return new (await import("./rocksdb-native.js")).RocksdbNativeEngine();
       default:
         throw new Error("no such engine");
     }

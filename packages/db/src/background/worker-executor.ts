@@ -30,6 +30,7 @@ import {
   type WorkerOptions,
 } from "node:worker_threads";
 import { type FileSystem, ShaleError } from "@shale/base";
+import { collectGarbage } from "./collect-garbage.js";
 import {
   type BackgroundExecutor,
   type CompactCallback,
@@ -203,7 +204,12 @@ export class WorkerExecutor implements BackgroundExecutor {
       snapshots: request.snapshots,
     };
     this.post(message, {
-      ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
+      ok: (m) => {
+        // Memtables flushed before this one are installed and unreferenced by now: free
+        // their arenas before this one is installed (collect-garbage.ts).
+        collectGarbage();
+        done(undefined, m.type === "flush" ? m.file : undefined);
+      },
       fail: (e) => done(e, undefined),
     });
   }

@@ -9,6 +9,7 @@ import { MemTable } from "@shale/memtable";
 import { runCompactionJob } from "../compaction/compaction-job.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { flushMemTable } from "../flush/flush-job.js";
+import { collectGarbage } from "./collect-garbage.js";
 import {
   builtinComparator,
   builtinMergeOperator,
@@ -69,4 +70,7 @@ port.on("message", (job: JobMessage) => {
     Atomics.store(finished, 0, 1);
     Atomics.notify(finished, 0);
   }
+  // The flushed memtable's arena is garbage here now; this heap rarely grows enough to
+  // collect it on its own, and its chunks stay allocated until it does (collect-garbage.ts).
+  if (job.type === "flush") collectGarbage();
 });
