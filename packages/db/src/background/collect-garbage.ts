@@ -20,6 +20,21 @@ import { runInNewContext } from "node:vm";
 
 let collect: (() => void) | null | undefined;
 
+/**
+ * Arena bytes that must become garbage before a collection is worth its pause (~20 ms):
+ * tiny write buffers flush often, and one full GC per small flush would dominate.
+ */
+export const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
+let pending = 0;
+
+/** Notes `bytes` of arena about to become garbage; collects once enough have. */
+export function releasedArena(bytes: number): void {
+  pending += bytes;
+  if (pending < COLLECT_AFTER_BYTES) return;
+  pending = 0;
+  collectGarbage();
+}
+
 /** Runs a full GC; false when this runtime offers none. */
 export function collectGarbage(): boolean {
   if (collect === undefined) collect = findGc();

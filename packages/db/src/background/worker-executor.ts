@@ -30,7 +30,7 @@ import {
   type WorkerOptions,
 } from "node:worker_threads";
 import { type FileSystem, ShaleError } from "@shale/base";
-import { collectGarbage } from "./collect-garbage.js";
+import { releasedArena } from "./collect-garbage.js";
 import {
   type BackgroundExecutor,
   type CompactCallback,
@@ -193,6 +193,7 @@ export class WorkerExecutor implements BackgroundExecutor {
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
+    const bytes = request.mem.approximateMemoryUsage();
     const message: FlushMessage = {
       id: this.nextId++,
       type: "flush",
@@ -207,7 +208,7 @@ export class WorkerExecutor implements BackgroundExecutor {
       ok: (m) => {
         // Memtables flushed before this one are installed and unreferenced by now: free
         // their arenas before this one is installed (collect-garbage.ts).
-        collectGarbage();
+        releasedArena(bytes);
         done(undefined, m.type === "flush" ? m.file : undefined);
       },
       fail: (e) => done(e, undefined),
