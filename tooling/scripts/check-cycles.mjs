@@ -11,9 +11,10 @@
  * count only for the package graph. Strongly connected components (Tarjan) of two or more
  * files, or a file importing itself, are cycles.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importsOf, resolveRelative, tsFiles } from "./ts-imports.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -29,43 +30,6 @@ function workspaces() {
     }
   }
   return out;
-}
-
-function tsFiles(dir) {
-  const out = [];
-  if (!existsSync(dir)) return out;
-  for (const entry of readdirSync(dir).sort()) {
-    if (entry === "node_modules" || entry === "dist") continue;
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...tsFiles(path));
-    else if (/\.(ts|mts|tsx)$/.test(entry) && !entry.endsWith(".d.ts")) out.push(path);
-  }
-  return out;
-}
-
-const IMPORT =
-  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
-
-function importsOf(file) {
-  // Drop comments so examples in TSDoc do not count.
-  const text = readFileSync(file, "utf8")
-    .replace(/\/\*[\s\S]*?\*\//g, "")
-    .replace(/(^|[^:])\/\/.*$/gm, "$1");
-  const out = [];
-  for (const m of text.matchAll(IMPORT)) out.push(m[1] ?? m[2]);
-  return out;
-}
-
-function resolveRelative(from, spec) {
-  const base = resolve(dirname(from), spec);
-  const candidates = [
-    base.replace(/\.js$/, ".ts"),
-    base.replace(/\.mjs$/, ".mts"),
-    base,
-    `${base}.ts`,
-    join(base, "index.ts"),
-  ];
-  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
 }
 
 /** Tarjan's strongly connected components; returns the cycles (components that loop). */

@@ -4,9 +4,9 @@
 // packages/db/src/README.md. Tests (*.test.ts, *.test-support.ts), bench/ and test fixtures
 // are exempt: they may drive the whole DB. Fails naming the file, the import and both layers.
 //   node tooling/scripts/check-layers.mjs [srcDir]   (default packages/db/src)
-import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importsOf, tsFiles } from "./ts-imports.mjs";
 
 /** Lowest first. A path belongs to the longest prefix that matches. */
 export const LAYERS = [
@@ -46,23 +46,10 @@ export function layerOf(rel) {
 
 const layerName = (rank) => LAYERS[rank].join(" ");
 
-function walk(dir) {
-  const out = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
-
-const IMPORT =
-  /(?:^|[\s;])(?:import|export)\s[^"';]*?from\s*"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)|^import\s*"(\.[^"]+)"/gm;
-
 /** Every back-edge in srcDir: { file, spec, from, to }. */
 export function checkLayers(srcDir) {
   const bad = [];
-  for (const abs of walk(srcDir)) {
+  for (const abs of tsFiles(srcDir)) {
     const rel = relative(srcDir, abs).split(sep).join("/");
     if (EXEMPT.test(rel)) continue;
     const from = layerOf(rel);
@@ -76,9 +63,8 @@ export function checkLayers(srcDir) {
       });
       continue;
     }
-    const text = readFileSync(abs, "utf8");
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3];
+    for (const spec of importsOf(abs)) {
+      if (!spec.startsWith(".")) continue; // another package
       const target = relative(srcDir, resolve(dirname(abs), spec))
         .split(sep)
         .join("/")
