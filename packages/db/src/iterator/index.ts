@@ -95,21 +95,27 @@ function checkSeq(seq: unknown, what: string): number {
   return seq;
 }
 
-/**
- * The user-key order and internal-key compare function of the last comparator seen: both are
- * functions of the comparator alone, and a database makes every iterator with the same one
- * (seekrandom opens one per seek), so they are built once, not per iterator.
- */
-let lastComparator: Comparator | undefined;
-let lastOrder: UserKeyOrder | undefined;
-let lastCompare: ((a: Uint8Array, b: Uint8Array) => number) | undefined;
+/** The user-key order and internal-key compare function of one comparator. */
+interface Orders {
+  readonly order: UserKeyOrder;
+  readonly compare: (a: Uint8Array, b: Uint8Array) => number;
+}
 
-function ordersOf(comparator: Comparator): void {
-  if (comparator === lastComparator) return;
-  const icmp = new InternalKeyComparator(comparator);
-  lastOrder = new UserKeyOrder(comparator);
-  lastCompare = (a, b) => icmp.compare(a, b);
-  lastComparator = comparator;
+/**
+ * Orders per comparator: both are functions of the comparator alone, and a database makes
+ * every iterator with the same one (seekrandom opens one per seek), so they are built once,
+ * not per iterator.
+ */
+const ordersByComparator = new WeakMap<Comparator, Orders>();
+
+function ordersOf(comparator: Comparator): Orders {
+  let orders = ordersByComparator.get(comparator);
+  if (orders === undefined) {
+    const icmp = new InternalKeyComparator(comparator);
+    orders = { order: new UserKeyOrder(comparator), compare: (a, b) => icmp.compare(a, b) };
+    ordersByComparator.set(comparator, orders);
+  }
+  return orders;
 }
 
 /**
@@ -153,8 +159,7 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
       ? toBytes(sources.upperBound, "upperBound").slice()
       : undefined;
 
-  ordersOf(comparator);
-  const order = lastOrder!;
+  const { order, compare } = ordersOf(comparator);
   let lists: FragmentedRangeTombstoneList[] = rangeTombstones;
   for (const list of rangeTombstones) {
     if (list.isEmpty) {
@@ -175,7 +180,7 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
         : child;
     });
   }
-  const merged = newMergingIterator(inputs, lastCompare!, {
+  const merged = newMergingIterator(inputs, compare, {
     bytewiseInternalKeys: comparator === bytewiseComparator,
   });
   return new DBIterator({
