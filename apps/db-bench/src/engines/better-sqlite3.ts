@@ -14,7 +14,7 @@
  */
 import { createRequire } from "node:module";
 import type { OpClock } from "../op-clock.js";
-import { type BatchBuilder, buildBatch } from "./common.js";
+import { type BatchBuilder, buildBatch, oneShotCursor } from "./common.js";
 import type {
   BatchOps,
   Cursor,
@@ -188,10 +188,7 @@ export class BetterSqlite3Engine implements Engine {
 
   /** A SELECT per seek: SQLite statements have no reusable cursor to reposition. */
   openCursor(): Cursor {
-    return {
-      seek: (target, nexts, out) => this.seekOnce(target, nexts, out),
-      close: () => {},
-    };
+    return oneShotCursor(this);
   }
 
   compact(): Promise<void> {

@@ -1,14 +1,17 @@
 /**
  * What the engines share: replaying a BatchOps into an engine's own batch, the range
- * deletions an engine applies after its batch, and tallying a getMany's answers.
+ * deletions an engine applies after its batch, tallying a getMany's answers, and the cursor of
+ * an engine that cannot reposition one.
  */
 import {
   type BatchOps,
+  type Cursor,
   DELETE,
   DELETE_RANGE,
   type MaybePromise,
   PUT,
   type ReadTally,
+  type SeekResult,
 } from "./engine.js";
 
 /** An engine's batch (or transaction) being built. */
@@ -61,4 +64,17 @@ export function tallyFound(
       tally.bytes += keys[i]!.length + v.length;
     }
   }
+}
+
+/**
+ * The cursor of an engine whose reads cannot be repositioned: every seek is the engine's
+ * one-shot `seekOnce` (a fresh range read), and there is nothing to close.
+ */
+export function oneShotCursor(engine: {
+  seekOnce(target: Uint8Array, nexts: number, out: SeekResult): MaybePromise<void>;
+}): Cursor {
+  return {
+    seek: (target, nexts, out) => engine.seekOnce(target, nexts, out),
+    close: () => {},
+  };
 }

@@ -7,7 +7,7 @@
  */
 import { type Database, open } from "lmdb";
 import type { OpClock } from "../op-clock.js";
-import { type BatchBuilder, buildBatch } from "./common.js";
+import { type BatchBuilder, buildBatch, oneShotCursor } from "./common.js";
 import type {
   BatchOps,
   Cursor,
@@ -146,10 +146,7 @@ export class LmdbEngine implements Engine {
 
   /** lmdb-js has no reusable cursor: each seek is a `getRange`. */
   openCursor(): Cursor {
-    return {
-      seek: (target, nexts, out) => this.seekOnce(target, nexts, out),
-      close: () => {},
-    };
+    return oneShotCursor(this);
   }
 
   compact(): Promise<void> {

@@ -13,7 +13,7 @@
  */
 import { createRequire } from "node:module";
 import type { OpClock } from "../op-clock.js";
-import { type BatchBuilder, buildBatch } from "./common.js";
+import { type BatchBuilder, buildBatch, oneShotCursor } from "./common.js";
 import type {
   BatchOps,
   Cursor,
@@ -205,10 +205,7 @@ export class RocksdbNativeEngine implements Engine {
 
   /** The binding's iterators cannot be repositioned: each seek is a new iterator. */
   openCursor(): Cursor {
-    return {
-      seek: (target, nexts, out) => this.seekOnce(target, nexts, out),
-      close: () => {},
-    };
+    return oneShotCursor(this);
   }
 
   async compact(): Promise<void> {
