@@ -30,7 +30,6 @@ import {
   type WorkerOptions,
 } from "node:worker_threads";
 import { type FileSystem, ShaleError } from "@shale/base";
-import { releasedArena } from "./collect-garbage.js";
 import {
   type BackgroundExecutor,
   type CompactCallback,
@@ -193,7 +192,6 @@ export class WorkerExecutor implements BackgroundExecutor {
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
-    const bytes = request.mem.approximateMemoryUsage();
     const message: FlushMessage = {
       id: this.nextId++,
       type: "flush",
@@ -205,12 +203,7 @@ export class WorkerExecutor implements BackgroundExecutor {
       snapshots: request.snapshots,
     };
     this.post(message, {
-      ok: (m) => {
-        // Memtables flushed before this one are installed and unreferenced by now: free
-        // their arenas before this one is installed (collect-garbage.ts).
-        releasedArena(bytes);
-        done(undefined, m.type === "flush" ? m.file : undefined);
-      },
+      ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
       fail: (e) => done(e, undefined),
     });
   }

@@ -9,7 +9,6 @@ import { MemTable } from "@shale/memtable";
 import { runCompactionJob } from "../compaction/compaction-job.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { flushMemTable } from "../flush/flush-job.js";
-import { releasedArena } from "./collect-garbage.js";
 import {
   builtinComparator,
   builtinMergeOperator,
@@ -25,9 +24,6 @@ if (port === null) throw new Error("the shale worker must run in a worker thread
 const finished = data?.finished !== undefined ? new Int32Array(data.finished) : undefined;
 const fs = new NodeFileSystem();
 
-/** The arena bytes of the memtable the last job flushed (released after the reply). */
-let flushedBytes = 0;
-
 function run(job: JobMessage): ResultMessage {
   if (job.type === "remove") {
     for (const path of job.paths) removeQuietly(path);
@@ -40,7 +36,6 @@ function run(job: JobMessage): ResultMessage {
     const mem = MemTable.fromShared(job.memtable, { comparator });
     const table = { ...job.table, comparator };
     const file = flushMemTable(fs, job.dir, job.fileNumber, mem, table, job.snapshots);
-    flushedBytes = mem.approximateMemoryUsage();
     return { id: job.id, ok: true, type: "flush", file };
   }
   let mergeOperator: MergeOperator | undefined;
@@ -74,8 +69,4 @@ port.on("message", (job: JobMessage) => {
     Atomics.store(finished, 0, 1);
     Atomics.notify(finished, 0);
   }
-  // The flushed memtable's arena is garbage here now; this heap rarely grows enough to
-  // collect it on its own, and its chunks stay allocated until it does (collect-garbage.ts).
-  if (job.type === "flush") releasedArena(flushedBytes);
-  flushedBytes = 0;
 });
