@@ -43,7 +43,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { MergeOperator } from "../core/merge-operator.js";
-import { IteratorBuffers } from "./iterator-buffers.js";
+import { type IteratorBuffers, takeBuffers } from "./iterator-buffers.js";
 import { fullMerge, MergeOperands, missingMergeOperator } from "./merge-operands.js";
 import type { PinnedIterators } from "./pinned-iterators.js";
 import type { RangeDelAggregator } from "./range-del-aggregator.js";
@@ -93,7 +93,7 @@ function badKind(kind: number): ShaleError {
 
 export class DBIteratorCore {
   /** The saved key, value and seek keys (iterator-buffers.ts). */
-  protected readonly buffers = new IteratorBuffers();
+  protected readonly buffers: IteratorBuffers = takeBuffers();
   protected readonly iter: InternalIterator;
   protected readonly order: UserKeyOrder;
   protected readonly mergeOperator: MergeOperator | undefined;

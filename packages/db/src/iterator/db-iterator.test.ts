@@ -19,6 +19,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { stringAppendOperator } from "../core/merge-operator.js";
 import { type DBIterator, type DBIteratorSources, newDBIterator } from "./index.js";
+import { pooledIteratorBuffers } from "./iterator-buffers.js";
 import {
   b,
   buildSources,
@@ -517,5 +518,39 @@ describe("DBIterator statistics", () => {
     it = open(groups, ["mem", "table"], { snapshotSeq: 6 });
     expect(scanBackward(it)).toEqual([]);
     it.close();
+  });
+});
+
+describe("buffers pooled across iterators", () => {
+  it("a closed iterator's buffers serve the next one, cleared, and close gives them back once", () => {
+    const sources = [
+      [
+        w("put", "a", "1", 1),
+        w("put", "bb", "22", 2),
+        w("put", "ccc", "333", 3),
+        w("put", "dddd", "4444", 4),
+      ],
+    ];
+    const first = open(sources, ["table"]);
+    first.seekToLast();
+    first.prev(); // a value saved by the backward step (pinned or copied)
+    expect(str(first.key())).toBe("ccc");
+    expect(str(first.value())).toBe("333");
+    const before = pooledIteratorBuffers();
+    first.close();
+    first.close(); // idempotent: the buffers are not given back twice
+    expect(pooledIteratorBuffers()).toBe(Math.min(before + 1, 16));
+    const second = open(sources, ["mem"]);
+    expect(pooledIteratorBuffers()).toBe(Math.min(before + 1, 16) - 1);
+    expect(scanForward(second)).toEqual(["a=1", "bb=22", "ccc=333", "dddd=4444"]);
+    expect(scanBackward(second)).toEqual(["dddd=4444", "ccc=333", "bb=22", "a=1"]);
+    second.seek("bb");
+    expect(str(second.key())).toBe("bb");
+    // The closed iterator stays closed while another uses its buffers.
+    expect(first.valid()).toBe(false);
+    expect(() => first.key()).toThrow(ShaleError);
+    expect(() => first.seek("a")).toThrow(ShaleError);
+    expect(str(second.value())).toBe("22");
+    second.close();
   });
 });

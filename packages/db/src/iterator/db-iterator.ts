@@ -23,6 +23,7 @@ import {
   VALUE_FROM_ITER,
 } from "./db-iterator-core.js";
 import { EntryIterator } from "./entry-iterator.js";
+import { giveBuffers } from "./iterator-buffers.js";
 import { checkStep } from "./order-check.js";
 
 /** @internal What `newDBIterator` hands the constructor. */
@@ -320,6 +321,8 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       try {
         this.iter.close();
       } finally {
+        // Nothing reads them after this: every method checks `closed` first.
+        giveBuffers(this.buffers);
         onClose?.();
       }
     }
