@@ -44,7 +44,7 @@ import {
 } from "@shale/base";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { type IteratorBuffers, takeBuffers } from "./iterator-buffers.js";
-import { fullMerge, MergeOperands, missingMergeOperator } from "./merge-operands.js";
+import { fullMerge, type MergeOperands, missingMergeOperator } from "./merge-operands.js";
 import type { PinnedIterators } from "./pinned-iterators.js";
 import type { RangeDelAggregator } from "./range-del-aggregator.js";
 import type { UserKeyOrder } from "./user-key-order.js";
@@ -114,7 +114,7 @@ export class DBIteratorCore {
   protected valueSource = VALUE_FROM_ITER;
   protected merged: Uint8Array = EMPTY_BYTES;
 
-  private readonly operands = new MergeOperands();
+  private readonly operands: MergeOperands = this.buffers.operands;
   private readonly pins: PinnedIterators | undefined;
   /** Set by findValueForCurrentKey: the merged iterator is already before the saved key. */
   private beforeSavedKey = false;

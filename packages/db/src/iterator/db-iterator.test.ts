@@ -553,4 +553,26 @@ describe("buffers pooled across iterators", () => {
     expect(str(second.value())).toBe("22");
     second.close();
   });
+
+  it("merge operands of a closed iterator do not leak into the next one", () => {
+    const sources = [
+      [w("put", "k", "base", 1), w("merge", "k", "m1", 2), w("merge", "k", "m2", 3)],
+      [w("merge", "z", "only", 4)],
+    ];
+    const first = open(sources, ["table", "mem"]);
+    first.seekToLast();
+    first.prev(); // k resolved backwards: its operands collected
+    expect(str(first.value())).toBe(
+      str(stringAppendOperator().fullMerge(b("k"), b("base"), [b("m1"), b("m2")])!),
+    );
+    first.close();
+    const second = open(sources, ["mem", "table"]);
+    const expected = [
+      `k=${str(stringAppendOperator().fullMerge(b("k"), b("base"), [b("m1"), b("m2")])!)}`,
+      `z=${str(stringAppendOperator().fullMerge(b("z"), undefined, [b("only")])!)}`,
+    ];
+    expect(scanForward(second)).toEqual(expected);
+    expect(scanBackward(second)).toEqual([...expected].reverse());
+    second.close();
+  });
 });

@@ -19,6 +19,7 @@
  * Not thread-safe (one pool per module instance).
  */
 import { EMPTY_BYTES, invariants, pooledBytes, putTrailer, TRAILER_SIZE } from "@shale/base";
+import { MergeOperands } from "./merge-operands.js";
 
 /** Buffers given back by closed DB iterators (at most POOL_MAX). */
 const pool: IteratorBuffers[] = [];
@@ -55,6 +56,8 @@ export class IteratorBuffers {
   /** The saved value when it was pinned (kept as the child's view, not copied). */
   private pinnedValue: Uint8Array | undefined = undefined;
   private seekBuf = pooledBytes(64);
+  /** The merge operands of the key being resolved (pooled with the rest). */
+  readonly operands = new MergeOperands();
   /** Cached view seekBuf[0, seekView.length): seeks to keys of one length reuse it. */
   private seekView: Uint8Array = EMPTY_BYTES;
 
@@ -67,6 +70,7 @@ export class IteratorBuffers {
     this.keyLength = 0;
     this.valueLength = 0;
     this.pinnedValue = undefined;
+    this.operands.clear();
   }
 
   /** Copies the user key of `ikey` (its first `n` bytes) into keyBuf. */
