@@ -1,6 +1,6 @@
 /**
  * Assembles what a DB iterator reads: one point iterator per memtable and L0 table, one
- * concatenating iterator per deeper level, the fragmented range tombstones of each, and the
+ * concatenating iterator per deeper level (the table's own iterator for a level of one file), the fragmented range tombstones of each, and the
  * largest seq each child can hold (so children older than a covering tombstone can jump
  * over the deleted run).
  *
@@ -155,10 +155,16 @@ export function collectSources(s: SourceState): CollectedSources {
         const list = open(f).rangeTombstones();
         if (!list.isEmpty) rangeTombstones.push(list);
       }
-      pins ??= new PinnedIterators();
-      children.push(
-        new LevelFilesIterator(files, (f) => open(f).newIterator(s.readOptions), compare, pins),
-      );
+      if (files.length === 1) {
+        // One file: its table iterator itself (as for an L0 file), one layer less on every
+        // move and read of a scan or seek; nothing to concatenate, so nothing to pin.
+        children.push(open(files[0]!).newIterator(s.readOptions));
+      } else {
+        pins ??= new PinnedIterators();
+        children.push(
+          new LevelFilesIterator(files, (f) => open(f).newIterator(s.readOptions), compare, pins),
+        );
+      }
       childMaxSeqs.push(maxSeq);
       tables++;
     }
