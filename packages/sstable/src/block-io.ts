@@ -13,7 +13,7 @@ import {
   ShaleError,
   type WritableFile,
 } from "@shale/base";
-import { allocUninitialized, type BlockSlab } from "./alloc.js";
+import { allocUninitialized, BlockSlab, blockMemory, MAX_POOLED_BLOCK } from "./alloc.js";
 import { compressBlock, decompressBlock, decompressBlockInto } from "./compression.js";
 import { type BlockHandle, CompressionType, TableFormat } from "./format.js";
 
@@ -49,6 +49,36 @@ const MAX_SCRATCH = 1 << 20;
 let readScratch = new Uint8Array(0);
 
 /**
+ * A `BlockSlab` whose `reserve` takes a buffer from `blockMemory` (blocks up to
+ * `MAX_POOLED_BLOCK`; larger ones get memory of their own), so the codecs that write into a
+ * slab (snappy, lz4) decompress into pooled memory. `took` says whether the last reserve did.
+ */
+class PoolSlab extends BlockSlab {
+  took = false;
+
+  override reserve(n: number): void {
+    this.took = n > 0 && n <= MAX_POOLED_BLOCK;
+    this.buf = this.took ? blockMemory.take(n) : allocUninitialized(n);
+    this.pos = 0;
+  }
+}
+
+const poolSlab = new PoolSlab();
+
+/** Whether the contents the last `readBlock` / `decodeBlock` returned are in `blockMemory`. */
+let decodedPooled = false;
+
+/**
+ * True if the contents the last `readBlock` or `decodeBlock` call returned (asked for
+ * `pooled`) are a buffer of `blockMemory` (whole, from offset 0): the caller may hand it back
+ * once nothing reads it (see `Block.recyclable`). False when the codec wrote memory of its
+ * own (zstd, zlib) or the block is over `MAX_POOLED_BLOCK`.
+ */
+export function decodedIntoPool(): boolean {
+  return decodedPooled;
+}
+
+/**
  * Reads the block at `handle`, verifies its checksum (unless `verify` is false) and
  * decompresses it. Returns the contents in memory of their own (never shared with another
  * block). Throws Corruption naming `fileName` and the block offset for a block past the end
@@ -58,6 +88,7 @@ let readScratch = new Uint8Array(0);
  * `expectCompressed` only picks the read buffer: a block expected compressed is read into
  * a reused scratch buffer (an uncompressed one is then copied out), one expected raw into
  * its own new memory (a compressed one is then decompressed from it): see `alloc.ts`.
+ * `pooled`: that memory comes from `blockMemory` where it can (see `decodedIntoPool`).
  */
 export function readBlock(
   file: RandomAccessFile,
@@ -67,6 +98,7 @@ export function readBlock(
   checksumType: number,
   verify: boolean,
   expectCompressed = false,
+  pooled = false,
 ): Uint8Array {
   const offset = handle.offset;
   const n = handle.size + TRAILER;
@@ -80,19 +112,37 @@ export function readBlock(
   const scratch = expectCompressed && n <= MAX_SCRATCH;
   if (scratch && readScratch.length < n)
     readScratch = new Uint8Array(Math.max(n, 2 * readScratch.length));
-  const buf = scratch ? readScratch : allocUninitialized(n);
+  const readPooled = pooled && !scratch && n <= MAX_POOLED_BLOCK;
+  const buf = scratch ? readScratch : readPooled ? blockMemory.take(n) : allocUninitialized(n);
   const got = file.read(offset, n, buf, 0);
   if (got !== n)
     throw ShaleError.corruption(`truncated block read: ${got} of ${n} bytes`, fileName, offset);
-  return decodeBlock(buf, 0, handle, fileName, checksumType, verify, !scratch);
+  const data = decodeBlock(
+    buf,
+    0,
+    handle,
+    fileName,
+    checksumType,
+    verify,
+    !scratch,
+    undefined,
+    pooled,
+  );
+  if (readPooled) {
+    if (data.buffer === buf.buffer)
+      decodedPooled = true; // a view of the pooled read buffer
+    else blockMemory.give(buf.buffer); // decompressed elsewhere: the raw bytes are garbage
+  }
+  return data;
 }
 
 /**
  * The contents of the block whose bytes and trailer are `buf[pos, pos + handle.size + 5)`:
  * verified by `checksumType` (unless `verify` is false or the type is None) and decompressed. Uncompressed contents are a view of
  * `buf` when `view`, else a copy; decompressed contents have memory of their own, or are
- * carved from `slab` if given (blocks that will not be cached). Throws Corruption (at the
- * block's file offset) for a checksum mismatch, an unknown compression type or a bad
+ * carved from `slab` if given (blocks that will not be cached), or taken from `blockMemory`
+ * if `pooled` (where the codec allows: see `decodedIntoPool`; copies too). Throws Corruption
+ * (at the block's file offset) for a checksum mismatch, an unknown compression type or a bad
  * compressed stream.
  */
 export function decodeBlock(
@@ -104,7 +154,9 @@ export function decodeBlock(
   verify: boolean,
   view: boolean,
   slab?: BlockSlab,
+  pooled = false,
 ): Uint8Array {
+  decodedPooled = false;
   const size = handle.size;
   const end = pos + size;
   if (verify && checksumType !== 0) {
@@ -122,12 +174,23 @@ export function decodeBlock(
   const type = buf[end]!;
   if (type === CompressionType.None) {
     if (view) return buf.subarray(pos, end);
-    const copy = allocUninitialized(size);
+    const toPool = pooled && size > 0 && size <= MAX_POOLED_BLOCK;
+    const copy = toPool ? blockMemory.take(size) : allocUninitialized(size);
     copy.set(buf.subarray(pos, end));
+    decodedPooled = toPool;
     return copy;
   }
   const compressed = buf.subarray(pos, end);
+  if (pooled && slab === undefined) {
+    poolSlab.took = false;
+    const out = decompressBlockInto(compressed, type, fileName, handle.offset, poolSlab);
+    decodedPooled = poolSlab.took && out.buffer === poolSlab.buf.buffer;
+    poolSlab.buf = EMPTY_SLAB; // hold no pooled buffer
+    return out;
+  }
   return slab !== undefined
     ? decompressBlockInto(compressed, type, fileName, handle.offset, slab)
     : decompressBlock(compressed, type, fileName, handle.offset);
 }
+
+const EMPTY_SLAB = new Uint8Array(0);

@@ -21,7 +21,9 @@
  *
  * Views: `key()` is a view of the iterator's reusable key buffer, `value()` a view into the
  * block; both stay valid until the next move. `value()` is created at most once per
- * position and its bytes stay valid as long as the block is referenced. The key view's
+ * position and its bytes stay valid as long as the block is referenced — for a block of a
+ * recycling cache, while the iterator is in the block (`init` acquires a block, moving to
+ * another block or `close` releases it; see `isValuePinned`). The key view's
  * bytes change on the next move, so the same view object is handed out again while the key
  * length does not change (no allocation per entry for fixed-length keys).
  *
@@ -96,6 +98,10 @@ export class BlockIterator implements InternalIterator {
 
   /** Points the iterator at `block` (unpositioned). `blockOffset` is used in errors. */
   init(block: Block, file: string | undefined, blockOffset: number): this {
+    // Acquire before releasing: re-initializing on the same block must not free it.
+    block.acquire();
+    const previous = this.block;
+    if (previous !== undefined) previous.release();
     this.block = block;
     this.data = block.data;
     this.dataBuffer = block.buffer;
@@ -150,17 +156,22 @@ export class BlockIterator implements InternalIterator {
   }
 
   /**
-   * True: a block's bytes are never rewritten once read (a cached block owns its memory;
-   * an uncached one is carved from a BlockSlab or a readahead region, neither reused), so a
-   * value view keeps its bytes for as long as it is referenced.
+   * True unless the block's memory is recyclable (a block of a recycling cache, see
+   * `Block.recyclable`): other blocks' bytes are never rewritten once read (a cached block
+   * owns its memory; an uncached one is carved from a BlockSlab or a readahead region,
+   * neither reused), so a value view keeps its bytes for as long as it is referenced. A
+   * recyclable block's values keep their bytes while this iterator is in the block only.
    */
   isValuePinned(): boolean {
-    return true;
+    const block = this.block;
+    return block === undefined || !block.recyclable;
   }
 
   close(): void {
     this.current = -1;
+    const block = this.block;
     this.block = undefined;
+    if (block !== undefined) block.release();
     this.search = undefined;
     this.data = EMPTY_BYTES;
     this.dataBuffer = EMPTY_BYTES.buffer;

@@ -8,12 +8,16 @@
  * in with priority "high", pinned for the reader's lifetime (handles released by
  * `releasePinned`) or unpinned and looked up on each use. Data blocks are looked up without
  * a pin (`LRUCache.get`): in JS a block stays alive as long as something references it.
+ * With a recycling cache (`recycleBlocks`), data blocks read into the cache are decoded into
+ * `blockMemory` and their memory is reused once they are evicted and no block iterator is in
+ * them (`Block.recyclable`): no fresh ArrayBuffer per block-cache miss.
  */
 import { Histogram, type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
 import { allocUninitialized } from "./alloc.js";
 import { BLOCK_OVERHEAD, Block } from "./block.js";
-import { decodeBlock, readBlock } from "./block-io.js";
+import { recyclesBlocks } from "./block-cache.js";
+import { decodeBlock, decodedIntoPool, readBlock } from "./block-io.js";
 import { openFilterBlock } from "./filter-block.js";
 import { DEFAULT_FILTER_POLICY, type FilterPolicy } from "./filter-policy.js";
 import { type BlockHandle, TableFormat } from "./format.js";
@@ -40,6 +44,11 @@ export class BlockSource {
   /** End of the region blocks may occupy (the footer's offset). */
   private readonly limit: number;
   private readonly pinned: CacheHandle<Block>[] = [];
+  /**
+   * The cache recycles evicted blocks' memory (`recycleBlocks`): data blocks read into it
+   * are decoded into `blockMemory` and marked `recyclable`.
+   */
+  private readonly recycles: boolean;
   /**
    * Blocks are probably compressed (the table's compression option): read them into a
    * reused buffer rather than memory of their own (see `readBlock`). Set at open.
@@ -70,10 +79,14 @@ export class BlockSource {
     this.stats = stats;
     this.verifyChecksums = verifyChecksums;
     this.fillCache = fillCache;
+    this.recycles = cache !== undefined && recyclesBlocks(cache);
   }
 
-  /** The uncompressed contents of the block at `handle`, read from the file. */
-  readRaw(handle: BlockHandle, verify = this.verifyChecksums): Uint8Array {
+  /**
+   * The uncompressed contents of the block at `handle`, read from the file; in `blockMemory`
+   * where the codec allows if `pooled` (see `decodedIntoPool`).
+   */
+  readRaw(handle: BlockHandle, verify = this.verifyChecksums, pooled = false): Uint8Array {
     const stats = this.stats;
     const t0 = stats?.timersEnabled ? stats.now() : 0;
     const data = readBlock(
@@ -84,6 +97,7 @@ export class BlockSource {
       this.checksumType,
       verify,
       this.expectCompressed,
+      pooled,
     );
     if (stats !== undefined) {
       stats.tick(Ticker.BytesRead, handle.size + TableFormat.BLOCK_TRAILER_SIZE);
@@ -121,6 +135,8 @@ export class BlockSource {
     const stats = this.stats;
     const evicted = stats !== undefined ? cache.evictions : 0;
     const inserted = cache.insertUnpinned(this.cacheId, offset, block, block.charge, priority);
+    // Not cached: no eviction will hand the memory back, the GC owns it.
+    if (!inserted) block.recyclable = false;
     if (stats !== undefined) {
       if (inserted) stats.tick(Ticker.BlockCacheAdd);
       const n = cache.evictions - evicted;
@@ -203,9 +219,14 @@ export class BlockSource {
       verify,
       !fillCache,
       slab,
+      fillCache && this.recycles,
     );
+    const pooled = decodedIntoPool();
     const block = Block.keyValue(data, this.fileName, offset);
-    if (fillCache) this.insert(offset, block, "low");
+    if (fillCache) {
+      block.recyclable = pooled;
+      this.insert(offset, block, "low");
+    }
     return block;
   }
 
@@ -237,8 +258,13 @@ export class BlockSource {
    * is one and `fill`. Use after `cachedDataBlock` missed.
    */
   readDataBlock(handle: BlockHandle, fill: boolean, verify: boolean): Block {
-    const block = this.readKeyValueBlock(handle, verify);
-    if (fill && this.cache !== undefined) this.insert(handle.offset, block, "low");
+    if (!fill || this.cache === undefined) return this.readKeyValueBlock(handle, verify);
+    const recycles = this.recycles;
+    const data = this.readRaw(handle, verify, recycles);
+    const pooled = recycles && decodedIntoPool();
+    const block = Block.keyValue(data, this.fileName, handle.offset);
+    block.recyclable = pooled;
+    this.insert(handle.offset, block, "low");
     return block;
   }
 

@@ -6,6 +6,7 @@
  * table's `FilterPolicy`, Bloom by default).
  */
 import { getFixed32, ShaleError } from "@shale/base";
+import { blockMemory } from "./alloc.js";
 import type { FilterBitsReader } from "./filter-policy.js";
 import { IndexSearch, MIN_ENTRIES_FOR_SEARCH } from "./index-search.js";
 
@@ -43,8 +44,10 @@ function checkRestarts(data: Uint8Array, numRestarts: number, restartsOffset: nu
 
 export class Block {
   /**
-   * The block contents (trailer excluded). Its own memory: never shared with another block
-   * or reused, so views into it stay valid as long as they are referenced.
+   * The block contents (trailer excluded). Its own memory, never shared with another block.
+   * Reused only if `recyclable`: then, once the block is out of its (recycling) cache and no
+   * iterator is on it, the memory goes back to `blockMemory` for another block. Otherwise
+   * views into it stay valid as long as they are referenced.
    */
   readonly data: Uint8Array;
   /**
@@ -62,6 +65,16 @@ export class Block {
   readonly filter: FilterBitsReader | undefined;
   /** @internal Index blocks of bytewise tables (enough entries, one per restart): the search aid. */
   readonly search: IndexSearch | undefined;
+  /**
+   * @internal True while the block's memory came from `blockMemory` and has not gone back:
+   * it will be recycled when it is both evicted from the cache and free of iterators.
+   * Cleared when a recycling insert fails (the GC owns the memory then) and at recycling.
+   */
+  recyclable = false;
+  /** @internal Block iterators positioned in the block (`acquire` / `release`). */
+  private users = 0;
+  /** @internal Evicted from its cache while `users` > 0: recycled at the last release. */
+  private evicted = false;
 
   private constructor(
     data: Uint8Array,
@@ -79,10 +92,37 @@ export class Block {
     this.search = search;
   }
 
-  /** What the block costs in a block cache, in bytes. */
+  /** What the block costs in a block cache, in bytes (a recyclable block: its buffer's capacity). */
   get charge(): number {
     const extra = this.search !== undefined ? this.search.byteSize : 0;
-    return this.data.length + BLOCK_OVERHEAD + extra;
+    const bytes = this.recyclable ? this.buffer.byteLength : this.data.length;
+    return bytes + BLOCK_OVERHEAD + extra;
+  }
+
+  /** @internal A block iterator is positioned in the block (it must `release` it once). */
+  acquire(): void {
+    this.users++;
+  }
+
+  /** @internal The iterator that acquired the block left it. */
+  release(): void {
+    if (--this.users === 0 && this.evicted) this.recycle();
+  }
+
+  /**
+   * @internal The block left its cache (the recycling cache's eviction hook): a recyclable
+   * block's memory goes back to `blockMemory` now, or at its last `release`.
+   */
+  evict(): void {
+    if (!this.recyclable) return;
+    if (this.users === 0) this.recycle();
+    else this.evicted = true;
+  }
+
+  private recycle(): void {
+    this.recyclable = false;
+    this.evicted = false;
+    blockMemory.give(this.buffer);
   }
 
   /** True if the block holds no entries (key/value blocks). */

@@ -5,7 +5,7 @@
  * open tables. Format: docs/formats/sstable.md.
  */
 export { Block } from "./block.js";
-export { type BlockCache, newBlockCache } from "./block-cache.js";
+export { type BlockCache, type BlockCacheOptions, newBlockCache } from "./block-cache.js";
 export {
   DEFAULT_CHECKSUM_TYPE,
   type TableBuilderOptions,

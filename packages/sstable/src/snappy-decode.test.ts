@@ -161,6 +161,49 @@ describe("snappyDecompress", () => {
     );
   });
 
+  it("the WebAssembly decoder's word copies: every literal length and copy offset up to 70", () => {
+    const wasm = wasmDecoder()!;
+    const varint = (n: number): number[] => {
+      const out: number[] = [];
+      for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+      out.push(n);
+      return out;
+    };
+    // literal(len bytes) [+ copy(len2 from off back)] + literal(3 bytes), as a raw stream.
+    const literal = (bytes: number[]): number[] =>
+      bytes.length <= 60
+        ? [(bytes.length - 1) << 2, ...bytes]
+        : [60 << 2, bytes.length - 1, ...bytes];
+    const copy = (len: number, off: number): number[] => [
+      ((len - 1) << 2) | 2,
+      off & 0xff,
+      off >>> 8,
+    ];
+    const check = (elements: number[], length: number) => {
+      const stream = Uint8Array.from([...varint(length), ...elements]);
+      expect(snappyLength(stream)).toBe(length); // decodeInJs starts after the header read
+      const p = snappyHeaderEnd();
+      const a = new Uint8Array(length);
+      const b = new Uint8Array(length);
+      expect(decodeInJs(stream, a, 0, length)).toBe(true);
+      expect(wasm.decodeTo(stream, p, b, 0, length)).toBe(true);
+      expect(toHex(b)).toBe(toHex(a));
+    };
+    const bytes = (n: number, seed: number) =>
+      Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+    for (let len = 1; len <= 70; len++) {
+      check([...literal(bytes(len, 1)), ...literal(bytes(3, 2))], len + 3);
+      // A copy element holds at most 64 bytes.
+      for (let off = 1; off <= 70 && len <= 64; off++) {
+        const first = Math.max(off, 1);
+        check(
+          [...literal(bytes(first, 3)), ...copy(len, off), ...literal(bytes(3, 4))],
+          first + len + 3,
+        );
+      }
+    }
+  });
+
   it("random bytes decode to undefined or to exactly the announced length", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {

@@ -365,8 +365,10 @@ export class TableReader {
    * `TableReader.hashKey` wrote it (Default: hashed here, when the table has a filter).
    *
    * Ownership: `result.value` and `result.operands` are views into the cached block (zero
-   * copy): valid for as long as they are referenced; treat as read-only. No cache handle is
-   * pinned (none needs releasing).
+   * copy): valid for as long as they are referenced — with a recycling block cache
+   * (`newBlockCache(capacity, { recycleBlocks: true })`), `result.value` only until the next
+   * read through that cache (operands are copied then); treat as read-only. No cache handle
+   * is pinned (none needs releasing).
    */
   get(
     userKey: Uint8Array,
@@ -492,7 +494,9 @@ export class TableReader {
         return false;
       }
       if (kind === ValueKind.Merge) {
-        result.operands.push(it.value());
+        // The lookup may read (and cache) more blocks before it ends, which can recycle this
+        // one's memory: keep a copy of an operand from a recyclable block.
+        result.operands.push(it.isValuePinned() ? it.value() : it.value().slice());
         result.state = LookupState.Merging;
         continue;
       }

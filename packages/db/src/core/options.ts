@@ -14,7 +14,12 @@ import {
   Statistics,
 } from "@shale/base";
 import { LRUCache } from "@shale/block-cache";
-import { type Block, type CompressionName, DEFAULT_COMPRESSION } from "@shale/sstable";
+import {
+  type Block,
+  type CompressionName,
+  DEFAULT_COMPRESSION,
+  newBlockCache,
+} from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
 import {
   DEFAULT_STRING_APPEND,
@@ -38,7 +43,11 @@ export interface DbOptions {
   writeBufferSize?: number;
   /** Memtables (mutable + immutable) before writes stop and wait for a flush. Default: 2. */
   maxWriteBufferNumber?: number;
-  /** A block cache to share between databases. Default: a new one of `blockCacheSize`. */
+  /**
+   * A block cache to share between databases (`newBlockCache` of @shale/sstable; pass
+   * `recycleBlocks: true` to reuse evicted blocks' memory, as the default cache does).
+   * Default: a new recycling one of `blockCacheSize`.
+   */
   blockCache?: LRUCache<Block>;
   /** Bytes of the block cache made when `blockCache` is not given. Default: 32 MiB. */
   blockCacheSize?: number;
@@ -275,7 +284,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     writeBufferSize: o.writeBufferSize ?? 64 * 1024 * 1024,
     maxWriteBufferNumber: o.maxWriteBufferNumber ?? 2,
     blockCache:
-      o.blockCache ?? new LRUCache<Block>({ capacity: o.blockCacheSize ?? 32 * 1024 * 1024 }),
+      o.blockCache ?? newBlockCache(o.blockCacheSize ?? 32 * 1024 * 1024, { recycleBlocks: true }),
     blockSize: o.blockSize ?? 4096,
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,

@@ -191,12 +191,17 @@ export class PointReader {
     return probed;
   }
 
-  /** Applies the merge operator; `newestFirst` operands as collected by a lookup. */
+  /**
+   * Applies the merge operator; `newestFirst` operands as collected by a lookup. The base is
+   * copied: it may be a view into a recyclable cached block, and an operator that reads the
+   * database (a re-entrant `get`) could recycle that block while it merges.
+   */
   private merge(
     key: Uint8Array,
     base: Uint8Array | undefined,
     newestFirst: readonly Uint8Array[],
   ): Uint8Array {
-    return fullMerge(this.mergeOperator, key, base, newestFirst.slice().reverse(), this.stats);
+    const owned = base === undefined ? undefined : base.slice();
+    return fullMerge(this.mergeOperator, key, owned, newestFirst.slice().reverse(), this.stats);
   }
 }
