@@ -115,7 +115,7 @@ import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
 import { type KeyRange, rangeOfFiles } from "./version/key-range.js";
 import type { Version, VersionSet } from "./version/version-set.js";
-import { memtableChunkPool } from "./write/chunk-pool.js";
+import { memtableChunkPool, retireMemtables } from "./write/chunk-pool.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write/write-batch.js";
 import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write/write-path.js";
 
@@ -836,6 +836,7 @@ export class DB {
     try {
       // Running flushes finish (and are installed) before the MANIFEST closes.
       await this.executor.close();
+      retireMemtables(this.chunkPool, this.mem, this.flushes.imm);
     } catch (e) {
       closeError ??= e;
     }

@@ -36,6 +36,16 @@
  * Only chunks of the two regular sizes are kept (entry chunks of `chunkSize` bytes, node
  * chunks of max(chunkSize, 64 KiB)); an entry's own big chunk is left to the GC.
  *
+ * Spare chunks (process-wide, weak): chunks promoted beyond maxBytes, and every free chunk of
+ * a pool `retire()`d by its closing database, are kept only through WeakRefs, shared by all
+ * pools: `allocate` takes one the GC has not collected yet before making a new one, and the
+ * GC frees the others as usual (nothing is held once no pool needs it). A database opened
+ * after another closed (db-bench's fresh database per fill, tests) so reuses its chunks
+ * instead of adding a memtable's worth of garbage that the next full collection would free.
+ * A retired pool's chunks are safe to reuse anywhere: the closing database's flushes
+ * finished, its views ended with `close()`, and a memtable still read by an open iterator
+ * was not released.
+ *
  * Thread-safety: the main thread of one database; the buffers may be shared with workers,
  * which must not read a chunk once the memtable's reference they were covered by is gone.
  */
@@ -50,6 +60,39 @@ import {
 
 /** Invariants mode: the byte released chunks are filled with before reuse. */
 export const POISON_BYTE = 0xdb;
+
+/** Spare chunks of every pool, weakly held (see the header); pruned of collected ones. */
+const spare: WeakRef<SharedArrayBuffer>[] = [];
+/** Spare entries beyond which collected ones are pruned when another is added. */
+const SPARE_PRUNE = 1024;
+
+function addSpare(buffer: SharedArrayBuffer): void {
+  if (spare.length >= SPARE_PRUNE) {
+    let n = 0;
+    for (let i = 0; i < spare.length; i++) {
+      const r = spare[i]!;
+      if (r.deref() !== undefined) spare[n++] = r;
+    }
+    spare.length = n;
+  }
+  spare.push(new WeakRef(buffer));
+}
+
+/** A spare chunk of `size` bytes the GC has not collected, or undefined. */
+function takeSpare(size: number): SharedArrayBuffer | undefined {
+  for (let i = spare.length - 1; i >= 0; i--) {
+    const b = spare[i]!.deref();
+    if (b === undefined) {
+      spare[i] = spare[spare.length - 1]!;
+      spare.pop();
+    } else if (b.byteLength === size) {
+      spare[i] = spare[spare.length - 1]!;
+      spare.pop();
+      return b;
+    }
+  }
+  return undefined;
+}
 
 export interface ChunkPoolOptions {
   /** The arena chunk size of the memtables using this pool. Default: 1 MiB (1048576). */
@@ -67,7 +110,9 @@ export interface ChunkPoolStats {
   readonly allocated: number;
   /** Chunks `allocate` took from the free list. */
   readonly reused: number;
-  /** Chunks dropped by `promote` because the free list was at maxBytes. */
+  /** Chunks `allocate` took from the spare chunks (see the header). */
+  readonly spared: number;
+  /** Chunks `promote` left as spare because the free list was at maxBytes. */
   readonly dropped: number;
   /** Bytes on the free list now. */
   readonly freeBytes: number;
@@ -88,7 +133,9 @@ export class ChunkPool implements ChunkSource {
   private pendingBytesNow = 0;
   private allocatedCount = 0;
   private reusedCount = 0;
+  private sparedCount = 0;
   private droppedCount = 0;
+  private retired = false;
 
   /** Throws TypeError / InvalidArgument for bad options. */
   constructor(options: ChunkPoolOptions = {}) {
@@ -111,17 +158,26 @@ export class ChunkPool implements ChunkSource {
   }
 
   /**
-   * A chunk of `size` bytes for an arena: a free one if there is one of that size (a node
-   * chunk zeroed), else a new one. `node`: for tree nodes (zeroed words expected).
+   * A chunk of `size` bytes for an arena: a free one if there is one of that size, else a
+   * spare one (see the header), else a new one. `node`: for tree nodes (a reused chunk is
+   * zeroed: the tree expects zeroed words).
    */
   allocate(size: number, node: boolean): SharedArrayBuffer {
-    const list = node ? this.freeNodes : this.freeEntries;
-    if (size === (node ? this.nodeChunkSize : this.chunkSize) && list.length > 0) {
-      const buffer = list.pop()!;
-      this.freeBytesNow -= size;
-      this.reusedCount++;
-      if (node) new Int32Array(buffer).fill(0);
-      return buffer;
+    if (size === (node ? this.nodeChunkSize : this.chunkSize)) {
+      const list = node ? this.freeNodes : this.freeEntries;
+      let buffer: SharedArrayBuffer | undefined;
+      if (list.length > 0) {
+        buffer = list.pop()!;
+        this.freeBytesNow -= size;
+        this.reusedCount++;
+      } else {
+        buffer = takeSpare(size);
+        if (buffer !== undefined) this.sparedCount++;
+      }
+      if (buffer !== undefined) {
+        if (node) new Int32Array(buffer).fill(0);
+        return buffer;
+      }
     }
     this.allocatedCount++;
     return new SharedArrayBuffer(size);
@@ -136,6 +192,12 @@ export class ChunkPool implements ChunkSource {
       const b = buffers[i]!;
       const n = b.byteLength;
       if (n !== this.chunkSize && n !== this.nodeChunkSize) continue;
+      if (this.retired) {
+        // The database closed: every view it handed out has ended.
+        if (invariants) new Uint8Array(b).fill(POISON_BYTE);
+        addSpare(b);
+        continue;
+      }
       this.pending.push(b);
       this.pendingBytesNow += n;
     }
@@ -158,20 +220,37 @@ export class ChunkPool implements ChunkSource {
     for (let i = 0; i < pending.length; i++) {
       const b = pending[i]!;
       const n = b.byteLength;
-      if (this.freeBytesNow + n > this.maxBytes) {
+      if (invariants) new Uint8Array(b).fill(POISON_BYTE);
+      if (this.retired || this.freeBytesNow + n > this.maxBytes) {
         this.droppedCount++;
+        addSpare(b);
         continue;
       }
-      if (invariants) new Uint8Array(b).fill(POISON_BYTE);
       (n === this.chunkSize ? this.freeEntries : this.freeNodes).push(b);
       this.freeBytesNow += n;
     }
+  }
+
+  /**
+   * The database using this pool closed: what is released and free becomes spare (weakly
+   * held, for any pool; see the header), and chunks released later too. REQUIRES: as for
+   * `promote`, and no flush still reading a released memtable.
+   */
+  retire(): void {
+    this.retired = true;
+    this.promote();
+    for (const list of [this.freeEntries, this.freeNodes]) {
+      for (let i = 0; i < list.length; i++) addSpare(list[i]!);
+      list.length = 0;
+    }
+    this.freeBytesNow = 0;
   }
 
   get stats(): ChunkPoolStats {
     return {
       allocated: this.allocatedCount,
       reused: this.reusedCount,
+      spared: this.sparedCount,
       dropped: this.droppedCount,
       freeBytes: this.freeBytesNow,
       pendingBytes: this.pendingBytesNow,

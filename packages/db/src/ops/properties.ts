@@ -14,7 +14,8 @@
  * `shale.l0-stop-micros`, `shale.memtable-stop-micros`, `shale.is-write-stopped`,
  * `shale.actual-delayed-write-rate` (bytes/s while slowed down, else 0).
  * Memtable chunks (write/chunk-pool.ts): `shale.memtable-chunks-allocated` (arena chunks made
- * new), `shale.memtable-chunks-reused` (taken from flushed memtables),
+ * new), `shale.memtable-chunks-reused` (taken from flushed memtables, or spare ones of a
+ * closed database),
  * `shale.memtable-chunk-pool-bytes` (released chunks kept for reuse).
  * Recovery: `shale.recovery-dropped` — what this open's WAL replay dropped instead of
  * failing, as JSON: `[{ "file", "offset", "bytes", "reason", "mode" }, ...]` in file order
@@ -130,7 +131,7 @@ export function formatProperty(name: string, s: PropertySource): string | undefi
     case "shale.memtable-chunks-allocated":
       return String(s.chunkPool.stats.allocated);
     case "shale.memtable-chunks-reused":
-      return String(s.chunkPool.stats.reused);
+      return String(s.chunkPool.stats.reused + s.chunkPool.stats.spared);
     case "shale.memtable-chunk-pool-bytes": {
       const p = s.chunkPool.stats;
       return String(p.freeBytes + p.pendingBytes);

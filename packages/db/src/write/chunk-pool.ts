@@ -35,3 +35,18 @@ export function memtableChunkPool(
   for (const m of imm) m.mem.useChunkPool(pool);
   return pool;
 }
+
+/**
+ * The database closed (its flushes finished): drops its references to the memtables, and the
+ * pool's chunks become spare for any database opened next (chunk-pool.ts). A memtable an
+ * open iterator still reads keeps its chunks until that iterator closes.
+ */
+export function retireMemtables(
+  pool: ChunkPool,
+  mem: MemTable,
+  imm: readonly ImmutableMemTable[],
+): void {
+  mem.unref();
+  for (const m of imm) m.mem.unref();
+  pool.retire();
+}
