@@ -145,7 +145,7 @@ describe("memtable references", () => {
       | { t: "drop"; which: number }
       | { t: "close"; which: number }
       | { t: "promote" };
-    const cmd = fc.oneof(
+    const cmd: fc.Arbitrary<Cmd> = fc.oneof(
       {
         arbitrary: fc.record({
           t: fc.constant("fill" as const),
