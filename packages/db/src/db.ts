@@ -39,7 +39,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
-import { MemTable } from "@shale/memtable";
+import { type ChunkPool, MemTable } from "@shale/memtable";
 import { type Block, TableCache } from "@shale/sstable";
 import { backgroundError } from "./background/background-error.js";
 import { CompactionScheduler } from "./background/compaction-scheduler.js";
@@ -115,6 +115,7 @@ import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
 import { type KeyRange, rangeOfFiles } from "./version/key-range.js";
 import type { Version, VersionSet } from "./version/version-set.js";
+import { memtableChunkPool, retireMemtables } from "./write/chunk-pool.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write/write-batch.js";
 import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write/write-path.js";
 
@@ -143,6 +144,8 @@ export class DB {
   private lock: FileLock | undefined;
   /** The mutable memtable. */
   private mem: MemTable;
+  /** Flushed memtables' chunks, for the next memtables (write/chunk-pool.ts). */
+  private readonly chunkPool: ChunkPool;
   /** The current WAL; all of `mem`'s data is in it (see ActiveWal). */
   private readonly wal: ActiveWal;
   private lastSeq: number;
@@ -207,6 +210,7 @@ export class DB {
     this.follower = state.follower;
     this.secondaryPins = new SecondaryPins(options.fs, dir, (paths) => this.removeFiles(paths));
     this.mem = state.mem;
+    this.chunkPool = memtableChunkPool(options.writeBufferSize, state.mem, state.imm);
     this.wal = new ActiveWal(state.wal, state.logNumber, this.stats);
     this.recoveryDrops = state.drops;
     this.lastSeq = state.versions.lastSequence;
@@ -461,6 +465,8 @@ export class DB {
 
   /** `t0`: the write's start (`stats.now()`) for WriteMicros. */
   private finishWrite(lastSeq: number, bytes: number, t0: number): void {
+    // Released memtables' chunks become reusable only now (write/chunk-pool.ts).
+    if (this.chunkPool.hasPending) this.chunkPool.promote();
     this.lastSeq = lastSeq;
     this.versions.lastSequence = lastSeq;
     const stats = this.stats;
@@ -499,7 +505,7 @@ export class DB {
     this.wal.roll(this.fs, this.dir, this.versions.newFileNumber());
     const sealed = this.mem;
     sealed.seal();
-    this.mem = new MemTable({ comparator: this.icmp.user });
+    this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
     this.flushes.add(sealed, sealedLog);
     if (this.flushes.imm.length + 1 > this.options.maxWriteBufferNumber) {
       this.flushes.stallWhileFull(this.options.maxWriteBufferNumber, this.writeController);
@@ -695,7 +701,8 @@ export class DB {
    * `shale.flush-write-bytes`, `shale.write-amplification`, `shale.compaction-stats`,
    * `shale.stall-micros`, `shale.l0-slowdown-micros`, `shale.l0-stop-micros`,
    * `shale.memtable-stop-micros`, `shale.is-write-stopped`, `shale.actual-delayed-write-rate`,
-   * `shale.stats`, `shale.recovery-dropped` (see properties.ts); `shale.ignored-column-families`
+   * `shale.stats`, `shale.recovery-dropped`, `shale.memtable-chunks-allocated`,
+   * `shale.memtable-chunks-reused`, `shale.memtable-chunk-pool-bytes` (see properties.ts); `shale.ignored-column-families`
    * (the column families other than `default` shale leaves alone, one `id name` per line) and
    * `shale.best-efforts-recovery` (what a best-efforts open left out; "" when nothing).
    */
@@ -718,6 +725,7 @@ export class DB {
       stalls: this.writeController,
       runningFlushes: this.flushes.numRunning,
       recoveryDrops: this.recoveryDrops,
+      chunkPool: this.chunkPool,
     });
   }
 
@@ -828,6 +836,7 @@ export class DB {
     try {
       // Running flushes finish (and are installed) before the MANIFEST closes.
       await this.executor.close();
+      retireMemtables(this.chunkPool, this.mem, this.flushes.imm);
     } catch (e) {
       closeError ??= e;
     }

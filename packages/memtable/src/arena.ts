@@ -40,6 +40,10 @@
  *
  * Memory accounting (`usedBytes`): bytes handed out (including alignment padding), plus the
  * abandoned tails of retired chunks; the unused rest of the current chunks is not counted.
+ *
+ * Chunk reuse: with a `ChunkSource` (chunk-pool.ts) new chunks come from it, and `release()`
+ * gives them all back when nothing reads the arena any more; a released arena has no chunks
+ * (a read through it fails instead of seeing another memtable's bytes).
  */
 import { ShaleError } from "@shale/base";
 
@@ -61,6 +65,16 @@ function ceilLog2(n: number): number {
   let s = 0;
   while (2 ** s < n) s++;
   return s;
+}
+
+/** Where an arena takes its chunks from and gives them back to (ChunkPool, chunk-pool.ts). */
+export interface ChunkSource {
+  /** The arena chunk size this source serves. */
+  readonly chunkSize: number;
+  /** A chunk of `size` bytes (zeroed if `node`). */
+  allocate(size: number, node: boolean): SharedArrayBuffer;
+  /** Takes back chunks nothing reads any more. */
+  release(buffers: readonly SharedArrayBuffer[]): void;
 }
 
 /** The arena's state as plain, structured-clone friendly data. */
@@ -96,6 +110,8 @@ export class Arena {
   private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
   private readonly lanePos = new Int32Array(NODE_LANES);
   private used = 0;
+  private source: ChunkSource | undefined = undefined;
+  private releasedFlag = false;
 
   constructor(chunkSize: number = DEFAULT_CHUNK_SIZE) {
     if (typeof chunkSize !== "number") throw new TypeError("arenaChunkSize must be a number");
@@ -135,6 +151,48 @@ export class Arena {
     return arena;
   }
 
+  /**
+   * Takes new chunks from `source` from now on, and gives every chunk back to it on
+   * `release()`. InvalidArgument if its chunk size is not this arena's.
+   */
+  useSource(source: ChunkSource): void {
+    if (source.chunkSize !== this.chunkSize) {
+      throw ShaleError.invalidArgument(
+        `chunk pool serves ${source.chunkSize}-byte chunks, the arena uses ${this.chunkSize}`,
+      );
+    }
+    this.source = source;
+  }
+
+  /** True once `release()` ran. */
+  get released(): boolean {
+    return this.releasedFlag;
+  }
+
+  /**
+   * Nothing reads this arena any more: its chunks go back to its source (if any), and it
+   * forgets them. `usedBytes` is kept. Idempotent.
+   */
+  release(): void {
+    if (this.releasedFlag) return;
+    this.releasedFlag = true;
+    const source = this.source;
+    if (source !== undefined) {
+      source.release(this.entryBuffers);
+      source.release(this.nodeBuffers);
+    }
+    this.entryBuffers.length = 0;
+    this.entryChunks.length = 0;
+    this.nodeBuffers.length = 0;
+    this.nodeChunks.length = 0;
+  }
+
+  private newBuffer(size: number, node: boolean): SharedArrayBuffer {
+    if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
+    const source = this.source;
+    return source !== undefined ? source.allocate(size, node) : new SharedArrayBuffer(size);
+  }
+
   /** Bytes handed out so far, including abandoned chunk tails. */
   get usedBytes(): number {
     return this.used;
@@ -165,7 +223,7 @@ export class Arena {
         `memtable arena is full: ${index} chunks of ${this.chunkSize} bytes address all it can`,
       );
     }
-    const buffer = new SharedArrayBuffer(size);
+    const buffer = this.newBuffer(size, false);
     this.entryBuffers.push(buffer);
     this.entryChunks.push(new Uint8Array(buffer));
     return index;
@@ -213,7 +271,7 @@ export class Arena {
       if (chunk >= this.maxNodeChunks) {
         throw ShaleError.invalidArgument(`memtable arena is full: ${chunk} node chunks`);
       }
-      const buffer = new SharedArrayBuffer(this.nodeChunkWords * 4);
+      const buffer = this.newBuffer(this.nodeChunkWords * 4, true);
       this.nodeBuffers.push(buffer);
       this.nodeChunks.push(new Int32Array(buffer));
       this.laneChunk[lane] = chunk;

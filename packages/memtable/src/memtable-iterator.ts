@@ -4,6 +4,9 @@
  * the tree's `version`; when the tree changed and the entry is no longer in its slot, the
  * iterator finds it again by key (O(log n)) before stepping. Entries added after a
  * positioning call may or may not be seen.
+ *
+ * The iterator holds a reference to its memtable (`owner`), dropped by the first `close()`:
+ * until then the arena's chunks are not reused, so a value view stays valid until close.
  */
 import { EMPTY_BYTES, type InternalIterator, ShaleError, TRAILER_SIZE } from "@shale/base";
 import type { BTree } from "./btree.js";
@@ -29,9 +32,14 @@ export class MemTableIterator implements InternalIterator {
   private valueLength = 0;
   /** @internal Sink of the prefetching loads (`BTree.touchEntries`). */
   touched = 0;
+  /** Whose reference this iterator holds (dropped on close); undefined once closed. */
+  private owner: { unref(): void } | undefined;
+  private closed = false;
 
-  constructor(tree: BTree) {
+  /** `owner`: the memtable whose reference (taken by the caller) `close()` drops. */
+  constructor(tree: BTree, owner?: { unref(): void }) {
     this.tree = tree;
+    this.owner = owner;
   }
 
   valid(): boolean {
@@ -39,17 +47,20 @@ export class MemTableIterator implements InternalIterator {
   }
 
   seekToFirst(): void {
+    if (this.closed) throw closedError();
     const t = this.tree;
     this.setPosition(t.count(t.firstLeaf) > 0 ? t.firstLeaf : NONE, 0);
   }
 
   seekToLast(): void {
+    if (this.closed) throw closedError();
     const t = this.tree;
     const n = t.count(t.lastLeaf);
     this.setPosition(n > 0 ? t.lastLeaf : NONE, n - 1);
   }
 
   seek(target: Uint8Array): void {
+    if (this.closed) throw closedError();
     checkTarget(target);
     this.tree.setTargetInternal(target);
     this.tree.seek(false);
@@ -57,6 +68,7 @@ export class MemTableIterator implements InternalIterator {
   }
 
   seekForPrev(target: Uint8Array): void {
+    if (this.closed) throw closedError();
     checkTarget(target);
     this.tree.setTargetInternal(target);
     this.tree.seekBefore(true);
@@ -105,12 +117,22 @@ export class MemTableIterator implements InternalIterator {
     return this.valueView;
   }
 
-  /** True: arena entries are written once and never move (the view keeps its chunk alive). */
+  /**
+   * True: arena entries are written once and never move, and the memtable's chunks are not
+   * reused before this iterator is closed (it holds a reference).
+   */
   isValuePinned(): boolean {
     return true;
   }
 
+  /** Drops the memtable reference (the first time); the iterator must not be used after. */
   close(): void {
+    this.closed = true;
+    const owner = this.owner;
+    if (owner !== undefined) {
+      this.owner = undefined;
+      owner.unref();
+    }
     this.leaf = NONE;
     this.keyView = EMPTY_BYTES;
     this.valueView = EMPTY_BYTES;
@@ -156,6 +178,10 @@ export class MemTableIterator implements InternalIterator {
     this.keyView = new Uint8Array(t.arena.entryBuffers[index]!, keyStart, ikeyLength);
     this.viewsFor = address;
   }
+}
+
+function closedError(): ShaleError {
+  return ShaleError.closed("the memtable iterator is closed");
 }
 
 function checkTarget(target: Uint8Array): void {

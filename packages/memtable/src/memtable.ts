@@ -10,6 +10,11 @@
  * TLB) misses. A skiplist of a million entries visits ~20 nodes one after another; the
  * tree's inner nodes stay in cache and a search misses on about one leaf.
  *
+ * References (chunk reuse, chunk-pool.ts): a memtable starts with one reference, its
+ * creator's; each iterator holds one more until it is closed. `unref()` drops one, and with
+ * the last the arena's chunks go back to the memtable's ChunkPool (or are forgotten, without
+ * one): after that nothing may read the memtable, and the views it handed out may change.
+ *
  * Thread-safety: one writer. Reading (get, iterators) while adding on the same thread is
  * fine; other threads may read only a sealed memtable's exported data.
  */
@@ -33,6 +38,7 @@ import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { Arena, DEFAULT_CHUNK_SIZE } from "./arena.js";
 import { BTree } from "./btree.js";
 import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
+import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
 import { HashIndex, hashKey } from "./hash-index.js";
 import { lookupPoints } from "./lookup.js";
@@ -59,6 +65,12 @@ export interface MemTableOptions {
    * Default: true.
    */
   hashIndex?: boolean;
+  /**
+   * Where the arena takes its chunks from and, once the last reference is dropped
+   * (`unref`), gives them back to; its chunk size is the arena's (`arenaChunkSize`, if
+   * given, must equal it). Default: none (new chunks, left to the garbage collector).
+   */
+  chunkPool?: ChunkPool;
 }
 
 /** State handed from `fromShared` to the constructor. */
@@ -67,6 +79,10 @@ interface Reopened {
   data: SharedMemTableData;
 }
 let reopening: Reopened | undefined;
+
+function releasedError(): ShaleError {
+  return ShaleError.closed("memtable was released: its chunks may hold other data now");
+}
 
 /** The value of a deletion added without one. */
 const NO_VALUE = new Uint8Array(0);
@@ -87,6 +103,8 @@ export class MemTable {
   private minSeq = 0;
   private maxSeq = 0;
   private sealed = false;
+  /** References: the creator's and one per open iterator (see the header). */
+  private refs = 1;
 
   /** An empty memtable. Throws TypeError / InvalidArgument for bad options. */
   constructor(options: MemTableOptions = {}) {
@@ -103,7 +121,11 @@ export class MemTable {
     const r = reopening;
     reopening = undefined;
     if (r === undefined) {
-      this.arena = new Arena(options.arenaChunkSize ?? DEFAULT_CHUNK_SIZE);
+      const pool = options.chunkPool;
+      if (pool !== undefined && !(pool instanceof ChunkPool))
+        throw new TypeError("chunkPool must be a ChunkPool");
+      this.arena = new Arena(options.arenaChunkSize ?? pool?.chunkSize ?? DEFAULT_CHUNK_SIZE);
+      if (pool !== undefined) this.arena.useSource(pool);
       this.points = new BTree(this.arena, comparator);
       this.tombstoneList = new BTree(this.arena, comparator);
       const hashIndex = options.hashIndex ?? true;
@@ -168,6 +190,7 @@ export class MemTable {
    */
   add(seq: number, kind: ValueKind, userKey: Uint8Array, value?: Uint8Array): void {
     if (this.sealed) throw ShaleError.closed("memtable is sealed: no more adds");
+    if (this.refs === 0) throw releasedError();
     if (!(userKey instanceof Uint8Array)) throw new TypeError("userKey must be a Uint8Array");
     if (value === undefined) {
       if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion) {
@@ -255,6 +278,7 @@ export class MemTable {
     snapshotSeq: number = MAX_SEQ,
     result: LookupResult = new LookupResult(),
   ): LookupResult {
+    if (invariants) assertInvariant(this.refs > 0, "get on a released memtable");
     result.enter(this, userKey, snapshotSeq);
     if (result.done) return result;
     if (this.tombstones.length > 0) {
@@ -269,11 +293,54 @@ export class MemTable {
 
   /**
    * An iterator over the point entries in internal-key order. `key()` is the internal key,
-   * `value()` the value: views into the arena, valid while the memtable lives. Entries added
-   * after the iterator was created may or may not be seen by it.
+   * `value()` the value: views into the arena, valid until the iterator moves (the value:
+   * until it is closed, `isValuePinned`). The iterator holds a reference to the memtable
+   * until it is closed (see the header). Entries added after the iterator was created may
+   * or may not be seen by it. Closed (ShaleError) once the memtable was released.
    */
   newIterator(): InternalIterator {
-    return new MemTableIterator(this.points);
+    if (this.refs === 0) throw releasedError();
+    this.refs++;
+    return new MemTableIterator(this.points, this);
+  }
+
+  /**
+   * Takes one more reference: the memtable's bytes stay until a matching `unref`.
+   * Closed (ShaleError) once it was released.
+   */
+  ref(): void {
+    if (this.refs === 0) throw releasedError();
+    this.refs++;
+  }
+
+  /**
+   * Drops one reference; with the last, the memtable is released: its arena's chunks go back
+   * to its ChunkPool (see chunk-pool.ts for when they are reused) and nothing may read it
+   * any more. Counters (`numEntries`, `approximateMemoryUsage`, seqs) stay readable. An
+   * invariant error (SHALE_INVARIANTS) if no reference is left.
+   */
+  unref(): void {
+    if (this.refs === 0) {
+      if (invariants) assertInvariant(false, "memtable unref without a reference");
+      return;
+    }
+    if (--this.refs === 0) this.arena.release();
+  }
+
+  /** References held (0: released). */
+  get references(): number {
+    return this.refs;
+  }
+
+  /**
+   * Takes new arena chunks from `pool` from now on and gives them all back to it when
+   * released: for a memtable made before its database's pool (recovery). InvalidArgument
+   * if the pool's chunk size is not the arena's; Closed once released.
+   */
+  useChunkPool(pool: ChunkPool): void {
+    if (!(pool instanceof ChunkPool)) throw new TypeError("pool must be a ChunkPool");
+    if (this.refs === 0) throw releasedError();
+    this.arena.useSource(pool);
   }
 
   /** The range tombstones added so far, in insertion order; views into the arena. Do not modify. */
@@ -344,10 +411,19 @@ export class MemTable {
   /**
    * This memtable's chunks as structured-clone friendly data, for `fromShared` in a worker
    * thread. The buffers are shared, not copied. REQUIRES (InvalidArgument otherwise):
-   * `isSealed`, so nothing changes under the reader.
+   * `isSealed`, so nothing changes under the reader; Closed once released. The reader must
+   * be done with the chunks before the memtable's last reference is dropped (they may be
+   * reused then). `options.index` false leaves the hash index out (`index: null`: the
+   * reopened memtable searches its tree), for a reader that only iterates, e.g. a flush: the
+   * index table is then not shared, and freed with this thread's garbage alone.
+   * Default: true.
    */
-  exportShared(): SharedMemTableData {
+  exportShared(options?: { index?: boolean }): SharedMemTableData {
     if (!this.sealed) throw ShaleError.invalidArgument("exportShared requires a sealed memtable");
+    if (this.refs === 0) throw releasedError();
+    const withIndex = options?.index ?? true;
+    if (typeof withIndex !== "boolean")
+      throw new TypeError("exportShared option index must be a boolean");
     const arena = this.arena.exportShared();
     const addresses = new Int32Array(new SharedArrayBuffer(this.tombstoneAddresses.length * 4));
     for (let i = 0; i < addresses.length; i++) addresses[i] = this.tombstoneAddresses[i]!;
@@ -360,7 +436,7 @@ export class MemTable {
       usedBytes: arena.usedBytes,
       points: this.points.roots,
       tombstoneTree: this.tombstoneList.roots,
-      index: this.index?.exportShared() ?? null,
+      index: withIndex ? (this.index?.exportShared() ?? null) : null,
       rangeTombstones: addresses.buffer as SharedArrayBuffer,
       numEntries: this.entries,
       numRangeTombstones: this.tombstones.length,

@@ -8,8 +8,9 @@
  *    table from it (background/flush-job.ts);
  * 3. install (main thread): ONE VersionEdit — the table added, and the log number raised to
  *    the oldest WAL still needed (that of the oldest memtable left, else the current WAL) —
- *    through `logAndApply`; then the memtable leaves `imm` and the WALs below the new log
- *    number are deleted.
+ *    through `logAndApply`; then the memtable leaves `imm` (its reference is dropped: once no
+ *    iterator holds it either, its chunks are reused, write/chunk-pool.ts) and the WALs below
+ *    the new log number are deleted.
  * A failed flush or install is a background error: the database turns read-only, waiters
  * are rejected, and nothing more is flushed.
  *
@@ -164,7 +165,12 @@ export class FlushScheduler {
     edit.logNumber = logNumber;
     if (file !== undefined) edit.addFile(0, file);
     host.versions.logAndApply(edit);
-    if (i >= 0) this.imm.splice(i, 1);
+    if (i >= 0) {
+      this.imm.splice(i, 1);
+      // Reads no longer see it and the flush job replied: the database's reference goes, and
+      // with the iterators' the chunks are reused (write/chunk-pool.ts).
+      target.mem.unref();
+    }
     host.wal.releaseBelow(logNumber);
     const obsolete: string[] = [];
     for (const name of host.fs.list(host.dir)) {

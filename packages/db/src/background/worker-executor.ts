@@ -198,7 +198,9 @@ export class WorkerExecutor implements BackgroundExecutor {
       dir: request.dir,
       fileNumber: request.fileNumber,
       comparator: request.comparator.name,
-      memtable: request.mem.exportShared(),
+      // Without the hash index: a flush iterates, and an index table posted here would live
+      // until the worker's garbage collection too.
+      memtable: request.mem.exportShared({ index: false }),
       table: request.table,
       snapshots: request.snapshots,
     };

@@ -13,13 +13,17 @@
  * Write stalls: `shale.stall-micros` (all kinds), `shale.l0-slowdown-micros`,
  * `shale.l0-stop-micros`, `shale.memtable-stop-micros`, `shale.is-write-stopped`,
  * `shale.actual-delayed-write-rate` (bytes/s while slowed down, else 0).
+ * Memtable chunks (write/chunk-pool.ts): `shale.memtable-chunks-allocated` (arena chunks made
+ * new), `shale.memtable-chunks-reused` (taken from flushed memtables, or spare ones of a
+ * closed database),
+ * `shale.memtable-chunk-pool-bytes` (released chunks kept for reuse).
  * Recovery: `shale.recovery-dropped` — what this open's WAL replay dropped instead of
  * failing, as JSON: `[{ "file", "offset", "bytes", "reason", "mode" }, ...]` in file order
  * (`[]` when nothing was); see recovery.ts.
  */
 import type { Statistics } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
-import type { MemTable } from "@shale/memtable";
+import type { ChunkPool, MemTable } from "@shale/memtable";
 import type { CompactionScheduler } from "../background/compaction-scheduler.js";
 import {
   DELAYED_WRITE_RATE,
@@ -45,6 +49,7 @@ export interface PropertySource {
   stalls: WriteController;
   runningFlushes: number;
   recoveryDrops: readonly RecoveryDrop[];
+  chunkPool: ChunkPool;
 }
 
 const LEVEL_FILES = /^shale\.num-files-at-level(\d+)$/;
@@ -123,6 +128,14 @@ export function formatProperty(name: string, s: PropertySource): string | undefi
       return String(s.blockCache.pinnedUsage);
     case "shale.block-cache-hits":
       return String(s.blockCache.stats().hits);
+    case "shale.memtable-chunks-allocated":
+      return String(s.chunkPool.stats.allocated);
+    case "shale.memtable-chunks-reused":
+      return String(s.chunkPool.stats.reused + s.chunkPool.stats.spared);
+    case "shale.memtable-chunk-pool-bytes": {
+      const p = s.chunkPool.stats;
+      return String(p.freeBytes + p.pendingBytes);
+    }
     case "shale.block-cache-misses":
       return String(s.blockCache.stats().misses);
     case "shale.total-sst-files-size": {
