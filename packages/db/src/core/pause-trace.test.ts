@@ -59,7 +59,8 @@ describe("SHALE_TRACE_PAUSES", () => {
     // first), indented deeper.
     const d = lines.findIndex((l) => l.includes(" flush done "));
     const done = lines[d]!;
-    const sync = lines.slice(0, d).findLast((l) => l.includes(" manifest sync "))!;
+    const syncs = lines.slice(0, d).filter((l) => l.includes(" manifest sync "));
+    const sync = syncs[syncs.length - 1]!;
     expect(line.exec(sync)![1]!.length).toBeGreaterThan(line.exec(done)![1]!.length);
     expect(done).toMatch(/\(L0 files \d+\)$/);
   });
