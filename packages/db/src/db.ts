@@ -233,7 +233,7 @@ export class DB {
       builtinComparator(this.icmp.name) !== undefined &&
       state.follower === undefined;
     this.executor = workers
-      ? new WorkerExecutor(options.maxBackgroundJobs, options.fs)
+      ? new WorkerExecutor(options.maxBackgroundJobs, options.fs, options.compactionCpuPriority)
       : new InlineExecutor(options.fs);
     this.finished = this.executor.finished;
     this.backgroundPoll = { finished: this.finished, take: () => this.takeFinished() };
