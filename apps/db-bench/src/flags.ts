@@ -26,6 +26,7 @@ export interface Flags {
   sync: boolean;
   disableWal: boolean;
   disableAutoCompactions: boolean;
+  compactionCpuPriority: string;
   statistics: boolean;
   mergeOperator: string;
   mergeKeys: number;
@@ -155,6 +156,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "bool",
     help: "no automatic compactions (shale only) (Default: false)",
   },
+  compaction_cpu_priority: {
+    key: "compactionCpuPriority",
+    kind: "string",
+    help: "normal, low (nice 10) or idle (nice 19): CPU priority of shale's compaction worker threads on Linux (shale only) (Default: normal)",
+  },
   statistics: {
     key: "statistics",
     kind: "bool",
@@ -274,6 +280,7 @@ export function defaultFlags(): Flags {
     sync: false,
     disableWal: false,
     disableAutoCompactions: false,
+    compactionCpuPriority: "normal",
     statistics: false,
     mergeOperator: "",
     mergeKeys: -1,
@@ -351,6 +358,10 @@ function validate(f: Flags): void {
   check(f.blockSize >= 256, "--block_size must be at least 256");
   check(f.writeBufferSize >= 65536, "--write_buffer_size must be at least 65536");
   check(f.bloomBits >= -1, "--bloom_bits must be -1 (engine default) or >= 0");
+  check(
+    ["normal", "low", "idle"].includes(f.compactionCpuPriority),
+    `--compaction_cpu_priority must be normal, low or idle, not "${f.compactionCpuPriority}"`,
+  );
   check(
     f.compressionType === "none" || f.compressionType === "snappy",
     `--compression_type must be none or snappy, not "${f.compressionType}"`,

@@ -13,9 +13,62 @@
  *
  * Cost: one `performance.now()` (~60 ns on the reference machine) per op, so it runs only
  * when one of the two flags asks for it.
+ *
+ * With `SHALE_TRACE_PAUSES=<ms>` in the environment, every gap of at least that many ms is
+ * printed to stderr as `[db-bench gap] t=<start> ms <gap> ms`, on the clock shale's own pause
+ * trace uses (packages/db/src/core/pause-trace.ts), so each long gap lines up with the
+ * engine's steps inside it. On Linux each such line also says where the main thread was
+ * meanwhile, from /proc/thread-self/schedstat (read every 1024 ops and at each long gap, so
+ * the figures cover the gap and at most 1024 ops before it): `on-cpu` (running: the
+ * engine's work, GC, system calls), `runnable` (ready but not running: the machine's other
+ * threads had the cores) and the rest, `blocked` (sleeping: a wait, I/O).
  */
+import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+
+/** Gaps at least this long are printed (SHALE_TRACE_PAUSES, ms); Infinity = none. */
+const TRACE_GAP_MS = ((): number => {
+  const ms = Number(process.env.SHALE_TRACE_PAUSES ?? "");
+  return Number.isFinite(ms) && ms > 0 ? ms : Number.POSITIVE_INFINITY;
+})();
+
+/** On-cpu and runnable ns of the main thread at the last sample, and when it was taken (ms). */
+const sched = { cpu: 0, wait: 0, at: 0, ops: 0, ok: true };
+
+function readSched(): [number, number] | undefined {
+  if (!sched.ok) return undefined;
+  try {
+    const f = readFileSync("/proc/thread-self/schedstat", "latin1").split(" ");
+    return [Number(f[0]), Number(f[1])];
+  } catch {
+    sched.ok = false;
+    return undefined;
+  }
+}
+
+function sampleSched(now: number): void {
+  const s = readSched();
+  if (s === undefined) return;
+  sched.cpu = s[0];
+  sched.wait = s[1];
+  sched.at = now;
+}
+
+function traceGap(start: number, gap: number, now: number): void {
+  let where = "";
+  const s = readSched();
+  if (s !== undefined && sched.at > 0) {
+    const window = now - sched.at;
+    const cpu = (s[0] - sched.cpu) / 1e6;
+    const wait = (s[1] - sched.wait) / 1e6;
+    where = ` (over the last ${window.toFixed(1)} ms: on-cpu ${cpu.toFixed(1)}, runnable ${wait.toFixed(1)}, blocked ${Math.max(0, window - cpu - wait).toFixed(1)})`;
+    sched.cpu = s[0];
+    sched.wait = s[1];
+    sched.at = now;
+  }
+  console.error(`[db-bench gap] t=${start.toFixed(1)} ms ${gap.toFixed(1)} ms${where}`);
+}
 
 export class OpClock {
   /** Microseconds of each finished op, with --histogram (filled from the start). */
@@ -40,6 +93,10 @@ export class OpClock {
   finished(): void {
     const now = performance.now();
     const gap = now - this.last;
+    if (TRACE_GAP_MS !== Number.POSITIVE_INFINITY) {
+      if (gap >= TRACE_GAP_MS) traceGap(this.last, gap, now);
+      else if ((++sched.ops & 1023) === 0) sampleSched(now);
+    }
     this.last = now;
     if (gap > this.maxGapMs) this.maxGapMs = gap;
     const l = this.latencies;
@@ -54,6 +111,7 @@ export class OpClock {
     if (n <= 0) return;
     const now = performance.now();
     const gap = now - this.last;
+    if (gap >= TRACE_GAP_MS) traceGap(this.last, gap, now);
     this.last = now;
     if (gap > this.maxGapMs) this.maxGapMs = gap;
     const l = this.latencies;

@@ -70,6 +70,7 @@ import { lockFileName, tableFileName } from "./core/filenames.js";
 import type { MergeOperator } from "./core/merge-operator.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./core/options.js";
 import { ownedCopy } from "./core/owned-bytes.js";
+import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
 import { resolveLimit, resolveRange } from "./core/range-options.js";
 import { type Snapshot, SnapshotList } from "./core/snapshot.js";
 import { viewGuard } from "./core/view-guard.js";
@@ -236,7 +237,7 @@ export class DB {
       builtinComparator(this.icmp.name) !== undefined &&
       state.follower === undefined;
     this.executor = workers
-      ? new WorkerExecutor(options.maxBackgroundJobs, options.fs)
+      ? new WorkerExecutor(options.maxBackgroundJobs, options.fs, options.compactionCpuPriority)
       : new InlineExecutor(options.fs);
     this.finished = this.executor.finished;
     this.backgroundPoll = { finished: this.finished, take: () => this.takeFinished() };
@@ -344,7 +345,9 @@ export class DB {
    */
   private takeFinished(): void {
     if (this.closed || this.reader.inGet) return;
+    const t0 = tracingPauses ? pauseStart() : 0;
     this.executor.takeFinished();
+    if (tracingPauses) pauseEnd(t0, "take finished jobs");
   }
 
   /** Opens (creating if allowed) the database in `dir`. See DbOptions for the options. */
@@ -459,7 +462,9 @@ export class DB {
     batch.add(kind, key, value);
     const rep = batch.seal(seq);
     this.wal.append(rep, 1, options);
+    const tTrace = tracingPauses ? pauseStart() : 0;
     this.mem.add(seq, kind, key, value);
+    if (tracingPauses) pauseEnd(tTrace, "memtable insert");
     this.finishWrite(seq, rep.length, t0);
   }
 
@@ -501,11 +506,13 @@ export class DB {
    * flush. Stops writes while `maxWriteBufferNumber` memtables are full.
    */
   private switchMemtable(): void {
+    const t0 = tracingPauses ? pauseStart() : 0;
     const sealedLog = this.wal.number;
     this.wal.roll(this.fs, this.dir, this.versions.newFileNumber());
     const sealed = this.mem;
     sealed.seal();
     this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
+    if (tracingPauses) pauseEnd(t0, "memtable switch (wal roll, seal, new memtable)");
     this.flushes.add(sealed, sealedLog);
     if (this.flushes.imm.length + 1 > this.options.maxWriteBufferNumber) {
       this.flushes.stallWhileFull(this.options.maxWriteBufferNumber, this.writeController);

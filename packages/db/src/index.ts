@@ -19,6 +19,7 @@ export {
   uint64AddOperator,
 } from "./core/merge-operator.js";
 export type {
+  CpuPriority,
   DbOptions,
   FlushOptions,
   IteratorOptions,

@@ -70,6 +70,8 @@ export class ShaleEngine implements Engine {
     }
     if (o.mergeOperator !== undefined) options.mergeOperator = o.mergeOperator;
     if (o.disableAutoCompactions) options.disableAutoCompactions = true;
+    if (o.compactionCpuPriority !== undefined && o.compactionCpuPriority !== "normal")
+      options.compactionCpuPriority = o.compactionCpuPriority;
     for (;;) {
       try {
         this.db = await open(dir, options);

@@ -40,6 +40,7 @@ import type {
 import { CompactionStats } from "../compaction/compaction-stats.js";
 import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
 import type { MergeOperator } from "../core/merge-operator.js";
+import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { fileRange, type KeyRange } from "../version/key-range.js";
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
@@ -111,6 +112,12 @@ export class CompactionScheduler {
   /** Starts the automatic compactions that are due and fit. */
   maybeSchedule(): void {
     if (this.options.disableAutoCompactions || this.manual > 0) return;
+    const t0 = tracingPauses ? pauseStart() : 0;
+    this.scheduleDue();
+    if (tracingPauses) pauseEnd(t0, "compaction schedule");
+  }
+
+  private scheduleDue(): void {
     while (this.running.size < this.maxRunning && this.host.canRun()) {
       const c = this.picker.pick(this.host.versions.current, this.busy, [...this.running]);
       if (c === undefined) return;
@@ -145,7 +152,9 @@ export class CompactionScheduler {
     const finish = (error: Error | undefined) => {
       for (const f of c.allInputs()) this.busy.delete(f.number);
       this.running.delete(c);
+      const t0 = tracingPauses ? pauseStart() : 0;
       c.version.unref(); // inputs no version needs are deleted now
+      if (tracingPauses) pauseEnd(t0, "compaction inputs released");
       if (error !== undefined && host.canRun()) host.backgroundFailed(error);
       host.versionChanged();
       if (this.running.size === 0) for (const w of this.idleWaiters.splice(0)) w();
@@ -159,8 +168,10 @@ export class CompactionScheduler {
       host.executor.compact(
         { spec, comparator: host.icmp.user, mergeOperator: host.mergeOperator },
         (error, result) => {
+          const tDone = tracingPauses ? pauseStart() : 0;
           if (error === undefined && result !== undefined) error = this.install(c, result, t0);
           finish(error);
+          if (tracingPauses) pauseEnd(tDone, "compaction done", () => c.toString());
         },
       );
     } catch (e) {

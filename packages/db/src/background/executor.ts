@@ -13,9 +13,11 @@
  *   threads, by name).
  *
  * Flushes go before compactions: an inline executor runs queued flushes first; a worker
- * pool takes the least busy worker, and the database keeps one worker's worth of room for
- * flushes by running at most `maxBackgroundJobs - 1` compactions at once (1 when the pool
- * has a single worker, which then interleaves them).
+ * pool of two or more gives the flushes a worker of their own and the compactions the
+ * others (the database runs at most `maxBackgroundJobs - 1` compactions at once), so a
+ * flush never waits behind a compaction, and the compaction workers can run at a lower CPU
+ * priority (`compactionCpuPriority`) without slowing the flushes a writer may wait for. A
+ * pool of one worker interleaves both at the process's priority.
  *
  * Results can also be taken synchronously, without the event loop turning: a worker that
  * posts a result then sets the executor's `finished` cell (an Int32Array over a

@@ -32,6 +32,7 @@ import {
 import type { MemTable } from "@shale/memtable";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { CompactionStats } from "../compaction/compaction-stats.js";
+import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
@@ -114,6 +115,7 @@ export class FlushScheduler {
     const stats = host.statistics;
     const t0 = stats !== undefined ? stats.now() : 0;
     const started = performance.now();
+    const tPost = tracingPauses ? pauseStart() : 0;
     host.executor.flush(
       {
         dir: host.dir,
@@ -125,6 +127,7 @@ export class FlushScheduler {
       },
       (error, file) => {
         this.flushing = undefined;
+        const tDone = tracingPauses ? pauseStart() : 0;
         if (error === undefined) {
           try {
             this.install(target, file);
@@ -149,8 +152,11 @@ export class FlushScheduler {
         if (this.imm.length === 0) for (const w of this.waiters.splice(0)) w.resolve();
         this.maybeSchedule();
         host.versionChanged();
+        if (tracingPauses)
+          pauseEnd(tDone, "flush done", () => `L0 files ${host.versions.current.numFiles(0)}`);
       },
     );
+    if (tracingPauses) pauseEnd(tPost, "flush start");
   }
 
   /** Makes a flushed table visible (MANIFEST first), drops the memtable, deletes old WALs. */
@@ -171,13 +177,19 @@ export class FlushScheduler {
       // with the iterators' the chunks are reused (write/chunk-pool.ts).
       target.mem.unref();
     }
+    let t0 = tracingPauses ? pauseStart() : 0;
     host.wal.releaseBelow(logNumber);
+    if (tracingPauses) {
+      pauseEnd(t0, "wal release");
+      t0 = pauseStart();
+    }
     const obsolete: string[] = [];
     for (const name of host.fs.list(host.dir)) {
       const m = LOG_FILE.exec(name);
       if (m !== null && Number(m[1]) < logNumber) obsolete.push(joinPath(host.dir, name));
     }
     host.removeFiles(obsolete);
+    if (tracingPauses) pauseEnd(t0, "obsolete wals");
   }
 
   /**
@@ -206,6 +218,7 @@ export class FlushScheduler {
     const host = this.host;
     const executor = host.executor;
     const t0 = performance.now();
+    const tTrace = tracingPauses ? pauseStart() : 0;
     controller.counters.memtableStopCount++;
     while (this.imm.length + 1 > maxMemTables && !host.failed()) {
       if (executor.pending === 0) this.maybeSchedule();
@@ -213,5 +226,6 @@ export class FlushScheduler {
       executor.drainCompleted(100);
     }
     controller.record(t0, "memtableStopMicros", host.statistics);
+    if (tracingPauses) pauseEnd(tTrace, "memtable stop", () => `imm ${this.imm.length}`);
   }
 }

@@ -7,7 +7,7 @@
 import { type FileSystem, ShaleError } from "@shale/base";
 
 export class WorkerExecutor {
-  constructor(_size: number, _fs: FileSystem) {
+  constructor(_size: number, _fs: FileSystem, _compactionPriority?: string) {
     throw ShaleError.notSupported(
       "background worker threads need Node.js, Deno or Bun; a browser bundle runs jobs inline",
     );

@@ -30,6 +30,7 @@ import {
   type WorkerOptions,
 } from "node:worker_threads";
 import { type FileSystem, ShaleError } from "@shale/base";
+import type { CpuPriority } from "../core/options.js";
 import {
   type BackgroundExecutor,
   type CompactCallback,
@@ -51,15 +52,18 @@ import {
 
 /**
  * Node options for worker threads: the parent's, minus `--conditions` (a test runner's
- * "source" condition would make the worker load TypeScript sources it cannot run).
+ * "source" condition would make the worker load TypeScript sources it cannot run) and
+ * `--input-type` (a parent run as `node --input-type=module -e ...`: a worker given it dies
+ * at startup, "--input-type can only be used with string input", and a writer stalled for
+ * its first flush waited forever).
  */
 function workerExecArgv(): string[] {
   const out: string[] = [];
   const argv = process.execArgv;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === "--conditions" || a === "-C") i++;
-    else if (!a.startsWith("--conditions=")) out.push(a);
+    if (a === "--conditions" || a === "-C" || a === "--input-type") i++;
+    else if (!a.startsWith("--conditions=") && !a.startsWith("--input-type=")) out.push(a);
   }
   return out;
 }
@@ -107,11 +111,11 @@ function workerFallback(): URL | undefined {
  * options that only a process can have (e.g. `--trace-gc`) make the Worker constructor
  * throw, so then it gets none rather than failing every flush.
  */
-function newWorker(port: MessagePort, finished: SharedArrayBuffer): Worker {
+function newWorker(port: MessagePort, finished: SharedArrayBuffer, nice: number): Worker {
   const fallback = workerFallback();
   const spawn = (execArgv: string[]): Worker => {
     const options: WorkerOptions = {
-      workerData: { port, finished },
+      workerData: { port, finished, nice },
       transferList: [port],
       execArgv,
     };
@@ -126,7 +130,19 @@ function newWorker(port: MessagePort, finished: SharedArrayBuffer): Worker {
   }
 }
 
+/**
+ * Which jobs a worker takes: with two workers or more, one runs the flushes (a writer may be
+ * waiting for them) and the others the compactions, at a lower CPU priority (see
+ * `compactionNice`); a single worker runs everything.
+ */
+/** Nice values of the CPU priorities (RocksDB's CpuPriority: kNormal 0, kLow 10, kIdle 19). */
+const NICE: Readonly<Record<CpuPriority, number>> = Object.freeze({ normal: 0, low: 10, idle: 19 });
+
+const Lane = Object.freeze({ Flush: 0, Compaction: 1, Any: 2 } as const);
+type Lane = (typeof Lane)[keyof typeof Lane];
+
 interface Slot {
+  lane: Lane;
   worker: Worker;
   port: MessagePort;
   busy: number;
@@ -154,22 +170,43 @@ export class WorkerExecutor implements BackgroundExecutor {
   /** Resolves `close()`'s wait as soon as a job completes (set only while it waits). */
   private idle: (() => void) | undefined;
 
-  constructor(size: number, fs: FileSystem) {
+  /** The nice value compaction workers take (0: the process's own priority). */
+  private readonly compactionNice: number;
+
+  constructor(size: number, fs: FileSystem, compactionPriority: CpuPriority = "normal") {
     this.size = Math.max(1, size);
     this.inline = new InlineExecutor(fs);
+    this.compactionNice = NICE[compactionPriority];
   }
 
   get pending(): number {
     return this.waiters.size + this.inline.pending;
   }
 
-  private slot(): Slot {
+  /**
+   * The least busy worker of `lane` (a new one while it has fewer than its share of the
+   * pool and none is idle): the flush lane has one worker, the compaction lane the rest;
+   * with a pool of one, its worker is in every lane. Removals (`Lane.Any`) take the least
+   * busy worker of either.
+   */
+  private slot(lane: Lane): Slot {
+    const shared = this.size === 1;
+    const inLane = (s: Slot) => shared || lane === Lane.Any || s.lane === lane;
     let best: Slot | undefined;
-    for (const s of this.slots) if (best === undefined || s.busy < best.busy) best = s;
-    if (best !== undefined && (best.busy === 0 || this.slots.length >= this.size)) return best;
+    let count = 0;
+    for (const s of this.slots) {
+      if (!inLane(s)) continue;
+      count++;
+      if (best === undefined || s.busy < best.busy) best = s;
+    }
+    const own: Lane = shared ? Lane.Any : lane === Lane.Any ? Lane.Flush : lane;
+    const share = shared ? 1 : own === Lane.Flush ? 1 : this.size - 1;
+    if (lane === Lane.Any && best !== undefined) return best;
+    if (best !== undefined && (best.busy === 0 || count >= share)) return best;
+    const nice = own === Lane.Compaction ? this.compactionNice : 0;
     const { port1, port2 } = new MessageChannel();
-    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer);
-    const slot: Slot = { worker, port: port1, busy: 0, jobs: new Set() };
+    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer, nice);
+    const slot: Slot = { lane: own, worker, port: port1, busy: 0, jobs: new Set() };
     port1.on("message", (m: WorkerMessage) => this.receive(slot, m));
     worker.on("error", (e) => this.failAll(slot, e));
     worker.unref();
@@ -178,9 +215,13 @@ export class WorkerExecutor implements BackgroundExecutor {
     return slot;
   }
 
-  private post(message: FlushMessage | CompactMessage | RemoveMessage, waiter: Waiter): void {
+  private post(
+    message: FlushMessage | CompactMessage | RemoveMessage,
+    lane: Lane,
+    waiter: Waiter,
+  ): void {
     if (this.closed) throw ShaleError.closed("the background executor is closed");
-    const slot = this.slot();
+    const slot = this.slot(lane);
     this.waiters.set(message.id, waiter);
     slot.jobs.add(message.id);
     slot.busy++;
@@ -204,7 +245,7 @@ export class WorkerExecutor implements BackgroundExecutor {
       table: request.table,
       snapshots: request.snapshots,
     };
-    this.post(message, {
+    this.post(message, Lane.Flush, {
       ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
       fail: (e) => done(e, undefined),
     });
@@ -228,7 +269,7 @@ export class WorkerExecutor implements BackgroundExecutor {
       comparator: request.comparator.name,
       mergeOperator: opName,
     };
-    this.post(message, {
+    this.post(message, Lane.Compaction, {
       ok: (m) => {
         if (m.type === "compact") done(undefined, m.result);
         else done(new Error("a compaction answered as a flush"), undefined);
@@ -242,10 +283,10 @@ export class WorkerExecutor implements BackgroundExecutor {
       this.inline.removeFiles(paths, done);
       return;
     }
-    this.post(
-      { id: this.nextId++, type: "remove", paths },
-      { ok: () => done(), fail: () => done() },
-    );
+    this.post({ id: this.nextId++, type: "remove", paths }, Lane.Any, {
+      ok: () => done(),
+      fail: () => done(),
+    });
   }
 
   private receive(slot: Slot, m: WorkerMessage): void {

@@ -3,6 +3,8 @@
  * compaction jobs posted by the database and answers on its port. Uses the node file
  * system directly (the database only sends jobs here when it runs on NodeFileSystem).
  */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { NodeFileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
@@ -17,12 +19,31 @@ import {
   serializeError,
 } from "./protocol.js";
 
-const data = workerData as { port: MessagePort; finished?: SharedArrayBuffer } | undefined;
+const data = workerData as
+  | { port: MessagePort; finished?: SharedArrayBuffer; nice?: number }
+  | undefined;
 const port = data?.port ?? parentPort;
 if (port === null) throw new Error("the shale worker must run in a worker thread");
 /** The executor's `finished` cell: set after each reply, so the database takes it synchronously. */
 const finished = data?.finished !== undefined ? new Int32Array(data.finished) : undefined;
 const fs = new NodeFileSystem();
+if (data?.nice !== undefined && data.nice > 0) lowerThreadPriority(data.nice);
+
+/**
+ * Gives this thread (only) the nice value `nice`, on Linux, where a thread has its own:
+ * `setpriority(PRIO_PROCESS, tid)` on the thread's id (`/proc/thread-self`) changes that
+ * thread alone (RocksDB's `Env::LowerThreadPoolCPUPriority` does the same). Elsewhere (a
+ * pid there means the whole process), or if it fails, the thread keeps the process's.
+ */
+function lowerThreadPriority(nice: number): void {
+  if (process.platform !== "linux") return;
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(tid) && tid > 0 && tid !== process.pid) setPriority(tid, nice);
+  } catch {
+    // best effort: the compactions run at the normal priority
+  }
+}
 
 function run(job: JobMessage): ResultMessage {
   if (job.type === "remove") {

@@ -26,6 +26,7 @@
  * time taking finished background jobs (`drainCompleted`).
  */
 import { type Statistics, Ticker } from "@shale/base";
+import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import type { BackgroundExecutor } from "./executor.js";
 
 export const StallCondition = Object.freeze({ Normal: 0, Delayed: 1, Stopped: 2 } as const);
@@ -137,6 +138,7 @@ export class WriteController {
     const c = this.counters;
     if (this.condition === StallCondition.Stopped) {
       const t0 = performance.now();
+      const tTrace = tracingPauses ? pauseStart() : 0;
       c.l0StopCount++;
       while (this.condition === StallCondition.Stopped && !host.failed()) {
         host.scheduleCompactions();
@@ -144,11 +146,13 @@ export class WriteController {
         host.executor.drainCompleted(100);
       }
       this.record(t0, "l0StopMicros", host.statistics);
+      if (tracingPauses) pauseEnd(tTrace, "l0 stop");
       return;
     }
     const ms = this.delayFor(bytes);
     if (ms === 0) return;
     const t0 = performance.now();
+    const tTrace = tracingPauses ? pauseStart() : 0;
     c.l0SlowdownCount++;
     const deadline = t0 + ms;
     for (let left = ms; left > 0; left = deadline - performance.now()) {
@@ -159,6 +163,7 @@ export class WriteController {
       if (this.condition === StallCondition.Normal || host.failed()) break;
     }
     this.record(t0, "l0SlowdownMicros", host.statistics);
+    if (tracingPauses) pauseEnd(tTrace, "l0 slowdown", () => `${ms} ms owed`);
   }
 
   /**
@@ -198,12 +203,14 @@ export class WriteController {
     }
     if (lead < 1) return;
     this.counters.memtableThrottleCount++;
+    const tTrace = tracingPauses ? pauseStart() : 0;
     const executor = host.executor;
     const slice = Math.min(lead, MAX_THROTTLE_SLICE_MS);
     if (executor.drainCompleted(slice) === 0 && executor.pending === 0) {
       Atomics.wait(sleeper, 0, 0, slice);
     }
     this.record(t0, "memtableThrottleMicros", host.statistics);
+    if (tracingPauses) pauseEnd(tTrace, "memtable throttle");
   }
 
   /** Adds the time since `t0` (a performance.now()) to a counter and to StallMicros. */

@@ -44,6 +44,7 @@ const openRows: Row[] = [
   ["bloomBitsPerKey", "10", 101, 10],
   ["compression", 1, "zstd", "none"],
   ["maxBackgroundJobs", true, 0, 2],
+  ["compactionCpuPriority", 10, "lowest", "low"],
   ["level0FileNumCompactionTrigger", "4", 0, 4],
   ["level0SlowdownWritesTrigger", "20", 0, 20],
   ["level0StopWritesTrigger", "36", 0, 36],

@@ -30,6 +30,9 @@ import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./valid
 
 const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];
 
+/** A background thread's CPU priority: the process's ("normal"), nice 10 ("low"), 19 ("idle"). */
+export type CpuPriority = "normal" | "low" | "idle";
+
 export interface DbOptions {
   /** Create the database if the directory holds none. Default: true. */
   createIfMissing?: boolean;
@@ -62,6 +65,16 @@ export interface DbOptions {
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
    */
   maxBackgroundJobs?: number;
+  /**
+   * CPU priority of the compaction worker threads (RocksDB's
+   * `Env::LowerThreadPoolCPUPriority`): "low" is nice 10, "idle" nice 19, on Linux, where a
+   * thread has its own. With two background jobs or more, one worker runs the flushes at
+   * the process's priority and the others the compactions, so a lowered compaction gives
+   * way to the writing thread and the flush rather than preempting them; a compaction that
+   * then falls behind shows as L0 slowdowns. Ignored elsewhere and with one background job
+   * (its worker flushes too). Default: "normal".
+   */
+  compactionCpuPriority?: CpuPriority;
   /** L0 files that trigger a compaction into L1. Default: 4. */
   level0FileNumCompactionTrigger?: number;
   /**
@@ -130,6 +143,7 @@ export interface ResolvedOptions {
   bloomBitsPerKey: number;
   compression: CompressionName;
   maxBackgroundJobs: number;
+  compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
   level0SlowdownWritesTrigger: number;
   level0StopWritesTrigger: number;
@@ -201,6 +215,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("bloomBitsPerKey", 0, 100),
   enumRow("compression", ["snappy", "none"]),
   integerRow("maxBackgroundJobs", 1, 256),
+  enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
   integerRow("level0SlowdownWritesTrigger", 1),
   integerRow("level0StopWritesTrigger", 1),
@@ -289,6 +304,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
+    compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,
     level0SlowdownWritesTrigger: slowdown,
     level0StopWritesTrigger: stop,

@@ -23,6 +23,7 @@ import {
 } from "@shale/base";
 import { LogWriter } from "@shale/wal";
 import { currentFileName, manifestFileName, tempFileName } from "../core/filenames.js";
+import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { FileNumberCounter } from "./file-numbers.js";
 import { recoverManifest } from "./manifest-recovery.js";
 import type { ForeignFamily } from "./manifest-replay.js";
@@ -363,11 +364,15 @@ export class VersionSet {
     edit.nextFileNumber = this.nextFileNumber;
     edit.lastSequence = this.lastSequence;
     if (edit.logNumber === undefined) edit.logNumber = this.logNumber;
+    let t0 = tracingPauses ? pauseStart() : 0;
     const next = this.current.apply(edit, this.icmp);
+    if (tracingPauses) pauseEnd(t0, "version apply");
     const wholeSize = this.manifest.size;
     try {
       this.manifest.addRecord(edit.encode());
+      if (tracingPauses) t0 = pauseStart();
       this.manifest.sync();
+      if (tracingPauses) pauseEnd(t0, "manifest sync");
     } catch (e) {
       this.cutBack(wholeSize);
       this.failure = ShaleError.isInstance(e)
@@ -380,7 +385,9 @@ export class VersionSet {
       throw this.failure;
     }
     this.logNumber = edit.logNumber;
+    if (tracingPauses) t0 = pauseStart();
     this.install(next);
+    if (tracingPauses) pauseEnd(t0, "version install");
   }
 
   /**

@@ -26,6 +26,7 @@ import type { MemTable } from "@shale/memtable";
 import { LogWriter } from "@shale/wal";
 import { logFileName } from "../core/filenames.js";
 import type { WriteOptions } from "../core/options.js";
+import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { WriteBatch, type WriteBatchHandler } from "./write-batch.js";
 
 /** Applies a batch's records to a memtable with consecutive seqs (also used by recovery). */
@@ -110,6 +111,7 @@ export class ActiveWal {
     if (disableWAL) return;
     const stats = this.stats;
     const t0 = stats !== undefined && sync ? stats.now() : 0;
+    const tTrace = tracingPauses ? pauseStart() : 0;
     try {
       const wal = this.writer!;
       wal.addRecord(rep);
@@ -127,6 +129,7 @@ export class ActiveWal {
       );
       throw e;
     }
+    if (tracingPauses) pauseEnd(tTrace, sync ? "wal append + sync" : "wal append");
     if (stats !== undefined) {
       stats.tick(Ticker.WalBytes, rep.length);
       if (sync) {
