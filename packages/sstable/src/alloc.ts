@@ -76,19 +76,18 @@ export class BlockMemoryPool {
   /** free[c]: free buffers of capacity c * POOL_GRAIN. */
   private readonly free: ArrayBuffer[][] = [];
   private freeBytes = 0;
-  /** Counters (tests and statistics): buffers reused, allocated, given back, dropped. */
+  /** Counters (tests): buffers reused, freshly allocated, given back. */
   reused = 0;
   allocated = 0;
   returned = 0;
-  dropped = 0;
 
   constructor() {
     for (let c = 0; c <= MAX_POOLED_BLOCK >>> POOL_SHIFT; c++) this.free.push([]);
   }
 
   /**
-   * A view of `n` bytes (NOT zeroed) at the start of a pooled buffer of capacity
-   * `capacityOf(n)`. REQUIRES: 0 < n <= MAX_POOLED_BLOCK; the caller overwrites every byte.
+   * A view of `n` bytes (NOT zeroed) at the start of a pooled buffer of capacity `n` rounded
+   * up to `POOL_GRAIN`. REQUIRES: 0 < n <= MAX_POOLED_BLOCK; the caller overwrites every byte.
    */
   take(n: number): Uint8Array {
     const c = (n + POOL_GRAIN - 1) >>> POOL_SHIFT;
@@ -102,11 +101,6 @@ export class BlockMemoryPool {
     this.allocated++;
     const fresh = allocUninitialized(c << POOL_SHIFT);
     return new Uint8Array(fresh.buffer, 0, n);
-  }
-
-  /** The capacity of the buffer `take(n)` returns. */
-  static capacityOf(n: number): number {
-    return ((n + POOL_GRAIN - 1) >>> POOL_SHIFT) << POOL_SHIFT;
   }
 
   /**
@@ -125,16 +119,10 @@ export class BlockMemoryPool {
       c << POOL_SHIFT !== size ||
       c > MAX_POOLED_BLOCK >>> POOL_SHIFT
     ) {
-      this.dropped++;
       return;
     }
     this.free[c]!.push(buffer as ArrayBuffer);
     this.freeBytes += size;
-  }
-
-  /** Bytes of free buffers held. */
-  get freeByteCount(): number {
-    return this.freeBytes;
   }
 }
 
