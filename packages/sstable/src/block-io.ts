@@ -31,13 +31,19 @@ export function writeBlock(
   type: CompressionType,
   checksumType: number,
 ): BlockHandle {
-  const compressed = compressBlock(raw, type);
-  const contents = compressed ?? raw;
-  const size = contents.length;
-  // One contiguous buffer so the checksum covers contents ‖ type in one pass.
-  const out = new Uint8Array(size + TRAILER);
-  out.set(contents, 0);
-  out[size] = compressed !== undefined ? type : CompressionType.None;
+  // One contiguous buffer so the checksum covers contents ‖ type in one pass: the compressor
+  // leaves room for the trailer after the stream.
+  let out = compressBlock(raw, type, TRAILER);
+  let size: number;
+  if (out !== undefined) {
+    size = out.length - TRAILER;
+    out[size] = type;
+  } else {
+    size = raw.length;
+    out = new Uint8Array(size + TRAILER);
+    out.set(raw, 0);
+    out[size] = CompressionType.None;
+  }
   putFixed32(out, size + 1, blockChecksum(checksumType, out, 0, size + 1));
   file.append(out, 0, out.length);
   return { offset, size };

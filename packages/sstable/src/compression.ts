@@ -25,7 +25,8 @@
  * Codecs (all JavaScript, no compiler, no native addon). Decode speed on RocksDB-written 4 KiB
  * db_bench blocks, MB/s of output, two runs (Node 20, 2 shared cores, load ~2;
  * `node dist/bench/compression-bench.js`, see the package README):
- * - snappy: `snappyjs` compresses; `snappy-decode.ts` (JS + WebAssembly) decodes: 1,960 / 2,286.
+ * - snappy: `snappy-compress.ts` (WebAssembly; `snappyjs` where WebAssembly is unavailable)
+ *   compresses; `snappy-decode.ts` (JS + WebAssembly) decodes: 1,960 / 2,286.
  * - lz4/lz4hc: `compression-lz4.ts`, our own bounds-checked block decoder: 1,275 / 1,288.
  * - zstd: `fzstd` 0.1.1 (MIT, pure JS, no dependencies, no `engines` limit): 139 / 110.
  * - zlib: `node:zlib` `inflateRawSync`, looked up when the first zlib block is read
@@ -54,6 +55,7 @@ import type { BlockSlab } from "./alloc.js";
 import { allocUninitialized } from "./alloc.js";
 import { lz4DecompressTo } from "./compression-lz4.js";
 import { CompressionType } from "./format.js";
+import { wasmCompressor } from "./snappy-compress.js";
 import {
   snappyDecompress,
   snappyDecompressTo,
@@ -146,24 +148,38 @@ export function canDecompress(type: number): boolean {
 }
 
 /**
- * Compresses `raw` with `type`. Returns the compressed bytes (a fresh array), or undefined
- * when the type is none or compression would save less than 12.5 % (store `raw` as is).
- * Throws NotSupported for a type shale does not write (only none and snappy).
+ * Compresses `raw` with `type`. Returns the compressed bytes in a fresh array, followed by
+ * `tail` bytes of room (0..16, contents unspecified: where writeBlock puts the trailer), or
+ * undefined when the type is none or compression would save less than 12.5 % (store `raw`
+ * as is). Throws NotSupported for a type shale does not write (only none and snappy).
  */
-export function compressBlock(raw: Uint8Array, type: CompressionType): Uint8Array | undefined {
+export function compressBlock(
+  raw: Uint8Array,
+  type: CompressionType,
+  tail = 0,
+): Uint8Array | undefined {
   if (type === CompressionType.None || raw.length === 0) return undefined;
   if (type !== CompressionType.Snappy) {
     throw ShaleError.notSupported(
       `shale does not write ${compressionName(type)} blocks (only none and snappy)`,
     );
   }
+  const out = wasmCompressor()?.compress(raw, tail) ?? snappyjsCompress(raw, tail);
+  if (out.length - tail > raw.length - (raw.length >>> 3)) return undefined;
+  return out;
+}
+
+/** snappyjs, where WebAssembly is unavailable (see snappy-compress.ts). */
+function snappyjsCompress(raw: Uint8Array, tail: number): Uint8Array {
   // snappyjs returns a Buffer for Buffer input; a plain Uint8Array view keeps its fast path.
   const input =
     NodeBuffer?.isBuffer(raw) === true
       ? new Uint8Array(raw.buffer, raw.byteOffset, raw.length)
       : raw;
-  const out = snappy.compress(input);
-  if (out.length > raw.length - (raw.length >>> 3)) return undefined;
+  const stream = snappy.compress(input);
+  if (tail === 0) return stream;
+  const out = new Uint8Array(stream.length + tail);
+  out.set(stream);
   return out;
 }
 
