@@ -292,6 +292,8 @@ export class DB {
     this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
     this.writeRefusal = state.writeRefusal;
     this.versionChanged();
+    // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
+    this.flushes.maybeSchedule();
   }
 
   /** Re-decides write stalls and starts the compactions that became due. */

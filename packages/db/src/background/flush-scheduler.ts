@@ -183,10 +183,12 @@ export class FlushScheduler {
       pauseEnd(t0, "wal release");
       t0 = pauseStart();
     }
+    // Not a WAL another column family still needs (minLogNumberToKeep is the least of all).
+    const keepFrom = Math.min(logNumber, host.versions.minLogNumberToKeep);
     const obsolete: string[] = [];
     for (const name of host.fs.list(host.dir)) {
       const m = LOG_FILE.exec(name);
-      if (m !== null && Number(m[1]) < logNumber) obsolete.push(joinPath(host.dir, name));
+      if (m !== null && Number(m[1]) < keepFrom) obsolete.push(joinPath(host.dir, name));
     }
     host.removeFiles(obsolete);
     if (tracingPauses) pauseEnd(t0, "obsolete wals");

@@ -57,6 +57,7 @@ const openRows: Row[] = [
   ["walRecoveryMode", true, "toString", "PointInTime"],
   ["paranoidChecks", "true", undefined, false],
   ["bestEffortsRecovery", 1, undefined, true],
+  ["avoidFlushDuringRecovery", "no", undefined, false],
   ["readOnly", "yes", undefined, false],
   ["fs", { openWritable() {} }, undefined, "memory"],
 ];

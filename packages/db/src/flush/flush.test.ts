@@ -68,17 +68,7 @@ describe("flush to L0", () => {
     await db.close();
   });
 
-  it("flushes replayed WALs to L0 on open and deletes them", async () => {
-    const fs = new MemoryFileSystem();
-    const db = await DB.open("/db", { fs });
-    db.put("a", "1");
-    await db.close();
-    const again = await DB.open("/db", { fs });
-    expect(again.getProperty("shale.num-files-at-level0")).toBe("1");
-    expect(fs.list("/db").filter((n) => n.endsWith(".log"))).toHaveLength(1);
-    expect(str(again.get("a"))).toBe("1");
-    await again.close();
-  });
+  // Replayed WALs and their flush on open (or after it): open/deferred-recovery-flush.test.ts.
 
   it("removes tables that no MANIFEST edit made visible (numbered below its next file number)", async () => {
     const fs = new MemoryFileSystem();

@@ -24,9 +24,15 @@
  * WalRecoveryDrops, listed by the property `shale.recovery-dropped`, and announced as a
  * process warning (shale has no info log: see `announceDrops`).
  *
- * Like RocksDB, the replayed memtables are flushed to L0 tables during open (inline: the
- * database is not serving yet), so the old WALs can be deleted and every open starts with
- * an empty memtable and a fresh WAL.
+ * The replayed memtables (one per `writeBufferSize` of replayed data) are, by default
+ * (`avoidFlushDuringRecovery`, RocksDB's avoid_flush_during_recovery), returned as immutable
+ * memtables for the background flush, each with the WAL its data starts in: this open's
+ * MANIFEST edit keeps the log number at the oldest replayed WAL, so those WALs stay until
+ * the flushes install (flush-scheduler.ts then deletes them), and a crash before that replays
+ * them again. With the option false (RocksDB's default), or while the directory holds column
+ * families shale leaves alone (writes and flushes are refused then), they are flushed to L0
+ * tables here, inline, and the old WALs deleted: the open then has no immutable memtable.
+ * Either way the open starts a fresh WAL and an empty mutable memtable.
  */
 import {
   baseName,
@@ -68,9 +74,9 @@ import { MemTableInserter } from "../write/write-path.js";
 export interface RecoveredState {
   icmp: InternalKeyComparator;
   versions: VersionSet;
-  /** The mutable memtable (empty: replayed data was flushed). */
+  /** The mutable memtable (empty: replayed data is in `imm` or was flushed). */
   mem: MemTable;
-  /** Immutable memtables (none after recovery). */
+  /** Immutable memtables, newest first: the replayed ones, left for the background flush. */
   imm: ImmutableMemTable[];
   /** The new WAL and its number: the mutable memtable's data will all be in it. */
   wal: LogWriter;
@@ -210,8 +216,11 @@ export function recover(
       ? options.walRecoveryMode
       : WalRecoveryMode.SkipAnyCorrupted;
     const replayed: MemTable[] = []; // oldest first
+    // The WAL each replayed memtable's data starts in (at worst a WAL older than that).
+    const replayedLogs: number[] = [];
     let mem = new MemTable({ comparator: icmp.user });
     replayed.push(mem);
+    replayedLogs.push(logs[0] ?? 0);
     let lastSeq = versions.lastSequence;
     const inserter = new MemTableInserter();
     const drops: RecoveryDrop[] = [];
@@ -266,6 +275,7 @@ export function recover(
           if (mem.approximateMemoryUsage() >= options.writeBufferSize) {
             mem = new MemTable({ comparator: icmp.user });
             replayed.push(mem);
+            replayedLogs.push(number);
           }
         }
       } finally {
@@ -290,14 +300,24 @@ export function recover(
     fs.syncDir(dir);
     versions.rollManifest(!options.bestEffortsRecovery);
 
-    // Flush what was replayed (oldest first, so L0 stays ordered newest first by seq), then
-    // retire the old WALs in the same MANIFEST edit.
+    // What was replayed, oldest first: left for the background flush (its WALs kept: the
+    // log number stays at the oldest of them), or flushed now (oldest first, so L0 stays
+    // ordered newest first by seq) with the old WALs retired in the same MANIFEST edit.
     const edit = new VersionEdit();
     edit.logNumber = logNumber;
+    const imm: ImmutableMemTable[] = []; // newest first
     const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
-    for (const m of replayed) {
+    for (let i = 0; i < replayed.length; i++) {
+      const m = replayed[i]!;
       if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
       m.seal();
+      // Not while other column families are left alone: writes and flushes are refused then.
+      if (options.avoidFlushDuringRecovery && writeRefusal === undefined) {
+        const log = replayedLogs[i]!;
+        if (imm.length === 0) edit.logNumber = log;
+        imm.unshift({ mem: m, logNumber: log });
+        continue;
+      }
       const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
       if (file !== undefined) edit.addFile(0, file);
     }
@@ -330,7 +350,7 @@ export function recover(
       icmp,
       versions,
       mem: new MemTable({ comparator: icmp.user }),
-      imm: [],
+      imm,
       wal,
       logNumber,
       writeRefusal,
@@ -398,6 +418,7 @@ function writeOptions(
       max_open_files: options.maxOpenFiles,
       wal_recovery_mode: WAL_RECOVERY_MODE_NAMES[options.walRecoveryMode],
       best_efforts_recovery: options.bestEffortsRecovery,
+      avoid_flush_during_recovery: options.avoidFlushDuringRecovery,
     },
     cf: {
       write_buffer_size: options.writeBufferSize,
