@@ -19,6 +19,17 @@
  * turns the event loop between checks, so a result reaches it either way: taken from the
  * ports (`receiveMessageOnPort`) or delivered as an event — and so does a worker's 'error'
  * event (a worker that died), which a purely synchronous wait never saw.
+ *
+ * A worker that never starts. A worker can die before its script runs (a failing preload
+ * such as `--import`, an option Node refuses only in the new thread): its 'error' event needs
+ * the event loop, which a writer stalled in a synchronous wait does not turn, so the writer
+ * waited forever. Each worker has a start cell: the worker's first statement claims it
+ * (0 -> 1, worker.ts) before it takes any job. A synchronous wait that finds a busy worker
+ * unstarted `WORKER_START_TIMEOUT_MS` after its spawn claims the cell for the executor
+ * (0 -> 2): from then on that worker runs nothing even if it starts late (it sees 2 and
+ * exits), and its jobs, with every later one, run on this thread (the inline executor), with
+ * a process warning. The same happens when an unstarted worker's 'error' event arrives. A
+ * worker that had started and then failed fails its jobs, as before (a background error).
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -111,11 +122,16 @@ function workerFallback(): URL | undefined {
  * options that only a process can have (e.g. `--trace-gc`) make the Worker constructor
  * throw, so then it gets none rather than failing every flush.
  */
-function newWorker(port: MessagePort, finished: SharedArrayBuffer, nice: number): Worker {
+function newWorker(
+  port: MessagePort,
+  finished: SharedArrayBuffer,
+  started: SharedArrayBuffer,
+  nice: number,
+): Worker {
   const fallback = workerFallback();
   const spawn = (execArgv: string[]): Worker => {
     const options: WorkerOptions = {
-      workerData: { port, finished, nice },
+      workerData: { port, finished, started, nice },
       transferList: [port],
       execArgv,
     };
@@ -128,6 +144,15 @@ function newWorker(port: MessagePort, finished: SharedArrayBuffer, nice: number)
     if ((e as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
     return spawn([]);
   }
+}
+
+/** Says once per executor that background jobs run on the main thread from now on. */
+function warnNoWorkers(cause: Error): void {
+  const p = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process;
+  p?.emitWarning?.(
+    `shale: a background worker could not start (${cause.message}); flushes and compactions run on the main thread from now on`,
+    { type: "ShaleWarning", code: "SHALE_NO_WORKERS" },
+  );
 }
 
 /**
@@ -148,12 +173,23 @@ interface Slot {
   busy: number;
   /** Ids of the jobs this worker is running. */
   jobs: Set<number>;
+  /** The start cell (see the header): 0 not started, 1 started, 2 given up by the executor. */
+  started: Int32Array;
+  /** `performance.now()` at the spawn. */
+  spawnedAt: number;
 }
+
+/** How long a busy worker may take to start before a synchronous wait gives up on it. */
+export const WORKER_START_TIMEOUT_MS = 5000;
+const NOT_STARTED = 0;
+const GIVEN_UP = 2;
 
 /** How a finished worker job reaches its caller. */
 interface Waiter {
   ok(m: ResultMessage & { ok: true }): void;
   fail(e: Error): void;
+  /** Runs the job on this thread instead (its worker never started). */
+  inline(): void;
 }
 
 export class WorkerExecutor implements BackgroundExecutor {
@@ -169,6 +205,8 @@ export class WorkerExecutor implements BackgroundExecutor {
   private closed = false;
   /** Resolves `close()`'s wait as soon as a job completes (set only while it waits). */
   private idle: (() => void) | undefined;
+  /** Set once a worker never started: every job runs on this thread from then on. */
+  private noWorkers = false;
 
   /** The nice value compaction workers take (0: the process's own priority). */
   private readonly compactionNice: number;
@@ -205,8 +243,17 @@ export class WorkerExecutor implements BackgroundExecutor {
     if (best !== undefined && (best.busy === 0 || count >= share)) return best;
     const nice = own === Lane.Compaction ? this.compactionNice : 0;
     const { port1, port2 } = new MessageChannel();
-    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer, nice);
-    const slot: Slot = { lane: own, worker, port: port1, busy: 0, jobs: new Set() };
+    const started = new SharedArrayBuffer(4);
+    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer, started, nice);
+    const slot: Slot = {
+      lane: own,
+      worker,
+      port: port1,
+      busy: 0,
+      jobs: new Set(),
+      started: new Int32Array(started),
+      spawnedAt: performance.now(),
+    };
     port1.on("message", (m: WorkerMessage) => this.receive(slot, m));
     worker.on("error", (e) => this.failAll(slot, e));
     worker.unref();
@@ -233,6 +280,10 @@ export class WorkerExecutor implements BackgroundExecutor {
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
+    if (this.noWorkers) {
+      this.inline.flush(request, done);
+      return;
+    }
     const message: FlushMessage = {
       id: this.nextId++,
       type: "flush",
@@ -248,6 +299,7 @@ export class WorkerExecutor implements BackgroundExecutor {
     this.post(message, Lane.Flush, {
       ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
       fail: (e) => done(e, undefined),
+      inline: () => this.inline.flush(request, done),
     });
   }
 
@@ -255,6 +307,7 @@ export class WorkerExecutor implements BackgroundExecutor {
     const op = request.mergeOperator;
     const opName = op === undefined ? undefined : builtinMergeOperatorName(op);
     if (
+      this.noWorkers ||
       builtinComparator(request.comparator.name) !== request.comparator ||
       (op !== undefined && opName === undefined)
     ) {
@@ -275,17 +328,19 @@ export class WorkerExecutor implements BackgroundExecutor {
         else done(new Error("a compaction answered as a flush"), undefined);
       },
       fail: (e) => done(e, undefined),
+      inline: () => this.inline.compact(request, done),
     });
   }
 
   removeFiles(paths: string[], done: () => void): void {
-    if (this.closed) {
+    if (this.closed || this.noWorkers) {
       this.inline.removeFiles(paths, done);
       return;
     }
     this.post({ id: this.nextId++, type: "remove", paths }, Lane.Any, {
       ok: () => done(),
       fail: () => done(),
+      inline: () => this.inline.removeFiles(paths, done),
     });
   }
 
@@ -309,20 +364,69 @@ export class WorkerExecutor implements BackgroundExecutor {
     this.idle?.();
   }
 
+  /** A worker's 'error' event or fatal message: it died, or never started (see the header). */
   private failAll(slot: Slot, e: Error): void {
+    if (Atomics.compareExchange(slot.started, 0, NOT_STARTED, GIVEN_UP) === NOT_STARTED) {
+      this.abandon(slot, e);
+      return;
+    }
+    const jobs = this.drop(slot);
     // A crashed worker: fail every job it had (the database records a background error).
     const error = ShaleError.ioError(`background worker failed: ${e.message}`, undefined, e);
-    for (const id of slot.jobs) {
+    for (const id of jobs) {
       const waiter = this.waiters.get(id);
       this.waiters.delete(id);
       waiter?.fail(error);
     }
     this.idle?.();
-    slot.jobs.clear();
-    slot.busy = 0;
+  }
+
+  /**
+   * A worker whose start cell the executor claimed (it never runs a job): its jobs, and
+   * every later one, run on this thread.
+   */
+  private abandon(slot: Slot, cause: Error): void {
+    const jobs = this.drop(slot);
+    if (!this.noWorkers) {
+      this.noWorkers = true;
+      warnNoWorkers(cause);
+    }
+    for (const id of jobs) {
+      const waiter = this.waiters.get(id);
+      this.waiters.delete(id);
+      waiter?.inline();
+    }
+    this.idle?.();
+  }
+
+  /** Removes a slot and terminates its worker; returns the ids of the jobs it had. */
+  private drop(slot: Slot): number[] {
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
+    const jobs = [...slot.jobs];
+    slot.jobs.clear();
+    slot.busy = 0;
     void slot.worker.terminate();
+    return jobs;
+  }
+
+  /** Gives up on busy workers still unstarted WORKER_START_TIMEOUT_MS after their spawn. */
+  private checkStarts(): void {
+    const now = performance.now();
+    const slots = this.slots;
+    for (let i = slots.length - 1; i >= 0; i--) {
+      const slot = slots[i]!;
+      if (
+        slot.jobs.size > 0 &&
+        now - slot.spawnedAt > WORKER_START_TIMEOUT_MS &&
+        Atomics.compareExchange(slot.started, 0, NOT_STARTED, GIVEN_UP) === NOT_STARTED
+      ) {
+        this.abandon(
+          slot,
+          new Error(`it had not started ${WORKER_START_TIMEOUT_MS} ms after it was spawned`),
+        );
+      }
+    }
   }
 
   takeFinished(): number {
@@ -352,6 +456,8 @@ export class WorkerExecutor implements BackgroundExecutor {
     for (;;) {
       n += this.takeFinished();
       if (n > 0 || this.waiters.size === 0) return n;
+      this.checkStarts();
+      if (this.waiters.size === 0) return n + this.inline.drainCompleted(0);
       const left = deadline - performance.now();
       if (left <= 0) return n;
       // Woken by the next result (a worker notifies after setting the cell); returns at once

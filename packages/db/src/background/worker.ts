@@ -6,9 +6,22 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 
-const data = workerData as { port?: MessagePort; finished?: SharedArrayBuffer } | undefined;
+const data = workerData as
+  | { port?: MessagePort; finished?: SharedArrayBuffer; started?: SharedArrayBuffer }
+  | undefined;
 const port = data?.port ?? parentPort;
-import("./worker-main.js").catch((e: unknown) => {
+// The start cell (worker-executor.ts): claimed before any job is taken. Found given up (2),
+// the executor runs this worker's jobs itself: take none (the port stays silent).
+const claimed =
+  data?.started === undefined ||
+  Atomics.compareExchange(new Int32Array(data.started), 0, 0, 1) === 0;
+if (claimed) start();
+
+function start(): void {
+  import("./worker-main.js").catch(fatal);
+}
+
+function fatal(e: unknown): void {
   port?.postMessage({
     id: -1,
     fatal: true,
@@ -19,4 +32,4 @@ import("./worker-main.js").catch((e: unknown) => {
     Atomics.store(finished, 0, 1);
     Atomics.notify(finished, 0);
   }
-});
+}
