@@ -15,16 +15,7 @@
  * used synchronously.
  */
 import { SNAPPY_COMPRESS_WASM } from "./snappy-compress-wasm.js";
-
-/** The part of the WebAssembly API used here (the package compiles without the DOM lib). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-};
+import { instantiateWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
 
 interface Exports {
   memory: WasmMemory;
@@ -35,7 +26,6 @@ interface Exports {
 const TABLE_BYTES = 32768;
 /** Past the longest stream: literals' 8-byte words may overrun it, `compress`'s tail is read. */
 const SLACK = 16;
-const PAGE = 65536;
 /** The module takes lengths below 2^32 - 1; blocks are far smaller (at most ~1 GiB here). */
 const MAX_INPUT = 0x7fffffff;
 
@@ -63,13 +53,8 @@ export class WasmSnappyCompressor {
     if (n > MAX_INPUT) throw new RangeError(`cannot compress ${n} bytes at once`);
     const out = TABLE_BYTES + n;
     const need = out + maxCompressedLength(n) + SLACK;
-    let bytes = this.bytes;
-    if (need > bytes.length) {
-      const memory = this.exports.memory;
-      memory.grow(Math.ceil((need - bytes.length) / PAGE));
-      bytes = new Uint8Array(memory.buffer);
-      this.bytes = bytes;
-    }
+    const bytes = memoryFor(this.exports.memory, this.bytes, need);
+    this.bytes = bytes;
     bytes.set(raw, TABLE_BYTES);
     const length = this.exports.compress(TABLE_BYTES, n, out);
     return bytes.slice(out, out + length + tail); // the tail: slack bytes
@@ -81,14 +66,8 @@ let compressor: WasmSnappyCompressor | null | undefined;
 /** This thread's compressor, or undefined without WebAssembly. */
 export function wasmCompressor(): WasmSnappyCompressor | undefined {
   if (compressor === undefined) {
-    try {
-      const module = new WebAssembly.Module(Buffer.from(SNAPPY_COMPRESS_WASM, "base64"));
-      compressor = new WasmSnappyCompressor(
-        new WebAssembly.Instance(module, {}).exports as unknown as Exports,
-      );
-    } catch {
-      compressor = null;
-    }
+    const exports = instantiateWasm(SNAPPY_COMPRESS_WASM);
+    compressor = exports === undefined ? null : new WasmSnappyCompressor(exports as Exports);
   }
   return compressor ?? undefined;
 }

@@ -11,16 +11,7 @@
  * instance per thread, used synchronously.
  */
 import { SNAPPY_DECODE_WASM } from "./snappy-decode-wasm.js";
-
-/** The part of the WebAssembly API used here (the package compiles without the DOM lib). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-};
+import { instantiateWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
 
 interface Exports {
   memory: WasmMemory;
@@ -28,7 +19,6 @@ interface Exports {
 }
 
 const SLACK = 16;
-const PAGE = 65536;
 
 export class WasmSnappyDecoder {
   private readonly exports: Exports;
@@ -52,13 +42,8 @@ export class WasmSnappyDecoder {
   ): boolean {
     const n = src.length;
     const need = n + length + SLACK;
-    let bytes = this.bytes;
-    if (need > bytes.length) {
-      const memory = this.exports.memory;
-      memory.grow(Math.ceil((need - bytes.length) / PAGE));
-      bytes = new Uint8Array(memory.buffer);
-      this.bytes = bytes;
-    }
+    const bytes = memoryFor(this.exports.memory, this.bytes, need);
+    this.bytes = bytes;
     bytes.set(src, 0);
     if (this.exports.decode(headerEnd, n, n, n + length) !== 1) return false;
     out.set(bytes.subarray(n, n + length), start);
@@ -71,14 +56,8 @@ let decoder: WasmSnappyDecoder | null | undefined;
 /** This thread's decoder, or undefined without WebAssembly. */
 export function wasmDecoder(): WasmSnappyDecoder | undefined {
   if (decoder === undefined) {
-    try {
-      const module = new WebAssembly.Module(Buffer.from(SNAPPY_DECODE_WASM, "base64"));
-      decoder = new WasmSnappyDecoder(
-        new WebAssembly.Instance(module, {}).exports as unknown as Exports,
-      );
-    } catch {
-      decoder = null;
-    }
+    const exports = instantiateWasm(SNAPPY_DECODE_WASM);
+    decoder = exports === undefined ? null : new WasmSnappyDecoder(exports as Exports);
   }
   return decoder ?? undefined;
 }
