@@ -33,6 +33,22 @@ export class KeyGenerator {
   }
 }
 
+/**
+ * Each workload's own random stream, an offset from --seed: as db_bench seeds every
+ * benchmark's thread afresh, a workload never replays another's draws (overwrite must not
+ * rewrite fillrandom's keys: together they leave ~86 % of `num` keys, as in db_bench, not 63 %).
+ */
+export const Stream = {
+  fill: 1,
+  read: 2,
+  delete: 3,
+  merge: 4,
+  readWhileWritingWrites: 5,
+  readRandomMergeRandom: 6,
+  overwrite: 7,
+  seek: 8,
+} as const;
+
 /** xorshift64* in two 32-bit halves: fast, seeded, no BigInt. */
 export class FastRandom {
   private a: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ShaleEngine } from "./engines/shale.js";
 import { parseFlags } from "./flags.js";
+import { Stream } from "./generators.js";
 import { runEngines } from "./runner.js";
 import {
   bench,
@@ -103,6 +104,21 @@ describe("db-bench on shale", () => {
     else expect(r[17]!.ops).toBe(1);
     expect(r[18]!.text).toMatch(/DB Stats/);
     expect(b.out).toContain("** shale stats **");
+  });
+
+  it("gives overwrite its own keys, as db_bench seeds each benchmark afresh", async () => {
+    // db_bench's fillrandom then overwrite leave ~1 - 1/e^2 of num keys; replaying
+    // fillrandom's draws would leave ~1 - 1/e (the fill's keys only).
+    const r = (
+      await bench(["--benchmarks=fillrandom,overwrite,readrandom", `--num=${NUM}`])
+    ).results("shale");
+    const written = new Set([
+      ...draws(SEED + Stream.fill, NUM, NUM),
+      ...draws(SEED + Stream.overwrite, NUM, NUM),
+    ]);
+    expect(written.size).toBeGreaterThan(0.8 * NUM);
+    const expected = draws(SEED + Stream.read, NUM, NUM).filter((k) => written.has(k)).length;
+    expect(found(r[2]!)).toEqual([expected, NUM]);
   });
 
   it("writes range tombstones in fills as db_bench does, ranged or expanded", async () => {

@@ -9,7 +9,7 @@
  * Their ops count both reads and writes (db_bench reports only the readers).
  */
 import { mergeKeyCount, readCount } from "../flags.js";
-import { FastRandom, KeyGenerator, ValueGenerator } from "../generators.js";
+import { FastRandom, KeyGenerator, Stream, ValueGenerator } from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, opClock, result } from "./context.js";
 import { mergeOperand, readWriteCount } from "./writes.js";
@@ -25,7 +25,7 @@ export async function readRandom(
   const reads = readCount(flags);
   const keys = new KeyGenerator(flags.keySize + (missing ? 1 : 0));
   if (missing) keys.buf[flags.keySize] = 0x2e; // "." makes the key absent
-  const rnd = new FastRandom(flags.seed + 2);
+  const rnd = new FastRandom(flags.seed + Stream.read);
   const num = flags.num;
   let found = 0;
   let bytes = 0;
@@ -56,7 +56,7 @@ export async function multiReadRandom(ctx: BenchContext): Promise<BenchResult> {
   const generators: KeyGenerator[] = [];
   for (let i = 0; i < batchSize; i++) generators.push(new KeyGenerator(flags.keySize));
   const full = generators.map((g) => g.buf as Uint8Array);
-  const rnd = new FastRandom(flags.seed + 2);
+  const rnd = new FastRandom(flags.seed + Stream.read);
   const tally = { found: 0, bytes: 0 };
   const num = flags.num;
   progress.start(`${engine.name} multireadrandom`);
@@ -91,8 +91,8 @@ export async function readWhileWriting(
   const readKeys = new KeyGenerator(flags.keySize);
   const writeKeys = new KeyGenerator(flags.keySize);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
-  const rnd = new FastRandom(flags.seed + 2);
-  const wrnd = new FastRandom(flags.seed + 5);
+  const rnd = new FastRandom(flags.seed + Stream.read);
+  const wrnd = new FastRandom(flags.seed + Stream.readWhileWritingWrites);
   const rate = flags.benchmarkWriteRateLimit;
   const keySpace = merges ? mergeKeyCount(flags) : flags.num;
   let found = 0;
@@ -134,7 +134,7 @@ export async function readRandomMergeRandom(ctx: BenchContext): Promise<BenchRes
   const { flags, engine, progress } = ctx;
   const keys = new KeyGenerator(flags.keySize);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
-  const rnd = new FastRandom(flags.seed + 6);
+  const rnd = new FastRandom(flags.seed + Stream.readRandomMergeRandom);
   const ops = readWriteCount(ctx);
   const mergeKeys = mergeKeyCount(flags);
   let gets = 0;

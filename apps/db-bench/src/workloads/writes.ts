@@ -12,7 +12,14 @@
  */
 import { BatchOps, DELETE, DELETE_RANGE, PUT } from "../engines/engine.js";
 import { mergeKeyCount, readCount } from "../flags.js";
-import { FastRandom, KeyGenerator, KeyNumbers, UINT64_ONE, ValueGenerator } from "../generators.js";
+import {
+  FastRandom,
+  KeyGenerator,
+  KeyNumbers,
+  Stream,
+  UINT64_ONE,
+  ValueGenerator,
+} from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, opClock, result } from "./context.js";
 
@@ -130,7 +137,8 @@ async function writeKeys(
   const { flags, engine, progress } = ctx;
   const keys = new KeyGenerator(flags.keySize);
   const values = deletes ? undefined : new ValueGenerator(flags.compressionRatio, flags.seed);
-  const rnd = new FastRandom(flags.seed + (deletes ? 3 : 1));
+  const stream = deletes ? Stream.delete : name === "overwrite" ? Stream.overwrite : Stream.fill;
+  const rnd = new FastRandom(flags.seed + stream);
   const numbers = new KeyNumbers(order === "seq", flags.num, rnd);
   const kind = deletes ? DELETE : PUT;
   const batchSize = flags.batchSize;
@@ -195,7 +203,7 @@ export async function merges(ctx: BenchContext, seq: boolean): Promise<BenchResu
   const name = seq ? "mergeseq" : "mergerandom";
   const keys = new KeyGenerator(flags.keySize);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
-  const rnd = new FastRandom(flags.seed + 4);
+  const rnd = new FastRandom(flags.seed + Stream.merge);
   const ops = seq ? flags.num : readWriteCount(ctx);
   const mergeKeys = mergeKeyCount(flags);
   let bytes = 0;
