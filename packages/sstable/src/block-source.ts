@@ -185,7 +185,7 @@ export class BlockSource {
 
   /**
    * A data block `ra` has followed, not in the cache: from `ra`'s region if it holds the
-   * block, else read ahead into a new region when this is the
+   * block, else read ahead (or behind, scanning backward) into a new region when this is the
    * iterator's third sequential block, else read as `readDataBlock`. A block from a region
    * is inserted into the cache (copied out of the region) if `fill` and the cache has room
    * for it without evicting. See readahead.ts.
@@ -202,7 +202,12 @@ export class BlockSource {
       if (ra.sequentialBlocks < SEQUENTIAL_READS_BEFORE_READAHEAD || offset + n > this.limit) {
         return this.readDataBlock(handle, fill, verify);
       }
-      this.readAhead(ra, offset, Math.min(Math.max(ra.size, n), this.limit - offset));
+      if (ra.direction > 0) {
+        this.readAhead(ra, offset, Math.min(Math.max(ra.size, n), this.limit - offset));
+      } else {
+        const length = Math.min(Math.max(ra.size, n), offset + n);
+        this.readAhead(ra, offset + n - length, length);
+      }
     }
     // Blocks read ahead only fill free cache space: a scan longer than the cache must not
     // churn it (evicting the working set, copying and freeing every block). Free space in
