@@ -8,7 +8,8 @@ import {
   InternalKeyComparator,
 } from "@shale/base";
 import { describeIteratorConformance, Random } from "@shale/base/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { BinaryHeap } from "./binary-heap.js";
 import { MergingIterator, newMergingIterator } from "./merging-iterator.js";
 
 const internalCmp = new InternalKeyComparator(bytewiseComparator);
@@ -258,5 +259,62 @@ describe("MergingIterator: API", () => {
     expect(here(it)).toBe("m@0");
     it.seekForPrev(bytes("n"));
     expect(here(it)).toBe("y@1");
+  });
+});
+
+describe("MergingIterator: lone-child step", () => {
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  const child = (keys: string[]) =>
+    new ArrayIterator(keys.map(bytes), keys.map(bytes), compareBytes);
+
+  // Once every other child is exhausted, next()/prev() step the remaining child and leave
+  // the heap alone: no replaceTop, no comparison, until the last child ends too (one pop).
+  it.each([false, true])("steps the last child without heap work (reverse: %s)", (reverse) => {
+    const compares = { n: 0 };
+    const compare: CompareFn = (a, b) => {
+      compares.n++;
+      return compareBytes(a, b);
+    };
+    const tail = ["m", "n", "o", "p", "q", "r", "s", "t"];
+    const it = new MergingIterator(
+      [child(reverse ? ["x", "y"] : ["a", "b"]), child(reverse ? ["a", ...tail] : [...tail, "z"])],
+      compare,
+    );
+    const replaceTop = vi.spyOn(BinaryHeap.prototype, "replaceTop");
+    const pop = vi.spyOn(BinaryHeap.prototype, "pop");
+    try {
+      const seen: string[] = [];
+      if (reverse) it.seekToLast();
+      else it.seekToFirst();
+      // The first child's two entries, then the second child alone.
+      for (let i = 0; i < 3; i++) {
+        seen.push(new TextDecoder().decode(it.key()));
+        if (reverse) it.prev();
+        else it.next();
+      }
+      expect(pop).toHaveBeenCalledTimes(1); // the first child ran out
+      const calls = replaceTop.mock.calls.length;
+      const n = compares.n;
+      while (it.valid()) {
+        seen.push(new TextDecoder().decode(it.key()));
+        if (reverse) it.prev();
+        else it.next();
+      }
+      expect(seen.length).toBe(tail.length + 3);
+      expect(seen[seen.length - 1]).toBe(reverse ? "a" : "z");
+      expect(replaceTop.mock.calls.length).toBe(calls);
+      expect(compares.n).toBe(n);
+      expect(pop).toHaveBeenCalledTimes(2); // and then the second
+      // A seek and a direction switch bring the heap back.
+      it.seek(bytes("b"));
+      expect(new TextDecoder().decode(it.key())).toBe(reverse ? "m" : "b");
+      it.next();
+      it.prev();
+      expect(new TextDecoder().decode(it.key())).toBe(reverse ? "m" : "b");
+    } finally {
+      replaceTop.mockRestore();
+      pop.mockRestore();
+      it.close();
+    }
   });
 });

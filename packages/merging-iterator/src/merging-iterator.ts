@@ -18,8 +18,10 @@
  *                                                          -> one comparison, stays on top
  * ```
  *
- * `next()` steps the current child, then `replaceTop` (still valid) or `pop` (exhausted).
- * Reverse uses a max-heap on (key, index), created on first use.
+ * `next()` steps the current child, then `replaceTop` (still valid) or `pop` (exhausted);
+ * when it is the heap's only child (the others are exhausted: the end of a scan over
+ * levels of unequal reach, a merge of one source) it steps that child and nothing else
+ * (the "lone-child step"). Reverse uses a max-heap on (key, index), created on first use.
  *
  * Direction switches re-position every other child around the current entry (K, c), because
  * the other children lie on the far side of it:
@@ -248,6 +250,11 @@ export class MergingIterator implements InternalIterator {
     if (!this.forward) this.switchToForward(cur);
     const heap = this.minHeap;
     cur.next();
+    if (heap.size === 1) {
+      // Lone child (every other one is exhausted): nothing to rank it against.
+      if (!cur.valid) this.exhaust(heap);
+      return;
+    }
     if (cur.valid) heap.replaceTop(cur);
     else heap.pop();
     this.current = heap.size > 0 ? heap.top() : null;
@@ -260,6 +267,10 @@ export class MergingIterator implements InternalIterator {
     if (this.forward) this.switchToBackward(cur);
     const heap = this.maxHeap!;
     cur.prev();
+    if (heap.size === 1) {
+      if (!cur.valid) this.exhaust(heap);
+      return;
+    }
     if (cur.valid) heap.replaceTop(cur);
     else heap.pop();
     this.current = heap.size > 0 ? heap.top() : null;
@@ -305,6 +316,12 @@ export class MergingIterator implements InternalIterator {
       child.valid = false;
     }
     if (failed) throw error;
+  }
+
+  /** The lone child of `heap` ran out: the merged sequence ends. */
+  private exhaust(heap: BinaryHeap<IteratorWrapper>): void {
+    heap.pop();
+    this.current = null;
   }
 
   private reverseHeap(): BinaryHeap<IteratorWrapper> {

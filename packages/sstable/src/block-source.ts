@@ -22,12 +22,7 @@ import { openFilterBlock } from "./filter-block.js";
 import { DEFAULT_FILTER_POLICY, type FilterPolicy } from "./filter-policy.js";
 import { type BlockHandle, TableFormat } from "./format.js";
 import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
-import {
-  INITIAL_READAHEAD,
-  MAX_READAHEAD,
-  type Readahead,
-  SEQUENTIAL_READS_BEFORE_READAHEAD,
-} from "./readahead.js";
+import { MAX_READAHEAD, type Readahead, SEQUENTIAL_READS_BEFORE_READAHEAD } from "./readahead.js";
 
 export class BlockSource {
   readonly file: RandomAccessFile;
@@ -165,40 +160,55 @@ export class BlockSource {
   }
 
   /**
-   * A data block for an iterator: from the cache, else as `readScanBlock`.
+   * A data block for an iterator: from the cache, else as `readScanBlock`. Either way the
+   * block continues (or restarts) `ra`'s sequence (see readahead.ts): a cached block counts.
    */
   scanDataBlock(handle: BlockHandle, fill: boolean, verify: boolean, ra: Readahead): Block {
+    const offset = handle.offset;
+    ra.follow(offset, offset + handle.size + TableFormat.BLOCK_TRAILER_SIZE);
     if (this.cache !== undefined) {
-      const block = this.lookup(handle.offset);
+      const block = this.lookup(offset);
       if (block !== undefined) return block;
     }
-    return this.readScanBlock(handle, fill, verify, ra);
+    return this.readFollowedBlock(handle, fill, verify, ra);
   }
 
   /**
-   * A data block for an iterator after a cache miss: from `ra`'s region if it holds the
-   * block, else read ahead into a new region when this is the iterator's third sequential
-   * read from the file, else read as `readDataBlock`. A block from a region is inserted
-   * into the cache (copied out of the region) if `fill` and the cache has room for it
-   * without evicting. See readahead.ts.
+   * A data block for an iterator after a cache miss (the block continues or restarts `ra`'s
+   * sequence): as `readFollowedBlock`.
    */
   readScanBlock(handle: BlockHandle, fill: boolean, verify: boolean, ra: Readahead): Block {
     const offset = handle.offset;
+    ra.follow(offset, offset + handle.size + TableFormat.BLOCK_TRAILER_SIZE);
+    return this.readFollowedBlock(handle, fill, verify, ra);
+  }
+
+  /**
+   * A data block `ra` has followed, not in the cache: from `ra`'s region if it holds the
+   * block, else read ahead (or behind, scanning backward) into a new region when this is the
+   * iterator's third sequential block, else read as `readDataBlock`. A block from a region
+   * is inserted into the cache (copied out of the region) if `fill` and the cache has room
+   * for it without evicting. See readahead.ts.
+   */
+  private readFollowedBlock(
+    handle: BlockHandle,
+    fill: boolean,
+    verify: boolean,
+    ra: Readahead,
+  ): Block {
+    const offset = handle.offset;
     const n = handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     if (!ra.covers(offset, n)) {
-      if (offset === ra.nextOffset) {
-        ra.sequentialReads++;
-      } else {
-        ra.sequentialReads = 0;
-        ra.size = INITIAL_READAHEAD;
-      }
-      if (ra.sequentialReads < SEQUENTIAL_READS_BEFORE_READAHEAD || offset + n > this.limit) {
-        ra.nextOffset = offset + n;
+      if (ra.sequentialBlocks < SEQUENTIAL_READS_BEFORE_READAHEAD || offset + n > this.limit) {
         return this.readDataBlock(handle, fill, verify);
       }
-      this.readAhead(ra, offset, n);
+      if (ra.direction > 0) {
+        this.readAhead(ra, offset, Math.min(Math.max(ra.size, n), this.limit - offset));
+      } else {
+        const length = Math.min(Math.max(ra.size, n), offset + n);
+        this.readAhead(ra, offset + n - length, length);
+      }
     }
-    ra.nextOffset = offset + n;
     // Blocks read ahead only fill free cache space: a scan longer than the cache must not
     // churn it (evicting the working set, copying and freeing every block). Free space in
     // the block's shard (the total can be below capacity with that shard full), for a charge
@@ -230,18 +240,17 @@ export class BlockSource {
     return block;
   }
 
-  /** Fills `ra` with a new region from `offset`: `ra.size` bytes (at least `n`), then doubles it. */
-  private readAhead(ra: Readahead, offset: number, n: number): void {
-    const length = Math.min(Math.max(ra.size, n), this.limit - offset);
+  /** Fills `ra` with a new region: file bytes [start, start + length); then doubles `ra.size`. */
+  private readAhead(ra: Readahead, start: number, length: number): void {
     const region = allocUninitialized(length);
     const stats = this.stats;
     const t0 = stats?.timersEnabled ? stats.now() : 0;
-    const got = this.file.read(offset, length, region, 0);
+    const got = this.file.read(start, length, region, 0);
     if (got !== length) {
       throw ShaleError.corruption(
         `truncated read ahead: ${got} of ${length} bytes`,
         this.fileName,
-        offset,
+        start,
       );
     }
     if (stats !== undefined) {
@@ -249,7 +258,7 @@ export class BlockSource {
       stats.recordTime(Histogram.SstReadMicros, t0, 1000);
     }
     ra.region = region;
-    ra.regionStart = offset;
+    ra.regionStart = start;
     ra.size = Math.min(ra.size * 2, MAX_READAHEAD);
   }
 

@@ -37,8 +37,9 @@ export { RangeDelSkippingIterator } from "./skipping-iterator.js";
 export interface DBIteratorSources {
   /**
    * Point-entry iterators over internal keys, NEWEST source first: the mutable memtable, the
-   * immutable memtables, L0 files newest first, then one concatenating iterator per level
-   * L1+ (or the table's iterator for a level of one file). Owned from now on: the DB iterator closes them.
+   * immutable memtables (the database leaves out those without point entries), L0 files
+   * newest first, then one concatenating iterator per level L1+ (or the table's iterator for
+   * a level of one file). Owned from now on: the DB iterator closes them.
    */
   children: InternalIterator[];
   /** Range tombstones of the sources, fragmented; any order, empty lists allowed. */

@@ -1,5 +1,6 @@
 /**
- * Assembles what a DB iterator reads: one point iterator per memtable and L0 table, one
+ * Assembles what a DB iterator reads: one point iterator per memtable that holds point
+ * entries and per L0 table, one
  * concatenating iterator per deeper level (the table's own iterator for a level of one file), the fragmented range tombstones of each, and the
  * largest seq each child can hold (so children older than a covering tombstone can jump
  * over the deleted run).
@@ -132,9 +133,14 @@ export function collectSources(s: SourceState): CollectedSources {
   try {
     for (let i = -1; i < s.imm.length; i++) {
       const mem = i < 0 ? s.mem : s.imm[i]!.mem;
+      if (mem.numRangeTombstones > 0) rangeTombstones.push(mem.fragmentedRangeTombstones());
+      // No point entries (empty, as after a reopen, or only range tombstones): nothing to
+      // merge, so no child (its tombstones are in the list above). Entries added later have
+      // seqs above the iterator's snapshot. One child fewer for every seek and step; with
+      // one table left the merging iterator is not built at all.
+      if (mem.numEntries === 0) continue;
       children.push(mem.newIterator());
       childMaxSeqs.push(mem.largestSeq);
-      if (mem.numRangeTombstones > 0) rangeTombstones.push(mem.fragmentedRangeTombstones());
     }
     const open = (f: FileMetaData) => s.tableCache.get(f.number, f.size);
     for (const f of s.version.levels[0]!) {
