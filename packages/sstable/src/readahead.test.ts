@@ -259,7 +259,7 @@ describe("iterator readahead", () => {
             } else if (o.kind === "seekForPrev") {
               it.seekForPrev(model[o.at]!);
               pos = o.at;
-            } else {
+            } else if ("steps" in o) {
               for (let i = 0; i < o.steps && check(); i++) {
                 if (o.kind === "next") {
                   it.next();
