@@ -1,7 +1,7 @@
 /**
  * Assembles what a DB iterator reads: one point iterator per memtable that holds point
- * entries and per L0 table, one
- * concatenating iterator per deeper level (the table's own iterator for a level of one file), the fragmented range tombstones of each, and the
+ * entries and per L0 table, one concatenating iterator per deeper level (the table's own
+ * iterator for a level of one file), the fragmented range tombstones of each, and the
  * largest seq each child can hold (so children older than a covering tombstone can jump
  * over the deleted run).
  *
