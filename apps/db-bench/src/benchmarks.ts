@@ -33,6 +33,7 @@
  * waitforcompaction report the longest event-loop delay while they await (op-clock.ts).
  */
 import type { Feature } from "./engines/engine.js";
+import { Stream } from "./generators.js";
 import { eventLoopPauses } from "./op-clock.js";
 import type { BenchResult } from "./report.js";
 import { type BenchContext, notAvailable, result } from "./workloads/context.js";
@@ -75,7 +76,8 @@ export const WORKLOADS: Record<string, Workload> = {
     fills: true,
   },
   overwrite: {
-    run: (ctx) => fill(ctx, "overwrite", "random", ctx.flags.num, ctx.flags.valueSize),
+    run: (ctx) =>
+      fill(ctx, "overwrite", "random", ctx.flags.num, ctx.flags.valueSize, Stream.overwrite),
     fills: true,
   },
   fillsync: {

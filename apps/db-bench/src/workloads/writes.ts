@@ -109,20 +109,24 @@ function keyPool(n: number, keySize: number): KeyGenerator[] {
   return pool;
 }
 
-/** Puts `ops` values of `valueSize` bytes (with the range-tombstone flags' deletions). */
+/**
+ * Puts `ops` values of `valueSize` bytes (with the range-tombstone flags' deletions), keys
+ * drawn from `stream` (see `Stream`).
+ */
 export function fill(
   ctx: BenchContext,
   name: string,
   order: Order,
   ops: number,
   valueSize: number,
+  stream: number = Stream.fill,
 ): Promise<BenchResult> {
-  return writeKeys(ctx, name, order, ops, valueSize, false);
+  return writeKeys(ctx, name, order, ops, valueSize, false, stream);
 }
 
 /** Deletes `num` keys. */
 export function deleteKeys(ctx: BenchContext, name: string, order: Order): Promise<BenchResult> {
-  return writeKeys(ctx, name, order, ctx.flags.num, 0, true);
+  return writeKeys(ctx, name, order, ctx.flags.num, 0, true, Stream.delete);
 }
 
 /** The fills' and deletes' loop: single writes, or batches of --batch_size. */
@@ -133,11 +137,11 @@ async function writeKeys(
   ops: number,
   valueSize: number,
   deletes: boolean,
+  stream: number,
 ): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const keys = new KeyGenerator(flags.keySize);
   const values = deletes ? undefined : new ValueGenerator(flags.compressionRatio, flags.seed);
-  const stream = deletes ? Stream.delete : name === "overwrite" ? Stream.overwrite : Stream.fill;
   const rnd = new FastRandom(flags.seed + stream);
   const numbers = new KeyNumbers(order === "seq", flags.num, rnd);
   const kind = deletes ? DELETE : PUT;
