@@ -266,6 +266,7 @@ export class DB {
         failure: () => this.backgroundError,
         backgroundFailed: (e) => this.failBackground(e),
         versionChanged: () => this.versionChanged(),
+        deferL0Compaction: () => this.deferL0Compaction(),
       },
       options,
     );
@@ -294,6 +295,23 @@ export class DB {
     this.versionChanged();
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
     this.flushes.maybeSchedule();
+  }
+
+  /**
+   * While the memtables the open replayed (`avoidFlushDuringRecovery`) are still being
+   * flushed, L0 compactions wait for their tables, unless L0 already has
+   * `level0SlowdownWritesTrigger` files. An L0 compaction picked at once would leave those
+   * tables behind in L0 (after a fill that ended with 4 L0 files: L0=1 beside L1, a second
+   * table in every seek and scan, and a later compaction rewriting L1 again for it); RocksDB,
+   * which flushes during recovery by default, compacts them all in one job. The wait is the
+   * flushes' time (a fraction of a second per memtable), and it ends early at the slowdown
+   * trigger, where writes would start to slow down.
+   */
+  private deferL0Compaction(): boolean {
+    return (
+      this.flushes.recoveryFlushPending &&
+      this.versions.current.numFiles(0) < this.options.level0SlowdownWritesTrigger
+    );
   }
 
   /** Re-decides write stalls and starts the compactions that became due. */

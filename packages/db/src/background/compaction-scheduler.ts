@@ -42,6 +42,7 @@ import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { fileRange, type KeyRange } from "../version/key-range.js";
+import type { Version } from "../version/version.js";
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { BackgroundExecutor } from "./executor.js";
@@ -67,6 +68,11 @@ export interface SchedulerHost {
   backgroundFailed(error: Error): void;
   /** The current version changed (write stalls are re-decided). */
   versionChanged(): void;
+  /**
+   * True while automatic L0 compactions should wait (the flushes of the memtables the open
+   * replayed are still to land in L0; see db.ts). Other levels are picked meanwhile.
+   */
+  deferL0Compaction(): boolean;
 }
 
 export interface SchedulerOptions extends PickerOptions {
@@ -119,7 +125,10 @@ export class CompactionScheduler {
 
   private scheduleDue(): void {
     while (this.running.size < this.maxRunning && this.host.canRun()) {
-      const c = this.picker.pick(this.host.versions.current, this.busy, [...this.running]);
+      const version = this.host.versions.current;
+      // A deferred L0 is left out as if it were being compacted.
+      const busy = this.host.deferL0Compaction() ? this.withL0Busy(version) : this.busy;
+      const c = this.picker.pick(version, busy, [...this.running]);
       if (c === undefined) return;
       if (c.trivialMove) {
         if (!this.installMove(c)) return;
@@ -127,6 +136,13 @@ export class CompactionScheduler {
         this.start(c, undefined);
       }
     }
+  }
+
+  /** `busy` plus every L0 file of `version`. */
+  private withL0Busy(version: Version): Set<number> {
+    const busy = new Set(this.busy);
+    for (const f of version.levels[0]!) busy.add(f.number);
+    return busy;
   }
 
   private installMove(c: Compaction): boolean {

@@ -14,6 +14,11 @@
  * A failed flush or install is a background error: the database turns read-only, waiters
  * are rejected, and nothing more is flushed.
  *
+ * Recovered memtables: the ones a WAL replay left (`avoidFlushDuringRecovery`) are flushed
+ * first, oldest first, like any other; until the last of them is installed
+ * `recoveryFlushPending` is true, and the database holds L0 compactions back meanwhile (see
+ * db.ts `deferL0Compaction`).
+ *
  * Write stop: with `maxWriteBufferNumber` memtables (mutable + immutable) full, the writer
  * waits synchronously (writes are synchronous), taking finished jobs meanwhile
  * (`executor.drainCompleted`), until a flush makes room (`stallWhileFull`).
@@ -83,11 +88,22 @@ export class FlushScheduler {
   /** The immutable memtable being flushed, if any. */
   private flushing: ImmutableMemTable | undefined;
   private waiters: Waiter[] = [];
+  /** The memtables recovery left that are not installed yet. */
+  private readonly recovered: Set<ImmutableMemTable>;
 
   /** `imm`: the immutable memtables left by recovery (newest first); taken over. */
   constructor(host: FlushHost, imm: ImmutableMemTable[]) {
     this.host = host;
     this.imm = imm;
+    this.recovered = new Set(imm);
+  }
+
+  /**
+   * True until every memtable recovery left (the WAL replay of the open) is flushed and
+   * installed: their L0 tables are still to come.
+   */
+  get recoveryFlushPending(): boolean {
+    return this.recovered.size > 0;
   }
 
   /** Flushes running: 0 or 1. */
@@ -173,6 +189,7 @@ export class FlushScheduler {
     host.versions.logAndApply(edit);
     if (i >= 0) {
       this.imm.splice(i, 1);
+      this.recovered.delete(target);
       // Reads no longer see it and the flush job replied: the database's reference goes, and
       // with the iterators' the chunks are reused (write/chunk-pool.ts).
       target.mem.unref();

@@ -76,6 +76,42 @@ describe("avoidFlushDuringRecovery", () => {
     await again.close();
   });
 
+  /** A database whose L0 holds 4 tables (the compaction trigger) and whose WAL holds more. */
+  async function l0AtTriggerWithWal(fs: MemoryFileSystem): Promise<void> {
+    const db = await DB.open("/db", { fs, disableAutoCompactions: true });
+    for (let t = 0; t < 4; t++) {
+      for (let k = 0; k < 50; k++) db.put(`k${k}`, `${t}`);
+      await db.flush();
+    }
+    for (let k = 0; k < 50; k++) db.put(`k${k}`, "wal");
+    await db.close();
+  }
+  const level = (db: DB, n: number) => db.getProperty(`shale.num-files-at-level${n}`);
+
+  it("holds the L0 compaction back until the replayed memtable's table is in L0: one job takes all five", async () => {
+    const fs = new MemoryFileSystem();
+    await l0AtTriggerWithWal(fs);
+    const again = await DB.open("/db", { fs });
+    await again.waitForCompactions();
+    // Compacted at once, the 4 tables would leave the replayed one alone in L0 beside L1.
+    expect(level(again, 0)).toBe("0");
+    expect(level(again, 1)).toBe("1");
+    expect(again.getProperty("shale.stats")).toMatch(/1 compactions/);
+    for (let k = 0; k < 50; k++) expect(str(again.get(`k${k}`))).toBe("wal");
+    await again.close();
+  });
+
+  it("does not hold it back once L0 has reached the slowdown trigger", async () => {
+    const fs = new MemoryFileSystem();
+    await l0AtTriggerWithWal(fs);
+    const again = await DB.open("/db", { fs, level0SlowdownWritesTrigger: 4 });
+    await again.waitForCompactions();
+    expect(level(again, 0)).toBe("1"); // the 4 compacted at once; the replayed one came after
+    expect(level(again, 1)).toBe("1");
+    for (let k = 0; k < 50; k++) expect(str(again.get(`k${k}`))).toBe("wal");
+    await again.close();
+  });
+
   it("a process killed right after open replays the kept WALs again: nothing is lost", async () => {
     const dir = mkdtempSync(join(tmpdir(), "shale-deferred-flush-"));
     try {
