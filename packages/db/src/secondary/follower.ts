@@ -35,7 +35,7 @@ import { type FileSystem, type InternalKeyComparator, ShaleError } from "@shale/
 import type { MemTable } from "@shale/memtable";
 import type { TableCache } from "@shale/sstable";
 import type { WalRecoveryMode } from "@shale/wal";
-import { tableFileName } from "../core/filenames.js";
+import { logFileName, tableFileName } from "../core/filenames.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { isMissingFile, ManifestTail, Vanished } from "./manifest-tail.js";
@@ -155,20 +155,22 @@ export class Follower {
         const logNumber = this.manifest.state.logNumber ?? 0;
         walRecords += this.wals.advance(logNumber);
         // A flush installed while the WALs were read may have deleted a WAL we never listed
-        // (its data is in a table the MANIFEST names now): then read the MANIFEST on and the
-        // WALs again. A flush's edit is synced before its WALs are deleted, so an unchanged
-        // log number means no WAL went missing.
+        // (its data is in a table the MANIFEST names now): read the MANIFEST on. Its edit is
+        // synced before its WALs are deleted, so every WAL deleted before the listing is
+        // below the log number read now, and every WAL at or above it was listed: the
+        // version read now plus the WALs at or above its log number is whole. The WALs below
+        // it are in its tables (merge operands must not count twice): drop them.
         const later = this.manifest.advance();
         manifestEdits += later;
         if (later > 0) this.pending = true;
-        if ((this.manifest.state.logNumber ?? 0) === logNumber) {
-          if (this.pending) this.install(host);
-          break;
-        }
-        if (attempt >= MAX_ATTEMPTS)
-          throw ShaleError.busy(
-            `catching up with the primary: its WALs moved on ${MAX_ATTEMPTS} times while they were read; try again`,
-          );
+        const laterLogNumber = this.manifest.state.logNumber ?? 0;
+        if (laterLogNumber !== logNumber) this.wals.dropBelow(laterLogNumber);
+        // A WAL deleted under the read is below that log number too, or else it was lost.
+        const vanished = this.wals.vanished;
+        if (vanished !== undefined && vanished >= laterLogNumber)
+          throw new Vanished(logFileName(this.dir, vanished));
+        if (this.pending) this.install(host);
+        break;
       } catch (e) {
         if (!(e instanceof Vanished)) throw e;
         if (attempt >= MAX_ATTEMPTS)

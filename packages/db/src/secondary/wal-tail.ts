@@ -9,7 +9,10 @@
  *   end of the last whole record. A WAL that has a successor is complete (the primary hands
  *   a log's bytes to the OS before it starts the next one): damage in it is Corruption.
  * - A WAL that vanished (the primary flushed it and deleted it before we opened it) is
- *   `Vanished`: the MANIFEST has moved on, and the caller advances it first.
+ *   skipped and named in `vanished`: the MANIFEST has moved on past it (the flush's edit is
+ *   synced before its WALs are deleted), which the caller checks by reading the MANIFEST
+ *   on; its memtable stays until then, so a WAL that vanished for any other reason is not
+ *   dropped unnoticed.
  *
  * The memtables are never sealed: a WAL that got a successor can still receive the records
  * our previous read saw cut short.
@@ -21,7 +24,7 @@ import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { MemTableInserter } from "../write/write-path.js";
-import { isMissingFile, Vanished } from "./manifest-tail.js";
+import { isMissingFile } from "./manifest-tail.js";
 
 interface FollowedLog {
   readonly number: number;
@@ -40,6 +43,8 @@ export class WalTail {
   private readonly inserter = new MemTableInserter();
   /** The highest sequence number applied from any WAL. */
   lastSequence = 0;
+  /** The highest-numbered WAL the last `advance` found deleted (undefined: none). */
+  vanished: number | undefined;
 
   constructor(fs: FileSystem, dir: string, comparator: Comparator, mode: WalRecoveryMode) {
     this.fs = fs;
@@ -72,7 +77,8 @@ export class WalTail {
    * where the last read stopped. Returns the number of records applied.
    */
   advance(logNumber: number): number {
-    this.logs = this.logs.filter((l) => l.number >= logNumber);
+    this.dropBelow(logNumber);
+    this.vanished = undefined;
     const known = new Set(this.logs.map((l) => l.number));
     for (const name of this.fs.list(this.dir)) {
       const parsed = parseFileName(name);
@@ -91,6 +97,12 @@ export class WalTail {
     return records;
   }
 
+  /** Drops the memtables of WALs below `logNumber` (their data is in tables now). */
+  dropBelow(logNumber: number): void {
+    if (this.logs.length > 0 && this.logs[0]!.number < logNumber)
+      this.logs = this.logs.filter((l) => l.number >= logNumber);
+  }
+
   private read(log: FollowedLog, newest: boolean): number {
     const path = logFileName(this.dir, log.number);
     const name = baseName(path);
@@ -98,8 +110,9 @@ export class WalTail {
     try {
       file = this.fs.openSequential(path);
     } catch (e) {
-      if (isMissingFile(e)) throw new Vanished(path);
-      throw e;
+      if (!isMissingFile(e)) throw e;
+      if (this.vanished === undefined || log.number > this.vanished) this.vanished = log.number;
+      return 0;
     }
     const reader = new LogReader(file, {
       // The newest log's end may be a write in flight: every damage there just ends the read.
