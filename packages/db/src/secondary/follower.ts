@@ -23,9 +23,12 @@
  *   with the primary (registration.ts), which keeps them until it catches up or its lease
  *   (`secondaryLeaseMs`) ends.
  *
- * Races with the primary: a MANIFEST, WAL or table that vanishes between being looked up
- * and being opened was deleted because the primary moved on: the catch-up starts over from
- * CURRENT (a few times, backing off a little; then IOError naming the file).
+ * Races with the primary: a MANIFEST or table that vanishes between being looked up and
+ * being opened was deleted because the primary moved on: the catch-up starts over from
+ * CURRENT (a few times, backing off a little; then IOError naming the file). A WAL that
+ * vanishes was flushed: the MANIFEST read after the WALs names its tables (else the
+ * catch-up starts over the same way), and the WALs below that MANIFEST's log number are
+ * dropped — a primary that flushes faster than a catch-up reads does not make it fail.
  *
  * Snapshots and iterators of a secondary keep the versions they read, as on a primary; the
  * primary does not know the secondary's snapshots, so its compactions may drop entries
