@@ -167,7 +167,7 @@ export class Follower {
         manifestEdits += later;
         if (later > 0) this.pending = true;
         const laterLogNumber = this.manifest.state.logNumber ?? 0;
-        if (laterLogNumber !== logNumber) this.wals.dropBelow(laterLogNumber);
+        this.wals.dropBelow(laterLogNumber);
         // A WAL deleted under the read is below that log number too, or else it was lost.
         const vanished = this.wals.vanished;
         if (vanished !== undefined && vanished >= laterLogNumber)
