@@ -24,6 +24,7 @@ describe("flags", () => {
     expect(f.mergeReadPercent).toBe(70);
     expect(f.rangeTombstoneWidth).toBe(100);
     expect(f.cacheSize).toBe(32 * 1024 * 1024);
+    expect(parseFlags(["--cache_size=-1"]).cacheSize).toBe(-1);
     expect(parseFlags(["--nosync"]).sync).toBe(false);
     expect(parseFlags(["--sync"]).sync).toBe(true);
     expect(parseFlags(["--sync=false"]).sync).toBe(false);
@@ -41,6 +42,7 @@ describe("flags", () => {
     reject(["--num=abc"], /--num must be an integer/);
     reject(["--num="], /--num must be an integer/);
     reject(["--num=0"], /--num must be positive/);
+    reject(["--cache_size=-2"], /--cache_size must be -1 \(engine default\) or >= 0/);
     reject(["--key_size=4"], /--key_size/);
     reject(["--sync=maybe"], /true or false/);
     reject(

@@ -126,7 +126,7 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
   cache_size: {
     key: "cacheSize",
     kind: "int",
-    help: "block cache bytes (shale blockCacheSize, classic-level/rocksdb cacheSize) (Default: 33554432)",
+    help: "block cache bytes (shale blockCacheSize, classic-level/rocksdb cacheSize, better-sqlite3 cache_size); -1 = each engine's own default (shale's is sized to the machine) (Default: 33554432)",
   },
   bloom_bits: {
     key: "bloomBits",
@@ -354,7 +354,7 @@ function validate(f: Flags): void {
   check(f.valueSize >= 0, "--value_size must not be negative");
   check(f.batchSize >= 1, "--batch_size must be positive");
   check(f.compressionRatio > 0 && f.compressionRatio <= 1, "--compression_ratio must be in (0, 1]");
-  check(f.cacheSize >= 0, "--cache_size must not be negative");
+  check(f.cacheSize >= -1, "--cache_size must be -1 (engine default) or >= 0");
   check(f.blockSize >= 256, "--block_size must be at least 256");
   check(f.writeBufferSize >= 65536, "--write_buffer_size must be at least 65536");
   check(f.bloomBits >= -1, "--bloom_bits must be -1 (engine default) or >= 0");

@@ -84,6 +84,22 @@ describe("peer engines", () => {
     expect(table.some((l) => l.startsWith("compact ") && l.includes("n/a"))).toBe(true);
   });
 
+  it("--cache_size=-1 opens every engine with its own default cache; shale says its size", async () => {
+    const b = await bench([
+      `--engines=shale,${PEERS.join(",")}`,
+      "--benchmarks=fillseq,readrandom",
+      "--num=200",
+      "--cache_size=-1",
+    ]);
+    for (const engine of ["shale", ...PEERS])
+      expect(found(b.results(engine)[1]!), engine).toEqual([200, 200]);
+    expect(
+      b.out.some((l) =>
+        /note: shale: --cache_size=-1: shale's default block cache, \d+ MiB here/.test(l),
+      ),
+    ).toBe(true);
+  });
+
   it("--db with several engines keeps one directory per engine, reused by --use_existing_db", async () => {
     const { dir, cleanup } = tempDir();
     try {

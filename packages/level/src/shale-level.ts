@@ -71,7 +71,10 @@ type EngineOptions = Omit<DbOptions, "createIfMissing" | "errorIfExists" | "comp
  * classic-level's tuning names, and any other engine option under `shale`.
  */
 export interface ShaleLevelOptions<K = string, V = string> extends AbstractDatabaseOptions<K, V> {
-  /** Block cache bytes (classic-level's name; the engine's `blockCacheSize`). Default: 32 MiB. */
+  /**
+   * Block cache bytes (classic-level's name; the engine's `blockCacheSize`). Default: the
+   * engine's, sized to the machine (1/16 of its memory, 32 MiB to 1 GiB).
+   */
   cacheSize?: number;
   /** Uncompressed bytes per data block. Default: 4096. */
   blockSize?: number;

@@ -78,7 +78,7 @@ export class BetterSqlite3Engine implements Engine {
     const db = new Sqlite(`${dir}/kv.sqlite`);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${o.sync ? "FULL" : "NORMAL"}`);
-    db.pragma(`cache_size = ${-Math.max(1, Math.floor(o.cacheSize / 1024))}`);
+    if (o.cacheSize >= 0) db.pragma(`cache_size = ${-Math.max(1, Math.floor(o.cacheSize / 1024))}`);
     db.exec("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID");
     this.db = db;
     this.putStmt = db.prepare("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)");

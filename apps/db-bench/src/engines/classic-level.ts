@@ -17,7 +17,7 @@ export class ClassicLevelEngine extends LevelEngine {
       valueEncoding: "view",
     });
     await level.open({
-      cacheSize: o.cacheSize,
+      ...(o.cacheSize >= 0 ? { cacheSize: o.cacheSize } : {}),
       blockSize: o.blockSize,
       writeBufferSize: o.writeBufferSize,
       compression: o.compression === "snappy",

@@ -81,10 +81,10 @@ export class RocksdbEngine implements Engine {
   async open(dir: string, o: EngineOptions): Promise<string[]> {
     const db = new RocksLevel(dir);
     const options: Record<string, unknown> = {
-      cacheSize: o.cacheSize,
       blockSize: o.blockSize,
       compression: o.compression === "snappy",
     };
+    if (o.cacheSize >= 0) options.cacheSize = o.cacheSize;
     const notes: string[] = [];
     if (o.bloomBits > 0) options.filterPolicy = `bloomfilter:${o.bloomBits}:false`;
     else if (o.bloomBits === 0)

@@ -22,7 +22,7 @@ export class ShaleLevelEngine extends LevelEngine {
     const level = new ShaleLevel<Uint8Array, Uint8Array>(dir, {
       keyEncoding: "view",
       valueEncoding: "view",
-      cacheSize: o.cacheSize,
+      ...(o.cacheSize >= 0 ? { cacheSize: o.cacheSize } : {}),
       blockSize: o.blockSize,
       writeBufferSize: o.writeBufferSize,
       compression: o.compression === "snappy",

@@ -59,10 +59,10 @@ export class ShaleEngine implements Engine {
     this.writeOptions = { sync: o.sync, disableWAL: o.disableWal };
     const options: Record<string, unknown> = {
       writeBufferSize: o.writeBufferSize,
-      blockCacheSize: o.cacheSize,
       blockSize: o.blockSize,
       compression: o.compression,
     };
+    if (o.cacheSize >= 0) options.blockCacheSize = o.cacheSize;
     if (o.bloomBits >= 0) options.bloomBitsPerKey = o.bloomBits;
     if (o.statistics) {
       this.statistics ??= new Statistics();
@@ -85,6 +85,10 @@ export class ShaleEngine implements Engine {
       }
     }
     this.extras = this.db as unknown as DesignExtras;
+    if (o.cacheSize < 0) {
+      const bytes = Number(this.db!.getProperty("shale.block-cache-capacity"));
+      notes.push(`--cache_size=-1: shale's default block cache, ${bytes / 1048576} MiB here`);
+    }
     return notes;
   }
 

@@ -21,6 +21,8 @@ import {
   newBlockCache,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
+import { defaultBlockCacheSize } from "./default-block-cache.js";
+import { machineMemory } from "./machine-memory.js";
 import {
   DEFAULT_STRING_APPEND,
   type MergeOperator,
@@ -52,7 +54,11 @@ export interface DbOptions {
    * Default: a new recycling one of `blockCacheSize`.
    */
   blockCache?: LRUCache<Block>;
-  /** Bytes of the block cache made when `blockCache` is not given. Default: 32 MiB. */
+  /**
+   * Bytes of the block cache made when `blockCache` is not given. Default: sized to the
+   * machine, 1/16 of the memory the process can use (its container's limit, if lower) in
+   * whole MiB, at least 32 MiB and at most 1 GiB (`shale.block-cache-capacity` tells).
+   */
   blockCacheSize?: number;
   /** Uncompressed bytes per data block. Default: 4096. */
   blockSize?: number;
@@ -310,7 +316,10 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     writeBufferSize: o.writeBufferSize ?? 64 * 1024 * 1024,
     maxWriteBufferNumber: o.maxWriteBufferNumber ?? 2,
     blockCache:
-      o.blockCache ?? newBlockCache(o.blockCacheSize ?? 32 * 1024 * 1024, { recycleBlocks: true }),
+      o.blockCache ??
+      newBlockCache(o.blockCacheSize ?? defaultBlockCacheSize(machineMemory()), {
+        recycleBlocks: true,
+      }),
     blockSize: o.blockSize ?? 4096,
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,
