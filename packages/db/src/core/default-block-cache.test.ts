@@ -58,6 +58,31 @@ describe("machineMemory", () => {
     expect(m).toBeGreaterThan(0);
     expect(m).toBeLessThanOrEqual(totalmem());
   });
+
+  it("under Deno reads the memory only with sys access already granted, never asking", () => {
+    const g = globalThis as { Deno?: unknown };
+    const asked: unknown[] = [];
+    const deno = (state: string | undefined) => ({
+      permissions: {
+        querySync: (d: unknown) => {
+          asked.push(d);
+          if (state === undefined) throw new Error("NotCapable");
+          return { state };
+        },
+      },
+    });
+    try {
+      for (const state of ["prompt", "denied", undefined]) {
+        g.Deno = deno(state);
+        expect(machineMemory(), String(state)).toBeUndefined();
+      }
+      g.Deno = deno("granted");
+      expect(machineMemory()).toBeGreaterThan(0);
+      expect(asked[0]).toEqual({ name: "sys", kind: "systemMemoryInfo" });
+    } finally {
+      delete g.Deno;
+    }
+  });
 });
 
 describe("a database's block cache", () => {

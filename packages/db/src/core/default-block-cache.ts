@@ -4,7 +4,8 @@
  * (RocksDB's default, and what a machine of unknown size gets) and at most 1 GiB.
  *
  *   machine / container   24 GiB -> 1 GiB   8 GiB -> 512 MiB   2 GiB -> 128 MiB
- *                         512 MiB -> 32 MiB   unknown (browser) -> 32 MiB
+ *                         512 MiB -> 32 MiB   unknown (a browser; Deno without
+ *                         --allow-sys) -> 32 MiB
  *
  * Why it scales: a block-cache miss costs a pread plus a decompression (~5-9 µs on a 2-core
  * VM), a hit well under 1 µs, so a point read's cost follows the share of the data the cache
