@@ -3,9 +3,11 @@
  * WebAssembly module checksum-wasm.wat (5249 bytes, assembled by scripts/build-checksum-wasm.mjs), compiled and instantiated
  * synchronously (`new WebAssembly.Module` / `new WebAssembly.Instance`) on first use: no
  * top-level await, no promise. The input is copied into the module's memory (at most 64 KiB
- * a call; longer CRC inputs go in 64 KiB pieces, each continuing the previous CRC; XXH32
- * and XXH3, which cannot be continued that way, take up to 112 KiB and the callers use JS
- * beyond).
+ * a call; longer CRC inputs go in 64 KiB pieces, each continuing the previous CRC; XXH3 and
+ * XXH64, which cannot be continued that way, take up to 112 KiB and the callers use JS
+ * beyond). XXH32 takes up to 4 MiB: an input over 112 KiB goes past the fixed regions, into
+ * memory grown (once, never shrunk) to hold it — index and filter blocks of big tables are
+ * 0.5-2 MB, and XXH32 in JavaScript runs ~6x slower.
  *
  * `wasmChecksums()` returns undefined where WebAssembly is unavailable or fails to compile;
  * checksum.ts then uses the JS implementations. Single-threaded: one instance per thread.
@@ -20,7 +22,7 @@ declare const WebAssembly: {
 };
 
 interface Exports {
-  memory: { readonly buffer: ArrayBuffer };
+  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   crc32c8(crc: number, p: number, n: number): number;
   crc32c16(crc: number, p: number, n: number): number;
   xxh32(p: number, n: number, seed: number): number;
@@ -39,13 +41,17 @@ export const WASM_XXH32_MAX = 131072 - INPUT;
 const SECRET_AT = 131072;
 /** The eight accumulators xxh3acc/xxph3acc leave, as 16 little-endian u32 [lo, hi, ...]. */
 const ACC_AT = 131072 + 256;
+/** Where an XXH32 input over WASM_XXH32_MAX goes: after the three fixed pages. */
+const LARGE_AT = 3 * 65536;
+/** The most bytes one XXH32 call can take (memory grows to LARGE_AT + this at most). */
+export const WASM_XXH32_LARGE_MAX = 4 * 1024 * 1024;
 
 export interface WasmChecksums {
   /** RocksDB's `crc32c::Extend(crc, data[start, end))`, slicing-by-8 in wasm. */
   crc32c8(crc: number, data: Uint8Array, start: number, end: number): number;
   /** The same, slicing-by-16. */
   crc32c16(crc: number, data: Uint8Array, start: number, end: number): number;
-  /** XXH32 of `data[start, end)`. REQUIRES: end - start <= WASM_XXH32_MAX. */
+  /** XXH32 of `data[start, end)`. REQUIRES: end - start <= WASM_XXH32_LARGE_MAX. */
   xxh32(data: Uint8Array, start: number, end: number, seed: number): number;
   /**
    * XXH64 (seed 0) of `data[start, end)`: a view of 2 u32 [low, high], valid until the next
@@ -67,7 +73,9 @@ export interface WasmChecksums {
 }
 
 function make(exports: Exports): WasmChecksums {
-  const bytes = new Uint8Array(exports.memory.buffer);
+  const memory = exports.memory;
+  // Views of the memory: made again when it grows (growing detaches the old buffer).
+  let bytes = new Uint8Array(memory.buffer);
   new Int32Array(exports.memory.buffer, 0, CRC32C_TABLES.length).set(CRC32C_TABLES);
   const copyIn = (data: Uint8Array, start: number, end: number): void => {
     bytes.set(start === 0 && end === data.length ? data : data.subarray(start, end), INPUT);
@@ -92,14 +100,28 @@ function make(exports: Exports): WasmChecksums {
   const f8 = exports.crc32c8;
   const f16 = exports.crc32c16;
   const fx = exports.xxh32;
-  const acc = new Uint32Array(exports.memory.buffer, ACC_AT, 16);
+  let acc = new Uint32Array(memory.buffer, ACC_AT, 16);
+  /** Grows the memory to hold `n` input bytes at LARGE_AT. */
+  const fitLarge = (n: number): void => {
+    const need = LARGE_AT + n - memory.buffer.byteLength;
+    if (need <= 0) return;
+    memory.grow(Math.ceil(need / 65536));
+    bytes = new Uint8Array(memory.buffer);
+    acc = new Uint32Array(memory.buffer, ACC_AT, 16);
+  };
   let secretIn = false;
   return {
     crc32c8: (init, data, start, end) => crc(f8, init, data, start, end),
     crc32c16: (init, data, start, end) => crc(f16, init, data, start, end),
     xxh32: (data, start, end, seed) => {
-      copyIn(data, start, end);
-      return fx(INPUT, end - start, seed) >>> 0;
+      const n = end - start;
+      if (n <= WASM_XXH32_MAX) {
+        copyIn(data, start, end);
+        return fx(INPUT, n, seed) >>> 0;
+      }
+      fitLarge(n);
+      bytes.set(start === 0 && end === data.length ? data : data.subarray(start, end), LARGE_AT);
+      return fx(LARGE_AT, n, seed) >>> 0;
     },
     xxh64: (data, start, end) => {
       copyIn(data, start, end);

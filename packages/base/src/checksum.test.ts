@@ -22,7 +22,7 @@ import {
   xxh64Low32,
 } from "./checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
-import { WASM_XXH32_MAX, wasmChecksums } from "./checksum-wasm.js";
+import { WASM_XXH32_LARGE_MAX, WASM_XXH32_MAX, wasmChecksums } from "./checksum-wasm.js";
 import { useWasmForLongInputs } from "./checksum-xxh3.js";
 import { xxh32 as xxh32Js } from "./checksum-xxh32.js";
 import { useWasmForXxh64 } from "./checksum-xxh64.js";
@@ -194,6 +194,27 @@ describe("XXH32", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("XXH32 of blocks past the fixed wasm region (memory grown) and past the grown limit agrees with JS", () => {
+    const wasm = wasmChecksums()!;
+    const n = WASM_XXH32_LARGE_MAX + 24;
+    const d = Uint8Array.from({ length: n }, (_, i) => (i * 131 + (i >>> 9)) & 0xff);
+    for (const [start, end] of [
+      [0, WASM_XXH32_MAX + 1],
+      [7, 7 + 1_300_000],
+      [1, WASM_XXH32_LARGE_MAX + 1],
+      [0, WASM_XXH32_LARGE_MAX + 1], // over the limit: JS
+      [3, n],
+    ] as const) {
+      const want = xxh32Js(d, start, end, 5);
+      expect(xxh32(d, start, end, 5), `${start}..${end}`).toBe(want);
+      if (end - start <= WASM_XXH32_LARGE_MAX) expect(wasm.xxh32(d, start, end, 5)).toBe(want);
+    }
+    // After the memory grew, the fixed regions still work (their views were made again).
+    const small = d.subarray(100, 5000);
+    expect(wasm.xxh32(small, 0, small.length, 0)).toBe(xxh32Js(small, 0, small.length, 0));
+    expect(crc32c(small) >>> 0).toBe(crc32cExtendJs16(0, small, 0, small.length) >>> 0);
   });
 
   it("agrees at every offset around the wasm threshold and beyond the wasm limit", () => {

@@ -31,7 +31,7 @@
  *
  * So CRC32C runs the JS slicing-by-16 loop under 256 bytes (no copy, no call into wasm) and
  * the WebAssembly slicing-by-16 loop from 256 bytes; XXH32 runs in JS under 64 bytes and in
- * wasm from 64 bytes (up to 112 KiB; JS beyond). The module (checksum-wasm.wat) is
+ * wasm from 64 bytes (up to 4 MiB, past 112 KiB in memory grown to hold it; JS beyond). The module (checksum-wasm.wat) is
  * instantiated synchronously on first use; without WebAssembly the JS loops run at every
  * size. JS and wasm are property-tested to agree on random inputs at every offset. The
  * xxhash-wasm package this replaces (its instantiation needed a top-level await) did 451 /
@@ -52,7 +52,7 @@
  * up to 65,539 bytes (testdata/checksum-vectors.json, made by scripts/checksum-vectors.cc).
  */
 import { crc32cExtendJs16 } from "./checksum-crc32c-js.js";
-import { WASM_XXH32_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
+import { WASM_XXH32_LARGE_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
 import { xxh3Low32 } from "./checksum-xxh3.js";
 import { xxh32 as xxh32Js } from "./checksum-xxh32.js";
 import { xxh64Low32 } from "./checksum-xxh64.js";
@@ -83,13 +83,13 @@ export function crc32cExtend(crc: number, data: Uint8Array, start = 0, end = dat
   return crc32cExtendJs16(crc, data, start, end);
 }
 
-/** From this many bytes on (up to WASM_XXH32_MAX), XXH32 runs in WebAssembly. */
+/** From this many bytes on (up to WASM_XXH32_LARGE_MAX), XXH32 runs in WebAssembly. */
 export const XXH32_WASM_THRESHOLD = 64;
 
 /** XXH32 of `data[start, end)` with `seed` (Default: 0): RocksDB's kxxHash block checksum. */
 export function xxh32(data: Uint8Array, start = 0, end = data.length, seed = 0): number {
   const n = end - start;
-  if (n >= XXH32_WASM_THRESHOLD && n <= WASM_XXH32_MAX) {
+  if (n >= XXH32_WASM_THRESHOLD && n <= WASM_XXH32_LARGE_MAX) {
     if (wasm === undefined) wasm = wasmChecksums() ?? null;
     if (wasm !== null) return wasm.xxh32(data, start, end, seed);
   }
