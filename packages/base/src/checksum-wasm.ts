@@ -7,7 +7,8 @@
  * XXH64, which cannot be continued that way, take up to 112 KiB and the callers use JS
  * beyond). XXH32 takes up to 4 MiB: an input over 112 KiB goes past the fixed regions, into
  * memory grown (once, never shrunk) to hold it — index and filter blocks of big tables are
- * 0.5-2 MB, and XXH32 in JavaScript runs ~6x slower.
+ * 0.5-2 MB, and XXH32 in JavaScript runs ~4x slower warm (checksum.ts's table) and far slower on a
+ * first use, before the JIT optimizes it.
  *
  * `wasmChecksums()` returns undefined where WebAssembly is unavailable or fails to compile;
  * checksum.ts then uses the JS implementations. Single-threaded: one instance per thread.
