@@ -84,7 +84,7 @@ describe("peer engines", () => {
     expect(table.some((l) => l.startsWith("compact ") && l.includes("n/a"))).toBe(true);
   });
 
-  it("--cache_size=-1 opens every engine with its own default cache; shale says its size", async () => {
+  it("--cache_size=-1 runs every engine (each keeps its own default cache); shale says its size", async () => {
     const b = await bench([
       `--engines=shale,${PEERS.join(",")}`,
       "--benchmarks=fillseq,readrandom",

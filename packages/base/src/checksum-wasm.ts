@@ -78,8 +78,8 @@ function make(exports: Exports): WasmChecksums {
   // Views of the memory: made again when it grows (growing detaches the old buffer).
   let bytes = new Uint8Array(memory.buffer);
   new Int32Array(exports.memory.buffer, 0, CRC32C_TABLES.length).set(CRC32C_TABLES);
-  const copyIn = (data: Uint8Array, start: number, end: number): void => {
-    bytes.set(start === 0 && end === data.length ? data : data.subarray(start, end), INPUT);
+  const copyIn = (data: Uint8Array, start: number, end: number, at = INPUT): void => {
+    bytes.set(start === 0 && end === data.length ? data : data.subarray(start, end), at);
   };
   const crc = (
     f: (crc: number, p: number, n: number) => number,
@@ -121,7 +121,7 @@ function make(exports: Exports): WasmChecksums {
         return fx(INPUT, n, seed) >>> 0;
       }
       fitLarge(n);
-      bytes.set(start === 0 && end === data.length ? data : data.subarray(start, end), LARGE_AT);
+      copyIn(data, start, end, LARGE_AT);
       return fx(LARGE_AT, n, seed) >>> 0;
     },
     xxh64: (data, start, end) => {

@@ -14,8 +14,8 @@ interface DenoPermissions {
   querySync?(d: { name: "sys"; kind: "systemMemoryInfo" }): { state: string };
 }
 
-/** False under Deno unless `sys` access to systemMemoryInfo is already granted. */
-function mayAsk(): boolean {
+/** Whether reading the memory needs no prompt: under Deno, only once `sys` access to it is granted. */
+function readable(): boolean {
   const deno = (globalThis as { Deno?: { permissions?: DenoPermissions } }).Deno;
   if (deno === undefined) return true;
   const status = deno.permissions?.querySync?.({ name: "sys", kind: "systemMemoryInfo" });
@@ -25,7 +25,7 @@ function mayAsk(): boolean {
 /** Bytes of memory this process can use, or undefined where it is unknown. */
 export function machineMemory(): number | undefined {
   try {
-    if (!mayAsk()) return undefined;
+    if (!readable()) return undefined;
     const total = totalmem();
     if (!(total > 0)) return undefined;
     // Node >= 19.6; 0 (or undefined on early 20.x) without a limit, 2^63-ish for "max".
