@@ -5,10 +5,10 @@
  * top-level await, no promise. The input is copied into the module's memory (at most 64 KiB
  * a call; longer CRC inputs go in 64 KiB pieces, each continuing the previous CRC; XXH3 and
  * XXH64, which cannot be continued that way, take up to 112 KiB and the callers use JS
- * beyond). XXH32 takes up to 4 MiB: an input over 112 KiB goes past the fixed regions, into
- * memory grown (once, never shrunk) to hold it — index and filter blocks of big tables are
- * 0.5-2 MB, and XXH32 in JavaScript runs ~4x slower warm (checksum.ts's table) and far slower on a
- * first use, before the JIT optimizes it.
+ * beyond). XXH32 and XXH3's accumulation take up to 4 MiB: an input over 112 KiB goes past
+ * the fixed regions, into memory grown (once, never shrunk) to hold it — index and filter
+ * blocks of big tables are 0.5-2 MB, and XXH32 / XXH3 in JavaScript run ~4x / ~17x slower
+ * warm (checksum.ts's table) and far slower on a first use, before the JIT optimizes them.
  *
  * `wasmChecksums()` returns undefined where WebAssembly is unavailable or fails to compile;
  * checksum.ts then uses the JS implementations. Single-threaded: one instance per thread.
@@ -44,15 +44,18 @@ const SECRET_AT = 131072;
 const ACC_AT = 131072 + 256;
 /** Where an XXH32 input over WASM_XXH32_MAX goes: after the three fixed pages. */
 const LARGE_AT = 3 * 65536;
-/** The most bytes one XXH32 call can take (memory grows to LARGE_AT + this at most). */
-export const WASM_XXH32_LARGE_MAX = 4 * 1024 * 1024;
+/**
+ * The most bytes one XXH32 call, or one XXH3/XXPH3 accumulation, can take (memory grows to
+ * LARGE_AT + this at most).
+ */
+export const WASM_LARGE_MAX = 4 * 1024 * 1024;
 
 export interface WasmChecksums {
   /** RocksDB's `crc32c::Extend(crc, data[start, end))`, slicing-by-8 in wasm. */
   crc32c8(crc: number, data: Uint8Array, start: number, end: number): number;
   /** The same, slicing-by-16. */
   crc32c16(crc: number, data: Uint8Array, start: number, end: number): number;
-  /** XXH32 of `data[start, end)`. REQUIRES: end - start <= WASM_XXH32_LARGE_MAX. */
+  /** XXH32 of `data[start, end)`. REQUIRES: end - start <= WASM_LARGE_MAX. */
   xxh32(data: Uint8Array, start: number, end: number, seed: number): number;
   /**
    * XXH64 (seed 0) of `data[start, end)`: a view of 2 u32 [low, high], valid until the next
@@ -62,7 +65,7 @@ export interface WasmChecksums {
   /**
    * XXH3-64's (`final`) or XXPH3's long-input accumulators over `data[start, end)` with the
    * 192-byte `secret`: a view of 16 u32 (lane i = [2i] low, [2i + 1] high), valid until the
-   * next call. REQUIRES: 240 < end - start <= WASM_XXH32_MAX.
+   * next call. REQUIRES: 240 < end - start <= WASM_LARGE_MAX.
    */
   xxh3Accumulators(
     data: Uint8Array,
@@ -134,9 +137,15 @@ function make(exports: Exports): WasmChecksums {
         bytes.set(secret, SECRET_AT);
         secretIn = true;
       }
-      copyIn(data, start, end);
-      if (final) exports.xxh3acc(INPUT, end - start);
-      else exports.xxph3acc(INPUT, end - start);
+      const n = end - start;
+      let at = INPUT;
+      if (n > WASM_XXH32_MAX) {
+        fitLarge(n);
+        at = LARGE_AT;
+      }
+      copyIn(data, start, end, at);
+      if (final) exports.xxh3acc(at, n);
+      else exports.xxph3acc(at, n);
       return acc;
     },
   };

@@ -50,7 +50,7 @@ import {
   xorShr64Large,
   xorShr64Small,
 } from "./checksum-u64.js";
-import { WASM_XXH32_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
+import { WASM_LARGE_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
 import { sliceHash64Short, xxh3Short } from "./checksum-xxh3-short.js";
 
 /** The default secret (`kSecret`), the same 192 bytes in XXPH3 0.7.2 and XXH3 0.8. */
@@ -209,9 +209,9 @@ export function useWasmForLongInputs(on: boolean): void {
   wasmEnabled = on;
 }
 
-/** Inputs over 240 bytes: the accumulators (in wasm up to 112 KiB, else JS), then the merge. */
+/** Inputs over 240 bytes: the accumulators (in wasm up to 4 MiB, else JS), then the merge. */
 function hashLong(data: Uint8Array, p: number, len: number, final: boolean): void {
-  if (wasmEnabled && len <= WASM_XXH32_MAX) {
+  if (wasmEnabled && len <= WASM_LARGE_MAX) {
     if (wasm === undefined) wasm = wasmChecksums() ?? null;
     if (wasm !== null) {
       ACC.set(wasm.xxh3Accumulators(data, p, p + len, final, SECRET));

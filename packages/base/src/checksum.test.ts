@@ -22,7 +22,7 @@ import {
   xxh64Low32,
 } from "./checksum.js";
 import { crc32cExtendJs8, crc32cExtendJs16 } from "./checksum-crc32c-js.js";
-import { WASM_XXH32_LARGE_MAX, WASM_XXH32_MAX, wasmChecksums } from "./checksum-wasm.js";
+import { WASM_LARGE_MAX, WASM_XXH32_MAX, wasmChecksums } from "./checksum-wasm.js";
 import { useWasmForLongInputs } from "./checksum-xxh3.js";
 import { xxh32 as xxh32Js } from "./checksum-xxh32.js";
 import { useWasmForXxh64 } from "./checksum-xxh64.js";
@@ -198,18 +198,18 @@ describe("XXH32", () => {
 
   it("XXH32 of blocks past the fixed wasm region (memory grown) and past the grown limit agrees with JS", () => {
     const wasm = wasmChecksums()!;
-    const n = WASM_XXH32_LARGE_MAX + 24;
+    const n = WASM_LARGE_MAX + 24;
     const d = Uint8Array.from({ length: n }, (_, i) => (i * 131 + (i >>> 9)) & 0xff);
     for (const [start, end] of [
       [0, WASM_XXH32_MAX + 1],
       [7, 7 + 1_300_000],
-      [1, WASM_XXH32_LARGE_MAX + 1],
-      [0, WASM_XXH32_LARGE_MAX + 1], // over the limit: JS
+      [1, WASM_LARGE_MAX + 1],
+      [0, WASM_LARGE_MAX + 1], // over the limit: JS
       [3, n],
     ] as const) {
       const want = xxh32Js(d, start, end, 5);
       expect(xxh32(d, start, end, 5), `${start}..${end}`).toBe(want);
-      if (end - start <= WASM_XXH32_LARGE_MAX) expect(wasm.xxh32(d, start, end, 5)).toBe(want);
+      if (end - start <= WASM_LARGE_MAX) expect(wasm.xxh32(d, start, end, 5)).toBe(want);
     }
     // After the memory grew, the fixed regions still work (their views were made again).
     const small = d.subarray(100, 5000);
@@ -277,6 +277,39 @@ describe("64-bit hashes", () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it("XXH3 and XXPH3 of blocks past the fixed wasm region (memory grown) and past the grown limit agree with JS", () => {
+    const n = WASM_LARGE_MAX + 24;
+    const d = Uint8Array.from({ length: n }, (_, i) => (i * 197 + (i >>> 11)) & 0xff);
+    const spans = [
+      [0, WASM_XXH32_MAX + 1],
+      [5, 5 + 700_001],
+      [1, WASM_LARGE_MAX + 1],
+      [0, WASM_LARGE_MAX + 1], // over the limit: JS either way
+      [3, n],
+    ] as const;
+    const hashes = () =>
+      spans.map(([start, end]) => {
+        const view = d.subarray(start, end);
+        return [xxh3BigInt(view), sliceHash64BigInt(view), xxh3Low32(d, start, end)];
+      });
+    const inWasm = hashes();
+    useWasmForLongInputs(false);
+    try {
+      expect(inWasm).toEqual(hashes());
+    } finally {
+      useWasmForLongInputs(true);
+    }
+    // After the memory grew, the fixed regions still work (their views were made again).
+    const small = d.subarray(100, 5000);
+    const want = [xxh3BigInt(small), xxh32(small)];
+    useWasmForLongInputs(false);
+    try {
+      expect([xxh3BigInt(small), xxh32Js(small, 0, small.length, 0)]).toEqual(want);
+    } finally {
+      useWasmForLongInputs(true);
+    }
   });
 
   it("match reference values (xxHash, RocksDB hash_test Hash64SmallValueSchema)", () => {

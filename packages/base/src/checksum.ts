@@ -40,7 +40,7 @@
  * the kxxHash checksum type verifies ~3.5x faster than one written with kCRC32c.
  *
  * XXH3-64 and XXPH3 are JS on 32-bit halves (no BigInt), except the long-input (> 240
- * bytes, up to 112 KiB) accumulation, which runs in the same wasm module (native 64-bit
+ * bytes, up to 4 MiB) accumulation, which runs in the same wasm module (native 64-bit
  * lanes): XXH3 at 4 KiB 412 -> 7257 MB/s, 64 KiB 419 -> 12572 (JS -> wasm, same setup).
  * XXH64 runs wholly in wasm up to 112 KiB: 4 KiB 231 -> 14016 MB/s, 64 KiB 234 -> 18778. Short keys of Hash64 take a flat generated
  * JS path (checksum-xxh3-short.ts, generated; so do XXH3 inputs up to 240 bytes: 32 B
@@ -52,7 +52,7 @@
  * up to 65,539 bytes (testdata/checksum-vectors.json, made by scripts/checksum-vectors.cc).
  */
 import { crc32cExtendJs16 } from "./checksum-crc32c-js.js";
-import { WASM_XXH32_LARGE_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
+import { WASM_LARGE_MAX, type WasmChecksums, wasmChecksums } from "./checksum-wasm.js";
 import { xxh3Low32 } from "./checksum-xxh3.js";
 import { xxh32 as xxh32Js } from "./checksum-xxh32.js";
 import { xxh64Low32 } from "./checksum-xxh64.js";
@@ -83,13 +83,13 @@ export function crc32cExtend(crc: number, data: Uint8Array, start = 0, end = dat
   return crc32cExtendJs16(crc, data, start, end);
 }
 
-/** From this many bytes on (up to WASM_XXH32_LARGE_MAX), XXH32 runs in WebAssembly. */
+/** From this many bytes on (up to WASM_LARGE_MAX), XXH32 runs in WebAssembly. */
 export const XXH32_WASM_THRESHOLD = 64;
 
 /** XXH32 of `data[start, end)` with `seed` (Default: 0): RocksDB's kxxHash block checksum. */
 export function xxh32(data: Uint8Array, start = 0, end = data.length, seed = 0): number {
   const n = end - start;
-  if (n >= XXH32_WASM_THRESHOLD && n <= WASM_XXH32_LARGE_MAX) {
+  if (n >= XXH32_WASM_THRESHOLD && n <= WASM_LARGE_MAX) {
     if (wasm === undefined) wasm = wasmChecksums() ?? null;
     if (wasm !== null) return wasm.xxh32(data, start, end, seed);
   }
