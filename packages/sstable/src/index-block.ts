@@ -49,6 +49,7 @@ import { allocUninitialized } from "./alloc.js";
 import { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { type BlockHandle, putBlockHandle, TableFormat } from "./format.js";
+import { WASM_INDEX_MIN_ENTRIES, wasmIndexLoader } from "./index-wasm.js";
 
 /** The trailer RocksDB appends to a shortened separator. Part of the file format. */
 const SEPARATOR_TRAILER = Uint8Array.of(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff);
@@ -166,15 +167,32 @@ export interface IndexEncoding {
  * The common case of `normalizeIndexBlock`, without decoding keys: an index whose entries
  * all store their key whole (restart interval 1, as RocksDB and shale write it), so every
  * value is a whole handle. One pass copies the entries into a reused buffer with the value
- * length and (for user keys) the 8-byte trailer inserted, then into memory of their own. Returns undefined when an entry
- * shares a key prefix or is malformed (the general path decodes it and reports damage).
+ * length and (for user keys) the 8-byte trailer inserted, then into memory of their own.
+ * Returns undefined when an entry shares a key prefix or is malformed (the general path
+ * decodes it and reports damage). With `wasm`, a block of `WASM_INDEX_MIN_ENTRIES` entries
+ * or more is rewritten by index-wasm.ts, which gives the same answer (its twin is the loop
+ * below).
  */
 function rewriteWholeEntries(
   data: Uint8Array,
   limit: number,
   numRestarts: number,
   encoding: IndexEncoding,
+  wasm: boolean,
 ): Uint8Array | undefined {
+  const loader = wasm && numRestarts >= WASM_INDEX_MIN_ENTRIES ? wasmIndexLoader() : undefined;
+  if (loader !== undefined) {
+    const { keyIsUserKey, valueIsDeltaEncoded } = encoding;
+    const out = loader.rewrite(
+      data,
+      limit,
+      numRestarts,
+      keyIsUserKey,
+      valueIsDeltaEncoded,
+      allocUninitialized,
+    );
+    return out === undefined || out.length > 0 ? out : emptyIndexBlock();
+  }
   const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
   const delta = encoding.valueIsDeltaEncoded;
   // Each entry grows by at most: the trailer, a longer key-length varint (1), a value
@@ -251,7 +269,8 @@ function emptyIndexBlock(): Uint8Array {
  * lengths, whole handles; restart interval 1): `data` itself when it already is, else a
  * rewritten copy in memory of its own. Throws Corruption naming `file` and `blockOffset`
  * for a malformed entry. `wholeEntriesPath` (tests only: false) allows the fast path for
- * blocks whose entries all store their keys whole.
+ * blocks whose entries all store their keys whole; `wasm` (tests only: false) lets that
+ * path run in WebAssembly for blocks of `WASM_INDEX_MIN_ENTRIES` entries or more.
  */
 export function normalizeIndexBlock(
   data: Uint8Array,
@@ -259,6 +278,7 @@ export function normalizeIndexBlock(
   file: string | undefined,
   blockOffset: number,
   wholeEntriesPath = true,
+  wasm = true,
 ): Uint8Array {
   if (!encoding.keyIsUserKey && !encoding.valueIsDeltaEncoded) return data;
   const fail = (what: string): never => {
@@ -268,7 +288,7 @@ export function normalizeIndexBlock(
   const parsed = Block.keyValue(data, file, blockOffset);
   const limit = parsed.restartsOffset;
   const fast = wholeEntriesPath
-    ? rewriteWholeEntries(data, limit, parsed.numRestarts, encoding)
+    ? rewriteWholeEntries(data, limit, parsed.numRestarts, encoding, wasm)
     : undefined;
   if (fast !== undefined) return fast;
   const out = new BlockBuilder(1);

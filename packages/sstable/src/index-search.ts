@@ -37,6 +37,7 @@ import {
   varint64Before,
   varintEnd,
 } from "@shale/base";
+import { WASM_INDEX_MIN_ENTRIES, wasmIndexLoader } from "./index-wasm.js";
 import { compareInternalBytewise } from "./key-order.js";
 import { restartAt } from "./restart-array.js";
 
@@ -110,7 +111,9 @@ export class IndexSearch {
    * run holds more than one entry (an index block written with a restart interval > 1).
    * Throws Corruption naming `file` and `blockOffset` for a malformed entry (a shared prefix
    * at a restart, a bad header, a key shorter than a trailer, an entry overrunning the
-   * entries, a bad block offset).
+   * entries, a bad block offset). A block of `WASM_INDEX_MIN_ENTRIES` entries or more is
+   * read by index-wasm.ts unless `wasm` is false (tests), with the same result; the loops
+   * below are its twin, and what reports damage.
    */
   static build(
     data: Uint8Array,
@@ -118,7 +121,22 @@ export class IndexSearch {
     numRestarts: number,
     file: string | undefined,
     blockOffset: number,
+    wasm = true,
   ): IndexSearch | undefined {
+    const loader = wasm && numRestarts >= WASM_INDEX_MIN_ENTRIES ? wasmIndexLoader() : undefined;
+    const fast = loader?.records(data, restartsOffset, numRestarts);
+    if (fast === "runs") return undefined;
+    if (fast !== undefined) {
+      const { records, prefixLength, prefixOffset } = fast;
+      return new IndexSearch(
+        data,
+        restartsOffset,
+        numRestarts,
+        prefixLength,
+        prefixOffset,
+        records,
+      );
+    }
     const keyStarts = new Int32Array(numRestarts);
     const userLengths = new Int32Array(numRestarts);
     const records = new Uint32Array(4 * numRestarts);

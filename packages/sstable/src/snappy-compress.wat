@@ -1,5 +1,5 @@
 ;; Snappy compression in WebAssembly, for blocks copied into this module's memory. Build:
-;; scripts/build-snappy-wasm.mjs (wabt's wat2wasm) writes src/snappy-compress-wasm.ts; CI only
+;; scripts/build-wasm.mjs (wabt's wat2wasm) writes src/snappy-compress-wasm.ts; CI only
 ;; loads the bytes. The wrapper is snappy-compress.ts.
 ;;
 ;; The stream (Snappy's format, as snappy-decode.ts draws it): varint32 uncompressed length,

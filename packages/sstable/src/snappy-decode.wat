@@ -1,5 +1,5 @@
 ;; Snappy decompression in WebAssembly: the element loop of snappy-decode.ts (format drawn
-;; there), for blocks copied into this module's memory. Build: scripts/build-snappy-wasm.mjs
+;; there), for blocks copied into this module's memory. Build: scripts/build-wasm.mjs
 ;; (wabt's wat2wasm) writes src/snappy-decode-wasm.ts; CI only loads the bytes.
 ;;
 ;; decode(p, n, start, end): the stream's elements are memory[p, n) (after its length
