@@ -49,7 +49,7 @@ import { allocUninitialized } from "./alloc.js";
 import { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { type BlockHandle, putBlockHandle, TableFormat } from "./format.js";
-import { WASM_INDEX_MIN_ENTRIES, wasmIndexLoader } from "./index-wasm.js";
+import { wasmIndexLoader, wasmLoadsIndex } from "./index-wasm.js";
 
 /** The trailer RocksDB appends to a shortened separator. Part of the file format. */
 const SEPARATOR_TRAILER = Uint8Array.of(0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff);
@@ -170,8 +170,8 @@ export interface IndexEncoding {
  * length and (for user keys) the 8-byte trailer inserted, then into memory of their own.
  * Returns undefined when an entry shares a key prefix or is malformed (the general path
  * decodes it and reports damage). With `wasm`, a block of `WASM_INDEX_MIN_ENTRIES` entries
- * or more is rewritten by index-wasm.ts, which gives the same answer (its twin is the loop
- * below).
+ * or more (up to `WASM_INDEX_MAX_BYTES`) is rewritten by index-wasm.ts, which gives the
+ * same answer (its twin is the loop below).
  */
 function rewriteWholeEntries(
   data: Uint8Array,
@@ -180,7 +180,7 @@ function rewriteWholeEntries(
   encoding: IndexEncoding,
   wasm: boolean,
 ): Uint8Array | undefined {
-  const loader = wasm && numRestarts >= WASM_INDEX_MIN_ENTRIES ? wasmIndexLoader() : undefined;
+  const loader = wasm && wasmLoadsIndex(data.length, numRestarts) ? wasmIndexLoader() : undefined;
   if (loader !== undefined) {
     const { keyIsUserKey, valueIsDeltaEncoded } = encoding;
     const out = loader.rewrite(
@@ -270,7 +270,8 @@ function emptyIndexBlock(): Uint8Array {
  * rewritten copy in memory of its own. Throws Corruption naming `file` and `blockOffset`
  * for a malformed entry. `wholeEntriesPath` (tests only: false) allows the fast path for
  * blocks whose entries all store their keys whole; `wasm` (tests only: false) lets that
- * path run in WebAssembly for blocks of `WASM_INDEX_MIN_ENTRIES` entries or more.
+ * path run in WebAssembly for blocks of `WASM_INDEX_MIN_ENTRIES` entries or more
+ * (up to `WASM_INDEX_MAX_BYTES`).
  */
 export function normalizeIndexBlock(
   data: Uint8Array,

@@ -37,7 +37,7 @@ import {
   varint64Before,
   varintEnd,
 } from "@shale/base";
-import { WASM_INDEX_MIN_ENTRIES, wasmIndexLoader } from "./index-wasm.js";
+import { wasmIndexLoader, wasmLoadsIndex } from "./index-wasm.js";
 import { compareInternalBytewise } from "./key-order.js";
 import { restartAt } from "./restart-array.js";
 
@@ -111,9 +111,9 @@ export class IndexSearch {
    * run holds more than one entry (an index block written with a restart interval > 1).
    * Throws Corruption naming `file` and `blockOffset` for a malformed entry (a shared prefix
    * at a restart, a bad header, a key shorter than a trailer, an entry overrunning the
-   * entries, a bad block offset). A block of `WASM_INDEX_MIN_ENTRIES` entries or more is
-   * read by index-wasm.ts unless `wasm` is false (tests), with the same result; the loops
-   * below are its twin, and what reports damage.
+   * entries, a bad block offset). A block of `WASM_INDEX_MIN_ENTRIES` entries or more (up to
+   * `WASM_INDEX_MAX_BYTES`) is read by index-wasm.ts unless `wasm` is false (tests), with
+   * the same result; the loops below are its twin, and what reports damage.
    */
   static build(
     data: Uint8Array,
@@ -123,7 +123,7 @@ export class IndexSearch {
     blockOffset: number,
     wasm = true,
   ): IndexSearch | undefined {
-    const loader = wasm && numRestarts >= WASM_INDEX_MIN_ENTRIES ? wasmIndexLoader() : undefined;
+    const loader = wasm && wasmLoadsIndex(data.length, numRestarts) ? wasmIndexLoader() : undefined;
     const fast = loader?.records(data, restartsOffset, numRestarts);
     if (fast === "runs") return undefined;
     if (fast !== undefined) {

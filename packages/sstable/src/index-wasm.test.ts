@@ -10,7 +10,12 @@ import { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { IndexBuilder, normalizeIndexBlock } from "./index-block.js";
 import { IndexSearch } from "./index-search.js";
-import { WASM_INDEX_MIN_ENTRIES, wasmIndexLoader } from "./index-wasm.js";
+import {
+  WASM_INDEX_MAX_BYTES,
+  WASM_INDEX_MIN_ENTRIES,
+  wasmIndexLoader,
+  wasmLoadsIndex,
+} from "./index-wasm.js";
 import { buildTable, ikey, openTable } from "./table.test-support.js";
 
 /** An index block as IndexBuilder writes it for `formatVersion`, one entry per user key. */
@@ -64,8 +69,12 @@ const userKeys = (minLength: number, maxLength: number) =>
   });
 
 describe("index blocks in WebAssembly", () => {
-  it("is available here (Node has WebAssembly)", () => {
+  it("is available here (Node has WebAssembly), for blocks of enough entries and not too many bytes", () => {
     expect(wasmIndexLoader()).toBeDefined();
+    expect(wasmLoadsIndex(10_000, WASM_INDEX_MIN_ENTRIES)).toBe(true);
+    expect(wasmLoadsIndex(10_000, WASM_INDEX_MIN_ENTRIES - 1)).toBe(false);
+    expect(wasmLoadsIndex(WASM_INDEX_MAX_BYTES, 100_000)).toBe(true);
+    expect(wasmLoadsIndex(WASM_INDEX_MAX_BYTES + 1, 100_000)).toBe(false);
   });
 
   it("rewrites and searches as the JavaScript does (property-based)", () => {

@@ -19,6 +19,17 @@ import { instantiateWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
 
 /** Index blocks with at least this many entries are loaded here (fewer: the JavaScript). */
 export const WASM_INDEX_MIN_ENTRIES = 256;
+/**
+ * Index blocks over this many bytes are left to the JavaScript, so the module's memory
+ * (kept by the thread once grown, ~3x the block) stays under ~32 MiB. 8 MiB is the index
+ * of a ~600 MB table with 4 KiB blocks.
+ */
+export const WASM_INDEX_MAX_BYTES = 8 * 1024 * 1024;
+
+/** True if `wasmIndexLoader` should load an index block of `size` bytes and `entries` entries. */
+export function wasmLoadsIndex(size: number, entries: number): boolean {
+  return entries >= WASM_INDEX_MIN_ENTRIES && size <= WASM_INDEX_MAX_BYTES;
+}
 
 interface Exports {
   memory: WasmMemory;
@@ -64,7 +75,8 @@ export class WasmIndexLoader {
   /**
    * `rewriteWholeEntries` (index-block.ts): the classic block of the entries
    * `data[0, limit)`, in memory of its own (`alloc(n)`), an empty array for a block with no
-   * entry (the caller substitutes the classic empty block), or undefined where the whole-entries path does not apply.
+   * entry (the caller substitutes the classic empty block), or undefined where the
+   * whole-entries path does not apply.
    */
   rewrite(
     data: Uint8Array,
