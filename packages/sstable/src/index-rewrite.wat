@@ -1,8 +1,9 @@
 ;; The per-entry loops of loading a large index block, in WebAssembly: the whole-entries
 ;; rewrite of index-block.ts (`rewriteWholeEntries`) and the record pass of index-search.ts
 ;; (`IndexSearch.build`). They run once per table open, over ~25k entries for a 58 MB table,
-;; mostly as cold JavaScript (~60 ms on the first table a process opens, against ~2 ms
-;; here); they also apply to hot code (~8 ms per open). Each function mirrors its JavaScript
+;; mostly as cold JavaScript: on the first table a process opened, rewrite + search aid took
+;; ~58 ms as JavaScript and take 15-23 ms with this module (its compile and the restart-array
+;; checks around it included); later opens ~8-13 ms -> ~5. Each function mirrors its JavaScript
 ;; twin exactly: where that one gives up (returns undefined) or finds damage, this one
 ;; returns a code and the caller runs the JavaScript, which reports it.
 ;; Build: scripts/build-wasm.mjs (wabt's wat2wasm) writes src/index-rewrite-wasm.ts.

@@ -4,7 +4,8 @@
  * `IndexSearch.build`. Both run once per table open over every index entry (~25k for a
  * 58 MB table). As JavaScript that is cold code in most processes, which open few tables:
  * on the first open of such a table the two took ~58 ms of its ~68 ms (against ~11 ms once
- * the JIT has compiled them). The module does the same in ~2 ms, cold or not.
+ * the JIT has compiled them). With the module the same steps take 15-23 ms on a first open
+ * (its compile, the copies and the restart-array checks around it included), ~5 later.
  *
  * Each method gives exactly its JavaScript twin's answer or says it cannot (`undefined`),
  * so the caller runs the JavaScript, which also reports damage: the twins stay the
