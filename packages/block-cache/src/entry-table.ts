@@ -12,6 +12,10 @@
  *   remove at i       backward shift: walk j = i+1, i+2, ... while slots[j] is not null; an
  *                     entry whose home is not cyclically in (i, j] moves back to i (i := j).
  *   growth            doubles when count * 2 > length; never shrinks.
+ *   byId              per id, a doubly linked list of its entries (`idPrev` / `idNext`),
+ *                     headed in a Map: `collectId` walks one table's blocks instead of
+ *                     scanning every slot (erasing a deleted table's blocks cost ~1 µs per
+ *                     entry of the whole cache, scanned; 40-65 ms per compaction here).
  *
  * Worked example (length 8): A and B hash home to 3, C to 4.
  *
@@ -39,6 +43,8 @@ export class EntryTable<V> {
   private mask = INITIAL_LENGTH - 1;
   /** Number of entries in the table. */
   count = 0;
+  /** The first entry of each id's list. */
+  private readonly byId = new Map<number, CacheEntry<V>>();
 
   /** The entry with this key, or undefined. */
   find(hash: number, id: number, offset: number): CacheEntry<V> | undefined {
@@ -65,11 +71,14 @@ export class EntryTable<V> {
       if (cur === null) break;
       if (cur.offset === offset && cur.id === id) {
         slots[i] = e;
+        this.unlinkId(cur);
+        this.linkId(e);
         return cur;
       }
       i = (i + 1) & mask;
     }
     slots[i] = e;
+    this.linkId(e);
     if (++this.count * 2 > slots.length) this.grow();
     return undefined;
   }
@@ -81,6 +90,7 @@ export class EntryTable<V> {
     let i = e.hash & mask;
     while (slots[i] !== e) i = (i + 1) & mask;
     this.removeAt(i);
+    this.unlinkId(e);
   }
 
   /** Removes and returns the entry with this key, or returns undefined. */
@@ -93,15 +103,48 @@ export class EntryTable<V> {
       if (e === null) return undefined;
       if (e.offset === offset && e.id === id) {
         this.removeAt(i);
+        this.unlinkId(e);
         return e;
       }
       i = (i + 1) & mask;
     }
   }
 
-  /** Appends every entry whose id is `id` to `out` (a scan of the whole table). */
+  /** Appends every entry whose id is `id` to `out` (its list: no scan of the table). */
   collectId(id: number, out: CacheEntry<V>[]): void {
-    for (const e of this.slots) if (e !== null && e.id === id) out.push(e);
+    let e = this.byId.get(id) ?? null;
+    for (; e !== null; e = e.idNext) out.push(e);
+  }
+
+  /** The first entry of `id`'s list, or null when the table holds none of that id. */
+  firstOfId(id: number): CacheEntry<V> | null {
+    return this.byId.get(id) ?? null;
+  }
+
+  /** Number of ids with an entry in the table (for checks and tests). */
+  get idCount(): number {
+    return this.byId.size;
+  }
+
+  /** Makes `e` the first entry of its id's list. */
+  private linkId(e: CacheEntry<V>): void {
+    const head = this.byId.get(e.id);
+    e.idPrev = null;
+    e.idNext = head ?? null;
+    if (head !== undefined) head.idPrev = e;
+    this.byId.set(e.id, e);
+  }
+
+  /** Takes `e` out of its id's list. */
+  private unlinkId(e: CacheEntry<V>): void {
+    const prev = e.idPrev;
+    const next = e.idNext;
+    if (next !== null) next.idPrev = prev;
+    if (prev !== null) prev.idNext = next;
+    else if (next !== null) this.byId.set(e.id, next);
+    else this.byId.delete(e.id);
+    e.idPrev = null;
+    e.idNext = null;
   }
 
   /** Every entry, in slot order (for checks and tests). */

@@ -70,6 +70,9 @@ export class CacheEntry<V> implements CacheHandle<V> {
   /** LRU list links (both null when the entry is not in the list). */
   prev: CacheEntry<V> | null = null;
   next: CacheEntry<V> | null = null;
+  /** Links of its id's list in the shard's table (entry-table.ts), null at the ends. */
+  idPrev: CacheEntry<V> | null = null;
+  idNext: CacheEntry<V> | null = null;
 
   constructor(
     shard: EntryShard<V>,

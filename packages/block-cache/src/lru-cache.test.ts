@@ -1,6 +1,6 @@
 import { ShaleError } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { LRUCache } from "./lru-cache.js";
+import { ERASE_STEP_ENTRIES, LRUCache } from "./lru-cache.js";
 
 /** Keys of unpinned entries, oldest first, "*" marking the high pool (single-shard caches). */
 function lruOrder<V>(cache: LRUCache<V>): string[] {
@@ -209,6 +209,56 @@ describe("LRUCache basics", () => {
     cache.release(pinned);
     expect(cache.usage).toBe(1000);
     for (const shard of cache["shards"]) shard.verify();
+  });
+
+  it("eraseIdSoon erases a big id's entries in bounded steps, one per macrotask, in order", async () => {
+    const freed: number[] = [];
+    const cache = new LRUCache<string>({
+      capacity: 1 << 30,
+      numShardBits: 2,
+      onEvict: (_v, id) => freed.push(id),
+    });
+    const n = ERASE_STEP_ENTRIES * 2 + 100;
+    for (let i = 0; i < n; i++) {
+      cache.insertUnpinned(1, i * 4096, "a", 10);
+      cache.insertUnpinned(3, i * 4096, "c", 10);
+    }
+    for (let i = 0; i < 50; i++) cache.insertUnpinned(2, i * 4096, "b", 10);
+    const pinned = cache.lookup(1, 0)!;
+    cache.eraseIdSoon(1);
+    cache.eraseIdSoon(2);
+    // Nothing yet: the caller does not pay for it.
+    expect(cache.stats().entries).toBe(2 * n + 50);
+    expect(cache.get(1, 4096)).toBe("a");
+    expect(cache.pendingEraseIds).toEqual([1, 2]);
+    const steps: number[] = [];
+    while (cache.pendingEraseIds.length > 0) {
+      const before = cache.stats().entries;
+      await new Promise((r) => setTimeout(r, 1));
+      steps.push(before - cache.stats().entries);
+      for (const shard of cache["shards"]) shard.verify();
+    }
+    for (const step of steps) expect(step).toBeLessThanOrEqual(ERASE_STEP_ENTRIES);
+    // Every id-1 and id-2 entry left the table (the pinned one too: it is freed on release).
+    expect(steps.reduce((a, b) => a + b, 0)).toBe(n + 50);
+    expect(cache.stats()).toMatchObject({ entries: n, pinnedUsage: 10 });
+    expect(cache.get(1, 4096)).toBeUndefined();
+    expect(cache.get(2, 0)).toBeUndefined();
+    expect(cache.get(3, 4096)).toBe("c");
+    // In order: every id-1 entry was freed before the first id-2 one (the pinned one waits).
+    const firstTwo = freed.indexOf(2);
+    expect(freed.slice(firstTwo).every((id) => id === 2)).toBe(true);
+    expect(freed.filter((id) => id === 1).length).toBe(n - 1);
+    cache.release(pinned);
+    expect(freed.filter((id) => id === 1).length).toBe(n);
+    expect(cache.usage).toBe(10 * n);
+  });
+
+  it("eraseIdSoon rejects a bad id at once", () => {
+    const cache = single(100);
+    expect(() => cache.eraseIdSoon(-1)).toThrow(invalid);
+    expect(() => cache.eraseIdSoon(1.5)).toThrow(invalid);
+    expect(cache.pendingEraseIds).toEqual([]);
   });
 
   it("hands out fresh ids", () => {

@@ -39,6 +39,9 @@ export interface CacheStats {
   entries: number;
 }
 
+/** Entries one step of `eraseIdSoon` erases at most (~1-2 ms of work). */
+export const ERASE_STEP_ENTRIES = 1024;
+
 export class LRUCache<V> {
   private readonly shards: LRUShard<V>[];
   private readonly shardShift: number;
@@ -49,6 +52,9 @@ export class LRUCache<V> {
   private readonly freed: CacheEntry<V>[] | null;
   private readonly onEvict: ((value: V, id: number, offset: number) => void) | undefined;
   private draining = false;
+  /** Ids `eraseIdSoon` was given and has not finished erasing, oldest first. */
+  private readonly pendingIds: number[] = [];
+  private eraseScheduled = false;
 
   /** Throws TypeError / ShaleError (InvalidArgument) for bad options (see LRUCacheOptions). */
   constructor(options: LRUCacheOptions<V>) {
@@ -200,13 +206,56 @@ export class LRUCache<V> {
 
   /**
    * Erases every entry whose id is `id` (e.g. the blocks of a deleted table), as `erase`.
-   * Cost: a scan of every shard's table, O(entries in the cache).
+   * Cost: O(entries with this id): each shard keeps a list per id.
    */
   eraseId(id: number): void {
     if (!isKeyPart(id)) throw keyError(id, 0);
     for (const shard of this.shards) shard.eraseId(id);
     if (this.freed !== null && this.freed.length !== 0) this.drain();
   }
+
+  /**
+   * Erases every entry whose id is `id`, as `eraseId`, but in steps of at most
+   * `ERASE_STEP_ENTRIES` entries, one per macrotask (`setTimeout(0)`, unref'd in Node), so
+   * that a caller dropping a big table's blocks (thousands of entries, ~1-2 µs each) never
+   * pauses for it. Until erased the entries stay findable and evictable as before. Pending
+   * ids are erased in the order given. An `onEvict` exception in a step is thrown from the
+   * timer (uncaught); the step's other callbacks then run at the next cache call.
+   */
+  eraseIdSoon(id: number): void {
+    if (!isKeyPart(id)) throw keyError(id, 0);
+    this.pendingIds.push(id);
+    if (!this.eraseScheduled) this.scheduleErase();
+  }
+
+  /** Ids whose entries `eraseIdSoon` has yet to erase (tests). */
+  get pendingEraseIds(): readonly number[] {
+    return this.pendingIds;
+  }
+
+  private scheduleErase(): void {
+    this.eraseScheduled = true;
+    const timer = setTimeout(this.eraseStep, 0) as unknown as { unref?: () => void };
+    timer.unref?.();
+  }
+
+  /** One step of `eraseIdSoon`: at most ERASE_STEP_ENTRIES entries, then the next step. */
+  private readonly eraseStep = (): void => {
+    this.eraseScheduled = false;
+    let budget = ERASE_STEP_ENTRIES;
+    const pending = this.pendingIds;
+    while (budget > 0 && pending.length > 0) {
+      const id = pending[0]!;
+      for (const shard of this.shards) {
+        budget -= shard.eraseIdSome(id, budget);
+        if (budget === 0) break;
+      }
+      // With budget left, every shard came back short: none of `id` is left.
+      if (budget > 0) pending.shift();
+    }
+    if (pending.length > 0) this.scheduleErase();
+    if (this.freed !== null && this.freed.length !== 0) this.drain();
+  };
 
   /**
    * Sets the capacity in bytes; shrinking evicts unpinned entries at once (pinned ones keep

@@ -152,7 +152,7 @@ export class LRUShard<V> {
     if (e !== undefined) this.detach(e);
   }
 
-  /** Erases every entry whose id is `id` (scans the whole table). */
+  /** Erases every entry whose id is `id` (walks its list in the table). */
   eraseId(id: number): void {
     const found: CacheEntry<V>[] = [];
     this.table.collectId(id, found);
@@ -160,6 +160,23 @@ export class LRUShard<V> {
       this.table.remove(e);
       this.detach(e);
     }
+  }
+
+  /**
+   * Erases up to `max` entries whose id is `id`; returns how many it erased (fewer than
+   * `max`: none of that id is left here).
+   */
+  eraseIdSome(id: number, max: number): number {
+    let n = 0;
+    let e = this.table.firstOfId(id);
+    while (e !== null && n < max) {
+      const next = e.idNext;
+      this.table.remove(e);
+      this.detach(e);
+      n++;
+      e = next;
+    }
+    return n;
   }
 
   setCapacity(capacity: number): void {
@@ -296,6 +313,17 @@ export class LRUShard<V> {
       if (e.refs === 0) unpinned++;
     }
     assertInvariant(unpinned === listed, "unpinned table entries and the LRU list differ");
+    // Every entry is on its id's list exactly once, and the lists hold nothing else.
+    const ids = new Map<number, number>();
+    for (const e of entries) ids.set(e.id, (ids.get(e.id) ?? 0) + 1);
+    assertInvariant(ids.size === this.table.idCount, "an id list is empty or missing");
+    for (const [id, n] of ids) {
+      const listedOfId: CacheEntry<V>[] = [];
+      this.table.collectId(id, listedOfId);
+      assertInvariant(listedOfId.length === n, `id ${id}'s list does not match the table`);
+      for (const e of listedOfId)
+        assertInvariant(e.id === id && e.inCache, "a stale id list entry");
+    }
     assertInvariant(this.usage >= tableUsage, "usage is below the charges in the table");
   }
 }
