@@ -14,6 +14,11 @@
  * `isValuePinned()` (RocksDB's IsValuePinned), and a caller that holds a value across moves
  * (the DB iterator going backwards) keeps the view instead of copying it.
  *
+ * Step hint: an iterator over internal keys may say, after `next()`, where the user key it
+ * moved to first differs from the one it left (`userKeyDiffersAt()`), when it knows that for
+ * free — a data block iterator does, from the shared-prefix length of the entry it decodes.
+ * The DB iterator's forward step then needs no key comparison and copies only the new bytes.
+ *
  * Order: whatever comparator the iterator was built with (internal-key order for engine
  * iterators). Errors (Corruption, IOError) are thrown by the call that meets them.
  *
@@ -35,6 +40,14 @@ export interface InternalIterator {
    * closed, not only until it moves. Absent or false: copy to keep. REQUIRES: `valid()`.
    */
   isValuePinned?(): boolean;
+  /**
+   * Optional. After `next()`: the index of the first byte at which the current user key (the
+   * key without its 8-byte trailer) differs from the user key of the entry the iterator was
+   * on before the move, both being longer than that index; -1 when not known (after any
+   * other move, or when the iterator cannot tell cheaply). Never a wrong index: -1 is always
+   * a correct answer. REQUIRES: `valid()`; keys are internal keys.
+   */
+  userKeyDiffersAt?(): number;
   close(): void;
 }
 

@@ -155,6 +155,11 @@ export class MergingIterator implements InternalIterator {
   private maxHeap: BinaryHeap<IteratorWrapper> | null = null;
   /** The top of the heap of the current direction; null when not valid. */
   private current: IteratorWrapper | null = null;
+  /**
+   * The child the last move was a `next()` of, or null: while it is still `current`, the
+   * merged sequence's previous entry was that child's previous one, so its step hint holds.
+   */
+  private stepped: IteratorWrapper | null = null;
   private forward = true;
   private closed = false;
 
@@ -190,6 +195,7 @@ export class MergingIterator implements InternalIterator {
   }
 
   seekToFirst(): void {
+    this.stepped = null;
     const heap = this.minHeap;
     heap.clear();
     const children = this.children;
@@ -203,6 +209,7 @@ export class MergingIterator implements InternalIterator {
   }
 
   seekToLast(): void {
+    this.stepped = null;
     const heap = this.reverseHeap();
     heap.clear();
     const children = this.children;
@@ -217,6 +224,7 @@ export class MergingIterator implements InternalIterator {
 
   /** Positions at the first entry with key >= target (lowest child index among equals). */
   seek(target: Uint8Array): void {
+    this.stepped = null;
     const heap = this.minHeap;
     heap.clear();
     const children = this.children;
@@ -231,6 +239,7 @@ export class MergingIterator implements InternalIterator {
 
   /** Positions at the last entry with key <= target (highest child index among equals). */
   seekForPrev(target: Uint8Array): void {
+    this.stepped = null;
     const heap = this.reverseHeap();
     heap.clear();
     const children = this.children;
@@ -249,6 +258,7 @@ export class MergingIterator implements InternalIterator {
     if (cur === null) throw invalidIterator("next");
     if (!this.forward) this.switchToForward(cur);
     const heap = this.minHeap;
+    this.stepped = cur;
     cur.next();
     if (heap.size === 1) {
       // Lone child (every other one is exhausted): nothing to rank it against.
@@ -265,6 +275,7 @@ export class MergingIterator implements InternalIterator {
     const cur = this.current;
     if (cur === null) throw invalidIterator("prev");
     if (this.forward) this.switchToBackward(cur);
+    this.stepped = null;
     const heap = this.maxHeap!;
     cur.prev();
     if (heap.size === 1) {
@@ -290,6 +301,17 @@ export class MergingIterator implements InternalIterator {
     return cur.iter.value();
   }
 
+  /**
+   * The step hint (see InternalIterator) of the child the last `next()` moved, while that
+   * child is still the current one; -1 otherwise.
+   */
+  userKeyDiffersAt(): number {
+    const cur = this.current;
+    if (cur === null || cur !== this.stepped) return -1;
+    const iter = cur.iter;
+    return iter.userKeyDiffersAt !== undefined ? iter.userKeyDiffersAt() : -1;
+  }
+
   /** REQUIRES: `valid()`. Whether the current child's value is pinned (see InternalIterator). */
   isValuePinned(): boolean {
     const cur = this.current;
@@ -302,6 +324,7 @@ export class MergingIterator implements InternalIterator {
     if (this.closed) return;
     this.closed = true;
     this.current = null;
+    this.stepped = null;
     this.minHeap.clear();
     this.maxHeap?.clear();
     let error: unknown;

@@ -35,6 +35,7 @@ import {
   type InternalIterator,
   pooledBytes,
   ShaleError,
+  TRAILER_SIZE,
   varint32Before,
   varintEnd,
 } from "@shale/base";
@@ -84,6 +85,13 @@ export class BlockIterator implements InternalIterator {
   valueLength = 0;
   private keyView: Uint8Array | undefined = undefined;
   private valueView: Uint8Array | undefined = undefined;
+  /**
+   * What `parseEntry` learnt of the entry it decoded against the key in `keyBuf` before:
+   * the first byte where their user keys differ, or -1 (see `userKeyDiffersAt`).
+   */
+  private parsedDiff = -1;
+  /** `userKeyDiffersAt()`: `parsedDiff` of the last `next()`, -1 after any other move. */
+  private diffAt = -1;
 
   /** @internal Sink of the prefetching loads (`run-scan.ts`), so they are not optimized away. */
   touched = 0;
@@ -98,6 +106,7 @@ export class BlockIterator implements InternalIterator {
 
   /** Points the iterator at `block` (unpositioned). `blockOffset` is used in errors. */
   init(block: Block, file: string | undefined, blockOffset: number): this {
+    this.diffAt = -1;
     // Acquire before releasing: re-initializing on the same block must not free it.
     block.acquire();
     const previous = this.block;
@@ -156,6 +165,15 @@ export class BlockIterator implements InternalIterator {
   }
 
   /**
+   * After `next()`: where the current user key first differs from the previous entry's (its
+   * shared-prefix length, when the byte there differs), else -1; -1 after any other move
+   * and at the first entry of a block (InternalIterator's step hint).
+   */
+  userKeyDiffersAt(): number {
+    return this.current < 0 ? -1 : this.diffAt;
+  }
+
+  /**
    * True unless the block's memory is recyclable (a block of a recycling cache, see
    * `Block.recyclable`): other blocks' bytes are never rewritten once read (a cached block
    * owns its memory; an uncached one is carved from a BlockSlab or a readahead region,
@@ -169,6 +187,7 @@ export class BlockIterator implements InternalIterator {
 
   close(): void {
     this.current = -1;
+    this.diffAt = -1;
     const block = this.block;
     this.block = undefined;
     if (block !== undefined) block.release();
@@ -220,6 +239,15 @@ export class BlockIterator implements InternalIterator {
     const end = q + unshared + vlen;
     if (end > limit) this.corrupt("entry overruns the block");
     const keyLength = shared + unshared;
+    // The two keys agree on [0, shared); if both user keys go past it and byte `shared`
+    // differs, that is where they part (an encoder need not make `shared` the longest
+    // common prefix, so the byte is checked; a restart entry has shared = 0).
+    this.parsedDiff =
+      shared < this.keyLength - TRAILER_SIZE &&
+      shared < keyLength - TRAILER_SIZE &&
+      this.keyBuf[shared] !== data[q]
+        ? shared
+        : -1;
     if (keyLength > this.keyBuf.length) this.growKey(keyLength, shared);
     const kb = this.keyBuf;
     if (unshared <= 32) {
@@ -257,6 +285,7 @@ export class BlockIterator implements InternalIterator {
    * REQUIRES: 0 <= i < number of restart points; the block is not empty.
    */
   seekToRestart(i: number): void {
+    this.diffAt = -1;
     const data = this.data;
     const limit = this.restartsOffset;
     this.restartIndex = i;
@@ -281,6 +310,7 @@ export class BlockIterator implements InternalIterator {
   }
 
   seekToFirst(): void {
+    this.diffAt = -1;
     if (this.restartsOffset <= 0) {
       this.invalidate();
       return;
@@ -289,6 +319,7 @@ export class BlockIterator implements InternalIterator {
   }
 
   seekToLast(): void {
+    this.diffAt = -1;
     if (this.restartsOffset <= 0) {
       this.invalidate();
       return;
@@ -334,6 +365,7 @@ export class BlockIterator implements InternalIterator {
    * the scan stops there without comparing.
    */
   seek(target: Uint8Array): void {
+    this.diffAt = -1;
     const limit = this.restartsOffset;
     if (limit <= 0) {
       this.invalidate();
@@ -414,6 +446,7 @@ export class BlockIterator implements InternalIterator {
   }
 
   seekForPrev(target: Uint8Array): void {
+    this.diffAt = -1;
     this.seek(target);
     if (this.current < 0) {
       this.seekToLast();
@@ -425,9 +458,11 @@ export class BlockIterator implements InternalIterator {
   next(): void {
     if (this.current < 0) throw new RangeError("next() on an invalid iterator");
     this.advance();
+    this.diffAt = this.parsedDiff;
   }
 
   prev(): void {
+    this.diffAt = -1;
     const cur = this.current;
     if (cur < 0) throw new RangeError("prev() on an invalid iterator");
     const rc = this.runCache;

@@ -297,6 +297,14 @@ export class TableIterator implements InternalIterator {
     return this.data.value();
   }
 
+  /**
+   * The data block iterator's step hint: every move of this iterator ends in a move of it,
+   * and a step onto another block starts it afresh there (-1).
+   */
+  userKeyDiffersAt(): number {
+    return this.valid() ? this.data.userKeyDiffersAt() : -1;
+  }
+
   /** True: a data block's bytes are never rewritten (see BlockIterator.isValuePinned). */
   isValuePinned(): boolean {
     return this.data.isValuePinned();

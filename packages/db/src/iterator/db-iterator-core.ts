@@ -116,6 +116,11 @@ export class DBIteratorCore {
 
   private readonly operands: MergeOperands = this.buffers.operands;
   private readonly pins: PinnedIterators | undefined;
+  /**
+   * The merged iterator gives step hints (`userKeyDiffersAt`) and the order is bytewise, so a
+   * forward step compares one byte with the saved key instead of the whole key.
+   */
+  private readonly hinted: boolean;
   /** Set by findValueForCurrentKey: the merged iterator is already before the saved key. */
   private beforeSavedKey = false;
 
@@ -131,6 +136,7 @@ export class DBIteratorCore {
     this.rangeDel = options.rangeDel;
     this.stats = options.statistics;
     this.pins = options.pins;
+    this.hinted = this.order.bytewise && typeof this.iter.userKeyDiffersAt === "function";
   }
 
   private compareToSaved(ikey: Uint8Array, n: number): number {
@@ -151,11 +157,18 @@ export class DBIteratorCore {
     const upperInclusive = this.upperInclusive;
     const order = this.order;
     const rangeDel = this.rangeDel;
+    const buffers = this.buffers;
+    const hinted = this.hinted;
     this.pins?.release(); // the views of the last key backwards end with the move
     this.currentEntryIsMerged = false;
     this.valueSource = VALUE_FROM_ITER;
     let numSkipped = 0;
     let reseekDone = false;
+    // The merged iterator's previous entry holds the saved user key (true on every call that
+    // skips: the iterator is on, or just past, the saved key's entries). Then its step hint
+    // — where the current user key first differs from that entry's — is where it differs
+    // from the saved key: one byte decides the comparison, and the copy starts there.
+    let onSaved = skipping;
     while (iter.valid()) {
       const ikey = iter.key();
       const n = ikey.length - TRAILER_SIZE;
@@ -164,15 +177,23 @@ export class DBIteratorCore {
         const c = order.comparePrefixes(ikey, n, upper, upper.length);
         if (upperInclusive ? c > 0 : c >= 0) break;
       }
+      const at = onSaved && hinted ? iter.userKeyDiffersAt!() : -1;
       const seq = trailerSeq(ikey, n);
       if (seq <= snapshot) {
-        if (skipping && this.compareToSaved(ikey, n) <= 0) {
+        const c = !skipping
+          ? 1
+          : at >= 0
+            ? ikey[at]! - buffers.keyBuf[at]!
+            : this.compareToSaved(ikey, n);
+        if (c <= 0) {
           numSkipped++; // an older version of a key already decided
+          onSaved = c === 0;
         } else {
           numSkipped = 0;
           reseekDone = false;
+          onSaved = true;
           const kind = ikey[n]!;
-          this.buffers.saveKey(ikey, n);
+          buffers.saveKey(ikey, n, at > 0 ? at : 0);
           if (kind === ValueKind.Value || kind === ValueKind.Merge) {
             if (rangeDel !== undefined && seq < rangeDel.coveringSeqOf(ikey)) {
               if (this.stats !== undefined) this.stats.tick(Ticker.RangeDelCoveredKeys);
@@ -190,11 +211,13 @@ export class DBIteratorCore {
         }
       } else {
         // Newer than the snapshot: invisible, but it tells where the next user key starts.
-        const c = this.compareToSaved(ikey, n);
+        const c = at >= 0 ? ikey[at]! - buffers.keyBuf[at]! : this.compareToSaved(ikey, n);
         if (c === 0 || (skipping && c < 0)) {
           numSkipped++;
+          onSaved = c === 0;
         } else {
-          this.buffers.saveKey(ikey, n);
+          buffers.saveKey(ikey, n, at > 0 ? at : 0);
+          onSaved = true;
           skipping = false;
           numSkipped = 0;
           reseekDone = false;
@@ -206,8 +229,8 @@ export class DBIteratorCore {
         reseekDone = true;
         iter.seek(
           skipping
-            ? this.buffers.savedSeekKey(0, ValueKind.Deletion) // past the key's last version
-            : this.buffers.savedSeekKey(snapshot, KIND_FOR_SEEK), // to its newest visible version
+            ? buffers.savedSeekKey(0, ValueKind.Deletion) // past the key's last version
+            : buffers.savedSeekKey(snapshot, KIND_FOR_SEEK), // to its newest visible version
         );
       } else {
         iter.next();

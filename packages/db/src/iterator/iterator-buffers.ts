@@ -73,15 +73,22 @@ export class IteratorBuffers {
     this.operands.clear();
   }
 
-  /** Copies the user key of `ikey` (its first `n` bytes) into keyBuf. */
-  saveKey(ikey: Uint8Array, n: number): void {
+  /**
+   * Copies the user key of `ikey` (its first `n` bytes) into keyBuf; bytes [0, from) only if
+   * they differ from the saved key's. REQUIRES: the saved key is at least `from` bytes long
+   * and its first `from` bytes are those of `ikey`.
+   */
+  saveKey(ikey: Uint8Array, n: number, from = 0): void {
     let buf = this.keyBuf;
+    let i = from;
     if (n > buf.length) {
-      buf = this.keyBuf = new Uint8Array(Math.max(n, buf.length * 2));
+      const grown = new Uint8Array(Math.max(n, buf.length * 2));
+      grown.set(buf.subarray(0, from));
+      buf = this.keyBuf = grown;
       this.keyView = EMPTY_BYTES; // a view of the old buffer
     }
-    if (n <= 32) for (let i = 0; i < n; i++) buf[i] = ikey[i]!;
-    else buf.set(ikey.subarray(0, n));
+    if (n - i <= 32) for (; i < n; i++) buf[i] = ikey[i]!;
+    else buf.set(ikey.subarray(i, n), i);
     this.keyLength = n;
   }
 

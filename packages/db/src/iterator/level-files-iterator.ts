@@ -117,6 +117,15 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
     return this.it!.value();
   }
 
+  /**
+   * The current file's step hint (InternalIterator): a step onto the next file is a
+   * `seekToFirst` of it, so the hint is -1 there.
+   */
+  userKeyDiffersAt(): number {
+    const it = this.it;
+    return it !== undefined && it.userKeyDiffersAt !== undefined ? it.userKeyDiffersAt() : -1;
+  }
+
   isValuePinned(): boolean {
     const pins = this.pins;
     return (pins === undefined || pins.active) && this.it!.isValuePinned?.() === true;
