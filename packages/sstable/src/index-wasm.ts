@@ -16,7 +16,7 @@
  */
 import { TRAILER_SIZE } from "@shale/base";
 import { INDEX_REWRITE_WASM } from "./index-rewrite-wasm.js";
-import { instantiateWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
+import { lazyWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
 
 /** Index blocks with at least this many entries are loaded here (fewer: the JavaScript). */
 export const WASM_INDEX_MIN_ENTRIES = 256;
@@ -131,13 +131,8 @@ export class WasmIndexLoader {
   }
 }
 
-let loader: WasmIndexLoader | null | undefined;
-
 /** This thread's loader, or undefined without WebAssembly. */
-export function wasmIndexLoader(): WasmIndexLoader | undefined {
-  if (loader === undefined) {
-    const exports = instantiateWasm(INDEX_REWRITE_WASM);
-    loader = exports === undefined ? null : new WasmIndexLoader(exports as Exports);
-  }
-  return loader ?? undefined;
-}
+export const wasmIndexLoader: () => WasmIndexLoader | undefined = lazyWasm(
+  INDEX_REWRITE_WASM,
+  (exports) => new WasmIndexLoader(exports as Exports),
+);

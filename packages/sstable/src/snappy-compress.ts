@@ -15,7 +15,7 @@
  * used synchronously.
  */
 import { SNAPPY_COMPRESS_WASM } from "./snappy-compress-wasm.js";
-import { instantiateWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
+import { lazyWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
 
 interface Exports {
   memory: WasmMemory;
@@ -61,13 +61,8 @@ export class WasmSnappyCompressor {
   }
 }
 
-let compressor: WasmSnappyCompressor | null | undefined;
-
 /** This thread's compressor, or undefined without WebAssembly. */
-export function wasmCompressor(): WasmSnappyCompressor | undefined {
-  if (compressor === undefined) {
-    const exports = instantiateWasm(SNAPPY_COMPRESS_WASM);
-    compressor = exports === undefined ? null : new WasmSnappyCompressor(exports as Exports);
-  }
-  return compressor ?? undefined;
-}
+export const wasmCompressor: () => WasmSnappyCompressor | undefined = lazyWasm(
+  SNAPPY_COMPRESS_WASM,
+  (exports) => new WasmSnappyCompressor(exports as Exports),
+);

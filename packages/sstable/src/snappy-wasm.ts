@@ -11,7 +11,7 @@
  * instance per thread, used synchronously.
  */
 import { SNAPPY_DECODE_WASM } from "./snappy-decode-wasm.js";
-import { instantiateWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
+import { lazyWasm, memoryFor, type WasmMemory } from "./wasm-module.js";
 
 interface Exports {
   memory: WasmMemory;
@@ -51,13 +51,8 @@ export class WasmSnappyDecoder {
   }
 }
 
-let decoder: WasmSnappyDecoder | null | undefined;
-
 /** This thread's decoder, or undefined without WebAssembly. */
-export function wasmDecoder(): WasmSnappyDecoder | undefined {
-  if (decoder === undefined) {
-    const exports = instantiateWasm(SNAPPY_DECODE_WASM);
-    decoder = exports === undefined ? null : new WasmSnappyDecoder(exports as Exports);
-  }
-  return decoder ?? undefined;
-}
+export const wasmDecoder: () => WasmSnappyDecoder | undefined = lazyWasm(
+  SNAPPY_DECODE_WASM,
+  (exports) => new WasmSnappyDecoder(exports as Exports),
+);

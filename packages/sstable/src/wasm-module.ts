@@ -1,6 +1,6 @@
 /**
- * What the Snappy WebAssembly modules (snappy-wasm.ts, snappy-compress.ts) share: compiling
- * a module from its base64 bytes once per thread, and growing its memory to fit a block.
+ * What the WebAssembly modules (snappy-wasm.ts, snappy-compress.ts, index-wasm.ts) share:
+ * compiling a module from its base64 bytes once per thread, and growing its memory to fit.
  * The package compiles without the DOM lib, so the part of the WebAssembly API used is
  * declared here.
  */
@@ -26,6 +26,21 @@ export function instantiateWasm(base64: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A getter of this thread's wrapper of the module in `base64`: compiled and wrapped by
+ * `make` on first use, undefined (every time) where WebAssembly cannot compile it.
+ */
+export function lazyWasm<T>(base64: string, make: (exports: unknown) => T): () => T | undefined {
+  let made: T | null | undefined;
+  return () => {
+    if (made === undefined) {
+      const exports = instantiateWasm(base64);
+      made = exports === undefined ? null : make(exports);
+    }
+    return made ?? undefined;
+  };
 }
 
 /**
