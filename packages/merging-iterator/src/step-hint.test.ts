@@ -66,16 +66,14 @@ const userKey = fc
   .map((a) => Uint8Array.from(a));
 
 /** 1-4 children of distinct internal keys (one seq space), some without hints. */
-const childrenArb = fc
-  .array(userKey, { minLength: 1, maxLength: 60 })
-  .chain((entries) =>
-    fc.tuple(
-      fc.constant(entries),
-      // Owners in runs of keys (after sorting), so a child often stays on top for a while.
-      fc.integer({ min: 1, max: 12 }),
-      fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-    ),
-  );
+const childrenArb = fc.array(userKey, { minLength: 1, maxLength: 60 }).chain((entries) =>
+  fc.tuple(
+    fc.constant(entries),
+    // Owners in runs of keys (after sorting), so a child often stays on top for a while.
+    fc.integer({ min: 1, max: 12 }),
+    fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+  ),
+);
 
 type Move = "next" | "prev" | "seek" | "first" | "last";
 const moveArb = fc.array(
