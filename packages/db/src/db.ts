@@ -212,7 +212,7 @@ export class DB {
     this.secondaryPins = new SecondaryPins(options.fs, dir, (paths) => this.removeFiles(paths));
     this.mem = state.mem;
     this.chunkPool = memtableChunkPool(options.writeBufferSize, state.mem, state.imm);
-    this.wal = new ActiveWal(state.wal, state.logNumber, this.stats);
+    this.wal = new ActiveWal(state.wal, state.logNumber, this.stats, state.memLogNumber);
     this.recoveryDrops = state.drops;
     this.lastSeq = state.versions.lastSequence;
     this.blockCache = options.blockCache;
@@ -527,7 +527,7 @@ export class DB {
    */
   private switchMemtable(): void {
     const t0 = tracingPauses ? pauseStart() : 0;
-    const sealedLog = this.wal.number;
+    const sealedLog = this.wal.memtableLogNumber;
     this.wal.roll(this.fs, this.dir, this.versions.newFileNumber());
     const sealed = this.mem;
     sealed.seal();

@@ -55,8 +55,8 @@ export interface FlushHost {
   readonly statistics: Statistics | undefined;
   /** Flushes are counted in the compaction statistics (L0 row). */
   readonly compactionStats: CompactionStats;
-  /** The current WAL, which holds all of the mutable memtable's data. */
-  readonly wal: { readonly number: number; releaseBelow(logNumber: number): void };
+  /** The current WAL; the mutable memtable's data is in `memtableLogNumber` and later logs. */
+  readonly wal: { readonly memtableLogNumber: number; releaseBelow(logNumber: number): void };
   /** True once a background job failed (nothing more is flushed). */
   failed(): boolean;
   /**
@@ -182,7 +182,9 @@ export class FlushScheduler {
     const remaining = this.imm.filter((m) => m !== target);
     // WALs older than every memtable still in memory hold nothing that is not in tables.
     const logNumber =
-      remaining.length > 0 ? remaining[remaining.length - 1]!.logNumber : host.wal.number;
+      remaining.length > 0
+        ? remaining[remaining.length - 1]!.logNumber
+        : host.wal.memtableLogNumber;
     const edit = new VersionEdit();
     edit.logNumber = logNumber;
     if (file !== undefined) edit.addFile(0, file);

@@ -128,12 +128,15 @@ export interface DbOptions {
    */
   bestEffortsRecovery?: boolean;
   /**
-   * RocksDB's avoid_flush_during_recovery: the memtables a WAL replay rebuilds on open are
-   * handed to the background flush (oldest first, as if just switched out) instead of being
-   * written to L0 before `open` returns; their WALs stay on disk until those flushes install,
-   * so a crash meanwhile replays them again. Reads see the replayed data at once either way.
-   * false (RocksDB's default) flushes them during open, which then deletes the old WALs.
-   * Default: true (the flush off the open path: a 64 MiB WAL opened in about half the CPU).
+   * RocksDB's avoid_flush_during_recovery: the memtables a WAL replay rebuilds on open stay
+   * in memory instead of being written to L0 before `open` returns. The last one (not full)
+   * is the mutable memtable, taking the writes that follow, as RocksDB keeps its final
+   * replayed memtable; the full ones before it are handed to the background flush (oldest
+   * first, as if just switched out). Their WALs stay on disk until those memtables' flushes
+   * install, so a crash meanwhile replays them again. Reads see the replayed data at once
+   * either way. false (RocksDB's default) flushes them during open, which then deletes the
+   * old WALs. Default: true (no flush on the open path: a 64 MiB WAL opened in about half the
+   * CPU, and the reads after it find the recent data in memory, not in a cold L0 table).
    */
   avoidFlushDuringRecovery?: boolean;
   /**

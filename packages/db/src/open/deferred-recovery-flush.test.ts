@@ -1,6 +1,7 @@
 /**
- * avoidFlushDuringRecovery (recovery.ts): the memtables a WAL replay rebuilds go to the
- * background flush; their WALs stay until it installs, so a crash before that loses nothing.
+ * avoidFlushDuringRecovery (recovery.ts): the memtables a WAL replay rebuilds stay in memory,
+ * the last one as the mutable memtable and the full ones for the background flush; their WALs
+ * stay until the flushes install, so a crash before that loses nothing.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -16,7 +17,7 @@ const str = (v: Uint8Array | undefined) =>
 const logs = (names: string[]) => names.filter((n) => n.endsWith(".log")).sort();
 
 describe("avoidFlushDuringRecovery", () => {
-  it("by default leaves the replayed memtable to the background flush, its WAL kept until then", async () => {
+  it("by default keeps the replayed memtable in memory, its WAL kept until it is flushed", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", { fs });
     db.put("a", "1");
@@ -76,39 +77,125 @@ describe("avoidFlushDuringRecovery", () => {
     await again.close();
   });
 
-  /** A database whose L0 holds 4 tables (the compaction trigger) and whose WAL holds more. */
+  it("writes after the open go to the replayed memtable; a later open replays both WALs", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", { fs });
+    db.put("a", "1");
+    await db.close();
+    const again = await DB.open("/db", { fs });
+    expect(again.getProperty("shale.num-immutable-mem-table")).toBe("0");
+    expect(again.getProperty("shale.num-entries-active-mem-table")).toBe("1");
+    again.put("b", "2");
+    expect(again.getProperty("shale.num-entries-active-mem-table")).toBe("2");
+    await again.close();
+    expect(logs(fs.list("/db"))).toHaveLength(2); // nothing flushed: both WALs kept
+    const third = await DB.open("/db", { fs });
+    expect(str(third.get("a"))).toBe("1");
+    expect(str(third.get("b"))).toBe("2");
+    expect(third.getProperty("shale.num-entries-active-mem-table")).toBe("2");
+    await third.flush();
+    expect(logs(fs.list("/db"))).toHaveLength(1);
+    await third.close();
+    const fourth = await DB.open("/db", { fs });
+    expect(str(fourth.get("a"))).toBe("1");
+    expect(str(fourth.get("b"))).toBe("2");
+    await fourth.close();
+  });
+
+  it("the full replayed memtables' flush keeps the WAL the mutable one still needs", async () => {
+    const fs = new MemoryFileSystem();
+    const big = "x".repeat(1000);
+    // ~120 KiB in one WAL; replayed at 64 KiB: full memtables and a mutable one.
+    const db = await DB.open("/db", { fs, writeBufferSize: 1 << 20 });
+    for (let k = 0; k < 120; k++) db.put(`k${k}`, `${k}:${big}`);
+    await db.close();
+    const again = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    const full = Number(again.getProperty("shale.num-immutable-mem-table"));
+    expect(full).toBeGreaterThanOrEqual(1);
+    const active = Number(again.getProperty("shale.num-entries-active-mem-table"));
+    expect(active).toBeGreaterThan(0);
+    for (let i = 0; i < 200 && again.getProperty("shale.num-immutable-mem-table") !== "0"; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(again.getProperty("shale.num-immutable-mem-table")).toBe("0");
+    expect(again.getProperty("shale.num-files-at-level0")).toBe(String(full));
+    // The replayed WAL holds the mutable memtable's data: it must outlive that flush.
+    expect(logs(fs.list("/db"))).toHaveLength(2);
+    await again.close(); // no flush on close: the next open replays it
+    const third = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    for (let k = 0; k < 120; k++)
+      expect(str(third.get(`k${k}`))?.split(":")[0], `k${k}`).toBe(`${k}`);
+    await third.close();
+  });
+
+  it("a replayed mutable memtable switched out keeps its oldest WAL until its own flush (a crash before it loses nothing)", async () => {
+    const fs = new MemoryFileSystem();
+    const big = "x".repeat(1000);
+    const db = await DB.open("/db", { fs, writeBufferSize: 1 << 20 });
+    for (let k = 0; k < 300; k++) db.put(`k${k}`, `${k}:${big}`);
+    await db.close();
+    const again = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    expect(Number(again.getProperty("shale.num-immutable-mem-table"))).toBeGreaterThanOrEqual(3);
+    // Before the full replayed memtables' flushes install, the mutable one (its data in the
+    // replayed WAL) is switched out by new writes: when an older one's flush installs, the
+    // replayed WAL must stay for it. The process dies before its own flush: a copy of the
+    // files as they are then (all in the OS) is what the next open finds.
+    for (let k = 0; k < 80; k++) again.put(`n${k}`, big);
+    expect(Number(again.getProperty("shale.num-immutable-mem-table"))).toBeGreaterThanOrEqual(1);
+    const crashed = new MemoryFileSystem();
+    crashed.mkdir("/db");
+    for (const name of fs.list("/db"))
+      if (name !== "LOCK") crashed.writeFile(`/db/${name}`, fs.readFile(`/db/${name}`));
+    await again.close();
+    const third = await DB.open("/db", { fs: crashed, writeBufferSize: 64 * 1024 });
+    for (let k = 0; k < 300; k++)
+      expect(str(third.get(`k${k}`))?.split(":")[0], `k${k}`).toBe(`${k}`);
+    for (let k = 0; k < 80; k++) expect(str(third.get(`n${k}`)), `n${k}`).toBe(big);
+    await third.close();
+  });
+
+  /**
+   * A database whose L0 holds 4 tables (the compaction trigger) and whose WAL holds ~100 KiB
+   * more: replayed at a 64 KiB write buffer, a full memtable for the background flush and
+   * a mutable one.
+   */
   async function l0AtTriggerWithWal(fs: MemoryFileSystem): Promise<void> {
     const db = await DB.open("/db", { fs, disableAutoCompactions: true });
     for (let t = 0; t < 4; t++) {
       for (let k = 0; k < 50; k++) db.put(`k${k}`, `${t}`);
       await db.flush();
     }
-    for (let k = 0; k < 50; k++) db.put(`k${k}`, "wal");
+    for (let k = 0; k < 50; k++) db.put(`k${k}`, WAL_VALUE);
     await db.close();
   }
+  const WAL_VALUE = `wal${"x".repeat(2000)}`;
   const level = (db: DB, n: number) => db.getProperty(`shale.num-files-at-level${n}`);
 
-  it("holds the L0 compaction back until the replayed memtable's table is in L0: one job takes all five", async () => {
+  it("holds the L0 compaction back until the full replayed memtable's table is in L0: one job takes all five", async () => {
     const fs = new MemoryFileSystem();
     await l0AtTriggerWithWal(fs);
-    const again = await DB.open("/db", { fs });
+    const again = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    expect(again.getProperty("shale.num-immutable-mem-table")).toBe("1");
     await again.waitForCompactions();
     // Compacted at once, the 4 tables would leave the replayed one alone in L0 beside L1.
     expect(level(again, 0)).toBe("0");
     expect(level(again, 1)).toBe("1");
     expect(again.getProperty("shale.stats")).toMatch(/1 compactions/);
-    for (let k = 0; k < 50; k++) expect(str(again.get(`k${k}`))).toBe("wal");
+    for (let k = 0; k < 50; k++) expect(str(again.get(`k${k}`))).toBe(WAL_VALUE);
     await again.close();
   });
 
   it("does not hold it back once L0 has reached the slowdown trigger", async () => {
     const fs = new MemoryFileSystem();
     await l0AtTriggerWithWal(fs);
-    const again = await DB.open("/db", { fs, level0SlowdownWritesTrigger: 4 });
+    const again = await DB.open("/db", {
+      fs,
+      writeBufferSize: 64 * 1024,
+      level0SlowdownWritesTrigger: 4,
+    });
     await again.waitForCompactions();
     expect(level(again, 0)).toBe("1"); // the 4 compacted at once; the replayed one came after
     expect(level(again, 1)).toBe("1");
-    for (let k = 0; k < 50; k++) expect(str(again.get(`k${k}`))).toBe("wal");
+    for (let k = 0; k < 50; k++) expect(str(again.get(`k${k}`))).toBe(WAL_VALUE);
     await again.close();
   });
 

@@ -58,6 +58,7 @@ export function followerState(
     imm: [],
     wal: new LogWriter(NULL_FILE),
     logNumber: 0,
+    memLogNumber: 0,
     writeRefusal: ShaleError.notSupported(message),
     drops: [],
     identity: { dbId: "", dbSessionId: newDbSessionId() },

@@ -24,15 +24,19 @@
  * WalRecoveryDrops, listed by the property `shale.recovery-dropped`, and announced as a
  * process warning (shale has no info log: see `announceDrops`).
  *
- * The replayed memtables (one per `writeBufferSize` of replayed data) are, by default
- * (`avoidFlushDuringRecovery`, RocksDB's avoid_flush_during_recovery), returned as immutable
- * memtables for the background flush, each with the WAL its data starts in: this open's
- * MANIFEST edit keeps the log number at the oldest replayed WAL, so those WALs stay until
- * the flushes install (flush-scheduler.ts then deletes them), and a crash before that replays
- * them again. With the option false (RocksDB's default), or while the directory holds column
+ * The replayed memtables (one per `writeBufferSize` of replayed data) stay in memory by
+ * default (`avoidFlushDuringRecovery`, RocksDB's avoid_flush_during_recovery): the last one,
+ * not full, is the mutable memtable, which takes the writes after the open, as RocksDB keeps
+ * its final replayed memtable; the full ones before it are immutable memtables for the
+ * background flush. Each carries the WAL its data starts in: this open's MANIFEST edit keeps
+ * the log number at the oldest replayed WAL, so those WALs stay until the flushes install
+ * (flush-scheduler.ts then deletes them; for the mutable one, after its switch and flush),
+ * and a crash before that replays them again. So a reopen reads its recent data from memory
+ * as the run before it did, instead of from a small L0 table that a cold cache serves with
+ * preads. With the option false (RocksDB's default), or while the directory holds column
  * families shale leaves alone (writes and flushes are refused then), they are flushed to L0
- * tables here, inline, and the old WALs deleted: the open then has no immutable memtable.
- * Either way the open starts a fresh WAL and an empty mutable memtable.
+ * tables here, inline, and the old WALs deleted: the open then has no immutable memtable
+ * and an empty mutable one. Either way the open starts a fresh WAL.
  */
 import {
   baseName,
@@ -74,13 +78,18 @@ import { MemTableInserter } from "../write/write-path.js";
 export interface RecoveredState {
   icmp: InternalKeyComparator;
   versions: VersionSet;
-  /** The mutable memtable (empty: replayed data is in `imm` or was flushed). */
+  /**
+   * The mutable memtable: the last one the WAL replay filled (`avoidFlushDuringRecovery`),
+   * or empty (the replayed data was flushed, or there was none).
+   */
   mem: MemTable;
-  /** Immutable memtables, newest first: the replayed ones, left for the background flush. */
+  /** Immutable memtables, newest first: the fuller replayed ones, left for the background flush. */
   imm: ImmutableMemTable[];
-  /** The new WAL and its number: the mutable memtable's data will all be in it. */
+  /** The new WAL and its number: every write after the open goes there. */
   wal: LogWriter;
   logNumber: number;
+  /** The oldest WAL holding data of `mem`: a replayed one, or `logNumber` when `mem` is empty. */
+  memLogNumber: number;
   /**
    * NotSupported while the directory holds column families other than `default` (shale opens
    * the default one and leaves the others alone; writing could lose their WAL data).
@@ -300,24 +309,35 @@ export function recover(
     fs.syncDir(dir);
     versions.rollManifest(!options.bestEffortsRecovery);
 
-    // What was replayed, oldest first: left for the background flush (its WALs kept: the
-    // log number stays at the oldest of them), or flushed now (oldest first, so L0 stays
-    // ordered newest first by seq) with the old WALs retired in the same MANIFEST edit.
+    // What was replayed, oldest first. Kept in memory (its WALs kept: the log number stays
+    // at the oldest of them): the last memtable, not full, stays the mutable one, as in
+    // RocksDB, and the full ones go to the background flush. Or flushed now (oldest first,
+    // so L0 stays ordered newest first by seq) with the old WALs retired in the same
+    // MANIFEST edit. Not kept while other column families are left alone: writes and flushes
+    // are refused then.
+    const keep = options.avoidFlushDuringRecovery && writeRefusal === undefined;
     const edit = new VersionEdit();
     edit.logNumber = logNumber;
     const imm: ImmutableMemTable[] = []; // newest first
+    let mutable: MemTable | undefined;
+    let memLogNumber = logNumber;
     const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
     for (let i = 0; i < replayed.length; i++) {
       const m = replayed[i]!;
       if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
-      m.seal();
-      // Not while other column families are left alone: writes and flushes are refused then.
-      if (options.avoidFlushDuringRecovery && writeRefusal === undefined) {
+      if (keep) {
         const log = replayedLogs[i]!;
-        if (imm.length === 0) edit.logNumber = log;
-        imm.unshift({ mem: m, logNumber: log });
+        if (edit.logNumber === logNumber) edit.logNumber = log;
+        if (i === replayed.length - 1) {
+          mutable = m;
+          memLogNumber = log;
+        } else {
+          m.seal();
+          imm.unshift({ mem: m, logNumber: log });
+        }
         continue;
       }
+      m.seal();
       const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
       if (file !== undefined) edit.addFile(0, file);
     }
@@ -349,10 +369,11 @@ export function recover(
     return {
       icmp,
       versions,
-      mem: new MemTable({ comparator: icmp.user }),
+      mem: mutable ?? new MemTable({ comparator: icmp.user }),
       imm,
       wal,
       logNumber,
+      memLogNumber,
       writeRefusal,
       drops,
       identity,

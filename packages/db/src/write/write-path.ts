@@ -56,14 +56,19 @@ export function checkRangeOrder(batch: WriteBatch, comparator: Comparator): void
 }
 
 /**
- * The WAL the database appends to. Every memtable starts with a new log (`roll` on a switch,
- * a fresh log after recovery), so `number` is also the oldest log holding data of the
- * mutable memtable: once no immutable memtable needs an older log, the older ones are
- * obsolete.
+ * The WAL the database appends to. Every memtable switch starts a new log (`roll`), so
+ * after a switch `number` is also the oldest log holding data of the mutable memtable. The
+ * one exception is the memtable a WAL replay left mutable (recovery.ts,
+ * `avoidFlushDuringRecovery`): its data starts in a replayed log older than the fresh log
+ * the open started, and `memtableLogNumber` says which. Once no memtable in memory needs an
+ * older log than `memtableLogNumber` (and the immutable ones' `logNumber`), the older ones
+ * are obsolete.
  */
 export class ActiveWal {
   private writer: LogWriter | undefined;
   private fileNumber: number;
+  /** The oldest log holding data of the mutable memtable (<= fileNumber). */
+  private memLog: number;
   /**
    * Logs switched away from and not synced yet, oldest first (their data is in the OS).
    * They are synced before the next synced write (so a synced write never survives a power
@@ -74,16 +79,30 @@ export class ActiveWal {
   private failure: ShaleError | undefined;
   private readonly stats: Statistics | undefined;
 
-  /** Takes ownership of `writer`, the open log numbered `number`. */
-  constructor(writer: LogWriter, number: number, stats: Statistics | undefined) {
+  /**
+   * Takes ownership of `writer`, the open log numbered `number`; the mutable memtable's data
+   * starts in log `memtableLogNumber` (default `number`: the memtable is empty).
+   */
+  constructor(
+    writer: LogWriter,
+    number: number,
+    stats: Statistics | undefined,
+    memtableLogNumber = number,
+  ) {
     this.writer = writer;
     this.fileNumber = number;
+    this.memLog = memtableLogNumber;
     this.stats = stats;
   }
 
   /** The file number of the current log. */
   get number(): number {
     return this.fileNumber;
+  }
+
+  /** The oldest log holding data of the mutable memtable (see the class comment). */
+  get memtableLogNumber(): number {
+    return this.memLog;
   }
 
   /**
@@ -182,6 +201,7 @@ export class ActiveWal {
     this.unsynced.push({ number: this.fileNumber, writer: this.writer! });
     this.writer = writer;
     this.fileNumber = number;
+    this.memLog = number;
   }
 
   /** Syncs every open log unless a write failed (close does so). No-op once closed. */
