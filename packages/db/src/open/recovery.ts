@@ -321,13 +321,15 @@ export function recover(
     const imm: ImmutableMemTable[] = []; // newest first
     let mutable: MemTable | undefined;
     let memLogNumber = logNumber;
+    /** The WAL the oldest kept memtable's data starts in: the MANIFEST's log number then. */
+    let oldestKept: number | undefined;
     const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
     for (let i = 0; i < replayed.length; i++) {
       const m = replayed[i]!;
       if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
       if (keep) {
         const log = replayedLogs[i]!;
-        if (edit.logNumber === logNumber) edit.logNumber = log;
+        oldestKept ??= log;
         if (i === replayed.length - 1) {
           mutable = m;
           memLogNumber = log;
@@ -340,6 +342,13 @@ export function recover(
       m.seal();
       const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
       if (file !== undefined) edit.addFile(0, file);
+    }
+    // The kept WALs hold writes the last process handed to the OS, perhaps never synced (it
+    // died). A synced write after this open syncs only the new WAL, so without this a power
+    // cut could keep that write and lose the older ones these logs hold.
+    if (oldestKept !== undefined) {
+      edit.logNumber = oldestKept;
+      for (const n of logs) if (n >= oldestKept) syncLog(fs, logFileName(dir, n));
     }
     // OPTIONS takes its number before the edit records NextFileNumber, so the number is the
     // database's by the obsolete-file rule below.
@@ -517,5 +526,15 @@ function removeObsoleteFiles(
         break;
     }
     if (obsolete && !pinned(name)) fs.remove(joinPath(dir, name));
+  }
+}
+
+/** Syncs an existing log file (its contents as they are). */
+function syncLog(fs: FileSystem, path: string): void {
+  const file = fs.openWritable(path, { append: true });
+  try {
+    file.sync();
+  } finally {
+    file.close();
   }
 }
