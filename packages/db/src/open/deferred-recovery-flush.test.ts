@@ -102,14 +102,25 @@ describe("avoidFlushDuringRecovery", () => {
     await fourth.close();
   });
 
+  const big = "x".repeat(1000);
+  /**
+   * `n` puts of ~1 KiB (`k<i>` = `<i>:` + 1000 bytes) in one WAL, left to replay, then
+   * reopened at a 64 KiB write buffer: full memtables for the background flush and a mutable
+   * one.
+   */
+  async function reopenOverOneWal(fs: MemoryFileSystem, n: number): Promise<DB> {
+    const db = await DB.open("/db", { fs, writeBufferSize: 1 << 20 });
+    for (let k = 0; k < n; k++) db.put(`k${k}`, `${k}:${big}`);
+    await db.close();
+    return DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+  }
+  const expectPuts = (db: DB, n: number) => {
+    for (let k = 0; k < n; k++) expect(str(db.get(`k${k}`))?.split(":")[0], `k${k}`).toBe(`${k}`);
+  };
+
   it("the full replayed memtables' flush keeps the WAL the mutable one still needs", async () => {
     const fs = new MemoryFileSystem();
-    const big = "x".repeat(1000);
-    // ~120 KiB in one WAL; replayed at 64 KiB: full memtables and a mutable one.
-    const db = await DB.open("/db", { fs, writeBufferSize: 1 << 20 });
-    for (let k = 0; k < 120; k++) db.put(`k${k}`, `${k}:${big}`);
-    await db.close();
-    const again = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    const again = await reopenOverOneWal(fs, 120);
     const full = Number(again.getProperty("shale.num-immutable-mem-table"));
     expect(full).toBeGreaterThanOrEqual(1);
     const active = Number(again.getProperty("shale.num-entries-active-mem-table"));
@@ -122,18 +133,13 @@ describe("avoidFlushDuringRecovery", () => {
     expect(logs(fs.list("/db"))).toHaveLength(2);
     await again.close(); // no flush on close: the next open replays it
     const third = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
-    for (let k = 0; k < 120; k++)
-      expect(str(third.get(`k${k}`))?.split(":")[0], `k${k}`).toBe(`${k}`);
+    expectPuts(third, 120);
     await third.close();
   });
 
   it("a replayed mutable memtable switched out keeps its oldest WAL until its own flush (a crash before it loses nothing)", async () => {
     const fs = new MemoryFileSystem();
-    const big = "x".repeat(1000);
-    const db = await DB.open("/db", { fs, writeBufferSize: 1 << 20 });
-    for (let k = 0; k < 300; k++) db.put(`k${k}`, `${k}:${big}`);
-    await db.close();
-    const again = await DB.open("/db", { fs, writeBufferSize: 64 * 1024 });
+    const again = await reopenOverOneWal(fs, 300);
     expect(Number(again.getProperty("shale.num-immutable-mem-table"))).toBeGreaterThanOrEqual(3);
     // Before the full replayed memtables' flushes install, the mutable one (its data in the
     // replayed WAL) is switched out by new writes: when an older one's flush installs, the
@@ -147,8 +153,7 @@ describe("avoidFlushDuringRecovery", () => {
       if (name !== "LOCK") crashed.writeFile(`/db/${name}`, fs.readFile(`/db/${name}`));
     await again.close();
     const third = await DB.open("/db", { fs: crashed, writeBufferSize: 64 * 1024 });
-    for (let k = 0; k < 300; k++)
-      expect(str(third.get(`k${k}`))?.split(":")[0], `k${k}`).toBe(`${k}`);
+    expectPuts(third, 300);
     for (let k = 0; k < 80; k++) expect(str(third.get(`n${k}`)), `n${k}`).toBe(big);
     await third.close();
   });
