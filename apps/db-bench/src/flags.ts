@@ -26,6 +26,7 @@ export interface Flags {
   sync: boolean;
   disableWal: boolean;
   disableAutoCompactions: boolean;
+  cacheIndexAndFilterBlocks: boolean;
   compactionCpuPriority: string;
   statistics: boolean;
   mergeOperator: string;
@@ -156,6 +157,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "bool",
     help: "no automatic compactions (shale only) (Default: false)",
   },
+  cache_index_and_filter_blocks: {
+    key: "cacheIndexAndFilterBlocks",
+    kind: "bool",
+    help: "keep index and filter blocks in the block cache, charged to --cache_size (shale's cacheIndexAndFilterBlocks; db_bench's flag of that name, false there too); false holds them outside the cache (shale only) (Default: false)",
+  },
   compaction_cpu_priority: {
     key: "compactionCpuPriority",
     kind: "string",
@@ -280,6 +286,7 @@ export function defaultFlags(): Flags {
     sync: false,
     disableWal: false,
     disableAutoCompactions: false,
+    cacheIndexAndFilterBlocks: false,
     compactionCpuPriority: "normal",
     statistics: false,
     mergeOperator: "",

@@ -44,6 +44,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     compression: flags.compressionType === "none" ? "none" : "snappy",
     mergeOperator: flags.mergeOperator === "" ? undefined : flags.mergeOperator,
     disableAutoCompactions: flags.disableAutoCompactions,
+    cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
   };
 }

@@ -223,6 +223,7 @@ export class DB {
       capacity: options.maxOpenFiles,
       comparator: this.icmp.user,
       blockCache: options.blockCache,
+      cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
       ...(options.statistics !== undefined ? { statistics: options.statistics } : {}),
     });
     this.reader = new PointReader(

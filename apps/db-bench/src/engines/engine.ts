@@ -26,6 +26,8 @@ export interface EngineOptions {
   /** A built-in merge operator name, or undefined for none. */
   mergeOperator: string | undefined;
   disableAutoCompactions: boolean;
+  /** shale's cacheIndexAndFilterBlocks (other engines ignore it; unset: false). */
+  cacheIndexAndFilterBlocks?: boolean;
   /** shale's compactionCpuPriority (other engines ignore it). */
   compactionCpuPriority?: "normal" | "low" | "idle";
 }

@@ -19,6 +19,7 @@ export class ShaleLevelEngine extends LevelEngine {
     if (o.bloomBits >= 0) shale.bloomBitsPerKey = o.bloomBits;
     if (o.statistics) shale.statistics = true;
     if (o.disableAutoCompactions) shale.disableAutoCompactions = true;
+    shale.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
     const level = new ShaleLevel<Uint8Array, Uint8Array>(dir, {
       keyEncoding: "view",
       valueEncoding: "view",

@@ -63,6 +63,8 @@ export class ShaleEngine implements Engine {
       compression: o.compression,
     };
     if (o.cacheSize >= 0) options.blockCacheSize = o.cacheSize;
+    // db_bench's default: index and filter held outside the cache (RocksDB's own default too).
+    options.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
     if (o.bloomBits >= 0) options.bloomBitsPerKey = o.bloomBits;
     if (o.statistics) {
       this.statistics ??= new Statistics();

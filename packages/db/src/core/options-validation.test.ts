@@ -40,6 +40,7 @@ const openRows: Row[] = [
   ["maxWriteBufferNumber", "2", 1, 3],
   ["blockCache", {}, undefined, new LRUCache({ capacity: 1 << 20 })],
   ["blockCacheSize", "1", -1, 1 << 20],
+  ["cacheIndexAndFilterBlocks", "no", undefined, false],
   ["blockSize", "4096", 100, 4096],
   ["bloomBitsPerKey", "10", 101, 10],
   ["compression", 1, "zstd", "none"],

@@ -468,6 +468,7 @@ function writeOptions(
       filter_policy:
         options.bloomBitsPerKey > 0 ? `bloomfilter:${options.bloomBitsPerKey}:false` : "nullptr",
       whole_key_filtering: true,
+      cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
       format_version: 5,
     },
     foreignSections,
