@@ -6,6 +6,7 @@
 import { MemoryFileSystem } from "@shale/base";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
+import { readNewestOptions } from "./options-file.js";
 
 async function tableOf(cacheIndexAndFilterBlocks: boolean | undefined) {
   const fs = new MemoryFileSystem();
@@ -38,13 +39,10 @@ describe("cacheIndexAndFilterBlocks", () => {
     for (const setting of [true, false]) {
       const { fs, db } = await tableOf(setting);
       await db.close();
-      const name = fs
-        .list("/db")
-        .filter((n) => n.startsWith("OPTIONS-"))
-        .sort()
-        .at(-1)!;
-      const text = new TextDecoder().decode(fs.readFile(`/db/${name}`));
-      expect(text).toContain(`cache_index_and_filter_blocks=${setting}`);
+      const table = readNewestOptions(fs, "/db")?.sections.find(
+        (s) => s.title === 'TableOptions/BlockBasedTable "default"',
+      );
+      expect(table?.entries.get("cache_index_and_filter_blocks")).toBe(String(setting));
     }
   });
 });
