@@ -11,6 +11,7 @@ import {
   type RangeTombstone,
   ShaleError,
 } from "@shale/base";
+import { buildEndPrefixes, type EndPrefixes, firstEndAfterBytewise } from "./end-prefixes.js";
 import { type FragmentIterator, ListFragmentIterator } from "./fragment-iterator.js";
 import { type FragmentParts, fragmentTombstones } from "./fragmenter.js";
 import { firstEndAfter, firstSeqAtOrBelow } from "./search.js";
@@ -49,6 +50,8 @@ export class FragmentedRangeTombstoneList {
   readonly comparator: Comparator;
   private parts: FragmentParts;
   private readonly compare: (a: Uint8Array, b: Uint8Array) => number;
+  /** The ends as numbers for `maxCoveringSeq` (end-prefixes.ts); bytewise lists only. */
+  private prefixes: EndPrefixes | undefined;
   /** The input tombstones, or undefined for a compaction view (derived from the fragments). */
   private source: readonly RangeTombstone[] | undefined;
 
@@ -73,6 +76,7 @@ export class FragmentedRangeTombstoneList {
     this.comparator = comparator;
     this.compare = comparator.compare.bind(comparator);
     this.parts = fragmentTombstones(tombstones, comparator);
+    this.prefixes = this.prefixesOf(this.parts);
     this.source = tombstones.slice();
   }
 
@@ -105,7 +109,9 @@ export class FragmentedRangeTombstoneList {
    */
   maxCoveringSeq(userKey: Uint8Array, snapshotSeq: number = MAX_SEQ): number {
     const parts = this.parts;
-    const f = firstEndAfter(parts, this.compare, userKey);
+    const p = this.prefixes;
+    let f = p !== undefined ? firstEndAfterBytewise(parts.ends, p, userKey) : -1;
+    if (f < 0) f = firstEndAfter(parts, this.compare, userKey);
     if (f === parts.starts.length || this.compare(parts.starts[f]!, userKey) > 0) return 0;
     const offsets = parts.seqOffsets;
     const end = offsets[f + 1]!;
@@ -137,6 +143,7 @@ export class FragmentedRangeTombstoneList {
     const stripes = checkSnapshots(snapshots);
     const out = new FragmentedRangeTombstoneList([], this.comparator);
     out.parts = keepStripeTops(this.parts, stripes);
+    out.prefixes = out.prefixesOf(out.parts);
     out.source = undefined;
     return out;
   }
@@ -157,6 +164,11 @@ export class FragmentedRangeTombstoneList {
       }
     }
     return out;
+  }
+
+  private prefixesOf(parts: FragmentParts): EndPrefixes | undefined {
+    if (this.comparator !== bytewiseComparator) return undefined;
+    return buildEndPrefixes(parts.starts, parts.ends);
   }
 
   /** Every fragment with its whole stack, in order (fresh objects; keys are views). */
