@@ -15,6 +15,7 @@
  */
 import { ShaleError } from "@shale/base";
 import { CacheEntry, type CacheHandle, type CachePriority } from "./entry.js";
+import { FreedList } from "./freed-list.js";
 import { checkBytes, hashKey, isKeyPart, keyError } from "./key.js";
 import { type LRUCacheOptions, resolveOptions } from "./options.js";
 import { LRUShard } from "./shard.js";
@@ -49,7 +50,7 @@ export class LRUCache<V> {
   private totalCapacity: number;
   private lastId = 0;
   /** Entries freed during the current call, waiting for onEvict (null without onEvict). */
-  private readonly freed: CacheEntry<V>[] | null;
+  private readonly freed: FreedList<V> | null;
   private readonly onEvict: ((value: V, id: number, offset: number) => void) | undefined;
   private draining = false;
   /** Ids `eraseIdSoon` was given and has not finished erasing, oldest first. */
@@ -64,7 +65,7 @@ export class LRUCache<V> {
     this.shardMask = (1 << bits) - 1;
     this.totalCapacity = resolved.capacity;
     this.onEvict = resolved.onEvict;
-    this.freed = resolved.onEvict === undefined ? null : [];
+    this.freed = resolved.onEvict === undefined ? null : new FreedList<V>();
     this.shards = [];
     for (let i = 0; i < 1 << bits; i++) {
       const shard = new LRUShard<V>(
@@ -102,7 +103,7 @@ export class LRUCache<V> {
   ): CacheHandle<V> {
     const e = this.newEntry(id, offset, value, charge, priority);
     const ok = e.shard.insert(e, true);
-    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
     if (!ok) {
       throw ShaleError.incomplete(
         `insert of (${id}, ${offset}) with charge ${charge} failed: it does not fit in its shard without evicting pinned entries`,
@@ -126,7 +127,7 @@ export class LRUCache<V> {
   ): boolean {
     const e = this.newEntry(id, offset, value, charge, priority);
     const ok = e.shard.insert(e, false);
-    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
     return ok;
   }
 
@@ -183,7 +184,7 @@ export class LRUCache<V> {
       );
     }
     shard.release(e);
-    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
   /**
@@ -201,7 +202,7 @@ export class LRUCache<V> {
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     const h = hashKey(id, offset);
     this.shards[(h >>> this.shardShift) & this.shardMask]!.erase(h, id, offset);
-    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
   /**
@@ -211,7 +212,7 @@ export class LRUCache<V> {
   eraseId(id: number): void {
     if (!isKeyPart(id)) throw keyError(id, 0);
     for (const shard of this.shards) shard.eraseId(id);
-    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
   /**
@@ -254,7 +255,7 @@ export class LRUCache<V> {
       if (budget > 0) pending.shift();
     }
     if (pending.length > 0) this.scheduleErase();
-    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
   };
 
   /**
@@ -264,7 +265,7 @@ export class LRUCache<V> {
   setCapacity(bytes: number): void {
     this.totalCapacity = checkBytes("capacity", bytes);
     this.spreadCapacity(bytes);
-    if (this.freed !== null && this.freed.length !== 0) this.drain();
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
   /** The capacity in bytes. */
@@ -378,13 +379,14 @@ export class LRUCache<V> {
     this.draining = true;
     let i = 0;
     try {
-      for (; i < freed.length; i++) {
-        const e = freed[i]!;
+      // onEvict may free more (a re-entrant call): `count` is read at every step.
+      for (; i < freed.count; i++) {
+        const e = freed.at(i);
         onEvict(e.value, e.id, e.offset);
       }
     } finally {
-      if (i >= freed.length) freed.length = 0;
-      else freed.splice(0, i + 1);
+      // After a throw, the entry that threw is dropped with the ones before it.
+      freed.dropFirst(i >= freed.count ? freed.count : i + 1);
       this.draining = false;
     }
   }

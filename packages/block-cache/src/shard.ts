@@ -35,6 +35,7 @@
 import { assertInvariant, invariants } from "@shale/base";
 import { CacheEntry } from "./entry.js";
 import { EntryTable } from "./entry-table.js";
+import type { FreedList } from "./freed-list.js";
 
 export class LRUShard<V> {
   /** The cache this shard belongs to (handles of other caches are rejected). */
@@ -59,14 +60,14 @@ export class LRUShard<V> {
   /** The newest entry of the low-priority region, or the sentinel if that region is empty. */
   lowPriHead: CacheEntry<V>;
   /** Entries freed during the current cache call, for `onEvict` (null when there is none). */
-  private readonly freed: CacheEntry<V>[] | null;
+  private readonly freed: FreedList<V> | null;
 
   constructor(
     owner: object,
     capacity: number,
     highPriPoolRatio: number,
     strictCapacityLimit: boolean,
-    freed: CacheEntry<V>[] | null,
+    freed: FreedList<V> | null,
   ) {
     this.owner = owner;
     this.highPriPoolRatio = highPriPoolRatio;
