@@ -21,6 +21,7 @@ export interface EntryShard<V> {
   readonly owner: unknown;
   insert(e: CacheEntry<V>, pin: boolean): boolean;
   release(e: CacheEntry<V>): void;
+  touch(e: CacheEntry<V>): V;
 }
 
 /** Where an entry lives in the LRU list. Default: `"low"`. */
@@ -61,8 +62,8 @@ export class CacheEntry<V> implements CacheHandle<V> {
   /** In the shard's table (reachable by lookup). */
   inCache = false;
   /**
-   * Used by `LRUCache.get` since the entry was last linked in: eviction gives it a second
-   * chance (relinks it as newest) instead of evicting it.
+   * Used by `LRUCache.get` or `touch` since the entry was last linked in: eviction gives it
+   * a second chance (relinks it as newest) instead of evicting it.
    */
   referenced = false;
   /** In the LRU list's high-priority region (meaningful only while in the list). */

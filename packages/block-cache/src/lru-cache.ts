@@ -132,6 +132,41 @@ export class LRUCache<V> {
   }
 
   /**
+   * As `insertUnpinned`, but returns a reference to the new entry, or undefined when nothing
+   * was inserted. A reference is a `CacheHandle` that holds no pin (never release it): pass
+   * it to `touch` to count a hit on the entry without looking its key up. It is good until
+   * the entry leaves the cache (evicted, erased or replaced); with `onEvict`, the call that
+   * reports the entry's value marks that moment, so a holder can forget the reference there.
+   */
+  insertReferenced(
+    id: number,
+    offset: number,
+    value: V,
+    charge: number,
+    priority?: CachePriority,
+  ): CacheHandle<V> | undefined {
+    const e = this.newEntry(id, offset, value, charge, priority);
+    const ok = e.shard.insert(e, false);
+    if (this.freed !== null && this.freed.count !== 0) this.drain();
+    return ok ? e : undefined;
+  }
+
+  /**
+   * A hit on the entry `ref` (from `insertReferenced`) refers to, without the key's lookup:
+   * counted and marked recently used as `get` does; returns its value. Returns undefined,
+   * counting nothing, once the entry has left the cache. Allocates nothing. TypeError for a
+   * reference of another cache.
+   */
+  touch(ref: CacheHandle<V>): V | undefined {
+    const e = ref as CacheEntry<V>;
+    const shard = e.shard;
+    if (shard === undefined || shard.owner !== this) {
+      throw new TypeError("touch: not a reference of this cache");
+    }
+    return e.inCache ? shard.touch(e) : undefined;
+  }
+
+  /**
    * A handle pinning the entry with this key (release it exactly once), or undefined.
    * Counts a hit or a miss. Allocates nothing.
    */

@@ -1,9 +1,11 @@
 /**
- * `LRUCache.get`: a hit takes no pin and leaves the list alone, marking the entry referenced;
- * eviction gives referenced entries a second chance. Checked against a model of that list.
+ * `LRUCache.get` and `touch`: a hit takes no pin and leaves the list alone, marking the entry
+ * referenced; eviction gives referenced entries a second chance. Checked against a model of
+ * that list.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { CacheHandle } from "./entry.js";
 import { LRUCache } from "./lru-cache.js";
 
 /** The shard's list without a high-priority pool: keys oldest first, with referenced bits. */
@@ -79,10 +81,44 @@ describe("LRUCache.get", () => {
     expect(evicted).toEqual([1, 2, 0]); // its second chance is used up
   });
 
+  it("touch: a hit through insertReferenced's reference, until the entry leaves the cache", () => {
+    const evicted: string[] = [];
+    const cache = new LRUCache<string>({
+      capacity: 2,
+      numShardBits: 0,
+      highPriPoolRatio: 0,
+      onEvict: (v) => evicted.push(v),
+    });
+    const a = cache.insertReferenced(1, 0, "a", 1)!;
+    expect(a.value).toBe("a");
+    expect(cache.touch(a)).toBe("a");
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 0 });
+    // Referenced: the second chance keeps it over "b" when "c" comes in.
+    cache.insertReferenced(1, 1, "b", 1);
+    cache.insertReferenced(1, 2, "c", 1);
+    expect(evicted).toEqual(["b"]);
+    expect(cache.touch(a)).toBe("a");
+    // Replaced: the reference is to the old entry, which has left the cache (room for the
+    // new one was made first: "a" had its second chance, "c" went).
+    cache.insertUnpinned(1, 0, "a2", 1);
+    expect(evicted).toEqual(["b", "c", "a"]);
+    expect(cache.touch(a)).toBeUndefined();
+    expect(cache.stats().hits).toBe(2);
+    // Not inserted (larger than the capacity): no reference.
+    expect(cache.insertReferenced(1, 9, "big", 3)).toBeUndefined();
+    // Erased.
+    const c = cache.insertReferenced(1, 3, "d", 1)!;
+    cache.erase(1, 3);
+    expect(cache.touch(c)).toBeUndefined();
+    expect(() => cache.release(c)).toThrow(/already released/);
+    const other = new LRUCache<string>({ capacity: 2 });
+    expect(() => other.touch(a)).toThrow(TypeError);
+  });
+
   it("evicts in the order of the second-chance list model", () => {
     const step = fc.record({
       key: fc.nat(),
-      kind: fc.constantFrom("get", "get", "use", "insert"),
+      kind: fc.constantFrom("get", "touch", "use", "insert"),
     });
     fc.assert(
       fc.property(
@@ -98,11 +134,13 @@ describe("LRUCache.get", () => {
           });
           const model = new ListModel();
           const expected: number[] = [];
+          // References of every entry inserted (insertReferenced), live or not.
+          const refs = new Map<number, CacheHandle<number>>();
           let next = 0;
           const insert = (): void => {
             const k = next++;
             if (model.order.length === n) expected.push(model.evictOne());
-            cache.insertUnpinned(1, k, k, 1);
+            refs.set(k, cache.insertReferenced(1, k, k, 1)!);
             model.linkNewest(k);
           };
           for (let i = 0; i < n; i++) insert();
@@ -111,6 +149,17 @@ describe("LRUCache.get", () => {
             if (kind === "get") {
               expect(cache.get(1, k)).toBe(k);
               model.reference(k);
+            } else if (kind === "touch") {
+              expect(cache.touch(refs.get(k)!)).toBe(k);
+              model.reference(k);
+              // A reference of an evicted entry counts nothing.
+              const gone =
+                expected.length > 0 ? refs.get(expected[expected.length - 1]!) : undefined;
+              if (gone !== undefined) {
+                const hits = cache.stats().hits;
+                expect(cache.touch(gone)).toBeUndefined();
+                expect(cache.stats().hits).toBe(hits);
+              }
             } else if (kind === "use") {
               cache.release(cache.lookup(1, k)!);
               model.unlink(k);
