@@ -26,10 +26,21 @@ export interface BlockCacheOptions extends Omit<LRUCacheOptions<Block>, "capacit
 
 /** The caches `newBlockCache` made with `recycleBlocks`. */
 const recycling = new WeakSet<BlockCache>();
+/** The caches `newBlockCache` made: every block they let go is told (`Block.evict`). */
+const hooked = new WeakSet<BlockCache>();
 
 /** @internal True if `cache` recycles evicted blocks (`recycleBlocks`). */
 export function recyclesBlocks(cache: BlockCache): boolean {
   return recycling.has(cache);
+}
+
+/**
+ * @internal True if `cache` calls `Block.evict` on every block it lets go (a cache made by
+ * `newBlockCache`): a reader may then keep its own references to the data blocks it cached
+ * (`IndexSearch.slots`), since eviction empties them.
+ */
+export function reportsEvictions(cache: BlockCache): boolean {
+  return hooked.has(cache);
 }
 
 /**
@@ -46,7 +57,6 @@ export function newBlockCache(capacity: number, options: BlockCacheOptions = {})
   if (recycleBlocks !== undefined && typeof recycleBlocks !== "boolean") {
     throw new TypeError("recycleBlocks must be a boolean");
   }
-  if (recycleBlocks !== true) return new LRUCache<Block>({ ...lru, capacity });
   const user = lru.onEvict;
   if (user !== undefined && typeof user !== "function") {
     throw new TypeError("onEvict must be a function");
@@ -59,6 +69,7 @@ export function newBlockCache(capacity: number, options: BlockCacheOptions = {})
           block.evict();
         };
   const cache = new LRUCache<Block>({ ...lru, capacity, onEvict });
-  recycling.add(cache);
+  hooked.add(cache);
+  if (recycleBlocks === true) recycling.add(cache);
   return cache;
 }

@@ -6,6 +6,7 @@
  * table's `FilterPolicy`, Bloom by default).
  */
 import { getFixed32, ShaleError } from "@shale/base";
+import type { CacheHandle } from "@shale/block-cache";
 import { blockMemory } from "./alloc.js";
 import type { FilterBitsReader } from "./filter-policy.js";
 import { IndexSearch, MIN_ENTRIES_FOR_SEARCH } from "./index-search.js";
@@ -71,6 +72,19 @@ export class Block {
    * Cleared when a recycling insert fails (the GC owns the memory then) and at recycling.
    */
   recyclable = false;
+  /**
+   * @internal The cache's reference to this block's entry (`LRUCache.insertReferenced`) while
+   * it is in a cache that reports evictions (`reportsEvictions`): a hit through a slot is
+   * counted with `touch(cacheRef)`. Cleared by `evict`.
+   */
+  cacheRef: CacheHandle<Block> | undefined = undefined;
+  /**
+   * @internal The slot array (`IndexSearch.slots` of its table's index) and index that hold
+   * this data block, if any: `evict` empties the slot, so a slot never outlives the block's
+   * cache entry (a recycled block's memory is another block's then).
+   */
+  slots: (Block | undefined)[] | undefined = undefined;
+  slot = 0;
   /** @internal Block iterators positioned in the block (`acquire` / `release`). */
   private users = 0;
   /** @internal Evicted from its cache while `users` > 0: recycled at the last release. */
@@ -110,10 +124,17 @@ export class Block {
   }
 
   /**
-   * @internal The block left its cache (the recycling cache's eviction hook): a recyclable
-   * block's memory goes back to `blockMemory` now, or at its last `release`.
+   * @internal The block left its cache (the eviction hook of `newBlockCache`'s caches): its
+   * slot is emptied, and a recyclable block's memory goes back to `blockMemory` now, or at
+   * its last `release`.
    */
   evict(): void {
+    this.cacheRef = undefined;
+    const slots = this.slots;
+    if (slots !== undefined) {
+      if (slots[this.slot] === this) slots[this.slot] = undefined;
+      this.slots = undefined;
+    }
     if (!this.recyclable) return;
     if (this.users === 0) this.recycle();
     else this.evicted = true;

@@ -48,6 +48,16 @@ class RecordingCache extends LRUCache<Block> {
     this.priorities.push({ offset, priority });
     return super.insertUnpinned(id, offset, value, charge, priority);
   }
+  override insertReferenced(
+    id: number,
+    offset: number,
+    value: Block,
+    charge: number,
+    priority?: CachePriority,
+  ) {
+    this.priorities.push({ offset, priority });
+    return super.insertReferenced(id, offset, value, charge, priority);
+  }
   override insert(
     id: number,
     offset: number,
@@ -206,9 +216,12 @@ describe("block cache", () => {
   });
 
   it("a cache smaller than the table still answers correctly", () => {
-    // Room for the pinned index (with its IndexSearch) and filter, and a few data blocks.
-    const cache = new LRUCache<Block>({ capacity: 6144, numShardBits: 0 });
-    const reader = openTable(evenTable(10), { blockCache: cache });
+    // Room for the pinned index (with its IndexSearch, slots included: 8 bytes a data block)
+    // and filter, and a few data blocks.
+    const table = evenTable(10);
+    const slots = 8 * tableLayout(table).data.length;
+    const cache = new LRUCache<Block>({ capacity: 6144 + slots, numShardBits: 0 });
+    const reader = openTable(table, { blockCache: cache });
     const r = new LookupResult();
     for (let i = 0; i < N; i += 7) {
       r.reset();

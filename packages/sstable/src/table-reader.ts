@@ -427,12 +427,12 @@ export class TableReader {
         entry = search.lowerBound(target);
         if (entry >= search.count) return;
         handle.offset = search.blockOffset(entry);
-        block = source.cachedDataBlock(handle.offset);
+        block = source.cachedDataBlockAt(search, entry, handle.offset);
         if (block === undefined) {
           index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
-          entry = -1;
           this.decodeIndexValue(index, handle);
-          block = source.readDataBlock(handle, fillCache, verify);
+          block = source.readDataBlock(handle, fillCache, verify, search, entry);
+          entry = -1;
         }
       } else {
         index.init(indexBlock, this.fileName, indexOffset).seek(target);
