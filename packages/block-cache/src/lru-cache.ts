@@ -152,10 +152,10 @@ export class LRUCache<V> {
   }
 
   /**
-   * A hit on the entry `ref` (from `insertReferenced`) refers to, without the key's lookup:
-   * counted and marked recently used as `get` does; returns its value. Returns undefined,
-   * counting nothing, once the entry has left the cache. Allocates nothing. TypeError for a
-   * reference of another cache.
+   * Counts a hit on the entry `ref` refers to (a reference from `insertReferenced`) and
+   * marks it recently used, as `get` does, without the key's lookup; returns its value.
+   * Returns undefined, counting nothing, once the entry has left the cache. Allocates
+   * nothing. TypeError for a reference of another cache.
    */
   touch(ref: CacheHandle<V>): V | undefined {
     const e = ref as CacheEntry<V>;

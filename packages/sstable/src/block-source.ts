@@ -10,7 +10,10 @@
  * a pin (`LRUCache.get`): in JS a block stays alive as long as something references it.
  * With a recycling cache (`recycleBlocks`), data blocks read into the cache are decoded into
  * `blockMemory` and their memory is reused once they are evicted and no block iterator is in
- * them (`Block.recyclable`): no fresh ArrayBuffer per block-cache miss.
+ * them (`Block.recyclable`): no fresh ArrayBuffer per block-cache miss. With a cache made by
+ * `newBlockCache` (its eviction hook calls `Block.evict`), a point lookup also keeps the data
+ * block it cached in its index entry's slot (`IndexSearch.slots`) and takes it from there on
+ * the next hit (`cachedDataBlockAt`).
  */
 import { Histogram, type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
