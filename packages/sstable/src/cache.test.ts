@@ -38,16 +38,6 @@ function evenTable(bitsPerKey: number, fs?: MemoryFileSystem, path?: string): Bu
 
 class RecordingCache extends LRUCache<Block> {
   readonly priorities: { offset: number; priority: CachePriority | undefined }[] = [];
-  override insertUnpinned(
-    id: number,
-    offset: number,
-    value: Block,
-    charge: number,
-    priority?: CachePriority,
-  ): boolean {
-    this.priorities.push({ offset, priority });
-    return super.insertUnpinned(id, offset, value, charge, priority);
-  }
   override insertReferenced(
     id: number,
     offset: number,
