@@ -37,7 +37,7 @@ export function recyclesBlocks(cache: BlockCache): boolean {
 /**
  * @internal True if `cache` calls `Block.evict` on every block it lets go (a cache made by
  * `newBlockCache`): a reader may then keep its own references to the data blocks it cached
- * (`IndexSearch.slots`), since eviction empties them.
+ * (an index block's `dataSlots`), since eviction empties them.
  */
 export function reportsEvictions(cache: BlockCache): boolean {
   return hooked.has(cache);

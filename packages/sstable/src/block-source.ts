@@ -12,8 +12,8 @@
  * `blockMemory` and their memory is reused once they are evicted and no block iterator is in
  * them (`Block.recyclable`): no fresh ArrayBuffer per block-cache miss. With a cache made by
  * `newBlockCache` (its eviction hook calls `Block.evict`), a point lookup also keeps the data
- * block it cached in its index entry's slot (`IndexSearch.slots`) and takes it from there on
- * the next hit (`cachedDataBlockAt`).
+ * block it cached in its index entry's slot (the index block's `dataSlots`) and takes it
+ * from there on the next hit (`cachedDataBlockAt`).
  */
 import { Histogram, type RandomAccessFile, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { CacheHandle, LRUCache } from "@shale/block-cache";
@@ -25,7 +25,6 @@ import { openFilterBlock } from "./filter-block.js";
 import { DEFAULT_FILTER_POLICY, type FilterPolicy } from "./filter-policy.js";
 import { type BlockHandle, TableFormat } from "./format.js";
 import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
-import type { IndexSearch } from "./index-search.js";
 import { MAX_READAHEAD, type Readahead, SEQUENTIAL_READS_BEFORE_READAHEAD } from "./readahead.js";
 
 export class BlockSource {
@@ -172,16 +171,16 @@ export class BlockSource {
   }
 
   /**
-   * `cachedDataBlock` for the data block of entry `entry` of the index `search` belongs to
-   * (at `offset`). With a cache that reports evictions, a block found is also kept in
-   * `search.slots[entry]` until it leaves the cache (`Block.evict` empties the slot), and a
-   * later hit reads it from there: one array read and a `touch` of its cache entry (a hit,
-   * recency) instead of hashing the key and probing the cache's table and entry before the
-   * block — one dependent memory miss fewer on the way to its bytes.
+   * `cachedDataBlock` for the data block of entry `entry` of `index` (an index block with a
+   * search aid), at `offset`. With a cache that reports evictions, a block found is also kept
+   * in `index.dataSlots[entry]` until it leaves the cache (`Block.evict` empties the slot),
+   * and a later hit reads it from there: one array read and a `touch` of its cache entry (a
+   * hit, recency) instead of hashing the key and probing the cache's table and entry before
+   * the block — one dependent memory miss fewer on the way to its bytes.
    */
-  cachedDataBlockAt(search: IndexSearch, entry: number, offset: number): Block | undefined {
+  cachedDataBlockAt(index: Block, entry: number, offset: number): Block | undefined {
     if (!this.slotted) return this.cachedDataBlock(offset);
-    const slots = search.slots;
+    const slots = index.dataSlots;
     if (slots !== undefined) {
       const block = slots[entry];
       if (block !== undefined) {
@@ -195,16 +194,16 @@ export class BlockSource {
       }
     }
     const block = this.lookup(offset);
-    if (block !== undefined) this.place(search, entry, block);
+    if (block !== undefined) this.place(index, entry, block);
     return block;
   }
 
-  /** Keeps `block`, cached for entry `entry` of `search`, in that entry's slot. */
-  private place(search: IndexSearch, entry: number, block: Block): void {
+  /** Keeps `block`, cached for entry `entry` of the index block `index`, in that entry's slot. */
+  private place(index: Block, entry: number, block: Block): void {
     if (block.cacheRef === undefined) return; // not in a cache that reports evictions
-    const slots = search.slotArray();
+    const slots = index.dataSlotArray();
     const previous = block.slots;
-    // A block moves when its index was reloaded (a new IndexSearch) or its table reopened.
+    // A block moves when its index block was reloaded or its table reopened.
     if (previous !== undefined && previous[block.slot] === block) previous[block.slot] = undefined;
     block.slots = slots;
     block.slot = entry;
@@ -317,13 +316,13 @@ export class BlockSource {
   /**
    * Reads a data block from the file, inserting it into the cache (priority "low") if there
    * is one and `fill`. Use after `cachedDataBlock` missed; after `cachedDataBlockAt` missed,
-   * pass its `search` and `entry`, so that the block cached goes in its slot.
+   * pass its `index` and `entry`, so that the block cached goes in its slot.
    */
   readDataBlock(
     handle: BlockHandle,
     fill: boolean,
     verify: boolean,
-    search?: IndexSearch,
+    index?: Block,
     entry = 0,
   ): Block {
     if (!fill || this.cache === undefined) return this.readKeyValueBlock(handle, verify);
@@ -333,7 +332,7 @@ export class BlockSource {
     const block = Block.keyValue(data, this.fileName, handle.offset);
     block.recyclable = pooled;
     this.insert(handle.offset, block, "low");
-    if (search !== undefined) this.place(search, entry, block);
+    if (index !== undefined) this.place(index, entry, block);
     return block;
   }
 

@@ -24,6 +24,8 @@ export const MAX_BLOCK_SIZE_WITH_HASH_INDEX = 1 << 16;
 
 /** Bytes charged to the block cache on top of a block's data (object overhead). */
 export const BLOCK_OVERHEAD = 64;
+/** @internal Bytes charged per entry of an index block with a search aid, for `dataSlots`. */
+export const SLOT_BYTES = 8;
 
 /**
  * Checks the restart array of a key/value block: numRestarts >= 1, the array fits, restart 0
@@ -79,12 +81,19 @@ export class Block {
    */
   cacheRef: CacheHandle<Block> | undefined = undefined;
   /**
-   * @internal The slot array (`IndexSearch.slots` of its table's index) and index that hold
+   * @internal The slot array (`dataSlots` of its table's index block) and index that hold
    * this data block, if any: `evict` empties the slot, so a slot never outlives the block's
    * cache entry (a recycled block's memory is another block's then).
    */
   slots: (Block | undefined)[] | undefined = undefined;
   slot = 0;
+  /**
+   * @internal Index blocks with a search aid: per entry i, the data block a reader cached for
+   * it, while it stays in that cache (block-source.ts, `cachedDataBlockAt`), so that a hit
+   * reads it here instead of hashing its offset into the cache. Allocated on the first block
+   * placed (`dataSlotArray`); charged with the block, `SLOT_BYTES` an entry, from the start.
+   */
+  dataSlots: (Block | undefined)[] | undefined = undefined;
   /** @internal Block iterators positioned in the block (`acquire` / `release`). */
   private users = 0;
   /** @internal Evicted from its cache while `users` > 0: recycled at the last release. */
@@ -106,9 +115,13 @@ export class Block {
     this.search = search;
   }
 
-  /** What the block costs in a block cache, in bytes (a recyclable block: its buffer's capacity). */
+  /**
+   * What the block costs in a block cache, in bytes (a recyclable block: its buffer's
+   * capacity; an index block: its search aid and data-block slots too).
+   */
   get charge(): number {
-    const extra = this.search !== undefined ? this.search.byteSize : 0;
+    const search = this.search;
+    const extra = search !== undefined ? search.byteSize + SLOT_BYTES * search.count : 0;
     const bytes = this.recyclable ? this.buffer.byteLength : this.data.length;
     return bytes + BLOCK_OVERHEAD + extra;
   }
@@ -144,6 +157,20 @@ export class Block {
     this.recyclable = false;
     this.evicted = false;
     blockMemory.give(this.buffer);
+  }
+
+  /** @internal `dataSlots`, allocated (every slot empty) on the first call. REQUIRES: `search`. */
+  dataSlotArray(): (Block | undefined)[] {
+    let slots = this.dataSlots;
+    if (slots === undefined) {
+      // Filled by push: a packed array, whatever its length (`new Array(n)` is holey, and
+      // past ~100k elements a dictionary).
+      slots = [];
+      const n = this.search!.count;
+      for (let i = 0; i < n; i++) slots.push(undefined);
+      this.dataSlots = slots;
+    }
+    return slots;
   }
 
   /** True if the block holds no entries (key/value blocks). */

@@ -37,7 +37,6 @@ import {
   varint64Before,
   varintEnd,
 } from "@shale/base";
-import type { Block } from "./block.js";
 import { wasmIndexLoader, wasmLoadsIndex } from "./index-wasm.js";
 import { compareInternalBytewise } from "./key-order.js";
 import { restartAt } from "./restart-array.js";
@@ -47,8 +46,6 @@ export const MIN_ENTRIES_FOR_SEARCH = 16;
 
 /** Bytes charged per object on top of the record array. */
 const OVERHEAD = 64;
-/** Bytes charged per entry for `slots` (one reference). */
-const SLOT_BYTES = 8;
 const TWO_32 = 4294967296;
 
 // Results of `decodeEntry` (single-threaded scratch).
@@ -82,13 +79,6 @@ export class IndexSearch {
   readonly count: number;
   /** Per entry: two big-endian key words (user-key bytes [L, L + 8)) and the block offset. */
   readonly records: Uint32Array;
-  /**
-   * @internal Per entry i, the data block a reader holding this index cached for it, while
-   * it stays in that cache (block-source.ts, `cachedDataBlockAt`): a hit reads it here
-   * instead of hashing its offset into the cache. Allocated on the first block placed;
-   * charged with the search aid, `SLOT_BYTES` an entry, from the start.
-   */
-  slots: (Block | undefined)[] | undefined = undefined;
   private readonly data: Uint8Array;
   private readonly restartsOffset: number;
   /** Where entry 0's key starts in the block (its first L bytes are the common prefix). */
@@ -110,22 +100,9 @@ export class IndexSearch {
     this.records = records;
   }
 
-  /** Memory held, in bytes (charged to the block cache with the block), slots included. */
+  /** Memory held, in bytes (charged to the block cache with the block). */
   get byteSize(): number {
-    return this.records.byteLength + SLOT_BYTES * this.count + OVERHEAD;
-  }
-
-  /** `slots`, allocated (every slot empty) on the first call. */
-  slotArray(): (Block | undefined)[] {
-    let slots = this.slots;
-    if (slots === undefined) {
-      // Filled by push: a packed array, whatever its length (`new Array(n)` is holey, and
-      // past ~100k elements a dictionary).
-      slots = [];
-      for (let i = 0; i < this.count; i++) slots.push(undefined);
-      this.slots = slots;
-    }
-    return slots;
+    return this.records.byteLength + OVERHEAD;
   }
 
   /**

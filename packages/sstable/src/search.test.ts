@@ -14,7 +14,7 @@ import {
 } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Block } from "./block.js";
+import { Block, SLOT_BYTES } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { BlockIterator } from "./block-iterator.js";
 import { encodeBlockHandle } from "./format.js";
@@ -153,7 +153,9 @@ describe("IndexSearch", () => {
     const indexed = Block.keyValue(data, "t", 0, true);
     expect(plain.search).toBeUndefined();
     expect(indexed.search).toBeDefined();
-    expect(indexed.charge).toBe(plain.charge + indexed.search!.byteSize);
+    // The aid, and a data-block slot per entry (block-source.ts, `cachedDataBlockAt`).
+    const slots = SLOT_BYTES * indexed.search!.count;
+    expect(indexed.charge).toBe(plain.charge + indexed.search!.byteSize + slots);
     expect(indexed.search!.byteSize).toBeGreaterThanOrEqual(16 * 40);
     // Too few entries: not worth it.
     const small = buildBlock(keys.slice(0, 3), values.slice(0, 3), 1);

@@ -427,11 +427,11 @@ export class TableReader {
         entry = search.lowerBound(target);
         if (entry >= search.count) return;
         handle.offset = search.blockOffset(entry);
-        block = source.cachedDataBlockAt(search, entry, handle.offset);
+        block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
         if (block === undefined) {
           index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
           this.decodeIndexValue(index, handle);
-          block = source.readDataBlock(handle, fillCache, verify, search, entry);
+          block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
           entry = -1;
         }
       } else {
