@@ -1,0 +1,75 @@
+// Runs a plan against @nxtedition/rocksdb (RocksDB 9.7; ZSTD tables and WAL by default) in
+// this child process and prints `RESULT <json>` on one line, then exits without waiting for
+// close() (it may never settle). Test-only: see ../producers.test-support.ts.
+//
+// Plan (argv[2], JSON): { dir, options?, steps: Step[] }; options are RocksLevel's (e.g.
+// { walCompression, compression, memtableMemoryBudget, columns: { default: {}, name: {} } };
+// with `columns`, "default" must be among them).
+// Step: { op: "put" | "delete", cf?, key, value? } (hex) | { op: "scan", cf?, reverse? } |
+//   { op: "get", cf?, keys: hex[] } | { op: "close" }. This binding has no flush or
+//   compaction call: tables appear when memtables fill (a small memtableMemoryBudget helps).
+// Result: { results: (Array<[hexKey, hexValue]> | Array<hex | null>)[] }, one per scan/get.
+"use strict";
+const { RocksLevel } = require("@nxtedition/rocksdb");
+
+const plan = JSON.parse(process.argv[2]);
+const hex = (s) => Buffer.from(s, "hex");
+
+async function main() {
+  const db = new RocksLevel(plan.dir, plan.options ?? {});
+  await db.open();
+  const column = (cf) => (cf === undefined || cf === "default" ? undefined : db.columns[cf]);
+  const results = [];
+  let batch = [];
+  const drain = async () => {
+    if (batch.length > 0) await db.batch(batch);
+    batch = [];
+  };
+  for (const step of plan.steps) {
+    const col = column(step.cf);
+    const extra = col === undefined ? {} : { column: col };
+    switch (step.op) {
+      case "put":
+        batch.push({ type: "put", key: hex(step.key), value: hex(step.value), ...extra });
+        if (batch.length >= 1000) await drain();
+        break;
+      case "delete":
+        batch.push({ type: "del", key: hex(step.key), ...extra });
+        if (batch.length >= 1000) await drain();
+        break;
+      case "scan": {
+        await drain();
+        const rows = [];
+        const opts = {
+          reverse: step.reverse === true,
+          keyEncoding: "buffer",
+          valueEncoding: "buffer",
+          ...extra,
+        };
+        for await (const [key, value] of db.iterator(opts))
+          rows.push([key.toString("hex"), value.toString("hex")]);
+        results.push(rows);
+        break;
+      }
+      case "get": {
+        await drain();
+        const vs = await db.getMany(step.keys.map(hex), { valueEncoding: "buffer", ...extra });
+        results.push(vs.map((v) => (v === undefined || v === null ? null : v.toString("hex"))));
+        break;
+      }
+      case "close":
+        await drain();
+        await Promise.race([db.close(), new Promise((r) => setTimeout(r, 5000))]);
+        break;
+      default:
+        throw new Error(`unknown step ${step.op}`);
+    }
+  }
+  await drain();
+  process.stdout.write(`RESULT ${JSON.stringify({ results })}\n`, () => process.exit(0));
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e?.stack ?? e}\n`);
+  process.exit(1);
+});
