@@ -139,7 +139,7 @@ describe("NodeFileSystem lock across processes", () => {
     expect(readFileSync(path, "utf8").trim()).toBe(String(process.pid));
     expect(isBusy(() => fs.lock(path))).toBe(true);
     lock.release();
-    expect(fs.exists(path)).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe("");
   });
 
   it("takes over a LOCK file naming this process that it does not hold", () => {
@@ -148,13 +148,27 @@ describe("NodeFileSystem lock across processes", () => {
     fs.lock(path).release();
   });
 
-  it("treats a fresh unparsable LOCK file as held, an old one as stale", () => {
+  it("takes over an empty or unparsable LOCK file in place, and never removes it", () => {
     const path = join(root, "LOCK");
-    writeFileSync(path, "");
+    for (const text of ["", "not a pid\n"]) {
+      writeFileSync(path, text);
+      const inode = statSync(path).ino;
+      const lock = fs.lock(path);
+      expect(readFileSync(path, "utf8")).toBe(`${process.pid}\n`);
+      lock.release();
+      expect(readFileSync(path, "utf8")).toBe("");
+      expect(statSync(path).ino).toBe(inode);
+    }
+  });
+
+  it("treats a fresh unparsable claim file as a contender, an old one as stale", () => {
+    const path = join(root, "LOCK");
+    writeFileSync(`${path}.claim`, "");
     expect(isBusy(() => fs.lock(path))).toBe(true);
     const past = new Date(Date.now() - 60_000);
-    utimesSync(path, past, past);
+    utimesSync(`${path}.claim`, past, past);
     fs.lock(path).release();
+    expect(fs.exists(`${path}.claim`)).toBe(false);
   });
 
   it("treats relative and absolute paths to the same file as one lock", () => {

@@ -11,8 +11,8 @@
  * - Random-access reads are `pread`s (`readSync` with a position), looped until `length` or
  *   end of file. Sequential files keep their own position and read forward the same way.
  * - `syncDir` opens the directory and fsyncs it (a no-op on Windows, which cannot).
- * - `lock` uses a LOCK file holding the owner's pid (node-lock.ts); see `lock` below for its
- *   limits.
+ * - `lock` uses a LOCK file holding the owner's pid and honours RocksDB's fcntl lock on it
+ *   through /proc/locks (node-lock.ts); see `lock` below for its limits.
  *
  * Every failure is a `ShaleError` IOError whose `cause` is Node's errno error (so
  * `cause.code` is "ENOENT", "EISDIR", ...); lock contention is `Busy`. Ranges that do not fit
@@ -319,20 +319,25 @@ export class NodeFileSystem implements FileSystem {
   /**
    * Takes the LOCK file at `path` (node-lock.ts): the lock of `path`'s DIRECTORY, by its
    * device and inode, so every path to it (symlinks, `.`, relative) is one lock. The file is
-   * created with O_EXCL, holds our pid and stays open while held; `Busy` if this JS realm
-   * holds it, if it names a live process other than us, if it names us and a descriptor of
-   * this process has it open (another thread's lock; Linux), or if it is an unparsable file
-   * younger than 2 s (a contender between create and write). A file naming a dead process
-   * (its owner died without `release`) is stale: removed and created again. `release()`
-   * removes the file only if it is still the one it created and still names us; idempotent.
+   * created if missing and NEVER removed (RocksDB's LOCK stays in place too); while held it
+   * holds our pid and stays open. `Busy` if this JS realm holds it; if `/proc/locks` lists a
+   * POSIX record lock, OFD lock or flock on it (RocksDB's `fcntl` lock: the message names
+   * the holder's pid when the kernel reports one); if it names a live process other than
+   * us; if it names us and another descriptor of this process has it open (another thread's
+   * lock; Linux); or for the microseconds another contender holds the claim file
+   * `LOCK.claim` beside it. An empty file (released, or RocksDB's), a dead pid (a crashed
+   * owner) or any other text is free: taken over in place. `release()` empties the file if
+   * it still names us, then closes it; idempotent.
    *
-   * Limits: pid reuse (a dead owner's pid now used by an unrelated live process) reads as
-   * `Busy` until the file is removed by hand; our own pid in a file no descriptor of ours
-   * holds is taken as stale (a container restarted after kill -9 often gets the same pid).
-   * Two processes that find the same stale file at the same instant can both end up holding
-   * it (remove-then-create is not atomic). Pids mean nothing across hosts, so network file
-   * systems are not protected. Off Linux, a worker thread can take over a lock held by
-   * another thread of this process: lock in one thread only there.
+   * Limits: without `/proc/locks` (macOS, Windows, no procfs) RocksDB's fcntl lock is
+   * invisible: an empty LOCK held by a running RocksDB is taken as free. RocksDB, for its
+   * part, never sees this lock (Node cannot take an fcntl lock), so a RocksDB opening a
+   * directory shale holds succeeds: never open one directory with both. Pid reuse (a dead
+   * owner's pid now used by an unrelated live process) reads as `Busy` until the file is
+   * emptied by hand; our own pid in a file no other descriptor of ours holds is taken as
+   * stale (a container restarted after kill -9 often gets the same pid). Pids mean nothing
+   * across hosts, so network file systems are not protected. Off Linux, a worker thread can
+   * take over a lock held by another thread of this process: lock in one thread only there.
    */
   lock(path: string): FileLock {
     return lockFile(path);

@@ -57,7 +57,7 @@ describe("LOCK by directory identity, in this process", () => {
     expect(isBusy(() => lockFile(join(link, ".", "LOCK")))).toBe(true);
     expect(readFileSync(join(dir, "LOCK"), "utf8")).toBe(`${process.pid}\n`);
     lock.release();
-    expect(existsSync(join(dir, "LOCK"))).toBe(false);
+    expect(readFileSync(join(dir, "LOCK"), "utf8")).toBe("");
     const again = lockFile(join(link, "LOCK"));
     expect(isBusy(() => lockFile(join(dir, "LOCK")))).toBe(true);
     again.release();
@@ -117,6 +117,42 @@ describe("LOCK by directory identity, across processes and threads", () => {
     expect(await lockInChild(join(link, "LOCK"))).toBe("locked");
     expect(isBusy(() => lockFile(join(dir, "LOCK")))).toBe(true);
     expect(readFileSync(join(dir, "LOCK"), "utf8").trim()).toBe(String(child!.pid));
+  });
+
+  it("of processes racing for one LOCK file, exactly one takes it", async () => {
+    const go = join(dir, "go");
+    const script = `
+      const { existsSync } = await import("node:fs");
+      const { lockFile } = await import(${JSON.stringify(builtLock)});
+      while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 1));
+      try { lockFile(${JSON.stringify(join(dir, "LOCK"))}); console.log("locked"); }
+      catch (e) { console.log(e && e.code === "Busy" ? "busy" : "error " + e); }
+      setTimeout(() => {}, 60000);`;
+    const racers = Array.from({ length: 4 }, () =>
+      spawn(process.execPath, ["--input-type=module", "-e", script], {
+        stdio: ["ignore", "pipe", "inherit"],
+      }),
+    );
+    try {
+      const answers = racers.map(
+        (c) =>
+          new Promise<string>((resolve) => {
+            let out = "";
+            c.stdout.on("data", (d: Buffer) => {
+              out += d.toString();
+              if (out.includes("\n")) resolve(out.trim());
+            });
+          }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      writeFileSync(go, "");
+      const got = await Promise.all(answers);
+      expect(got.filter((a) => a === "locked")).toHaveLength(1);
+      expect(got.filter((a) => a === "busy")).toHaveLength(3);
+      expect(existsSync(join(dir, "LOCK.claim"))).toBe(false);
+    } finally {
+      for (const c of racers) c.kill("SIGKILL");
+    }
   });
 
   it.runIf(process.platform === "linux")(
