@@ -4,15 +4,7 @@
  * Test-only (excluded from the build).
  */
 import { spawnSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -164,18 +156,4 @@ export function filesEnding(dir: string, suffix: string): string[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith(suffix))
     .sort();
-}
-
-/**
- * Waits until the LOCK file RocksDB left in `dir` is over 2 s old. RocksDB locks with
- * fcntl and leaves an empty LOCK file behind; shale's node lock (base/src/fs/node-lock.ts)
- * takes an empty LOCK younger than 2 s for a contender between create and write and says
- * Busy. Known limitation, told to the `sync` helper (/tmp/notes/interop.md); a LOCK of an
- * existing RocksDB database is normally far older.
- */
-export async function waitForRocksDBLockGrace(dir: string): Promise<void> {
-  const lock = join(dir, "LOCK");
-  if (!existsSync(lock)) return;
-  const age = Date.now() - statSync(lock).mtimeMs;
-  if (age < 2100) await new Promise((r) => setTimeout(r, 2100 - age));
 }

@@ -32,7 +32,6 @@ import {
   shaleReverseScan,
   shaleScan,
   tempDir,
-  waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
 
 const toolsMissing = missingToolsReason();
@@ -229,7 +228,6 @@ describe.skipIf(!run)("RocksDB writes, shale opens (live tools)", () => {
       const dump = ldbScan(copyDir(dir, `${dir}-dump`));
       expect(dump.length).toBeGreaterThan(10);
       const model = new Map(dump.map((e) => [e.key, e.value]));
-      await waitForRocksDBLockGrace(dir);
       const db = await DB.open(dir, { createIfMissing: false, ...w.options });
       try {
         expectShaleSees(db, dump);
@@ -274,7 +272,6 @@ describe.skipIf(!run)("RocksDB's codecs shale does not read (live tools)", () =>
       "--compression_type=bzip2",
       `--db=${dir}`,
     ]);
-    await waitForRocksDBLockGrace(dir);
     let error: unknown;
     try {
       const db = await DB.open(dir, { createIfMissing: false });
@@ -403,7 +400,6 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
         mustRun("sst_dump", [`--file=${join(dir, t)}`, "--command=check", "--verify_checksum"]),
       );
     }
-    await waitForRocksDBLockGrace(dir);
     const db = await DB.open(dir, { createIfMissing: false, mergeOperator: "uint64add" });
     try {
       expectShaleSees(db, after);
