@@ -6,7 +6,7 @@
  * test-support/fault-model.test-support.ts): no acknowledged write lost, none invented,
  * the reopen works in the same process.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
