@@ -3,6 +3,9 @@
 //
 //   packages/db/testdata/rocksdb/format-6/   table format_version 6 (rocksdb-native's default)
 //   packages/db/testdata/rocksdb/format-7/   table format_version 7 (`tableFormatVersion: 7`)
+//   packages/sstable/testdata/rocksdb-tables/fv6-xxh3.sst, fv7-xxh3.sst
+//       one flushed table each: 100 puts `key000000`..`key000099` -> `value-<i>-` and
+//       `i % 23` x's (the binding writes XXH3, no compression, a 10-bit Bloom filter)
 //
 // Both hold the same history (see packages/db/testdata/rocksdb/README.md): 60 puts and a
 // flush; 20 more puts, a delete and a range deletion and a flush; 5 puts and a delete left in
@@ -15,7 +18,8 @@
 // deterministic up to the ids, timestamps, host names and base context checksums RocksDB
 // writes.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,6 +43,35 @@ function steps() {
   return out;
 }
 
+function run(plan) {
+  const r = spawnSync(process.execPath, [producer, JSON.stringify(plan)], { encoding: "utf8" });
+  const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
+  if (r.status !== 0 || line === undefined) {
+    console.error(r.stderr, r.stdout);
+    process.exit(1);
+  }
+  return JSON.parse(line.slice("RESULT ".length)).results;
+}
+
+for (const version of [6, 7]) {
+  const work = mkdtempSync(join(tmpdir(), "fv-table-"));
+  const puts = [];
+  for (let i = 0; i < 100; i++) {
+    const k = hex(`key${String(i).padStart(6, "0")}`);
+    puts.push({ op: "put", key: k, value: hex(`value-${i}-${"x".repeat(i % 23)}`) });
+  }
+  run({
+    dir: work,
+    columnFamilies: { default: { tableFormatVersion: version } },
+    steps: [...puts, { op: "flush" }, { op: "close" }],
+  });
+  const [table] = readdirSync(work).filter((f) => f.endsWith(".sst"));
+  const out = join(root, `packages/sstable/testdata/rocksdb-tables/fv${version}-xxh3.sst`);
+  copyFileSync(join(work, table), out);
+  rmSync(work, { recursive: true, force: true });
+  console.log(`fv${version}-xxh3.sst: ${out}`);
+}
+
 for (const version of [6, 7]) {
   const dir = join(root, `packages/db/testdata/rocksdb/format-${version}`);
   rmSync(dir, { recursive: true, force: true });
@@ -48,13 +81,7 @@ for (const version of [6, 7]) {
     columnFamilies: { default: { tableFormatVersion: version } },
     steps: steps(),
   };
-  const r = spawnSync(process.execPath, [producer, JSON.stringify(plan)], { encoding: "utf8" });
-  const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
-  if (r.status !== 0 || line === undefined) {
-    console.error(r.stderr, r.stdout);
-    process.exit(1);
-  }
-  const [scan] = JSON.parse(line.slice("RESULT ".length)).results;
+  const [scan] = run(plan);
   writeFileSync(
     join(dir, "expected.jsonl"),
     scan.map(([k, v]) => `${JSON.stringify({ key: k, value: v })}\n`).join(""),
