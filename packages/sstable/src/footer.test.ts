@@ -21,8 +21,8 @@ import {
 } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeFooter, encodeFooter, ExtendedFooter } from "./footer.js";
 import { formatCompressionName, parseCompressionName } from "./compression-name.js";
+import { decodeFooter, ExtendedFooter, encodeFooter } from "./footer.js";
 import { ChecksumType, contextChecksumModifier, TableFormat } from "./format.js";
 import { tableLayout } from "./table-layout.js";
 import { TableReader } from "./table-reader.js";
@@ -143,7 +143,10 @@ describe("format 6 and 7 footers RocksDB 10.5.1 wrote", () => {
     const { bytes } = load("fv6-xxh3.sst");
     const at = bytes.length - TableFormat.FOOTER_SIZE;
     const f = footerOf(bytes);
-    const decode = (b: Uint8Array, offset = at) => () => decodeFooter(b, "t", offset);
+    const decode =
+      (b: Uint8Array, offset = at) =>
+      () =>
+        decodeFooter(b, "t", offset);
     const flip = (p: number, mask = 1) => {
       const b = f.slice();
       b[p] = b[p]! ^ mask;
