@@ -43,7 +43,11 @@ export function parseCompressionName(
   offset: number,
 ): number[] {
   const fail = (what: string): never => {
-    throw ShaleError.corruption(`bad rocksdb.compression ${JSON.stringify(value)}: ${what}`, file, offset);
+    throw ShaleError.corruption(
+      `bad rocksdb.compression ${JSON.stringify(value)}: ${what}`,
+      file,
+      offset,
+    );
   };
   const first = value.indexOf(";");
   if (first < 0) fail("missing separator");

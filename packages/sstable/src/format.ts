@@ -36,8 +36,6 @@
 import {
   ChecksumType,
   ErrorCode,
-  getFixed32,
-  putFixed32,
   putVarint64,
   ShaleError,
   varint64Before,
@@ -266,4 +264,3 @@ export function decodeBlockHandleInto(
   out.size = size;
   return cursor[0]!;
 }
-

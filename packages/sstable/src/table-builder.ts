@@ -78,6 +78,7 @@ import {
 import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
 import { formatCompressionName } from "./compression-name.js";
 import { FilterBlockWriter } from "./filter-block.js";
+import { encodeFooter } from "./footer.js";
 import {
   type BlockHandle,
   type ChecksumType,
@@ -88,7 +89,6 @@ import {
   MetaBlockName,
   TableFormat,
 } from "./format.js";
-import { encodeFooter } from "./footer.js";
 import { IndexBuilder } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
 import {

@@ -12,8 +12,8 @@ import {
   type WritableFile,
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
-import { CHECKSUM_TYPES, type ChecksumName } from "../core/options.js";
 import { tableFileName } from "../core/filenames.js";
+import { CHECKSUM_TYPES, type ChecksumName } from "../core/options.js";
 import { rocksdbMergeOperatorName } from "../core/options-file.js";
 import type { FileMetaData } from "../version/version-edit.js";
 

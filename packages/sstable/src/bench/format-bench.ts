@@ -95,7 +95,9 @@ function verify(reader: TableReader): Timing {
 
 try {
   const paths = VERSIONS.map((v) => join(dir, `fv${v}.sst`));
-  VERSIONS.forEach((v, i) => build(paths[i]!, v));
+  VERSIONS.forEach((v, i) => {
+    build(paths[i]!, v);
+  });
   const readers = paths.map(open);
   const miss: Timing[][] = VERSIONS.map(() => []);
   const ver: Timing[][] = VERSIONS.map(() => []);
