@@ -135,6 +135,9 @@ describe("format 6 and 7 footers RocksDB 10.5.1 wrote", () => {
     const metaOffset = 4397;
     const stored = getFixed32(bytes, metaOffset + 104 + 1);
     const plainMeta = blockChecksum(ChecksumType.XXH3, bytes, metaOffset, metaOffset + 105);
+    expect(plainMeta).toBe(0xda6b460e);
+    expect(contextChecksumModifier(base, metaOffset)).toBe(0x743c40b7);
+    expect(stored).toBe(0x4ea786c5);
     expect((stored - contextChecksumModifier(base, metaOffset)) >>> 0).toBe(plainMeta);
     expect(stored).not.toBe(plainMeta);
   });

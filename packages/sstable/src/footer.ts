@@ -36,7 +36,11 @@
  * - format 5 (RocksDB 7.8.3, CRC32C, testdata/rocksdb-fv5-crc32c-3keys.sst): metaindex at
  *   1173 size 80, index at 269 size 22:
  *   `01 | 95 09 50 | 8d 02 16 | 00 x 34 | 05 00 00 00 | f7 cf f4 85 b7 41 e2 88`.
- * - format 6 and 7: see `docs/formats/sstable.md` (tables written by RocksDB 10.5.1).
+ * - format 6 (RocksDB 10.5.1, XXH3, testdata/rocksdb-tables/fv6-xxh3.sst, footer at 4506):
+ *   `04 | 3e 00 7a 00 | f0 35 85 94 | 9a 51 3c 74 | 68 00 00 00 | 00 x 24 | 06 00 00 00 |
+ *   f7 cf f4 85 b7 41 e2 88`: footer checksum 0x948535f0 = XXH3 of the footer with those four
+ *   bytes zeroed + (0x743c519a ^ 4506); base 0x743c519a; metaindex size 104, so the metaindex
+ *   is at 4506 - 5 - 104 = 4397. fv7-xxh3.sst differs in its checksum, base and version 7.
  *
  * Format version 0 used LevelDB's 48-byte footer (two padded handles and the legacy magic
  * 0xdb4775248b80fb57): it is recognised and refused as NotSupported, as are versions 1 and 8+.

@@ -28,10 +28,11 @@
  * where `offset` is where the block (or the footer) starts. A block copied to another offset
  * or into another file, still intact, then fails its checksum like random damage would; in
  * format versions 2-5 (base 0, modifier 0) it passes. The modifier is an integer xor and add,
- * no allocation: the read path of every block pays nothing more. Worked example: base
- * 0x1d0b5ef0 and a block at offset 4127 (0x101f): modifier 0x1d0b5ef0 ^ 0x101f = 0x1d0b4eef;
- * a block whose plain XXH3 checksum is 0xf3a1c2d4 stores 0xf3a1c2d4 + 0x1d0b4eef =
- * 0x10ad11c3 (carry dropped), little-endian `c3 11 ad 10`.
+ * no allocation: the read path of every block pays nothing more. Worked example (RocksDB
+ * 10.5.1's testdata/rocksdb-tables/fv6-xxh3.sst, footer.test.ts): base 0x743c519a, the
+ * metaindex at offset 4397: modifier 0x743c519a ^ 4397 = 0x743c40b7; the plain XXH3 checksum
+ * of its bytes and type byte is 0xda6b460e, so the trailer stores 0xda6b460e + 0x743c40b7 =
+ * 0x4ea786c5 (carry dropped), bytes `c5 86 a7 4e`.
  */
 import {
   ChecksumType,

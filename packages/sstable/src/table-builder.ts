@@ -1,5 +1,7 @@
 /**
- * TableBuilder: writes RocksDB 7.8.3's block-based table, format_version 5 (2-5 on request),
+ * TableBuilder: writes RocksDB's block-based table, format_version 5 (2-7 on request: from 6
+ * the metaindex also names the index, "rocksdb.index", every checksum carries the context
+ * modifier and the footer is checksummed, footer.ts; 7 changes `rocksdb.compression`),
  * to a WritableFile, streaming: each data block is compressed and appended as soon as it is
  * full; only the index entries, the filter's key hashes and the range tombstones stay in
  * memory until `finish`. RocksDB's own tools read the result (`sst_dump`), and its data,
@@ -28,7 +30,7 @@
  * |                                |  "rocksdb.properties", "rocksdb.range_del"
  * +--------------------------------+
  * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
- * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (format.ts)
+ * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (footer.ts)
  *
  * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 checksum over
  *              (block bytes ‖ compressionType) by checksumType (default xxHash; format.ts)
