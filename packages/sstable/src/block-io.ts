@@ -3,7 +3,10 @@
  * `block bytes ‖ u8 compressionType ‖ fixed32 LE checksum(block bytes ‖ compressionType)`,
  * the checksum computed by the table's checksum type (`blockChecksum` of `@shale/base`: RocksDB's
  * ComputeBuiltinChecksumWithLastByte; the type byte directly follows the block, so the
- * checksummed bytes `[offset, offset + size]` are contiguous).
+ * checksummed bytes `[offset, offset + size]` are contiguous), plus, from format version 6,
+ * the context modifier of the block's offset (`contextChecksumModifier`; `contextChecksum`
+ * is the footer's base, 0 before version 6). As RocksDB's VerifyBlockChecksum, the stored
+ * value minus the modifier must equal the computed checksum (0 for checksum type none).
  */
 import {
   blockChecksum,
@@ -15,14 +18,28 @@ import {
 } from "@shale/base";
 import { allocUninitialized, BlockSlab, blockMemory, MAX_POOLED_BLOCK } from "./alloc.js";
 import { compressBlock, decompressBlock, decompressBlockInto } from "./compression.js";
-import { type BlockHandle, CompressionType, TableFormat } from "./format.js";
+import {
+  type BlockHandle,
+  CompressionType,
+  contextChecksumModifier,
+  TableFormat,
+} from "./format.js";
 
 const TRAILER = TableFormat.BLOCK_TRAILER_SIZE;
+
+/** The compression type byte of the block `writeBlock` wrote last. */
+let writtenType: number = CompressionType.None;
+
+/** The compression type `writeBlock` chose for the block it wrote last (none if not worth it). */
+export function lastWrittenCompression(): number {
+  return writtenType;
+}
 
 /**
  * Compresses `raw` (when `type` is not none and it saves >= 12.5 %), appends it with its
  * trailer at `offset` (the file's current end) and returns the block's handle.
- * `raw` is not retained.
+ * `raw` is not retained. `contextChecksum`: the table's base context checksum (format
+ * version >= 6; 0 before).
  */
 export function writeBlock(
   file: WritableFile,
@@ -30,6 +47,7 @@ export function writeBlock(
   raw: Uint8Array,
   type: CompressionType,
   checksumType: number,
+  contextChecksum = 0,
 ): BlockHandle {
   // One contiguous buffer so the checksum covers contents ‖ type in one pass: the compressor
   // leaves room for the trailer after the stream.
@@ -44,7 +62,9 @@ export function writeBlock(
     out.set(raw, 0);
     out[size] = CompressionType.None;
   }
-  putFixed32(out, size + 1, blockChecksum(checksumType, out, 0, size + 1));
+  writtenType = out[size]!;
+  const checksum = blockChecksum(checksumType, out, 0, size + 1);
+  putFixed32(out, size + 1, (checksum + contextChecksumModifier(contextChecksum, offset)) >>> 0);
   file.append(out, 0, out.length);
   return { offset, size };
 }
@@ -95,6 +115,7 @@ export function decodedIntoPool(): boolean {
  * a reused scratch buffer (an uncompressed one is then copied out), one expected raw into
  * its own new memory (a compressed one is then decompressed from it): see `alloc.ts`.
  * `pooled`: that memory comes from `blockMemory` where it can (see `decodedIntoPool`).
+ * `contextChecksum`: the footer's base context checksum (format version >= 6; 0 before).
  */
 export function readBlock(
   file: RandomAccessFile,
@@ -105,6 +126,7 @@ export function readBlock(
   verify: boolean,
   expectCompressed = false,
   pooled = false,
+  contextChecksum = 0,
 ): Uint8Array {
   const offset = handle.offset;
   const n = handle.size + TRAILER;
@@ -133,6 +155,7 @@ export function readBlock(
     !scratch,
     undefined,
     pooled,
+    contextChecksum,
   );
   if (readPooled) {
     if (data.buffer === buf.buffer)
@@ -161,16 +184,20 @@ export function decodeBlock(
   view: boolean,
   slab?: BlockSlab,
   pooled = false,
+  contextChecksum = 0,
 ): Uint8Array {
   decodedPooled = false;
   const size = handle.size;
   const end = pos + size;
-  if (verify && checksumType !== 0) {
-    const stored = getFixed32(buf, end + 1);
-    const computed = blockChecksum(checksumType, buf, pos, end + 1);
+  if (verify) {
+    // RocksDB's VerifyBlockChecksum: take the context out of the stored value.
+    const modifier = contextChecksumModifier(contextChecksum, handle.offset);
+    const stored = (getFixed32(buf, end + 1) - modifier) >>> 0;
+    const computed = checksumType === 0 ? 0 : blockChecksum(checksumType, buf, pos, end + 1);
     if (stored !== computed) {
       throw ShaleError.corruption(
-        `block checksum mismatch: stored 0x${stored.toString(16)}, computed ` +
+        `block checksum mismatch: stored${modifier !== 0 ? " (context removed)" : ""} ` +
+          `0x${stored.toString(16)}, computed ` +
           `0x${computed.toString(16)} (checksum type ${checksumType})`,
         fileName,
         handle.offset,

@@ -32,6 +32,11 @@ export class BlockSource {
   readonly fileName: string | undefined;
   /** The footer's checksum type: how block trailers are verified. */
   readonly checksumType: number;
+  /**
+   * The footer's base context checksum (format version >= 6; 0 before): every block's stored
+   * checksum carries the modifier of its offset (format.ts). Set at open.
+   */
+  contextChecksum = 0;
   readonly cache: LRUCache<Block> | undefined;
   readonly cacheId: number;
   /** Default for reads: verify block checksums. */
@@ -102,6 +107,7 @@ export class BlockSource {
       verify,
       this.expectCompressed,
       pooled,
+      this.contextChecksum,
     );
     if (stats !== undefined) {
       stats.tick(Ticker.BytesRead, handle.size + TableFormat.BLOCK_TRAILER_SIZE);
@@ -281,6 +287,7 @@ export class BlockSource {
       !fillCache,
       slab,
       fillCache && this.recycles,
+      this.contextChecksum,
     );
     const pooled = decodedIntoPool();
     const block = Block.keyValue(data, this.fileName, offset);

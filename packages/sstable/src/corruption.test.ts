@@ -6,14 +6,8 @@
 import { LookupResult, MAX_SEQ, MemoryFileSystem, toBytes, toHex, ValueKind } from "@shale/base";
 import { expectShaleError } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
-import {
-  ChecksumType,
-  decodeFooter,
-  encodeBlockHandle,
-  encodeFooter,
-  MetaBlockName,
-  TableFormat,
-} from "./format.js";
+import { decodeFooter, encodeFooter } from "./footer.js";
+import { ChecksumType, encodeBlockHandle, MetaBlockName, TableFormat } from "./format.js";
 import {
   type BuiltTable,
   buildTable,
@@ -208,8 +202,9 @@ describe("corruption is detected with file and offset", () => {
       metaindexHandle: { offset: 1173, size: 80 },
       indexHandle: { offset: 269, size: 22 },
       formatVersion: 5,
+      baseContextChecksum: 0,
     };
-    const bytes = encodeFooter(footer);
+    const bytes = encodeFooter(footer, 1173 + 80 + 5);
     // Bytes of a footer RocksDB 7.8.3 wrote (testdata/rocksdb-fv5-crc32c-3keys.sst).
     expect(toHex(bytes)).toBe(
       `01950950 8d0216${"00".repeat(34)}05000000f7cff485b741e288`.replace(" ", ""),

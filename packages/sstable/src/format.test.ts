@@ -152,16 +152,22 @@ describe("block trailers (worked bytes from tables RocksDB 7.8.3 wrote)", () => 
     expect(maskChecksum(crc32c(bytes, 0, 22))).toBe(0xd5b274ad);
   });
 
-  it("NoChecksum: the stored word is not checked", () => {
+  it("NoChecksum: the stored word must be 0 (RocksDB's VerifyBlockChecksum compares it)", () => {
     const fs = new MemoryFileSystem();
     const file = fs.openWritable("b");
     const h = writeBlock(file, 0, new Uint8Array([1, 2, 3]), CompressionType.None, 0);
     file.close();
     expect(toHex(fs.readFile("b"))).toBe("0102030000000000");
+    const ra = fs.openRandomAccess("b");
+    expect(toHex(readBlock(ra, ra.size, h, "b", 0, true))).toBe("010203");
     const bytes = fs.readFile("b").slice();
     bytes[5] = 0x77;
     fs.writeFile("b", bytes);
-    const ra = fs.openRandomAccess("b");
-    expect(toHex(readBlock(ra, ra.size, h, "b", 0, true))).toBe("010203");
+    const damaged = fs.openRandomAccess("b");
+    expect(() => readBlock(damaged, damaged.size, h, "b", 0, true)).toThrow(
+      expect.objectContaining({ code: "Corruption", file: "b", offset: 0 }),
+    );
+    // Not verified when asked not to.
+    expect(toHex(readBlock(damaged, damaged.size, h, "b", 0, false))).toBe("010203");
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Wire constants and the small fixed structures of RocksDB's block-based table format:
- * block handles, block trailers and the footer. The whole file layout is drawn in
- * `table-builder.ts` and in `docs/formats/sstable.md`.
+ * block handles, block trailers and their context checksums. The footer is in `footer.ts`;
+ * the whole file layout is drawn in `table-builder.ts` and in `docs/formats/sstable.md`.
  *
  * BlockHandle (where a block lives; at most 16 bytes since offsets and sizes are < 2^53):
  * ```
@@ -14,35 +14,29 @@
  * ```
  * +---------------------+-----------------------------------------------------------+
  * | u8 compressionType  | fixed32 LE checksum of (block bytes ‖ compressionType),   |
- * |                     | by the footer's checksum type (CRC32C: masked)           |
+ * |                     | by the footer's checksum type (CRC32C: masked),           |
+ * |                     | plus the context modifier (format version >= 6), mod 2^32 |
  * +---------------------+-----------------------------------------------------------+
  * ```
  *
- * Footer, format versions 1-5 (53 bytes, the last bytes of the file; RocksDB's
- * `Footer::EncodeTo`):
- * ```
- * offset  size
- *   0       1   u8 checksumType (ChecksumType: 0 none, 1 CRC32c, 2 xxHash, 3 xxHash64, 4 XXH3)
- *   1      40   metaindex handle ‖ index handle, zero-padded to 40 bytes
- *  41       4   fixed32 LE formatVersion (this build writes 5, reads 2-5)
- *  45       8   fixed64 LE magic 0x88e241b785f4cff7 (kBlockBasedTableMagicNumber):
- *               bytes f7 cf f4 85 b7 41 e2 88
- * ```
- * The footer has no checksum of its own (format version 6 added one); the reader checks
- * the magic, the version, the checksum type, the handles and that the padding is zero,
- * and every block a handle points at is checksummed. Format version 0 used LevelDB's
- * 48-byte footer (two padded handles and the legacy magic 0xdb4775248b80fb57): it is
- * recognised and refused as NotSupported, as are versions 1 and 6+.
+ * Context checksums (format version >= 6, RocksDB's `ChecksumModifierForContext`): the footer
+ * holds a random non-zero `baseContextChecksum` chosen per file, and every checksum stored in
+ * the file — each block trailer's and the footer's own — is the plain checksum plus
  *
- * Worked example (the table of docs/formats/sstable.md): metaindex at offset 1173 size 80,
- * index at 269 size 22 encode as handles `95 09 50` and `8d 02 16`, so the footer is
- * `01 95 09 50 8d 02 16 00*34 05 00 00 00 f7 cf f4 85 b7 41 e2 88`.
+ *     modifier(base, offset) = base ^ (lo32(offset) + hi32(offset))      (all mod 2^32)
+ *
+ * where `offset` is where the block (or the footer) starts. A block copied to another offset
+ * or into another file, still intact, then fails its checksum like random damage would; in
+ * format versions 2-5 (base 0, modifier 0) it passes. The modifier is an integer xor and add,
+ * no allocation: the read path of every block pays nothing more. Worked example (RocksDB
+ * 10.5.1's testdata/rocksdb-tables/fv6-xxh3.sst, footer.test.ts): base 0x743c519a, the
+ * metaindex at offset 4397: modifier 0x743c519a ^ 4397 = 0x743c40b7; the plain XXH3 checksum
+ * of its bytes and type byte is 0xda6b460e, so the trailer stores 0xda6b460e + 0x743c40b7 =
+ * 0x4ea786c5 (carry dropped), bytes `c5 86 a7 4e`.
  */
 import {
   ChecksumType,
   ErrorCode,
-  getFixed32,
-  putFixed32,
   putVarint64,
   ShaleError,
   varint64Before,
@@ -94,6 +88,11 @@ export type CompressionType = (typeof CompressionType)[keyof typeof CompressionT
  */
 export { ChecksumType };
 
+/** True for a known checksum type byte. */
+export function isChecksumType(type: number): type is ChecksumType {
+  return Number.isInteger(type) && type >= ChecksumType.NoChecksum && type <= ChecksumType.XXH3;
+}
+
 /** Sizes and magic numbers. Part of the file format; do not change. */
 export const TableFormat = {
   /** u8 compression type + fixed32 checksum. */
@@ -102,7 +101,10 @@ export const TableFormat = {
   MAX_BLOCK_HANDLE_SIZE: 20,
   /** Bytes reserved for the two handles in the footer (zero padded). */
   FOOTER_HANDLES_SIZE: 40,
-  /** Format versions 1-5: checksumType(1) + handles(40) + formatVersion(4) + magic(8). */
+  /**
+   * Every footer from format version 1: checksumType(1) + handles(40) or, from version 6,
+   * the extended part (40) + formatVersion(4) + magic(8) (footer.ts).
+   */
   FOOTER_SIZE: 53,
   /** Format version 0 (LevelDB's footer): handles(40) + magic(8). */
   LEGACY_FOOTER_SIZE: 48,
@@ -130,23 +132,53 @@ export const TableFormat = {
  *   index entries omit the value length; a handle after a shared key prefix is stored as a
  *   size delta.
  * - 5: FastLocalBloom full filters (the filter block's own format; `@shale/bloom`).
- * This build writes 5 and reads 2-5; 6 (footer checksum, index handle in the metaindex)
- * and later are NotSupported.
+ * - 6: the footer is checksummed and carries a base context checksum, every stored checksum
+ *   adds the context modifier of its offset (above), the footer holds the metaindex size in
+ *   place of both handles (the metaindex ends right before the footer) and the index handle
+ *   moves into the metaindex as `rocksdb.index` (footer.ts). RocksDB 8.6 reads it.
+ * - 7: the property `rocksdb.compression` becomes `<compression manager>;<hex types>;`
+ *   (`BuiltinV2;07;` for ZSTD blocks, `;;` with compression off; properties.ts), naming the
+ *   compression manager that wrote the file and every compression type its blocks use.
+ *   RocksDB 10.4 reads it.
+ * This build reads 2-7 and writes 2-7 (5 by default, which every RocksDB since 6.6 reads).
  */
 export const FormatVersion = {
   V2: 2,
   V3: 3,
   V4: 4,
   V5: 5,
-  /** Oldest version read. */
+  V6: 6,
+  V7: 7,
+  /** Oldest version read and written. */
   MIN_READ: 2,
-  /** Newest version read and the version written. */
-  LATEST: 5,
+  /** Newest version read and written. */
+  LATEST: 7,
+  /** The version written when none is given. */
+  DEFAULT: 5,
 } as const;
+
+/** True from the version on which checksums carry the context modifier (6). */
+export function usesContextChecksum(formatVersion: number): boolean {
+  return formatVersion >= FormatVersion.V6;
+}
+
+/**
+ * The context modifier added to every checksum stored at `offset` of a file whose footer
+ * holds `baseContextChecksum` (RocksDB's `ChecksumModifierForContext`): 0 when the base is 0
+ * (format versions before 6), else `base ^ (lo32(offset) + hi32(offset))` mod 2^32. Integer
+ * operations only (offsets are < 2^53); no allocation.
+ */
+export function contextChecksumModifier(baseContextChecksum: number, offset: number): number {
+  if (baseContextChecksum === 0) return 0;
+  const lo = offset >>> 0;
+  // (offset - lo) / 2^32 is exact below 2^53; `^` takes its operands mod 2^32.
+  return (baseContextChecksum ^ (lo + (offset - lo) / 4294967296)) >>> 0;
+}
 
 /**
  * Names in the metaindex block (RocksDB's). Part of the file format; do not change.
- * Sorted: "fullfilter.rocksdb.BuiltinBloomFilter" < "rocksdb.properties" < "rocksdb.range_del".
+ * Sorted: "fullfilter.rocksdb.BuiltinBloomFilter" < "rocksdb.index" < "rocksdb.properties" <
+ * "rocksdb.range_del".
  */
 export const MetaBlockName = {
   /** Prefix of the full-filter entry; the filter policy's compatibility name follows. */
@@ -159,6 +191,8 @@ export const MetaBlockName = {
   RANGE_DEL: "rocksdb.range_del",
   /** The properties block (properties.ts). */
   PROPERTIES: "rocksdb.properties",
+  /** The index block's handle (format version >= 6; before, the footer holds it). */
+  INDEX: "rocksdb.index",
 } as const;
 
 /**
@@ -230,93 +264,4 @@ export function decodeBlockHandleInto(
   out.offset = offset;
   out.size = size;
   return cursor[0]!;
-}
-
-/** The decoded footer. */
-export interface Footer {
-  checksumType: ChecksumType;
-  metaindexHandle: BlockHandle;
-  indexHandle: BlockHandle;
-  formatVersion: number;
-}
-
-/** Encodes the footer (a fresh `FOOTER_SIZE`-byte array, format versions 1-5). */
-export function encodeFooter(footer: Footer): Uint8Array {
-  const out = new Uint8Array(TableFormat.FOOTER_SIZE);
-  out[0] = footer.checksumType;
-  const pos = putBlockHandle(out, 1, footer.metaindexHandle);
-  putBlockHandle(out, pos, footer.indexHandle);
-  putFixed32(out, TableFormat.FOOTER_VERSION_OFFSET, footer.formatVersion);
-  putFixed32(out, TableFormat.FOOTER_MAGIC_OFFSET, TableFormat.MAGIC_LO);
-  putFixed32(out, TableFormat.FOOTER_MAGIC_OFFSET + 4, TableFormat.MAGIC_HI);
-  return out;
-}
-
-/** True for a known checksum type byte. */
-export function isChecksumType(type: number): type is ChecksumType {
-  return Number.isInteger(type) && type >= ChecksumType.NoChecksum && type <= ChecksumType.XXH3;
-}
-
-/**
- * Decodes and checks the last `FOOTER_SIZE` bytes of a table, read from `fileOffset`.
- * Throws Corruption naming the file and the footer offset for a bad magic number, malformed
- * handles, non-zero padding or handles whose last block does not end at the footer; NotSupported (naming them too) for format version 0 (the
- * legacy magic), a format version outside 2-5 or an unknown checksum type.
- */
-export function decodeFooter(
-  src: Uint8Array,
-  file: string | undefined,
-  fileOffset: number,
-): Footer {
-  const fail = (what: string): never => {
-    throw ShaleError.corruption(`bad table footer: ${what}`, file, fileOffset);
-  };
-  const unsupported = (what: string): never => {
-    throw notSupportedAt(what, file, fileOffset);
-  };
-  if (src.length !== TableFormat.FOOTER_SIZE)
-    fail(`expected ${TableFormat.FOOTER_SIZE} bytes, got ${src.length}`);
-  const m = TableFormat.FOOTER_MAGIC_OFFSET;
-  const lo = getFixed32(src, m);
-  const hi = getFixed32(src, m + 4);
-  if (lo === TableFormat.LEGACY_MAGIC_LO && hi === TableFormat.LEGACY_MAGIC_HI) {
-    unsupported("table format_version 0 (legacy block-based footer) is not supported");
-  }
-  if (lo !== TableFormat.MAGIC_LO || hi !== TableFormat.MAGIC_HI) {
-    const magic = hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
-    fail(`bad magic number 0x${magic} (not a block-based table)`);
-  }
-  const formatVersion = getFixed32(src, TableFormat.FOOTER_VERSION_OFFSET);
-  if (formatVersion < FormatVersion.MIN_READ || formatVersion > FormatVersion.LATEST) {
-    unsupported(
-      `table format_version ${formatVersion} is not supported (read: ` +
-        `${FormatVersion.MIN_READ}-${FormatVersion.LATEST})`,
-    );
-  }
-  const checksumType = src[0]!;
-  if (!isChecksumType(checksumType)) unsupported(`unknown table checksum type ${checksumType}`);
-  const cursor = new Int32Array(1);
-  const handlesEnd = 1 + TableFormat.FOOTER_HANDLES_SIZE;
-  const metaindexHandle: BlockHandle = { offset: 0, size: 0 };
-  const indexHandle: BlockHandle = { offset: 0, size: 0 };
-  let pos = decodeBlockHandleInto(src, 1, handlesEnd, metaindexHandle, cursor, file, fileOffset);
-  pos = decodeBlockHandleInto(src, pos, handlesEnd, indexHandle, cursor, file, fileOffset);
-  for (; pos < handlesEnd; pos++) if (src[pos] !== 0) fail("non-zero padding");
-  // The metaindex or the index (RocksDB writes the index first, LevelDB the metaindex) is
-  // the last block before the footer; neither reaches past it.
-  const trailer = TableFormat.BLOCK_TRAILER_SIZE;
-  const metaEnd = metaindexHandle.offset + metaindexHandle.size + trailer;
-  const indexEnd = indexHandle.offset + indexHandle.size + trailer;
-  if (metaEnd > fileOffset || indexEnd > fileOffset || Math.max(metaEnd, indexEnd) !== fileOffset) {
-    fail(
-      `metaindex [${metaindexHandle.offset}, ${metaEnd}) and index [${indexHandle.offset}, ` +
-        `${indexEnd}) do not end at the footer`,
-    );
-  }
-  return {
-    checksumType: checksumType as ChecksumType,
-    metaindexHandle,
-    indexHandle,
-    formatVersion,
-  };
 }

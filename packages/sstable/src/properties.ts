@@ -13,7 +13,9 @@
  * rocksdb.column.family.id                     varint64 (0x7fffffff: unknown)
  * rocksdb.column.family.name                   string (absent when unknown)
  * rocksdb.comparator                           string, e.g. "leveldb.BytewiseComparator"
- * rocksdb.compression                          string: "NoCompression", "Snappy", ...
+ * rocksdb.compression                          string: "NoCompression", "Snappy", ...;
+ *                                              format version 7: "BuiltinV2;01;" and the
+ *                                              like (compression-name.ts)
  * rocksdb.compression_options                  string
  * rocksdb.creating.db.identity / .host.identity / .session.identity   strings (if known)
  * rocksdb.creation.time                        varint64 seconds since the epoch
@@ -24,8 +26,9 @@
  * rocksdb.filter.policy                        string "bloomfilter" (absent without filter)
  * rocksdb.filter.size                          varint64: filter block, trailer excluded
  * rocksdb.fixed.key.length                     varint64 (0)
- * rocksdb.format.version                       varint64 (0 for block-based tables; the
- *                                              table's version is in the footer)
+ * rocksdb.format.version                       varint64: 0 up to format version 5 (as
+ *                                              RocksDB 7.8.3), the version from 6 (as
+ *                                              RocksDB 9.8+); the footer's is the one read
  * rocksdb.index.key.is.user.key                varint64 0/1
  * rocksdb.index.size                           varint64: index block with its trailer
  * rocksdb.index.value.is.delta.encoded         varint64 0/1
@@ -68,7 +71,8 @@ import {
 import type { Block } from "./block.js";
 import { BlockBuilder } from "./block-builder.js";
 import { BlockIterator } from "./block-iterator.js";
-import { IndexType } from "./format.js";
+import { parseCompressionName } from "./compression-name.js";
+import { FormatVersion, IndexType } from "./format.js";
 import { KeyOrder } from "./key-order.js";
 
 /** RocksDB's kUnknownColumnFamily. */
@@ -127,7 +131,10 @@ export interface TableProperties {
   mergeOperatorName: string;
   /** Filter policy name: "bloomfilter" with RocksDB's built-in Bloom filter, "" without. */
   filterPolicy: string;
-  /** Compression of the data blocks, RocksDB's name ("NoCompression", "Snappy", ...). */
+  /**
+   * Compression of the data blocks, RocksDB's name ("NoCompression", "Snappy", ...); format
+   * version 7: "<manager>;<hex types>;" ("BuiltinV2;01;", ";;": compression-name.ts).
+   */
   compression: string;
   /** RocksDB's compression options string. */
   compressionOptions: string;
@@ -369,7 +376,8 @@ export function encodeProperties(props: TableProperties): Uint8Array {
     encoder.encode(props.wholeKeyFiltering ? "1" : "0"),
   ]);
   entries.push([PropertyName.FIXED_KEY_LENGTH, varintBytes(0)]);
-  entries.push([PropertyName.FORMAT_VERSION, varintBytes(0)]);
+  const recordedVersion = props.formatVersion >= FormatVersion.V6 ? props.formatVersion : 0;
+  entries.push([PropertyName.FORMAT_VERSION, varintBytes(recordedVersion)]);
   entries.push([PropertyName.INDEX_KEY_IS_USER_KEY, varintBytes(props.indexKeyIsUserKey ? 1 : 0)]);
   entries.push([
     PropertyName.INDEX_VALUE_IS_DELTA_ENCODED,
@@ -476,6 +484,8 @@ export function decodeProperties(
     const v = raw.get(name);
     if (v !== undefined) props[field] = decoder.decode(v);
   }
+  // Format version 7's form (checked at open, as RocksDB's GetDecompressor does).
+  if (formatVersion >= FormatVersion.V7) parseCompressionName(props.compression, file, blockOffset);
   // RocksDB counts range tombstones as entries and deletions; these fields count points.
   props.numEntries = Math.max(0, props.numEntries - props.numRangeDeletions);
   props.numDeletions = Math.max(0, props.numDeletions - props.numRangeDeletions);

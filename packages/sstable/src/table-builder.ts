@@ -1,5 +1,7 @@
 /**
- * TableBuilder: writes RocksDB 7.8.3's block-based table, format_version 5 (2-5 on request),
+ * TableBuilder: writes RocksDB's block-based table, format_version 5 (2-7 on request: from 6
+ * the metaindex also names the index, "rocksdb.index", every checksum carries the context
+ * modifier and the footer is checksummed, footer.ts; 7 changes `rocksdb.compression`),
  * to a WritableFile, streaming: each data block is compressed and appended as soon as it is
  * full; only the index entries, the filter's key hashes and the range tombstones stay in
  * memory until `finish`. RocksDB's own tools read the result (`sst_dump`), and its data,
@@ -28,7 +30,7 @@
  * |                                |  "rocksdb.properties", "rocksdb.range_del"
  * +--------------------------------+
  * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
- * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (format.ts)
+ * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (footer.ts)
  *
  * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 checksum over
  *              (block bytes ‖ compressionType) by checksumType (default xxHash; format.ts)
@@ -68,7 +70,7 @@ import {
   type WritableFile,
 } from "@shale/base";
 import { BlockBuilder } from "./block-builder.js";
-import { writeBlock } from "./block-io.js";
+import { lastWrittenCompression, writeBlock } from "./block-io.js";
 import {
   type ResolvedBuilderOptions,
   resolveBuilderOptions,
@@ -76,13 +78,14 @@ import {
   type TablePropertiesCollector,
 } from "./builder-options.js";
 import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
+import { formatCompressionName } from "./compression-name.js";
 import { FilterBlockWriter } from "./filter-block.js";
+import { encodeFooter } from "./footer.js";
 import {
   type BlockHandle,
   type ChecksumType,
   CompressionType,
   encodeBlockHandle,
-  encodeFooter,
   FormatVersion,
   IndexType,
   MetaBlockName,
@@ -121,6 +124,10 @@ export class TableBuilder {
   private readonly compressionType: CompressionType;
   private readonly formatVersion: number;
   private readonly checksumType: ChecksumType;
+  /** The footer's base context checksum (format version >= 6; 0 before). */
+  private readonly baseContextChecksum: number;
+  /** Compression types of the blocks written (format version 7's `rocksdb.compression`). */
+  private readonly compressionTypesUsed = new Set<number>();
   private readonly collectors: readonly TablePropertiesCollector[];
   private readonly recorded: ResolvedBuilderOptions;
 
@@ -170,6 +177,7 @@ export class TableBuilder {
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
+    this.baseContextChecksum = o.baseContextChecksum;
     this.collectors = o.collectors;
     this.recorded = o;
     this.index = new IndexBuilder(o.comparator, o.formatVersion);
@@ -298,7 +306,15 @@ export class TableBuilder {
   }
 
   private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
-    const handle = writeBlock(this.file, this.offset, raw, type, this.checksumType);
+    const handle = writeBlock(
+      this.file,
+      this.offset,
+      raw,
+      type,
+      this.checksumType,
+      this.baseContextChecksum,
+    );
+    if (type !== CompressionType.None) this.compressionTypesUsed.add(lastWrittenCompression());
     this.offset += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     return handle;
   }
@@ -359,6 +375,8 @@ export class TableBuilder {
     }
     const index = this.index.finish();
     const indexHandle = this.writeRaw(index.contents, CompressionType.None);
+    // From format version 6 the metaindex holds the index handle (footer.ts).
+    if (this.formatVersion >= FormatVersion.V6) meta.push([MetaBlockName.INDEX, indexHandle]);
     const tombstones = this.sortedTombstones();
     if (tombstones.length > 0) {
       const block = new BlockBuilder(1);
@@ -383,12 +401,16 @@ export class TableBuilder {
     for (const [name, handle] of meta)
       metaindex.add(encoder.encode(name), encodeBlockHandle(handle));
     const metaindexHandle = this.writeRaw(metaindex.finish(), CompressionType.None);
-    const footer = encodeFooter({
-      checksumType: this.checksumType,
-      metaindexHandle,
-      indexHandle,
-      formatVersion: this.formatVersion,
-    });
+    const footer = encodeFooter(
+      {
+        checksumType: this.checksumType,
+        metaindexHandle,
+        indexHandle,
+        formatVersion: this.formatVersion,
+        baseContextChecksum: this.baseContextChecksum,
+      },
+      this.offset,
+    );
     this.file.append(footer, 0, footer.length);
     this.offset += footer.length;
     this.state = "finished";
@@ -447,7 +469,13 @@ export class TableBuilder {
       comparatorName: this.comparator.name,
       mergeOperatorName: o.mergeOperatorName,
       filterPolicy: filterSize > 0 ? this.filter!.policy.name : "",
-      compression: rocksdbCompressionName(this.compressionType),
+      compression:
+        this.formatVersion >= FormatVersion.V7
+          ? formatCompressionName(
+              this.compressionType !== CompressionType.None,
+              this.compressionTypesUsed,
+            )
+          : rocksdbCompressionName(this.compressionType),
       compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",
       propertyCollectors: "[]",

@@ -27,7 +27,8 @@ import { type InternalIterator, invariants, ShaleError, trackClosed, trackOpen }
 import type { Block } from "./block.js";
 import { BlockIterator } from "./block-iterator.js";
 import type { BlockSource } from "./block-source.js";
-import type { BlockHandle, Footer } from "./format.js";
+import type { Footer } from "./footer.js";
+import type { BlockHandle } from "./format.js";
 import type { IndexSearch } from "./index-search.js";
 import { TableIteratorChecks } from "./iterator-checks.js";
 import type { KeyOrder } from "./key-order.js";

@@ -15,10 +15,12 @@ import { readMetaindex } from "./table-open.js";
 import type { TableReader } from "./table-reader.js";
 
 export interface TableLayout {
-  /** The footer's format version (1-5). */
+  /** The footer's format version (2-7). */
   readonly formatVersion: number;
   /** The footer's checksum type byte (ChecksumType). */
   readonly checksumType: number;
+  /** The footer's base context checksum (format version >= 6; 0 before; format.ts). */
+  readonly baseContextChecksum: number;
   readonly metaindex: BlockHandle;
   readonly index: BlockHandle;
   /** The meta blocks by name ("rocksdb.properties", "fullfilter....", ...), in name order. */
@@ -38,6 +40,7 @@ export function tableLayout(reader: TableReader): TableLayout {
   return {
     formatVersion: footer.formatVersion,
     checksumType: footer.checksumType,
+    baseContextChecksum: footer.baseContextChecksum,
     metaindex: { ...footer.metaindexHandle },
     index: { ...footer.indexHandle },
     metaBlocks: [...meta.entries()].map(([name, handle]) => ({ name, handle: { ...handle } })),

@@ -14,13 +14,8 @@ import {
 } from "@shale/base";
 import { BlockIterator } from "./block-iterator.js";
 import type { BlockSource } from "./block-source.js";
-import {
-  type BlockHandle,
-  decodeBlockHandleInto,
-  decodeFooter,
-  type Footer,
-  TableFormat,
-} from "./format.js";
+import { decodeFooter, type Footer } from "./footer.js";
+import { type BlockHandle, decodeBlockHandleInto, TableFormat } from "./format.js";
 import { KeyOrder } from "./key-order.js";
 
 /** Reads and checks the footer: Corruption for a file shorter than a footer or a bad one. */

@@ -42,6 +42,7 @@ import type { Block } from "./block.js";
 import type { BlockCache } from "./block-cache.js";
 import { BlockIterator } from "./block-iterator.js";
 import { BlockSource } from "./block-source.js";
+import { compressionNameSaysCompressed } from "./compression-name.js";
 import { filterMayMatch, hashFilterKey } from "./filter-block.js";
 import {
   checkFilterPolicy,
@@ -49,10 +50,10 @@ import {
   type FilterBitsReader,
   type FilterPolicy,
 } from "./filter-policy.js";
+import { type Footer, resolveIndexHandle } from "./footer.js";
 import {
   type BlockHandle,
   decodeBlockHandleInto,
-  type Footer,
   IndexType,
   MetaBlockName,
   notSupportedAt,
@@ -193,9 +194,11 @@ export class TableReader {
       options.fillCache ?? true,
     );
     source.filterPolicy = filterPolicy;
+    source.contextChecksum = this.footer.baseContextChecksum;
     this.source = source;
 
     const meta = readMetaindex(source, this.footer.metaindexHandle);
+    resolveIndexHandle(this.footer, meta, this.fileName);
     const propertiesHandle = meta.get(MetaBlockName.PROPERTIES);
     if (propertiesHandle === undefined) {
       const at = this.footer.metaindexHandle.offset;
@@ -221,7 +224,7 @@ export class TableReader {
       keyIsUserKey: props.indexKeyIsUserKey,
       valueIsDeltaEncoded: props.indexValueIsDeltaEncoded,
     };
-    source.expectCompressed = props.compression !== "NoCompression" && props.compression !== "";
+    source.expectCompressed = compressionNameSaysCompressed(props.compression, props.formatVersion);
     if (props.comparatorName !== "" && props.comparatorName !== this.comparator.name) {
       throw ShaleError.invalidArgument(
         `table ${this.fileName ?? ""} was written with comparator ` +

@@ -16,7 +16,8 @@ import { Block } from "./block.js";
 import { readBlock } from "./block-io.js";
 import { BlockIterator } from "./block-iterator.js";
 import type { TableBuilderOptions } from "./builder-options.js";
-import { type BlockHandle, decodeBlockHandleInto, decodeFooter, TableFormat } from "./format.js";
+import { decodeFooter, resolveIndexHandle } from "./footer.js";
+import { type BlockHandle, decodeBlockHandleInto, TableFormat } from "./format.js";
 import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
 import type { TableProperties } from "./properties.js";
@@ -98,9 +99,10 @@ function kvEntries(
   handle: BlockHandle,
   order: KeyOrder,
   checksumType: number,
+  contextChecksum: number,
   index?: IndexEncoding,
 ): { key: Uint8Array; value: Uint8Array }[] {
-  let data = readBlock(file, size, handle, "t", checksumType, true);
+  let data = readBlock(file, size, handle, "t", checksumType, true, false, false, contextChecksum);
   if (index !== undefined) data = normalizeIndexBlock(data, index, "t", handle.offset);
   const block = Block.keyValue(data, "t", handle.offset);
   const it = new BlockIterator(order).init(block, "t", handle.offset);
@@ -130,15 +132,18 @@ export function tableLayout(table: BuiltTable): TableLayout {
     footer.metaindexHandle,
     new KeyOrder(bytewiseComparator, false),
     footer.checksumType,
+    footer.baseContextChecksum,
   )) {
     meta.set(decoder.decode(e.key), decodeHandle(e.value));
   }
+  resolveIndexHandle(footer, meta, "t");
   const data = kvEntries(
     file,
     bytes.length,
     footer.indexHandle,
     new KeyOrder(bytewiseComparator, true),
     footer.checksumType,
+    footer.baseContextChecksum,
     {
       keyIsUserKey: table.properties.indexKeyIsUserKey,
       valueIsDeltaEncoded: table.properties.indexValueIsDeltaEncoded,

@@ -392,7 +392,7 @@ describe("TableBuilder contract", () => {
         }),
     ).toThrow(/compression/);
     expect(
-      () => new TableBuilder(new MemoryFileSystem().openWritable("t"), { formatVersion: 6 }),
+      () => new TableBuilder(new MemoryFileSystem().openWritable("t"), { formatVersion: 8 }),
     ).toThrow(/formatVersion/);
   });
 

@@ -13,6 +13,7 @@ import {
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
 import { tableFileName } from "../core/filenames.js";
+import { CHECKSUM_TYPES, type ChecksumName } from "../core/options.js";
 import { rocksdbMergeOperatorName } from "../core/options-file.js";
 import type { FileMetaData } from "../version/version-edit.js";
 
@@ -21,6 +22,10 @@ export interface TableWriteOptions {
   blockSize: number;
   bitsPerKey: number;
   compression: NonNullable<TableBuilderOptions["compression"]>;
+  /** RocksDB format_version, 2-7. */
+  formatVersion: number;
+  /** Block checksum type (`ChecksumType`). */
+  checksumType: number;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
   mergeOperatorName: string;
@@ -40,6 +45,8 @@ export function tableWriteOptions(
     blockSize: number;
     bloomBitsPerKey: number;
     compression: TableWriteOptions["compression"];
+    formatVersion: number;
+    checksum: ChecksumName;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -48,6 +55,8 @@ export function tableWriteOptions(
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
     compression: options.compression,
+    formatVersion: options.formatVersion,
+    checksumType: CHECKSUM_TYPES[options.checksum],
     // shale has the default column family only; RocksDB records it as id 0, "default".
     columnFamily: { id: 0, name: "default" },
     mergeOperatorName:

@@ -83,6 +83,29 @@ describe("OPTIONS file", () => {
     ).toBe("nullptr");
   });
 
+  it("records the table format_version and checksum as RocksDB's OPTIONS files do", async () => {
+    const table = async (options: { formatVersion?: number; checksum?: "xxh3" | "crc32c" }) => {
+      const fs = new MemoryFileSystem();
+      await (await DB.open("/db", { fs, ...options })).close();
+      return readNewestOptions(fs, "/db")!.sections.find(
+        (s) => s.title === 'TableOptions/BlockBasedTable "default"',
+      )!.entries;
+    };
+    const defaults = await table({});
+    expect(defaults.get("format_version")).toBe("5");
+    expect(defaults.get("checksum")).toBe("kxxHash");
+    const six = await table({ formatVersion: 6, checksum: "xxh3" });
+    expect(six.get("format_version")).toBe("6");
+    expect(six.get("checksum")).toBe("kXXH3");
+    expect((await table({ formatVersion: 7, checksum: "crc32c" })).get("checksum")).toBe("kCRC32c");
+    // RocksDB's own file spells them the same way.
+    const rocks = parseOptionsFile(ROCKSDB_OPTIONS, "OPTIONS-000022").find(
+      (s) => s.title === 'TableOptions/BlockBasedTable "default"',
+    )!.entries;
+    expect(rocks.get("checksum")).toMatch(/^k(CRC32c|xxHash|xxHash64|XXH3|NoChecksum)$/);
+    expect(rocks.get("format_version")).toBe("5");
+  });
+
   it("refuses another merge operator than the file names; accepts none, and any after nullptr", async () => {
     const fs = new MemoryFileSystem();
     await (await DB.open("/db", { fs })).close(); // recorded: nullptr

@@ -44,6 +44,8 @@ const openRows: Row[] = [
   ["blockSize", "4096", 100, 4096],
   ["bloomBitsPerKey", "10", 101, 10],
   ["compression", 1, "zstd", "none"],
+  ["formatVersion", "6", 8, 6],
+  ["checksum", 4, "crc32", "xxh3"],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],
   ["level0FileNumCompactionTrigger", "4", 0, 4],

@@ -16,8 +16,10 @@ import {
 import { LRUCache } from "@shale/block-cache";
 import {
   type Block,
+  ChecksumType,
   type CompressionName,
   DEFAULT_COMPRESSION,
+  FormatVersion,
   newBlockCache,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
@@ -31,6 +33,15 @@ import {
 import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
 
 const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];
+
+/** Block checksum types by option name (RocksDB's kCRC32c, kxxHash, kxxHash64, kXXH3). */
+export const CHECKSUM_TYPES = Object.freeze({
+  crc32c: ChecksumType.CRC32c,
+  xxhash: ChecksumType.xxHash,
+  xxhash64: ChecksumType.xxHash64,
+  xxh3: ChecksumType.XXH3,
+} as const);
+export type ChecksumName = keyof typeof CHECKSUM_TYPES;
 
 /** A background thread's CPU priority: the process's ("normal"), nice 10 ("low"), 19 ("idle"). */
 export type CpuPriority = "normal" | "low" | "idle";
@@ -75,6 +86,20 @@ export interface DbOptions {
   bloomBitsPerKey?: number;
   /** Data block compression: "snappy" or "none". Default: "snappy". */
   compression?: CompressionName;
+  /**
+   * RocksDB's table format_version for new tables, 2-7: 5 is read by every RocksDB since 6.6;
+   * 6 checksums the footer and mixes each block's offset into its checksum (so a misplaced
+   * block fails like a damaged one; RocksDB 8.6+ reads it); 7 records the compression
+   * manager in the properties (RocksDB 10.4+). Tables of every version are read whatever
+   * this says. Default: 5.
+   */
+  formatVersion?: number;
+  /**
+   * Block checksum of new tables: "crc32c", "xxhash" (XXH32), "xxhash64" or "xxh3"
+   * (RocksDB's default). Tables of every type are read whatever this says. Default:
+   * "xxhash", the fastest to verify in JS.
+   */
+  checksum?: ChecksumName;
   /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
@@ -170,6 +195,8 @@ export interface ResolvedOptions {
   blockSize: number;
   bloomBitsPerKey: number;
   compression: CompressionName;
+  formatVersion: number;
+  checksum: ChecksumName;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -244,6 +271,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("blockSize", 256, 2 ** 31 - 1),
   integerRow("bloomBitsPerKey", 0, 100),
   enumRow("compression", ["snappy", "none"]),
+  integerRow("formatVersion", FormatVersion.MIN_READ, FormatVersion.LATEST),
+  enumRow("checksum", Object.keys(CHECKSUM_TYPES)),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -338,6 +367,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     blockSize: o.blockSize ?? 4096,
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,
+    formatVersion: o.formatVersion ?? FormatVersion.DEFAULT,
+    checksum: o.checksum ?? "xxhash",
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,

@@ -1,9 +1,11 @@
 /**
- * shale reads the databases RocksDB 7.8.3 wrote (testdata/rocksdb/, see its README), on every
- * machine: every key, scans both ways equal to `ldb scan`'s dump, then shale keeps writing
- * (puts, deletes, a range deletion, merges, a flush and a compaction), closes, and reopens
- * what it wrote. Where RocksDB's tools are on the PATH, `ldb scan` also reopens the result
- * and must see exactly shale's view (tools.test.ts has the rest of the interop matrix).
+ * shale reads the databases RocksDB 7.8.3 and RocksDB 10.5.1 (rocksdb-native: table
+ * format_version 6 and 7) wrote (testdata/rocksdb/, see its README), on every machine: every
+ * key, scans both ways equal to the writer's own scan, then shale keeps writing (puts,
+ * deletes, a range deletion, merges, a flush and a compaction), closes, and reopens what it
+ * wrote. Where RocksDB's tools are on the PATH, `ldb scan` (7.8.3) also reopens the result
+ * and must see exactly shale's view — or, for tables shale wrote at format 6 or 7, refuse
+ * them as 7.8.3 does (tools.test.ts has the rest of the interop matrix).
  */
 import { isShaleError, toHex } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,6 +18,7 @@ import {
   type HexEntry,
   ldbScan,
   missingToolsReason,
+  runTool,
   shaleReverseScan,
   shaleScan,
   tempDir,
@@ -57,6 +60,11 @@ interface FixtureCase {
   absent: string[];
   /** More writes after open, applied to the db and the model. */
   write(db: DB, model: Map<string, string>): void;
+  /**
+   * The format_version of the tables shale leaves (options.formatVersion): RocksDB 7.8.3's
+   * ldb reads up to 5 and must refuse 6 and 7. Default: 5.
+   */
+  tableVersion?: number;
 }
 
 function putBoth(db: DB, model: Map<string, string>, key: string, value: string): void {
@@ -128,6 +136,23 @@ const cases: FixtureCase[] = [
       model.set(utf8("fresh-counter"), toHex(uint64Bytes(7n)));
     },
   },
+  ...[6, 7].map(
+    (version): FixtureCase => ({
+      // Written by rocksdb-native (RocksDB 10.5.1): XXH3, context checksums, the index
+      // handle in the metaindex; format 7's compression_name ";;". shale writes its own
+      // tables at the same version; after the compaction none of RocksDB's is left.
+      name: `format-${version}`,
+      options: { formatVersion: version, checksum: "xxh3" },
+      tableVersion: version,
+      absent: [utf8("key-001"), utf8("key-010"), utf8("key-020"), utf8("key-024"), utf8("nope")],
+      write(db, model) {
+        putBoth(db, model, "key-001", "written by shale");
+        db.delete("key-050");
+        model.delete(utf8("key-050"));
+        for (let i = 0; i < 30; i++) putBoth(db, model, `shale-${i}`, `value-${i}`);
+      },
+    }),
+  ),
 ];
 
 describe("shale opens RocksDB-written databases (fixtures)", () => {
@@ -155,9 +180,14 @@ describe("shale opens RocksDB-written databases (fixtures)", () => {
       } finally {
         await db.close();
       }
-      if (toolsMissing === undefined) {
+      if (toolsMissing === undefined && (c.tableVersion ?? 5) <= 5) {
         // RocksDB reopens what shale wrote and sees the same.
         expect(ldbScan(dir)).toEqual(sorted(model));
+      } else if (toolsMissing === undefined) {
+        // RocksDB 7.8.3 reads format_version 2-5 only (6 needs 8.6, 7 needs 10.4).
+        const r = runTool("ldb", [`--db=${dir}`, "--hex", "scan"]);
+        expect(r.status).not.toBe(0);
+        expect(r.stdout + r.stderr).toMatch(`unsupported format_version: ${c.tableVersion}`);
       }
     });
   }

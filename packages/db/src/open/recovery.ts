@@ -55,7 +55,7 @@ import {
   tableWriteOptions,
 } from "../compaction/build-table.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
-import type { ResolvedOptions } from "../core/options.js";
+import type { ChecksumName, ResolvedOptions } from "../core/options.js";
 import {
   checkOptionsFile,
   ensureIdentity,
@@ -469,7 +469,8 @@ function writeOptions(
         options.bloomBitsPerKey > 0 ? `bloomfilter:${options.bloomBitsPerKey}:false` : "nullptr",
       whole_key_filtering: true,
       cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
-      format_version: 5,
+      format_version: options.formatVersion,
+      checksum: ROCKSDB_CHECKSUM_NAMES[options.checksum],
     },
     foreignSections,
   });
@@ -480,6 +481,14 @@ function recordedMergeOperator(previous: readonly OptionsSection[]): string | un
   const cf = previous.find((s) => s.title === 'CFOptions "default"');
   return mergeOperatorOf(cf?.entries.get("merge_operator"));
 }
+
+/** RocksDB's OPTIONS spelling of each checksum type (options_helper.cc). */
+const ROCKSDB_CHECKSUM_NAMES: Readonly<Record<ChecksumName, string>> = Object.freeze({
+  crc32c: "kCRC32c",
+  xxhash: "kxxHash",
+  xxhash64: "kxxHash64",
+  xxh3: "kXXH3",
+});
 
 const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze({
   0: "kTolerateCorruptedTailRecords",

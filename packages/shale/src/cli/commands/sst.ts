@@ -75,7 +75,11 @@ function layout(ctx: CommandContext, t: TableReader): void {
     ctx.jsonLine({ file: t.fileName, fileSize: t.fileSize, ...l });
     return;
   }
-  ctx.line(`Footer: format_version ${l.formatVersion}, checksum type ${l.checksumType}`);
+  const context =
+    l.baseContextChecksum !== 0
+      ? `, base context checksum 0x${l.baseContextChecksum.toString(16).padStart(8, "0")}`
+      : "";
+  ctx.line(`Footer: format_version ${l.formatVersion}, checksum type ${l.checksumType}${context}`);
   ctx.line(`  metaindex: offset ${l.metaindex.offset} size ${l.metaindex.size}`);
   ctx.line(`  index:     offset ${l.index.offset} size ${l.index.size}`);
   ctx.line("Meta blocks:");
