@@ -207,6 +207,9 @@ describe("a directory RocksDB has open (its fcntl lock on LOCK)", () => {
       }
       // Readers keep coexisting with the one writer, as beside a shale writer.
       if (holder.quiet) {
+        // RocksDB takes its lock before it writes CURRENT: wait for the database to exist.
+        for (let i = 0; i < 200 && !existsSync(join(dir, "CURRENT")); i++)
+          await new Promise((r) => setTimeout(r, 50));
         const reader = await DB.open(dir, { readOnly: true });
         await reader.close();
       }

@@ -22,7 +22,6 @@ import {
   shaleReverseScan,
   shaleScan,
   tempDir,
-  waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
 import {
   type ProducerStep,
@@ -89,7 +88,6 @@ describe.skipIf(unavailable !== undefined)(
         expect(rows(scanned)).toEqual(sortedModel());
         expect(tableFooters(dir).every(([v, c]) => v === version && c === 4)).toBe(true);
 
-        await waitForRocksDBLockGrace(dir);
         const options = {
           createIfMissing: false,
           formatVersion: version,
