@@ -13,13 +13,21 @@ import {
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
 import { tableFileName } from "../core/filenames.js";
+import {
+  type FilterPolicyOption,
+  type RibbonTableFilter,
+  ribbonPolicyOf,
+} from "../core/filter-policy-option.js";
 import { rocksdbMergeOperatorName } from "../core/options-file.js";
 import type { FileMetaData } from "../version/version-edit.js";
 
 /** Table options that cross to a worker (structured-clone friendly: no functions). */
 export interface TableWriteOptions {
   blockSize: number;
+  /** Bloom bits per key (0: none), unless `filter` says Ribbon. */
   bitsPerKey: number;
+  /** A Ribbon policy, made into a `RibbonFilterPolicy` where the table is written. */
+  filter?: RibbonTableFilter;
   compression: NonNullable<TableBuilderOptions["compression"]>;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
@@ -39,6 +47,7 @@ export function tableWriteOptions(
   options: {
     blockSize: number;
     bloomBitsPerKey: number;
+    filterPolicy?: Required<FilterPolicyOption> | undefined;
     compression: TableWriteOptions["compression"];
     mergeOperator?: { readonly name: string } | undefined;
   },
@@ -47,6 +56,15 @@ export function tableWriteOptions(
   return {
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
+    ...(options.filterPolicy?.type === "ribbon"
+      ? {
+          filter: {
+            type: "ribbon" as const,
+            bitsPerKey: options.filterPolicy.bitsPerKey,
+            bloomBeforeLevel: options.filterPolicy.bloomBeforeLevel,
+          },
+        }
+      : {}),
     compression: options.compression,
     // shale has the default column family only; RocksDB records it as id 0, "default".
     columnFamily: { id: 0, name: "default" },
@@ -57,6 +75,20 @@ export function tableWriteOptions(
     dbId: identity.dbId,
     dbSessionId: identity.dbSessionId,
   };
+}
+
+/**
+ * Builder options with a Ribbon `filter` (plain data, as it crosses to workers) made into
+ * its `filterPolicy` (which replaces the Bloom `bitsPerKey`).
+ */
+function withFilterPolicy(
+  options: TableBuilderOptions & { filter?: RibbonTableFilter },
+  fileNumber: number,
+): TableBuilderOptions {
+  const { filter, ...rest } = options;
+  if (filter === undefined) return { ...rest, fileNumber };
+  const { bitsPerKey: _bloomBits, ...noBits } = rest;
+  return { ...noBits, fileNumber, filterPolicy: ribbonPolicyOf(filter) };
 }
 
 /**
@@ -88,14 +120,14 @@ export class TableFile {
     fs: FileSystem,
     dir: string,
     fileNumber: number,
-    builderOptions: TableBuilderOptions,
+    builderOptions: TableBuilderOptions & { filter?: RibbonTableFilter },
   ) {
     this.fs = fs;
     this.number = fileNumber;
     this.path = tableFileName(dir, fileNumber);
     this.file = fs.openWritable(this.path, { bufferSize: 256 * 1024 });
     try {
-      this.builder = new TableBuilder(this.file, { ...builderOptions, fileNumber });
+      this.builder = new TableBuilder(this.file, withFilterPolicy(builderOptions, fileNumber));
     } catch (e) {
       this.abandon();
       throw e;
