@@ -43,6 +43,7 @@ const openRows: Row[] = [
   ["cacheIndexAndFilterBlocks", "no", undefined, false],
   ["blockSize", "4096", 100, 4096],
   ["bloomBitsPerKey", "10", 101, 10],
+  ["filterPolicy", 10, { type: "cuckoo" }, { type: "ribbon", bitsPerKey: 10 }],
   ["compression", 1, "zstd", "none"],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],
