@@ -21,6 +21,9 @@ export interface TableWriteOptions {
   blockSize: number;
   bitsPerKey: number;
   compression: NonNullable<TableBuilderOptions["compression"]>;
+  indexType: NonNullable<TableBuilderOptions["indexType"]>;
+  partitionFilters: boolean;
+  metadataBlockSize: number;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
   mergeOperatorName: string;
@@ -40,6 +43,9 @@ export function tableWriteOptions(
     blockSize: number;
     bloomBitsPerKey: number;
     compression: TableWriteOptions["compression"];
+    indexType: TableWriteOptions["indexType"];
+    partitionFilters: boolean;
+    metadataBlockSize: number;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -48,6 +54,9 @@ export function tableWriteOptions(
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
     compression: options.compression,
+    indexType: options.indexType,
+    partitionFilters: options.partitionFilters,
+    metadataBlockSize: options.metadataBlockSize,
     // shale has the default column family only; RocksDB records it as id 0, "default".
     columnFamily: { id: 0, name: "default" },
     mergeOperatorName:

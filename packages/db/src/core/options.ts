@@ -18,6 +18,7 @@ import {
   type Block,
   type CompressionName,
   DEFAULT_COMPRESSION,
+  type IndexTypeName,
   newBlockCache,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
@@ -75,6 +76,22 @@ export interface DbOptions {
   bloomBitsPerKey?: number;
   /** Data block compression: "snappy" or "none". Default: "snappy". */
   compression?: CompressionName;
+  /**
+   * The index of the tables written (RocksDB's `index_type`): `"binarySearch"` one index
+   * block per table; `"twoLevelIndex"` a partitioned index, partitions of about
+   * `metadataBlockSize` bytes under a top-level block, read partition by partition through
+   * the block cache (for tables whose index is too large to keep whole);
+   * `"binarySearchWithFirstKey"` one block whose entries also carry each data block's first
+   * key. Tables of every type are read whatever this says. Default: "binarySearch".
+   */
+  indexType?: IndexTypeName;
+  /**
+   * Partition each table's filter along its index partitions (RocksDB's `partition_filters`);
+   * requires `indexType: "twoLevelIndex"`. Default: false.
+   */
+  partitionFilters?: boolean;
+  /** Target bytes of index and filter partitions (RocksDB's `metadata_block_size`). Default: 4096. */
+  metadataBlockSize?: number;
   /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
@@ -170,6 +187,9 @@ export interface ResolvedOptions {
   blockSize: number;
   bloomBitsPerKey: number;
   compression: CompressionName;
+  indexType: IndexTypeName;
+  partitionFilters: boolean;
+  metadataBlockSize: number;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -244,6 +264,9 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("blockSize", 256, 2 ** 31 - 1),
   integerRow("bloomBitsPerKey", 0, 100),
   enumRow("compression", ["snappy", "none"]),
+  enumRow("indexType", ["binarySearch", "twoLevelIndex", "binarySearchWithFirstKey"]),
+  booleanRow("partitionFilters"),
+  integerRow("metadataBlockSize", 1, 2 ** 31 - 1),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -319,6 +342,12 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
   const walRecoveryMode =
     m === undefined ? WalRecoveryMode.PointInTime : typeof m === "string" ? WalRecoveryMode[m] : m;
   const [trigger, slowdown, stop] = level0Triggers(o);
+  const indexType = o.indexType ?? "binarySearch";
+  if (o.partitionFilters === true && indexType !== "twoLevelIndex") {
+    throw ShaleError.invalidArgument(
+      `options.partitionFilters requires options.indexType "twoLevelIndex"; got "${indexType}"`,
+    );
+  }
   return {
     createIfMissing: o.createIfMissing ?? true,
     errorIfExists: o.errorIfExists ?? false,
@@ -338,6 +367,9 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     blockSize: o.blockSize ?? 4096,
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,
+    indexType,
+    partitionFilters: o.partitionFilters ?? false,
+    metadataBlockSize: o.metadataBlockSize ?? 4096,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,

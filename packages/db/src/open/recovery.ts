@@ -469,6 +469,9 @@ function writeOptions(
         options.bloomBitsPerKey > 0 ? `bloomfilter:${options.bloomBitsPerKey}:false` : "nullptr",
       whole_key_filtering: true,
       cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
+      index_type: ROCKSDB_INDEX_TYPE_NAMES[options.indexType],
+      partition_filters: options.partitionFilters,
+      metadata_block_size: options.metadataBlockSize,
       format_version: 5,
     },
     foreignSections,
@@ -480,6 +483,14 @@ function recordedMergeOperator(previous: readonly OptionsSection[]): string | un
   const cf = previous.find((s) => s.title === 'CFOptions "default"');
   return mergeOperatorOf(cf?.entries.get("merge_operator"));
 }
+
+/** RocksDB's names of the index types in OPTIONS files (BlockBasedTableOptions::IndexType). */
+const ROCKSDB_INDEX_TYPE_NAMES: Readonly<Record<ResolvedOptions["indexType"], string>> =
+  Object.freeze({
+    binarySearch: "kBinarySearch",
+    twoLevelIndex: "kTwoLevelIndexSearch",
+    binarySearchWithFirstKey: "kBinarySearchWithFirstKey",
+  });
 
 const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze({
   0: "kTolerateCorruptedTailRecords",
