@@ -15,11 +15,13 @@ import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
 import { tableFileName } from "../core/filenames.js";
 import { rocksdbMergeOperatorName } from "../core/options-file.js";
 import type { FileMetaData } from "../version/version-edit.js";
+import { flushCompression } from "./output-compression.js";
 
 /** Table options that cross to a worker (structured-clone friendly: no functions). */
 export interface TableWriteOptions {
   blockSize: number;
   bitsPerKey: number;
+  /** A flush's codec; a compaction's spec replaces it with its output level's. */
   compression: NonNullable<TableBuilderOptions["compression"]>;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
@@ -34,12 +36,14 @@ export interface TableIdentity {
   dbSessionId: string;
 }
 
-/** The table options of a database's options. */
+/** The table options of a database's options (the codec: a flush's, output-compression.ts). */
 export function tableWriteOptions(
   options: {
     blockSize: number;
     bloomBitsPerKey: number;
     compression: TableWriteOptions["compression"];
+    compressionPerLevel: readonly TableWriteOptions["compression"][];
+    bottommostCompression: TableWriteOptions["compression"] | undefined;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -47,7 +51,7 @@ export function tableWriteOptions(
   return {
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
-    compression: options.compression,
+    compression: flushCompression(options),
     // shale has the default column family only; RocksDB records it as id 0, "default".
     columnFamily: { id: 0, name: "default" },
     mergeOperatorName:

@@ -19,6 +19,7 @@ import {
   type CompressionName,
   DEFAULT_COMPRESSION,
   newBlockCache,
+  WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
@@ -73,8 +74,25 @@ export interface DbOptions {
   blockSize?: number;
   /** Bloom filter bits per key (0 = no filter). Default: 10. */
   bloomBitsPerKey?: number;
-  /** Data block compression: "snappy" or "none". Default: "snappy". */
+  /**
+   * Block compression of new tables: "snappy", "lz4" or "none" (the codecs shale writes;
+   * every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
+   */
   compression?: CompressionName;
+  /**
+   * RocksDB's compression_per_level: the codec of tables written into each level, index =
+   * level (flushes use entry 0); a list shorter than the levels repeats its last entry, an
+   * empty list means `compression` everywhere. RocksDB's advice: "none" or "lz4" for L0/L1,
+   * "lz4" below, with `bottommostCompression` "zstd" (a written codec) for the last level.
+   * How tables' levels pick their codec: compaction/output-compression.ts. Default: [].
+   */
+  compressionPerLevel?: CompressionName[];
+  /**
+   * RocksDB's bottommost_compression: the codec of compaction outputs at or below the
+   * deepest non-empty level (never of flushes), over `compressionPerLevel` and
+   * `compression`. Default: none given (RocksDB's kDisableCompressionOption).
+   */
+  bottommostCompression?: CompressionName;
   /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
@@ -170,6 +188,9 @@ export interface ResolvedOptions {
   blockSize: number;
   bloomBitsPerKey: number;
   compression: CompressionName;
+  /** Empty when not given. */
+  compressionPerLevel: readonly CompressionName[];
+  bottommostCompression: CompressionName | undefined;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -243,7 +264,19 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   booleanRow("cacheIndexAndFilterBlocks"),
   integerRow("blockSize", 256, 2 ** 31 - 1),
   integerRow("bloomBitsPerKey", 0, 100),
-  enumRow("compression", ["snappy", "none"]),
+  enumRow("compression", WRITTEN_COMPRESSIONS),
+  customRow(
+    "compressionPerLevel",
+    "an array of compression names (strings)",
+    (v) => Array.isArray(v) && v.every((x) => typeof x === "string"),
+    (v: readonly string[]) => {
+      const bad = v.findIndex((x) => !(WRITTEN_COMPRESSIONS as readonly string[]).includes(x));
+      return bad < 0
+        ? undefined
+        : `entry [${bad}] is ${JSON.stringify(v[bad])}, not a compression shale writes (${WRITTEN_COMPRESSIONS.map((x) => `"${x}"`).join(", ")})`;
+    },
+  ),
+  enumRow("bottommostCompression", WRITTEN_COMPRESSIONS),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -338,6 +371,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     blockSize: o.blockSize ?? 4096,
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,
+    compressionPerLevel: Object.freeze([...(o.compressionPerLevel ?? [])]),
+    bottommostCompression: o.bottommostCompression,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,

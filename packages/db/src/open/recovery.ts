@@ -58,6 +58,7 @@ import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import type { ResolvedOptions } from "../core/options.js";
 import {
   checkOptionsFile,
+  compressionEntries,
   ensureIdentity,
   formatOptionsFile,
   mergeOperatorOf,
@@ -461,7 +462,8 @@ function writeOptions(
       max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
       target_file_size_base: options.targetFileSizeBase,
       disable_auto_compactions: options.disableAutoCompactions,
-      compression: options.compression === "none" ? "kNoCompression" : "kSnappyCompression",
+      level_compaction_dynamic_level_bytes: false,
+      ...compressionEntries(options),
     },
     table: {
       block_size: options.blockSize,
