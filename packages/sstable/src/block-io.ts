@@ -22,7 +22,8 @@ const TRAILER = TableFormat.BLOCK_TRAILER_SIZE;
 /**
  * Compresses `raw` (when `type` is not none and it saves >= 12.5 %), appends it with its
  * trailer at `offset` (the file's current end) and returns the block's handle.
- * `raw` is not retained.
+ * `raw` is not retained. zstd blocks use `zstdLevel` and the table's dictionary `dict` if
+ * given (data blocks only).
  */
 export function writeBlock(
   file: WritableFile,
@@ -30,10 +31,12 @@ export function writeBlock(
   raw: Uint8Array,
   type: CompressionType,
   checksumType: number,
+  dict?: Uint8Array,
+  zstdLevel?: number,
 ): BlockHandle {
   // One contiguous buffer so the checksum covers contents ‖ type in one pass: the compressor
   // leaves room for the trailer after the stream.
-  let out = compressBlock(raw, type, TRAILER);
+  let out = compressBlock(raw, type, TRAILER, dict, zstdLevel);
   let size: number;
   if (out !== undefined) {
     size = out.length - TRAILER;
@@ -95,6 +98,7 @@ export function decodedIntoPool(): boolean {
  * a reused scratch buffer (an uncompressed one is then copied out), one expected raw into
  * its own new memory (a compressed one is then decompressed from it): see `alloc.ts`.
  * `pooled`: that memory comes from `blockMemory` where it can (see `decodedIntoPool`).
+ * `dict`: the table's compression dictionary, for its data blocks.
  */
 export function readBlock(
   file: RandomAccessFile,
@@ -105,6 +109,7 @@ export function readBlock(
   verify: boolean,
   expectCompressed = false,
   pooled = false,
+  dict?: Uint8Array,
 ): Uint8Array {
   const offset = handle.offset;
   const n = handle.size + TRAILER;
@@ -133,6 +138,7 @@ export function readBlock(
     !scratch,
     undefined,
     pooled,
+    dict,
   );
   if (readPooled) {
     if (data.buffer === buf.buffer)
@@ -161,6 +167,7 @@ export function decodeBlock(
   view: boolean,
   slab?: BlockSlab,
   pooled = false,
+  dict?: Uint8Array,
 ): Uint8Array {
   decodedPooled = false;
   const size = handle.size;
@@ -189,14 +196,14 @@ export function decodeBlock(
   const compressed = buf.subarray(pos, end);
   if (pooled && slab === undefined) {
     poolSlab.took = false;
-    const out = decompressBlockInto(compressed, type, fileName, handle.offset, poolSlab);
+    const out = decompressBlockInto(compressed, type, fileName, handle.offset, poolSlab, dict);
     decodedPooled = poolSlab.took && out.buffer === poolSlab.buf.buffer;
     poolSlab.buf = EMPTY_SLAB; // hold no pooled buffer
     return out;
   }
   return slab !== undefined
-    ? decompressBlockInto(compressed, type, fileName, handle.offset, slab)
-    : decompressBlock(compressed, type, fileName, handle.offset);
+    ? decompressBlockInto(compressed, type, fileName, handle.offset, slab, dict)
+    : decompressBlock(compressed, type, fileName, handle.offset, dict);
 }
 
 const EMPTY_SLAB = new Uint8Array(0);

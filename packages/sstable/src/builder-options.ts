@@ -3,7 +3,12 @@
  */
 import { bytewiseComparator, type Comparator, ShaleError } from "@shale/base";
 import { BloomFilterPolicy } from "@shale/bloom";
-import { type CompressionName, compressionTypeOf, DEFAULT_COMPRESSION } from "./compression.js";
+import {
+  type CompressionName,
+  compressionTypeOf,
+  DEFAULT_COMPRESSION,
+  DEFAULT_ZSTD_LEVEL,
+} from "./compression.js";
 import { checkFilterPolicy, DEFAULT_FILTER_POLICY, type FilterPolicy } from "./filter-policy.js";
 import { ChecksumType, FormatVersion, isChecksumType } from "./format.js";
 
@@ -32,8 +37,13 @@ export interface TableBuilderOptions {
    * `BloomFilterPolicy` or your own. Default: the built-in Bloom filter at `bitsPerKey`.
    */
   filterPolicy?: FilterPolicy;
-  /** Data block compression ("none" or "snappy"). Default: "snappy" (see compression.ts). */
+  /** Data block compression ("none", "snappy" or "zstd"). Default: "snappy" (see compression.ts). */
   compression?: CompressionName;
+  /**
+   * The zstd level (RocksDB's `compression_opts.level`), an integer in [-131072, 22]; used
+   * when `compression` is "zstd". Default: 3 (`DEFAULT_ZSTD_LEVEL`, zstd's and RocksDB's).
+   */
+  zstdLevel?: number;
   /**
    * RocksDB format_version to write, 2-5 (3 adds user-key index keys, 4 index values without
    * lengths). Default: 5 (`FormatVersion.LATEST`).
@@ -87,6 +97,7 @@ export interface ResolvedBuilderOptions {
   /** The filter policy; undefined: no filter. */
   filterPolicy: FilterPolicy | undefined;
   compression: CompressionName;
+  zstdLevel: number;
   formatVersion: number;
   checksumType: ChecksumType;
   collectors: readonly TablePropertiesCollector[];
@@ -135,6 +146,13 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
   }
   const compression = options.compression ?? DEFAULT_COMPRESSION;
   compressionTypeOf(compression);
+  const zstdLevel = options.zstdLevel ?? DEFAULT_ZSTD_LEVEL;
+  if (typeof zstdLevel !== "number") throw new TypeError("zstdLevel must be a number");
+  if (!Number.isInteger(zstdLevel) || zstdLevel < -131072 || zstdLevel > 22) {
+    throw ShaleError.invalidArgument(
+      `zstdLevel must be an integer in [-131072, 22]; got ${zstdLevel}`,
+    );
+  }
   const formatVersion = options.formatVersion ?? FormatVersion.LATEST;
   if (typeof formatVersion !== "number") throw new TypeError("formatVersion must be a number");
   if (
@@ -188,6 +206,7 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
     bitsPerKey,
     filterPolicy,
     compression,
+    zstdLevel,
     formatVersion,
     checksumType,
     collectors: options.collectors ?? [],

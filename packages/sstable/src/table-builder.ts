@@ -30,7 +30,7 @@
  * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
  * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (format.ts)
  *
- * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 checksum over
+ * trailer   := u8 compressionType (0 none, 1 snappy, 7 zstd) ‖ fixed32 checksum over
  *              (block bytes ‖ compressionType) by checksumType (default xxHash; format.ts)
  * handle    := varint64 offset ‖ varint64 size          (size excludes the trailer)
  * ```
@@ -119,6 +119,7 @@ export class TableBuilder {
   /** ceil(blockSize * 0.9): RocksDB's block_size_deviation (10) limit. */
   private readonly blockSizeDeviationLimit: number;
   private readonly compressionType: CompressionType;
+  private readonly zstdLevel: number;
   private readonly formatVersion: number;
   private readonly checksumType: ChecksumType;
   private readonly collectors: readonly TablePropertiesCollector[];
@@ -168,6 +169,7 @@ export class TableBuilder {
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
     this.filter = o.filterPolicy !== undefined ? new FilterBlockWriter(o.filterPolicy) : undefined;
     this.compressionType = compressionTypeOf(o.compression);
+    this.zstdLevel = o.zstdLevel;
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
     this.collectors = o.collectors;
@@ -298,7 +300,15 @@ export class TableBuilder {
   }
 
   private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
-    const handle = writeBlock(this.file, this.offset, raw, type, this.checksumType);
+    const handle = writeBlock(
+      this.file,
+      this.offset,
+      raw,
+      type,
+      this.checksumType,
+      undefined,
+      this.zstdLevel,
+    );
     this.offset += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     return handle;
   }
@@ -448,7 +458,10 @@ export class TableBuilder {
       mergeOperatorName: o.mergeOperatorName,
       filterPolicy: filterSize > 0 ? this.filter!.policy.name : "",
       compression: rocksdbCompressionName(this.compressionType),
-      compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
+      compressionOptions:
+        this.compressionType === CompressionType.ZSTD
+          ? DEFAULT_COMPRESSION_OPTIONS.replace("level=32767", `level=${this.zstdLevel}`)
+          : DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",
       propertyCollectors: "[]",
       columnFamilyId: o.columnFamilyId,

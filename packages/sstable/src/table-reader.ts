@@ -222,6 +222,8 @@ export class TableReader {
       valueIsDeltaEncoded: props.indexValueIsDeltaEncoded,
     };
     source.expectCompressed = props.compression !== "NoCompression" && props.compression !== "";
+    const dictHandle = meta.get(MetaBlockName.COMPRESSION_DICT);
+    if (dictHandle !== undefined) source.compressionDict = source.readRaw(dictHandle);
     if (props.comparatorName !== "" && props.comparatorName !== this.comparator.name) {
       throw ShaleError.invalidArgument(
         `table ${this.fileName ?? ""} was written with comparator ` +
