@@ -11,7 +11,11 @@ export {
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
-export { type CompressionName, DEFAULT_COMPRESSION } from "./compression.js";
+export {
+  type CompressionName,
+  DEFAULT_COMPRESSION,
+  DEFAULT_ZSTD_LEVEL,
+} from "./compression.js";
 export {
   FilterBlockNames,
   FilterBlockWriter,
@@ -46,3 +50,4 @@ export {
 } from "./table-layout.js";
 export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";
 export type { TableVerifyResult } from "./table-verify.js";
+export { loadZstd, type ZstdCodec, ZstdError, zstdCodec } from "./zstd.js";

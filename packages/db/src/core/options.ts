@@ -73,8 +73,14 @@ export interface DbOptions {
   blockSize?: number;
   /** Bloom filter bits per key (0 = no filter). Default: 10. */
   bloomBitsPerKey?: number;
-  /** Data block compression: "snappy" or "none". Default: "snappy". */
+  /** Data block compression: "snappy", "zstd" or "none". Default: "snappy". */
   compression?: CompressionName;
+  /**
+   * Compress the WAL (RocksDB's `wal_compression`): "zstd" stores each record as one zstd
+   * frame after a SetCompressionType record (docs/formats/log.md), which RocksDB reads; a
+   * compressed WAL is read whatever this option says. Default: "none".
+   */
+  walCompression?: "zstd" | "none";
   /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
@@ -170,6 +176,7 @@ export interface ResolvedOptions {
   blockSize: number;
   bloomBitsPerKey: number;
   compression: CompressionName;
+  walCompression: "zstd" | "none";
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -243,7 +250,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   booleanRow("cacheIndexAndFilterBlocks"),
   integerRow("blockSize", 256, 2 ** 31 - 1),
   integerRow("bloomBitsPerKey", 0, 100),
-  enumRow("compression", ["snappy", "none"]),
+  enumRow("compression", ["snappy", "zstd", "none"]),
+  enumRow("walCompression", ["zstd", "none"]),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -338,6 +346,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     blockSize: o.blockSize ?? 4096,
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,
+    walCompression: o.walCompression ?? "none",
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,
