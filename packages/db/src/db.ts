@@ -49,6 +49,7 @@ import { FlushScheduler } from "./background/flush-scheduler.js";
 import { builtinComparator } from "./background/protocol.js";
 import { WorkerExecutor } from "./background/worker-executor.js";
 import { StallCondition, type StallHost, WriteController } from "./background/write-controller.js";
+import { BlobSource } from "./blob/blob-source.js";
 import { type TableWriteOptions, tableWriteOptions } from "./compaction/build-table.js";
 import {
   CLEAR_OPTIONS,
@@ -66,7 +67,7 @@ import {
   WRITE_OPTIONS,
   type WriteOptions,
 } from "./core/call-options.js";
-import { lockFileName, tableFileName } from "./core/filenames.js";
+import { blobFileName, lockFileName, tableFileName } from "./core/filenames.js";
 import type { MergeOperator } from "./core/merge-operator.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./core/options.js";
 import { ownedCopy } from "./core/owned-bytes.js";
@@ -152,6 +153,8 @@ export class DB {
   private lastSeq: number;
   private closed = false;
   private readonly reader: PointReader;
+  /** Values of blob indexes: RocksDB's blob files (blob/blob-source.ts). */
+  private readonly blobs: BlobSource;
   /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
   private readonly views = viewGuard;
   private readonly scratch = new WriteBatch();
@@ -226,12 +229,19 @@ export class DB {
       cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
       ...(options.statistics !== undefined ? { statistics: options.statistics } : {}),
     });
+    this.blobs = new BlobSource({
+      fs: options.fs,
+      dir,
+      columnFamilyId: 0,
+      isLive: (n) => this.versions.current.blobFiles.has(n),
+    });
     this.reader = new PointReader(
       this.icmp,
       this.versions,
       this.tableCache,
       this.mergeOperator,
       this.stats,
+      this.blobs,
     );
     const workers =
       options.fs instanceof NodeFileSystem &&
@@ -291,7 +301,13 @@ export class DB {
       },
       state.imm,
     );
-    this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
+    this.versions.onObsoleteFiles = (numbers, blobNumbers) => {
+      this.removeTables(numbers);
+      if (blobNumbers.length > 0) {
+        for (const n of blobNumbers) this.blobs.evict(n);
+        this.removeFiles(blobNumbers.map((n) => blobFileName(this.dir, n)));
+      }
+    };
     this.writeRefusal = state.writeRefusal;
     this.versionChanged();
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
@@ -680,6 +696,7 @@ export class DB {
       limit: resolveLimit(ro.limit),
       statistics: this.stats,
       background: this.backgroundPoll,
+      blobs: this.blobs,
     };
     const pin = this.pinCurrentVersion();
     const sources = {
@@ -872,6 +889,7 @@ export class DB {
     attempt(() => this.wal.close());
     attempt(() => this.versions.close());
     attempt(() => this.tableCache.close());
+    attempt(() => this.blobs.close());
     attempt(() => this.follower?.close());
     this.secondaryPins.close();
     const lock = this.lock;

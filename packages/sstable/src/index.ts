@@ -11,7 +11,12 @@ export {
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
-export { type CompressionName, DEFAULT_COMPRESSION } from "./compression.js";
+export {
+  type CompressionName,
+  compressBlock,
+  DEFAULT_COMPRESSION,
+  decompressBlock,
+} from "./compression.js";
 export {
   FilterBlockNames,
   FilterBlockWriter,

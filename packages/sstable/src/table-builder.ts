@@ -101,6 +101,7 @@ const POINT_KINDS = new Set<number>([
   ValueKind.Deletion,
   ValueKind.Merge,
   ValueKind.SingleDeletion,
+  ValueKind.BlobIndex,
 ]);
 
 /**

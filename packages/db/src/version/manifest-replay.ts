@@ -105,6 +105,10 @@ export class ManifestState {
       if (this.dropped.has(cf)) return;
       throw at(`edit of unknown column family ${cf}`);
     }
+    if (edit.blobFileAdditions.length > 0 || edit.blobFileGarbages.length > 0)
+      throw ShaleError.notSupported(
+        `${file} (offset ${offset}) has blob files in column family "${family.name}"; shale reads blob files of the default column family only`,
+      );
     if (edit.comparator !== undefined) family.comparator = edit.comparator;
     if (edit.logNumber !== undefined) family.logNumber = edit.logNumber;
     for (const d of edit.deletedFiles) {

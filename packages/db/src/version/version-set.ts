@@ -62,7 +62,7 @@ export class VersionSet {
    * dropped them was synced), so they can be deleted. Default: none (they stay on disk
    * until the next open removes them).
    */
-  onObsoleteFiles: ((numbers: number[]) => void) | undefined;
+  onObsoleteFiles: ((numbers: number[], blobNumbers: number[]) => void) | undefined;
   lastSequence = 0;
   /** WALs with numbers below this hold nothing of the default family that is not in tables. */
   logNumber = 0;
@@ -127,6 +127,8 @@ export class VersionSet {
     this.live.add(v);
     for (const files of v.levels)
       for (const f of files) this.fileRefs.set(f.number, (this.fileRefs.get(f.number) ?? 0) + 1);
+    // Blob files share the number space: counted in the same map.
+    for (const n of v.blobFiles.keys()) this.fileRefs.set(n, (this.fileRefs.get(n) ?? 0) + 1);
     const previous = this.currentVersion;
     this.currentVersion = v;
     if (previous !== v) previous.unref();
@@ -146,10 +148,23 @@ export class VersionSet {
         }
       }
     }
-    if (obsolete.length > 0) this.onObsoleteFiles?.(obsolete);
+    const obsoleteBlobs: number[] = [];
+    for (const b of v.blobFiles.keys()) {
+      const n = (this.fileRefs.get(b) ?? 0) - 1;
+      if (n > 0) this.fileRefs.set(b, n);
+      else {
+        this.fileRefs.delete(b);
+        obsoleteBlobs.push(b);
+      }
+    }
+    if (obsolete.length > 0 || obsoleteBlobs.length > 0)
+      this.onObsoleteFiles?.(obsolete, obsoleteBlobs);
   }
 
-  /** True if some live version (current, or referenced) or another column family holds table `number`. */
+  /**
+   * True if some live version (current, or referenced) or another column family holds table
+   * or blob file `number`.
+   */
   isLiveFile(number: number): boolean {
     if (this.fileRefs.has(number)) return true;
     for (const f of this.foreignFamilies.values())
@@ -275,6 +290,15 @@ export class VersionSet {
     this.current.levels.forEach((level, l) => {
       for (const f of level) files.addFile(l, f);
     });
+    for (const b of [...this.current.blobFiles.values()].sort((x, y) => x.number - y.number)) {
+      files.blobFileAdditions.push(b);
+      if (b.garbageBlobCount > 0 || b.garbageBlobBytes > 0)
+        files.blobFileGarbages.push({
+          number: b.number,
+          garbageBlobCount: b.garbageBlobCount,
+          garbageBlobBytes: b.garbageBlobBytes,
+        });
+    }
     for (const [level, key] of [...this.compactCursors].sort((a, b) => a[0] - b[0]))
       files.compactCursors.push({ level, key });
     files.logNumber = this.logNumber;
