@@ -35,10 +35,10 @@ async function main() {
     columnFamilies: names.map(familyOptions),
   });
   await db.ready();
-  const session = (cf) => (cf === undefined || cf === "default" ? db : db.columnFamily(cf));
+  const familyDb = (cf) => (cf === undefined || cf === "default" ? db : db.columnFamily(cf));
   const results = [];
   for (const step of plan.steps) {
-    const s = session(step.cf);
+    const s = familyDb(step.cf);
     switch (step.op) {
       case "put":
       case "delete":
