@@ -31,6 +31,7 @@ import {
   writeMetadata,
 } from "./format.js";
 import { hashKey64 } from "./hash.js";
+import type { HashChunks } from "./ribbon-banding.js";
 import { addHashesToFilter } from "./probe.js";
 
 /** How the builder holds hashes until `finish()`. */
@@ -174,6 +175,16 @@ export class BloomFilterBuilder {
     current[pos + 1] = hi;
     this.pos = pos + 2;
     this.count++;
+  }
+
+  /**
+   * The hashes held, in the order added, viewed in place (not copied): full chunks, then
+   * `current[0, currentWords)`. For a builder that stores its hashes in this one and reads
+   * them back (the Ribbon builder). Valid until the next add, finish or reset.
+   * @internal
+   */
+  heldHashes(): HashChunks {
+    return { chunks: this.chunks, current: this.current, currentWords: this.pos };
   }
 
   /** Size in bytes `finish()` would return now (bits + 5 metadata bytes). */

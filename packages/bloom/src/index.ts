@@ -23,3 +23,16 @@ export { hashKey64 } from "./hash.js";
 export { LEGACY_BLOOM_SEED, legacyBloomHash, rocksdbHash32 } from "./legacy-hash.js";
 export { BloomFilterPolicy, bloomFilterPolicy } from "./policy.js";
 export { BloomFilterReader, type FilterKind, type FilterSource } from "./reader.js";
+export {
+  RibbonFilterBuilder,
+  type RibbonFilterBuilderOptions,
+  type RibbonFinishKind,
+  RibbonFormat,
+} from "./ribbon-builder.js";
+export {
+  ribbonBytesForOneInFpRate,
+  ribbonExpectedFpRate,
+  ribbonOneInFpRate,
+  ribbonSlotsForKeys,
+} from "./ribbon-config.js";
+export { RibbonFilterReader } from "./ribbon-reader.js";

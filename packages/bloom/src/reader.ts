@@ -8,9 +8,10 @@
  *   length <= 5                       -> "alwaysFalse" (no key was added)
  *   -1 (0xFF), sub-impl 0, line code 0,
  *        probes 1..30, reserved 0     -> "fastLocalBloom" (floor(len / 64) lines)
+ *   -2 (0xFE), numBlocks >= 2         -> "ribbon" (Standard128 Ribbon: ribbon-reader.ts)
  *   1..127                            -> "legacyBloom" (numProbes; numLines fixed32 follows)
  *   0                                 -> "alwaysTrue" (zero probes)
- *   anything else (other FastLocalBloom metadata, Ribbon -2, reserved)
+ *   anything else (other FastLocalBloom metadata, Ribbon with < 2 blocks, reserved)
  *                                     -> "alwaysTrue" + `unsupported` (counted)
  * ```
  * Never a wrong "no": what cannot be read answers "may match" for every key, as RocksDB
@@ -24,9 +25,15 @@ import { hashKey64 } from "./hash.js";
 import { legacyGeometry, legacyProbesMatch } from "./legacy.js";
 import { legacyBloomHash } from "./legacy-hash.js";
 import { DIRECT_RANGE_MAX_LINES, probesMatch } from "./probe.js";
+import { RibbonFilterReader } from "./ribbon-reader.js";
 
 /** What a filter's metadata says it is (see the dispatch above). */
-export type FilterKind = "fastLocalBloom" | "legacyBloom" | "alwaysTrue" | "alwaysFalse";
+export type FilterKind =
+  | "fastLocalBloom"
+  | "ribbon"
+  | "legacyBloom"
+  | "alwaysTrue"
+  | "alwaysFalse";
 
 /** Where a filter came from, named in `BloomFilterReader.unsupported`. */
 export interface FilterSource {
@@ -57,13 +64,19 @@ export class BloomFilterReader {
   readonly kind: FilterKind;
   /**
    * Why an "alwaysTrue" filter is one, when its metadata is not a format this reader
-   * implements (a Ribbon filter, reserved FastLocalBloom values, a legacy length no line
-   * size explains); undefined otherwise (also for RocksDB's deliberate zero-probe filter).
+   * implements (a Ribbon filter of fewer than 2 blocks, reserved FastLocalBloom values, a
+   * legacy length no line size explains); undefined otherwise (also for RocksDB's deliberate zero-probe filter).
    */
   get unsupported(): string | undefined {
     return this.unsupportedReason;
   }
   private unsupportedReason: string | undefined;
+  /**
+   * The Ribbon reader a "ribbon" filter is answered by (undefined for every other kind).
+   * RocksDB writes Ribbon and Bloom filters under the same metaindex name, so a table's
+   * filter is opened here whatever it holds.
+   */
+  readonly ribbon: RibbonFilterReader | undefined;
   /** FastLocalBloom: number of 64-byte lines (0 for every other kind). */
   readonly numLines: number;
   /** Probes per key (FastLocalBloom or legacy; 0 for the constant kinds). */
@@ -104,6 +117,7 @@ export class BloomFilterReader {
     this.legacyLines = 0;
     this.legacyLog2LineBytes = 6;
     this.unsupportedReason = undefined;
+    this.ribbon = undefined;
     if (length <= FilterFormat.METADATA_BYTES) {
       this.kind = "alwaysFalse";
       this.constantAnswer = false;
@@ -132,12 +146,18 @@ export class BloomFilterReader {
       this.legacyLog2LineBytes = geometry.log2LineBytes;
       return;
     }
+    if (marker === FilterFormat.MARKER_RIBBON) {
+      const ribbon = RibbonFilterReader.open(filter);
+      if (ribbon === undefined) {
+        unsupported("Ribbon filter with fewer than 2 blocks");
+        return;
+      }
+      this.kind = "ribbon";
+      this.ribbon = ribbon;
+      return;
+    }
     if (marker !== FilterFormat.MARKER_NEW_BLOOM) {
-      unsupported(
-        marker === FilterFormat.MARKER_RIBBON
-          ? "Ribbon filter (marker -2) not implemented"
-          : `reserved filter marker ${marker - 256}`,
-      );
+      unsupported(`reserved filter marker ${marker - 256}`);
       return;
     }
     const subImplementation = filter[len + 1]!;
@@ -165,7 +185,7 @@ export class BloomFilterReader {
 
   /** True if the filter answers the same for every key ("alwaysTrue" / "alwaysFalse"). */
   get isConstant(): boolean {
-    return this.numLines === 0 && this.legacyLines === 0;
+    return this.numLines === 0 && this.legacyLines === 0 && this.ribbon === undefined;
   }
 
   /**
@@ -202,7 +222,10 @@ export class BloomFilterReader {
    */
   mayMatchHash(lo: number, hi: number): boolean {
     const numLines = this.numLines;
-    if (numLines === 0) return this.constantAnswer;
+    if (numLines === 0) {
+      const ribbon = this.ribbon;
+      return ribbon === undefined ? this.constantAnswer : ribbon.mayMatchHash(lo, hi);
+    }
     const line = this.directRange
       ? (((lo >>> 0) * numLines) / 4294967296) >>> 0
       : fastRange32(lo, numLines);
@@ -243,8 +266,12 @@ export class BloomFilterReader {
         if (!(key instanceof Uint8Array)) throw new TypeError("keys must be Uint8Arrays");
         hashKey64(key, hashes, 2 * i);
       }
-      if (numLines === 0) out.fill(this.constantAnswer ? 1 : 0, start, start + count);
-      else this.probeBatch(hashes, 0, count, out, start);
+      if (numLines !== 0) this.probeBatch(hashes, 0, count, out, start);
+      else if (this.ribbon !== undefined) {
+        for (let i = 0; i < count; i++) {
+          out[start + i] = this.ribbon.mayMatchHash(hashes[2 * i]!, hashes[2 * i + 1]!) ? 1 : 0;
+        }
+      } else out.fill(this.constantAnswer ? 1 : 0, start, start + count);
     }
   }
 
@@ -267,7 +294,8 @@ export class BloomFilterReader {
       );
     }
     if (this.numLines === 0) {
-      out.fill(this.constantAnswer ? 1 : 0, 0, count);
+      if (this.ribbon !== undefined) this.ribbon.mayMatchHashes(hashes, count, out);
+      else out.fill(this.constantAnswer ? 1 : 0, 0, count);
       return;
     }
     for (let start = 0; start < count; start += QUERY_BATCH) {
