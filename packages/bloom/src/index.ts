@@ -2,7 +2,8 @@
  * @shale/bloom — RocksDB's full Bloom filter, bit for bit: the format_version=5
  * "FastLocalBloom" filter with RocksDB's own key hash (XXPH3 preview), a builder that keeps
  * key hashes in chunked memory (seed 004), and a zero-copy reader with single and batched
- * queries that also reads RocksDB's legacy Bloom filter (format_version < 5).
+ * queries that also reads RocksDB's legacy Bloom filter (format_version < 5); and RocksDB's
+ * Standard128 Ribbon filter, read and written bit for bit (`RibbonFilterPolicy`).
  */
 export {
   BloomFilterBuilder,
@@ -35,4 +36,11 @@ export {
   ribbonOneInFpRate,
   ribbonSlotsForKeys,
 } from "./ribbon-config.js";
+export {
+  ALWAYS_BLOOM,
+  bitsSuffix,
+  type FilterBuildingContext,
+  RibbonFilterPolicy,
+  ribbonFilterPolicy,
+} from "./ribbon-policy.js";
 export { RibbonFilterReader } from "./ribbon-reader.js";

@@ -18,6 +18,7 @@
 import { ShaleError } from "@shale/base";
 import { BloomFilterBuilder } from "./builder.js";
 import { BloomFilterReader, type FilterSource } from "./reader.js";
+import { bitsSuffix } from "./ribbon-policy.js";
 
 export class BloomFilterPolicy {
   /** `rocksdb.filter.policy`. */
@@ -37,6 +38,11 @@ export class BloomFilterPolicy {
       throw ShaleError.invalidArgument(`bitsPerKey must be in [1, 100], got ${bitsPerKey}`);
     }
     this.bitsPerKey = bitsPerKey;
+  }
+
+  /** RocksDB's `GetId()`: "bloomfilter:<bits>:false" (the OPTIONS file's value). */
+  get id(): string {
+    return `bloomfilter:${bitsSuffix(this.bitsPerKey)}:false`;
   }
 
   /** A builder for one filter: `addKey(key)` ..., then `finish()`. */

@@ -19,7 +19,7 @@
  *
  * `deriveRow` writes [start, c0, c1, c2, c3, result] (c0 = lowest word) to `row`.
  */
-import { bswap32, fastRange64, mul64, out64 } from "./ribbon-math.js";
+import { bswap32, fastRange64, mulHi32 } from "./ribbon-math.js";
 
 // 0x6193d459236a3a0d: kRehashFactor.
 const REHASH_LO = 0x236a3a0d;
@@ -47,16 +47,18 @@ export const row = new Uint32Array(6);
  * hash is (hi:lo), under `rawSeed`, for `numStarts` starts, into `row`.
  */
 export function deriveRow(lo: number, hi: number, rawSeed: number, numStarts: number): void {
-  mul64((lo ^ rawSeed) >>> 0, hi, REHASH_LO, REHASH_HI);
-  const xLo = out64[0]!;
-  const xHi = out64[1]!;
+  const hLo = (lo ^ rawSeed) >>> 0;
+  // x = (h ^ rawSeed) * REHASH mod 2^64
+  const xLo = Math.imul(hLo, REHASH_LO) >>> 0;
+  const xHi =
+    (mulHi32(hLo, REHASH_LO) + Math.imul(hLo, REHASH_HI) + Math.imul(hi, REHASH_LO)) >>> 0;
   row[0] = fastRange64(xLo, xHi, numStarts);
-  mul64(xLo, xHi, COEFF_LO, COEFF_HI);
-  const aLo = out64[0]!;
-  const aHi = out64[1]!;
+  // a = x * COEFF mod 2^64
+  const aLo = Math.imul(xLo, COEFF_LO);
+  const aHi = mulHi32(xLo, COEFF_LO) + Math.imul(xLo, COEFF_HI) + Math.imul(xHi, COEFF_LO);
   row[1] = (aLo ^ XOR_LO) | 1;
   row[2] = aHi ^ XOR_HI;
   row[3] = aLo;
   row[4] = aHi;
-  row[5] = bswap32(aHi);
+  row[5] = bswap32(aHi >>> 0);
 }

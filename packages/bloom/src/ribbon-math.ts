@@ -7,19 +7,17 @@
  *   u128 = (w0, w1, w2, w3)         value = w3 * 2^96 + w2 * 2^64 + w1 * 2^32 + w0
  * ```
  *
- * Results go to the module-level `out64` (single-threaded scratch; read it before the
- * next call). Every function is exact: a 32 x 32-bit product is formed from 16-bit halves
- * (each partial product < 2^32, so doubles hold them exactly).
+ * A product mod 2^64 is `lo = imul(aLo, bLo)`, `hi = mulHi32(aLo, bLo) + imul(aLo, bHi) +
+ * imul(aHi, bLo)` (mod 2^32). Every function is exact: the high word of a 32 x 32-bit
+ * product is formed from 16-bit halves (each partial product < 2^32, so doubles hold them
+ * exactly).
  */
-
-/** Scratch for 64-bit results: [0] = low word, [1] = high word. */
-export const out64 = new Uint32Array(2);
 
 /**
- * The full 64-bit product of two unsigned 32-bit integers a * b, to `out64`.
- * REQUIRES: a, b in [0, 2^32).
+ * The high 32 bits of the 64-bit product of two unsigned 32-bit integers (the low 32 bits
+ * are `Math.imul(a, b) >>> 0`). REQUIRES: a, b in [0, 2^32).
  */
-export function mul32x32(a: number, b: number): void {
+export function mulHi32(a: number, b: number): number {
   const a0 = a & 0xffff;
   const a1 = a >>> 16;
   const b0 = b & 0xffff;
@@ -28,14 +26,7 @@ export function mul32x32(a: number, b: number): void {
   const p01 = a0 * b1;
   const p10 = a1 * b0;
   const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-  out64[0] = ((mid << 16) | (p00 & 0xffff)) >>> 0;
-  out64[1] = a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
-}
-
-/** (aHi:aLo) * (bHi:bLo) mod 2^64, to `out64`. */
-export function mul64(aLo: number, aHi: number, bLo: number, bHi: number): void {
-  mul32x32(aLo, bLo);
-  out64[1] = out64[1]! + Math.imul(aLo, bHi) + Math.imul(aHi, bLo);
+  return (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16)) >>> 0;
 }
 
 /**
@@ -43,10 +34,9 @@ export function mul64(aLo: number, aHi: number, bLo: number, bHi: number): void 
  * n < 2^32: the start slot of a key. Returns a number in [0, n).
  */
 export function fastRange64(lo: number, hi: number, n: number): number {
-  mul32x32(lo, n);
-  const carryIn = out64[1]!;
-  mul32x32(hi, n);
-  return out64[1]! + (out64[0]! + carryIn > 0xffffffff ? 1 : 0);
+  const carry = mulHi32(lo, n);
+  const low = Math.imul(hi, n) >>> 0;
+  return mulHi32(hi, n) + (low + carry > 0xffffffff ? 1 : 0);
 }
 
 /** Number of trailing zero bits of a non-zero 32-bit word. */

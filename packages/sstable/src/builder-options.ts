@@ -4,7 +4,12 @@
 import { bytewiseComparator, type Comparator, ShaleError } from "@shale/base";
 import { BloomFilterPolicy } from "@shale/bloom";
 import { type CompressionName, compressionTypeOf, DEFAULT_COMPRESSION } from "./compression.js";
-import { checkFilterPolicy, DEFAULT_FILTER_POLICY, type FilterPolicy } from "./filter-policy.js";
+import {
+  checkFilterPolicy,
+  DEFAULT_FILTER_POLICY,
+  type FilterBuildingContext,
+  type FilterPolicy,
+} from "./filter-policy.js";
 import { ChecksumType, FormatVersion, isChecksumType, usesContextChecksum } from "./format.js";
 
 /** Collects user properties while a table is built (RocksDB's TablePropertiesCollector). */
@@ -32,6 +37,12 @@ export interface TableBuilderOptions {
    * `BloomFilterPolicy` or your own. Default: the built-in Bloom filter at `bitsPerKey`.
    */
   filterPolicy?: FilterPolicy;
+  /**
+   * Where the table goes, passed to the filter policy's `newBuilder` (RocksDB's
+   * `FilterBuildingContext`: `RibbonFilterPolicy` writes Bloom below its `bloomBeforeLevel`).
+   * Default: unknown (treated as the bottommost level).
+   */
+  filterContext?: FilterBuildingContext;
   /** Data block compression ("none" or "snappy"). Default: "snappy" (see compression.ts). */
   compression?: CompressionName;
   /**
@@ -94,6 +105,7 @@ export interface ResolvedBuilderOptions {
   bitsPerKey: number;
   /** The filter policy; undefined: no filter. */
   filterPolicy: FilterPolicy | undefined;
+  filterContext: FilterBuildingContext | undefined;
   compression: CompressionName;
   formatVersion: number;
   checksumType: ChecksumType;
@@ -221,6 +233,7 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
     ),
     bitsPerKey,
     filterPolicy,
+    filterContext: options.filterContext,
     compression,
     formatVersion,
     checksumType,

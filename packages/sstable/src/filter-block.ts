@@ -20,9 +20,11 @@
  * and no metaindex entry (RocksDB: `FilterBlockBuilder::IsEmpty`). The block is written
  * uncompressed with the table's normal trailer and checksum.
  *
- * Reading: the contents go to `BloomFilterReader`, which never throws for them: a filter it
- * cannot read (Ribbon, reserved metadata) answers "may match" for every key, as RocksDB's
- * does, and says why in `unsupported`. A legacy Bloom filter (tables of format_version < 5)
+ * Reading: the contents go to `BloomFilterReader`, which reads FastLocalBloom, RocksDB's
+ * Standard128 Ribbon filter (marker byte 0xfe: `RibbonFilterPolicy` writes it under the
+ * same metaindex key, with `rocksdb.filter.policy` = "ribbonfilter") and legacy Bloom, and
+ * never throws for them: a filter it cannot read (reserved metadata) answers "may match"
+ * for every key, as RocksDB's does, and says why in `unsupported`. A legacy Bloom filter (tables of format_version < 5)
  * is keyed by a 32-bit hash, so a lookup that brings a precomputed 64-bit hash
  * (`TableReader.get`'s `keyHash`) is answered from the key instead (`filterMayMatch`).
  *
@@ -40,6 +42,7 @@ import {
   DEFAULT_FILTER_POLICY,
   type FilterBitsBuilder,
   type FilterBitsReader,
+  type FilterBuildingContext,
   type FilterPolicy,
 } from "./filter-policy.js";
 
@@ -63,11 +66,12 @@ export class FilterBlockWriter {
   /**
    * @param policy a `FilterPolicy`, or bits per key in [1, 100] for the built-in Bloom
    *   filter (a table without a filter has no writer).
+   * @param context where the table goes, for a policy that picks its filter by level.
    * @throws ShaleError InvalidArgument for bits per key outside that range.
    */
-  constructor(policy: FilterPolicy | number) {
+  constructor(policy: FilterPolicy | number, context?: FilterBuildingContext) {
     this.policy = typeof policy === "number" ? new BloomFilterPolicy(policy) : policy;
-    this.builder = this.policy.newBuilder();
+    this.builder = this.policy.newBuilder(context);
   }
 
   /** Adds the user key of the next point entry (a view; only read, not kept). */

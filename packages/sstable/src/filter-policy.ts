@@ -16,11 +16,15 @@
  * `compatibilityName` wrote it; a reader given another policy finds no filter under its
  * metaindex key and reads the table without one (slower lookups, same answers).
  *
- * `@shale/bloom`'s `BloomFilterPolicy` implements this interface (structurally: bloom does
- * not import this package); it is the default, and `bitsPerKey: n` is shorthand for
- * `filterPolicy: new BloomFilterPolicy(n)`.
+ * `@shale/bloom`'s `BloomFilterPolicy` and `RibbonFilterPolicy` implement this interface
+ * (structurally: bloom does not import this package); Bloom is the default, and
+ * `bitsPerKey: n` is shorthand for `filterPolicy: new BloomFilterPolicy(n)`. A policy may
+ * pick its filter by where the table goes (`FilterBuildingContext`: RibbonFilterPolicy's
+ * `bloomBeforeLevel`); the table builder passes its `filterContext` option.
  */
-import { BloomFilterPolicy } from "@shale/bloom";
+import { BloomFilterPolicy, type FilterBuildingContext } from "@shale/bloom";
+
+export type { FilterBuildingContext };
 
 /** Collects the keys of one filter. */
 export interface FilterBitsBuilder {
@@ -50,8 +54,8 @@ export interface FilterPolicy {
   readonly name: string;
   /** The filter block's metaindex key is "fullfilter." + this. Part of the file format. */
   readonly compatibilityName: string;
-  /** A builder for one table's filter. */
-  newBuilder(): FilterBitsBuilder;
+  /** A builder for one table's filter; `context` says where the table goes, if known. */
+  newBuilder(context?: FilterBuildingContext): FilterBitsBuilder;
   /**
    * A reader over a filter block's contents (a view into the block; do not modify). `source`
    * names the block for messages. Should not throw for contents it cannot read: answer

@@ -23,6 +23,7 @@ export {
   DEFAULT_FILTER_POLICY,
   type FilterBitsBuilder,
   type FilterBitsReader,
+  type FilterBuildingContext,
   type FilterPolicy,
 } from "./filter-policy.js";
 export { type FlushOptions, type FlushSource, flushMemTable } from "./flush.js";

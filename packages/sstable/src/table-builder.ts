@@ -173,7 +173,10 @@ export class TableBuilder {
     this.blockSize = o.blockSize;
     this.blockSizeDeviationLimit = Math.floor((o.blockSize * 90 + 99) / 100);
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
-    this.filter = o.filterPolicy !== undefined ? new FilterBlockWriter(o.filterPolicy) : undefined;
+    this.filter =
+      o.filterPolicy !== undefined
+        ? new FilterBlockWriter(o.filterPolicy, o.filterContext)
+        : undefined;
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;

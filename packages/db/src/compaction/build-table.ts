@@ -13,6 +13,11 @@ import {
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
 import { tableFileName } from "../core/filenames.js";
+import {
+  type FilterPolicyOption,
+  type RibbonTableFilter,
+  ribbonPolicyOf,
+} from "../core/filter-policy-option.js";
 import { CHECKSUM_TYPES, type ChecksumName } from "../core/options.js";
 import { rocksdbMergeOperatorName } from "../core/options-file.js";
 import type { FileMetaData } from "../version/version-edit.js";
@@ -20,7 +25,10 @@ import type { FileMetaData } from "../version/version-edit.js";
 /** Table options that cross to a worker (structured-clone friendly: no functions). */
 export interface TableWriteOptions {
   blockSize: number;
+  /** Bloom bits per key (0: none), unless `filter` says Ribbon. */
   bitsPerKey: number;
+  /** A Ribbon policy, made into a `RibbonFilterPolicy` where the table is written. */
+  filter?: RibbonTableFilter;
   compression: NonNullable<TableBuilderOptions["compression"]>;
   /** RocksDB format_version, 2-7. */
   formatVersion: number;
@@ -44,6 +52,7 @@ export function tableWriteOptions(
   options: {
     blockSize: number;
     bloomBitsPerKey: number;
+    filterPolicy?: Required<FilterPolicyOption> | undefined;
     compression: TableWriteOptions["compression"];
     formatVersion: number;
     checksum: ChecksumName;
@@ -54,6 +63,15 @@ export function tableWriteOptions(
   return {
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
+    ...(options.filterPolicy?.type === "ribbon"
+      ? {
+          filter: {
+            type: "ribbon" as const,
+            bitsPerKey: options.filterPolicy.bitsPerKey,
+            bloomBeforeLevel: options.filterPolicy.bloomBeforeLevel,
+          },
+        }
+      : {}),
     compression: options.compression,
     formatVersion: options.formatVersion,
     checksumType: CHECKSUM_TYPES[options.checksum],
@@ -66,6 +84,20 @@ export function tableWriteOptions(
     dbId: identity.dbId,
     dbSessionId: identity.dbSessionId,
   };
+}
+
+/**
+ * Builder options with a Ribbon `filter` (plain data, as it crosses to workers) made into
+ * its `filterPolicy` (which replaces the Bloom `bitsPerKey`).
+ */
+function withFilterPolicy(
+  options: TableBuilderOptions & { filter?: RibbonTableFilter },
+  fileNumber: number,
+): TableBuilderOptions {
+  const { filter, ...rest } = options;
+  if (filter === undefined) return { ...rest, fileNumber };
+  const { bitsPerKey: _bloomBits, ...noBits } = rest;
+  return { ...noBits, fileNumber, filterPolicy: ribbonPolicyOf(filter) };
 }
 
 /**
@@ -97,14 +129,14 @@ export class TableFile {
     fs: FileSystem,
     dir: string,
     fileNumber: number,
-    builderOptions: TableBuilderOptions,
+    builderOptions: TableBuilderOptions & { filter?: RibbonTableFilter },
   ) {
     this.fs = fs;
     this.number = fileNumber;
     this.path = tableFileName(dir, fileNumber);
     this.file = fs.openWritable(this.path, { bufferSize: 256 * 1024 });
     try {
-      this.builder = new TableBuilder(this.file, { ...builderOptions, fileNumber });
+      this.builder = new TableBuilder(this.file, withFilterPolicy(builderOptions, fileNumber));
     } catch (e) {
       this.abandon();
       throw e;

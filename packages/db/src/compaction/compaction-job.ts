@@ -185,7 +185,11 @@ export function runCompactionJob(
     outputs = new CompactionOutputs({
       fs,
       dir: spec.dir,
-      builder: { ...spec.table, comparator },
+      builder: {
+        ...spec.table,
+        comparator,
+        filterContext: { reason: "compaction", levelAtCreation: spec.outputLevel },
+      },
       newFileNumber: () => counter.allocate(),
       targetFileSize: spec.targetFileSize,
       grandparents: spec.grandparents,

@@ -24,6 +24,7 @@ import {
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
+import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";
 import { machineMemory } from "./machine-memory.js";
 import {
   DEFAULT_STRING_APPEND,
@@ -82,8 +83,18 @@ export interface DbOptions {
   cacheIndexAndFilterBlocks?: boolean;
   /** Uncompressed bytes per data block. Default: 4096. */
   blockSize?: number;
-  /** Bloom filter bits per key (0 = no filter). Default: 10. */
+  /**
+   * Bloom filter bits per key (0 = no filter): shorthand for
+   * `filterPolicy: { type: "bloom", bitsPerKey }`. Default: 10.
+   */
   bloomBitsPerKey?: number;
+  /**
+   * The tables' filter, RocksDB's `NewBloomFilterPolicy(bits)` or
+   * `NewRibbonFilterPolicy(bits, bloomBeforeLevel)` as data:
+   * `{ type: "ribbon", bitsPerKey: 10, bloomBeforeLevel: 0 }` (see filter-policy-option.ts).
+   * Give this or `bloomBitsPerKey`, not both. Default: `{ type: "bloom", bitsPerKey: 10 }`.
+   */
+  filterPolicy?: FilterPolicyOption;
   /** Data block compression: "snappy" or "none". Default: "snappy". */
   compression?: CompressionName;
   /**
@@ -193,7 +204,10 @@ export interface ResolvedOptions {
   blockCache: LRUCache<Block>;
   cacheIndexAndFilterBlocks: boolean;
   blockSize: number;
+  /** Bloom bits per key of a Bloom policy; 0 for none or Ribbon. */
   bloomBitsPerKey: number;
+  /** The filter policy; undefined: no filter. */
+  filterPolicy: Required<FilterPolicyOption> | undefined;
   compression: CompressionName;
   formatVersion: number;
   checksum: ChecksumName;
@@ -214,6 +228,24 @@ export interface ResolvedOptions {
   avoidFlushDuringRecovery: boolean;
   readOnly: boolean;
   fs: FileSystem;
+}
+
+/** `bloomBitsPerKey` and `filterPolicy` resolved (InvalidArgument when both are given). */
+function resolvedFilter(
+  o: DbOptions,
+): Pick<ResolvedOptions, "bloomBitsPerKey" | "filterPolicy"> {
+  if (o.filterPolicy === undefined) {
+    const bits = o.bloomBitsPerKey ?? 10;
+    return {
+      bloomBitsPerKey: bits,
+      filterPolicy: bits > 0 ? { type: "bloom", bitsPerKey: bits, bloomBeforeLevel: 0 } : undefined,
+    };
+  }
+  if (o.bloomBitsPerKey !== undefined) {
+    throw ShaleError.invalidArgument("give filterPolicy or bloomBitsPerKey, not both");
+  }
+  const policy = resolveFilterPolicyOption(o.filterPolicy);
+  return { bloomBitsPerKey: policy.type === "bloom" ? policy.bitsPerKey : 0, filterPolicy: policy };
 }
 
 /** The FileSystem methods an `options.fs` must have. */
@@ -270,6 +302,11 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   booleanRow("cacheIndexAndFilterBlocks"),
   integerRow("blockSize", 256, 2 ** 31 - 1),
   integerRow("bloomBitsPerKey", 0, 100),
+  customRow(
+    "filterPolicy",
+    'an object { type: "bloom" | "ribbon", bitsPerKey?, bloomBeforeLevel? }',
+    isObject,
+  ),
   enumRow("compression", ["snappy", "none"]),
   integerRow("formatVersion", FormatVersion.MIN_READ, FormatVersion.LATEST),
   enumRow("checksum", Object.keys(CHECKSUM_TYPES)),
@@ -365,7 +402,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
       }),
     cacheIndexAndFilterBlocks: o.cacheIndexAndFilterBlocks ?? true,
     blockSize: o.blockSize ?? 4096,
-    bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
+    ...resolvedFilter(o),
     compression: o.compression ?? DEFAULT_COMPRESSION,
     formatVersion: o.formatVersion ?? FormatVersion.DEFAULT,
     checksum: o.checksum ?? "xxhash",

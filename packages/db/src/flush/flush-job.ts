@@ -70,7 +70,10 @@ function writeTable(
   tombstones: readonly RangeTombstone[],
   options: TableBuilderOptions,
 ): FileMetaData | undefined {
-  const table = new TableFile(fs, dir, fileNumber, options);
+  const table = new TableFile(fs, dir, fileNumber, {
+    ...options,
+    filterContext: { reason: "flush", levelAtCreation: 0 },
+  });
   try {
     for (iter.seekToFirst(); iter.valid(); iter.next()) table.add(iter.key(), iter.value());
     for (const t of tombstones) table.addRangeTombstone(t.start, t.end, t.seq);

@@ -37,7 +37,10 @@ export interface ProducerPlan {
   dir: string;
   /** The binding's own database options. */
   options?: Record<string, unknown>;
-  /** rocksdb-native: column families and their options (`ribbonBitsPerKey`, `bloomBitsPerKey` made into policies). */
+  /**
+   * rocksdb-native: column families and their options (`ribbonBitsPerKey` with
+   * `ribbonBloomBeforeLevel` (Default: 0), `bloomBitsPerKey` made into policies).
+   */
   columnFamilies?: Record<string, Record<string, unknown>>;
   steps: ProducerStep[];
 }

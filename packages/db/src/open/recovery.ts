@@ -38,6 +38,7 @@
  * tables here, inline, and the old WALs deleted: the open then has no immutable memtable
  * and an empty mutable one. Either way the open starts a fresh WAL.
  */
+import { filterPolicyId } from "../core/filter-policy-option.js";
 import {
   baseName,
   type FileSystem,
@@ -465,8 +466,7 @@ function writeOptions(
     },
     table: {
       block_size: options.blockSize,
-      filter_policy:
-        options.bloomBitsPerKey > 0 ? `bloomfilter:${options.bloomBitsPerKey}:false` : "nullptr",
+      filter_policy: filterPolicyId(options.filterPolicy),
       whole_key_filtering: true,
       cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
       format_version: options.formatVersion,
