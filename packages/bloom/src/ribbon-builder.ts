@@ -36,10 +36,12 @@
  * numSlots < 1024 (small filters), when no seed of 256 solves, and above 950M keys; a
  * filter with no key is 5 bytes (`ff 00 probes 00 00`: readers answer "no").
  *
- * Worked example: 1000 keys at 10 bits/key: GetNumSlots(1000) = 1022 -> 1024 slots, 8
- * blocks; 1 in 104.7 -> 6 or 7 columns: with a first hash whose high word is 0, 9 blocks'
- * worth of the rate in 7 columns... the filter is 53 segments (848 bytes) + `fe <seed> 08
- * 00 00` = 853 bytes, against 1285 for Bloom (`ribbon-builder.test.ts` checks it).
+ * Worked example: the 1000 keys "k0".."k999" at 10 bits/key: GetNumSlots(1000) = 1022 ->
+ * 1024 slots = 8 blocks; 1 in 104.7 lies between 6 and 7 columns, and with this first
+ * hash the bytes come to 55 segments: block 0 has 6 columns, blocks 1..7 have 7
+ * (upperStartBlock 1). The first hash's low byte is 0x0d, which solves at once: the filter
+ * is 880 bytes + `fe 0d 08 00 00` = 885 bytes (7.08 bits/key), against 1285 for Bloom.
+ * RocksDB writes exactly these bytes (testdata/ribbon-vectors.json).
  *
  * Memory (seed 004's discipline): hashes are held in the Bloom builder's 64 KiB chunks
  * (no doubling array). Banding needs them all, for every seed tried, so they are released
