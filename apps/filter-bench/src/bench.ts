@@ -14,6 +14,7 @@ import {
   BloomFilterReader,
   estimatedFpRate,
   type HashStorage,
+  RibbonFilterBuilder,
 } from "@shale/bloom";
 import { makeClock } from "./clock.js";
 import type { BenchFlags } from "./flags.js";
@@ -46,7 +47,7 @@ export function runBench(flags: BenchFlags, storage: HashStorage, write: Write):
       ];
   const now = makeClock(flags.clock);
   write(
-    `filter-bench: @shale/bloom FastLocalBloom, builder=${storage}, node ${process.version}, clock ${flags.clock}`,
+    `filter-bench: @shale/bloom ${flags.impl === "ribbon" ? "Standard128Ribbon" : "FastLocalBloom"}, builder=${storage}, node ${process.version}, clock ${flags.clock}`,
   );
   write(
     `Keys: ${flags.keySize} bytes, ${flags.bitsPerKey} bits/key, ${flags.averageKeysPerFilter} keys/filter avg (±${flags.varyKeysPct} %), ` +
@@ -55,7 +56,10 @@ export function runBench(flags: BenchFlags, storage: HashStorage, write: Write):
   write("Building...");
 
   const random = new Random32(flags.seed);
-  const builder = new BloomFilterBuilder({ bitsPerKey: flags.bitsPerKey, hashStorage: storage });
+  const builder =
+    flags.impl === "ribbon"
+      ? new RibbonFilterBuilder({ bitsPerKey: flags.bitsPerKey, hashStorage: storage })
+      : new BloomFilterBuilder({ bitsPerKey: flags.bitsPerKey, hashStorage: storage });
   const keyMaker = new KeyMaker(flags.keySize);
   const avg = flags.averageKeysPerFilter;
   const variation = Math.floor((avg * flags.varyKeysPct) / 100);
@@ -86,7 +90,12 @@ export function runBench(flags: BenchFlags, storage: HashStorage, write: Write):
   write(`Number of filters: ${infos.length}`);
   write(`Total size (MB): ${fmt(totalBytes / 1024 / 1024)}`);
   write(`Bits/key stored: ${fmt(bitsPerKeyStored)}`);
-  write(`Predicted FP rate %: ${fmt(100 * estimatedFpRate(totalKeys, bitBytes, numProbes))}`);
+  const predicted =
+    infos[0]!.reader.ribbon !== undefined
+      ? infos.reduce((sum, i) => sum + (i.reader.ribbon?.expectedFpRate ?? 1) * i.keysAdded, 0) /
+        totalKeys
+      : estimatedFpRate(totalKeys, bitBytes, numProbes);
+  write(`Predicted FP rate %: ${fmt(100 * predicted)}`);
   write(`Builder peak hash storage (MB): ${fmt(peakHashBytes / 1024 / 1024)}`);
 
   if (!flags.quick) {

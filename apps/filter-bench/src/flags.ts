@@ -28,6 +28,11 @@ export interface BenchFlags {
    * to one random filter. Default: 8.
    */
   batchSize: number;
+  /**
+   * Which filter (RocksDB's -impl): "fastlocalbloom" (format_version 5 Bloom) or "ribbon"
+   * (Standard128 Ribbon at Bloom-equivalent bits_per_key). Default: fastlocalbloom.
+   */
+  impl: FilterImpl;
   /** Which hash storage to build with; "both" runs each in its own child process. Default: both. */
   builder: BuilderChoice;
   /** Fewer modes and queries, no verification pass (RocksDB's -quick). Default: false. */
@@ -55,6 +60,7 @@ export const defaultFlags: BenchFlags = {
   keySize: 16,
   mQueries: 20,
   batchSize: 8,
+  impl: "fastlocalbloom",
   builder: "both",
   quick: false,
   seed: 0,
@@ -77,6 +83,8 @@ USAGE: filter-bench [--quick] [OPTIONS]
   --m_queries=M                millions of queries per test mode (default 20; 5 when
                                average_keys_per_filter >= 1000000)
   --batch_size=N               keys per batch in the batched query modes (default 8)
+  --impl=fastlocalbloom|ribbon  the filter: Bloom, or Ribbon at Bloom-equivalent bits/key
+                               (default fastlocalbloom)
   --builder=chunked|doubling|both
                                hash storage of the builder; "both" runs each in its own
                                child process and prints them side by side (default both)
@@ -93,7 +101,10 @@ USAGE: filter-bench [--quick] [OPTIONS]
 const LARGE_FILTER_KEYS = 1_000_000;
 const LARGE_FILTER_M_QUERIES = 5;
 
-type Kind = "number" | "boolean" | "builder" | "clock";
+/** The filter built. */
+export type FilterImpl = "fastlocalbloom" | "ribbon";
+
+type Kind = "number" | "boolean" | "builder" | "clock" | "impl";
 const specs: Record<string, [keyof BenchFlags, Kind]> = {
   average_keys_per_filter: ["averageKeysPerFilter", "number"],
   vary_keys_pct: ["varyKeysPct", "number"],
@@ -103,6 +114,7 @@ const specs: Record<string, [keyof BenchFlags, Kind]> = {
   m_queries: ["mQueries", "number"],
   batch_size: ["batchSize", "number"],
   builder: ["builder", "builder"],
+  impl: ["impl", "impl"],
   quick: ["quick", "boolean"],
   seed: ["seed", "number"],
   net_includes_hashing: ["netIncludesHashing", "boolean"],
@@ -144,6 +156,13 @@ export function parseFlags(argv: readonly string[]): BenchFlags {
     if (kind === "clock") {
       if (raw !== "wall" && raw !== "cpu")
         throw new Error(`--clock must be wall or cpu, got ${raw}`);
+      values[field] = raw;
+      continue;
+    }
+    if (kind === "impl") {
+      if (raw !== "fastlocalbloom" && raw !== "ribbon") {
+        throw new Error(`--impl must be fastlocalbloom or ribbon, got ${raw}`);
+      }
       values[field] = raw;
       continue;
     }
@@ -209,6 +228,7 @@ export function toArgs(f: BenchFlags): string[] {
     `--m_queries=${f.mQueries}`,
     `--batch_size=${f.batchSize}`,
     `--builder=${f.builder}`,
+    `--impl=${f.impl}`,
     `--quick=${f.quick}`,
     `--seed=${f.seed}`,
     `--net_includes_hashing=${f.netIncludesHashing}`,

@@ -31,8 +31,8 @@ import {
   writeMetadata,
 } from "./format.js";
 import { hashKey64 } from "./hash.js";
-import type { HashChunks } from "./ribbon-banding.js";
 import { addHashesToFilter } from "./probe.js";
+import type { HashChunks } from "./ribbon-banding.js";
 
 /** How the builder holds hashes until `finish()`. */
 export type HashStorage = "chunked" | "doubling";

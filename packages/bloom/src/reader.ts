@@ -28,12 +28,7 @@ import { DIRECT_RANGE_MAX_LINES, probesMatch } from "./probe.js";
 import { RibbonFilterReader } from "./ribbon-reader.js";
 
 /** What a filter's metadata says it is (see the dispatch above). */
-export type FilterKind =
-  | "fastLocalBloom"
-  | "ribbon"
-  | "legacyBloom"
-  | "alwaysTrue"
-  | "alwaysFalse";
+export type FilterKind = "fastLocalBloom" | "ribbon" | "legacyBloom" | "alwaysTrue" | "alwaysFalse";
 
 /** Where a filter came from, named in `BloomFilterReader.unsupported`. */
 export interface FilterSource {

@@ -202,7 +202,12 @@ export class RibbonFilterBuilder {
     return first[word]!;
   }
 
-  private plan(n: number): { ribbon: boolean; numSlots: number; bytes: number; bloomBytes: number } {
+  private plan(n: number): {
+    ribbon: boolean;
+    numSlots: number;
+    bytes: number;
+    bloomBytes: number;
+  } {
     const bloomBytes = filterBytesFor(n, this.store.millibitsPerKey);
     if (n > MAX_RIBBON_ENTRIES) return { ribbon: false, numSlots: 0, bytes: 0, bloomBytes };
     const numSlots = ribbonSlotsForKeys(n);

@@ -61,7 +61,13 @@ export class RibbonFilterPolicy {
     if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
       throw ShaleError.invalidArgument(`bitsPerKey must be in [1, 100], got ${bitsPerKey}`);
     }
-    if (!(Number.isInteger(bloomBeforeLevel) && bloomBeforeLevel >= -1 && bloomBeforeLevel <= ALWAYS_BLOOM)) {
+    if (
+      !(
+        Number.isInteger(bloomBeforeLevel) &&
+        bloomBeforeLevel >= -1 &&
+        bloomBeforeLevel <= ALWAYS_BLOOM
+      )
+    ) {
       throw ShaleError.invalidArgument(
         `bloomBeforeLevel must be an integer in [-1, ${ALWAYS_BLOOM}], got ${bloomBeforeLevel}`,
       );

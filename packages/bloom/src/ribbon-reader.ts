@@ -22,12 +22,7 @@
  */
 import { ShaleError } from "@shale/base";
 import { hashKey64 } from "./hash.js";
-import {
-  COEFF_BITS,
-  ribbonExpectedFpRate,
-  ribbonLayout,
-  SEGMENT_BYTES,
-} from "./ribbon-config.js";
+import { COEFF_BITS, ribbonExpectedFpRate, ribbonLayout, SEGMENT_BYTES } from "./ribbon-config.js";
 import { deriveRow, ribbonRawSeed, row } from "./ribbon-hash.js";
 import { parity32 } from "./ribbon-math.js";
 

@@ -95,8 +95,12 @@ describe("RocksDB's own Ribbon builder and reader (testdata/ribbon-vectors.json)
 });
 
 describe("testdata/ribbon-seq2000-bpk10.sst (rocksdb::SstFileWriter, NewRibbonFilterPolicy(10, -1))", () => {
-  const sst = readSstFilter(new Uint8Array(readFileSync(new URL("ribbon-seq2000-bpk10.sst", TESTDATA))));
-  const keys = Array.from({ length: 2000 }, (_, i) => enc.encode(`key${String(i).padStart(6, "0")}`));
+  const sst = readSstFilter(
+    new Uint8Array(readFileSync(new URL("ribbon-seq2000-bpk10.sst", TESTDATA))),
+  );
+  const keys = Array.from({ length: 2000 }, (_, i) =>
+    enc.encode(`key${String(i).padStart(6, "0")}`),
+  );
   const filter = sst.filter!;
 
   it("has a Ribbon filter under the built-in names, with RocksDB's properties", () => {

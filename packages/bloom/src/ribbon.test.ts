@@ -91,21 +91,30 @@ describe("RibbonFilterBuilder -> reader", () => {
 
   it("mayMatchHash, mayMatchMany and mayMatchHashes answer as mayMatch", () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 12 }), { minLength: 300, maxLength: 800 }), (keys) => {
-        const builder = new RibbonFilterBuilder();
-        for (const k of keys.slice(0, 400)) builder.addKey(k);
-        const reader = new BloomFilterReader(builder.finish());
-        const out = new Uint8Array(keys.length);
-        reader.mayMatchMany(keys, out);
-        const hashes = new Uint32Array(2 * keys.length);
-        keys.forEach((k, i) => hashKey64(k, hashes, 2 * i));
-        const out2 = new Uint8Array(keys.length);
-        reader.mayMatchHashes(hashes, keys.length, out2);
-        keys.forEach((k, i) => {
-          const m = reader.mayMatch(k) ? 1 : 0;
-          expect([out[i], out2[i], reader.mayMatchHash(hashes[2 * i]!, hashes[2 * i + 1]!) ? 1 : 0]).toEqual([m, m, m]);
-        });
-      }),
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 12 }), { minLength: 300, maxLength: 800 }),
+        (keys) => {
+          const builder = new RibbonFilterBuilder();
+          for (const k of keys.slice(0, 400)) builder.addKey(k);
+          const reader = new BloomFilterReader(builder.finish());
+          const out = new Uint8Array(keys.length);
+          reader.mayMatchMany(keys, out);
+          const hashes = new Uint32Array(2 * keys.length);
+          keys.forEach((k, i) => {
+            hashKey64(k, hashes, 2 * i);
+          });
+          const out2 = new Uint8Array(keys.length);
+          reader.mayMatchHashes(hashes, keys.length, out2);
+          keys.forEach((k, i) => {
+            const m = reader.mayMatch(k) ? 1 : 0;
+            expect([
+              out[i],
+              out2[i],
+              reader.mayMatchHash(hashes[2 * i]!, hashes[2 * i + 1]!) ? 1 : 0,
+            ]).toEqual([m, m, m]);
+          });
+        },
+      ),
       { numRuns: 20 },
     );
   });
@@ -140,8 +149,16 @@ describe("reading Ribbon metadata as RocksDB does", () => {
   });
 
   it("layout: blocks before upperStartBlock have one column fewer; at most 32 columns", () => {
-    expect(ribbonLayout(8, 53 * 16)).toEqual({ upperNumColumns: 7, upperStartBlock: 3, numSegments: 53 });
-    expect(ribbonLayout(2, 100 * 16)).toEqual({ upperNumColumns: 32, upperStartBlock: 0, numSegments: 64 });
+    expect(ribbonLayout(8, 53 * 16)).toEqual({
+      upperNumColumns: 7,
+      upperStartBlock: 3,
+      numSegments: 53,
+    });
+    expect(ribbonLayout(2, 100 * 16)).toEqual({
+      upperNumColumns: 32,
+      upperStartBlock: 0,
+      numSegments: 64,
+    });
     expect(ribbonSlotsForKeys(1)).toBe(256);
     expect(ribbonSlotsForKeys(1000)).toBe(1024);
   });
@@ -171,7 +188,11 @@ describe("RibbonFilterPolicy", () => {
     ]);
     expect(new RibbonFilterPolicy(7.5, -1).id).toBe("ribbonfilter:7.5:-1");
     expect(new BloomFilterPolicy(10).id).toBe("bloomfilter:10:false");
-    expect([bitsSuffix(12.345), bitsSuffix(9.9), bitsSuffix(100)]).toEqual(["12.345", "9.9", "100"]);
+    expect([bitsSuffix(12.345), bitsSuffix(9.9), bitsSuffix(100)]).toEqual([
+      "12.345",
+      "9.9",
+      "100",
+    ]);
   });
 
   it("refuses bad settings", () => {

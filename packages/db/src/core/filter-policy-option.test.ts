@@ -11,7 +11,9 @@ describe("filterPolicy option and the OPTIONS file's filter_policy", () => {
       "ribbonfilter:10:0",
     );
     expect(
-      filterPolicyId(resolveFilterPolicyOption({ type: "ribbon", bitsPerKey: 7.5, bloomBeforeLevel: -1 })),
+      filterPolicyId(
+        resolveFilterPolicyOption({ type: "ribbon", bitsPerKey: 7.5, bloomBeforeLevel: -1 }),
+      ),
     ).toBe("ribbonfilter:7.5:-1");
     expect(filterPolicyId(resolveFilterPolicyOption({ type: "bloom", bitsPerKey: 10 }))).toBe(
       "bloomfilter:10:false",
@@ -47,9 +49,13 @@ describe("filterPolicy option and the OPTIONS file's filter_policy", () => {
 
   it("validates the option", () => {
     expect(() => resolveFilterPolicyOption(null)).toThrow(TypeError);
-    expect(() => resolveFilterPolicyOption({ type: "bloom", bloomBeforeLevel: 1 })).toThrow(/ribbon/);
+    expect(() => resolveFilterPolicyOption({ type: "bloom", bloomBeforeLevel: 1 })).toThrow(
+      /ribbon/,
+    );
     expect(() => resolveFilterPolicyOption({ type: "ribbon", bits: 10 })).toThrow(/unknown field/);
-    expect(() => resolveFilterPolicyOption({ type: "ribbon", bitsPerKey: "10" })).toThrow(TypeError);
+    expect(() => resolveFilterPolicyOption({ type: "ribbon", bitsPerKey: "10" })).toThrow(
+      TypeError,
+    );
     expect(() => resolveFilterPolicyOption({ type: "ribbon", bloomBeforeLevel: -2 })).toThrow(
       /bloomBeforeLevel/,
     );

@@ -17,8 +17,9 @@
  * table section: "bloomfilter:10:false", "ribbonfilter:10:0"; `filterPolicyOf` reads those
  * and the other forms RocksDB's `FilterPolicy::CreateFromString` accepts.
  */
-import { bitsSuffix, RibbonFilterPolicy } from "@shale/bloom";
+
 import { ShaleError } from "@shale/base";
+import { bitsSuffix, RibbonFilterPolicy } from "@shale/bloom";
 
 /** The `filterPolicy` option. */
 export interface FilterPolicyOption {
@@ -56,16 +57,19 @@ export function resolveFilterPolicyOption(v: unknown): Required<FilterPolicyOpti
     throw ShaleError.invalidArgument(`filterPolicy.type must be "bloom" or "ribbon"`);
   }
   const bitsPerKey = o["bitsPerKey"] ?? 10;
-  if (typeof bitsPerKey !== "number") throw new TypeError("filterPolicy.bitsPerKey must be a number");
+  if (typeof bitsPerKey !== "number")
+    throw new TypeError("filterPolicy.bitsPerKey must be a number");
   if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
-    throw ShaleError.invalidArgument(`filterPolicy.bitsPerKey must be in [1, 100]; got ${bitsPerKey}`);
+    throw ShaleError.invalidArgument(
+      `filterPolicy.bitsPerKey must be in [1, 100]; got ${bitsPerKey}`,
+    );
   }
   const before = o["bloomBeforeLevel"] ?? 0;
   if (typeof before !== "number") {
     throw new TypeError("filterPolicy.bloomBeforeLevel must be a number");
   }
   if (o["type"] === "bloom" && o["bloomBeforeLevel"] !== undefined) {
-    throw ShaleError.invalidArgument("filterPolicy.bloomBeforeLevel is for type \"ribbon\"");
+    throw ShaleError.invalidArgument('filterPolicy.bloomBeforeLevel is for type "ribbon"');
   }
   if (!(Number.isInteger(before) && before >= -1 && before <= ALWAYS_BLOOM)) {
     throw ShaleError.invalidArgument(
@@ -97,7 +101,9 @@ export function filterPolicyId(policy: Required<FilterPolicyOption> | undefined)
  * build ("rocksdb.BuiltinBloomFilter", the read-only one, and custom ones): tables are read
  * with any of them.
  */
-export function filterPolicyOf(value: string | undefined): Required<FilterPolicyOption> | undefined {
+export function filterPolicyOf(
+  value: string | undefined,
+): Required<FilterPolicyOption> | undefined {
   if (value === undefined) return undefined;
   let id = value.trim();
   let beforeOverride: number | undefined;

@@ -231,9 +231,7 @@ export interface ResolvedOptions {
 }
 
 /** `bloomBitsPerKey` and `filterPolicy` resolved (InvalidArgument when both are given). */
-function resolvedFilter(
-  o: DbOptions,
-): Pick<ResolvedOptions, "bloomBitsPerKey" | "filterPolicy"> {
+function resolvedFilter(o: DbOptions): Pick<ResolvedOptions, "bloomBitsPerKey" | "filterPolicy"> {
   if (o.filterPolicy === undefined) {
     const bits = o.bloomBitsPerKey ?? 10;
     return {

@@ -122,65 +122,72 @@ describe("shale's Ribbon filter policy", () => {
 const nativeMissing = producerUnavailableReason("rocksdb-native");
 if (nativeMissing !== undefined) console.log(`ribbon interop: skipped — ${nativeMissing}`);
 
-describe.skipIf(nativeMissing !== undefined)("Ribbon filters with RocksDB 10.5.1 (rocksdb-native)", () => {
-  const tmp = tempDir("ribbon-native");
-  afterAll(() => tmp.remove());
-  // Plans go in one command-line argument (at most 128 KiB): 1500 puts fit.
-  const N = 1500;
+describe.skipIf(nativeMissing !== undefined)(
+  "Ribbon filters with RocksDB 10.5.1 (rocksdb-native)",
+  () => {
+    const tmp = tempDir("ribbon-native");
+    afterAll(() => tmp.remove());
+    // Plans go in one command-line argument (at most 128 KiB): 1500 puts fit.
+    const N = 1500;
 
-  it("a database rocksdb-native wrote with RibbonFilterPolicy(10, -1): shale reads its filters and keys", async () => {
-    const dir = join(tmp.path, "native");
-    runProducer("rocksdb-native", {
-      dir,
-      // -1: Ribbon for the flush too (a one-table compactRange is a trivial move, which
-      // keeps the flush's filter).
-      columnFamilies: {
-        default: { ribbonBitsPerKey: 10, ribbonBloomBeforeLevel: -1, tableFormatVersion: 5 },
-      },
-      steps: [
-        ...Array.from({ length: N }, (_, i) => ({ op: "put" as const, key: hex(key(i)), value: hex(`v${i}`) })),
-        { op: "flush" },
-        { op: "compact" },
-        { op: "close" },
-      ],
-    });
-    const tables = tableFilters(dir);
-    expect(tables.length).toBeGreaterThan(0);
-    for (const t of tables) {
-      expect(t.policy).toBe("ribbonfilter");
-      expect(t.bitsPerKey).toBeLessThan(8); // Ribbon after the compaction
-      expect(t.presentFail).toBe(0);
-      expect(t.absentPass).toBeLessThan(0.02);
-    }
-    const db = await DB.open(dir, { fs, readOnly: true });
-    for (let i = 0; i < N; i += 5) expect(Buffer.from(db.get(key(i))!).toString()).toBe(`v${i}`);
-    await db.close();
-  });
-
-  it("a database shale wrote with Ribbon filters: rocksdb-native reads every key; sst_dump names the policy", async () => {
-    const dir = join(tmp.path, "shale");
-    const db = await DB.open(dir, {
-      fs,
-      filterPolicy: { type: "ribbon", bitsPerKey: 10, bloomBeforeLevel: -1 },
-      compression: "none",
-    });
-    for (let i = 0; i < N; i++) db.put(key(i), `v${i}`);
-    await db.flush();
-    await db.compactRange();
-    await db.close();
-    expect(tableFilters(dir).every((t) => t.bitsPerKey < 8)).toBe(true);
-    const keys = Array.from({ length: N }, (_, i) => hex(key(i)));
-    const [got] = runProducer("rocksdb-native", {
-      dir,
-      columnFamilies: { default: { ribbonBitsPerKey: 10, tableFormatVersion: 5 } },
-      steps: [{ op: "get", keys: [...keys, hex("absent")] }],
-    });
-    expect(got).toEqual([...Array.from({ length: N }, (_, i) => hex(`v${i}`)), null]);
-    if (missingToolsReason() === undefined) {
-      for (const sst of filesEnding(dir, ".sst")) {
-        const out = mustRun("sst_dump", [`--file=${join(dir, sst)}`, "--show_properties"]);
-        expect(out).toMatch(/filter policy name: ribbonfilter/);
+    it("a database rocksdb-native wrote with RibbonFilterPolicy(10, -1): shale reads its filters and keys", async () => {
+      const dir = join(tmp.path, "native");
+      runProducer("rocksdb-native", {
+        dir,
+        // -1: Ribbon for the flush too (a one-table compactRange is a trivial move, which
+        // keeps the flush's filter).
+        columnFamilies: {
+          default: { ribbonBitsPerKey: 10, ribbonBloomBeforeLevel: -1, tableFormatVersion: 5 },
+        },
+        steps: [
+          ...Array.from({ length: N }, (_, i) => ({
+            op: "put" as const,
+            key: hex(key(i)),
+            value: hex(`v${i}`),
+          })),
+          { op: "flush" },
+          { op: "compact" },
+          { op: "close" },
+        ],
+      });
+      const tables = tableFilters(dir);
+      expect(tables.length).toBeGreaterThan(0);
+      for (const t of tables) {
+        expect(t.policy).toBe("ribbonfilter");
+        expect(t.bitsPerKey).toBeLessThan(8); // Ribbon after the compaction
+        expect(t.presentFail).toBe(0);
+        expect(t.absentPass).toBeLessThan(0.02);
       }
-    }
-  });
-});
+      const db = await DB.open(dir, { fs, readOnly: true });
+      for (let i = 0; i < N; i += 5) expect(Buffer.from(db.get(key(i))!).toString()).toBe(`v${i}`);
+      await db.close();
+    });
+
+    it("a database shale wrote with Ribbon filters: rocksdb-native reads every key; sst_dump names the policy", async () => {
+      const dir = join(tmp.path, "shale");
+      const db = await DB.open(dir, {
+        fs,
+        filterPolicy: { type: "ribbon", bitsPerKey: 10, bloomBeforeLevel: -1 },
+        compression: "none",
+      });
+      for (let i = 0; i < N; i++) db.put(key(i), `v${i}`);
+      await db.flush();
+      await db.compactRange();
+      await db.close();
+      expect(tableFilters(dir).every((t) => t.bitsPerKey < 8)).toBe(true);
+      const keys = Array.from({ length: N }, (_, i) => hex(key(i)));
+      const [got] = runProducer("rocksdb-native", {
+        dir,
+        columnFamilies: { default: { ribbonBitsPerKey: 10, tableFormatVersion: 5 } },
+        steps: [{ op: "get", keys: [...keys, hex("absent")] }],
+      });
+      expect(got).toEqual([...Array.from({ length: N }, (_, i) => hex(`v${i}`)), null]);
+      if (missingToolsReason() === undefined) {
+        for (const sst of filesEnding(dir, ".sst")) {
+          const out = mustRun("sst_dump", [`--file=${join(dir, sst)}`, "--show_properties"]);
+          expect(out).toMatch(/filter policy name: ribbonfilter/);
+        }
+      }
+    });
+  },
+);

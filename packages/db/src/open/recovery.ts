@@ -38,7 +38,7 @@
  * tables here, inline, and the old WALs deleted: the open then has no immutable memtable
  * and an empty mutable one. Either way the open starts a fresh WAL.
  */
-import { filterPolicyId } from "../core/filter-policy-option.js";
+
 import {
   baseName,
   type FileSystem,
@@ -56,6 +56,7 @@ import {
   tableWriteOptions,
 } from "../compaction/build-table.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
+import { filterPolicyId } from "../core/filter-policy-option.js";
 import type { ChecksumName, ResolvedOptions } from "../core/options.js";
 import {
   checkOptionsFile,

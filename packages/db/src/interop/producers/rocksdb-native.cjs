@@ -17,7 +17,10 @@ const hex = (s) => Buffer.from(s, "hex");
 function familyOptions(name) {
   const o = { ...(plan.columnFamilies?.[name] ?? {}) };
   if (o.ribbonBitsPerKey !== undefined) {
-    o.filterPolicy = new RocksDB.RibbonFilterPolicy(o.ribbonBitsPerKey, o.ribbonBloomBeforeLevel ?? 0);
+    o.filterPolicy = new RocksDB.RibbonFilterPolicy(
+      o.ribbonBitsPerKey,
+      o.ribbonBloomBeforeLevel ?? 0,
+    );
     delete o.ribbonBitsPerKey;
     delete o.ribbonBloomBeforeLevel;
   }
