@@ -67,6 +67,8 @@ describe("flags", () => {
   it("rejects unknown flags and bad values", () => {
     expect(() => parseFlags(["--bogus=1"])).toThrow(/unknown flag/);
     expect(() => parseFlags(["--builder=vector"])).toThrow(/builder/);
+    expect(() => parseFlags(["--impl=cuckoo"])).toThrow(/impl/);
+    expect(parseFlags(["--impl=ribbon"]).impl).toBe("ribbon");
     expect(() => parseFlags(["--key_size=4"])).toThrow(/key_size/);
     expect(() => parseFlags(["--m_queries=abc"])).toThrow(/number/);
     expect(() => parseFlags(["--seed"])).toThrow(/needs a value/);

@@ -141,7 +141,11 @@ describe("BloomFilterReader", () => {
       return copy;
     };
     const cases: [Uint8Array, RegExp][] = [
-      [damaged(128, 0xfe), /Ribbon/],
+      // Ribbon marker with 6 blocks is a Ribbon filter (reader.ribbon); with 1 block it is not.
+      [
+        Uint8Array.from(damaged(128, 0xfe), (b, i) => (i === 130 ? 1 : b)),
+        /Ribbon filter with fewer than 2 blocks/,
+      ],
       [damaged(128, 6), /legacy Bloom filter of 128 bytes cannot have 1536 lines/],
       [damaged(128, 0x80), /reserved filter marker -128/],
       [damaged(129, 1), /sub-implementation 1/],
