@@ -43,6 +43,7 @@ const openRows: Row[] = [
   ["cacheIndexAndFilterBlocks", "no", undefined, false],
   ["blockSize", "4096", 100, 4096],
   ["bloomBitsPerKey", "10", 101, 10],
+  ["filterPolicy", 10, { type: "cuckoo" }, { type: "ribbon", bitsPerKey: 10 }],
   ["compression", 1, "zstd", "none"],
   ["formatVersion", "6", 8, 6],
   ["checksum", 4, "crc32", "xxh3"],
