@@ -25,7 +25,7 @@ import { hashKey64 } from "./hash.js";
 import { legacyGeometry, legacyProbesMatch } from "./legacy.js";
 import { legacyBloomHash } from "./legacy-hash.js";
 import { DIRECT_RANGE_MAX_LINES, probesMatch } from "./probe.js";
-import { RibbonFilterReader } from "./ribbon-reader.js";
+import { checkHashBatch, RibbonFilterReader } from "./ribbon-reader.js";
 
 /** What a filter's metadata says it is (see the dispatch above). */
 export type FilterKind = "fastLocalBloom" | "ribbon" | "legacyBloom" | "alwaysTrue" | "alwaysFalse";
@@ -279,15 +279,7 @@ export class BloomFilterReader {
    * REQUIRES: hashes.length >= 2 * count, out.length >= count.
    */
   mayMatchHashes(hashes: Uint32Array, count: number, out: Uint8Array): void {
-    if (!(hashes instanceof Uint32Array)) throw new TypeError("hashes must be a Uint32Array");
-    if (!(out instanceof Uint8Array)) throw new TypeError("out must be a Uint8Array");
-    if (
-      !(Number.isInteger(count) && count >= 0 && count <= out.length && 2 * count <= hashes.length)
-    ) {
-      throw ShaleError.invalidArgument(
-        `count ${count} needs ${2 * count} hash words (have ${hashes.length}) and ${count} out slots (have ${out.length})`,
-      );
-    }
+    checkHashBatch(hashes, count, out);
     if (this.numLines === 0) {
       if (this.ribbon !== undefined) this.ribbon.mayMatchHashes(hashes, count, out);
       else out.fill(this.constantAnswer ? 1 : 0, 0, count);

@@ -55,6 +55,8 @@ function numToAddForPow2(log2NumSlots: number): number {
  */
 export function ribbonNumSlotsFor(numToAdd: number): number {
   if (numToAdd === 0) return 0;
+  // RocksDB's own truncated 1/ln 2, not Math.LOG2E: the slot count must round as RocksDB's.
+  // biome-ignore lint/suspicious/noApproximativeNumericConstant: RocksDB's constant is part of the sizing
   const log2NumToAdd = Math.log(numToAdd) * 1.4426950409;
   let approxLog2Slots = Math.trunc(log2NumToAdd + 0.5);
   let lowerNumToAdd = numToAddForPow2(approxLog2Slots);

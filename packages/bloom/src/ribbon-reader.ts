@@ -227,17 +227,25 @@ export class RibbonFilterReader {
    * = 1` if hash i may match, else 0. REQUIRES: hashes.length >= 2 * count, out.length >= count.
    */
   mayMatchHashes(hashes: Uint32Array, count: number, out: Uint8Array): void {
-    if (!(hashes instanceof Uint32Array)) throw new TypeError("hashes must be a Uint32Array");
-    if (!(out instanceof Uint8Array)) throw new TypeError("out must be a Uint8Array");
-    if (
-      !(Number.isInteger(count) && count >= 0 && count <= out.length && 2 * count <= hashes.length)
-    ) {
-      throw ShaleError.invalidArgument(
-        `count ${count} needs ${2 * count} hash words (have ${hashes.length}) and ${count} out slots (have ${out.length})`,
-      );
-    }
+    checkHashBatch(hashes, count, out);
     for (let i = 0; i < count; i++) {
       out[i] = this.mayMatchHash(hashes[2 * i]!, hashes[2 * i + 1]!) ? 1 : 0;
     }
+  }
+}
+
+/**
+ * Checks the arguments of a `mayMatchHashes` (both readers'): TypeError for wrong types,
+ * InvalidArgument when `hashes` or `out` is too short for `count`.
+ */
+export function checkHashBatch(hashes: Uint32Array, count: number, out: Uint8Array): void {
+  if (!(hashes instanceof Uint32Array)) throw new TypeError("hashes must be a Uint32Array");
+  if (!(out instanceof Uint8Array)) throw new TypeError("out must be a Uint8Array");
+  if (
+    !(Number.isInteger(count) && count >= 0 && count <= out.length && 2 * count <= hashes.length)
+  ) {
+    throw ShaleError.invalidArgument(
+      `count ${count} needs ${2 * count} hash words (have ${hashes.length}) and ${count} out slots (have ${out.length})`,
+    );
   }
 }
