@@ -4,7 +4,8 @@
 //   key i = "key%06d"; i % 7 == 3 -> Delete; else i % 11 == 5 -> Merge(value); else
 //   Put(value), value i = "value-%d-" + "x" * (i % 23); plus DeleteRange [key000100, key000120).
 // versions.sst: one user key "k" with VERSIONS versions kept by snapshots, flushed by a DB
-// with 256-byte blocks, so the key spans blocks and the index keeps sequence numbers.
+// with 256-byte blocks, so the key spans blocks and the index keeps sequence numbers;
+// versions-partitioned.sst the same with a partitioned index and filters (64-byte partitions).
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
@@ -41,6 +42,8 @@ struct Spec {
   bool hash_index;
   BlockBasedTableOptions::IndexType index_type;
   bool prefix_only = false;  // whole_key_filtering false, a 3-byte prefix extractor
+  bool partition_filters = false;
+  uint64_t metadata_block_size = 4096;
 };
 
 static void write_table(const std::string& dir, const Spec& spec) {
@@ -51,6 +54,8 @@ static void write_table(const std::string& dir, const Spec& spec) {
   t.index_block_restart_interval = spec.index_restart_interval;
   t.block_size = spec.block_size;
   t.index_type = spec.index_type;
+  t.partition_filters = spec.partition_filters;
+  t.metadata_block_size = spec.metadata_block_size;
   if (spec.hash_index) t.data_block_index_type = BlockBasedTableOptions::kDataBlockBinaryAndHash;
   if (spec.bloom_bits > 0) t.filter_policy.reset(NewBloomFilterPolicy(spec.bloom_bits));
   if (spec.prefix_only) {
@@ -76,7 +81,7 @@ static void write_table(const std::string& dir, const Spec& spec) {
   check(w.Finish(), spec.name);
 }
 
-static void write_versions(const std::string& dir) {
+static void write_versions(const std::string& dir, const char* name, bool partitioned) {
   std::string db_dir = dir + "/versions-db";
   Options o;
   o.create_if_missing = true;
@@ -84,6 +89,12 @@ static void write_versions(const std::string& dir) {
   BlockBasedTableOptions t;
   t.block_size = 256;
   t.checksum = kCRC32c;
+  if (partitioned) {
+    t.index_type = BlockBasedTableOptions::kTwoLevelIndexSearch;
+    t.partition_filters = true;
+    t.metadata_block_size = 64;
+    t.filter_policy.reset(NewBloomFilterPolicy(10));
+  }
   o.table_factory.reset(NewBlockBasedTableFactory(t));
   DB* db;
   check(DestroyDB(db_dir, o), "destroy");
@@ -105,7 +116,7 @@ static void write_versions(const std::string& dir) {
   std::string from = files[0].db_path + files[0].name;
   for (auto* s : snapshots) db->ReleaseSnapshot(s);
   delete db;
-  std::string cmd = "cp " + from + " " + dir + "/versions.sst && rm -rf " + db_dir;
+  std::string cmd = "cp " + from + " " + dir + "/" + name + " && rm -rf " + db_dir;
   if (system(cmd.c_str()) != 0) exit(1);
 }
 
@@ -116,6 +127,7 @@ int main(int argc, char** argv) {
   }
   std::string dir = argv[1];
   const auto bin = BlockBasedTableOptions::kBinarySearch;
+  const auto two = BlockBasedTableOptions::kTwoLevelIndexSearch;
   const Spec specs[] = {
       {"tiny.sst", 3, 5, kCRC32c, kNoCompression, 10, 1, 4096, false, bin},
       {"fv5-crc32c.sst", NUM, 5, kCRC32c, kNoCompression, 10, 1, 1024, false, bin},
@@ -133,8 +145,30 @@ int main(int argc, char** argv) {
       {"fv5-first-key-index.sst", NUM, 5, kCRC32c, kNoCompression, 0, 1, 1024, false,
        BlockBasedTableOptions::kBinarySearchWithFirstKey},
       {"fv5-prefix-filter.sst", NUM, 5, kCRC32c, kNoCompression, 10, 1, 1024, false, bin, true},
+      // Partitioned indexes and filters, partitions of a few entries (metadata_block_size);
+      // format versions < 5 get RocksDB's legacy Bloom filter in each partition.
+      {"fv5-partitioned.sst", NUM, 5, kCRC32c, kNoCompression, 10, 1, 256, false, two, false,
+       true, 128},
+      {"fv4-partitioned.sst", NUM, 4, kCRC32c, kNoCompression, 10, 1, 256, false, two, false,
+       true, 100},
+      {"fv3-partitioned.sst", NUM, 3, kCRC32c, kNoCompression, 10, 1, 256, false, two, false,
+       true, 100},
+      {"fv2-partitioned.sst", NUM, 2, kCRC32c, kNoCompression, 10, 1, 256, false, two, false,
+       true, 100},
+      {"fv5-partitioned-index-only.sst", NUM, 5, kCRC32c, kNoCompression, 10, 1, 256, false, two,
+       false, false, 64},
+      {"fv4-partitioned-index-only.sst", NUM, 4, kCRC32c, kNoCompression, 0, 1, 256, false, two,
+       false, false, 100},
+      {"fv3-partitioned-index-only.sst", NUM, 3, kCRC32c, kNoCompression, 0, 1, 256, false, two,
+       false, false, 100},
+      {"fv2-partitioned-index-only.sst", NUM, 2, kCRC32c, kNoCompression, 0, 1, 256, false, two,
+       false, false, 100},
+      // First keys with index restart interval 4: values after a shared prefix are deltas.
+      {"fv4-first-key-index-restart4.sst", NUM, 4, kCRC32c, kNoCompression, 0, 4, 256, false,
+       BlockBasedTableOptions::kBinarySearchWithFirstKey},
   };
   for (const Spec& s : specs) write_table(dir, s);
-  write_versions(dir);
+  write_versions(dir, "versions.sst", false);
+  write_versions(dir, "versions-partitioned.sst", true);
   return 0;
 }

@@ -10,7 +10,13 @@ import {
   type FilterBuildingContext,
   type FilterPolicy,
 } from "./filter-policy.js";
-import { ChecksumType, FormatVersion, isChecksumType, usesContextChecksum } from "./format.js";
+import {
+  ChecksumType,
+  FormatVersion,
+  IndexType,
+  isChecksumType,
+  usesContextChecksum,
+} from "./format.js";
 
 /** Collects user properties while a table is built (RocksDB's TablePropertiesCollector). */
 export interface TablePropertiesCollector {
@@ -77,10 +83,49 @@ export interface TableBuilderOptions {
   /** The table's file number (`rocksdb.original.file.number`). Default: not recorded. */
   fileNumber?: number;
   /**
+   * The index written (RocksDB's `index_type`): `"binarySearch"` one index block;
+   * `"twoLevelIndex"` a partitioned index, partitions of about `metadataBlockSize` bytes under
+   * a top-level index (kTwoLevelIndexSearch); `"binarySearchWithFirstKey"` one index block
+   * whose values also carry each data block's first key (kBinarySearchWithFirstKey).
+   * Default: `"binarySearch"`.
+   */
+  indexType?: IndexTypeName;
+  /**
+   * Partition the filter along the index partitions (RocksDB's `partition_filters`);
+   * requires `indexType: "twoLevelIndex"`. Default: false.
+   */
+  partitionFilters?: boolean;
+  /**
+   * Target size in bytes of index and filter partitions (RocksDB's `metadata_block_size`).
+   * Default: 4096.
+   */
+  metadataBlockSize?: number;
+  /**
    * Seconds since the epoch recorded as the creation time (`rocksdb.creation.time`,
    * `rocksdb.file.creation.time`), for reproducible files. Default: the time of `finish`.
    */
   creationTime?: number;
+}
+
+/** The index types a table can be written with (RocksDB's `BlockBasedTableOptions::IndexType`). */
+export type IndexTypeName = "binarySearch" | "twoLevelIndex" | "binarySearchWithFirstKey";
+
+/** Index type names and their on-disk numbers (format.ts `IndexType`). */
+export const INDEX_TYPE_NAMES: Readonly<Record<IndexTypeName, number>> = {
+  binarySearch: IndexType.BinarySearch,
+  twoLevelIndex: IndexType.TwoLevelIndexSearch,
+  binarySearchWithFirstKey: IndexType.BinarySearchWithFirstKey,
+};
+
+/** Checks an `indexType` option: TypeError for a non-string, InvalidArgument for an unknown name. */
+export function checkIndexType(value: unknown, name = "indexType"): IndexTypeName {
+  if (typeof value !== "string") throw new TypeError(`${name} must be a string`);
+  if (!Object.hasOwn(INDEX_TYPE_NAMES, value)) {
+    throw ShaleError.invalidArgument(
+      `unknown ${name} "${value}" (binarySearch, twoLevelIndex or binarySearchWithFirstKey)`,
+    );
+  }
+  return value as IndexTypeName;
 }
 
 function positiveInteger(
@@ -120,6 +165,9 @@ export interface ResolvedBuilderOptions {
   dbHostId: string;
   fileNumber: number;
   creationTime: number | undefined;
+  indexType: IndexTypeName;
+  partitionFilters: boolean;
+  metadataBlockSize: number;
 }
 
 /**
@@ -144,9 +192,10 @@ function optionalString(value: string | undefined, fallback: string, name: strin
 
 /**
  * Applies the defaults and checks the values: TypeError for a wrong type, InvalidArgument for
- * a bad value (blockSize and blockRestartInterval integers >= 1, bitsPerKey in [0, 100], a
- * known compression, formatVersion 2-7, a known checksum type, a non-zero uint32
- * baseContextChecksum).
+ * a bad value (blockSize, blockRestartInterval and metadataBlockSize integers >= 1,
+ * bitsPerKey in [0, 100], a known compression, formatVersion 2-7, a known checksum type, a
+ * non-zero uint32 baseContextChecksum, a known indexType, partitionFilters only with the
+ * two-level index).
  */
 export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBuilderOptions {
   if (typeof options !== "object" || options === null)
@@ -215,6 +264,15 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
       );
     }
   }
+  const indexType = checkIndexType(options.indexType ?? "binarySearch");
+  const partitionFilters = options.partitionFilters ?? false;
+  if (typeof partitionFilters !== "boolean")
+    throw new TypeError("partitionFilters must be a boolean");
+  if (partitionFilters && indexType !== "twoLevelIndex") {
+    throw ShaleError.invalidArgument(
+      `partitionFilters requires indexType "twoLevelIndex"; got "${indexType}"`,
+    );
+  }
   const fileNumber = options.fileNumber ?? 0;
   if (typeof fileNumber !== "number") throw new TypeError("fileNumber must be a number");
   if (!Number.isSafeInteger(fileNumber) || fileNumber < 0) {
@@ -247,5 +305,8 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
     dbHostId: optionalString(options.dbHostId, "", "dbHostId"),
     fileNumber,
     creationTime: options.creationTime,
+    indexType,
+    partitionFilters,
+    metadataBlockSize: positiveInteger(options.metadataBlockSize, 4096, "metadataBlockSize", 1),
   };
 }

@@ -74,9 +74,12 @@ export class FilterBlockWriter {
     this.builder = this.policy.newBuilder(context);
   }
 
-  /** Adds the user key of the next point entry (a view; only read, not kept). */
-  add(userKey: Uint8Array): void {
-    this.builder.addKey(userKey);
+  /**
+   * Adds the user key of the next point entry (a view; only read, not kept); nothing when
+   * `repeated` (the previous entry's user key: one hash per key). Default: false.
+   */
+  add(userKey: Uint8Array, repeated = false): void {
+    if (!repeated) this.builder.addKey(userKey);
   }
 
   /** Hashes added so far (consecutive equal keys once): `rocksdb.num.filter_entries`. */

@@ -34,6 +34,12 @@ export interface FilterBitsBuilder {
   readonly numEntries: number;
   /** The filter's bytes (a new array the table owns). Called once. */
   finish(): Uint8Array;
+  /**
+   * How many keys a filter of `bytes` bytes holds (RocksDB's `ApproximateNumEntries`): sizes
+   * the partitions of partitioned filters. Default: the built-in Bloom filter's formula at
+   * the policy's `bitsPerKey`, else one key per byte.
+   */
+  approximateNumEntries?(bytes: number): number;
 }
 
 /** Answers queries on one filter's bytes. */

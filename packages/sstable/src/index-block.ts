@@ -89,27 +89,44 @@ export function bytewiseSeparator(start: Uint8Array, limit: Uint8Array): Uint8Ar
  */
 export class IndexBuilder {
   private readonly comparator: Comparator;
-  private readonly withSeq: BlockBuilder;
-  private readonly withoutSeq: BlockBuilder;
+  /** @internal The block of entries with sequence numbers (partitioned-index-builder.ts). */
+  readonly withSeq: BlockBuilder;
+  /** @internal The block of entries with user keys. */
+  readonly withoutSeq: BlockBuilder;
   private keyPlusSeq: boolean;
-  private readonly handleScratch = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE);
+  /** Values carry the data block's first key (kBinarySearchWithFirstKey). */
+  private readonly includeFirstKey: boolean;
+  private valueScratch = new Uint8Array(64);
   private entries = 0;
 
   /**
    * @param formatVersion of the table: from 3 the index may hold user keys, from 4 its
    *   entries omit value lengths.
+   * @param includeFirstKey write RocksDB's kBinarySearchWithFirstKey values: the handle,
+   *   then the data block's first internal key (varint32 length ‖ bytes). Default: false.
    */
-  constructor(comparator: Comparator, formatVersion: number) {
+  constructor(comparator: Comparator, formatVersion: number, includeFirstKey = false) {
     this.comparator = comparator;
     const valueLengths = formatVersion < 4;
     this.withSeq = new BlockBuilder(1, valueLengths);
     this.withoutSeq = new BlockBuilder(1, valueLengths);
     this.keyPlusSeq = formatVersion < 3;
+    this.includeFirstKey = includeFirstKey;
   }
 
   /** Number of entries added. */
   get numEntries(): number {
     return this.entries;
+  }
+
+  /** True once some separator has the next block's user key: the index keeps sequence numbers. */
+  get separatorIsKeyPlusSeq(): boolean {
+    return this.keyPlusSeq;
+  }
+
+  /** Writes the index with sequence numbers (a partitioned index decides for every partition). */
+  useKeyPlusSeq(): void {
+    this.keyPlusSeq = true;
   }
 
   /**
@@ -118,7 +135,12 @@ export class IndexBuilder {
    * Both are views the builder does not keep. Returns the separator (an internal key; a
    * view of `lastKey` when it was not shortened).
    */
-  add(lastKey: Uint8Array, nextKey: Uint8Array | undefined, handle: BlockHandle): Uint8Array {
+  add(
+    lastKey: Uint8Array,
+    nextKey: Uint8Array | undefined,
+    handle: BlockHandle,
+    firstKey?: Uint8Array,
+  ): Uint8Array {
     const userLast = lastKey.subarray(0, lastKey.length - TRAILER_SIZE);
     let separator = lastKey;
     let userSeparator = userLast;
@@ -137,12 +159,29 @@ export class IndexBuilder {
       }
       if (!this.keyPlusSeq && cmp.compare(userSeparator, userNext) === 0) this.keyPlusSeq = true;
     }
-    const n = putBlockHandle(this.handleScratch, 0, handle);
-    const value = this.handleScratch.subarray(0, n);
+    const value = this.encodeValue(handle, firstKey);
     this.withSeq.add(separator, value);
     if (!this.keyPlusSeq) this.withoutSeq.add(userSeparator, value);
     this.entries++;
     return separator;
+  }
+
+  /**
+   * The entry's value: the handle, and with `includeFirstKey` the block's first internal
+   * key, length-prefixed (RocksDB's `IndexValue::EncodeTo`). A view of scratch memory.
+   */
+  private encodeValue(handle: BlockHandle, firstKey: Uint8Array | undefined): Uint8Array {
+    const keyLength = this.includeFirstKey ? firstKey!.length : 0;
+    const bound = TableFormat.MAX_BLOCK_HANDLE_SIZE + 5 + keyLength;
+    if (this.valueScratch.length < bound) this.valueScratch = new Uint8Array(2 * bound);
+    const out = this.valueScratch;
+    let n = putBlockHandle(out, 0, handle);
+    if (this.includeFirstKey) {
+      n = putVarint32(out, n, keyLength);
+      out.set(firstKey!, n);
+      n += keyLength;
+    }
+    return out.subarray(0, n);
   }
 
   /**
@@ -161,6 +200,11 @@ export interface IndexEncoding {
   keyIsUserKey: boolean;
   /** No value lengths, handles after a shared prefix as size deltas. */
   valueIsDeltaEncoded: boolean;
+  /**
+   * Values carry the data block's first internal key after the handle (kBinarySearchWithFirstKey):
+   * `handle ‖ varint32 length ‖ key`. Default: false.
+   */
+  hasFirstKey?: boolean;
 }
 
 /**
@@ -281,22 +325,25 @@ export function normalizeIndexBlock(
   wholeEntriesPath = true,
   wasm = true,
 ): Uint8Array {
-  if (!encoding.keyIsUserKey && !encoding.valueIsDeltaEncoded) return data;
+  const firstKey = encoding.hasFirstKey === true;
+  if (!encoding.keyIsUserKey && !encoding.valueIsDeltaEncoded && !firstKey) return data;
   const fail = (what: string): never => {
     throw ShaleError.corruption(`bad index block: ${what}`, file, blockOffset);
   };
   // Parses the restart array (numRestarts, bounds) the usual way.
   const parsed = Block.keyValue(data, file, blockOffset);
   const limit = parsed.restartsOffset;
-  const fast = wholeEntriesPath
-    ? rewriteWholeEntries(data, limit, parsed.numRestarts, encoding, wasm)
-    : undefined;
+  // The whole-entries paths know handles only; values with first keys take the general one.
+  const fast =
+    wholeEntriesPath && !firstKey
+      ? rewriteWholeEntries(data, limit, parsed.numRestarts, encoding, wasm)
+      : undefined;
   if (fast !== undefined) return fast;
   const out = new BlockBuilder(1);
   const trailer = encoding.keyIsUserKey ? TRAILER_SIZE : 0;
   let key = new Uint8Array(64);
   let keyLength = 0;
-  const value = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE);
+  let value = new Uint8Array(TableFormat.MAX_BLOCK_HANDLE_SIZE + 5 + 64);
   const handle: BlockHandle = { offset: 0, size: 0 };
   let havePrevious = false;
   let p = 0;
@@ -340,13 +387,32 @@ export function normalizeIndexBlock(
       handle.size += delta;
       if (handle.size < 0) fail(`negative block size at ${q}`);
     }
-    if (valueEnd >= 0 && varintEnd !== valueEnd) fail(`bad index value at ${q}`);
-    p = varintEnd;
+    // The first key (kBinarySearchWithFirstKey): varint32 length ‖ an internal key.
+    let after = varintEnd;
+    let firstKeyStart = 0;
+    let firstKeyLength = 0;
+    if (firstKey) {
+      firstKeyLength = varint32Before(data, after, end);
+      firstKeyStart = varintEnd;
+      if (firstKeyLength < TRAILER_SIZE || firstKeyStart + firstKeyLength > end) {
+        fail(`bad first key in the index value at ${q}`);
+      }
+      after = firstKeyStart + firstKeyLength;
+    }
+    if (valueEnd >= 0 && after !== valueEnd) fail(`bad index value at ${q}`);
+    p = after;
     havePrevious = true;
     if (trailer > 0) key.fill(0, keyLength, keyLength + trailer);
     else if (keyLength < TRAILER_SIZE) fail(`index key shorter than an internal key at ${p}`);
+    const valueBound = TableFormat.MAX_BLOCK_HANDLE_SIZE + 5 + firstKeyLength;
+    if (value.length < valueBound) value = new Uint8Array(2 * valueBound);
     let v = putVarint64(value, 0, handle.offset);
     v = putVarint64(value, v, handle.size);
+    if (firstKey) {
+      v = putVarint32(value, v, firstKeyLength);
+      value.set(data.subarray(firstKeyStart, firstKeyStart + firstKeyLength), v);
+      v += firstKeyLength;
+    }
     out.add(key.subarray(0, keyLength + trailer), value.subarray(0, v));
   }
   const built = out.finish();

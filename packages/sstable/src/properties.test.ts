@@ -59,6 +59,8 @@ function sample(): TableProperties {
     indexKeyIsUserKey: true,
     indexValueIsDeltaEncoded: true,
     indexType: 0,
+    indexPartitions: 0,
+    topLevelIndexSize: 0,
     creationTime: 1_700_000_000,
     oldestKeyTime: 0,
     fileCreationTime: 1_700_000_001,

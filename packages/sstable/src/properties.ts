@@ -25,12 +25,18 @@
  * rocksdb.file.creation.time                   varint64 seconds (absent when 0)
  * rocksdb.filter.policy                        string "bloomfilter" (absent without filter)
  * rocksdb.filter.size                          varint64: filter block, trailer excluded
+ *                                              (partitioned: partitions + filter index)
  * rocksdb.fixed.key.length                     varint64 (0)
  * rocksdb.format.version                       varint64: 0 up to format version 5 (as
  *                                              RocksDB 7.8.3), the version from 6 (as
  *                                              RocksDB 9.8+); the footer's is the one read
  * rocksdb.index.key.is.user.key                varint64 0/1
- * rocksdb.index.size                           varint64: index block with its trailer
+ * rocksdb.index.partitions                     varint64: partitions of a two-level index
+ *                                              (only for one; with the next)
+ * rocksdb.top-level.index.size                 varint64: its top-level block, no trailer
+ * rocksdb.index.size                           varint64: index block with its trailer (a
+ *                                              two-level index: every partition and the
+ *                                              top level, one trailer)
  * rocksdb.index.value.is.delta.encoded         varint64 0/1
  * rocksdb.merge.operands                       varint64
  * rocksdb.merge.operator                       string ("nullptr" when none)
@@ -157,6 +163,13 @@ export interface TableProperties {
   indexValueIsDeltaEncoded: boolean;
   /** IndexType of the index. */
   indexType: number;
+  /**
+   * Partitions of a partitioned index (`rocksdb.index.partitions`; 0 for a one-block index,
+   * and then not written).
+   */
+  indexPartitions: number;
+  /** Bytes of a partitioned index's top-level block, trailer excluded (`rocksdb.top-level.index.size`). */
+  topLevelIndexSize: number;
   /** Seconds since the Unix epoch when the table was finished (0: unknown). */
   creationTime: number;
   /** Seconds since the epoch of the oldest key's write (0: unknown). */
@@ -199,6 +212,8 @@ export const PropertyName = {
   FIXED_KEY_LENGTH: "rocksdb.fixed.key.length",
   FORMAT_VERSION: "rocksdb.format.version",
   INDEX_KEY_IS_USER_KEY: "rocksdb.index.key.is.user.key",
+  INDEX_PARTITIONS: "rocksdb.index.partitions",
+  TOP_LEVEL_INDEX_SIZE: "rocksdb.top-level.index.size",
   INDEX_SIZE: "rocksdb.index.size",
   INDEX_VALUE_IS_DELTA_ENCODED: "rocksdb.index.value.is.delta.encoded",
   MERGE_OPERANDS: "rocksdb.merge.operands",
@@ -240,7 +255,9 @@ type NumberField =
   | "creationTime"
   | "oldestKeyTime"
   | "fileCreationTime"
-  | "originalFileNumber";
+  | "originalFileNumber"
+  | "indexPartitions"
+  | "topLevelIndexSize";
 
 type StringField =
   | "comparatorName"
@@ -275,6 +292,8 @@ const NUMBERS: readonly (readonly [string, NumberField])[] = [
   [PropertyName.OLDEST_KEY_TIME, "oldestKeyTime"],
   [PropertyName.FILE_CREATION_TIME, "fileCreationTime"],
   [PropertyName.ORIGINAL_FILE_NUMBER, "originalFileNumber"],
+  [PropertyName.INDEX_PARTITIONS, "indexPartitions"],
+  [PropertyName.TOP_LEVEL_INDEX_SIZE, "topLevelIndexSize"],
 ];
 
 /** String properties and their fields. */
@@ -298,8 +317,6 @@ const STRINGS: readonly (readonly [string, StringField])[] = [
  * is fixed here or irrelevant to reading the table.
  */
 const IGNORED = new Set<string>([
-  "rocksdb.index.partitions",
-  "rocksdb.top-level.index.size",
   "rocksdb.slow.compression.estimated.data.size",
   "rocksdb.fast.compression.estimated.data.size",
   "rocksdb.seqno.time.map",
@@ -326,6 +343,10 @@ const OMITTED_WHEN_EMPTY = new Set<string>([
 const SHALE_SEQ = new Set<string>([
   PropertyName.SHALE_SMALLEST_SEQ,
   PropertyName.SHALE_LARGEST_SEQ,
+]);
+const PARTITION_SIZES = new Set<string>([
+  PropertyName.INDEX_PARTITIONS,
+  PropertyName.TOP_LEVEL_INDEX_SIZE,
 ]);
 const OMITTED_WHEN_ZERO = new Set<string>([
   PropertyName.FILE_CREATION_TIME,
@@ -358,6 +379,8 @@ export function encodeProperties(props: TableProperties): Uint8Array {
     // On disk (RocksDB's counts) range tombstones are entries and deletions too.
     if (field === "numEntries" || field === "numDeletions") v += props.numRangeDeletions;
     if (OMITTED_WHEN_ZERO.has(name) && v === 0) continue;
+    // RocksDB writes both only for a partitioned index.
+    if (PARTITION_SIZES.has(name) && props.indexPartitions === 0) continue;
     // The key range and seqnos of a table are written together (none for an empty table).
     if (SHALE_SEQ.has(name) && props.smallestKey === undefined) continue;
     entries.push([name, varintBytes(v)]);
@@ -460,6 +483,8 @@ export function decodeProperties(
     indexKeyIsUserKey: false,
     indexValueIsDeltaEncoded: false,
     indexType: IndexType.BinarySearch,
+    indexPartitions: 0,
+    topLevelIndexSize: 0,
     creationTime: 0,
     oldestKeyTime: 0,
     fileCreationTime: 0,

@@ -1,8 +1,9 @@
 /**
  * Tables written by RocksDB 7.8.3 itself (testdata/rocksdb-tables, made by
  * scripts/make-rocksdb-tables.sh from scripts/rocksdb-tables.cc): shale opens every format
- * version 2-5 and checksum type, reads every entry both ways, answers every get, and refuses
- * the index types it does not read with NotSupported naming the file and offset.
+ * version 2-5, checksum type and index type (one block, partitioned with and without
+ * partitioned filters, first keys), reads every entry both ways, answers every get, and
+ * writes the same bytes for the same entries and options.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -19,8 +20,11 @@ import {
   ValueKind,
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { type BlockHandle, ChecksumType, MetaBlockName } from "./format.js";
+import type { TableBuilderOptions } from "./builder-options.js";
+import { type BlockHandle, ChecksumType, IndexType, MetaBlockName } from "./format.js";
+import type { TableProperties } from "./properties.js";
 import { type BuiltTable, buildTable, tableLayout } from "./table.test-support.js";
+import { tableLayout as tableLayoutOf } from "./table-layout.js";
 import { TableReader } from "./table-reader.js";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "testdata", "rocksdb-tables");
@@ -61,7 +65,34 @@ const tables: [string, number, number, number][] = [
   ["fv2-crc32c.sst", 2, ChecksumType.CRC32c, 300],
   // whole_key_filtering false, prefix extractor: the filter holds 3-byte prefixes only
   ["fv5-prefix-filter.sst", 5, ChecksumType.CRC32c, 300],
+  // Partitioned indexes (with partitioned filters but the index-only one), first keys
+  ["fv5-two-level-index.sst", 5, ChecksumType.CRC32c, 300],
+  ["fv5-first-key-index.sst", 5, ChecksumType.CRC32c, 300],
+  ["fv4-first-key-index-restart4.sst", 4, ChecksumType.CRC32c, 300],
+  ["fv5-partitioned.sst", 5, ChecksumType.CRC32c, 300],
+  ["fv4-partitioned.sst", 4, ChecksumType.CRC32c, 300],
+  ["fv3-partitioned.sst", 3, ChecksumType.CRC32c, 300],
+  ["fv2-partitioned.sst", 2, ChecksumType.CRC32c, 300],
+  ["fv5-partitioned-index-only.sst", 5, ChecksumType.CRC32c, 300],
+  ["fv4-partitioned-index-only.sst", 4, ChecksumType.CRC32c, 300],
+  ["fv3-partitioned-index-only.sst", 3, ChecksumType.CRC32c, 300],
+  ["fv2-partitioned-index-only.sst", 2, ChecksumType.CRC32c, 300],
 ];
+
+/** Index type and partitions of the tables that are not one-block binary-search indexes. */
+const indexTypes: Record<string, [number, boolean]> = {
+  "fv5-two-level-index.sst": [IndexType.TwoLevelIndexSearch, false],
+  "fv5-first-key-index.sst": [IndexType.BinarySearchWithFirstKey, false],
+  "fv4-first-key-index-restart4.sst": [IndexType.BinarySearchWithFirstKey, false],
+  "fv5-partitioned.sst": [IndexType.TwoLevelIndexSearch, true],
+  "fv4-partitioned.sst": [IndexType.TwoLevelIndexSearch, true],
+  "fv3-partitioned.sst": [IndexType.TwoLevelIndexSearch, true],
+  "fv2-partitioned.sst": [IndexType.TwoLevelIndexSearch, true],
+  "fv5-partitioned-index-only.sst": [IndexType.TwoLevelIndexSearch, false],
+  "fv4-partitioned-index-only.sst": [IndexType.TwoLevelIndexSearch, false],
+  "fv3-partitioned-index-only.sst": [IndexType.TwoLevelIndexSearch, false],
+  "fv2-partitioned-index-only.sst": [IndexType.TwoLevelIndexSearch, false],
+};
 
 describe("tables written by RocksDB 7.8.3", () => {
   it("the fixtures are all here", () => {
@@ -80,6 +111,22 @@ describe("tables written by RocksDB 7.8.3", () => {
       expect(props.numRangeDeletions).toBe(num > 120 ? 1 : 0);
       expect(props.indexKeyIsUserKey).toBe(formatVersion >= 3);
       expect(props.indexValueIsDeltaEncoded).toBe(formatVersion >= 4);
+      const [indexType, partitionedFilter] = indexTypes[name] ?? [IndexType.BinarySearch, false];
+      if (name !== "fv5-hash-index-restart4.sst") expect(props.indexType).toBe(indexType);
+      if (indexType === IndexType.TwoLevelIndexSearch) {
+        expect(reader.partitioned!.count).toBe(props.indexPartitions);
+        if (name !== "fv5-two-level-index.sst") expect(props.indexPartitions).toBeGreaterThan(3);
+      }
+      const filterName = partitionedFilter
+        ? MetaBlockName.PARTITIONED_FILTER_PREFIX
+        : MetaBlockName.FULL_FILTER_PREFIX;
+      if (props.filterPolicy !== "" && props.wholeKeyFiltering) {
+        expect(tableLayoutOf(reader).metaBlocks.map((m) => m.name)).toContain(
+          `${filterName}rocksdb.BuiltinBloomFilter`,
+        );
+        for (const [key] of expected(num)) expect(reader.mayContain(toBytes(key))).toBe(true);
+      }
+      expect(reader.verifyChecksums().dataBlocks).toBe(props.numDataBlocks);
       const want = expected(num);
       const it = reader.newIterator();
       const got: [string, number, string][] = [];
@@ -127,48 +174,34 @@ describe("tables written by RocksDB 7.8.3", () => {
     });
   }
 
-  it("versions.sst: a user key spanning blocks (index keys with sequence numbers)", () => {
-    const reader = open("versions.sst");
-    expect(reader.properties.indexKeyIsUserKey).toBe(false);
-    expect(reader.properties.numDataBlocks).toBeGreaterThan(3);
-    const versions: [number, string][] = [];
-    const it = reader.newIterator();
-    for (it.seekToFirst(); it.valid(); it.next()) {
-      const k = it.key();
-      const t = k.length - TRAILER_SIZE;
-      if (decoder.decode(k.subarray(0, t)) === "k")
-        versions.push([trailerSeq(k, t), decoder.decode(it.value())]);
-    }
-    it.close();
-    expect(versions.length).toBe(40);
-    const result = new LookupResult();
-    for (const [seq, value] of versions) {
-      result.reset();
-      reader.get(toBytes("k"), seq, result);
-      expect(result.state).toBe(LookupState.Found);
-      expect(result.seq).toBe(seq);
-      expect(decoder.decode(result.value)).toBe(value);
-    }
-    result.reset();
-    reader.get(toBytes("m"), 1000, result);
-    expect(decoder.decode(result.value)).toBe("last");
-    reader.close();
-  });
-
-  for (const [name, type] of [
-    ["fv5-two-level-index.sst", "2 (TwoLevelIndexSearch)"],
-    ["fv5-first-key-index.sst", "3 (BinarySearchWithFirstKey)"],
-  ] as const) {
-    it(`${name}: NotSupported naming the file and the index offset`, () => {
-      let error: unknown;
-      try {
-        open(name);
-      } catch (e) {
-        error = e;
+  for (const name of ["versions.sst", "versions-partitioned.sst"]) {
+    it(`${name}: a user key spanning blocks (index keys with sequence numbers)`, () => {
+      const reader = open(name);
+      expect(reader.properties.indexKeyIsUserKey).toBe(false);
+      expect(reader.properties.numDataBlocks).toBeGreaterThan(3);
+      const versions: [number, string][] = [];
+      const it = reader.newIterator();
+      for (it.seekToFirst(); it.valid(); it.next()) {
+        const k = it.key();
+        const t = k.length - TRAILER_SIZE;
+        if (decoder.decode(k.subarray(0, t)) === "k")
+          versions.push([trailerSeq(k, t), decoder.decode(it.value())]);
       }
-      expect(error).toMatchObject({ code: "NotSupported", file: name });
-      expect(String(error)).toContain(`index type ${type}`);
-      expect(typeof (error as { offset?: number }).offset).toBe("number");
+      it.close();
+      expect(versions.length).toBe(40);
+      const result = new LookupResult();
+      for (const [seq, value] of versions) {
+        result.reset();
+        reader.get(toBytes("k"), seq, result);
+        expect(result.state).toBe(LookupState.Found);
+        expect(result.seq).toBe(seq);
+        expect(decoder.decode(result.value)).toBe(value);
+      }
+      result.reset();
+      reader.get(toBytes("m"), 1000, result);
+      expect(decoder.decode(result.value)).toBe("last");
+      expect(reader.mayContain(toBytes("k"))).toBe(true);
+      reader.close();
     });
   }
 
@@ -199,4 +232,73 @@ describe("tables written by RocksDB 7.8.3", () => {
       expect(bytesOf(shale, b.meta.get(meta)!)).toBe(bytesOf(rocks, a.meta.get(meta)!));
     }
   });
+});
+
+describe("shale writes RocksDB's partitioned and first-key indexes byte for byte", () => {
+  const cases: [string, TableBuilderOptions][] = [
+    ["fv5-two-level-index.sst", { blockSize: 1024, bitsPerKey: 0, indexType: "twoLevelIndex" }],
+    [
+      "fv5-first-key-index.sst",
+      { blockSize: 1024, bitsPerKey: 0, indexType: "binarySearchWithFirstKey" },
+    ],
+    [
+      "fv5-partitioned-index-only.sst",
+      { blockSize: 256, indexType: "twoLevelIndex", metadataBlockSize: 64 },
+    ],
+    [
+      "fv5-partitioned.sst",
+      {
+        blockSize: 256,
+        indexType: "twoLevelIndex",
+        partitionFilters: true,
+        metadataBlockSize: 128,
+      },
+    ],
+    // (Format versions < 5: RocksDB writes legacy Bloom filters, shale FastLocalBloom ones.)
+    ...([4, 3, 2] as const).map((fv): [string, TableBuilderOptions] => [
+      `fv${fv}-partitioned-index-only.sst`,
+      {
+        blockSize: 256,
+        formatVersion: fv,
+        bitsPerKey: 0,
+        indexType: "twoLevelIndex",
+        metadataBlockSize: 100,
+      },
+    ]),
+  ];
+  for (const [name, options] of cases) {
+    it(`${name}: every block before the properties, and the index and filter properties`, () => {
+      const rocksBytes = readFileSync(join(dir, name));
+      const rocks = open(name);
+      const entries = expected(300);
+      const shale = buildTable(
+        entries.map(([k, kind]) => makeInternalKey(toBytes(k), 0, kind)),
+        entries.map(([, , v]) => toBytes(v)),
+        { compression: "none", checksumType: ChecksumType.CRC32c, ...options },
+        [{ start: toBytes("key000100"), end: toBytes("key000120"), seq: 0 }],
+      );
+      const propertiesAt = (meta: readonly { name: string; handle: BlockHandle }[]) =>
+        meta.find((m) => m.name === MetaBlockName.PROPERTIES)!.handle.offset;
+      const rocksEnd = propertiesAt(tableLayoutOf(rocks).metaBlocks);
+      const shaleBytes = shale.fs.readFile(shale.path);
+      const shaleReader = TableReader.open(shale.fs.openRandomAccess(shale.path));
+      const shaleEnd = propertiesAt(tableLayoutOf(shaleReader).metaBlocks);
+      expect(shaleEnd).toBe(rocksEnd);
+      expect(toHex(shaleBytes.subarray(0, shaleEnd))).toBe(toHex(rocksBytes.subarray(0, rocksEnd)));
+      const pick = (p: TableProperties) => ({
+        indexType: p.indexType,
+        indexPartitions: p.indexPartitions,
+        topLevelIndexSize: p.topLevelIndexSize,
+        indexSize: p.indexSize,
+        filterSize: p.filterSize,
+        numFilterEntries: p.numFilterEntries,
+        indexKeyIsUserKey: p.indexKeyIsUserKey,
+        indexValueIsDeltaEncoded: p.indexValueIsDeltaEncoded,
+      });
+      expect(pick(shaleReader.properties)).toEqual(pick(rocks.properties));
+      expect(shaleReader.footer.indexHandle).toEqual(rocks.footer.indexHandle);
+      shaleReader.close();
+      rocks.close();
+    });
+  }
 });

@@ -72,6 +72,7 @@ import {
 import { BlockBuilder } from "./block-builder.js";
 import { lastWrittenCompression, writeBlock } from "./block-io.js";
 import {
+  INDEX_TYPE_NAMES,
   type ResolvedBuilderOptions,
   resolveBuilderOptions,
   type TableBuilderOptions,
@@ -87,12 +88,13 @@ import {
   CompressionType,
   encodeBlockHandle,
   FormatVersion,
-  IndexType,
   MetaBlockName,
   TableFormat,
 } from "./format.js";
 import { IndexBuilder } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
+import { PartitionedFilterBuilder } from "./partitioned-filter-builder.js";
+import { PartitionedIndexBuilder } from "./partitioned-index-builder.js";
 import {
   DEFAULT_COMPRESSION_OPTIONS,
   encodeProperties,
@@ -132,8 +134,13 @@ export class TableBuilder {
   private readonly recorded: ResolvedBuilderOptions;
 
   private readonly dataBlock: BlockBuilder;
-  private readonly index: IndexBuilder;
-  private readonly filter: FilterBlockWriter | undefined;
+  /** A partitioned index (`indexType: "twoLevelIndex"`, partitioned-index-builder.ts) or one block. */
+  private readonly index: IndexBuilder | PartitionedIndexBuilder;
+  private readonly filter: FilterBlockWriter | PartitionedFilterBuilder | undefined;
+  /** First key of the open data block and of the pending one (kBinarySearchWithFirstKey). */
+  private readonly firstKeys: boolean;
+  private blockFirstKey: Uint8Array | undefined = undefined;
+  private pendingFirstKey: Uint8Array | undefined = undefined;
   /** Hashes in the filter block (`rocksdb.num.filter_entries`), set by finish. */
   private filterEntries = 0;
   private readonly tombstones: RangeTombstone[] = [];
@@ -173,17 +180,35 @@ export class TableBuilder {
     this.blockSize = o.blockSize;
     this.blockSizeDeviationLimit = Math.floor((o.blockSize * 90 + 99) / 100);
     this.dataBlock = new BlockBuilder(o.blockRestartInterval);
-    this.filter =
-      o.filterPolicy !== undefined
-        ? new FilterBlockWriter(o.filterPolicy, o.filterContext)
-        : undefined;
+    this.firstKeys = o.indexType === "binarySearchWithFirstKey";
+    if (o.indexType === "twoLevelIndex") {
+      const index = new PartitionedIndexBuilder(o.comparator, o.formatVersion, o.metadataBlockSize);
+      this.index = index;
+      this.filter =
+        o.filterPolicy === undefined
+          ? undefined
+          : o.partitionFilters
+            ? new PartitionedFilterBuilder(
+                o.filterPolicy,
+                index,
+                o.formatVersion,
+                o.metadataBlockSize,
+                o.filterContext,
+              )
+            : new FilterBlockWriter(o.filterPolicy, o.filterContext);
+    } else {
+      this.index = new IndexBuilder(o.comparator, o.formatVersion, this.firstKeys);
+      this.filter =
+        o.filterPolicy !== undefined
+          ? new FilterBlockWriter(o.filterPolicy, o.filterContext)
+          : undefined;
+    }
     this.compressionType = compressionTypeOf(o.compression);
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
     this.baseContextChecksum = o.baseContextChecksum;
     this.collectors = o.collectors;
     this.recorded = o;
-    this.index = new IndexBuilder(o.comparator, o.formatVersion);
   }
 
   /** Point entries added so far. */
@@ -257,7 +282,7 @@ export class TableBuilder {
     }
     if (this.pendingIndexEntry) {
       const last = this.lastKey.subarray(0, this.lastKeyLength);
-      const separator = this.index.add(last, key, this.pendingHandle);
+      const separator = this.index.add(last, key, this.pendingHandle, this.pendingFirstKey);
       if (invariants) {
         assertInvariant(
           this.icmp.compare(last, separator) <= 0,
@@ -274,8 +299,9 @@ export class TableBuilder {
       const sameUser =
         hasPrevious &&
         this.order.compareUserKeys(this.lastKey, this.lastKeyLength, key, keyLength) === 0;
-      if (!sameUser) this.filter.add(key.subarray(0, userLength));
+      this.filter.add(key.subarray(0, userLength), sameUser);
     }
+    if (this.firstKeys && block.empty) this.blockFirstKey = key.slice();
     this.dataBlock.add(key, value);
     if (keyLength > this.lastKey.length)
       this.lastKey = new Uint8Array(Math.max(keyLength, this.lastKey.length * 2));
@@ -306,6 +332,7 @@ export class TableBuilder {
     this.pendingHandle.offset = handle.offset;
     this.pendingHandle.size = handle.size;
     this.pendingIndexEntry = true;
+    this.pendingFirstKey = this.blockFirstKey;
   }
 
   private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
@@ -362,22 +389,21 @@ export class TableBuilder {
     this.flushDataBlock();
     if (this.pendingIndexEntry) {
       // The last block's index key is its last key (RocksDB's kShortenSeparators).
-      this.index.add(this.lastKey.subarray(0, this.lastKeyLength), undefined, this.pendingHandle);
+      this.index.add(
+        this.lastKey.subarray(0, this.lastKeyLength),
+        undefined,
+        this.pendingHandle,
+        this.pendingFirstKey,
+      );
       this.pendingIndexEntry = false;
     }
     // RocksDB's order: filter, index, range deletions, properties, metaindex, footer.
     const meta: [string, BlockHandle][] = [];
     // The filter block (filter-block.ts): none when no point key was added, as RocksDB.
     this.filterEntries = this.filter?.numEntries ?? 0;
-    const filterContents = this.filter?.finish();
-    let filterSize = 0;
-    if (filterContents !== undefined) {
-      const handle = this.writeRaw(filterContents, CompressionType.None);
-      filterSize = handle.size;
-      meta.push([MetaBlockName.FULL_FILTER_PREFIX + this.filter!.policy.compatibilityName, handle]);
-    }
-    const index = this.index.finish();
-    const indexHandle = this.writeRaw(index.contents, CompressionType.None);
+    const filterSize = this.writeFilter(meta);
+    const index = this.writeIndex();
+    const indexHandle = index.handle;
     // From format version 6 the metaindex holds the index handle (footer.ts).
     if (this.formatVersion >= FormatVersion.V6) meta.push([MetaBlockName.INDEX, indexHandle]);
     const tombstones = this.sortedTombstones();
@@ -390,8 +416,10 @@ export class TableBuilder {
     const properties = this.buildProperties(
       tombstones,
       filterSize,
-      indexHandle.size + TableFormat.BLOCK_TRAILER_SIZE,
+      index.size + TableFormat.BLOCK_TRAILER_SIZE,
       index.keyIsUserKey,
+      index.partitions,
+      index.topLevelSize,
     );
     meta.push([
       MetaBlockName.PROPERTIES,
@@ -420,6 +448,67 @@ export class TableBuilder {
     return properties;
   }
 
+  /**
+   * Writes the filter (a full filter block, or the partitions and their filter index) and
+   * adds its metaindex entry; returns `rocksdb.filter.size` (0 without a filter).
+   */
+  private writeFilter(meta: [string, BlockHandle][]): number {
+    const filter = this.filter;
+    if (filter === undefined) return 0;
+    if (filter instanceof FilterBlockWriter) {
+      const contents = filter.finish();
+      if (contents === undefined) return 0;
+      const handle = this.writeRaw(contents, CompressionType.None);
+      meta.push([MetaBlockName.FULL_FILTER_PREFIX + filter.policy.compatibilityName, handle]);
+      return handle.size;
+    }
+    const blocks = filter.finish();
+    if (blocks === undefined) return 0;
+    let size = 0;
+    const handles = blocks.partitions.map((p) => {
+      size += p.length;
+      return this.writeRaw(p, CompressionType.None);
+    });
+    const top = blocks.filterIndex(handles);
+    const handle = this.writeRaw(top, CompressionType.None);
+    meta.push([MetaBlockName.PARTITIONED_FILTER_PREFIX + filter.policy.compatibilityName, handle]);
+    return size + top.length;
+  }
+
+  /**
+   * Writes the index: one block, or the partitions then the top level (the footer's index
+   * handle). `size` counts contents only (RocksDB's index size before its one trailer).
+   */
+  private writeIndex(): {
+    handle: BlockHandle;
+    size: number;
+    keyIsUserKey: boolean;
+    partitions: number;
+    topLevelSize: number;
+  } {
+    const index = this.index;
+    if (index instanceof IndexBuilder) {
+      const { contents, keyIsUserKey } = index.finish();
+      const handle = this.writeRaw(contents, CompressionType.None);
+      return { handle, size: handle.size, keyIsUserKey, partitions: 0, topLevelSize: 0 };
+    }
+    const blocks = index.finish();
+    let size = 0;
+    const handles = blocks.partitions.map((p) => {
+      size += p.length;
+      return this.writeRaw(p, CompressionType.None);
+    });
+    const top = blocks.topLevel(handles);
+    const handle = this.writeRaw(top, CompressionType.None);
+    return {
+      handle,
+      size: size + top.length,
+      keyIsUserKey: blocks.keyIsUserKey,
+      partitions: handles.length,
+      topLevelSize: top.length,
+    };
+  }
+
   private sortedTombstones(): RangeTombstone[] {
     const cmp = this.comparator;
     return this.tombstones.sort(
@@ -432,6 +521,8 @@ export class TableBuilder {
     filterSize: number,
     indexSize: number,
     indexKeyIsUserKey: boolean,
+    indexPartitions: number,
+    topLevelIndexSize: number,
   ): TableProperties {
     let smallestSeq = this.smallestSeq;
     let largestSeq = this.largestSeq;
@@ -487,7 +578,9 @@ export class TableBuilder {
       wholeKeyFiltering: true,
       indexKeyIsUserKey,
       indexValueIsDeltaEncoded: this.formatVersion >= FormatVersion.V4,
-      indexType: IndexType.BinarySearch,
+      indexType: INDEX_TYPE_NAMES[o.indexType],
+      indexPartitions,
+      topLevelIndexSize,
       creationTime: now,
       oldestKeyTime: 0,
       fileCreationTime: now,

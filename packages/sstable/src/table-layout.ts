@@ -11,6 +11,7 @@
  */
 import { BlockIterator } from "./block-iterator.js";
 import type { BlockHandle } from "./format.js";
+import { PartitionedIndexIterator } from "./partitioned-index-iterator.js";
 import { readMetaindex } from "./table-open.js";
 import type { TableReader } from "./table-reader.js";
 
@@ -49,6 +50,22 @@ export function tableLayout(reader: TableReader): TableLayout {
 
 /** Every index entry of `reader`'s table, in order (copies). Throws Corruption for a bad entry. */
 export function tableIndexEntries(reader: TableReader): IndexEntry[] {
+  const partitioned = reader.partitioned;
+  if (partitioned !== undefined) {
+    // Every partition's entries, in order (the top level is not listed).
+    const walker = new PartitionedIndexIterator(partitioned, reader.order, reader.fileName);
+    const out: IndexEntry[] = [];
+    try {
+      for (walker.seekToFirst(); walker.valid(); walker.next()) {
+        const handle: BlockHandle = { offset: 0, size: 0 };
+        walker.handle(handle);
+        out.push({ separator: walker.entries.key().slice(), handle });
+      }
+    } finally {
+      walker.close();
+    }
+    return out;
+  }
   const it = new BlockIterator(reader.order).init(
     reader.indexBlock(),
     reader.fileName,

@@ -60,6 +60,11 @@ import {
   TableFormat,
 } from "./format.js";
 import { KeyOrder } from "./key-order.js";
+import { PartitionedFilter } from "./partitioned-filter.js";
+import { PartitionedGet } from "./partitioned-get.js";
+import { PartitionedIndex, PartitionMode } from "./partitioned-index.js";
+import { PartitionedIndexIterator } from "./partitioned-index-iterator.js";
+import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { decodeProperties, type TableProperties } from "./properties.js";
 import { TableIterator } from "./table-iterator.js";
 import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
@@ -139,6 +144,16 @@ export class TableReader {
   /** The index holds user keys: no user key spans two data blocks. */
   private readonly indexKeyIsUserKey: boolean;
   private readonly filterHandle: BlockHandle | undefined;
+  /** Index values carry first keys after the handle (kBinarySearchWithFirstKey). */
+  private readonly indexHasFirstKey: boolean;
+  /**
+   * @internal A partitioned index (kTwoLevelIndexSearch, partitioned-index.ts), chosen at
+   * open; undefined for a one-block index.
+   */
+  readonly partitioned: PartitionedIndex | undefined;
+  private readonly partitionedGet: PartitionedGet | undefined;
+  /** Partitioned filters (partitioned-filter.ts), instead of a full filter block. */
+  private partitionedFilter: PartitionedFilter | undefined;
   /** Held index / filter (no cache, not cached, or pinned); undefined: look up per use. */
   private heldIndex: Block | undefined;
   private heldFilter: Block | undefined;
@@ -212,17 +227,26 @@ export class TableReader {
       propertiesHandle.offset,
     );
     const props = this.properties;
-    if (props.indexType !== IndexType.BinarySearch && props.indexType !== IndexType.HashSearch) {
+    // kHashSearch is read as its binary-search index (the prefix hash blocks are skipped).
+    const indexType = props.indexType;
+    if (
+      indexType !== IndexType.BinarySearch &&
+      indexType !== IndexType.HashSearch &&
+      indexType !== IndexType.TwoLevelIndexSearch &&
+      indexType !== IndexType.BinarySearchWithFirstKey
+    ) {
       throw notSupportedAt(
-        `index type ${props.indexType} (${indexTypeName(props.indexType)}) is not supported`,
+        `index type ${indexType} (${indexTypeName(indexType)}) is not supported`,
         this.fileName,
         this.footer.indexHandle.offset,
       );
     }
     this.indexKeyIsUserKey = props.indexKeyIsUserKey;
+    this.indexHasFirstKey = indexType === IndexType.BinarySearchWithFirstKey;
     source.indexEncoding = {
       keyIsUserKey: props.indexKeyIsUserKey,
       valueIsDeltaEncoded: props.indexValueIsDeltaEncoded,
+      hasFirstKey: this.indexHasFirstKey,
     };
     source.expectCompressed = compressionNameSaysCompressed(props.compression, props.formatVersion);
     if (props.comparatorName !== "" && props.comparatorName !== this.comparator.name) {
@@ -233,7 +257,6 @@ export class TableReader {
     }
     let dataEnd = Math.min(this.footer.metaindexHandle.offset, this.footer.indexHandle.offset);
     for (const h of meta.values()) dataEnd = Math.min(dataEnd, h.offset);
-    this.dataEnd = dataEnd;
 
     const cacheMeta = cache !== undefined && (options.cacheIndexAndFilterBlocks ?? true);
     const pin = options.pinIndexAndFilterBlocks ?? true;
@@ -252,11 +275,50 @@ export class TableReader {
     if (this.filterHandle !== undefined) {
       this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
     }
+    // Index and filter partitions are kept as the index and filter blocks are.
+    const mode = !cacheMeta
+      ? PartitionMode.Held
+      : pin
+        ? PartitionMode.Pinned
+        : PartitionMode.Cached;
+    const partitionedFilterHandle = props.wholeKeyFiltering
+      ? meta.get(MetaBlockName.PARTITIONED_FILTER_PREFIX + filterPolicy.compatibilityName)
+      : undefined;
+    if (partitionedFilterHandle !== undefined && this.filterHandle === undefined) {
+      // Its filter index is read as an index block (the same key and value forms).
+      const top =
+        openMeta(partitionedFilterHandle, this.readIndexBlock) ??
+        source.metaBlock(partitionedFilterHandle, this.readIndexBlock);
+      const off = partitionedFilterHandle.offset;
+      this.partitionedFilter = new PartitionedFilter(top, off, this.order, source, mode);
+      // Data blocks end before the first filter partition.
+      if (this.partitionedFilter.count > 0) {
+        dataEnd = Math.min(dataEnd, this.partitionedFilter.directory.offsets[0]!);
+      }
+    }
     const rangeDel = meta.get(MetaBlockName.RANGE_DEL);
     const tombstones = rangeDel !== undefined ? readTombstones(source, rangeDel, this.order) : [];
     this.tombstoneList = new FragmentedRangeTombstoneList(tombstones, this.comparator);
     this.hasTombstones = !this.tombstoneList.isEmpty;
     this.heldIndex = openMeta(this.footer.indexHandle, this.readIndexBlock);
+    if (indexType === IndexType.TwoLevelIndexSearch) {
+      // The top level is decoded once (partitioned-index.ts); partitions load on first use.
+      const top = this.heldIndex ?? source.metaBlock(this.footer.indexHandle, this.readIndexBlock);
+      const at = this.footer.indexHandle.offset;
+      this.partitioned = new PartitionedIndex(top, at, this.order, source, mode);
+      this.partitionedGet = new PartitionedGet(this.partitioned, this, this.indexKeyIsUserKey);
+      if (this.partitioned.count > 0) {
+        dataEnd = Math.min(dataEnd, this.partitioned.directory.offsets[0]!);
+      }
+    }
+    this.dataEnd = dataEnd;
+  }
+
+  /** @internal The filter partitions' handles (partitioned filters), for verification. */
+  filterPartitions(): BlockHandle[] {
+    const d = this.partitionedFilter?.directory;
+    if (d === undefined) return [];
+    return d.offsets.map((offset, i) => ({ offset, size: d.sizes[i]! }));
   }
 
   /**
@@ -288,6 +350,7 @@ export class TableReader {
   }
 
   private filterReader(): FilterBitsReader | undefined {
+    // (A table with partitioned filters has no filter block: see `partitionedFilter`.)
     if (this.heldFilter !== undefined) return this.heldFilter.filter;
     const handle = this.filterHandle;
     if (handle === undefined) return undefined;
@@ -308,7 +371,10 @@ export class TableReader {
       this.fileName,
       at,
     );
-    if (pos !== end) throw ShaleError.corruption("bad index entry", this.fileName, at);
+    // A first key may follow the handle (checked when the block was loaded).
+    if (pos !== end && !this.indexHasFirstKey) {
+      throw ShaleError.corruption("bad index entry", this.fileName, at);
+    }
   }
 
   /** The table's range tombstones, fragmented once at open. Shared: do not modify. */
@@ -319,6 +385,10 @@ export class TableReader {
   /** False if the Bloom filter proves `userKey` has no point entry here (true without a filter). */
   mayContain(userKey: Uint8Array): boolean {
     this.checkOpen();
+    const partitioned = this.partitionedFilter;
+    if (partitioned !== undefined) {
+      return partitioned.mayMatch(userKey, this.seekKey(userKey, MAX_SEQ), undefined);
+    }
     const filter = this.filterReader();
     return filter === undefined || filterMayMatch(filter, userKey, undefined);
   }
@@ -409,10 +479,21 @@ export class TableReader {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
+    } else if (this.partitionedFilter !== undefined) {
+      if (stats !== undefined) stats.tick(Ticker.BloomChecked);
+      const key = this.seekKey(userKey, snapshotSeq);
+      if (!this.partitionedFilter.mayMatch(userKey, key, keyHash)) {
+        if (stats !== undefined) stats.tick(Ticker.BloomUseful);
+        return;
+      }
     }
     const fillCache = readOptions?.fillCache ?? this.source.fillCache;
     const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
     const target = this.seekKey(userKey, snapshotSeq);
+    if (this.partitionedGet !== undefined) {
+      this.partitionedGet.run(target, userKey, result, fillCache, verify);
+      return;
+    }
     const indexBlock = this.indexBlock();
     const indexOffset = this.footer.indexHandle.offset;
     const index = this.indexIter;
@@ -469,15 +550,11 @@ export class TableReader {
   }
 
   /**
-   * Folds `userKey`'s entries from the position of `it` on into `result` (see `get`). Returns
-   * true if the block ended with the lookup still going on (only Merge operands so far).
+   * @internal Folds `userKey`'s entries from the position of `it` on into `result` (see
+   * `get`). Returns true if the block ended with the lookup still going on (only Merge
+   * operands so far).
    */
-  private fold(
-    it: BlockIterator,
-    userKey: Uint8Array,
-    result: LookupResult,
-    blockOffset: number,
-  ): boolean {
+  fold(it: BlockIterator, userKey: Uint8Array, result: LookupResult, blockOffset: number): boolean {
     const order = this.order;
     for (; it.valid(); it.next()) {
       const kb = it.keyBuf;
@@ -524,12 +601,16 @@ export class TableReader {
    */
   newIterator(readOptions?: TableReadOptions): InternalIterator {
     this.checkOpen();
+    const fill = readOptions?.fillCache ?? this.source.fillCache;
+    const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
+    const partitioned = this.partitioned;
+    // The iterator's shape is the table's, chosen at open: one class per index kind.
+    const it =
+      partitioned === undefined
+        ? new TableIterator(this, fill, verify)
+        : new PartitionedTableIterator(this, partitioned, fill, verify);
     this.openIterators++;
-    return new TableIterator(
-      this,
-      readOptions?.fillCache ?? this.source.fillCache,
-      readOptions?.verifyChecksums ?? this.source.verifyChecksums,
-    );
+    return it;
   }
 
   /** @internal Called by an iterator's close(). */
@@ -544,11 +625,22 @@ export class TableReader {
    */
   approximateOffsetOf(internalKey: Uint8Array): number {
     this.checkOpen();
+    const h: BlockHandle = { offset: 0, size: 0 };
+    if (this.partitioned !== undefined) {
+      const walker = new PartitionedIndexIterator(this.partitioned, this.order, this.fileName);
+      try {
+        walker.seek(internalKey);
+        if (!walker.valid()) return this.dataEnd;
+        walker.handle(h);
+        return h.offset;
+      } finally {
+        walker.close();
+      }
+    }
     const at = this.footer.indexHandle.offset;
     const index = new BlockIterator(this.order).init(this.indexBlock(), this.fileName, at);
     index.seek(internalKey);
     if (!index.valid()) return this.dataEnd;
-    const h: BlockHandle = { offset: 0, size: 0 };
     this.decodeIndexValue(index, h);
     return h.offset;
   }
@@ -574,6 +666,8 @@ export class TableReader {
     if (invariants) trackClosed(this);
     this.heldIndex = undefined;
     this.heldFilter = undefined;
+    this.partitioned?.release();
+    this.partitionedFilter?.release();
     this.source.releasePinned();
     if (this.openIterators === 0) this.closeFile();
   }

@@ -2,7 +2,8 @@
  * Verifying a whole table (RocksDB's VerifyChecksum / `sst_dump --command=verify`): every
  * block the table holds is read again from the file — never from the block cache — and its
  * trailer checksum checked: the metaindex, every meta block it names (properties, filter,
- * range deletions, ...), the index, and every data block the index points at. The footer
+ * range deletions, ...) and the partitions of partitioned filters, the index (with a
+ * partitioned index's partitions), and every data block the index points at. The footer
  * was checked when the reader opened.
  *
  * Damage is Corruption naming the file and the offset of the damaged block (block-io.ts).
@@ -14,6 +15,8 @@ import type { BlockSource } from "./block-source.js";
 import type { Footer } from "./footer.js";
 import { type BlockHandle, MetaBlockName } from "./format.js";
 import type { KeyOrder } from "./key-order.js";
+import type { PartitionedIndex } from "./partitioned-index.js";
+import { PartitionedIndexIterator } from "./partitioned-index-iterator.js";
 import { readMetaindex } from "./table-open.js";
 
 /** The part of `TableReader` a verification reads (an interface: table-reader.ts imports this file). */
@@ -22,8 +25,12 @@ export interface VerifiableTable {
   readonly order: KeyOrder;
   readonly footer: Footer;
   readonly source: BlockSource;
+  /** A partitioned index (its partitions are verified too), or undefined. */
+  readonly partitioned: PartitionedIndex | undefined;
   indexBlock(): Block;
   decodeIndexValue(index: BlockIterator, out: BlockHandle): void;
+  /** Handles of partitioned filters' partitions (none for a full filter). */
+  filterPartitions(): BlockHandle[];
 }
 
 /** What `TableReader.verifyChecksums` read. */
@@ -50,7 +57,25 @@ export function verifyTableBlocks(reader: VerifiableTable): TableVerifyResult {
   for (const [name, h] of readMetaindex(source, footer.metaindexHandle)) {
     if (name !== MetaBlockName.INDEX) read(h);
   }
+  for (const h of reader.filterPartitions()) read(h);
   read(footer.indexHandle);
+  const partitioned = reader.partitioned;
+  if (partitioned !== undefined) {
+    const d = partitioned.directory;
+    for (let i = 0; i < d.count; i++) read({ offset: d.offsets[i]!, size: d.sizes[i]! });
+    const walker = new PartitionedIndexIterator(partitioned, reader.order, reader.fileName);
+    const h: BlockHandle = { offset: 0, size: 0 };
+    try {
+      for (walker.seekToFirst(); walker.valid(); walker.next()) {
+        walker.handle(h);
+        read(h);
+        result.dataBlocks++;
+      }
+    } finally {
+      walker.close();
+    }
+    return result;
+  }
   const at = footer.indexHandle.offset;
   const index = new BlockIterator(reader.order).init(reader.indexBlock(), reader.fileName, at);
   const h: BlockHandle = { offset: 0, size: 0 };
