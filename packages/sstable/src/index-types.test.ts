@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { newBlockCache } from "./block-cache.js";
 import type { IndexTypeName } from "./builder-options.js";
 import { IndexType } from "./format.js";
-import { buildTable, icmp, ikey, openTable } from "./table.test-support.js";
+import { buildTable, flipByte, icmp, ikey, openTable } from "./table.test-support.js";
 import { tableIndexEntries } from "./table-layout.js";
 
 interface Entry {
@@ -240,3 +240,67 @@ function getError(f: () => unknown): unknown {
   }
   return undefined;
 }
+
+describe("damaged partitions", () => {
+  const n = 400;
+  const keys = Array.from({ length: n }, (_, i) => ikey(`key${String(i).padStart(5, "0")}`, 1, 1));
+  const values = keys.map((_, i) => new TextEncoder().encode(`value-${i}`));
+  const table = buildTable(keys, values, {
+    blockSize: 128,
+    indexType: "twoLevelIndex",
+    partitionFilters: true,
+    metadataBlockSize: 64,
+    compression: "none",
+  });
+  const intact = openTable(table);
+  const index = intact.partitioned!.directory;
+  const filters = intact.filterPartitions();
+  intact.close();
+  const user = (i: number) => keys[i]!.subarray(0, keys[i]!.length - 8);
+
+  it("an index partition: Corruption naming the file and the partition's offset", () => {
+    expect(index.count).toBeGreaterThan(10);
+    const p = 5;
+    const offset = index.offsets[p]!;
+    const damaged = flipByte(table, offset + 2);
+    for (const cache of ["none", "pinned", "unpinned"]) {
+      const reader = open({ cache }, damaged);
+      // A key in partition p: its last separator's user key.
+      const key = index.keys[p]!.subarray(0, index.keys[p]!.length - 8);
+      const err = getError(() => reader.get(key));
+      expect(err).toMatchObject({ code: "Corruption", file: table.path, offset });
+      // Keys of other partitions still read.
+      expect(reader.get(user(0)).state).toBe(LookupState.Found);
+      const it = reader.newIterator();
+      expect(getError(() => {
+        for (it.seekToFirst(); it.valid(); it.next());
+      })).toMatchObject({ code: "Corruption", offset });
+      it.close();
+      expect(getError(() => reader.verifyChecksums())).toMatchObject({ code: "Corruption", offset });
+      reader.close();
+    }
+  });
+
+  it("a filter partition: Corruption naming its offset", () => {
+    expect(filters.length).toBeGreaterThan(2);
+    const offset = filters[1]!.offset;
+    const damaged = flipByte(table, offset + 3);
+    const reader = openTable(damaged);
+    const errors = keys.map((_, i) => getError(() => reader.get(user(i))));
+    expect(errors.some((e) => e !== undefined)).toBe(true);
+    for (const e of errors) {
+      if (e !== undefined) expect(e).toMatchObject({ code: "Corruption", file: table.path, offset });
+    }
+    reader.close();
+  });
+
+  it("the top-level index: Corruption at open", () => {
+    const reader = openTable(table);
+    const top = reader.footer.indexHandle.offset;
+    reader.close();
+    expect(getError(() => openTable(flipByte(table, top + 1)))).toMatchObject({
+      code: "Corruption",
+      offset: top,
+    });
+  });
+});
