@@ -272,11 +272,16 @@ describe("damaged partitions", () => {
       // Keys of other partitions still read.
       expect(reader.get(user(0)).state).toBe(LookupState.Found);
       const it = reader.newIterator();
-      expect(getError(() => {
-        for (it.seekToFirst(); it.valid(); it.next());
-      })).toMatchObject({ code: "Corruption", offset });
+      expect(
+        getError(() => {
+          for (it.seekToFirst(); it.valid(); it.next());
+        }),
+      ).toMatchObject({ code: "Corruption", offset });
       it.close();
-      expect(getError(() => reader.verifyChecksums())).toMatchObject({ code: "Corruption", offset });
+      expect(getError(() => reader.verifyChecksums())).toMatchObject({
+        code: "Corruption",
+        offset,
+      });
       reader.close();
     }
   });
@@ -289,7 +294,8 @@ describe("damaged partitions", () => {
     const errors = keys.map((_, i) => getError(() => reader.get(user(i))));
     expect(errors.some((e) => e !== undefined)).toBe(true);
     for (const e of errors) {
-      if (e !== undefined) expect(e).toMatchObject({ code: "Corruption", file: table.path, offset });
+      if (e !== undefined)
+        expect(e).toMatchObject({ code: "Corruption", file: table.path, offset });
     }
     reader.close();
   });

@@ -8,6 +8,7 @@ export { Block } from "./block.js";
 export { type BlockCache, type BlockCacheOptions, newBlockCache } from "./block-cache.js";
 export {
   DEFAULT_CHECKSUM_TYPE,
+  type IndexTypeName,
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";

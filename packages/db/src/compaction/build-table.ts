@@ -34,6 +34,9 @@ export interface TableWriteOptions {
   formatVersion: number;
   /** Block checksum type (`ChecksumType`). */
   checksumType: number;
+  indexType: NonNullable<TableBuilderOptions["indexType"]>;
+  partitionFilters: boolean;
+  metadataBlockSize: number;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
   mergeOperatorName: string;
@@ -56,6 +59,9 @@ export function tableWriteOptions(
     compression: TableWriteOptions["compression"];
     formatVersion: number;
     checksum: ChecksumName;
+    indexType: TableWriteOptions["indexType"];
+    partitionFilters: boolean;
+    metadataBlockSize: number;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -75,6 +81,9 @@ export function tableWriteOptions(
     compression: options.compression,
     formatVersion: options.formatVersion,
     checksumType: CHECKSUM_TYPES[options.checksum],
+    indexType: options.indexType,
+    partitionFilters: options.partitionFilters,
+    metadataBlockSize: options.metadataBlockSize,
     // shale has the default column family only; RocksDB records it as id 0, "default".
     columnFamily: { id: 0, name: "default" },
     mergeOperatorName:

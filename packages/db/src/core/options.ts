@@ -20,6 +20,7 @@ import {
   type CompressionName,
   DEFAULT_COMPRESSION,
   FormatVersion,
+  type IndexTypeName,
   newBlockCache,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
@@ -111,6 +112,21 @@ export interface DbOptions {
    * "xxhash", the fastest to verify in JS.
    */
   checksum?: ChecksumName;
+   * The index of the tables written (RocksDB's `index_type`): `"binarySearch"` one index
+   * block per table; `"twoLevelIndex"` a partitioned index, partitions of about
+   * `metadataBlockSize` bytes under a top-level block, read partition by partition through
+   * the block cache (for tables whose index is too large to keep whole);
+   * `"binarySearchWithFirstKey"` one block whose entries also carry each data block's first
+   * key. Tables of every type are read whatever this says. Default: "binarySearch".
+   */
+  indexType?: IndexTypeName;
+  /**
+   * Partition each table's filter along its index partitions (RocksDB's `partition_filters`);
+   * requires `indexType: "twoLevelIndex"`. Default: false.
+   */
+  partitionFilters?: boolean;
+  /** Target bytes of index and filter partitions (RocksDB's `metadata_block_size`). Default: 4096. */
+  metadataBlockSize?: number;
   /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
@@ -211,6 +227,9 @@ export interface ResolvedOptions {
   compression: CompressionName;
   formatVersion: number;
   checksum: ChecksumName;
+  indexType: IndexTypeName;
+  partitionFilters: boolean;
+  metadataBlockSize: number;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -308,6 +327,9 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   enumRow("compression", ["snappy", "none"]),
   integerRow("formatVersion", FormatVersion.MIN_READ, FormatVersion.LATEST),
   enumRow("checksum", Object.keys(CHECKSUM_TYPES)),
+  enumRow("indexType", ["binarySearch", "twoLevelIndex", "binarySearchWithFirstKey"]),
+  booleanRow("partitionFilters"),
+  integerRow("metadataBlockSize", 1, 2 ** 31 - 1),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -383,6 +405,12 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
   const walRecoveryMode =
     m === undefined ? WalRecoveryMode.PointInTime : typeof m === "string" ? WalRecoveryMode[m] : m;
   const [trigger, slowdown, stop] = level0Triggers(o);
+  const indexType = o.indexType ?? "binarySearch";
+  if (o.partitionFilters === true && indexType !== "twoLevelIndex") {
+    throw ShaleError.invalidArgument(
+      `options.partitionFilters requires options.indexType "twoLevelIndex"; got "${indexType}"`,
+    );
+  }
   return {
     createIfMissing: o.createIfMissing ?? true,
     errorIfExists: o.errorIfExists ?? false,
@@ -404,6 +432,9 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     compression: o.compression ?? DEFAULT_COMPRESSION,
     formatVersion: o.formatVersion ?? FormatVersion.DEFAULT,
     checksum: o.checksum ?? "xxhash",
+    indexType,
+    partitionFilters: o.partitionFilters ?? false,
+    metadataBlockSize: o.metadataBlockSize ?? 4096,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,

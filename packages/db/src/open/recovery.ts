@@ -472,6 +472,9 @@ function writeOptions(
       cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
       format_version: options.formatVersion,
       checksum: ROCKSDB_CHECKSUM_NAMES[options.checksum],
+      index_type: ROCKSDB_INDEX_TYPE_NAMES[options.indexType],
+      partition_filters: options.partitionFilters,
+      metadata_block_size: options.metadataBlockSize,
     },
     foreignSections,
   });
@@ -490,6 +493,13 @@ const ROCKSDB_CHECKSUM_NAMES: Readonly<Record<ChecksumName, string>> = Object.fr
   xxhash64: "kxxHash64",
   xxh3: "kXXH3",
 });
+/** RocksDB's names of the index types in OPTIONS files (BlockBasedTableOptions::IndexType). */
+const ROCKSDB_INDEX_TYPE_NAMES: Readonly<Record<ResolvedOptions["indexType"], string>> =
+  Object.freeze({
+    binarySearch: "kBinarySearch",
+    twoLevelIndex: "kTwoLevelIndexSearch",
+    binarySearchWithFirstKey: "kBinarySearchWithFirstKey",
+  });
 
 const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze({
   0: "kTolerateCorruptedTailRecords",
