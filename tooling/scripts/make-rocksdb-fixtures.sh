@@ -57,7 +57,8 @@ fi
 # --- databases ------------------------------------------------------------------------------
 OUT=packages/db/testdata/rocksdb
 mkdir -p "$OUT"
-for name in fillrandom put-delete delete-range merge-uint64add column-families; do
+DATABASES="fillrandom put-delete delete-range merge-uint64add column-families partitioned first-key-index"
+for name in $DATABASES; do
   rm -rf "${OUT:?}/$name"
 done
 
@@ -110,7 +111,23 @@ ldb --db="$db" put default-key2 default-value2 >/dev/null
 ldb --db="$db" compact >/dev/null
 ldb --db="$db" --column_family=cf1 compact >/dev/null
 
-for name in fillrandom put-delete delete-range merge-uint64add column-families; do
+# partitioned: db_bench's random fill with partitioned index and filters (128-byte
+# partitions: four index partitions), snappy, compacted; then 20 overwrites left in the WAL.
+db=$OUT/partitioned
+db_bench --benchmarks=fillrandom,compact --num=300 --seed=1 --bloom_bits=10 \
+  --value_size=32 --compression_type=snappy --partition_index_and_filters=1 \
+  --metadata_block_size=128 --block_size=512 --db="$db" >/dev/null
+db_bench --benchmarks=overwrite --use_existing_db --num=20 --seed=2 --bloom_bits=10 \
+  --value_size=32 --compression_type=snappy --partition_index_and_filters=1 \
+  --metadata_block_size=128 --block_size=512 --db="$db" >/dev/null
+
+# first-key-index: db_bench's sequential fill with the first key of each data block in the
+# index (kBinarySearchWithFirstKey), flushed.
+db=$OUT/first-key-index
+db_bench --benchmarks=fillseq,flush --num=200 --seed=1 --value_size=32 --index_with_first_key=1 \
+  --compression_type=none --block_size=512 --db="$db" >/dev/null
+
+for name in $DATABASES; do
   dump_expected "$OUT/$name"
   tidy "$OUT/$name"
 done

@@ -153,6 +153,32 @@ const cases: FixtureCase[] = [
       },
     }),
   ),
+  {
+    // A partitioned index and filters; shale writes its own tables the same way.
+    name: "partitioned",
+    options: { indexType: "twoLevelIndex", partitionFilters: true, metadataBlockSize: 128 },
+    absent: [benchKeyHex(300), benchKeyHex(1_000_000)],
+    write(db, model) {
+      const keys = sorted(model);
+      for (const { key } of keys.filter((_, i) => i % 9 === 0)) {
+        db.delete(fromHex(key));
+        model.delete(key);
+      }
+      for (let i = 0; i < 80; i++) putBoth(db, model, `shale-${i}`, `value-${i}`);
+    },
+  },
+  {
+    // First keys in the index; shale goes on with first-key tables.
+    name: "first-key-index",
+    options: { indexType: "binarySearchWithFirstKey" },
+    absent: [benchKeyHex(200), benchKeyHex(1_000_000)],
+    write(db, model) {
+      db.deleteRange(fromHex(benchKeyHex(50)), fromHex(benchKeyHex(70)));
+      for (const k of [...model.keys()])
+        if (k >= benchKeyHex(50) && k < benchKeyHex(70)) model.delete(k);
+      for (let i = 0; i < 40; i++) putBoth(db, model, `shale-${i}`, `value-${i}`);
+    },
+  },
 ];
 
 describe("shale opens RocksDB-written databases (fixtures)", () => {

@@ -11,6 +11,7 @@
  * |                            | ldb manifest_dump            | decodes the MANIFEST                   |
  * |                            | ldb dump_wal                 | decodes every WAL                      |
  * |                            | db_bench readrandom          | finds N of N keys (filter hash)        |
+ * |                            | the same, for partitioned indexes and filters and first-key indexes | sst_dump shows index type 2/3 and the partitions; readmissing is ruled out by the filter |
  *
  * The tools report damage in their output while exiting 0, so every run's output is also
  * searched for their error words.
@@ -463,4 +464,68 @@ describe.skipIf(!run)("shale writes, RocksDB's tools read (live tools)", () => {
     expect(useful, "db_bench --statistics printed no full-filter counters").not.toBeNull();
     expect(Number(useful![1])).toBeGreaterThan(0);
   });
+
+  for (const [name, options, type] of [
+    [
+      "partitioned index and filters",
+      { indexType: "twoLevelIndex", partitionFilters: true, metadataBlockSize: 256 },
+      /rocksdb\.block\.based\.table\.index\.type: 0x02000000/,
+    ],
+    ["partitioned index", { indexType: "twoLevelIndex", metadataBlockSize: 128 }, /0x02000000/],
+    ["first-key index", { indexType: "binarySearchWithFirstKey" }, /0x03000000/],
+  ] as const) {
+    it(`${name}: sst_dump check and properties, ldb scan, db_bench readrandom N of N`, async () => {
+      const dir = join(tmp.path, `shale-${name.replaceAll(" ", "-")}`);
+      const n = 6000;
+      const db = await DB.open(dir, {
+        writeBufferSize: 128 * 1024,
+        bloomBitsPerKey: 10,
+        compression: "snappy",
+        ...(options as DbOptions),
+      });
+      let want: HexEntry[];
+      try {
+        for (let i = 0; i < n; i++)
+          db.put(dbBenchKey((i * 7919) % n), `value-${i}-${"z".repeat(i % 60)}`);
+        await db.flush();
+        await db.compactRange();
+        for (let i = 0; i < n; i += 5) db.put(dbBenchKey(i), `again-${i}`);
+        await db.flush();
+        want = shaleScan(db);
+      } finally {
+        await db.close();
+      }
+      const tables = filesEnding(dir, ".sst");
+      expect(tables.length).toBeGreaterThan(1);
+      for (const t of tables) {
+        const path = join(dir, t);
+        expectClean(
+          `sst_dump --command=check ${t}`,
+          mustRun("sst_dump", [`--file=${path}`, "--command=check", "--verify_checksum"]),
+        );
+        const props = mustRun("sst_dump", [`--file=${path}`, "--show_properties"]);
+        expectClean(`sst_dump --show_properties ${t}`, props);
+        expect(props).toMatch(type);
+        if ("metadataBlockSize" in options) expect(props).toMatch(/# index partitions: [1-9]/);
+      }
+      expect(ldbScan(copyDir(dir, `${dir}-ldb`))).toEqual(want);
+      // RocksDB's reads through shale's indexes and filters: every key found, and keys
+      // not written ruled out by the filter (partitioned filters probe one partition).
+      const out = mustRun("db_bench", [
+        "--use_existing_db",
+        "--benchmarks=readrandom,readmissing",
+        `--num=${n}`,
+        `--reads=${n}`,
+        "--bloom_bits=10",
+        "--statistics",
+        `--db=${dir}`,
+      ]);
+      const found = /\((\d+) of (\d+) found\)/.exec(out);
+      expect(found, out.slice(-2000)).not.toBeNull();
+      expect(Number(found![1])).toBe(n);
+      const useful = /rocksdb\.bloom\.filter\.useful COUNT : (\d+)/.exec(out);
+      expect(useful, "db_bench --statistics printed no filter counters").not.toBeNull();
+      expect(Number(useful![1])).toBeGreaterThan(n / 2);
+    });
+  }
 });
