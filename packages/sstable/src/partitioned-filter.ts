@@ -49,6 +49,12 @@ export class PartitionedFilter {
     this.mode = mode;
     this.read = (h) => source.readFilterBlock(h);
     for (let i = 0; i < this.directory.count; i++) this.filters.push(undefined);
+    // Held or pinned partitions are all read now, in file order (RocksDB's prefetch of
+    // pinned partitions): their readers sit together in memory, which a probe of a random
+    // partition finds in the CPU caches more often than readers made one by one.
+    if (mode !== PartitionMode.Cached) {
+      for (let i = 0; i < this.directory.count; i++) this.load(i);
+    }
   }
 
   /** Number of filter partitions. */

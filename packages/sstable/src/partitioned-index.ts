@@ -116,6 +116,10 @@ export class PartitionedIndex {
     const indexSearch = order.bytewiseInternal;
     this.read = (h) => source.readIndexBlock(h, indexSearch);
     for (let i = 0; i < this.directory.count; i++) this.blocks.push(undefined);
+    // Held or pinned partitions are all read now (RocksDB prefetches pinned partitions).
+    if (mode !== PartitionMode.Cached) {
+      for (let i = 0; i < this.directory.count; i++) this.load(i);
+    }
   }
 
   /** Number of partitions. */

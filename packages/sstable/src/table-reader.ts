@@ -479,19 +479,22 @@ export class TableReader {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
-    } else if (this.partitionedFilter !== undefined) {
-      if (stats !== undefined) stats.tick(Ticker.BloomChecked);
-      const key = this.seekKey(userKey, snapshotSeq);
-      if (!this.partitionedFilter.mayMatch(userKey, key, keyHash)) {
-        if (stats !== undefined) stats.tick(Ticker.BloomUseful);
-        return;
-      }
     }
     const fillCache = readOptions?.fillCache ?? this.source.fillCache;
     const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
     const target = this.seekKey(userKey, snapshotSeq);
-    if (this.partitionedGet !== undefined) {
-      this.partitionedGet.run(target, userKey, result, fillCache, verify);
+    const partitioned = this.partitionedGet;
+    if (partitioned !== undefined) {
+      // A partitioned index (and maybe filters), chosen at open: partitioned-get.ts.
+      const filter = this.partitionedFilter;
+      if (filter !== undefined) {
+        if (stats !== undefined) stats.tick(Ticker.BloomChecked);
+        if (!filter.mayMatch(userKey, target, keyHash)) {
+          if (stats !== undefined) stats.tick(Ticker.BloomUseful);
+          return;
+        }
+      }
+      partitioned.run(target, userKey, result, fillCache, verify);
       return;
     }
     const indexBlock = this.indexBlock();

@@ -14,6 +14,12 @@
  *    seek followed by 10 next (ns per seek+10 next).
  * 3b. open: TableReader.open + close of the built table without a block cache (not in the
  *    default set), ns per open.
+ * 3c. index (not in the default set): the same random gets on the same entries written with
+ *    a one-block index and with a partitioned index and filters (`indexType: "twoLevelIndex"`,
+ *    `partitionFilters`, 4 KiB partitions; `--index=` picks the variants: flat, partitioned,
+ *    partitioned-index, first-key), each over its own `newBlockCache` (data-block slots as a
+ *    database's), full and 1/10 cache; one round of each variant in turn, `--ab-rounds`
+ *    (default 7) rounds, medians, and each variant's ratio to the first.
  * 4. seed 002 (zero-copy lookups): random `get` of 100 B, 1 KB and 10 KB values returning the
  *    view into the cached block vs copying it into a fresh buffer (`value.slice()`), and the
  *    throughput gain of the view, as RocksDB's PinnableSlice commit reports it.
@@ -33,7 +39,14 @@ import {
   ValueKind,
 } from "@shale/base";
 import { LRUCache } from "@shale/block-cache";
-import { type Block, type CompressionName, TableBuilder, TableReader } from "../index.js";
+import {
+  type Block,
+  type CompressionName,
+  newBlockCache,
+  TableBuilder,
+  type TableBuilderOptions,
+  TableReader,
+} from "../index.js";
 import {
   fmt,
   fmtTiming,
@@ -64,12 +77,18 @@ const ROUNDS = 3;
 const fs = new NodeFileSystem();
 const dir = mkdtempSync(join(tmpdir(), "shale-table-bench-"));
 
-function build(path: string, num: number, valueSize: number, compression: CompressionName): number {
+function build(
+  path: string,
+  num: number,
+  valueSize: number,
+  compression: CompressionName,
+  extra: TableBuilderOptions = {},
+): number {
   const file = fs.openWritable(path);
-  const builder = new TableBuilder(
-    file,
-    CHECKSUM === undefined ? { compression } : { compression, checksumType: CHECKSUM },
-  );
+  const builder = new TableBuilder(file, {
+    ...(CHECKSUM === undefined ? { compression } : { compression, checksumType: CHECKSUM }),
+    ...extra,
+  });
   const gen = new ValueGenerator(301);
   const key = new Uint8Array(16);
   for (let i = 0; i < num; i++) {
@@ -85,8 +104,10 @@ interface BenchReader extends TableReader {
   blockCacheStats(): { hits: number; misses: number };
 }
 
-function open(path: string, cacheBytes: number): BenchReader {
-  const blockCache = new LRUCache<Block>({ capacity: cacheBytes });
+function open(path: string, cacheBytes: number, slotted = false): BenchReader {
+  const blockCache = slotted
+    ? newBlockCache(cacheBytes)
+    : new LRUCache<Block>({ capacity: cacheBytes });
   const reader = TableReader.open(fs.openRandomAccess(path), {
     fileName: path,
     fileSize: fs.fileSize(path),
@@ -184,6 +205,55 @@ function rounds(f: (round: number) => Timing): Timing {
   return medianTiming(runs);
 }
 
+/** The index variants of `--only=index` (see the header, 3c). */
+const INDEX_VARIANTS: Record<string, TableBuilderOptions> = {
+  flat: {},
+  partitioned: { indexType: "twoLevelIndex", partitionFilters: true },
+  "partitioned-index": { indexType: "twoLevelIndex" },
+  "first-key": { indexType: "binarySearchWithFirstKey" },
+};
+
+function indexAB(): void {
+  const names = arg("index", "flat,partitioned").split(",");
+  const abRounds = Number(arg("ab-rounds", "7"));
+  const compression = COMPRESSIONS[0]!;
+  const full = 2 * Math.ceil(NUM * 140) + (16 << 20);
+  const paths = names.map((name) => {
+    const path = join(dir, `index-${name}.sst`);
+    const size = build(path, NUM, 100, compression, INDEX_VARIANTS[name]);
+    console.log(
+      `index  ${name.padEnd(18)}: ${compression}, file ${(size / 1048576).toFixed(1)} MiB`,
+    );
+    return path;
+  });
+  for (const [label, capacity] of [
+    ["full cache", full],
+    ["cache 1/10", Math.ceil(full / 10)],
+  ] as const) {
+    const readers = paths.map((path) => open(path, capacity, true));
+    for (const reader of readers) {
+      if (label === "full cache") warm(reader);
+      else readRandom(reader, NUM, READS, 1, false);
+    }
+    const runs: Timing[][] = names.map(() => []);
+    for (let r = 0; r < abRounds; r++) {
+      // Every variant in turn, the same keys: neighbours' noise hits all of them alike.
+      for (let v = 0; v < names.length; v++) {
+        runs[v]!.push(readRandom(readers[v]!, NUM, READS, 700 + r, false));
+      }
+    }
+    const base = medianTiming(runs[0]!);
+    for (let v = 0; v < names.length; v++) {
+      const t = medianTiming(runs[v]!);
+      console.log(
+        `get    ${names[v]!.padEnd(18)}: ${fmtTiming(t)}  ${label} (${(capacity / 1048576).toFixed(0)} MiB)` +
+          `  x${(t.wall / base.wall).toFixed(3)} wall, x${(t.cpu / base.cpu).toFixed(3)} cpu`,
+      );
+    }
+    for (const reader of readers) reader.close();
+  }
+}
+
 console.log(
   `table-bench: Node ${process.version}, ${NUM} entries (16 B keys, 100 B values), ${READS} gets/round`,
 );
@@ -258,6 +328,8 @@ try {
       reader.close();
     }
   }
+
+  if (ONLY.has("index")) indexAB();
 
   if (ONLY.has("seed002")) {
     console.log("seed 002: get returning a view into the cached block vs copying the value");
