@@ -11,6 +11,9 @@
  *   with a restart interval > 1, which RocksDB allows and this build reads) stores its
  *   handle as `varsigned64 (size - previous size)`, its offset being the previous block's
  *   end (`previous offset + previous size + 5`).
+ * - kBinarySearchWithFirstKey (`includeFirstKey`): the value goes on after the handle with
+ *   the block's first internal key, `varint32 length ‖ key` (RocksDB's `IndexValue`); e.g.
+ *   `00 09 "key000034" 00 ec 07 11 "key000000" 01 00 00 00 00 00 00 00`.
  * - The key is a separator `s`, lastKey(block i) <= s < firstKey(block i + 1), shortened
  *   by the comparator (`findShortestSeparator`; RocksDB's algorithm for the bytewise
  *   comparator, below); the last block's key is its last key, unshortened. When no

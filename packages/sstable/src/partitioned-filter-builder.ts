@@ -28,6 +28,15 @@
  * Properties: `rocksdb.filter.size` = every partition's bytes plus the filter index's
  * (trailers excluded); `rocksdb.num.filter_entries` = keys added over all partitions.
  *
+ * Worked example: keysPerPartition at the default 4096 bytes and 10 bits per key is
+ * floor(8000 * ((3687 - 5) & ~63) / 10000) = floor(8000 * 3648 / 10000) = 2918; at
+ * metadataBlockSize 128, floor(8000 * ((116 - 5) & ~63) / 10000) = 51. RocksDB's
+ * testdata/rocksdb-tables/fv5-partitioned.sst (300 entries, 256-byte data blocks, 128-byte
+ * partitions, user-key index) has 7 filter partitions; the first, at (9758, 133), holds two
+ * 64-byte lines and ends `ff 00 06 00 00` (6 probes at 10 bits per key), and the filter
+ * index begins `00 09 "key000056" 9e 4c 85 01` (-> (9758, 133)). shale writes that table
+ * byte for byte.
+ *
  * Not thread-safe (one builder per table).
  */
 import { BlockBuilder } from "./block-builder.js";

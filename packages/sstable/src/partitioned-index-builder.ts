@@ -27,10 +27,17 @@
  * contents, trailer excluded), `rocksdb.index.size` (every partition's contents and the
  * top level's, plus one trailer, as RocksDB counts it).
  *
- * Worked example (format version 5, metadataBlockSize 64, user keys "k00".."k09", one data
- * block per key of 20 bytes each): partitions of three entries `"k00" -> (0, 20)`,
- * `"k01" -> (25, 20)`, `"k02" -> (50, 20)`, ...; the top level holds `"k02" -> partition 0`,
- * `"k05" -> partition 1`, `"k08" -> partition 2`, `"k09" -> partition 3`.
+ * Worked example (300 entries "key000000".. in 256-byte data blocks, format version 5,
+ * metadataBlockSize 64; RocksDB writes the same, testdata/rocksdb-tables/
+ * fv5-partitioned-index-only.sst): 13 partitions; partition 0 at (10152, 59) is
+ * ```
+ * 00 08 "key00001"  00 fa 01         separator -> data block (0, 250)
+ * 00 09 "key000016" ff 01 eb 01      -> (255, 235)
+ * 00 09 "key000022" ef 03 ea 01      -> (495, 234)
+ * 00 00 00 00 0d 00 00 00 1c 00 00 00 03 00 00 00     restarts [0, 13, 28], count 3
+ * ```
+ * and the top level begins `00 09 "key000022" a8 4f 3b` (-> partition 0 at (10152, 59)),
+ * `00 09 "key000047" e8 4f 3d` (-> partition 1 at (10216, 61)).
  *
  * Not thread-safe (one builder per table).
  */

@@ -19,7 +19,12 @@
  * +--------------------------------+  if bitsPerKey = 0 or no point entry)
  * | index block       | trailer(5) |  restart interval 1; one entry per data block (index-block.ts):
  * |                                |  separator (user key when no user key spans blocks) -> handle,
- * |                                |  no value lengths (format version >= 4)
+ * |                                |  no value lengths (format version >= 4); with `indexType:
+ * |                                |  "binarySearchWithFirstKey"` each value also carries the
+ * |                                |  block's first key; with `"twoLevelIndex"` index partitions
+ * |                                |  then a top-level block (partitioned-index-builder.ts), and
+ * |                                |  with `partitionFilters` the filter is partitions + a filter
+ * |                                |  index before them (partitioned-filter-builder.ts)
  * +--------------------------------+
  * | range-del block   | trailer(5) |  restart interval 1; key = start#seq,RANGEDEL, value = end
  * +--------------------------------+  (omitted when the table has no range tombstones)
