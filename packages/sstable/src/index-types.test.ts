@@ -263,8 +263,17 @@ describe("damaged partitions", () => {
     const p = 5;
     const offset = index.offsets[p]!;
     const damaged = flipByte(table, offset + 2);
-    for (const cache of ["none", "pinned", "unpinned"]) {
-      const reader = open({ cache }, damaged);
+    // Held and pinned partitions are read at open: the open fails, naming the partition.
+    for (const cache of ["none", "pinned"]) {
+      expect(getError(() => open({ cache }, damaged))).toMatchObject({
+        code: "Corruption",
+        file: table.path,
+        offset,
+      });
+    }
+    // Partitions looked up in the cache on use: the get that needs the partition fails.
+    {
+      const reader = open({ cache: "unpinned" }, damaged);
       // A key in partition p: its last separator's user key.
       const key = index.keys[p]!.subarray(0, index.keys[p]!.length - 8);
       const err = getError(() => reader.get(key));
@@ -290,7 +299,12 @@ describe("damaged partitions", () => {
     expect(filters.length).toBeGreaterThan(2);
     const offset = filters[1]!.offset;
     const damaged = flipByte(table, offset + 3);
-    const reader = openTable(damaged);
+    expect(getError(() => openTable(damaged))).toMatchObject({
+      code: "Corruption",
+      file: table.path,
+      offset,
+    });
+    const reader = open({ cache: "unpinned" }, damaged);
     const errors = keys.map((_, i) => getError(() => reader.get(user(i))));
     expect(errors.some((e) => e !== undefined)).toBe(true);
     for (const e of errors) {
