@@ -118,7 +118,13 @@ describe("snappyDecompress", () => {
       const b = new Uint8Array(at + Math.max(length, 0)).fill(7);
       const okJs = length >= 0 && length < 1 << 20 && decodeInJs(stream, a, at, length);
       const okWasm = length >= 0 && length < 1 << 20 && wasm!.decodeTo(stream, p, b, at, length);
-      return [okJs, okJs ? toHex(a) : "", okWasm, okWasm ? toHex(b) : ""];
+      // Node's own hex: a damaged length can ask for up to 1 MiB of output.
+      return [
+        okJs,
+        okJs ? Buffer.from(a).toString("hex") : "",
+        okWasm,
+        okWasm ? Buffer.from(b).toString("hex") : "",
+      ];
     };
     fc.assert(
       fc.property(dataArb, fc.integer({ min: 0, max: 40 }), (data, at) => {

@@ -112,6 +112,7 @@ export interface DbOptions {
    * "xxhash", the fastest to verify in JS.
    */
   checksum?: ChecksumName;
+  /**
    * The index of the tables written (RocksDB's `index_type`): `"binarySearch"` one index
    * block per table; `"twoLevelIndex"` a partitioned index, partitions of about
    * `metadataBlockSize` bytes under a top-level block, read partition by partition through
