@@ -58,14 +58,15 @@ describe("compression types are RocksDB's", () => {
     expect(compressionTypeFromRocksDBName("Brotli")).toBe(-1);
   });
 
-  it("writes only none and snappy; read-only and unknown names are InvalidArgument", () => {
+  it("writes none, snappy and lz4; read-only and unknown names are InvalidArgument", () => {
     expect(compressionTypeOf("none")).toBe(0);
     expect(compressionTypeOf("snappy")).toBe(1);
-    expect(() => compressionTypeOf("lz4" as "none")).toThrow(/read only/);
+    expect(compressionTypeOf("lz4")).toBe(4);
+    expect(() => compressionTypeOf("lz4hc" as "none")).toThrow(/read only/);
     expect(() => compressionTypeOf("brotli" as "none")).toThrow(
       expect.objectContaining({ code: "InvalidArgument" }),
     );
-    expect(() => compressBlock(new Uint8Array(100), CompressionType.LZ4)).toThrow(
+    expect(() => compressBlock(new Uint8Array(100), CompressionType.LZ4HC)).toThrow(
       expect.objectContaining({ code: "NotSupported" }),
     );
   });

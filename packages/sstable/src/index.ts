@@ -12,7 +12,11 @@ export {
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
-export { type CompressionName, DEFAULT_COMPRESSION } from "./compression.js";
+export {
+  type CompressionName,
+  DEFAULT_COMPRESSION,
+  WRITTEN_COMPRESSIONS,
+} from "./compression.js";
 export {
   FilterBlockNames,
   FilterBlockWriter,

@@ -74,6 +74,7 @@ function run(file: string, ...args: string[]): string {
 
 const variants: [string, TableBuilderOptions][] = [
   ["fv5-crc32c-snappy", { compression: "snappy" }],
+  ["fv5-lz4", { compression: "lz4" }],
   ["fv5-crc32c-none-nofilter", { compression: "none", bitsPerKey: 0 }],
   ["fv5-xxhash", { checksumType: ChecksumType.xxHash, compression: "none" }],
   ["fv5-xxh3", { checksumType: ChecksumType.XXH3 }],
@@ -100,7 +101,7 @@ describe.skipIf(sstDump === undefined)("sst_dump reads shale's tables", () => {
       expect(props).toContain("creation time: 1764547200");
       expect(props).toContain("original file number: 7");
       expect(props).toContain(
-        `SST file compression algo: ${options.compression === "none" ? "NoCompression" : "Snappy"}`,
+        `SST file compression algo: ${{ none: "NoCompression", lz4: "LZ4" }[options.compression ?? ""] ?? "Snappy"}`,
       );
       expect(props).toMatch(/# shale\.smallest\.key: 0x6B6579303030303030/);
       const scan = run(file, "--command=scan", "--output_hex", "--verify_checksum");
