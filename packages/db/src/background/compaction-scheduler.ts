@@ -250,7 +250,10 @@ export class CompactionScheduler {
       grandparents: c.grandparents.map((f) => ({ ...fileRange(f), size: f.size })),
       targetFileSize: this.options.targetFileSizeBase,
       maxGrandparentOverlapBytes: this.picker.maxGrandparentOverlapBytes,
-      table: this.host.tableOptions,
+      table:
+        c.outputCompression === undefined
+          ? this.host.tableOptions
+          : { ...this.host.tableOptions, compression: c.outputCompression },
       fileNumbers: this.host.versions.fileNumbers.buffer,
       shutdown: this.host.shutdown,
     };

@@ -21,6 +21,7 @@ import {
 import { CHECKSUM_TYPES, type ChecksumName } from "../core/options.js";
 import { rocksdbMergeOperatorName } from "../core/options-file.js";
 import type { FileMetaData } from "../version/version-edit.js";
+import { flushCompression } from "./output-compression.js";
 
 /** Table options that cross to a worker (structured-clone friendly: no functions). */
 export interface TableWriteOptions {
@@ -29,6 +30,7 @@ export interface TableWriteOptions {
   bitsPerKey: number;
   /** A Ribbon policy, made into a `RibbonFilterPolicy` where the table is written. */
   filter?: RibbonTableFilter;
+  /** A flush's codec; a compaction's spec replaces it with its output level's. */
   compression: NonNullable<TableBuilderOptions["compression"]>;
   /** RocksDB format_version, 2-7. */
   formatVersion: number;
@@ -50,7 +52,7 @@ export interface TableIdentity {
   dbSessionId: string;
 }
 
-/** The table options of a database's options. */
+/** The table options of a database's options (the codec: a flush's, output-compression.ts). */
 export function tableWriteOptions(
   options: {
     blockSize: number;
@@ -62,6 +64,8 @@ export function tableWriteOptions(
     indexType: TableWriteOptions["indexType"];
     partitionFilters: boolean;
     metadataBlockSize: number;
+    compressionPerLevel: readonly TableWriteOptions["compression"][];
+    bottommostCompression: TableWriteOptions["compression"] | undefined;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -78,7 +82,7 @@ export function tableWriteOptions(
           },
         }
       : {}),
-    compression: options.compression,
+    compression: flushCompression(options),
     formatVersion: options.formatVersion,
     checksumType: CHECKSUM_TYPES[options.checksum],
     indexType: options.indexType,

@@ -4,6 +4,7 @@
  * deeper levels for dropping tombstones).
  */
 import type { Comparator } from "@shale/base";
+import type { CompressionName } from "@shale/sstable";
 import {
   fileRange,
   type KeyRange,
@@ -40,6 +41,11 @@ export class Compaction {
   readonly score: number;
   /** Set when the single input moves down without rewriting. */
   readonly trivialMove: boolean;
+  /**
+   * The codec of the output tables (output-compression.ts), or undefined for the database's
+   * table options' own.
+   */
+  readonly outputCompression: CompressionName | undefined;
   /** The version the inputs were picked from; the scheduler holds a reference on it. */
   readonly version: Version;
 
@@ -52,7 +58,9 @@ export class Compaction {
     ucmp: Comparator;
     allowTrivialMove: boolean;
     maxGrandparentOverlapBytes: number;
+    outputCompression?: CompressionName | undefined;
   }) {
+    this.outputCompression = args.outputCompression;
     this.version = args.version;
     this.level = args.level;
     this.outputLevel = args.level + 1;

@@ -26,9 +26,10 @@
  * A pick is refused when one of its files is being compacted, or when its output range
  * overlaps the range of a running compaction writing to the same level.
  *
- * Trivial move: one input file, nothing overlapping in the output level, and no more than
- * `maxGrandparentOverlapBytes` (10 x targetFileSizeBase) in the level below that — the file
- * changes level through a version edit without being rewritten.
+ * Trivial move: one input file, nothing overlapping in the output level, no more than
+ * `maxGrandparentOverlapBytes` (10 x targetFileSizeBase) in the level below that, and the
+ * same codec for both levels (output-compression.ts) — the file changes level through a
+ * version edit without being rewritten.
  *
  * Example (trigger 4, base 256 MiB, x10): L0 has 5 files -> score 1.25; L1 holds 300 MiB ->
  * 1.17; L2 holds 2 GiB -> 0.8. L0 is picked: its oldest file plus the L0 files overlapping it,
@@ -41,6 +42,7 @@ import {
   type InternalKeyComparator,
   invariants,
 } from "@shale/base";
+import type { CompressionName } from "@shale/sstable";
 import {
   endsBefore,
   fileRange,
@@ -53,8 +55,9 @@ import {
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
 import { Compaction, CompactionReason } from "./compaction.js";
+import { compactionCompression, type LevelCompressionOptions } from "./output-compression.js";
 
-export interface PickerOptions {
+export interface PickerOptions extends Partial<LevelCompressionOptions> {
   level0FileNumCompactionTrigger: number;
   maxBytesForLevelBase: number;
   maxBytesForLevelMultiplier: number;
@@ -74,6 +77,8 @@ export class CompactionPicker {
   private readonly icmp: InternalKeyComparator;
   private readonly ucmp: Comparator;
   private readonly options: PickerOptions;
+  /** The codec options, when the picker was given them (tests may leave them out). */
+  private readonly levelCompression: LevelCompressionOptions | undefined;
   /** Per level: the largest internal key of the last compaction picked there. */
   private readonly cursor: (Uint8Array | undefined)[] = new Array(NUM_LEVELS).fill(undefined);
 
@@ -81,6 +86,14 @@ export class CompactionPicker {
     this.icmp = icmp;
     this.ucmp = icmp.user;
     this.options = options;
+    this.levelCompression =
+      options.compression === undefined
+        ? undefined
+        : {
+            compression: options.compression,
+            compressionPerLevel: options.compressionPerLevel ?? [],
+            bottommostCompression: options.bottommostCompression,
+          };
   }
 
   /** Byte target of level >= 1. */
@@ -250,6 +263,14 @@ export class CompactionPicker {
   ): Compaction | undefined {
     const outputs = this.overlapping(version, level + 1, rangeOfFiles(this.ucmp, inputs));
     if (outputs.some((f) => busy.has(f.number))) return undefined;
+    const codecs = this.levelCompression;
+    let outputCompression: CompressionName | undefined;
+    if (codecs !== undefined) {
+      outputCompression = compactionCompression(codecs, level + 1, version.levels);
+      // A move keeps the file's codec: only when the input level would have written the same.
+      allowTrivialMove &&=
+        compactionCompression(codecs, level, version.levels) === outputCompression;
+    }
     const c = new Compaction({
       version,
       level,
@@ -259,6 +280,7 @@ export class CompactionPicker {
       ucmp: this.ucmp,
       allowTrivialMove,
       maxGrandparentOverlapBytes: this.maxGrandparentOverlapBytes,
+      outputCompression,
     });
     for (const r of running) {
       if (r.outputLevel === c.outputLevel && rangesOverlap(this.ucmp, r.range, c.range))

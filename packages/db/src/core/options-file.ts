@@ -31,6 +31,12 @@
  *   without any operator is allowed, as RocksDB's DB::Open allows it: reading a merge entry
  *   then fails, as it does in RocksDB.
  *
+ * Block compression is recorded as RocksDB writes it (`OptionsHelper::
+ * compression_type_string_map`): `compression=kLZ4Compression`, `compression_per_level=
+ * kNoCompression:kLZ4Compression:kZSTD` (only when the list is given: RocksDB 7.8.3 leaves
+ * the key out for an empty list), `bottommost_compression=kDisableCompressionOption` when
+ * none is given; `recordedCompression` reads them back.
+ *
  * IDENTITY holds the database's id (a random UUID, 36 characters, no newline, as RocksDB
  * writes it); it is created when missing and matches a db id the MANIFEST carries.
  */
@@ -57,6 +63,82 @@ const SHALE_MERGE_NAMES: Readonly<Record<string, string>> = Object.freeze(
 /** The name written to OPTIONS for a merge operator named `name` in shale. */
 export function rocksdbMergeOperatorName(name: string): string {
   return ROCKSDB_MERGE_NAMES[name] ?? name;
+}
+
+/** RocksDB's OPTIONS names of the block codecs, by shale's option-style name. */
+const ROCKSDB_COMPRESSION_OPTION_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  none: "kNoCompression",
+  snappy: "kSnappyCompression",
+  zlib: "kZlibCompression",
+  bzip2: "kBZip2Compression",
+  lz4: "kLZ4Compression",
+  lz4hc: "kLZ4HCCompression",
+  xpress: "kXpressCompression",
+  zstd: "kZSTD",
+  zstdNotFinal: "kZSTDNotFinalCompression",
+});
+const SHALE_COMPRESSION_NAMES: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(ROCKSDB_COMPRESSION_OPTION_NAMES).map(([a, b]) => [b, a])),
+);
+/** `bottommost_compression`'s value when none is given. */
+const DISABLE_COMPRESSION_OPTION = "kDisableCompressionOption";
+
+/** The codec options as `[CFOptions]` entries, named and spelled as RocksDB writes them. */
+export function compressionEntries(o: {
+  compression: string;
+  compressionPerLevel: readonly string[];
+  bottommostCompression: string | undefined;
+}): Record<string, string> {
+  const name = (c: string) => ROCKSDB_COMPRESSION_OPTION_NAMES[c] ?? c;
+  const out: Record<string, string> = { compression: name(o.compression) };
+  if (o.compressionPerLevel.length > 0) {
+    out["compression_per_level"] = o.compressionPerLevel.map(name).join(":");
+  }
+  out["bottommost_compression"] =
+    o.bottommostCompression === undefined
+      ? DISABLE_COMPRESSION_OPTION
+      : name(o.bottommostCompression);
+  return out;
+}
+
+/** What a `[CFOptions]` section records of block compression, in shale's names. */
+export interface RecordedCompression {
+  /** undefined when the key is absent. */
+  compression: string | undefined;
+  /** Empty when absent or empty. */
+  compressionPerLevel: string[];
+  /** undefined when absent or kDisableCompressionOption. */
+  bottommostCompression: string | undefined;
+}
+
+/**
+ * Reads `compression`, `compression_per_level` and `bottommost_compression` of a parsed
+ * `[CFOptions]` section (RocksDB's names, `:`-separated list). A name RocksDB does not have
+ * is Corruption naming the file and the key.
+ */
+export function recordedCompression(section: OptionsSection, file: string): RecordedCompression {
+  const read = (key: string, value: string): string => {
+    const shale = SHALE_COMPRESSION_NAMES[value.trim()];
+    if (shale === undefined)
+      throw ShaleError.corruption(
+        `${section.title}: ${key} names an unknown compression ${JSON.stringify(value)}`,
+        file,
+      );
+    return shale;
+  };
+  const e = section.entries;
+  const compression = e.get("compression");
+  const list = e.get("compression_per_level") ?? "";
+  const bottommost = e.get("bottommost_compression");
+  return {
+    compression: compression === undefined ? undefined : read("compression", compression),
+    compressionPerLevel:
+      list.trim() === "" ? [] : list.split(":").map((v) => read("compression_per_level", v)),
+    bottommostCompression:
+      bottommost === undefined || bottommost === DISABLE_COMPRESSION_OPTION
+        ? undefined
+        : read("bottommost_compression", bottommost),
+  };
 }
 
 /** One `[Section "arg"]` of an OPTIONS file, keys in file order. */

@@ -22,6 +22,7 @@ import {
   FormatVersion,
   type IndexTypeName,
   newBlockCache,
+  WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
@@ -96,8 +97,6 @@ export interface DbOptions {
    * Give this or `bloomBitsPerKey`, not both. Default: `{ type: "bloom", bitsPerKey: 10 }`.
    */
   filterPolicy?: FilterPolicyOption;
-  /** Data block compression: "snappy" or "none". Default: "snappy". */
-  compression?: CompressionName;
   /**
    * RocksDB's table format_version for new tables, 2-7: 5 is read by every RocksDB since 6.6;
    * 6 checksums the footer and mixes each block's offset into its checksum (so a misplaced
@@ -128,6 +127,25 @@ export interface DbOptions {
   partitionFilters?: boolean;
   /** Target bytes of index and filter partitions (RocksDB's `metadata_block_size`). Default: 4096. */
   metadataBlockSize?: number;
+  /**
+   * Block compression of new tables: "snappy", "lz4" or "none" (the codecs shale writes;
+   * every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
+   */
+  compression?: CompressionName;
+  /**
+   * RocksDB's compression_per_level: the codec of tables written into each level, index =
+   * level (flushes use entry 0); a list shorter than the levels repeats its last entry, an
+   * empty list means `compression` everywhere. RocksDB's advice: "none" or "lz4" for L0/L1,
+   * "lz4" below, with `bottommostCompression` "zstd" (a written codec) for the last level.
+   * How tables' levels pick their codec: compaction/output-compression.ts. Default: [].
+   */
+  compressionPerLevel?: CompressionName[];
+  /**
+   * RocksDB's bottommost_compression: the codec of compaction outputs at or below the
+   * deepest non-empty level (never of flushes), over `compressionPerLevel` and
+   * `compression`. Default: none given (RocksDB's kDisableCompressionOption).
+   */
+  bottommostCompression?: CompressionName;
   /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
@@ -231,6 +249,9 @@ export interface ResolvedOptions {
   indexType: IndexTypeName;
   partitionFilters: boolean;
   metadataBlockSize: number;
+  /** Empty when not given. */
+  compressionPerLevel: readonly CompressionName[];
+  bottommostCompression: CompressionName | undefined;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -325,12 +346,24 @@ export const OPEN_OPTIONS = new OptionTable("options", [
     'an object { type: "bloom" | "ribbon", bitsPerKey?, bloomBeforeLevel? }',
     isObject,
   ),
-  enumRow("compression", ["snappy", "none"]),
   integerRow("formatVersion", FormatVersion.MIN_READ, FormatVersion.LATEST),
   enumRow("checksum", Object.keys(CHECKSUM_TYPES)),
   enumRow("indexType", ["binarySearch", "twoLevelIndex", "binarySearchWithFirstKey"]),
   booleanRow("partitionFilters"),
   integerRow("metadataBlockSize", 1, 2 ** 31 - 1),
+  enumRow("compression", WRITTEN_COMPRESSIONS),
+  customRow(
+    "compressionPerLevel",
+    "an array of compression names (strings)",
+    (v) => Array.isArray(v) && v.every((x) => typeof x === "string"),
+    (v: readonly string[]) => {
+      const bad = v.findIndex((x) => !(WRITTEN_COMPRESSIONS as readonly string[]).includes(x));
+      return bad < 0
+        ? undefined
+        : `entry [${bad}] is ${JSON.stringify(v[bad])}, not a compression shale writes (${WRITTEN_COMPRESSIONS.map((x) => `"${x}"`).join(", ")})`;
+    },
+  ),
+  enumRow("bottommostCompression", WRITTEN_COMPRESSIONS),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -436,6 +469,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     indexType,
     partitionFilters: o.partitionFilters ?? false,
     metadataBlockSize: o.metadataBlockSize ?? 4096,
+    compressionPerLevel: Object.freeze([...(o.compressionPerLevel ?? [])]),
+    bottommostCompression: o.bottommostCompression,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,

@@ -60,6 +60,7 @@ import { filterPolicyId } from "../core/filter-policy-option.js";
 import type { ChecksumName, ResolvedOptions } from "../core/options.js";
 import {
   checkOptionsFile,
+  compressionEntries,
   ensureIdentity,
   formatOptionsFile,
   mergeOperatorOf,
@@ -463,7 +464,8 @@ function writeOptions(
       max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
       target_file_size_base: options.targetFileSizeBase,
       disable_auto_compactions: options.disableAutoCompactions,
-      compression: options.compression === "none" ? "kNoCompression" : "kSnappyCompression",
+      level_compaction_dynamic_level_bytes: false,
+      ...compressionEntries(options),
     },
     table: {
       block_size: options.blockSize,
