@@ -12,8 +12,8 @@
 #       {"key":"<hex>","value":"<hex>"}, in key order.
 #
 # Needs RocksDB's tools (Debian: apt-get install -y rocksdb-tools; made with 7.8.3). Run from
-# anywhere: bash tooling/scripts/make-rocksdb-fixtures.sh [all|compression|databases] (default
-# all). The output is deterministic up to
+# anywhere: bash tooling/scripts/make-rocksdb-fixtures.sh [all|compression|databases|codecs]
+# (default all; codecs: only the databases compress-zlib, compress-lz4, compress-lz4hc). The output is deterministic up to
 # the ids, timestamps and host names RocksDB writes into MANIFEST, OPTIONS and table
 # properties.
 set -euo pipefail
@@ -23,7 +23,7 @@ for tool in db_bench ldb sst_dump; do
 done
 
 WHAT=${1:-all}
-case "$WHAT" in all | compression | databases) ;; *) echo "usage: $0 [all|compression|databases]" >&2; exit 2 ;; esac
+case "$WHAT" in all | compression | databases | codecs) ;; *) echo "usage: $0 [all|compression|databases|codecs]" >&2; exit 2 ;; esac
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -41,7 +41,7 @@ dump_expected() {
 
 # --- compression tables ---------------------------------------------------------------------
 COMP=packages/sstable/testdata/rocksdb-compression
-if [ "$WHAT" != databases ]; then
+if [ "$WHAT" = all ] || [ "$WHAT" = compression ]; then
 rm -rf "$COMP"
 mkdir -p "$COMP"
 for codec in none snappy zlib bzip2 lz4 lz4hc zstd; do
@@ -57,6 +57,20 @@ fi
 # --- databases ------------------------------------------------------------------------------
 OUT=packages/db/testdata/rocksdb
 mkdir -p "$OUT"
+
+# compress-<codec>: 200 db_bench entries (fillrandom, compacted to one table) whose data and
+# index blocks use zlib, lz4 or lz4hc, then 10 overwrites left in the WAL.
+for codec in zlib lz4 lz4hc; do
+  db=$OUT/compress-$codec
+  rm -rf "$db"
+  db_bench --benchmarks=fillrandom,compact --num=200 --seed=1 --compression_type="$codec" \
+    --db="$db" >/dev/null
+  db_bench --benchmarks=overwrite --use_existing_db --num=10 --seed=2 \
+    --compression_type="$codec" --db="$db" >/dev/null
+  dump_expected "$db"
+  tidy "$db"
+done
+[ "$WHAT" = codecs ] && { du -sh "$OUT"/compress-*; exit 0; }
 DATABASES="fillrandom put-delete delete-range merge-uint64add column-families partitioned first-key-index"
 for name in $DATABASES; do
   rm -rf "${OUT:?}/$name"

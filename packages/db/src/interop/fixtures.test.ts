@@ -179,6 +179,22 @@ const cases: FixtureCase[] = [
       for (let i = 0; i < 40; i++) putBoth(db, model, `shale-${i}`, `value-${i}`);
     },
   },
+  // Tables of the codecs shale reads besides snappy; shale's own flush and compaction write
+  // lz4 (compress-lz4) or the default snappy, and ldb reads the mix back.
+  ...(["zlib", "lz4", "lz4hc"] as const).map(
+    (codec): FixtureCase => ({
+      name: `compress-${codec}`,
+      ...(codec === "lz4" ? { options: { compression: "lz4" } } : {}),
+      absent: [benchKeyHex(200), benchKeyHex(1_000_000)],
+      write(db, model) {
+        for (let i = 0; i < 30; i++)
+          putBoth(db, model, `shale-${codec}-${i}`, `value-${i}`.repeat(8));
+        const first = sorted(model)[0]!.key;
+        db.delete(fromHex(first));
+        model.delete(first);
+      },
+    }),
+  ),
 ];
 
 describe("shale opens RocksDB-written databases (fixtures)", () => {
