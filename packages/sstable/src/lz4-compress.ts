@@ -68,8 +68,11 @@ function read32(src: Uint8Array, i: number): number {
   return src[i]! | (src[i + 1]! << 8) | (src[i + 2]! << 16) | (src[i + 3]! << 24);
 }
 
+/** lz4's multiplier 2654435761, as an int32. */
+const HASH_MULTIPLIER = -1640531535;
+
 function hashAt(src: Uint8Array, i: number): number {
-  return Math.imul(read32(src, i), -1640531535) >>> HASH_SHIFT; // 2654435761 as int32
+  return Math.imul(read32(src, i), HASH_MULTIPLIER) >>> HASH_SHIFT;
 }
 
 /**
@@ -140,75 +143,48 @@ export function lz4CompressTo(
     generation += n;
     const matchLimit = end - LAST_LITERALS; // matches end at or before this
     const lastStart = end - MF_LIMIT; // matches start at or before this
-    let ip = start;
-    table[hashAt(src, ip)] = base + ip;
-    ip++;
-    let forwardHash = hashAt(src, ip);
-    search: for (;;) {
-      // Find a match at or after ip, stepping faster after every 64 misses.
-      let match = 0;
-      let forward = ip;
-      let misses = 1 << SKIP_TRIGGER;
-      for (;;) {
-        const h = forwardHash;
-        ip = forward;
-        forward += misses++ >>> SKIP_TRIGGER;
-        if (forward > lastStart + 1) break search;
-        const stored = table[h]!;
-        forwardHash = hashAt(src, forward);
-        table[h] = base + ip;
-        if (stored < floor) continue;
-        match = stored - base;
-        if (ip - match > MAX_DISTANCE) continue;
-        if (read32(src, match) === read32(src, ip)) break;
+    let ip = start + 1;
+    table[hashAt(src, start)] = base + start;
+    let misses = 1 << SKIP_TRIGGER;
+    while (ip <= lastStart) {
+      // One position: hash its 4 bytes, remember it, and test the position remembered before.
+      const seq = read32(src, ip);
+      const h = Math.imul(seq, HASH_MULTIPLIER) >>> HASH_SHIFT;
+      const stored = table[h]!;
+      table[h] = base + ip;
+      let match = stored - base;
+      if (stored < floor || ip - match > MAX_DISTANCE || read32(src, match) !== seq) {
+        ip += misses++ >>> SKIP_TRIGGER; // longer steps after every 64 misses
+        continue;
       }
-      // Extend backwards over equal literals.
+      misses = 1 << SKIP_TRIGGER;
+      // Extend backwards over equal literals, then forwards up to matchLimit.
       while (ip > anchor && match > start && src[ip - 1] === src[match - 1]) {
         ip--;
         match--;
       }
-      let token = q;
+      const token = q;
       q = writeLiterals(src, anchor, ip - anchor, dst, q);
-      for (;;) {
-        // The match: offset, then its length (4 known equal bytes, counted on to matchLimit).
-        const offset = ip - match;
-        dst[q++] = offset & 0xff;
-        dst[q++] = offset >>> 8;
-        let a = ip + MIN_MATCH;
-        let b = match + MIN_MATCH;
-        while (a < matchLimit && src[a] === src[b]) {
-          a++;
-          b++;
-        }
-        const extra = a - ip - MIN_MATCH;
-        if (extra >= 15) {
-          dst[token] |= 15;
-          q = writeExtension(dst, q, extra - 15);
-        } else {
-          dst[token] |= extra;
-        }
-        ip = a;
-        anchor = ip;
-        if (ip > lastStart) break search;
-        // Remember a position inside the match, then try a match right here (no literals).
-        table[hashAt(src, ip - 2)] = base + ip - 2;
-        const h = hashAt(src, ip);
-        const stored = table[h]!;
-        table[h] = base + ip;
-        if (
-          stored >= floor &&
-          ip - (stored - base) <= MAX_DISTANCE &&
-          read32(src, stored - base) === read32(src, ip)
-        ) {
-          match = stored - base;
-          token = q++;
-          dst[token] = 0;
-          continue;
-        }
-        ip++;
-        forwardHash = hashAt(src, ip);
-        continue search;
+      const offset = ip - match;
+      dst[q++] = offset & 0xff;
+      dst[q++] = offset >>> 8;
+      let a = ip + MIN_MATCH;
+      let b = match + MIN_MATCH;
+      while (a < matchLimit && src[a] === src[b]) {
+        a++;
+        b++;
       }
+      const extra = a - ip - MIN_MATCH;
+      if (extra >= 15) {
+        dst[token] |= 15;
+        q = writeExtension(dst, q, extra - 15);
+      } else {
+        dst[token] |= extra;
+      }
+      ip = a;
+      anchor = ip;
+      // Remember a position inside the match (lz4 does the same), then go on from its end.
+      if (ip <= lastStart) table[hashAt(src, ip - 2)] = base + ip - 2;
     }
   }
   // The last sequence: every byte from the anchor on, as literals.
