@@ -33,6 +33,16 @@
  *   (`process.getBuiltinModule`), never at module load, so non-Node bundles load this file;
  *   where it is absent a zlib block is NotSupported: 490 / 398.
  *
+ * LZ4 (`"lz4"`): `lz4-compress.ts`, shale's own TypeScript block compressor (lz4's fast
+ * search, a generation-stamped 8,192-entry hash table, nothing allocated per block but the
+ * output). On db_bench-like 4 KiB blocks (`node dist/bench/lz4-bench.js`, one process,
+ * alternating, medians; two runs) it compresses at 216 / 215 MB/s to 58.2 %; lz4js 0.2.0 at
+ * 189 / 191 (58.2 %); lz4-wasm-nodejs 0.9.2 at 618 / 652 (57.8 %). The WebAssembly one is
+ * faster but Node-only (it reads its .wasm file at import) and needs a second copy per block
+ * to put RocksDB's varint32 in place of its 4-byte size; compression runs in the background
+ * workers. Figures and the full reasoning: the package README, "LZ4 writes". LZ4HC is read
+ * only (no high-compression search here).
+ *
  * Why shale writes Snappy (shale-built db_bench-like 4 KiB blocks, Node 20, one core): snappyjs compresses at 163 MB/s
  * and decompresses at 406 MB/s to 57.1 % of the input; lz4js (raw blocks) at 120 MB/s and
  * 467 MB/s to 57.9 % — it must clear a 256 KiB hash table per block, has no bounds checks when

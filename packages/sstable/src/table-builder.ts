@@ -37,7 +37,7 @@
  * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
  * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (footer.ts)
  *
- * trailer   := u8 compressionType (0 none, 1 snappy) ‖ fixed32 checksum over
+ * trailer   := u8 compressionType (0 none, 1 snappy, 4 lz4) ‖ fixed32 checksum over
  *              (block bytes ‖ compressionType) by checksumType (default xxHash; format.ts)
  * handle    := varint64 offset ‖ varint64 size          (size excludes the trailer)
  * ```
