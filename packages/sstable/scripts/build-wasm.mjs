@@ -1,5 +1,5 @@
 // Assembles the WebAssembly modules of src/*.wat (Snappy decode and compress, the index
-// rewrite) into src/<name>-wasm.ts (each module's bytes, base64).
+// rewrite, LZ4 compress) into src/<name>-wasm.ts (each module's bytes, base64).
 // Run after editing a .wat (needs the registry once, for wabt):
 //   node scripts/build-wasm.mjs
 import { execFileSync } from "node:child_process";
@@ -12,6 +12,7 @@ const modules = [
   { name: "snappy-decode", constant: "SNAPPY_DECODE_WASM" },
   { name: "snappy-compress", constant: "SNAPPY_COMPRESS_WASM" },
   { name: "index-rewrite", constant: "INDEX_REWRITE_WASM" },
+  { name: "lz4-compress", constant: "LZ4_COMPRESS_WASM" },
 ];
 const tmp = mkdtempSync(join(tmpdir(), "sstable-wasm-"));
 try {

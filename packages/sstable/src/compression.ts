@@ -33,15 +33,16 @@
  *   (`process.getBuiltinModule`), never at module load, so non-Node bundles load this file;
  *   where it is absent a zlib block is NotSupported: 490 / 398.
  *
- * LZ4 (`"lz4"`): `lz4-compress.ts`, shale's own TypeScript block compressor (lz4's fast
- * search, a generation-stamped 8,192-entry hash table, nothing allocated per block but the
- * output). On db_bench-like 4 KiB blocks (`node dist/bench/lz4-bench.js`, one process,
- * alternating, medians; two runs) it compresses at 216 / 215 MB/s to 58.2 %; lz4js 0.2.0 at
- * 189 / 191 (58.2 %); lz4-wasm-nodejs 0.9.2 at 618 / 652 (57.8 %). The WebAssembly one is
- * faster but Node-only (it reads its .wasm file at import) and needs a second copy per block
- * to put RocksDB's varint32 in place of its 4-byte size; compression runs in the background
- * workers. Figures and the full reasoning: the package README, "LZ4 writes". LZ4HC is read
- * only (no high-compression search here).
+ * LZ4 (`"lz4"`): shale's own block compressor, `lz4-compress.wat` (WebAssembly, wrapped by
+ * `lz4-wasm.ts`) or, where WebAssembly is unavailable, `lz4-compress.ts` (TypeScript); both
+ * write the same bytes (lz4's fast search over a generation-stamped 8,192-entry hash table,
+ * nothing allocated per block but the output). On db_bench-like 4 KiB blocks
+ * (`node dist/bench/lz4-bench.js`, one process, alternating, medians; two runs) the module
+ * compresses at 455 / 452 MB/s and the TypeScript one at 209 / 208, to 58.2 %; lz4js 0.2.0
+ * at 176 / 179; lz4-wasm-nodejs 0.9.2 at 653 / 534 (57.8 %), but that one is Node-only (it
+ * reads its .wasm file at import) and needs a second copy per block to put RocksDB's varint32
+ * in place of its 4-byte size. Figures and reasoning: the package README, "LZ4 writes". LZ4HC
+ * is read only (no high-compression search here).
  *
  * Why shale writes Snappy (shale-built db_bench-like 4 KiB blocks, Node 20, one core): snappyjs compresses at 163 MB/s
  * and decompresses at 406 MB/s to 57.1 % of the input; lz4js (raw blocks) at 120 MB/s and
@@ -66,6 +67,7 @@ import { allocUninitialized } from "./alloc.js";
 import { lz4DecompressTo } from "./compression-lz4.js";
 import { CompressionType } from "./format.js";
 import { lz4CompressBound, lz4CompressTo } from "./lz4-compress.js";
+import { wasmLz4Compressor } from "./lz4-wasm.js";
 import { wasmCompressor } from "./snappy-compress.js";
 import {
   snappyDecompress,
@@ -181,7 +183,7 @@ export function compressBlock(
   if (type === CompressionType.Snappy) {
     out = wasmCompressor()?.compress(raw, tail) ?? snappyjsCompress(raw, tail);
   } else if (type === CompressionType.LZ4) {
-    out = lz4Compress(raw, tail);
+    out = wasmLz4Compressor()?.compress(raw, tail) ?? lz4Compress(raw, tail);
   } else {
     throw ShaleError.notSupported(
       `shale does not write ${compressionName(type)} blocks (only ${WRITTEN_COMPRESSIONS.join(", ")})`,
@@ -194,7 +196,10 @@ export function compressBlock(
 /** Where `lz4Compress` builds a block before copying it out (grown, never shrunk). */
 let lz4Scratch = new Uint8Array(0);
 
-/** RocksDB's LZ4 block: varint32 raw length ‖ LZ4 block (lz4-compress.ts), then `tail` bytes. */
+/**
+ * RocksDB's LZ4 block: varint32 raw length ‖ LZ4 block (lz4-compress.ts), then `tail` bytes;
+ * where WebAssembly is unavailable (the same bytes as lz4-wasm.ts's).
+ */
 function lz4Compress(raw: Uint8Array, tail: number): Uint8Array {
   const bound = 5 + lz4CompressBound(raw.length);
   if (lz4Scratch.length < bound) lz4Scratch = new Uint8Array(Math.max(bound, 8192));

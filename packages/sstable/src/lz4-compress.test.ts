@@ -12,6 +12,7 @@ import { compressBlock, decompressBlock } from "./compression.js";
 import { lz4DecompressTo } from "./compression-lz4.js";
 import { CompressionType } from "./format.js";
 import { lz4CompressBound, lz4CompressTo } from "./lz4-compress.js";
+import { wasmLz4Compressor } from "./lz4-wasm.js";
 import { buildTable, compressibleBytes, ikey, openTable } from "./table.test-support.js";
 
 /** One block of `raw`, exactly as long as it came out. */
@@ -223,6 +224,59 @@ describe("LZ4 block encoder", () => {
     expect(toHex(decompressBlock(stream, CompressionType.LZ4, "f", 0))).toBe(toHex(raw));
     // Saving under 12.5 %: stored as is.
     expect(compressBlock(noise(4096, 5), CompressionType.LZ4)).toBeUndefined();
+  });
+});
+
+describe("the WebAssembly LZ4 compressor (lz4-compress.wat)", () => {
+  const wasm = wasmLz4Compressor();
+
+  it("compiles here", () => {
+    expect(wasm).toBeDefined();
+  });
+
+  /** The wasm module's block, without RocksDB's varint32 prefix and the 3-byte tail. */
+  function wasmBlock(raw: Uint8Array): Uint8Array {
+    const out = wasm!.compress(raw, 3);
+    let p = 0;
+    while (out[p]! & 0x80) p++;
+    expect(out.length).toBeGreaterThan(p + 3);
+    return out.subarray(p + 1, out.length - 3);
+  }
+
+  it("writes the TypeScript compressor's bytes, whatever the input (property)", () => {
+    fc.assert(
+      fc.property(fc.oneof(compressibleBytes(3000), fc.uint8Array({ maxLength: 3000 })), (raw) => {
+        const block = wasmBlock(raw);
+        expect(toHex(block)).toBe(toHex(compress(raw)));
+        const out = new Uint8Array(raw.length);
+        expect(lz4DecompressTo(block, 0, block.length, out, 0, raw.length)).toBe(true);
+        expect(Buffer.compare(out, raw)).toBe(0);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("the same on large, repetitive, far-match and tiny inputs, between other blocks", () => {
+    const chunk = noise(64, 7);
+    const far = new Uint8Array(64 + 65471 + 64 + 32);
+    far.set(chunk, 0);
+    far.set(noise(65471, 3), 64);
+    far.set(chunk, 64 + 65471);
+    const inputs = [
+      new Uint8Array(0),
+      new Uint8Array(12),
+      new Uint8Array(13),
+      new Uint8Array(200_000).fill(9),
+      noise(100_000, 11),
+      far,
+      new TextEncoder().encode("abcdefgh".repeat(20_000)),
+    ];
+    for (const raw of inputs) {
+      compress(noise(4096, raw.length + 1)); // other blocks in between
+      wasm!.compress(noise(4096, raw.length + 2));
+      expect(toHex(wasmBlock(raw))).toBe(toHex(compress(raw)));
+      check(raw);
+    }
   });
 });
 

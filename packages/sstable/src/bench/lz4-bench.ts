@@ -1,6 +1,7 @@
 /**
  * lz4-bench: LZ4 block compressors side by side on db_bench-like 4 KiB data blocks — shale's
- * own (lz4-compress.ts, through compressBlock with RocksDB's framing), lz4js 0.2.0 (pure JS)
+ * own, in WebAssembly (lz4-compress.wat through compressBlock, RocksDB's framing) and in
+ * TypeScript (lz4-compress.ts, the fallback, same framing), lz4js 0.2.0 (pure JS)
  * and lz4-wasm-nodejs 0.9.2 (lz4_flex built to WebAssembly); both dev dependencies. Not a
  * test; reports figures only.
  *
@@ -14,12 +15,13 @@
  * output is checked to decode to the input with shale's decoder (all three write the same
  * block format) before timing.
  */
-import { MemoryFileSystem, makeInternalKey, ValueKind } from "@shale/base";
+import { MemoryFileSystem, makeInternalKey, putVarint32, ValueKind } from "@shale/base";
 import * as lz4wasm from "lz4-wasm-nodejs";
 import * as lz4js from "lz4js";
 import { compressBlock, decompressBlock } from "../compression.js";
 import { lz4DecompressTo } from "../compression-lz4.js";
 import { CompressionType } from "../format.js";
+import { lz4CompressBound, lz4CompressTo } from "../lz4-compress.js";
 import { TableBuilder } from "../table-builder.js";
 import { ValueGenerator } from "./bench-data.js";
 import { rocksdbDataBlocks } from "./rocksdb-blocks.js";
@@ -59,10 +61,20 @@ interface Candidate {
 const lz4jsTable = new Uint32Array(1 << 16);
 const lz4jsOut = new Uint8Array(lz4js.compressBound(1 << 16));
 
+const tsScratch = new Uint8Array(5 + lz4CompressBound(1 << 16));
+
 const candidates: Candidate[] = [
   {
-    name: "shale (TS)",
+    name: "shale (wasm)",
     compress: (raw) => compressBlock(raw, CompressionType.LZ4) ?? raw,
+    decompress: (block) => decompressBlock(block, CompressionType.LZ4, "bench", 0).length,
+  },
+  {
+    name: "shale (TS)",
+    compress: (raw) => {
+      const start = putVarint32(tsScratch, 0, raw.length);
+      return tsScratch.slice(0, lz4CompressTo(raw, 0, raw.length, tsScratch, start));
+    },
     decompress: (block) => decompressBlock(block, CompressionType.LZ4, "bench", 0).length,
   },
   {
