@@ -3,13 +3,14 @@
  * doc/lz4_Block_format.md; the format compression-lz4.ts decodes, drawn there), for tables
  * written with `compression: "lz4"` (RocksDB's kLZ4Compression, type byte 4).
  *
- * The search is lz4's fast greedy one, one position at a time (`LZ4_compress_fast`, acceleration 1, the setting
- * RocksDB uses by default): hash the next 4 bytes (13 bits of `x * 2654435761`), take the one
- * position the table remembers for that hash, and accept it when its 4 bytes are equal and it
- * is at most 65,535 bytes back; otherwise step forward, taking longer steps after every 64
- * misses (`step = misses >> 6`) so incompressible input is skipped quickly. A found match is
- * first extended backwards over equal literals, then forwards; the position 2 bytes before
- * its end is hashed too, and the search goes on from its end. The end-of-block rules hold:
+ * The search is lz4's fast greedy one (`LZ4_compress_fast`, acceleration 1, the setting
+ * RocksDB uses by default), one position at a time: hash the next 4 bytes (13 bits of
+ * `x * 2654435761`), take the one position the table remembers for that hash, and accept it
+ * when its 4 bytes are equal and it is at most 65,535 bytes back; otherwise step forward,
+ * taking longer steps after every 64 misses (`step = misses >> 6`) so incompressible input
+ * is skipped quickly. A found match is first extended backwards over equal literals, then
+ * forwards; the position 2 bytes before its end is hashed too, and the search goes on from
+ * its end. The end-of-block rules hold:
  *
  * ```
  *            ... last match ends here (<= n - 5)
