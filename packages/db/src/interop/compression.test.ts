@@ -21,7 +21,6 @@ import {
   mustRun,
   shaleScan,
   tempDir,
-  waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
 import { type Producer, producerUnavailableReason, runProducer } from "./producers.test-support.js";
 
@@ -83,7 +82,6 @@ describe.skipIf(toolsMissing !== undefined)("RocksDB 7.8.3's tools read shale's 
       // opens with it; RocksDB then compacts with those options and shale reads the result.
       const copy = copyDir(dir, `${dir}-options`);
       mustRun("ldb", [`--db=${copy}`, "--try_load_options", "compact"]);
-      await waitForRocksDBLockGrace(copy);
       const db = await DB.open(copy, { ...options, createIfMissing: false });
       try {
         expect(shaleScan(db)).toEqual(want);
