@@ -45,6 +45,19 @@ export interface TableBuilderOptions {
    */
   zstdLevel?: number;
   /**
+   * Largest zstd dictionary for the table's data blocks, in bytes (RocksDB's
+   * `compression_opts.max_dict_bytes`; RocksDB's builds default to 0, @nxtedition/rocksdb
+   * to 16384): sampled raw content of the table's first data blocks, stored as the
+   * `rocksdb.compression_dict` meta block (compression-dict.ts). Used when `compression` is
+   * "zstd". Default: 0, no dictionary.
+   */
+  zstdMaxDictBytes?: number;
+  /**
+   * Uncompressed bytes of data blocks held in memory to sample the dictionary from (RocksDB's
+   * `compression_opts.max_dict_buffer_bytes`); 0: the whole table. Default: 0.
+   */
+  zstdMaxDictBufferBytes?: number;
+  /**
    * RocksDB format_version to write, 2-5 (3 adds user-key index keys, 4 index values without
    * lengths). Default: 5 (`FormatVersion.LATEST`).
    */
@@ -88,6 +101,15 @@ function positiveInteger(
   return value;
 }
 
+function nonNegativeInteger(value: number | undefined, name: string, max: number): number {
+  if (value === undefined) return 0;
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number`);
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw ShaleError.invalidArgument(`${name} must be an integer in [0, ${max}]; got ${value}`);
+  }
+  return value;
+}
+
 /** Options with every default applied. */
 export interface ResolvedBuilderOptions {
   comparator: Comparator;
@@ -98,6 +120,8 @@ export interface ResolvedBuilderOptions {
   filterPolicy: FilterPolicy | undefined;
   compression: CompressionName;
   zstdLevel: number;
+  zstdMaxDictBytes: number;
+  zstdMaxDictBufferBytes: number;
   formatVersion: number;
   checksumType: ChecksumType;
   collectors: readonly TablePropertiesCollector[];
@@ -207,6 +231,12 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
     filterPolicy,
     compression,
     zstdLevel,
+    zstdMaxDictBytes: nonNegativeInteger(options.zstdMaxDictBytes, "zstdMaxDictBytes", 2 ** 31 - 1),
+    zstdMaxDictBufferBytes: nonNegativeInteger(
+      options.zstdMaxDictBufferBytes,
+      "zstdMaxDictBufferBytes",
+      Number.MAX_SAFE_INTEGER,
+    ),
     formatVersion,
     checksumType,
     collectors: options.collectors ?? [],

@@ -81,6 +81,8 @@ const variants: [string, TableBuilderOptions][] = [
   ["fv4", { formatVersion: 4, compression: "none" }],
   ["fv3", { formatVersion: 3, compression: "none" }],
   ["fv2", { formatVersion: 2, compression: "none", bitsPerKey: 0 }],
+  ["fv5-zstd", { compression: "zstd", zstdLevel: 1 }],
+  ["fv5-zstd-dict", { compression: "zstd", zstdMaxDictBytes: 4096 }],
 ];
 
 describe.skipIf(sstDump === undefined)("sst_dump reads shale's tables", () => {
@@ -99,9 +101,11 @@ describe.skipIf(sstDump === undefined)("sst_dump reads shale's tables", () => {
       expect(props).toContain("comparator name: leveldb.BytewiseComparator");
       expect(props).toContain("creation time: 1764547200");
       expect(props).toContain("original file number: 7");
-      expect(props).toContain(
-        `SST file compression algo: ${options.compression === "none" ? "NoCompression" : "Snappy"}`,
-      );
+      const algo = { none: "NoCompression", zstd: "ZSTD" }[options.compression as string];
+      expect(props).toContain(`SST file compression algo: ${algo ?? "Snappy"}`);
+      if (options.zstdMaxDictBytes !== undefined) {
+        expect(props).toContain(`max_dict_bytes=${options.zstdMaxDictBytes};`);
+      }
       expect(props).toMatch(/# shale\.smallest\.key: 0x6B6579303030303030/);
       const scan = run(file, "--command=scan", "--output_hex", "--verify_checksum");
       expect(scan).not.toMatch(/corrupt|error|mismatch/i);

@@ -2,7 +2,8 @@
  * TableBuilder: writes RocksDB 7.8.3's block-based table, format_version 5 (2-5 on request),
  * to a WritableFile, streaming: each data block is compressed and appended as soon as it is
  * full; only the index entries, the filter's key hashes and the range tombstones stay in
- * memory until `finish`. RocksDB's own tools read the result (`sst_dump`), and its data,
+ * memory until `finish` — except with a zstd dictionary (`zstdMaxDictBytes`), where the first
+ * data blocks are held until the dictionary is sampled from them (compression-dict.ts). RocksDB's own tools read the result (`sst_dump`), and its data,
  * index, filter and range-del blocks are byte-identical to RocksDB's for the same entries.
  *
  * File layout, in RocksDB's write order (every block is followed by its 5-byte trailer;
@@ -19,13 +20,16 @@
  * |                                |  separator (user key when no user key spans blocks) -> handle,
  * |                                |  no value lengths (format version >= 4)
  * +--------------------------------+
+ * | compression dict  | trailer(5) |  raw-content zstd dictionary of the data blocks (only with
+ * +--------------------------------+  zstdMaxDictBytes and zstd; compression-dict.ts)
  * | range-del block   | trailer(5) |  restart interval 1; key = start#seq,RANGEDEL, value = end
  * +--------------------------------+  (omitted when the table has no range tombstones)
  * | properties block  | trailer(5) |  "rocksdb.*" / "shale.*" name -> value, one restart point
  * +--------------------------------+  (properties.ts)
  * | metaindex block   | trailer(5) |  restart interval 1; name -> BlockHandle, sorted by name:
  * |                                |  "fullfilter.rocksdb.BuiltinBloomFilter",
- * |                                |  "rocksdb.properties", "rocksdb.range_del"
+ * |                                |  "rocksdb.compression_dict", "rocksdb.properties",
+ * |                                |  "rocksdb.range_del"
  * +--------------------------------+
  * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
  * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (format.ts)
@@ -76,6 +80,7 @@ import {
   type TablePropertiesCollector,
 } from "./builder-options.js";
 import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
+import { type BufferedBlock, sampleDictionary } from "./compression-dict.js";
 import { FilterBlockWriter } from "./filter-block.js";
 import {
   type BlockHandle,
@@ -120,6 +125,16 @@ export class TableBuilder {
   private readonly blockSizeDeviationLimit: number;
   private readonly compressionType: CompressionType;
   private readonly zstdLevel: number;
+  /** RocksDB's max_dict_bytes (0: no dictionary) and the buffer limit (0: the whole table). */
+  private readonly maxDictBytes: number;
+  private readonly maxDictBufferBytes: number;
+  /** Data blocks held back for the dictionary (compression-dict.ts); undefined once written. */
+  private buffered: BufferedBlock[] | undefined;
+  private bufferedBytes = 0;
+  /** The next key added is the separator bound of the last buffered block. */
+  private bufferedAwaitsNext = false;
+  /** The data blocks' dictionary, once sampled (undefined: none). */
+  private dict: Uint8Array | undefined;
   private readonly formatVersion: number;
   private readonly checksumType: ChecksumType;
   private readonly collectors: readonly TablePropertiesCollector[];
@@ -170,6 +185,9 @@ export class TableBuilder {
     this.filter = o.filterPolicy !== undefined ? new FilterBlockWriter(o.filterPolicy) : undefined;
     this.compressionType = compressionTypeOf(o.compression);
     this.zstdLevel = o.zstdLevel;
+    this.maxDictBytes = this.compressionType === CompressionType.ZSTD ? o.zstdMaxDictBytes : 0;
+    this.maxDictBufferBytes = o.zstdMaxDictBufferBytes;
+    if (this.maxDictBytes > 0) this.buffered = [];
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
     this.collectors = o.collectors;
@@ -184,7 +202,11 @@ export class TableBuilder {
 
   /** Bytes the file would have if finished now, roughly (written bytes + the open data block). */
   get estimatedFileSize(): number {
-    return this.offset + (this.dataBlock.empty ? 0 : this.dataBlock.currentSizeEstimate);
+    return (
+      this.offset +
+      this.bufferedBytes +
+      (this.dataBlock.empty ? 0 : this.dataBlock.currentSizeEstimate)
+    );
   }
 
   private checkOpen(): void {
@@ -260,6 +282,9 @@ export class TableBuilder {
         );
       }
       this.pendingIndexEntry = false;
+    } else if (this.bufferedAwaitsNext) {
+      this.buffered![this.buffered!.length - 1]!.next = key.slice();
+      this.bufferedAwaitsNext = false;
     }
     if (this.filter !== undefined) {
       const sameUser =
@@ -290,8 +315,28 @@ export class TableBuilder {
   private flushDataBlock(): void {
     if (this.dataBlock.empty) return;
     const raw = this.dataBlock.finish();
-    const handle = this.writeRaw(raw, this.compressionType);
+    const buffered = this.buffered;
+    if (buffered !== undefined) {
+      buffered.push({
+        raw: raw.slice(),
+        last: this.lastKey.slice(0, this.lastKeyLength),
+        next: undefined,
+      });
+      this.bufferedBytes += raw.length;
+      this.dataBlock.reset();
+      this.bufferedAwaitsNext = true;
+      if (this.maxDictBufferBytes !== 0 && this.bufferedBytes > this.maxDictBufferBytes) {
+        this.writeBuffered();
+      }
+      return;
+    }
+    this.writeDataBlock(raw);
     this.dataBlock.reset();
+  }
+
+  /** Writes a data block (with the dictionary, if any); its index entry is then pending. */
+  private writeDataBlock(raw: Uint8Array): void {
+    const handle = this.writeRaw(raw, this.compressionType, this.dict);
     this.dataSize += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     this.numDataBlocks++;
     this.pendingHandle.offset = handle.offset;
@@ -299,14 +344,37 @@ export class TableBuilder {
     this.pendingIndexEntry = true;
   }
 
-  private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
+  /**
+   * Leaves the buffered state: samples the dictionary from the held-back blocks, then writes
+   * them with it, each with its index entry (the last one's stays pending when the key after
+   * it is not known yet).
+   */
+  private writeBuffered(): void {
+    const blocks = this.buffered!;
+    this.buffered = undefined;
+    this.bufferedBytes = 0;
+    this.bufferedAwaitsNext = false;
+    if (blocks.length === 0) return;
+    const dict = sampleDictionary(blocks, this.maxDictBytes);
+    this.dict = dict.length > 0 ? dict : undefined;
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i]!;
+      this.writeDataBlock(block.raw);
+      if (block.next !== undefined) {
+        this.index.add(block.last, block.next, this.pendingHandle);
+        this.pendingIndexEntry = false;
+      }
+    }
+  }
+
+  private writeRaw(raw: Uint8Array, type: CompressionType, dict?: Uint8Array): BlockHandle {
     const handle = writeBlock(
       this.file,
       this.offset,
       raw,
       type,
       this.checksumType,
-      undefined,
+      dict,
       this.zstdLevel,
     );
     this.offset += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
@@ -351,6 +419,7 @@ export class TableBuilder {
 
   private finishBlocks(): TableProperties {
     this.flushDataBlock();
+    if (this.buffered !== undefined) this.writeBuffered();
     if (this.pendingIndexEntry) {
       // The last block's index key is its last key (RocksDB's kShortenSeparators).
       this.index.add(this.lastKey.subarray(0, this.lastKeyLength), undefined, this.pendingHandle);
@@ -369,6 +438,9 @@ export class TableBuilder {
     }
     const index = this.index.finish();
     const indexHandle = this.writeRaw(index.contents, CompressionType.None);
+    if (this.dict !== undefined) {
+      meta.push([MetaBlockName.COMPRESSION_DICT, this.writeRaw(this.dict, CompressionType.None)]);
+    }
     const tombstones = this.sortedTombstones();
     if (tombstones.length > 0) {
       const block = new BlockBuilder(1);
@@ -461,6 +533,11 @@ export class TableBuilder {
       compressionOptions:
         this.compressionType === CompressionType.ZSTD
           ? DEFAULT_COMPRESSION_OPTIONS.replace("level=32767", `level=${this.zstdLevel}`)
+              .replace("max_dict_bytes=0", `max_dict_bytes=${this.maxDictBytes}`)
+              .replace(
+                "max_dict_buffer_bytes=0",
+                `max_dict_buffer_bytes=${this.maxDictBufferBytes}`,
+              )
           : DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",
       propertyCollectors: "[]",
