@@ -21,6 +21,9 @@ export interface TableWriteOptions {
   blockSize: number;
   bitsPerKey: number;
   compression: NonNullable<TableBuilderOptions["compression"]>;
+  zstdLevel: number;
+  /** 0: no dictionary. */
+  zstdMaxDictBytes: number;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
   mergeOperatorName: string;
@@ -40,6 +43,8 @@ export function tableWriteOptions(
     blockSize: number;
     bloomBitsPerKey: number;
     compression: TableWriteOptions["compression"];
+    zstdLevel: number;
+    zstdMaxDictBytes: number;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -48,6 +53,8 @@ export function tableWriteOptions(
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
     compression: options.compression,
+    zstdLevel: options.zstdLevel,
+    zstdMaxDictBytes: options.zstdMaxDictBytes,
     // shale has the default column family only; RocksDB records it as id 0, "default".
     columnFamily: { id: 0, name: "default" },
     mergeOperatorName:

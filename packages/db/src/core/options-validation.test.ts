@@ -44,6 +44,8 @@ const openRows: Row[] = [
   ["blockSize", "4096", 100, 4096],
   ["bloomBitsPerKey", "10", 101, 10],
   ["compression", 1, "bzip2", "zstd"],
+  ["zstdLevel", "3", 23, -5],
+  ["zstdMaxDictBytes", "16384", -1, 16384],
   ["walCompression", 1, "lz4", "zstd"],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],

@@ -75,6 +75,16 @@ export interface DbOptions {
   bloomBitsPerKey?: number;
   /** Data block compression: "snappy", "zstd" or "none". Default: "snappy". */
   compression?: CompressionName;
+  /** The zstd level of new tables (RocksDB's `compression_opts.level`), -131072..22. Default: 3. */
+  zstdLevel?: number;
+  /**
+   * Largest zstd dictionary of a new table, in bytes (RocksDB's
+   * `compression_opts.max_dict_bytes`): raw content sampled from the table's data blocks,
+   * stored in it as `rocksdb.compression_dict`; with `compression: "zstd"` only. It helps
+   * small blocks of similar records; a table's blocks are held in memory until it is sampled.
+   * Default: 0, no dictionary.
+   */
+  zstdMaxDictBytes?: number;
   /**
    * Compress the WAL (RocksDB's `wal_compression`): "zstd" stores each record as one zstd
    * frame after a SetCompressionType record (docs/formats/log.md), which RocksDB reads; a
@@ -176,6 +186,8 @@ export interface ResolvedOptions {
   blockSize: number;
   bloomBitsPerKey: number;
   compression: CompressionName;
+  zstdLevel: number;
+  zstdMaxDictBytes: number;
   walCompression: "zstd" | "none";
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
@@ -251,6 +263,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("blockSize", 256, 2 ** 31 - 1),
   integerRow("bloomBitsPerKey", 0, 100),
   enumRow("compression", ["snappy", "zstd", "none"]),
+  integerRow("zstdLevel", -131072, 22),
+  integerRow("zstdMaxDictBytes", 0, 2 ** 31 - 1),
   enumRow("walCompression", ["zstd", "none"]),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
@@ -346,6 +360,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     blockSize: o.blockSize ?? 4096,
     bloomBitsPerKey: o.bloomBitsPerKey ?? 10,
     compression: o.compression ?? DEFAULT_COMPRESSION,
+    zstdLevel: o.zstdLevel ?? 3,
+    zstdMaxDictBytes: o.zstdMaxDictBytes ?? 0,
     walCompression: o.walCompression ?? "none",
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",

@@ -474,6 +474,12 @@ function writeOptions(
           : options.compression === "zstd"
             ? "kZSTD"
             : "kSnappyCompression",
+      // zstd's level and dictionary size (RocksDB's struct syntax; fields 7.8.3 knows).
+      ...(options.compression === "zstd"
+        ? {
+            compression_opts: `{window_bits=-14;level=${options.zstdLevel};strategy=0;max_dict_bytes=${options.zstdMaxDictBytes};zstd_max_train_bytes=0;enabled=false;}`,
+          }
+        : {}),
     },
     table: {
       block_size: options.blockSize,
