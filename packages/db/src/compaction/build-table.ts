@@ -34,7 +34,11 @@ export interface TableIdentity {
   dbSessionId: string;
 }
 
-/** The table options of a database's options. */
+/**
+ * The table options of a column family's options (default: the `default` family, which
+ * RocksDB records as id 0, "default"). RocksDB's repair and ingestion place a table by the
+ * family its properties name.
+ */
 export function tableWriteOptions(
   options: {
     blockSize: number;
@@ -43,13 +47,13 @@ export function tableWriteOptions(
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
+  columnFamily: { readonly id: number; readonly name: string } = { id: 0, name: "default" },
 ): TableWriteOptions {
   return {
     blockSize: options.blockSize,
     bitsPerKey: options.bloomBitsPerKey,
     compression: options.compression,
-    // shale has the default column family only; RocksDB records it as id 0, "default".
-    columnFamily: { id: 0, name: "default" },
+    columnFamily: { id: columnFamily.id, name: columnFamily.name },
     mergeOperatorName:
       options.mergeOperator === undefined
         ? "nullptr"
