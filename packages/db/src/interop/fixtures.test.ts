@@ -14,11 +14,11 @@ import {
   copyFixture,
   expectedEntries,
   fromHex,
-  type HexEntry,
   ldbScan,
   missingToolsReason,
   shaleReverseScan,
   shaleScan,
+  sortedEntries,
   tempDir,
 } from "./interop.test-support.js";
 
@@ -32,20 +32,13 @@ afterAll(() => tmp.remove());
 
 const utf8 = (s: string) => toHex(new TextEncoder().encode(s));
 
-/** Entries in key order from a hex map (lower-case hex sorts as the bytes do). */
-function sorted(model: Map<string, string>): HexEntry[] {
-  return [...model.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => ({ key, value }));
-}
-
 /** Every check of one opened database against the model. */
 function expectMatches(
   db: Pick<DB, "iterator" | "get">,
   model: Map<string, string>,
   absent: string[] = [],
 ): void {
-  const want = sorted(model);
+  const want = sortedEntries(model);
   expect(shaleScan(db)).toEqual(want);
   expect(shaleReverseScan(db)).toEqual([...want].reverse());
   for (const { key, value } of want) {
@@ -96,7 +89,7 @@ const cases: FixtureCase[] = [
     name: "fillrandom",
     absent: [benchKeyHex(300), benchKeyHex(1_000_000)],
     write(db, model) {
-      const first = sorted(model)[0]!.key;
+      const first = sortedEntries(model)[0]!.key;
       db.delete(fromHex(first));
       model.delete(first);
       for (let i = 0; i < 50; i++) putBoth(db, model, `shale-${i}`, `value-${i}`);
@@ -130,7 +123,7 @@ const cases: FixtureCase[] = [
     options: { mergeOperator: "uint64add" },
     absent: [benchKeyHex(2), benchKeyHex(50)],
     write(db, model) {
-      for (const { key, value } of sorted(model).slice(0, 10)) {
+      for (const { key, value } of sortedEntries(model).slice(0, 10)) {
         db.merge(fromHex(key), uint64Bytes(5n));
         model.set(key, toHex(uint64Bytes(uint64Of(value) + 5n)));
       }
@@ -167,7 +160,7 @@ describe("shale opens RocksDB-written databases (fixtures)", () => {
       }
       if (toolsMissing === undefined) {
         // RocksDB reopens what shale wrote and sees the same.
-        expect(ldbScan(dir)).toEqual(sorted(model));
+        expect(ldbScan(dir)).toEqual(sortedEntries(model));
       }
     });
   }
@@ -205,7 +198,7 @@ describe("shale opens RocksDB-written databases (fixtures)", () => {
         const h = handle(db, cf);
         const model = models.get(cf)!;
         putBoth(h, model, `${cf}-shale`, `written by shale into ${cf}`);
-        const first = sorted(model)[0]!.key;
+        const first = sortedEntries(model)[0]!.key;
         h.delete(fromHex(first));
         model.delete(first);
       }
@@ -234,9 +227,9 @@ describe("shale opens RocksDB-written databases (fixtures)", () => {
     }
     if (toolsMissing === undefined) {
       // RocksDB reopens what shale wrote and sees the same in every family.
-      expect(ldbScan(dir)).toEqual(sorted(models.get("default")!));
-      expect(ldbScan(dir, "cf1")).toEqual(sorted(models.get("cf1")!));
-      expect(ldbScan(dir, "cf2")).toEqual(sorted(models.get("cf2")!));
+      expect(ldbScan(dir)).toEqual(sortedEntries(models.get("default")!));
+      expect(ldbScan(dir, "cf1")).toEqual(sortedEntries(models.get("cf1")!));
+      expect(ldbScan(dir, "cf2")).toEqual(sortedEntries(models.get("cf2")!));
     }
   });
 });
