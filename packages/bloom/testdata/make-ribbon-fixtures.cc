@@ -1,7 +1,7 @@
 // Writes the RocksDB-made Ribbon fixtures of @shale/bloom (see README.md in this folder).
 //
-//   g++ -O1 -std=c++17 make-ribbon-fixtures.cc -lrocksdb -o /tmp/make-ribbon-fixtures
-//   /tmp/make-ribbon-fixtures packages/bloom/testdata
+//   g++ -O1 -std=c++17 make-ribbon-fixtures.cc -lrocksdb -o make-ribbon-fixtures
+//   ./make-ribbon-fixtures packages/bloom/testdata
 //
 // Built against RocksDB 7.8.3 (librocksdb-dev; its Ribbon format is the one RocksDB 10 writes
 // and reads). Outputs:

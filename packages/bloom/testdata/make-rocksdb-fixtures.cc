@@ -1,7 +1,7 @@
 // Writes the RocksDB-made fixtures of @shale/bloom (see README.md in this folder).
 //
-//   g++ -O1 -std=c++17 make-rocksdb-fixtures.cc -lrocksdb -o /tmp/make-rocksdb-fixtures
-//   /tmp/make-rocksdb-fixtures packages/bloom/testdata
+//   g++ -O1 -std=c++17 make-rocksdb-fixtures.cc -lrocksdb -o make-rocksdb-fixtures
+//   ./make-rocksdb-fixtures packages/bloom/testdata
 //
 // Built against RocksDB 7.8.3 (librocksdb-dev). Outputs:
 //   hash-vectors.json   RocksDB's Hash64 (GetSliceHash64, the filter key hash) and its legacy
