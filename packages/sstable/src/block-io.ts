@@ -39,7 +39,8 @@ export function lastWrittenCompression(): number {
  * Compresses `raw` (when `type` is not none and it saves >= 12.5 %), appends it with its
  * trailer at `offset` (the file's current end) and returns the block's handle.
  * `raw` is not retained. `contextChecksum`: the table's base context checksum (format
- * version >= 6; 0 before).
+ * version >= 6; 0 before). zstd blocks use `zstdLevel` and the table's dictionary `dict`
+ * if given (data blocks only).
  */
 export function writeBlock(
   file: WritableFile,
@@ -48,10 +49,12 @@ export function writeBlock(
   type: CompressionType,
   checksumType: number,
   contextChecksum = 0,
+  dict?: Uint8Array,
+  zstdLevel?: number,
 ): BlockHandle {
   // One contiguous buffer so the checksum covers contents ‖ type in one pass: the compressor
   // leaves room for the trailer after the stream.
-  let out = compressBlock(raw, type, TRAILER);
+  let out = compressBlock(raw, type, TRAILER, dict, zstdLevel);
   let size: number;
   if (out !== undefined) {
     size = out.length - TRAILER;
@@ -116,6 +119,7 @@ export function decodedIntoPool(): boolean {
  * its own new memory (a compressed one is then decompressed from it): see `alloc.ts`.
  * `pooled`: that memory comes from `blockMemory` where it can (see `decodedIntoPool`).
  * `contextChecksum`: the footer's base context checksum (format version >= 6; 0 before).
+ * `dict`: the table's compression dictionary, for its data blocks.
  */
 export function readBlock(
   file: RandomAccessFile,
@@ -127,6 +131,7 @@ export function readBlock(
   expectCompressed = false,
   pooled = false,
   contextChecksum = 0,
+  dict?: Uint8Array,
 ): Uint8Array {
   const offset = handle.offset;
   const n = handle.size + TRAILER;
@@ -156,6 +161,7 @@ export function readBlock(
     undefined,
     pooled,
     contextChecksum,
+    dict,
   );
   if (readPooled) {
     if (data.buffer === buf.buffer)
@@ -185,6 +191,7 @@ export function decodeBlock(
   slab?: BlockSlab,
   pooled = false,
   contextChecksum = 0,
+  dict?: Uint8Array,
 ): Uint8Array {
   decodedPooled = false;
   const size = handle.size;
@@ -216,14 +223,14 @@ export function decodeBlock(
   const compressed = buf.subarray(pos, end);
   if (pooled && slab === undefined) {
     poolSlab.took = false;
-    const out = decompressBlockInto(compressed, type, fileName, handle.offset, poolSlab);
+    const out = decompressBlockInto(compressed, type, fileName, handle.offset, poolSlab, dict);
     decodedPooled = poolSlab.took && out.buffer === poolSlab.buf.buffer;
     poolSlab.buf = EMPTY_SLAB; // hold no pooled buffer
     return out;
   }
   return slab !== undefined
-    ? decompressBlockInto(compressed, type, fileName, handle.offset, slab)
-    : decompressBlock(compressed, type, fileName, handle.offset);
+    ? decompressBlockInto(compressed, type, fileName, handle.offset, slab, dict)
+    : decompressBlock(compressed, type, fileName, handle.offset, dict);
 }
 
 const EMPTY_SLAB = new Uint8Array(0);

@@ -64,6 +64,11 @@ export class BlockSource {
   expectCompressed = false;
   /** How the index block is encoded (from the properties; set at open). */
   indexEncoding: IndexEncoding = { keyIsUserKey: false, valueIsDeltaEncoded: false };
+  /**
+   * The table's `rocksdb.compression_dict` meta block (set by the reader at open), used for
+   * its data blocks only, as RocksDB does; undefined when it has none.
+   */
+  compressionDict: Uint8Array | undefined = undefined;
   /** Reads the filter block (set by the reader at open). */
   filterPolicy: FilterPolicy = DEFAULT_FILTER_POLICY;
 
@@ -95,7 +100,12 @@ export class BlockSource {
    * The uncompressed contents of the block at `handle`, read from the file; in `blockMemory`
    * where the codec allows if `pooled` (see `decodedIntoPool`).
    */
-  readRaw(handle: BlockHandle, verify = this.verifyChecksums, pooled = false): Uint8Array {
+  readRaw(
+    handle: BlockHandle,
+    verify = this.verifyChecksums,
+    pooled = false,
+    dict?: Uint8Array,
+  ): Uint8Array {
     const stats = this.stats;
     const t0 = stats?.timersEnabled ? stats.now() : 0;
     const data = readBlock(
@@ -108,6 +118,7 @@ export class BlockSource {
       this.expectCompressed,
       pooled,
       this.contextChecksum,
+      dict,
     );
     if (stats !== undefined) {
       stats.tick(Ticker.BytesRead, handle.size + TableFormat.BLOCK_TRAILER_SIZE);
@@ -119,6 +130,12 @@ export class BlockSource {
   /** Reads and parses a key/value block (no cache). */
   readKeyValueBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
     return Block.keyValue(this.readRaw(handle, verify), this.fileName, handle.offset);
+  }
+
+  /** Reads and parses a data block (no cache): with the table's compression dictionary. */
+  private readUncachedDataBlock(handle: BlockHandle, verify: boolean): Block {
+    const data = this.readRaw(handle, verify, false, this.compressionDict);
+    return Block.keyValue(data, this.fileName, handle.offset);
   }
 
   /**
@@ -167,7 +184,7 @@ export class BlockSource {
 
   /** A data block: from the cache, else read (and inserted with priority "low" if `fill`). */
   dataBlock(handle: BlockHandle, fill: boolean, verify: boolean): Block {
-    if (this.cache === undefined) return this.readKeyValueBlock(handle, verify);
+    if (this.cache === undefined) return this.readUncachedDataBlock(handle, verify);
     return this.lookup(handle.offset) ?? this.readDataBlock(handle, fill, verify);
   }
 
@@ -288,6 +305,7 @@ export class BlockSource {
       slab,
       fillCache && this.recycles,
       this.contextChecksum,
+      this.compressionDict,
     );
     const pooled = decodedIntoPool();
     const block = Block.keyValue(data, this.fileName, offset);
@@ -332,9 +350,9 @@ export class BlockSource {
     index?: Block,
     entry = 0,
   ): Block {
-    if (!fill || this.cache === undefined) return this.readKeyValueBlock(handle, verify);
+    if (!fill || this.cache === undefined) return this.readUncachedDataBlock(handle, verify);
     const recycles = this.recycles;
-    const data = this.readRaw(handle, verify, recycles);
+    const data = this.readRaw(handle, verify, recycles, this.compressionDict);
     const pooled = recycles && decodedIntoPool();
     const block = Block.keyValue(data, this.fileName, handle.offset);
     block.recyclable = pooled;

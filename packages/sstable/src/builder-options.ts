@@ -3,7 +3,12 @@
  */
 import { bytewiseComparator, type Comparator, ShaleError } from "@shale/base";
 import { BloomFilterPolicy } from "@shale/bloom";
-import { type CompressionName, compressionTypeOf, DEFAULT_COMPRESSION } from "./compression.js";
+import {
+  type CompressionName,
+  compressionTypeOf,
+  DEFAULT_COMPRESSION,
+  DEFAULT_ZSTD_LEVEL,
+} from "./compression.js";
 import {
   checkFilterPolicy,
   DEFAULT_FILTER_POLICY,
@@ -49,8 +54,13 @@ export interface TableBuilderOptions {
    * Default: unknown (treated as the bottommost level).
    */
   filterContext?: FilterBuildingContext;
-  /** Data block compression ("none" or "snappy"). Default: "snappy" (see compression.ts). */
+  /** Data block compression ("none", "snappy", "lz4" or "zstd"). Default: "snappy" (see compression.ts). */
   compression?: CompressionName;
+  /**
+   * The zstd level (RocksDB's `compression_opts.level`), an integer in [-131072, 22]; used
+   * when `compression` is "zstd". Default: 3 (`DEFAULT_ZSTD_LEVEL`, zstd's and RocksDB's).
+   */
+  zstdLevel?: number;
   /**
    * RocksDB format_version to write, 2-7 (3 adds user-key index keys, 4 index values without
    * lengths, 5 FastLocalBloom filters, 6 context checksums and a checksummed footer, 7 the
@@ -152,6 +162,7 @@ export interface ResolvedBuilderOptions {
   filterPolicy: FilterPolicy | undefined;
   filterContext: FilterBuildingContext | undefined;
   compression: CompressionName;
+  zstdLevel: number;
   formatVersion: number;
   checksumType: ChecksumType;
   /** Non-zero from format version 6, 0 before. */
@@ -218,6 +229,13 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
   }
   const compression = options.compression ?? DEFAULT_COMPRESSION;
   compressionTypeOf(compression);
+  const zstdLevel = options.zstdLevel ?? DEFAULT_ZSTD_LEVEL;
+  if (typeof zstdLevel !== "number") throw new TypeError("zstdLevel must be a number");
+  if (!Number.isInteger(zstdLevel) || zstdLevel < -131072 || zstdLevel > 22) {
+    throw ShaleError.invalidArgument(
+      `zstdLevel must be an integer in [-131072, 22]; got ${zstdLevel}`,
+    );
+  }
   const formatVersion = options.formatVersion ?? FormatVersion.DEFAULT;
   if (typeof formatVersion !== "number") throw new TypeError("formatVersion must be a number");
   if (
@@ -293,6 +311,7 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
     filterPolicy,
     filterContext: options.filterContext,
     compression,
+    zstdLevel,
     formatVersion,
     checksumType,
     baseContextChecksum,

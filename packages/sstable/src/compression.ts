@@ -75,28 +75,34 @@ import {
   snappyHeaderEnd,
   snappyLength,
 } from "./snappy-decode.js";
+import { ZstdError, zstdCodec } from "./zstd.js";
 
 /** The compression option: a codec shale writes. */
-export type CompressionName = "none" | "snappy" | "lz4";
+export type CompressionName = "none" | "snappy" | "lz4" | "zstd";
 
 /** Every `CompressionName`, in the order error messages list them. */
 export const WRITTEN_COMPRESSIONS: readonly CompressionName[] = Object.freeze([
   "none",
   "snappy",
   "lz4",
+  "zstd",
 ]);
+
+/** The zstd level when none is given: 3, zstd's default (RocksDB's for its default level). */
+export const DEFAULT_ZSTD_LEVEL = 3;
 
 /** Compression used when none is given: "snappy" (see above; RocksDB's default too). */
 export const DEFAULT_COMPRESSION: CompressionName = "snappy";
 
 /** Types shale reads but does not write, by option name (for the error message). */
-const READ_ONLY = new Set(["zlib", "lz4hc", "zstd"]);
+const READ_ONLY = new Set(["zlib", "lz4hc"]);
 
 /** The trailer byte for a compression option. Throws InvalidArgument for an unknown name. */
 export function compressionTypeOf(name: CompressionName): CompressionType {
   if (name === "none") return CompressionType.None;
   if (name === "snappy") return CompressionType.Snappy;
   if (name === "lz4") return CompressionType.LZ4;
+  if (name === "zstd") return CompressionType.ZSTD;
   const written = WRITTEN_COMPRESSIONS.map((n) => `"${n}"`).join(", ");
   if (READ_ONLY.has(String(name))) {
     throw ShaleError.invalidArgument(
@@ -171,12 +177,16 @@ export function canDecompress(type: number): boolean {
  * Compresses `raw` with `type`. Returns the compressed bytes in a fresh array, followed by
  * `tail` bytes of room (0..16, contents unspecified: where writeBlock puts the trailer), or
  * undefined when the type is none or compression would save less than 12.5 % (store `raw`
- * as is). Throws NotSupported for a type shale does not write (see WRITTEN_COMPRESSIONS).
+ * as is). zstd blocks use `zstdLevel` and the table's dictionary `dict` if given (data blocks
+ * only, as RocksDB). Throws NotSupported for a type shale does not write (see
+ * WRITTEN_COMPRESSIONS) or zstd where WebAssembly is unavailable.
  */
 export function compressBlock(
   raw: Uint8Array,
   type: CompressionType,
   tail = 0,
+  dict?: Uint8Array,
+  zstdLevel = DEFAULT_ZSTD_LEVEL,
 ): Uint8Array | undefined {
   if (type === CompressionType.None || raw.length === 0) return undefined;
   let out: Uint8Array;
@@ -184,6 +194,8 @@ export function compressBlock(
     out = wasmCompressor()?.compress(raw, tail) ?? snappyjsCompress(raw, tail);
   } else if (type === CompressionType.LZ4) {
     out = wasmLz4Compressor()?.compress(raw, tail) ?? lz4Compress(raw, tail);
+  } else if (type === CompressionType.ZSTD) {
+    out = zstdCompressPrefixed(raw, tail, dict, zstdLevel);
   } else {
     throw ShaleError.notSupported(
       `shale does not write ${compressionName(type)} blocks (only ${WRITTEN_COMPRESSIONS.join(", ")})`,
@@ -208,6 +220,33 @@ function lz4Compress(raw: Uint8Array, tail: number): Uint8Array {
   const out = new Uint8Array(end + tail);
   out.set(lz4Scratch.subarray(0, end));
   return out;
+}
+
+/** RocksDB's zstd block: varint32 raw length ‖ one zstd frame, then `tail` bytes of room. */
+function zstdCompressPrefixed(
+  raw: Uint8Array,
+  tail: number,
+  dict: Uint8Array | undefined,
+  level: number,
+): Uint8Array {
+  const codec = zstdCodec();
+  if (codec === undefined) {
+    throw ShaleError.notSupported("zstd compression needs WebAssembly, unavailable here");
+  }
+  let prefix = 1;
+  for (let n = raw.length >>> 7; n !== 0; n >>>= 7) prefix++;
+  const frame = codec.compress(raw, level, dict, tail + prefix);
+  // Shift the frame right by the prefix length (copyWithin handles the overlap).
+  const frameLength = frame.length - tail - prefix;
+  frame.copyWithin(prefix, 0, frameLength);
+  let n = raw.length;
+  let at = 0;
+  while (n >= 0x80) {
+    frame[at++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  frame[at] = n;
+  return frame;
 }
 
 /** snappyjs, where WebAssembly is unavailable (see snappy-compress.ts). */
@@ -260,6 +299,16 @@ function corrupt(
   );
 }
 
+function unsupportedDict(file: string | undefined, blockOffset: number): ShaleError {
+  const options: { file?: string; offset: number } = { offset: blockOffset };
+  if (file !== undefined) options.file = file;
+  return new ShaleError(
+    ErrorCode.NotSupported,
+    "zstd blocks with a compression dictionary need WebAssembly, unavailable here",
+    options,
+  );
+}
+
 function unsupported(type: number, file: string | undefined, blockOffset: number): ShaleError {
   const options: { file?: string; offset: number } = { offset: blockOffset };
   if (file !== undefined) options.file = file;
@@ -285,13 +334,14 @@ export function decompressBlock(
   type: number,
   file: string | undefined,
   blockOffset: number,
+  dict?: Uint8Array,
 ): Uint8Array {
   if (type === CompressionType.Snappy) {
     const out = snappyDecompress(compressed, MAX_UNCOMPRESSED);
     if (out === undefined) throw corrupt(type, "malformed stream", file, blockOffset);
     return out;
   }
-  return decompressPrefixed(compressed, type, file, blockOffset, undefined);
+  return decompressPrefixed(compressed, type, file, blockOffset, undefined, dict);
 }
 
 /**
@@ -305,6 +355,7 @@ export function decompressBlockInto(
   file: string | undefined,
   blockOffset: number,
   slab: BlockSlab,
+  dict?: Uint8Array,
 ): Uint8Array {
   if (type === CompressionType.Snappy) {
     const length = snappyLength(compressed);
@@ -314,7 +365,7 @@ export function decompressBlockInto(
     }
     throw corrupt(type, "malformed stream", file, blockOffset);
   }
-  return decompressPrefixed(compressed, type, file, blockOffset, slab);
+  return decompressPrefixed(compressed, type, file, blockOffset, slab, dict);
 }
 
 /** The codecs with RocksDB's varint32 size prefix (and the NotSupported rest). */
@@ -324,6 +375,7 @@ function decompressPrefixed(
   file: string | undefined,
   blockOffset: number,
   slab: BlockSlab | undefined,
+  dict: Uint8Array | undefined,
 ): Uint8Array {
   switch (type) {
     case CompressionType.LZ4:
@@ -353,11 +405,17 @@ function decompressPrefixed(
     case CompressionType.ZSTDNotFinal: {
       const length = readSizePrefix(compressed);
       if (length < 0) throw corrupt(type, "bad size prefix", file, blockOffset);
+      const frame = compressed.subarray(prefixEnd);
+      const codec = zstdCodec();
       let out: Uint8Array;
       try {
-        out = zstdDecompress(compressed.subarray(prefixEnd));
+        if (codec !== undefined) out = codec.decompress(frame, length, dict);
+        else if (dict === undefined || dict.length === 0) out = zstdDecompress(frame);
+        else throw unsupportedDict(file, blockOffset);
       } catch (e) {
-        throw corrupt(type, `malformed stream (${(e as Error).message})`, file, blockOffset);
+        if (e instanceof ShaleError) throw e;
+        const why = e instanceof ZstdError ? `zstd error ${e.code}` : (e as Error).message;
+        throw corrupt(type, `malformed stream (${why})`, file, blockOffset);
       }
       if (out.length !== length) {
         throw corrupt(

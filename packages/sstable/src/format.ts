@@ -187,6 +187,11 @@ export const MetaBlockName = {
   FULL_FILTER: "fullfilter.rocksdb.BuiltinBloomFilter",
   /** Partitioned filters (format not read: a table with one is read without its filter). */
   PARTITIONED_FILTER_PREFIX: "partitionedfilter.",
+  /**
+   * The table's compression dictionary (raw block: a zstd dictionary or raw content),
+   * used for its data blocks only; written when `maxDictBytes` > 0.
+   */
+  COMPRESSION_DICT: "rocksdb.compression_dict",
   /** Range tombstones: key = internal key(start, seq, RangeDeletion), value = end user key. */
   RANGE_DEL: "rocksdb.range_del",
   /** The properties block (properties.ts). */

@@ -37,7 +37,7 @@
  * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
  * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (footer.ts)
  *
- * trailer   := u8 compressionType (0 none, 1 snappy, 4 lz4) ‖ fixed32 checksum over
+ * trailer   := u8 compressionType (0 none, 1 snappy, 4 lz4, 7 zstd) ‖ fixed32 checksum over
  *              (block bytes ‖ compressionType) by checksumType (default xxHash; format.ts)
  * handle    := varint64 offset ‖ varint64 size          (size excludes the trailer)
  * ```
@@ -129,6 +129,7 @@ export class TableBuilder {
   /** ceil(blockSize * 0.9): RocksDB's block_size_deviation (10) limit. */
   private readonly blockSizeDeviationLimit: number;
   private readonly compressionType: CompressionType;
+  private readonly zstdLevel: number;
   private readonly formatVersion: number;
   private readonly checksumType: ChecksumType;
   /** The footer's base context checksum (format version >= 6; 0 before). */
@@ -209,6 +210,7 @@ export class TableBuilder {
           : undefined;
     }
     this.compressionType = compressionTypeOf(o.compression);
+    this.zstdLevel = o.zstdLevel;
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
     this.baseContextChecksum = o.baseContextChecksum;
@@ -348,6 +350,8 @@ export class TableBuilder {
       type,
       this.checksumType,
       this.baseContextChecksum,
+      undefined,
+      this.zstdLevel,
     );
     if (type !== CompressionType.None) this.compressionTypesUsed.add(lastWrittenCompression());
     this.offset += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
@@ -575,7 +579,10 @@ export class TableBuilder {
               this.compressionTypesUsed,
             )
           : rocksdbCompressionName(this.compressionType),
-      compressionOptions: DEFAULT_COMPRESSION_OPTIONS,
+      compressionOptions:
+        this.compressionType === CompressionType.ZSTD
+          ? DEFAULT_COMPRESSION_OPTIONS.replace("level=32767", `level=${this.zstdLevel}`)
+          : DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",
       propertyCollectors: "[]",
       columnFamilyId: o.columnFamilyId,

@@ -249,6 +249,8 @@ export class TableReader {
       hasFirstKey: this.indexHasFirstKey,
     };
     source.expectCompressed = compressionNameSaysCompressed(props.compression, props.formatVersion);
+    const dictHandle = meta.get(MetaBlockName.COMPRESSION_DICT);
+    if (dictHandle !== undefined) source.compressionDict = source.readRaw(dictHandle);
     if (props.comparatorName !== "" && props.comparatorName !== this.comparator.name) {
       throw ShaleError.invalidArgument(
         `table ${this.fileName ?? ""} was written with comparator ` +
