@@ -37,8 +37,8 @@ export const RecordType = Object.freeze({
   RecyclableLast: 8,
   /**
    * RocksDB's `kSetCompressionType`: the first record of a log whose records are compressed
-   * (`wal_compression`); its payload is fixed32 the compression type. Read, never written;
-   * a compression type other than none is refused (NotSupported).
+   * (`wal_compression`); its payload is fixed32 the compression type (7 zstd), its header
+   * always the 7-byte legacy one. Read (with a decompressor) and written (with a compressor).
    */
   SetCompressionType: 9,
 } as const);

@@ -14,5 +14,10 @@ export {
   RecordType,
 } from "./format.js";
 export { LogReader } from "./reader.js";
-export { type LogCorruptionInfo, type LogReaderOptions, WalRecoveryMode } from "./recovery-mode.js";
-export { LogWriter, type LogWriterOptions } from "./writer.js";
+export {
+  type LogCorruptionInfo,
+  type LogReaderOptions,
+  type WalDecompressor,
+  WalRecoveryMode,
+} from "./recovery-mode.js";
+export { LogWriter, type LogWriterOptions, type WalCompressor } from "./writer.js";

@@ -6,8 +6,13 @@
  * RocksDB's record types beyond LevelDB's: recyclable fragments (5-8, an 11-byte header
  * whose log number must be the reader's `logNumber`; the first fragment of another log
  * number ends the log, as it is what a recycled file held before), block tails of up to 10
- * zero bytes (the recyclable trailer), and SetCompressionType (9): read, and a compression
- * other than none is refused with NotSupported (compressed WALs are not supported).
+ * zero bytes (the recyclable trailer), and SetCompressionType (9): the first record of a log
+ * whose records are compressed (RocksDB's `wal_compression`, zstd): each record's payload,
+ * its fragments joined, is then one compressed stream, decompressed by the `decompressor`
+ * option when the record is complete (a log naming a compression the decompressor lacks,
+ * or read without one, is NotSupported). A record whose checksums verify but whose stream
+ * does not decode is a misplaced fragment (below): its extent is known. RocksDB's reader
+ * decompresses fragment by fragment; the records and the damage found are the same.
  *
  * Reading: the file is read CHUNK_SIZE bytes (whole blocks; the first read is one block)
  * at a time into one reusable buffer whose first byte is always at a block boundary of the
@@ -47,7 +52,7 @@ import {
   RecordType,
 } from "./format.js";
 import { allZero, findRecordStart } from "./record-search.js";
-import { type LogReaderOptions, WalRecoveryMode } from "./recovery-mode.js";
+import { type LogReaderOptions, type WalDecompressor, WalRecoveryMode } from "./recovery-mode.js";
 
 /**
  * Bytes read from the file at a time: a whole number of blocks. The first read is of one
@@ -135,6 +140,9 @@ export class LogReader {
   private returnedAny = false;
 
   private readonly drops: DropReports;
+  private readonly decompressor: WalDecompressor | undefined;
+  /** The log's compression (SetCompressionType), 0 for none. */
+  private compression = 0;
 
   constructor(file: SequentialFile, options: LogReaderOptions = {}) {
     if (file === null || typeof file !== "object" || typeof file.read !== "function") {
@@ -165,6 +173,16 @@ export class LogReader {
     this.fileName = options.fileName;
     this.drops = new DropReports(options.reporter);
     this.verifyChecksums = options.verifyChecksums !== false;
+    const decompressor = options.decompressor;
+    if (
+      decompressor !== undefined &&
+      (decompressor === null ||
+        typeof decompressor.decompress !== "function" ||
+        typeof decompressor.canDecompress !== "function")
+    ) {
+      throw new TypeError("LogReader: decompressor must be a WalDecompressor");
+    }
+    this.decompressor = decompressor;
     const start = options.startOffset ?? 0;
     if (typeof start !== "number") throw new TypeError("LogReader: startOffset must be a number");
     if (!Number.isSafeInteger(start) || start < 0)
@@ -300,6 +318,19 @@ export class LogReader {
             if (this.damage(MISPLACED, "partial record without end", at, pos)) continue;
             return undefined;
           }
+          if (this.compression !== 0 && end > payload) {
+            const record = this.inflate(buf.subarray(payload, end));
+            if (record === undefined) {
+              if (this.damage(MISPLACED, "bad compressed record", at, end)) continue;
+              return undefined;
+            }
+            this.pos = end;
+            this.lastOffset = at;
+            this.lastEnd = this.bufferStart + end;
+            this.returnedAny = true;
+            if (this.drops.pending) this.drops.flush();
+            return record;
+          }
           this.pos = end;
           this.lastOffset = at;
           this.lastEnd = this.bufferStart + end;
@@ -318,7 +349,7 @@ export class LogReader {
           this.pos = end;
           continue;
         case RecordType.Middle:
-        case RecordType.Last:
+        case RecordType.Last: {
           if (!this.inFragmentedRecord) {
             if (this.damage(MISPLACED, "missing start of fragmented record", at, end)) continue;
             return undefined;
@@ -326,12 +357,22 @@ export class LogReader {
           this.appendFragment(payload, end);
           this.pos = end;
           if (type === RecordType.Middle) continue;
+          let record = this.assembly.subarray(0, this.assemblyLength);
+          if (this.compression !== 0 && record.length > 0) {
+            const inflated = this.inflate(record);
+            if (inflated === undefined) {
+              if (this.damage(MISPLACED, "bad compressed record", this.recordStart, end)) continue;
+              return undefined;
+            }
+            record = inflated;
+          }
           this.inFragmentedRecord = false;
           this.lastOffset = this.recordStart;
           this.lastEnd = this.bufferStart + end;
           this.returnedAny = true;
           if (this.drops.pending) this.drops.flush();
-          return this.assembly.subarray(0, this.assemblyLength);
+          return record;
+        }
         case RecordType.SetCompressionType: {
           const misplaced = this.inFragmentedRecord
             ? "partial record without end"
@@ -342,7 +383,10 @@ export class LogReader {
                 : undefined;
           if (misplaced === undefined) {
             const compression = getFixed32(buf, payload);
-            if (compression !== 0) throw this.refuseCompression(compression, at);
+            if (compression !== 0 && this.decompressor?.canDecompress(compression) !== true) {
+              throw this.refuseCompression(compression, at);
+            }
+            this.compression = compression;
             this.pos = end;
             continue;
           }
@@ -450,13 +494,21 @@ export class LogReader {
     this.finish();
   }
 
-  /** A SetCompressionType record naming a compression: compressed WALs are not supported. */
+  /** The record a compressed payload holds, or undefined if it does not decode. */
+  private inflate(compressed: Uint8Array): Uint8Array | undefined {
+    try {
+      return this.decompressor!.decompress(this.compression, compressed);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A SetCompressionType record naming a compression this reader cannot decompress. */
   private refuseCompression(compression: number, at: number): ShaleError {
     const name = COMPRESSION_NAMES[compression] ?? `compression type ${compression}`;
     const err = ShaleError.notSupported(
       `${this.fileName ?? "log"} @ ${at}: the log's records are compressed (${name}, RocksDB's ` +
-        "wal_compression), which is not supported; open the database once with RocksDB " +
-        "with wal_compression off so that no compressed WAL remains",
+        `wal_compression), which ${this.decompressor === undefined ? "needs a decompressor (LogReader option decompressor)" : "this reader's decompressor does not read"}`,
     );
     this.finished = true;
     this.failure = err;

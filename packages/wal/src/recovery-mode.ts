@@ -92,4 +92,21 @@ export interface LogReaderOptions {
    * REQUIRES: a record boundary. Default: 0.
    */
   startOffset?: number;
+  /**
+   * Decompresses the records of a log that starts with a SetCompressionType record naming
+   * a compression (RocksDB's `wal_compression`: zstd). Without one, such a log is refused
+   * with NotSupported. `@shale/db` passes its zstd codec. Default: none.
+   */
+  decompressor?: WalDecompressor;
+}
+
+/**
+ * Decompresses WAL records: each record's payload (all its fragments' payloads, joined) is
+ * one stream of the log's compression type (for zstd, one frame), empty for an empty record.
+ */
+export interface WalDecompressor {
+  /** True if `type` (RocksDB's CompressionType byte, 7 zstd) can be decompressed here. */
+  canDecompress(type: number): boolean;
+  /** The record `compressed` holds. Throws (any error) if it is malformed. */
+  decompress(type: number, compressed: Uint8Array): Uint8Array;
 }

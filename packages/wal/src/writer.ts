@@ -28,12 +28,28 @@
  *              log number if any, and the payload, which are contiguous in the fragment
  *   mask(c)  = ((c >>> 15) | (c << 17)) + 0xa282ead8  (mod 2^32)
  *   type     = FULL 1 | FIRST 2 | MIDDLE 3 | LAST 4 (recyclable: 5..8); 0 is never a
- *              header (zero padding); 9 SetCompressionType is read, never written.
+ *              header (zero padding); 9 SetCompressionType (below).
  *
  * A record (any length, even 0) is cut into fragments: one FULL if it fits in what is left
  * of the current block, else FIRST, MIDDLE*, LAST. When fewer bytes than a header are left in
  * a block, they are zero-filled (the trailer) and the next fragment starts the next block.
  * With exactly a header's worth left, a record starts there with an empty FIRST fragment.
+ *
+ * Compressed logs (`compressor` option; RocksDB's wal_compression, zstd only): the log starts
+ * with a SetCompressionType fragment, always with the 7-byte legacy header, and every record
+ * after it is stored compressed: one zstd frame of the whole record, cut into fragments as
+ * any payload (an empty record stays an empty FULL fragment, no frame). Readers join a
+ * record's fragments and decode the frame (RocksDB streams it fragment by fragment).
+ *
+ *   +----------+-----------+---------+------------------------+
+ *   | checksum | length: 4 | type: 9 | compression: fixed32 LE|   (7 = zstd)
+ *   +----------+-----------+---------+------------------------+
+ *   | checksum | length    | FULL/FIRST..LAST | zstd frame bytes of the record ...      |
+ *
+ *   record "hello" in a zstd log from offset 0: 00..06 header (length 04 00, type 09),
+ *   07..0a 07 00 00 00, then at 11 a FULL fragment whose payload is the 14-byte frame
+ *   28 b5 2f fd 20 05 29 00 00 68 65 6c 6c 6f (magic, header with content size 5, one raw
+ *   block "hello"; a compressor may choose any valid frame).
  *
  * Worked example (bytes checked with RocksDB 7.8.3's `ldb dump_wal`, docs/formats/log.md):
  * records "hello" and "" from offset 0 are 19 bytes:
@@ -77,6 +93,21 @@ export interface LogWriterOptions {
    * Default: none (the legacy format, types 1-4, as RocksDB writes without recycling).
    */
   recycleLogNumber?: number;
+  /**
+   * Compress every record (RocksDB's `wal_compression`): a new log (`initialOffset` 0)
+   * starts with a SetCompressionType record naming `compressor.type`, and each record's
+   * payload is `compressor.compress(record)` (for zstd, one zstd frame; an empty record
+   * stays empty), fragmented as any payload. REQUIRES with `initialOffset` > 0: the log
+   * already starts with that SetCompressionType record. Default: none (records as they are).
+   */
+  compressor?: WalCompressor;
+}
+
+/** Compresses WAL records: the type byte of RocksDB's CompressionType (7 zstd) and the codec. */
+export interface WalCompressor {
+  readonly type: number;
+  /** The compressed form of `record` (not empty): fresh memory or valid until the next call. */
+  compress(record: Uint8Array): Uint8Array;
 }
 
 /** Zero bytes for block trailers (at most RECYCLABLE_HEADER_SIZE - 1 of them). */
@@ -108,6 +139,7 @@ export class LogWriter {
   private readonly headerSize: number;
   /** Added to a legacy type (1-4) to make it recyclable (5-8): 0 or 4. */
   private readonly typeOffset: number;
+  private readonly compressor: WalCompressor | undefined;
 
   constructor(file: WritableFile, options: LogWriterOptions = {}) {
     if (file === null || typeof file !== "object" || typeof file.append !== "function") {
@@ -134,6 +166,26 @@ export class LogWriter {
     this.blockOffset = initialOffset % BLOCK_SIZE;
     this.headerSize = recycle === undefined ? HEADER_SIZE : RECYCLABLE_HEADER_SIZE;
     this.typeOffset = recycle === undefined ? 0 : RecordType.RecyclableFull - RecordType.Full;
+    const compressor = options.compressor;
+    if (compressor !== undefined) {
+      if (
+        compressor === null ||
+        typeof compressor !== "object" ||
+        typeof compressor.compress !== "function" ||
+        typeof compressor.type !== "number"
+      ) {
+        throw new TypeError("LogWriter: compressor must be a WalCompressor");
+      }
+      if (initialOffset === 0) {
+        // RocksDB's AddCompressionTypeRecord: the first fragment, a legacy header even in
+        // the recyclable format (type 9), payload fixed32 the compression type.
+        const payload = new Uint8Array(4);
+        putFixed32(payload, 0, compressor.type);
+        this.emitFragment(RecordType.SetCompressionType, payload, 0, 4, HEADER_SIZE);
+      }
+    }
+    this.compressor = compressor;
+    // After the SetCompressionType fragment, whose payload used these bytes of `scratch`.
     if (recycle !== undefined) putFixed32(this.scratch, 7, recycle % 2 ** 32);
   }
 
@@ -165,8 +217,16 @@ export class LogWriter {
     }
     if (this.state !== OPEN) this.throwUnusable();
     try {
-      let left = end - start;
-      let pos = start;
+      let record = data;
+      let from = start;
+      let to = end;
+      if (this.compressor !== undefined && to > from) {
+        record = this.compressor.compress(data.subarray(from, to));
+        from = 0;
+        to = record.length;
+      }
+      let left = to - from;
+      let pos = from;
       let first = true;
       // A do-while so that an empty record still emits one (empty) FULL fragment.
       do {
@@ -190,7 +250,7 @@ export class LogWriter {
           : last
             ? RecordType.Last
             : RecordType.Middle;
-        this.emitFragment(type + this.typeOffset, data, pos, length);
+        this.emitFragment(type + this.typeOffset, record, pos, length);
         pos += length;
         left -= length;
         first = false;
@@ -225,9 +285,14 @@ export class LogWriter {
    * One fragment: header and payload assembled in `scratch` (the log number, for recyclable
    * records, is already at [7, 11)), checksummed over [6, end) in one pass, then one append.
    */
-  private emitFragment(type: number, data: Uint8Array, pos: number, length: number): void {
+  private emitFragment(
+    type: number,
+    data: Uint8Array,
+    pos: number,
+    length: number,
+    headerSize = this.headerSize,
+  ): void {
     const s = this.scratch;
-    const headerSize = this.headerSize;
     const end = headerSize + length;
     s.set(
       pos === 0 && length === data.length ? data : data.subarray(pos, pos + length),
