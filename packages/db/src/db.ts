@@ -74,6 +74,7 @@ import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
 import { resolveLimit, resolveRange } from "./core/range-options.js";
 import { type Snapshot, SnapshotList } from "./core/snapshot.js";
 import { viewGuard } from "./core/view-guard.js";
+import { loadCodecs } from "./core/wal-codecs.js";
 import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
 import {
@@ -376,6 +377,7 @@ export class DB {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
     const resolved = resolveOptions(options);
+    await loadCodecs();
     if (resolved.readOnly) return DB.openFollower(dir, resolved, "readOnly", undefined, 0);
     const fs = resolved.fs;
     if (resolved.createIfMissing) fs.mkdir(dir);
@@ -1002,6 +1004,7 @@ export class DB {
     const resolved = resolveOptions(rest);
     if (resolved.readOnly)
       throw ShaleError.invalidArgument("options.readOnly does not go with openAsSecondary");
+    await loadCodecs();
     return DB.openFollower(primaryDir, resolved, "secondary", secondaryDir, leaseMs);
   }
 

@@ -15,6 +15,7 @@ export {
 export {
   type CompressionName,
   DEFAULT_COMPRESSION,
+  DEFAULT_ZSTD_LEVEL,
   WRITTEN_COMPRESSIONS,
 } from "./compression.js";
 export {
@@ -52,3 +53,4 @@ export {
 } from "./table-layout.js";
 export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";
 export type { TableVerifyResult } from "./table-verify.js";
+export { loadZstd, type ZstdCodec, ZstdError, zstdCodec } from "./zstd.js";

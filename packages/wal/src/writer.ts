@@ -139,7 +139,7 @@ export class LogWriter {
   private readonly headerSize: number;
   /** Added to a legacy type (1-4) to make it recyclable (5-8): 0 or 4. */
   private readonly typeOffset: number;
-  private readonly compressor: WalCompressor | undefined;
+  private readonly compressorOption: WalCompressor | undefined;
 
   constructor(file: WritableFile, options: LogWriterOptions = {}) {
     if (file === null || typeof file !== "object" || typeof file.append !== "function") {
@@ -184,9 +184,14 @@ export class LogWriter {
         this.emitFragment(RecordType.SetCompressionType, payload, 0, 4, HEADER_SIZE);
       }
     }
-    this.compressor = compressor;
+    this.compressorOption = compressor;
     // After the SetCompressionType fragment, whose payload used these bytes of `scratch`.
     if (recycle !== undefined) putFixed32(this.scratch, 7, recycle % 2 ** 32);
+  }
+
+  /** The `compressor` option: a log that follows this one is compressed alike. */
+  get compressor(): WalCompressor | undefined {
+    return this.compressorOption;
   }
 
   /** Bytes in the log so far: `initialOffset` plus every byte this writer appended. */
@@ -220,8 +225,9 @@ export class LogWriter {
       let record = data;
       let from = start;
       let to = end;
-      if (this.compressor !== undefined && to > from) {
-        record = this.compressor.compress(data.subarray(from, to));
+      const compressor = this.compressorOption;
+      if (compressor !== undefined && to > from) {
+        record = compressor.compress(data.subarray(from, to));
         from = 0;
         to = record.length;
       }

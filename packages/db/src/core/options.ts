@@ -128,15 +128,16 @@ export interface DbOptions {
   /** Target bytes of index and filter partitions (RocksDB's `metadata_block_size`). Default: 4096. */
   metadataBlockSize?: number;
   /**
-   * Block compression of new tables: "snappy", "lz4" or "none" (the codecs shale writes;
-   * every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
+   * Block compression of new tables: "snappy", "lz4", "zstd" or "none" (the codecs shale
+   * writes; every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
    */
   compression?: CompressionName;
+  /**
   /**
    * RocksDB's compression_per_level: the codec of tables written into each level, index =
    * level (flushes use entry 0); a list shorter than the levels repeats its last entry, an
    * empty list means `compression` everywhere. RocksDB's advice: "none" or "lz4" for L0/L1,
-   * "lz4" below, with `bottommostCompression` "zstd" (a written codec) for the last level.
+   * "lz4" below, with `bottommostCompression` "zstd" for the last level.
    * How tables' levels pick their codec: compaction/output-compression.ts. Default: [].
    */
   compressionPerLevel?: CompressionName[];
@@ -146,6 +147,12 @@ export interface DbOptions {
    * `compression`. Default: none given (RocksDB's kDisableCompressionOption).
    */
   bottommostCompression?: CompressionName;
+  /**
+   * Compress the WAL (RocksDB's `wal_compression`): "zstd" stores each record as one zstd
+   * frame after a SetCompressionType record (docs/formats/log.md), which RocksDB reads; a
+   * compressed WAL is read whatever this option says. Default: "none".
+   */
+  walCompression?: "zstd" | "none";
   /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
@@ -252,6 +259,7 @@ export interface ResolvedOptions {
   /** Empty when not given. */
   compressionPerLevel: readonly CompressionName[];
   bottommostCompression: CompressionName | undefined;
+  walCompression: "zstd" | "none";
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -364,6 +372,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
     },
   ),
   enumRow("bottommostCompression", WRITTEN_COMPRESSIONS),
+  enumRow("walCompression", ["zstd", "none"]),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -471,6 +480,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     metadataBlockSize: o.metadataBlockSize ?? 4096,
     compressionPerLevel: Object.freeze([...(o.compressionPerLevel ?? [])]),
     bottommostCompression: o.bottommostCompression,
+    walCompression: o.walCompression ?? "none",
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,

@@ -31,7 +31,16 @@ export type ProducerStep =
   | { op: "compact"; cf?: string }
   | { op: "scan"; cf?: string; reverse?: boolean }
   | { op: "get"; cf?: string; keys: string[] }
+  /** nxtedition-rocksdb only: `count` puts of `fillEntry(prefix, i, valueSize)`. */
+  | { op: "fill"; cf?: string; prefix: string; count: number; valueSize: number }
   | { op: "close" };
+
+/** Entry i of a "fill" step (hex key and value), as the producer writes it. */
+export function fillEntry(prefix: string, i: number, valueSize: number): [string, string] {
+  const key = prefix + Buffer.from(String(i).padStart(8, "0")).toString("hex");
+  const value = `value-${i}-`.repeat(Math.ceil(valueSize / 8)).slice(0, valueSize);
+  return [key, Buffer.from(value).toString("hex")];
+}
 
 export interface ProducerPlan {
   dir: string;

@@ -68,6 +68,7 @@ import {
   readNewestOptions,
   writeOptionsFile,
 } from "../core/options-file.js";
+import { WAL_DECOMPRESSOR, walCompressor } from "../core/wal-codecs.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { Follower } from "../secondary/follower.js";
 import { SecondaryPins } from "../secondary/primary-pins.js";
@@ -248,6 +249,7 @@ export function recover(
         mode: walMode,
         fileName: name,
         logNumber: number,
+        decompressor: WAL_DECOMPRESSOR,
         reporter: (info) => {
           if (firstDrop === undefined) firstDrop = info.offset;
           drops.push({ file: name, ...info, mode: modeName });
@@ -308,7 +310,11 @@ export function recover(
     announceDrops(drops, options.statistics);
 
     const logNumber = versions.newFileNumber();
-    wal = new LogWriter(fs.openWritable(logFileName(dir, logNumber)));
+    const compressor = walCompressor(options.walCompression);
+    wal = new LogWriter(
+      fs.openWritable(logFileName(dir, logNumber)),
+      compressor !== undefined ? { compressor } : {},
+    );
     fs.syncDir(dir);
     versions.rollManifest(!options.bestEffortsRecovery);
 
@@ -452,6 +458,7 @@ function writeOptions(
       wal_recovery_mode: WAL_RECOVERY_MODE_NAMES[options.walRecoveryMode],
       best_efforts_recovery: options.bestEffortsRecovery,
       avoid_flush_during_recovery: options.avoidFlushDuringRecovery,
+      wal_compression: options.walCompression === "zstd" ? "kZSTD" : "kNoCompression",
     },
     cf: {
       write_buffer_size: options.writeBufferSize,

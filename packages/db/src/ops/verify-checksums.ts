@@ -15,6 +15,7 @@ import { joinPath, ShaleError } from "@shale/base";
 import { TableReader } from "@shale/sstable";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import { logFileName, tableFileName } from "../core/filenames.js";
+import { WAL_DECOMPRESSOR } from "../core/wal-codecs.js";
 import type { OpsHost } from "./host.js";
 import { liveFiles } from "./live-files.js";
 
@@ -129,6 +130,7 @@ export function verifyChecksums(host: OpsHost, options?: VerifyChecksumsOptions)
           mode: WalRecoveryMode.AbsoluteConsistency,
           fileName: name,
           logNumber: number,
+          decompressor: WAL_DECOMPRESSOR,
         });
         for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) n++;
         size = fs.fileSize(path);

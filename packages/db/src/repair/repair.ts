@@ -46,6 +46,7 @@ import {
 } from "../core/filenames.js";
 import { type DbOptions, resolveOptions } from "../core/options.js";
 import { checkOptionsFile, readNewestOptions } from "../core/options-file.js";
+import { WAL_DECOMPRESSOR } from "../core/wal-codecs.js";
 import { DB } from "../db.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
@@ -311,6 +312,7 @@ function convertLog(
     mode: WalRecoveryMode.SkipAnyCorrupted,
     fileName: name,
     logNumber: number,
+    decompressor: WAL_DECOMPRESSOR,
     reporter: (info) => {
       droppedBytes += info.bytes;
     },

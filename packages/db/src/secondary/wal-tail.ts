@@ -21,6 +21,7 @@ import { baseName, type Comparator, type FileSystem, ShaleError } from "@shale/b
 import { MemTable } from "@shale/memtable";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
+import { WAL_DECOMPRESSOR } from "../core/wal-codecs.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { MemTableInserter } from "../write/write-path.js";
@@ -119,6 +120,7 @@ export class WalTail {
       mode: newest ? WalRecoveryMode.TolerateCorruptedTail : this.mode,
       fileName: name,
       logNumber: log.number,
+      decompressor: WAL_DECOMPRESSOR,
       startOffset: log.offset,
       reporter: () => {},
     });

@@ -187,7 +187,12 @@ export class ActiveWal {
   roll(fs: FileSystem, dir: string, number: number): void {
     let writer: LogWriter;
     try {
-      writer = new LogWriter(fs.openWritable(logFileName(dir, number)));
+      // The new log is compressed as the current one (the walCompression option).
+      const compressor = this.writer?.compressor;
+      writer = new LogWriter(
+        fs.openWritable(logFileName(dir, number)),
+        compressor !== undefined ? { compressor } : {},
+      );
       fs.syncDir(dir);
       this.writer!.flush();
     } catch (e) {

@@ -6,7 +6,9 @@
 // { walCompression, compression, memtableMemoryBudget, columns: { default: {}, name: {} } };
 // with `columns`, "default" must be among them).
 // Step: { op: "put" | "delete", cf?, key, value? } (hex) | { op: "scan", cf?, reverse? } |
-//   { op: "get", cf?, keys: hex[] } | { op: "close" }. This binding has no flush or
+//   { op: "get", cf?, keys: hex[] } | { op: "fill", cf?, prefix, count, valueSize } (puts
+//   `prefix` (hex) ‖ the ASCII decimal i padded to 8 digits -> `fillValue(i, valueSize)`, for
+//   i in [0, count): many writes without a long plan) | { op: "close" }. This binding has no flush or
 //   compaction call: tables appear when memtables fill (a small memtableMemoryBudget helps).
 // Result: { results: (Array<[hexKey, hexValue]> | Array<hex | null>)[] }, one per scan/get.
 "use strict";
@@ -14,6 +16,9 @@ const { RocksLevel } = require("@nxtedition/rocksdb");
 
 const plan = JSON.parse(process.argv[2]);
 const hex = (s) => Buffer.from(s, "hex");
+/** The value of fill's entry i: compressible ASCII (the same in producers.test-support.ts). */
+const fillValue = (i, size) =>
+  Buffer.from(`value-${i}-`.repeat(Math.ceil(size / 8)).slice(0, size));
 
 async function main() {
   const db = new RocksLevel(plan.dir, plan.options ?? {});
@@ -32,6 +37,13 @@ async function main() {
       case "put":
         batch.push({ type: "put", key: hex(step.key), value: hex(step.value), ...extra });
         if (batch.length >= 1000) await drain();
+        break;
+      case "fill":
+        for (let i = 0; i < step.count; i++) {
+          const key = Buffer.concat([hex(step.prefix), Buffer.from(String(i).padStart(8, "0"))]);
+          batch.push({ type: "put", key, value: fillValue(i, step.valueSize), ...extra });
+          if (batch.length >= 1000) await drain();
+        }
         break;
       case "delete":
         batch.push({ type: "del", key: hex(step.key), ...extra });
