@@ -1,6 +1,7 @@
 /**
- * shale reads the databases RocksDB 7.8.3 and RocksDB 10.5.1 (rocksdb-native: table
- * format_version 6 and 7) wrote (testdata/rocksdb/, see its README), on every machine: every
+ * shale reads the databases RocksDB wrote (testdata/rocksdb/, see its README): RocksDB
+ * 7.8.3's tools, RocksDB 10.5.1 (rocksdb-native: table format_version 6 and 7) and RocksDB
+ * 9.7 through @nxtedition/rocksdb (the zstd WAL and dictionary ones), on every machine: every
  * key, scans both ways equal to the writer's own scan, then shale keeps writing (puts,
  * deletes, a range deletion, merges, a flush and a compaction), closes, and reopens what it
  * wrote. Where RocksDB's tools are on the PATH, `ldb scan` (7.8.3) also reopens the result
@@ -23,6 +24,7 @@ import {
   shaleScan,
   tempDir,
 } from "./interop.test-support.js";
+import { fillEntry } from "./producers.test-support.js";
 
 const toolsMissing = missingToolsReason();
 if (toolsMissing !== undefined) {
@@ -56,6 +58,8 @@ function expectMatches(db: DB, model: Map<string, string>, absent: string[] = []
 interface FixtureCase {
   name: string;
   options?: DbOptions;
+  /** The contents (hex) when the fixture has no expected.jsonl. */
+  model?: () => Map<string, string>;
   /** Keys the fixture's history deleted (hex): get must miss them. */
   absent: string[];
   /** More writes after open, applied to the db and the model. */
@@ -82,6 +86,20 @@ function uint64Bytes(n: bigint): Uint8Array {
 /** The counter in a hex uint64add value. */
 function uint64Of(hex: string): bigint {
   return BigInt(`0x${Buffer.from(hex, "hex").reverse().toString("hex")}`);
+}
+
+/** The nxtedition-zstd-dict fixture's history (see its README row), replayed as a model. */
+function nxteditionDictModel(): Map<string, string> {
+  const model = new Map<string, string>();
+  for (let i = 0; i < 300; i++) {
+    const [key, value] = fillEntry(utf8("k"), i, 100);
+    model.set(key, value);
+  }
+  for (let i = 5; i < 300; i += 30) model.delete(fillEntry(utf8("k"), i, 100)[0]);
+  for (let i = 0; i < 300; i += 25) model.set(fillEntry(utf8("k"), i, 100)[0], utf8(`wal-${i}`));
+  model.delete(fillEntry(utf8("k"), 7, 100)[0]);
+  model.set(utf8("zz-wal-only"), utf8("in the compressed WAL"));
+  return model;
 }
 
 /** db_bench's key n as hex. */
@@ -195,13 +213,37 @@ const cases: FixtureCase[] = [
       },
     }),
   ),
+  {
+    // RocksDB 9.7's compressed WAL, read with shale's defaults (its own WAL uncompressed).
+    name: "nxtedition-zstd-wal",
+    absent: [utf8("wal-001"), utf8("wal-037"), utf8("wal-040")],
+    write(db, model) {
+      for (let i = 0; i < 40; i += 3)
+        putBoth(db, model, `wal-${String(i).padStart(3, "0")}`, "shale");
+      db.delete("wal-002");
+      model.delete(utf8("wal-002"));
+    },
+  },
+  {
+    // A table with a trained zstd dictionary and a compressed WAL; shale's writes are zstd too.
+    name: "nxtedition-zstd-dict",
+    options: { compression: "zstd", walCompression: "zstd" },
+    model: nxteditionDictModel,
+    absent: [fillEntry(utf8("k"), 5, 100)[0], fillEntry(utf8("k"), 7, 100)[0], utf8("k00000300")],
+    write(db, model) {
+      for (let i = 1; i < 300; i += 11) putBoth(db, model, `k${String(i).padStart(8, "0")}`, "s");
+      db.deleteRange("k00000100", "k00000120");
+      for (const k of [...model.keys()])
+        if (k >= utf8("k00000100") && k < utf8("k00000120")) model.delete(k);
+    },
+  },
 ];
 
 describe("shale opens RocksDB-written databases (fixtures)", () => {
   for (const c of cases) {
     it(`${c.name}: every key, both scans, more writes, flush, compaction, reopen`, async () => {
       const dir = copyFixture(c.name, tmp.path);
-      const model = new Map(expectedEntries(c.name).map((e) => [e.key, e.value]));
+      const model = c.model?.() ?? new Map(expectedEntries(c.name).map((e) => [e.key, e.value]));
       const options: DbOptions = { createIfMissing: false, ...c.options };
       let db = await DB.open(dir, options);
       try {

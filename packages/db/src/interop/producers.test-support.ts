@@ -33,6 +33,8 @@ export type ProducerStep =
   | { op: "get"; cf?: string; keys: string[] }
   /** nxtedition-rocksdb only: `count` puts of `fillEntry(prefix, i, valueSize)`. */
   | { op: "fill"; cf?: string; prefix: string; count: number; valueSize: number }
+  /** nxtedition-rocksdb only: waits until no flush or compaction is pending or running. */
+  | { op: "settle" }
   | { op: "close" };
 
 /** Entry i of a "fill" step (hex key and value), as the producer writes it. */

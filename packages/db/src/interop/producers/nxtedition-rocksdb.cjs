@@ -8,8 +8,12 @@
 // Step: { op: "put" | "delete", cf?, key, value? } (hex) | { op: "scan", cf?, reverse? } |
 //   { op: "get", cf?, keys: hex[] } | { op: "fill", cf?, prefix, count, valueSize } (puts
 //   `prefix` (hex) ‖ the ASCII decimal i padded to 8 digits -> `fillValue(i, valueSize)`, for
-//   i in [0, count): many writes without a long plan) | { op: "close" }. This binding has no flush or
-//   compaction call: tables appear when memtables fill (a small memtableMemoryBudget helps).
+//   i in [0, count): many writes without a long plan) | { op: "settle" } (waits until no
+//   flush or compaction is pending or running, so the tables the fills made are on disk) |
+//   { op: "close" }. This binding has no flush or compaction call: tables appear when
+//   memtables fill. Its write buffer is memtableMemoryBudget / 4 only with a `compaction`
+//   option ("level" also leaves levels 0 and 1 uncompressed and compresses 2+ with ZSTD and
+//   its dictionary); without one it is 64 MiB.
 // Result: { results: (Array<[hexKey, hexValue]> | Array<hex | null>)[] }, one per scan/get.
 "use strict";
 const { RocksLevel } = require("@nxtedition/rocksdb");
@@ -67,6 +71,20 @@ async function main() {
         await drain();
         const vs = await db.getMany(step.keys.map(hex), { valueEncoding: "buffer", ...extra });
         results.push(vs.map((v) => (v === undefined || v === null ? null : v.toString("hex"))));
+        break;
+      }
+      case "settle": {
+        await drain();
+        const busy = [
+          "rocksdb.mem-table-flush-pending",
+          "rocksdb.compaction-pending",
+          "rocksdb.num-running-flushes",
+          "rocksdb.num-running-compactions",
+        ];
+        for (let quiet = 0; quiet < 3; ) {
+          await new Promise((r) => setTimeout(r, 50));
+          quiet = busy.every((p) => Number(db.getProperty(p)) === 0) ? quiet + 1 : 0;
+        }
         break;
       }
       case "close":
