@@ -82,10 +82,17 @@ const variants: [string, TableBuilderOptions][] = [
   ["fv4", { formatVersion: 4, compression: "none" }],
   ["fv3", { formatVersion: 3, compression: "none" }],
   ["fv2", { formatVersion: 2, compression: "none", bitsPerKey: 0 }],
+  ["fv5-zstd", { compression: "zstd", zstdLevel: 1 }],
+  ["fv5-zstd-dict", { compression: "zstd", zstdMaxDictBytes: 4096 }],
 ];
 
 /** RocksDB's names of the codecs, as sst_dump prints them. */
-const ALGO_NAMES: Record<string, string> = { none: "NoCompression", snappy: "Snappy", lz4: "LZ4" };
+const ALGO_NAMES: Record<string, string> = {
+  none: "NoCompression",
+  snappy: "Snappy",
+  lz4: "LZ4",
+  zstd: "ZSTD",
+};
 
 describe.skipIf(sstDump === undefined)("sst_dump reads shale's tables", () => {
   for (const [name, options] of variants) {
@@ -106,6 +113,9 @@ describe.skipIf(sstDump === undefined)("sst_dump reads shale's tables", () => {
       expect(props).toContain(
         `SST file compression algo: ${ALGO_NAMES[options.compression ?? "snappy"] ?? "Snappy"}`,
       );
+      if (options.zstdMaxDictBytes !== undefined) {
+        expect(props).toContain(`max_dict_bytes=${options.zstdMaxDictBytes};`);
+      }
       expect(props).toMatch(/# shale\.smallest\.key: 0x6B6579303030303030/);
       const scan = run(file, "--command=scan", "--output_hex", "--verify_checksum");
       expect(scan).not.toMatch(/corrupt|error|mismatch/i);

@@ -4,7 +4,8 @@
  * modifier and the footer is checksummed, footer.ts; 7 changes `rocksdb.compression`),
  * to a WritableFile, streaming: each data block is compressed and appended as soon as it is
  * full; only the index entries, the filter's key hashes and the range tombstones stay in
- * memory until `finish`. RocksDB's own tools read the result (`sst_dump`), and its data,
+ * memory until `finish` — except with a zstd dictionary (`zstdMaxDictBytes`), where the first
+ * data blocks are held until the dictionary is sampled from them (compression-dict.ts). RocksDB's own tools read the result (`sst_dump`), and its data,
  * index, filter and range-del blocks are byte-identical to RocksDB's for the same entries.
  *
  * File layout, in RocksDB's write order (every block is followed by its 5-byte trailer;
@@ -26,13 +27,16 @@
  * |                                |  with `partitionFilters` the filter is partitions + a filter
  * |                                |  index before them (partitioned-filter-builder.ts)
  * +--------------------------------+
+ * | compression dict  | trailer(5) |  raw-content zstd dictionary of the data blocks (only with
+ * +--------------------------------+  zstdMaxDictBytes and zstd; compression-dict.ts)
  * | range-del block   | trailer(5) |  restart interval 1; key = start#seq,RANGEDEL, value = end
  * +--------------------------------+  (omitted when the table has no range tombstones)
  * | properties block  | trailer(5) |  "rocksdb.*" / "shale.*" name -> value, one restart point
  * +--------------------------------+  (properties.ts)
  * | metaindex block   | trailer(5) |  restart interval 1; name -> BlockHandle, sorted by name:
  * |                                |  "fullfilter.rocksdb.BuiltinBloomFilter",
- * |                                |  "rocksdb.properties", "rocksdb.range_del"
+ * |                                |  "rocksdb.compression_dict", "rocksdb.properties",
+ * |                                |  "rocksdb.range_del"
  * +--------------------------------+
  * | footer (53 bytes)              |  checksumType, metaindex handle, index handle, padding,
  * +--------------------------------+  formatVersion, magic 0x88e241b785f4cff7 (footer.ts)
@@ -85,6 +89,7 @@ import {
 } from "./builder-options.js";
 import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
 import { formatCompressionName } from "./compression-name.js";
+import { type BufferedBlock, sampleDictionary } from "./compression-dict.js";
 import { FilterBlockWriter } from "./filter-block.js";
 import { encodeFooter } from "./footer.js";
 import {
@@ -130,6 +135,16 @@ export class TableBuilder {
   private readonly blockSizeDeviationLimit: number;
   private readonly compressionType: CompressionType;
   private readonly zstdLevel: number;
+  /** RocksDB's max_dict_bytes (0: no dictionary) and the buffer limit (0: the whole table). */
+  private readonly maxDictBytes: number;
+  private readonly maxDictBufferBytes: number;
+  /** Data blocks held back for the dictionary (compression-dict.ts); undefined once written. */
+  private buffered: BufferedBlock[] | undefined;
+  private bufferedBytes = 0;
+  /** The next key added is the separator bound of the last buffered block. */
+  private bufferedAwaitsNext = false;
+  /** The data blocks' dictionary, once sampled (undefined: none). */
+  private dict: Uint8Array | undefined;
   private readonly formatVersion: number;
   private readonly checksumType: ChecksumType;
   /** The footer's base context checksum (format version >= 6; 0 before). */
@@ -211,6 +226,9 @@ export class TableBuilder {
     }
     this.compressionType = compressionTypeOf(o.compression);
     this.zstdLevel = o.zstdLevel;
+    this.maxDictBytes = this.compressionType === CompressionType.ZSTD ? o.zstdMaxDictBytes : 0;
+    this.maxDictBufferBytes = o.zstdMaxDictBufferBytes;
+    if (this.maxDictBytes > 0) this.buffered = [];
     this.formatVersion = o.formatVersion;
     this.checksumType = o.checksumType;
     this.baseContextChecksum = o.baseContextChecksum;
@@ -225,7 +243,11 @@ export class TableBuilder {
 
   /** Bytes the file would have if finished now, roughly (written bytes + the open data block). */
   get estimatedFileSize(): number {
-    return this.offset + (this.dataBlock.empty ? 0 : this.dataBlock.currentSizeEstimate);
+    return (
+      this.offset +
+      this.bufferedBytes +
+      (this.dataBlock.empty ? 0 : this.dataBlock.currentSizeEstimate)
+    );
   }
 
   private checkOpen(): void {
@@ -301,6 +323,9 @@ export class TableBuilder {
         );
       }
       this.pendingIndexEntry = false;
+    } else if (this.bufferedAwaitsNext) {
+      this.buffered![this.buffered!.length - 1]!.next = key.slice();
+      this.bufferedAwaitsNext = false;
     }
     if (this.filter !== undefined) {
       const sameUser =
@@ -332,17 +357,64 @@ export class TableBuilder {
   private flushDataBlock(): void {
     if (this.dataBlock.empty) return;
     const raw = this.dataBlock.finish();
-    const handle = this.writeRaw(raw, this.compressionType);
+    const buffered = this.buffered;
+    if (buffered !== undefined) {
+      buffered.push({
+        raw: raw.slice(),
+        last: this.lastKey.slice(0, this.lastKeyLength),
+        first: this.blockFirstKey,
+        next: undefined,
+      });
+      this.bufferedBytes += raw.length;
+      this.dataBlock.reset();
+      this.bufferedAwaitsNext = true;
+      if (this.maxDictBufferBytes !== 0 && this.bufferedBytes > this.maxDictBufferBytes) {
+        this.writeBuffered();
+      }
+      return;
+    }
+    this.writeDataBlock(raw, this.blockFirstKey);
     this.dataBlock.reset();
+  }
+
+  /**
+   * Writes a data block (with the dictionary, if any) whose first key is `firstKey`; its index
+   * entry is then pending.
+   */
+  private writeDataBlock(raw: Uint8Array, firstKey: Uint8Array | undefined): void {
+    const handle = this.writeRaw(raw, this.compressionType, this.dict);
     this.dataSize += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     this.numDataBlocks++;
     this.pendingHandle.offset = handle.offset;
     this.pendingHandle.size = handle.size;
     this.pendingIndexEntry = true;
-    this.pendingFirstKey = this.blockFirstKey;
+    this.pendingFirstKey = firstKey;
   }
 
-  private writeRaw(raw: Uint8Array, type: CompressionType): BlockHandle {
+  /**
+   * Leaves the buffered state: samples the dictionary from the held-back blocks, then writes
+   * them with it, each with its index entry (the last one's stays pending when the key after
+   * it is not known yet).
+   */
+  private writeBuffered(): void {
+    const blocks = this.buffered!;
+    this.buffered = undefined;
+    this.bufferedBytes = 0;
+    this.bufferedAwaitsNext = false;
+    if (blocks.length === 0) return;
+    const dict = sampleDictionary(blocks, this.maxDictBytes);
+    this.dict = dict.length > 0 ? dict : undefined;
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i]!;
+      this.writeDataBlock(block.raw, block.first);
+      if (block.next !== undefined) {
+        this.index.add(block.last, block.next, this.pendingHandle, block.first);
+        this.pendingIndexEntry = false;
+      }
+    }
+  }
+
+  private writeRaw(raw: Uint8Array, type: CompressionType, dict?: Uint8Array): BlockHandle {
     const handle = writeBlock(
       this.file,
       this.offset,
@@ -350,7 +422,7 @@ export class TableBuilder {
       type,
       this.checksumType,
       this.baseContextChecksum,
-      undefined,
+      dict,
       this.zstdLevel,
     );
     if (type !== CompressionType.None) this.compressionTypesUsed.add(lastWrittenCompression());
@@ -396,6 +468,7 @@ export class TableBuilder {
 
   private finishBlocks(): TableProperties {
     this.flushDataBlock();
+    if (this.buffered !== undefined) this.writeBuffered();
     if (this.pendingIndexEntry) {
       // The last block's index key is its last key (RocksDB's kShortenSeparators).
       this.index.add(
@@ -415,6 +488,9 @@ export class TableBuilder {
     const indexHandle = index.handle;
     // From format version 6 the metaindex holds the index handle (footer.ts).
     if (this.formatVersion >= FormatVersion.V6) meta.push([MetaBlockName.INDEX, indexHandle]);
+    if (this.dict !== undefined) {
+      meta.push([MetaBlockName.COMPRESSION_DICT, this.writeRaw(this.dict, CompressionType.None)]);
+    }
     const tombstones = this.sortedTombstones();
     if (tombstones.length > 0) {
       const block = new BlockBuilder(1);
@@ -582,6 +658,11 @@ export class TableBuilder {
       compressionOptions:
         this.compressionType === CompressionType.ZSTD
           ? DEFAULT_COMPRESSION_OPTIONS.replace("level=32767", `level=${this.zstdLevel}`)
+              .replace("max_dict_bytes=0", `max_dict_bytes=${this.maxDictBytes}`)
+              .replace(
+                "max_dict_buffer_bytes=0",
+                `max_dict_buffer_bytes=${this.maxDictBufferBytes}`,
+              )
           : DEFAULT_COMPRESSION_OPTIONS,
       prefixExtractorName: "nullptr",
       propertyCollectors: "[]",

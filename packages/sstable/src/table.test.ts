@@ -388,7 +388,7 @@ describe("TableBuilder contract", () => {
     expect(
       () =>
         new TableBuilder(new MemoryFileSystem().openWritable("t"), {
-          compression: "zstd" as "none",
+          compression: "brotli" as "none",
         }),
     ).toThrow(/compression/);
     expect(
