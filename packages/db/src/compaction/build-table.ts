@@ -39,6 +39,9 @@ export interface TableWriteOptions {
   indexType: NonNullable<TableBuilderOptions["indexType"]>;
   partitionFilters: boolean;
   metadataBlockSize: number;
+  zstdLevel: number;
+  /** 0: no dictionary. */
+  zstdMaxDictBytes: number;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
   mergeOperatorName: string;
@@ -66,6 +69,8 @@ export function tableWriteOptions(
     metadataBlockSize: number;
     compressionPerLevel: readonly TableWriteOptions["compression"][];
     bottommostCompression: TableWriteOptions["compression"] | undefined;
+    zstdLevel: number;
+    zstdMaxDictBytes: number;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -88,6 +93,8 @@ export function tableWriteOptions(
     indexType: options.indexType,
     partitionFilters: options.partitionFilters,
     metadataBlockSize: options.metadataBlockSize,
+    zstdLevel: options.zstdLevel,
+    zstdMaxDictBytes: options.zstdMaxDictBytes,
     // shale has the default column family only; RocksDB records it as id 0, "default".
     columnFamily: { id: 0, name: "default" },
     mergeOperatorName:

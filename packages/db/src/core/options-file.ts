@@ -83,11 +83,17 @@ const SHALE_COMPRESSION_NAMES: Readonly<Record<string, string>> = Object.freeze(
 /** `bottommost_compression`'s value when none is given. */
 const DISABLE_COMPRESSION_OPTION = "kDisableCompressionOption";
 
-/** The codec options as `[CFOptions]` entries, named and spelled as RocksDB writes them. */
+/**
+ * The codec options as `[CFOptions]` entries, named and spelled as RocksDB writes them; with
+ * `compression_opts` (zstd's level and dictionary size, in RocksDB's struct syntax with the
+ * fields 7.8.3 knows) when any level writes zstd.
+ */
 export function compressionEntries(o: {
   compression: string;
   compressionPerLevel: readonly string[];
   bottommostCompression: string | undefined;
+  zstdLevel: number;
+  zstdMaxDictBytes: number;
 }): Record<string, string> {
   const name = (c: string) => ROCKSDB_COMPRESSION_OPTION_NAMES[c] ?? c;
   const out: Record<string, string> = { compression: name(o.compression) };
@@ -98,6 +104,14 @@ export function compressionEntries(o: {
     o.bottommostCompression === undefined
       ? DISABLE_COMPRESSION_OPTION
       : name(o.bottommostCompression);
+  if (
+    o.compression === "zstd" ||
+    o.bottommostCompression === "zstd" ||
+    o.compressionPerLevel.includes("zstd")
+  ) {
+    out["compression_opts"] =
+      `{window_bits=-14;level=${o.zstdLevel};strategy=0;max_dict_bytes=${o.zstdMaxDictBytes};zstd_max_train_bytes=0;enabled=false;}`;
+  }
   return out;
 }
 

@@ -52,6 +52,8 @@ const openRows: Row[] = [
   ["compression", 1, "lz4hc", "zstd"],
   ["compressionPerLevel", ["lz4", 4], ["none", "lz5"], ["none", "snappy", "lz4", "zstd"]],
   ["bottommostCompression", 7, "bzip2", "zstd"],
+  ["zstdLevel", "3", 23, -5],
+  ["zstdMaxDictBytes", "16384", -1, 16384],
   ["walCompression", 1, "lz4", "zstd"],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],

@@ -132,7 +132,17 @@ export interface DbOptions {
    * writes; every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
    */
   compression?: CompressionName;
+  /** The zstd level of new tables (RocksDB's `compression_opts.level`), -131072..22. Default: 3. */
+  zstdLevel?: number;
   /**
+   * Largest zstd dictionary of a new table, in bytes (RocksDB's
+   * `compression_opts.max_dict_bytes`): raw content sampled from the table's data blocks,
+   * stored in it as `rocksdb.compression_dict`, in the tables written zstd (`compression`,
+   * `compressionPerLevel`, `bottommostCompression`); not with `partitionFilters`. It helps
+   * small blocks of similar records; a table's blocks are held in memory until it is sampled.
+   * Default: 0, no dictionary.
+   */
+  zstdMaxDictBytes?: number;
   /**
    * RocksDB's compression_per_level: the codec of tables written into each level, index =
    * level (flushes use entry 0); a list shorter than the levels repeats its last entry, an
@@ -259,6 +269,8 @@ export interface ResolvedOptions {
   /** Empty when not given. */
   compressionPerLevel: readonly CompressionName[];
   bottommostCompression: CompressionName | undefined;
+  zstdLevel: number;
+  zstdMaxDictBytes: number;
   walCompression: "zstd" | "none";
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
@@ -372,6 +384,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
     },
   ),
   enumRow("bottommostCompression", WRITTEN_COMPRESSIONS),
+  integerRow("zstdLevel", -131072, 22),
+  integerRow("zstdMaxDictBytes", 0, 2 ** 31 - 1),
   enumRow("walCompression", ["zstd", "none"]),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
@@ -454,6 +468,11 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
       `options.partitionFilters requires options.indexType "twoLevelIndex"; got "${indexType}"`,
     );
   }
+  if (o.partitionFilters === true && (o.zstdMaxDictBytes ?? 0) > 0) {
+    throw ShaleError.notSupported(
+      "options.zstdMaxDictBytes with options.partitionFilters is not supported (a dictionary holds data blocks back from the filter partitions)",
+    );
+  }
   return {
     createIfMissing: o.createIfMissing ?? true,
     errorIfExists: o.errorIfExists ?? false,
@@ -480,6 +499,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     metadataBlockSize: o.metadataBlockSize ?? 4096,
     compressionPerLevel: Object.freeze([...(o.compressionPerLevel ?? [])]),
     bottommostCompression: o.bottommostCompression,
+    zstdLevel: o.zstdLevel ?? 3,
+    zstdMaxDictBytes: o.zstdMaxDictBytes ?? 0,
     walCompression: o.walCompression ?? "none",
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",

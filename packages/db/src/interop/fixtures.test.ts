@@ -227,7 +227,7 @@ const cases: FixtureCase[] = [
   {
     // A table with a trained zstd dictionary and a compressed WAL; shale's writes are zstd too.
     name: "nxtedition-zstd-dict",
-    options: { compression: "zstd", walCompression: "zstd" },
+    options: { compression: "zstd", walCompression: "zstd", zstdMaxDictBytes: 4096 },
     model: nxteditionDictModel,
     absent: [fillEntry(utf8("k"), 5, 100)[0], fillEntry(utf8("k"), 7, 100)[0], utf8("k00000300")],
     write(db, model) {

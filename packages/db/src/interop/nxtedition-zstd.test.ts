@@ -5,8 +5,9 @@
  * (`compaction: "level"`, `memtableMemoryBudget`: levels 0 and 1 stay uncompressed, level 2
  * gets ZSTD tables with dictionaries), waits for its compactions, then leaves more writes
  * only in its compressed WAL. shale opens a copy, reads every key, scans both ways, verifies
- * every checksum and writes: once with `compression: "zstd"` and `walCompression: "zstd"`
- * (a flush and a full compaction, so that RocksDB reads shale's zstd tables and WAL), once
+ * every checksum and writes: once with `compression: "zstd"`, `zstdMaxDictBytes` and
+ * `walCompression: "zstd"` (a flush and a full compaction, so that RocksDB reads shale's zstd
+ * tables with their dictionaries and its compressed WAL), once
  * with its defaults (writes left in its uncompressed WAL: this build has no Snappy, so it
  * could not read shale's default tables). The binding reopens each result and must see
  * exactly shale's view. Skips, printing why, when the binding does not load here.
@@ -125,8 +126,8 @@ describe.skipIf(unavailable !== undefined)("zstd with RocksDB 9.7 (@nxtedition/r
 
   const cases: { name: string; options: DbOptions; flush: boolean }[] = [
     {
-      name: "zstd tables and WAL",
-      options: { compression: "zstd", walCompression: "zstd" },
+      name: "zstd tables with dictionaries and WAL",
+      options: { compression: "zstd", zstdMaxDictBytes: 16_384, walCompression: "zstd" },
       flush: true,
     },
     { name: "defaults (uncompressed WAL)", options: {}, flush: false },
@@ -168,8 +169,11 @@ describe.skipIf(unavailable !== undefined)("zstd with RocksDB 9.7 (@nxtedition/r
       const live = logs[logs.length - 1]!;
       if (c.options.walCompression === "zstd") {
         expect(live[6]).toBe(9);
-        // Only shale's zstd tables are left after its compaction.
-        for (const t of files(dir, ".sst")) expect(t.includes(ZSTD_FRAME)).toBe(true);
+        // Only shale's zstd tables are left after its compaction, each with its dictionary.
+        for (const t of files(dir, ".sst")) {
+          expect(t.includes(ZSTD_FRAME)).toBe(true);
+          expect(t.includes(META_DICT)).toBe(true);
+        }
       } else {
         expect(live.includes(ZSTD_FRAME)).toBe(false);
       }
