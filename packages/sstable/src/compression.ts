@@ -11,7 +11,7 @@
  * | 4    | lz4           | write+read | varint32 uncompressedLength ‖ LZ4 block              |
  * | 5    | lz4hc         | read     | varint32 uncompressedLength ‖ LZ4 block                |
  * | 6    | xpress        | -        | NotSupported                                           |
- * | 7    | zstd          | read     | varint32 uncompressedLength ‖ one zstd frame           |
+ * | 7    | zstd          | write+read | varint32 uncompressedLength ‖ one zstd frame         |
  * | 0x40 | zstdNotFinal  | read     | as zstd                                                |
  *
  * The varint32 prefix is RocksDB's "compress_format_version 2" (util/compression.h,
@@ -19,8 +19,8 @@
  * of format_version 0/1, which shale does not read) had no prefix for zlib and a raw 8-byte
  * length for LZ4. A decoded block must have exactly the prefixed length. Any other type byte
  * is NotSupported, naming the type, the file and the block offset; a malformed stream is
- * Corruption at the block offset. Dictionary compression (a table with a
- * `rocksdb.compression_dict` meta block) is not supported: such blocks fail to decode.
+ * Corruption at the block offset. A table's `rocksdb.compression_dict` (compression-dict.ts)
+ * is the dictionary of its zstd data blocks, written and read.
  *
  * Codecs (all JavaScript, no compiler, no native addon). Decode speed on RocksDB-written 4 KiB
  * db_bench blocks, MB/s of output, two runs (Node 20, 2 shared cores, load ~2;
@@ -28,7 +28,9 @@
  * - snappy: `snappy-compress.ts` (WebAssembly; `snappyjs` where WebAssembly is unavailable)
  *   compresses; `snappy-decode.ts` (JS + WebAssembly) decodes: 1,960 / 2,286.
  * - lz4/lz4hc: `compression-lz4.ts`, our own bounds-checked block decoder: 1,275 / 1,288.
- * - zstd: `fzstd` 0.1.1 (MIT, pure JS, no dependencies, no `engines` limit): 139 / 110.
+ * - zstd: zstd's C library in WebAssembly (zstd.ts), both ways, 352 / 366 decoding (its
+ *   zstd-bench against zstd-codec and fzstd: the README's zstd section); `fzstd` 0.1.1 (pure
+ *   JS) decodes dictionary-less blocks where WebAssembly is unavailable: 139 / 110.
  * - zlib: `node:zlib` `inflateRawSync`, looked up when the first zlib block is read
  *   (`process.getBuiltinModule`), never at module load, so non-Node bundles load this file;
  *   where it is absent a zlib block is NotSupported: 490 / 398.
