@@ -322,7 +322,12 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
   );
   // A dictionary holds data blocks back while their keys reach the filter; partitioned
   // filters cut along index entries, which would then lag the filter's keys.
-  if (partitionFilters && filterPolicy !== undefined && compression === "zstd" && zstdMaxDictBytes > 0) {
+  if (
+    partitionFilters &&
+    filterPolicy !== undefined &&
+    compression === "zstd" &&
+    zstdMaxDictBytes > 0
+  ) {
     throw ShaleError.notSupported(
       "zstdMaxDictBytes with partitionFilters is not supported (use a full filter or no dictionary)",
     );

@@ -66,18 +66,26 @@ describe("tables with a zstd dictionary (zstdMaxDictBytes)", () => {
         fc.integer({ min: 1, max: 20_000 }),
         fc.constantFrom(0, 1, 700, 3000),
         fc.constantFrom(256, 1024, 4096),
-        ({ keys, values }, maxDict, bufferLimit, blockSize) => {
+        fc.constantFrom("binarySearch", "binarySearchWithFirstKey", "twoLevelIndex"),
+        ({ keys, values }, maxDict, bufferLimit, blockSize, indexType) => {
           const table = buildTable(keys, values, {
             compression: "zstd",
             zstdMaxDictBytes: maxDict,
             zstdMaxDictBufferBytes: bufferLimit,
             blockSize,
+            indexType,
+            metadataBlockSize: 128,
           });
           const layout = decodeLayout(table);
           const dict = layout.meta.get(MetaBlockName.COMPRESSION_DICT);
           expect(dict).toBeDefined();
           expect(dict!.size).toBeLessThanOrEqual(maxDict);
           expect(table.properties.compressionOptions).toContain(`max_dict_bytes=${maxDict};`);
+          if (indexType === "binarySearchWithFirstKey") {
+            // Held-back blocks keep their own first keys.
+            const plain = decodeLayout(buildTable(keys, values, { blockSize, indexType }));
+            expect(layout.firstKeys).toEqual(plain.firstKeys);
+          }
           const reader = openTable(table);
           try {
             const it = reader.newIterator();
@@ -146,5 +154,26 @@ describe("tables with a zstd dictionary (zstdMaxDictBytes)", () => {
     expect(() =>
       buildTable([], [], { compression: "zstd", zstdMaxDictBufferBytes: "1" as unknown as number }),
     ).toThrow(TypeError);
+  });
+
+  it("partitioned filters with a dictionary are NotSupported", () => {
+    expect(() =>
+      buildTable([], [], {
+        compression: "zstd",
+        zstdMaxDictBytes: 4096,
+        indexType: "twoLevelIndex",
+        partitionFilters: true,
+      }),
+    ).toThrow(expect.objectContaining({ code: "NotSupported" }));
+    // Without a filter nothing is held back from one.
+    expect(() =>
+      buildTable([], [], {
+        compression: "zstd",
+        zstdMaxDictBytes: 4096,
+        indexType: "twoLevelIndex",
+        partitionFilters: true,
+        bitsPerKey: 0,
+      }),
+    ).not.toThrow();
   });
 });

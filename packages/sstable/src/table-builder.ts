@@ -88,8 +88,8 @@ import {
   type TablePropertiesCollector,
 } from "./builder-options.js";
 import { compressionTypeOf, rocksdbCompressionName } from "./compression.js";
-import { formatCompressionName } from "./compression-name.js";
 import { type BufferedBlock, sampleDictionary } from "./compression-dict.js";
+import { formatCompressionName } from "./compression-name.js";
 import { FilterBlockWriter } from "./filter-block.js";
 import { encodeFooter } from "./footer.js";
 import {

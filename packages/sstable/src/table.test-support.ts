@@ -17,7 +17,7 @@ import { readBlock } from "./block-io.js";
 import { BlockIterator } from "./block-iterator.js";
 import type { TableBuilderOptions } from "./builder-options.js";
 import { decodeFooter, resolveIndexHandle } from "./footer.js";
-import { type BlockHandle, decodeBlockHandleInto, TableFormat } from "./format.js";
+import { type BlockHandle, decodeBlockHandleInto, IndexType, TableFormat } from "./format.js";
 import { type IndexEncoding, normalizeIndexBlock } from "./index-block.js";
 import { KeyOrder } from "./key-order.js";
 import type { TableProperties } from "./properties.js";
@@ -91,6 +91,8 @@ export interface TableLayout {
   /** Meta blocks by metaindex name. */
   meta: Map<string, BlockHandle>;
   data: BlockHandle[];
+  /** Each data block's first key, from a first-key index (undefined for other indexes). */
+  firstKeys: Uint8Array[] | undefined;
 }
 
 function kvEntries(
@@ -137,7 +139,8 @@ export function tableLayout(table: BuiltTable): TableLayout {
     meta.set(decoder.decode(e.key), decodeHandle(e.value));
   }
   resolveIndexHandle(footer, meta, "t");
-  const data = kvEntries(
+  const hasFirstKey = table.properties.indexType === IndexType.BinarySearchWithFirstKey;
+  const entries = kvEntries(
     file,
     bytes.length,
     footer.indexHandle,
@@ -147,10 +150,43 @@ export function tableLayout(table: BuiltTable): TableLayout {
     {
       keyIsUserKey: table.properties.indexKeyIsUserKey,
       valueIsDeltaEncoded: table.properties.indexValueIsDeltaEncoded,
+      hasFirstKey,
     },
-  ).map((e) => decodeHandle(e.value));
+  );
+  const data = entries.map((e) => decodeHandle(e.value));
+  // A first key follows the handle, varint32-length-prefixed (RocksDB's IndexValue).
+  const firstKeys = hasFirstKey
+    ? entries.map((e) => {
+        const at = decodeBlockHandleInto(
+          e.value,
+          0,
+          e.value.length,
+          { offset: 0, size: 0 },
+          new Int32Array(1),
+          "t",
+          0,
+        );
+        let length = 0;
+        let shift = 0;
+        let p = at;
+        for (;;) {
+          const b = e.value[p++]!;
+          length |= (b & 0x7f) << shift;
+          if (b < 0x80) break;
+          shift += 7;
+        }
+        return e.value.slice(p, p + length);
+      })
+    : undefined;
   file.close();
-  return { footerOffset, metaindex: footer.metaindexHandle, index: footer.indexHandle, meta, data };
+  return {
+    footerOffset,
+    metaindex: footer.metaindexHandle,
+    index: footer.indexHandle,
+    meta,
+    data,
+    firstKeys,
+  };
 }
 
 /** Returns a copy of the table with byte `offset` XORed with `mask`. */
