@@ -18,6 +18,7 @@ export const LAYERS = [
   ["compaction/"], // picking, compaction iterator, jobs, table building
   ["flush/"], // memtable -> L0 table
   ["background/"], // executor and workers, flush and compaction scheduling, write throttling
+  ["column-family/"], // one LSM tree per column family, the write loop, the data methods
   ["secondary/"], // read-only and secondary instances following a primary
   ["open/"], // recovery at open
   ["ops/"], // checkpoint, live files, sizes, checksums, properties, clear

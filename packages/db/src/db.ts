@@ -1,11 +1,12 @@
 /**
  * The database, as a facade: it checks arguments and state, and drives the parts.
  *
- * - Writes (here and write-path.ts): sequence numbers -> WAL (`ActiveWal`) -> memtable
- *   (`MemTableInserter`); a full memtable is switched here: the WAL rolls to a new log, the
- *   memtable is sealed and handed to the flush scheduler.
- * - Flushes and the memtable write stop: flush-scheduler.ts. L0 write stalls:
- *   compaction/write-controller.ts. Compactions: compaction/scheduler.ts.
+ * - The trees: one `ColumnFamilyData` per column family (column-family/column-family-data.ts):
+ *   its memtables, flushes, compactions and write stalls, and the scheduler callbacks.
+ * - Writes: column-family/write-loop.ts (sequence numbers -> the shared WAL -> the family's
+ *   memtable; a full memtable is switched by its family). The data methods (`put`, `get`,
+ *   `iterator`, `flush`, ...) are column-family/family-methods.ts, which DB extends for
+ *   `default`.
  * - Point reads: read-path.ts. Iterators: iterator-sources.ts and iterator/. Snapshots:
  *   snapshot.ts. Properties: properties.ts. Open: recovery.ts.
  * - Read-only and secondary instances (a DB whose writes are refused, following another
@@ -25,57 +26,37 @@
  * the LOCK, rejecting once with that error. Reopening recovers every acknowledged write.
  */
 import {
-  bytewiseComparator,
   type FileLock,
   type FileSystem,
-  Histogram,
   InternalKeyComparator,
   invariants,
   NodeFileSystem,
   ShaleError,
   type Statistics,
-  Ticker,
-  toBytes,
-  ValueKind,
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
-import { type ChunkPool, MemTable } from "@shale/memtable";
 import { type Block, TableCache } from "@shale/sstable";
-import { backgroundError } from "./background/background-error.js";
-import { CompactionScheduler } from "./background/compaction-scheduler.js";
 import { type BackgroundExecutor, InlineExecutor } from "./background/executor.js";
 import { FileRemover } from "./background/file-remover.js";
-import { FlushScheduler } from "./background/flush-scheduler.js";
 import { builtinComparator } from "./background/protocol.js";
 import { WorkerExecutor } from "./background/worker-executor.js";
-import { StallCondition, type StallHost, WriteController } from "./background/write-controller.js";
-import { type TableWriteOptions, tableWriteOptions } from "./compaction/build-table.js";
+import { ColumnFamilyData, type ColumnFamilyHost } from "./column-family/column-family-data.js";
+import { DbStatus } from "./column-family/db-status.js";
+import { ColumnFamilyMethods } from "./column-family/family-methods.js";
+import { WriteLoop } from "./column-family/write-loop.js";
+import { tableWriteOptions } from "./compaction/build-table.js";
 import {
   CLEAR_OPTIONS,
   type ClearOptions,
-  COMPACT_RANGE_OPTIONS,
-  type CompactRangeOptions,
-  FLUSH_OPTIONS,
-  type FlushOptions,
-  ITERATOR_OPTIONS,
-  type IteratorOptions,
-  READ_OPTIONS,
-  type ReadOptions,
   SNAPSHOT_OPTIONS,
   type SnapshotOptions,
-  WRITE_OPTIONS,
   type WriteOptions,
 } from "./core/call-options.js";
 import { lockFileName, tableFileName } from "./core/filenames.js";
-import type { MergeOperator } from "./core/merge-operator.js";
 import { type DbOptions, type ResolvedOptions, resolveOptions } from "./core/options.js";
-import { ownedCopy } from "./core/owned-bytes.js";
 import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
-import { resolveLimit, resolveRange } from "./core/range-options.js";
 import { type Snapshot, SnapshotList } from "./core/snapshot.js";
-import { viewGuard } from "./core/view-guard.js";
 import { loadCodecs } from "./core/wal-codecs.js";
-import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
 import {
   type RecoveredState,
@@ -101,12 +82,7 @@ import {
   type VerifyReport,
   verifyChecksums,
 } from "./ops/verify-checksums.js";
-import {
-  type IteratorSettings,
-  openDBIterator,
-  reportUnclosedIterators,
-} from "./read/iterator-sources.js";
-import { PointReader } from "./read/read-path.js";
+import { reportUnclosedIterators } from "./read/iterator-sources.js";
 import {
   type CatchUpResult,
   type DbRole,
@@ -115,79 +91,38 @@ import {
 } from "./secondary/follower.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
-import { type KeyRange, rangeOfFiles } from "./version/key-range.js";
 import type { Version, VersionSet } from "./version/version-set.js";
-import { memtableChunkPool, retireMemtables } from "./write/chunk-pool.js";
-import { BATCH_HEADER_SIZE, WriteBatch } from "./write/write-batch.js";
-import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write/write-path.js";
+import { retireMemtables } from "./write/chunk-pool.js";
+import type { WriteBatch } from "./write/write-batch.js";
+import { ActiveWal } from "./write/write-path.js";
 
+export type { PinnedVersion } from "./column-family/family-methods.js";
 export type { ImmutableMemTable } from "./write/immutable-memtable.js";
 
-const EMPTY = new Uint8Array(0);
-
-/** A version kept alive (its files on disk) until `release()`; see `DB.pinCurrentVersion`. */
-export interface PinnedVersion {
-  readonly version: Version;
-  /** Drops the reference. Idempotent. */
-  release(): void;
-}
-
-export class DB {
+export class DB extends ColumnFamilyMethods {
   readonly dir: string;
-  private readonly options: ResolvedOptions;
   private readonly fs: FileSystem;
   private readonly icmp: InternalKeyComparator;
-  private readonly mergeOperator: MergeOperator | undefined;
   private readonly stats: Statistics | undefined;
   /** What this open's WAL replay dropped (property `shale.recovery-dropped`). */
   private readonly recoveryDrops: readonly RecoveryDrop[];
   private readonly versions: VersionSet;
-  private readonly snapshots = new SnapshotList();
   private lock: FileLock | undefined;
-  /** The mutable memtable. */
-  private mem: MemTable;
-  /** Flushed memtables' chunks, for the next memtables (write/chunk-pool.ts). */
-  private readonly chunkPool: ChunkPool;
-  /** The current WAL; all of `mem`'s data is in it (see ActiveWal). */
+  /** The current WAL, shared by every column family (see ActiveWal). */
   private readonly wal: ActiveWal;
-  private lastSeq: number;
-  private closed = false;
-  private readonly reader: PointReader;
-  /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
-  private readonly views = viewGuard;
-  private readonly scratch = new WriteBatch();
-  private readonly inserter = new MemTableInserter();
   private readonly blockCache: LRUCache<Block>;
   private readonly tableCache: TableCache;
   private readonly executor: BackgroundExecutor;
-  /**
-   * The executor's finished-job cell (background/executor.ts), read with one `Atomics.load`
-   * at the start of every operation; see `takeFinished`.
-   */
-  private readonly finished: Int32Array;
-  /** What iterators use to take finished jobs at each seek. */
-  private readonly backgroundPoll: BackgroundPoll;
-  private readonly tableOptions: TableWriteOptions;
-  /** The immutable memtables and their flushes. */
-  private readonly flushes: FlushScheduler;
-  /**
-   * Set when a background job failed: writes stop (reads go on) until reopen; every refused
-   * call reports this one error (see background/background-error.ts).
-   */
-  private backgroundError: ShaleError | undefined;
-  private readonly compactions: CompactionScheduler;
-  private readonly writeController: WriteController;
-  private readonly stallHost: StallHost;
+  /** The column families by id; `default` (0) is also `this.cf`. */
+  private readonly families = new Map<number, ColumnFamilyData>();
   /** Deletes obsolete tables and WALs. */
   private readonly remover: FileRemover;
   /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
-  private readonly shutdown = new SharedArrayBuffer(4);
-  /** Set while the directory holds column families shale leaves alone: writes are refused. */
-  private readonly writeRefusal: ShaleError | undefined;
+  private readonly shutdown: SharedArrayBuffer;
   /** Operations (issue 18): file deletions held by checkpoints and backups (ops/file-deletions.ts). */
   private readonly deletionHold = new FileDeletionHold((paths) => {
     // After close the next open removes what is obsolete.
-    if (!this.closed) this.removeFiles(paths);
+    if (!this.status.closed) this.removeFiles(paths);
   });
   private opsHostCache: OpsHost | undefined;
   /** Read-only and secondary instances: what follows the primary (secondary/follower.ts). */
@@ -201,126 +136,96 @@ export class DB {
     state: RecoveredState,
     lock: FileLock,
   ) {
-    this.dir = dir;
-    this.options = options;
-    this.fs = options.fs;
-    this.icmp = state.icmp;
-    this.mergeOperator = options.mergeOperator;
-    this.stats = options.statistics;
-    this.versions = state.versions;
-    this.lock = lock;
-    this.follower = state.follower;
-    this.secondaryPins = new SecondaryPins(options.fs, dir, (paths) => this.removeFiles(paths));
-    this.mem = state.mem;
-    this.chunkPool = memtableChunkPool(options.writeBufferSize, state.mem, state.imm);
-    this.wal = new ActiveWal(state.wal, state.logNumber, this.stats, state.memLogNumber);
-    this.recoveryDrops = state.drops;
-    this.lastSeq = state.versions.lastSequence;
-    this.blockCache = options.blockCache;
-    this.tableOptions = tableWriteOptions(options, state.identity);
-    this.tableCache = new TableCache({
-      fs: options.fs,
+    const fs = options.fs;
+    const statistics = options.statistics;
+    const versions = state.versions;
+    const wal = new ActiveWal(state.wal, state.logNumber, statistics, state.memLogNumber);
+    const status = new DbStatus(wal);
+    status.writeRefusal = state.writeRefusal;
+    const tableCache = new TableCache({
+      fs,
       path: (n) => tableFileName(dir, n),
       capacity: options.maxOpenFiles,
-      comparator: this.icmp.user,
+      comparator: state.icmp.user,
       blockCache: options.blockCache,
       cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
-      ...(options.statistics !== undefined ? { statistics: options.statistics } : {}),
+      ...(statistics !== undefined ? { statistics } : {}),
     });
-    this.reader = new PointReader(
-      this.icmp,
-      this.versions,
-      this.tableCache,
-      this.mergeOperator,
-      this.stats,
-    );
     const workers =
-      options.fs instanceof NodeFileSystem &&
-      builtinComparator(this.icmp.name) !== undefined &&
+      fs instanceof NodeFileSystem &&
+      builtinComparator(state.icmp.name) !== undefined &&
       state.follower === undefined;
-    this.executor = workers
-      ? new WorkerExecutor(options.maxBackgroundJobs, options.fs, options.compactionCpuPriority)
-      : new InlineExecutor(options.fs);
-    this.finished = this.executor.finished;
-    this.backgroundPoll = { finished: this.finished, take: () => this.takeFinished() };
-    this.remover = new FileRemover(this.executor);
-    this.writeController = new WriteController(options);
-    const failed = () => this.backgroundError !== undefined;
-    this.stallHost = {
-      executor: this.executor,
-      statistics: this.stats,
-      scheduleCompactions: () => this.compactions.maybeSchedule(),
-      failed,
+    const executor = workers
+      ? new WorkerExecutor(options.maxBackgroundJobs, fs, options.compactionCpuPriority)
+      : new InlineExecutor(fs);
+    const snapshots = new SnapshotList();
+    const shutdown = new SharedArrayBuffer(4);
+    const takeFinished = () => this?.takeFinished();
+    const host: ColumnFamilyHost = {
+      dir,
+      fs,
+      executor,
+      statistics,
+      snapshots,
+      versions,
+      tableCache,
+      shutdown,
+      wal,
+      status,
+      follower: state.follower !== undefined,
+      removeFiles: (paths) => this?.removeFiles(paths),
     };
-    this.compactions = new CompactionScheduler(
-      {
-        dir,
-        icmp: this.icmp,
-        mergeOperator: this.mergeOperator,
-        versions: this.versions,
-        executor: this.executor,
-        tableOptions: this.tableOptions,
-        statistics: this.stats,
-        shutdown: this.shutdown,
-        snapshotSeqs: () => this.snapshots.sequences(),
-        canRun: () =>
-          !this.closed && this.backgroundError === undefined && this.follower === undefined,
-        failure: () => this.backgroundError,
-        backgroundFailed: (e) => this.failBackground(e),
-        versionChanged: () => this.versionChanged(),
-        deferL0Compaction: () => this.deferL0Compaction(),
-      },
+    const cf = new ColumnFamilyData(
+      host,
+      0,
+      "default",
       options,
+      state.icmp,
+      tableWriteOptions(options, state.identity),
+      { mem: state.mem, imm: state.imm },
     );
-    this.flushes = new FlushScheduler(
+    const finished = executor.finished;
+    const writes = new WriteLoop(
+      { wal, versions, statistics, status, finished, takeFinished },
+      cf,
+      versions.lastSequence,
+    );
+    super(
       {
-        dir,
-        fs: this.fs,
-        comparator: this.icmp.user,
-        versions: this.versions,
-        executor: this.executor,
-        tableOptions: this.tableOptions,
-        statistics: this.stats,
-        compactionStats: this.compactions.stats,
-        wal: this.wal,
-        failed,
-        closing: () => this.closed,
-        backgroundFailed: (e) => this.failBackground(e),
-        versionChanged: () => this.versionChanged(),
-        removeFiles: (paths) => this.removeFiles(paths),
-        snapshotSeqs: () => this.snapshots.sequences(),
+        status,
+        writes,
+        snapshots,
+        versions,
+        tableCache,
+        statistics,
+        finished,
+        backgroundPoll: { finished, take: takeFinished },
+        takeFinished,
       },
-      state.imm,
+      cf,
     );
+    this.dir = dir;
+    this.fs = fs;
+    this.icmp = state.icmp;
+    this.stats = statistics;
+    this.versions = versions;
+    this.lock = lock;
+    this.wal = wal;
+    this.follower = state.follower;
+    this.secondaryPins = new SecondaryPins(fs, dir, (paths) => this.removeFiles(paths));
+    this.recoveryDrops = state.drops;
+    this.blockCache = options.blockCache;
+    this.tableCache = tableCache;
+    this.executor = executor;
+    this.shutdown = shutdown;
+    this.remover = new FileRemover(executor);
+    this.families.set(0, cf);
+    status.onFailure = (failure) => {
+      for (const family of this.families.values()) family.flushes.rejectWaiters(() => failure);
+    };
     this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
-    this.writeRefusal = state.writeRefusal;
-    this.versionChanged();
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
-    this.flushes.maybeSchedule();
-  }
-
-  /**
-   * While the memtables the open replayed (`avoidFlushDuringRecovery`) are still being
-   * flushed, L0 compactions wait for their tables, unless L0 already has
-   * `level0SlowdownWritesTrigger` files. An L0 compaction picked at once would leave those
-   * tables behind in L0 (after a fill that ended with 4 L0 files: L0=1 beside L1, a second
-   * table in every seek and scan, and a later compaction rewriting L1 again for it); RocksDB,
-   * which flushes during recovery by default, compacts them all in one job. The wait is the
-   * flushes' time (a fraction of a second per memtable), and it ends early at the slowdown
-   * trigger, where writes would start to slow down.
-   */
-  private deferL0Compaction(): boolean {
-    return (
-      this.flushes.recoveryFlushPending &&
-      this.versions.current.numFiles(0) < this.options.level0SlowdownWritesTrigger
-    );
-  }
-
-  /** Re-decides write stalls and starts the compactions that became due. */
-  private versionChanged(): void {
-    this.writeController.update(this.versions.current.numFiles(0));
-    this.updateThrottle(false);
-    this.compactions.maybeSchedule();
+    for (const family of this.families.values()) family.start();
   }
 
   /**
@@ -342,17 +247,9 @@ export class DB {
       this.follower.versionsReleased(); // a follower deletes nothing
       return;
     }
-    if (this.backgroundError !== undefined || this.wal.error !== undefined) return;
+    if (this.status.backgroundError !== undefined || this.wal.error !== undefined) return;
     if (this.deletionHold.defer(paths)) return;
     this.remover.remove(this.secondaryPins.keep(paths));
-  }
-
-  /** A background job failed: writes stop (reads go on) until reopen. */
-  private failBackground(error: Error): void {
-    if (this.backgroundError !== undefined) return;
-    const failure = backgroundError(error);
-    this.backgroundError = failure;
-    this.flushes.rejectWaiters(() => failure);
   }
 
   /**
@@ -366,7 +263,8 @@ export class DB {
    * list and the version it is reading. An iterator pins its sources, so its seeks may take.
    */
   private takeFinished(): void {
-    if (this.closed || this.reader.inGet) return;
+    if (this.status.closed) return;
+    for (const family of this.families.values()) if (family.reader.inGet) return;
     const t0 = tracingPauses ? pauseStart() : 0;
     this.executor.takeFinished();
     if (tracingPauses) pauseEnd(t0, "take finished jobs");
@@ -400,300 +298,15 @@ export class DB {
   }
 
   // ---------------------------------------------------------------- writes
-
-  /**
-   * Stores `key -> value`. Strings are UTF-8 encoded; one that is not well-formed UTF-16 (a
-   * lone surrogate) is a TypeError, as everywhere a string key, value or bound is taken.
-   * `options` are checked as call-options.ts says (unknown: InvalidArgument; wrong type:
-   * TypeError).
-   */
-  put(key: Uint8Array | string, value: Uint8Array | string, options?: WriteOptions): void {
-    this.writeOne(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"), options);
-  }
-
-  /** Removes `key` (a missing key is fine). */
-  delete(key: Uint8Array | string, options?: WriteOptions): void {
-    this.writeOne(ValueKind.Deletion, toBytes(key, "key"), EMPTY, options);
-  }
-
-  /** Adds a merge operand for `key`; needs `options.mergeOperator`. */
-  merge(key: Uint8Array | string, operand: Uint8Array | string, options?: WriteOptions): void {
-    if (this.mergeOperator === undefined) {
-      this.checkWritable();
-      throw ShaleError.invalidArgument("merge needs options.mergeOperator");
-    }
-    this.writeOne(ValueKind.Merge, toBytes(key, "key"), toBytes(operand, "operand"), options);
-  }
-
-  /** Removes every key in [start, end). start > end is InvalidArgument; start == end removes nothing. */
-  deleteRange(start: Uint8Array | string, end: Uint8Array | string, options?: WriteOptions): void {
-    const s = toBytes(start, "start");
-    const e = toBytes(end, "end");
-    this.checkWritable();
-    if (this.icmp.user.compare(s, e) > 0)
-      throw ShaleError.invalidArgument("deleteRange: start is after end");
-    this.writeOne(ValueKind.RangeDeletion, s, e, options);
-  }
+  // put, delete, merge, deleteRange, flush: column-family/family-methods.ts.
 
   /** Applies a batch atomically: all of it or none of it survives a crash. */
   write(batch: WriteBatch, options?: WriteOptions): void {
-    if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
-    if (options !== undefined) WRITE_OPTIONS.check(options);
-    if (invariants && this.views.pending) this.views.verify();
-    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
-    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
-    this.checkWritable();
-    const count = batch.count;
-    if (count === 0) return;
-    if (this.writeController.condition !== StallCondition.Normal) this.delayWrite(batch.byteSize);
-    if ((batch.kinds & (1 << ValueKind.Merge)) !== 0 && this.mergeOperator === undefined) {
-      throw ShaleError.invalidArgument(
-        "the batch has merge operands but options.mergeOperator is not set",
-      );
-    }
-    if (
-      (batch.kinds & (1 << ValueKind.RangeDeletion)) !== 0 &&
-      this.icmp.user !== bytewiseComparator
-    ) {
-      checkRangeOrder(batch, this.icmp.user);
-    }
-    const seq = this.lastSeq + 1;
-    const rep = batch.seal(seq);
-    this.wal.append(rep, count, options);
-    const inserter = this.inserter;
-    inserter.mem = this.mem;
-    inserter.seq = seq;
-    WriteBatch.iterate(rep, inserter);
-    this.finishWrite(seq + count - 1, rep.length, t0);
-  }
-
-  private writeOne(
-    kind: ValueKind,
-    key: Uint8Array,
-    value: Uint8Array,
-    options: WriteOptions | undefined,
-  ): void {
-    if (options !== undefined) WRITE_OPTIONS.check(options);
-    if (invariants && this.views.pending) this.views.verify();
-    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
-    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
-    this.checkWritable();
-    if (this.writeController.condition !== StallCondition.Normal)
-      this.delayWrite(key.length + value.length);
-    const seq = this.lastSeq + 1;
-    const batch = this.scratch.clear();
-    batch.add(kind, key, value);
-    const rep = batch.seal(seq);
-    this.wal.append(rep, 1, options);
-    const tTrace = tracingPauses ? pauseStart() : 0;
-    this.mem.add(seq, kind, key, value);
-    if (tracingPauses) pauseEnd(tTrace, "memtable insert");
-    this.finishWrite(seq, rep.length, t0);
-  }
-
-  /** `t0`: the write's start (`stats.now()`) for WriteMicros. */
-  private finishWrite(lastSeq: number, bytes: number, t0: number): void {
-    // Released memtables' chunks become reusable only now (write/chunk-pool.ts).
-    if (this.chunkPool.hasPending) this.chunkPool.promote();
-    this.lastSeq = lastSeq;
-    this.versions.lastSequence = lastSeq;
-    const stats = this.stats;
-    if (stats !== undefined) {
-      stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
-      stats.record(Histogram.BytesPerWrite, bytes - BATCH_HEADER_SIZE);
-    }
-    const usage = this.mem.approximateMemoryUsage();
-    if (usage >= this.options.writeBufferSize) this.switchMemtable();
-    else if (this.writeController.throttling) {
-      this.writeController.throttle(usage, this.options.writeBufferSize, this.stallHost);
-    }
-    // The whole write, stalls included (RocksDB's DB_WRITE).
-    if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
-  }
-
-  /**
-   * The memtable throttle (write-controller.ts) is on while the mutable memtable is the last
-   * one `maxWriteBufferNumber` allows and an older one is still in memory; `restart` begins
-   * a new measuring window (a memtable switch).
-   */
-  private updateThrottle(restart: boolean): void {
-    const imm = this.flushes.imm.length;
-    const on = imm > 0 && imm + 1 >= this.options.maxWriteBufferNumber;
-    const controller = this.writeController;
-    if (on === controller.throttling && !restart) return;
-    controller.setThrottle(on ? this.flushes.bytesPerMs : 0, this.mem.approximateMemoryUsage());
-  }
-
-  /**
-   * Seals the memtable and starts a new one with a new WAL; the sealed one is queued for
-   * flush. Stops writes while `maxWriteBufferNumber` memtables are full.
-   */
-  private switchMemtable(): void {
-    const t0 = tracingPauses ? pauseStart() : 0;
-    const sealedLog = this.wal.memtableLogNumber;
-    this.wal.roll(this.fs, this.dir, this.versions.newFileNumber());
-    const sealed = this.mem;
-    sealed.seal();
-    this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
-    if (tracingPauses) pauseEnd(t0, "memtable switch (wal roll, seal, new memtable)");
-    this.flushes.add(sealed, sealedLog);
-    if (this.flushes.imm.length + 1 > this.options.maxWriteBufferNumber) {
-      this.flushes.stallWhileFull(this.options.maxWriteBufferNumber, this.writeController);
-      if (this.backgroundError !== undefined) throw this.backgroundError;
-    }
-    this.updateThrottle(true);
-  }
-
-  /** L0 write stalls (see write-controller.ts); throws if a background job failed. */
-  private delayWrite(bytes: number): void {
-    this.writeController.delay(bytes, this.stallHost);
-    if (this.backgroundError !== undefined) this.checkWritable();
-  }
-
-  /**
-   * Flushes the memtable to an L0 table and waits until every immutable memtable is on disk
-   * (with `{ wait: false }`: starts the flush and resolves at once).
-   */
-  async flush(options?: FlushOptions): Promise<void> {
-    if (options !== undefined) FLUSH_OPTIONS.check(options);
-    if (invariants && this.views.pending) this.views.verify();
-    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
-    this.checkWritable();
-    if (this.mem.numEntries > 0 || this.mem.numRangeTombstones > 0) this.switchMemtable();
-    if (this.flushes.imm.length === 0 || options?.wait === false) return;
-    await this.flushes.waitForAll();
-  }
-
-  private checkWritable(): void {
-    if (this.closed) throw ShaleError.closed("the database is closed");
-    if (this.writeRefusal !== undefined) throw this.writeRefusal;
-    const walError = this.wal.error;
-    if (walError !== undefined) throw walError;
-    if (this.backgroundError !== undefined) throw this.backgroundError;
+    this.writes.write(batch, options);
   }
 
   // ---------------------------------------------------------------- reads
-
-  /**
-   * The value of `key`, or undefined: a copy the caller owns — never the memtable arena or a
-   * cached block, never backed by a SharedArrayBuffer (owned-bytes.ts: small values are cut
-   * from a pooled plain ArrayBuffer, like Node's small Buffers). Write into it freely; keep
-   * it as long as you like. For a zero-copy read, see `getView`.
-   * `options`: ReadOptions (call-options.ts).
-   */
-  get(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
-    const v = this.readView(key, options);
-    return v === undefined ? undefined : ownedCopy(v);
-  }
-
-  /**
-   * The value of `key`, or undefined, WITHOUT a copy (seed 002; RocksDB's PinnableSlice,
-   * lmdb-js's getBinaryFast): a view into the memtable arena (a SharedArrayBuffer), a cached
-   * block, or a merge operator's result.
-   *
-   * Lifetime: valid until the next call into this database — any method of the database or
-   * of one of its iterators. Read it (or copy it) before then; after that its bytes may be
-   * another value's, or garbage (a cached block evicted and reused).
-   *
-   * Read-only: never write into it. It is the store's own memory: a write would change the
-   * stored value, and the next flush would make the change durable. With SHALE_INVARIANTS=1
-   * (tests) the next call checks that the view was not written into and throws an invariant
-   * error if it was (view-guard.ts). Browsers' `TextDecoder` refuses SharedArrayBuffer views:
-   * decode a `get` result there.
-   */
-  getView(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
-    const v = this.readView(key, options);
-    return invariants ? this.views.record(v, "db.getView()") : v;
-  }
-
-  /** True if `key` has a value (what `get` would return is not undefined); no copy. */
-  has(key: Uint8Array | string, options?: ReadOptions): boolean {
-    return this.readView(key, options) !== undefined;
-  }
-
-  /** The read path of get, getView and has: checks, then the value as a view. */
-  private readView(
-    key: Uint8Array | string,
-    options: ReadOptions | undefined,
-  ): Uint8Array | undefined {
-    if (invariants && this.views.pending) this.views.verify();
-    if (this.closed) throw ShaleError.closed("the database is closed");
-    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
-    const k = toBytes(key, "key");
-    const snapshot = options === undefined ? this.lastSeq : this.readSequence(options);
-    return this.reader.get(k, snapshot, this.mem, this.flushes.imm, options);
-  }
-
-  /** Validates read options (READ_OPTIONS) and returns the sequence number to read at. */
-  private readSequence(options: ReadOptions): number {
-    READ_OPTIONS.check(options);
-    return options.snapshot !== undefined ? this.snapshots.check(options.snapshot) : this.lastSeq;
-  }
-
-  /**
-   * `get` for many keys, all at one sequence number (one snapshot, even without
-   * `options.snapshot`); results in the same order, each a copy the caller owns.
-   */
-  getMany(
-    keys: readonly (Uint8Array | string)[],
-    options?: ReadOptions,
-  ): (Uint8Array | undefined)[] {
-    if (!Array.isArray(keys)) throw new TypeError("getMany takes an array of keys");
-    if (invariants && this.views.pending) this.views.verify();
-    if (this.closed) throw ShaleError.closed("the database is closed");
-    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
-    const snapshot = options === undefined ? this.lastSeq : this.readSequence(options);
-    const out = new Array<Uint8Array | undefined>(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const k = toBytes(keys[i], `keys[${i}]`);
-      const v = this.reader.get(k, snapshot, this.mem, this.flushes.imm, options);
-      out[i] = v === undefined ? undefined : ownedCopy(v);
-    }
-    return out;
-  }
-
-  /**
-   * An iterator over the database as of `readOptions.snapshot` or now, within the range the
-   * options give (`gt`/`gte`/`lowerBound`, `lt`/`lte`/`upperBound`: at most one per side;
-   * `limit`). Unpositioned: call a seek first — or use it with
-   * `for (const [key, value] of db.iterator())`, which yields copies the caller owns
-   * (`reverse: true` walks backwards). The cursor's `key()`/`value()` are views valid until
-   * the iterator next moves or closes (see DBIterator). It pins the memtables and table
-   * files it reads until `close()` (for-of closes it at the end).
-   */
-  iterator(readOptions?: IteratorOptions): DBIterator {
-    if (invariants && this.views.pending) this.views.verify();
-    if (this.closed) throw ShaleError.closed("the database is closed");
-    if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
-    if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
-    const ro = readOptions ?? {};
-    const snapshotSeq =
-      ro.snapshot !== undefined ? this.snapshots.check(ro.snapshot) : this.lastSeq;
-    const range = resolveRange(ro, "readOptions");
-    const settings: IteratorSettings = {
-      comparator: this.icmp.user,
-      mergeOperator: this.mergeOperator,
-      snapshotSeq,
-      reverse: ro.reverse === true,
-      lowerBound: range.lower,
-      upperBound: range.upper,
-      lowerExclusive: range.lowerExclusive,
-      upperInclusive: range.upperInclusive,
-      limit: resolveLimit(ro.limit),
-      statistics: this.stats,
-      background: this.backgroundPoll,
-    };
-    const pin = this.pinCurrentVersion();
-    const sources = {
-      mem: this.mem,
-      imm: this.flushes.imm,
-      version: pin.version,
-      tableCache: this.tableCache,
-      icmp: this.icmp,
-      readOptions: ro.fillCache !== undefined || ro.verifyChecksums !== undefined ? ro : undefined,
-    };
-    return openDBIterator(sources, pin, settings);
-  }
+  // get, getView, has, getMany, iterator: column-family/family-methods.ts.
 
   /**
    * Deletes every key in a range (all keys without one), atomically, in one write: range
@@ -710,13 +323,13 @@ export class DB {
   snapshot(options?: SnapshotOptions): Snapshot {
     if (options !== undefined) SNAPSHOT_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
-    if (this.closed) throw ShaleError.closed("the database is closed");
-    return this.snapshots.create(this.lastSeq);
+    this.status.checkOpen();
+    return this.snapshots.create(this.writes.lastSeq);
   }
 
   /** The sequence number of the last write. */
   get latestSequence(): number {
-    return this.lastSeq;
+    return this.writes.lastSeq;
   }
 
   /**
@@ -739,83 +352,25 @@ export class DB {
   getProperty(name: string): string | undefined {
     if (typeof name !== "string") throw new TypeError("property name must be a string");
     if (invariants && this.views.pending) this.views.verify();
-    if (this.closed) throw ShaleError.closed("the database is closed");
+    this.status.checkOpen();
     if (name === "shale.ignored-column-families" || name === "shale.best-efforts-recovery")
       return recoveryProperty(name, this.versions);
+    const cf = this.cf;
     return formatProperty(name, {
-      mem: this.mem,
-      imm: this.flushes.imm,
-      version: this.versions.current,
+      mem: cf.mem,
+      imm: cf.flushes.imm,
+      version: cf.current,
       snapshots: this.snapshots,
-      lastSeq: this.lastSeq,
+      lastSeq: this.writes.lastSeq,
       stats: this.stats,
       blockCache: this.blockCache,
-      backgroundError: this.backgroundError,
-      compactions: this.compactions,
-      stalls: this.writeController,
-      runningFlushes: this.flushes.numRunning,
+      backgroundError: this.status.backgroundError,
+      compactions: cf.compactions,
+      stalls: cf.writeController,
+      runningFlushes: cf.flushes.numRunning,
       recoveryDrops: this.recoveryDrops,
-      chunkPool: this.chunkPool,
+      chunkPool: cf.chunkPool,
     });
-  }
-
-  // ---------------------------------------------------------------- compaction
-
-  /**
-   * Manual compaction (RocksDB's CompactRange): flushes the memtable, then compacts every
-   * level's files overlapping the user keys [start, end] (inclusive; a missing bound is
-   * open) into the next level, down to the deepest non-empty level (L1 at least), waiting
-   * for each step. Deleted and overwritten entries that no snapshot needs are dropped on the
-   * way, and tombstones at the last level. Automatic compactions pause meanwhile. Works with
-   * `disableAutoCompactions`.
-   */
-  async compactRange(
-    start?: Uint8Array | string,
-    end?: Uint8Array | string,
-    options?: CompactRangeOptions,
-  ): Promise<void> {
-    if (options !== undefined) COMPACT_RANGE_OPTIONS.check(options);
-    if (invariants && this.views.pending) this.views.verify();
-    this.checkWritable();
-    const lo = start === undefined ? undefined : toBytes(start, "start");
-    const hi = end === undefined ? undefined : toBytes(end, "end");
-    if (lo !== undefined && hi !== undefined && this.icmp.user.compare(lo, hi) > 0)
-      throw ShaleError.invalidArgument("compactRange: start is after end");
-    await this.flush();
-    let range: KeyRange | undefined;
-    if (lo !== undefined || hi !== undefined) {
-      // An open bound becomes the smallest / largest key present.
-      const files = this.versions.current.levels.flat();
-      if (files.length === 0) return;
-      const all = rangeOfFiles(this.icmp.user, files);
-      range = {
-        lo: lo ?? all.lo,
-        hi: hi ?? all.hi,
-        hiExclusive: hi === undefined ? all.hiExclusive : false,
-      };
-      if (this.icmp.user.compare(range.lo, range.hi) > 0) return;
-    }
-    await this.compactions.compactRange(range);
-  }
-
-  /**
-   * Keeps the current version's files alive until `release()` (for iterators: a compaction
-   * may replace the files meanwhile; they are deleted only once released). Cheap: one
-   * reference count.
-   */
-  pinCurrentVersion(): PinnedVersion {
-    if (this.closed) throw ShaleError.closed("the database is closed");
-    const version = this.versions.current;
-    version.ref();
-    let held = true;
-    return {
-      version,
-      release: () => {
-        if (!held) return;
-        held = false;
-        version.unref();
-      },
-    };
   }
 
   /**
@@ -824,18 +379,15 @@ export class DB {
    * or a measurement. Rejects with the background error if a job failed.
    */
   async waitForCompactions(): Promise<void> {
-    if (this.closed) throw ShaleError.closed("the database is closed");
-    if (this.flushes.imm.length > 0 && this.backgroundError === undefined) {
-      await this.flushes.waitForAll();
-    }
-    await this.compactions.waitForIdle();
+    this.status.checkOpen();
+    for (const family of this.families.values()) await family.waitForCompactions();
     await this.remover.whenIdle();
-    if (this.backgroundError !== undefined) throw this.backgroundError;
+    if (this.status.backgroundError !== undefined) throw this.status.backgroundError;
   }
 
   /** @internal for tests and debugging: the current version (do not keep it without ref()). */
   debugVersion(): Version {
-    return this.versions.current;
+    return this.cf.current;
   }
 
   /**
@@ -850,8 +402,8 @@ export class DB {
    * way: a reopen recovers it.
    */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.status.closed) return;
+    this.status.closed = true;
     reportUnclosedIterators(this.tableCache, this.dir); // invariants mode only (issue 19)
     Atomics.store(new Int32Array(this.shutdown), 0, 1); // running compactions stop early
     let closeError: unknown;
@@ -866,7 +418,7 @@ export class DB {
     try {
       // Running flushes finish (and are installed) before the MANIFEST closes.
       await this.executor.close();
-      retireMemtables(this.chunkPool, this.mem, this.flushes.imm);
+      for (const f of this.families.values()) retireMemtables(f.chunkPool, f.mem, f.flushes.imm);
     } catch (e) {
       closeError ??= e;
     }
@@ -879,13 +431,14 @@ export class DB {
     const lock = this.lock;
     this.lock = undefined;
     attempt(() => lock?.release());
-    this.flushes.rejectWaiters(() => ShaleError.closed("the database was closed"));
-    const failure = this.backgroundError ?? this.wal.error ?? closeError;
+    for (const f of this.families.values())
+      f.flushes.rejectWaiters(() => ShaleError.closed("the database was closed"));
+    const failure = this.status.backgroundError ?? this.wal.error ?? closeError;
     if (failure !== undefined) throw failure;
   }
 
   get isClosed(): boolean {
-    return this.closed;
+    return this.status.closed;
   }
 
   // ---------------------------------------------------------------- operations (issue 18)
@@ -950,11 +503,11 @@ export class DB {
       versions: this.versions,
       tableCache: this.tableCache,
       statistics: this.stats,
-      mem: () => this.mem,
-      imm: () => this.flushes.imm,
-      lastSequence: () => this.lastSeq,
+      mem: () => this.cf.mem,
+      imm: () => this.cf.flushes.imm,
+      lastSequence: () => this.writes.lastSeq,
       checkOpen: () => {
-        if (this.closed) throw ShaleError.closed("the database is closed");
+        this.status.checkOpen();
       },
       checkWritable: () => this.checkWritable(),
       takeFinished: () => {
@@ -963,10 +516,10 @@ export class DB {
       pinVersion: () => this.pinCurrentVersion(),
       holdFileDeletions: () => this.deletionHold.hold(),
       flush: () => this.flush(),
-      busyFiles: () => this.compactions.busy,
+      busyFiles: () => this.cf.compactions.busy,
       applyEdit: (edit) => {
         this.versions.logAndApply(edit);
-        this.versionChanged();
+        this.cf.versionChanged();
       },
     };
     this.opsHostCache = host;
@@ -1015,7 +568,7 @@ export class DB {
    * NotSupported on a primary or read-only instance.
    */
   tryCatchUpWithPrimary(): CatchUpResult {
-    if (this.closed) throw ShaleError.closed("the database is closed");
+    this.status.checkOpen();
     if (this.follower?.role !== "secondary")
       throw ShaleError.notSupported(
         "tryCatchUpWithPrimary needs a secondary instance (DB.openAsSecondary)",
@@ -1072,14 +625,14 @@ export class DB {
       versions: this.versions,
       tableCache: this.tableCache,
       setMemTables: (mem, imm) => {
-        this.mem = mem;
-        this.flushes.imm.splice(0, this.flushes.imm.length, ...imm);
+        this.cf.mem = mem;
+        this.cf.flushes.imm.splice(0, this.cf.flushes.imm.length, ...imm);
       },
       get lastSequence() {
-        return db.lastSeq;
+        return db.writes.lastSeq;
       },
       setLastSequence: (seq) => {
-        this.lastSeq = seq;
+        this.writes.lastSeq = seq;
         this.versions.lastSequence = seq;
       },
     };

@@ -1,0 +1,314 @@
+/**
+ * ColumnFamilyData: one LSM tree of a database (RocksDB's ColumnFamilyData, Pebble's per-tree
+ * state) — its mutable memtable and immutable ones, its flushes (flush-scheduler.ts), its
+ * compactions (compaction-scheduler.ts), its write stalls (write-controller.ts), its point
+ * reader, and the options it was opened with. The database composes one per column family
+ * around what they share: the WAL and sequence numbers (write-loop.ts), the MANIFEST and file
+ * numbers (VersionSet), the table cache, the background executor, snapshots.
+ *
+ * ```
+ *            DB (db.ts) ── WriteLoop: seq -> WAL record -> each family's memtable
+ *             │
+ *   ┌─────────┴─────────┐
+ *   ColumnFamilyData     ColumnFamilyData ...      (one per family)
+ *   mem, imm ─flush─> L0 ─compaction─> L1..L6      (its own Version in the VersionSet)
+ *   WriteController (its own L0 / memtable stalls)
+ * ```
+ *
+ * The scheduler callbacks (a flush installed, a compaction done, the version changed) are
+ * wired here, so db.ts holds none of them.
+ *
+ * Threading: the database's thread; background results arrive from the event loop or from
+ * `takeFinished` at the start of an operation.
+ */
+import {
+  type FileSystem,
+  type InternalKeyComparator,
+  ShaleError,
+  type Statistics,
+  toBytes,
+} from "@shale/base";
+import { type ChunkPool, MemTable } from "@shale/memtable";
+import type { TableCache } from "@shale/sstable";
+import { CompactionScheduler } from "../background/compaction-scheduler.js";
+import type { BackgroundExecutor } from "../background/executor.js";
+import { FlushScheduler } from "../background/flush-scheduler.js";
+import { StallCondition, type StallHost, WriteController } from "../background/write-controller.js";
+import type { TableWriteOptions } from "../compaction/build-table.js";
+import type { FlushOptions } from "../core/call-options.js";
+import type { MergeOperator } from "../core/merge-operator.js";
+import type { ResolvedOptions } from "../core/options.js";
+import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
+import type { SnapshotList } from "../core/snapshot.js";
+import { PointReader } from "../read/read-path.js";
+import { type KeyRange, rangeOfFiles } from "../version/key-range.js";
+import type { Version, VersionSet } from "../version/version-set.js";
+import { memtableChunkPool } from "../write/chunk-pool.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import type { ActiveWal } from "../write/write-path.js";
+import type { DbStatus } from "./db-status.js";
+
+/** What a column family shares with the database and the other families. */
+export interface ColumnFamilyHost {
+  readonly dir: string;
+  readonly fs: FileSystem;
+  readonly executor: BackgroundExecutor;
+  readonly statistics: Statistics | undefined;
+  readonly snapshots: SnapshotList;
+  readonly versions: VersionSet;
+  readonly tableCache: TableCache;
+  /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
+  readonly shutdown: SharedArrayBuffer;
+  readonly wal: ActiveWal;
+  readonly status: DbStatus;
+  /** True for a read-only or secondary instance (it runs no background work). */
+  readonly follower: boolean;
+  /** Deletes obsolete files (unless the database failed or holds deletions). */
+  removeFiles(paths: string[]): void;
+}
+
+/** The memtables recovery left a family (see open/recovery.ts). */
+export interface RecoveredMemTables {
+  mem: MemTable;
+  imm: ImmutableMemTable[];
+}
+
+export class ColumnFamilyData {
+  /** RocksDB's column family id (0 = `default`). */
+  readonly id: number;
+  readonly name: string;
+  readonly options: ResolvedOptions;
+  readonly icmp: InternalKeyComparator;
+  readonly mergeOperator: MergeOperator | undefined;
+  readonly tableOptions: TableWriteOptions;
+  /** The mutable memtable. */
+  mem: MemTable;
+  /** Flushed memtables' chunks, for the next memtables (write/chunk-pool.ts). */
+  readonly chunkPool: ChunkPool;
+  /** The immutable memtables and their flushes. */
+  readonly flushes: FlushScheduler;
+  readonly compactions: CompactionScheduler;
+  readonly writeController: WriteController;
+  readonly stallHost: StallHost;
+  readonly reader: PointReader;
+  /** Set by `db.dropColumnFamily`: every later use of the family's handle throws. */
+  dropped = false;
+  private readonly host: ColumnFamilyHost;
+
+  constructor(
+    host: ColumnFamilyHost,
+    id: number,
+    name: string,
+    options: ResolvedOptions,
+    icmp: InternalKeyComparator,
+    tableOptions: TableWriteOptions,
+    recovered: RecoveredMemTables,
+  ) {
+    this.host = host;
+    this.id = id;
+    this.name = name;
+    this.options = options;
+    this.icmp = icmp;
+    this.mergeOperator = options.mergeOperator;
+    this.tableOptions = tableOptions;
+    this.mem = recovered.mem;
+    this.chunkPool = memtableChunkPool(options.writeBufferSize, recovered.mem, recovered.imm);
+    const status = host.status;
+    this.reader = new PointReader(
+      icmp,
+      host.versions,
+      host.tableCache,
+      this.mergeOperator,
+      host.statistics,
+    );
+    this.writeController = new WriteController(options);
+    const failed = () => status.backgroundError !== undefined;
+    this.stallHost = {
+      executor: host.executor,
+      statistics: host.statistics,
+      scheduleCompactions: () => this.compactions.maybeSchedule(),
+      failed,
+    };
+    this.compactions = new CompactionScheduler(
+      {
+        dir: host.dir,
+        icmp,
+        mergeOperator: this.mergeOperator,
+        versions: host.versions,
+        executor: host.executor,
+        tableOptions,
+        statistics: host.statistics,
+        shutdown: host.shutdown,
+        snapshotSeqs: () => host.snapshots.sequences(),
+        canRun: () => !status.closed && status.backgroundError === undefined && !host.follower,
+        failure: () => status.backgroundError,
+        backgroundFailed: (e) => status.failBackground(e),
+        versionChanged: () => this.versionChanged(),
+        deferL0Compaction: () => this.deferL0Compaction(),
+      },
+      options,
+    );
+    this.flushes = new FlushScheduler(
+      {
+        dir: host.dir,
+        fs: host.fs,
+        comparator: icmp.user,
+        versions: host.versions,
+        executor: host.executor,
+        tableOptions,
+        statistics: host.statistics,
+        compactionStats: this.compactions.stats,
+        wal: host.wal,
+        failed,
+        closing: () => status.closed,
+        backgroundFailed: (e) => status.failBackground(e),
+        versionChanged: () => this.versionChanged(),
+        removeFiles: (paths) => host.removeFiles(paths),
+        snapshotSeqs: () => host.snapshots.sequences(),
+      },
+      recovered.imm,
+    );
+  }
+
+  /** The family's current version (its files, per level). */
+  get current(): Version {
+    return this.host.versions.current;
+  }
+
+  /** InvalidArgument for a use of the family after it was dropped. */
+  droppedError(): ShaleError {
+    return ShaleError.invalidArgument(`column family dropped: "${this.name}"`);
+  }
+
+  /** Starts work the open left: the memtables a WAL replay kept go to the background flush. */
+  start(): void {
+    this.versionChanged();
+    this.flushes.maybeSchedule();
+  }
+
+  /**
+   * While the memtables the open replayed (`avoidFlushDuringRecovery`) are still being
+   * flushed, L0 compactions wait for their tables, unless L0 already has
+   * `level0SlowdownWritesTrigger` files. An L0 compaction picked at once would leave those
+   * tables behind in L0 (after a fill that ended with 4 L0 files: L0=1 beside L1, a second
+   * table in every seek and scan, and a later compaction rewriting L1 again for it); RocksDB,
+   * which flushes during recovery by default, compacts them all in one job. The wait is the
+   * flushes' time (a fraction of a second per memtable), and it ends early at the slowdown
+   * trigger, where writes would start to slow down.
+   */
+  private deferL0Compaction(): boolean {
+    return (
+      this.flushes.recoveryFlushPending &&
+      this.host.versions.current.numFiles(0) < this.options.level0SlowdownWritesTrigger
+    );
+  }
+
+  /** Re-decides write stalls and starts the compactions that became due. */
+  versionChanged(): void {
+    this.writeController.update(this.host.versions.current.numFiles(0));
+    this.updateThrottle(false);
+    this.compactions.maybeSchedule();
+  }
+
+  /**
+   * After a write of `bytes` into this family's memtable: switches it when full, else
+   * applies the memtable throttle when it is on (write-controller.ts).
+   */
+  afterWrite(): void {
+    const usage = this.mem.approximateMemoryUsage();
+    if (usage >= this.options.writeBufferSize) this.switchMemtable();
+    else if (this.writeController.throttling) {
+      this.writeController.throttle(usage, this.options.writeBufferSize, this.stallHost);
+    }
+  }
+
+  /**
+   * The memtable throttle (write-controller.ts) is on while the mutable memtable is the last
+   * one `maxWriteBufferNumber` allows and an older one is still in memory; `restart` begins
+   * a new measuring window (a memtable switch).
+   */
+  private updateThrottle(restart: boolean): void {
+    const imm = this.flushes.imm.length;
+    const on = imm > 0 && imm + 1 >= this.options.maxWriteBufferNumber;
+    const controller = this.writeController;
+    if (on === controller.throttling && !restart) return;
+    controller.setThrottle(on ? this.flushes.bytesPerMs : 0, this.mem.approximateMemoryUsage());
+  }
+
+  /**
+   * Seals the memtable and starts a new one with a new WAL; the sealed one is queued for
+   * flush. Stops writes while `maxWriteBufferNumber` memtables are full.
+   */
+  switchMemtable(): void {
+    const host = this.host;
+    const t0 = tracingPauses ? pauseStart() : 0;
+    const sealedLog = host.wal.memtableLogNumber;
+    host.wal.roll(host.fs, host.dir, host.versions.newFileNumber());
+    const sealed = this.mem;
+    sealed.seal();
+    this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
+    if (tracingPauses) pauseEnd(t0, "memtable switch (wal roll, seal, new memtable)");
+    this.flushes.add(sealed, sealedLog);
+    if (this.flushes.imm.length + 1 > this.options.maxWriteBufferNumber) {
+      this.flushes.stallWhileFull(this.options.maxWriteBufferNumber, this.writeController);
+      if (host.status.backgroundError !== undefined) throw host.status.backgroundError;
+    }
+    this.updateThrottle(true);
+  }
+
+  /** L0 write stalls (see write-controller.ts); throws if a background job failed. */
+  delayWrite(bytes: number): void {
+    this.writeController.delay(bytes, this.stallHost);
+    if (this.host.status.backgroundError !== undefined) this.host.status.checkWritable();
+  }
+
+  /** True while this family's writes must wait (L0 stalls). */
+  get stalled(): boolean {
+    return this.writeController.condition !== StallCondition.Normal;
+  }
+
+  /**
+   * Switches the memtable if it holds anything and waits until every immutable memtable is
+   * on disk (with `{ wait: false }`: starts the flush and resolves at once).
+   * REQUIRES: the caller checked that the database is writable.
+   */
+  async flush(options?: FlushOptions): Promise<void> {
+    if (this.mem.numEntries > 0 || this.mem.numRangeTombstones > 0) this.switchMemtable();
+    if (this.flushes.imm.length === 0 || options?.wait === false) return;
+    await this.flushes.waitForAll();
+  }
+
+  /**
+   * Manual compaction of the user keys [start, end] (see DB.compactRange). REQUIRES: the
+   * caller checked that the database is writable.
+   */
+  async compactRange(start?: Uint8Array | string, end?: Uint8Array | string): Promise<void> {
+    const lo = start === undefined ? undefined : toBytes(start, "start");
+    const hi = end === undefined ? undefined : toBytes(end, "end");
+    if (lo !== undefined && hi !== undefined && this.icmp.user.compare(lo, hi) > 0)
+      throw ShaleError.invalidArgument("compactRange: start is after end");
+    await this.flush();
+    let range: KeyRange | undefined;
+    if (lo !== undefined || hi !== undefined) {
+      // An open bound becomes the smallest / largest key present.
+      const files = this.host.versions.current.levels.flat();
+      if (files.length === 0) return;
+      const all = rangeOfFiles(this.icmp.user, files);
+      range = {
+        lo: lo ?? all.lo,
+        hi: hi ?? all.hi,
+        hiExclusive: hi === undefined ? all.hiExclusive : false,
+      };
+      if (this.icmp.user.compare(range.lo, range.hi) > 0) return;
+    }
+    await this.compactions.compactRange(range);
+  }
+
+  /** Resolves once the immutable memtables are flushed and no compaction runs or is due. */
+  async waitForCompactions(): Promise<void> {
+    if (this.flushes.imm.length > 0 && this.host.status.backgroundError === undefined) {
+      await this.flushes.waitForAll();
+    }
+    await this.compactions.waitForIdle();
+  }
+}

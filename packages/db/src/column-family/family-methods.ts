@@ -1,0 +1,337 @@
+/**
+ * The data methods of one column family — reads, writes, iterators, flush, manual
+ * compaction — written once for the database (its `default` family: `db.put`, `db.get`, ...)
+ * and for the handle of any family (`db.columnFamily(name).put`, ...). Both extend this class,
+ * so a database with only `default` calls the same code it always did, with no delegation.
+ *
+ * Threading: the database's thread. Everything is synchronous except `flush` and
+ * `compactRange`.
+ */
+import { invariants, ShaleError, toBytes, ValueKind } from "@shale/base";
+import type { TableCache } from "@shale/sstable";
+import {
+  COMPACT_RANGE_OPTIONS,
+  type CompactRangeOptions,
+  FLUSH_OPTIONS,
+  type FlushOptions,
+  ITERATOR_OPTIONS,
+  type IteratorOptions,
+  READ_OPTIONS,
+  type ReadOptions,
+  type WriteOptions,
+} from "../core/call-options.js";
+import { ownedCopy } from "../core/owned-bytes.js";
+import { resolveLimit, resolveRange } from "../core/range-options.js";
+import type { SnapshotList } from "../core/snapshot.js";
+import { viewGuard } from "../core/view-guard.js";
+import type { BackgroundPoll, DBIterator } from "../iterator/index.js";
+import { type IteratorSettings, openDBIterator } from "../read/iterator-sources.js";
+import type { Version } from "../version/version.js";
+import type { VersionSet } from "../version/version-set.js";
+import type { ColumnFamilyData } from "./column-family-data.js";
+import type { DbStatus } from "./db-status.js";
+import type { WriteLoop } from "./write-loop.js";
+
+const EMPTY = new Uint8Array(0);
+
+/** A version kept alive (its files on disk) until `release()`; see `DB.pinCurrentVersion`. */
+export interface PinnedVersion {
+  readonly version: Version;
+  /** Drops the reference. Idempotent. */
+  release(): void;
+}
+
+/** The parts of a database its families' methods share. */
+export interface FamilyMethodsCore {
+  readonly status: DbStatus;
+  readonly writes: WriteLoop;
+  readonly snapshots: SnapshotList;
+  readonly versions: VersionSet;
+  readonly tableCache: TableCache;
+  readonly statistics: import("@shale/base").Statistics | undefined;
+  /** The executor's finished-job cell, read with one `Atomics.load` per operation. */
+  readonly finished: Int32Array;
+  /** What iterators use to take finished jobs at each seek. */
+  readonly backgroundPoll: BackgroundPoll;
+  /** Installs finished background jobs (db.ts). */
+  takeFinished(): void;
+}
+
+export abstract class ColumnFamilyMethods {
+  /** The family these methods read and write. */
+  protected readonly cf: ColumnFamilyData;
+  protected readonly core: FamilyMethodsCore;
+  protected readonly status: DbStatus;
+  protected readonly writes: WriteLoop;
+  protected readonly snapshots: SnapshotList;
+  /** The executor's finished-job cell (see `takeFinished`). */
+  protected readonly finished: Int32Array;
+  /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
+  protected readonly views = viewGuard;
+
+  protected constructor(core: FamilyMethodsCore, cf: ColumnFamilyData) {
+    this.core = core;
+    this.cf = cf;
+    this.status = core.status;
+    this.writes = core.writes;
+    this.snapshots = core.snapshots;
+    this.finished = core.finished;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Stores `key -> value`. Strings are UTF-8 encoded; one that is not well-formed UTF-16 (a
+   * lone surrogate) is a TypeError, as everywhere a string key, value or bound is taken.
+   * `options` are checked as call-options.ts says (unknown: InvalidArgument; wrong type:
+   * TypeError).
+   */
+  put(key: Uint8Array | string, value: Uint8Array | string, options?: WriteOptions): void {
+    this.writes.writeOne(
+      this.cf,
+      ValueKind.Value,
+      toBytes(key, "key"),
+      toBytes(value, "value"),
+      options,
+    );
+  }
+
+  /** Removes `key` (a missing key is fine). */
+  delete(key: Uint8Array | string, options?: WriteOptions): void {
+    this.writes.writeOne(this.cf, ValueKind.Deletion, toBytes(key, "key"), EMPTY, options);
+  }
+
+  /** Adds a merge operand for `key`; needs `options.mergeOperator`. */
+  merge(key: Uint8Array | string, operand: Uint8Array | string, options?: WriteOptions): void {
+    if (this.cf.mergeOperator === undefined) {
+      this.checkWritable();
+      throw ShaleError.invalidArgument(`merge needs options.mergeOperator${this.familyNote()}`);
+    }
+    this.writes.writeOne(
+      this.cf,
+      ValueKind.Merge,
+      toBytes(key, "key"),
+      toBytes(operand, "operand"),
+      options,
+    );
+  }
+
+  /** Removes every key in [start, end). start > end is InvalidArgument; start == end removes nothing. */
+  deleteRange(start: Uint8Array | string, end: Uint8Array | string, options?: WriteOptions): void {
+    const s = toBytes(start, "start");
+    const e = toBytes(end, "end");
+    this.checkWritable();
+    if (this.cf.icmp.user.compare(s, e) > 0)
+      throw ShaleError.invalidArgument("deleteRange: start is after end");
+    this.writes.writeOne(this.cf, ValueKind.RangeDeletion, s, e, options);
+  }
+
+  /**
+   * Flushes the memtable to an L0 table and waits until every immutable memtable is on disk
+   * (with `{ wait: false }`: starts the flush and resolves at once).
+   */
+  async flush(options?: FlushOptions): Promise<void> {
+    if (options !== undefined) FLUSH_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
+    if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
+    this.checkWritable();
+    await this.cf.flush(options);
+  }
+
+  /**
+   * Manual compaction (RocksDB's CompactRange): flushes the memtable, then compacts every
+   * level's files overlapping the user keys [start, end] (inclusive; a missing bound is
+   * open) into the next level, down to the deepest non-empty level (L1 at least), waiting
+   * for each step. Deleted and overwritten entries that no snapshot needs are dropped on the
+   * way, and tombstones at the last level. Automatic compactions pause meanwhile. Works with
+   * `disableAutoCompactions`.
+   */
+  async compactRange(
+    start?: Uint8Array | string,
+    end?: Uint8Array | string,
+    options?: CompactRangeOptions,
+  ): Promise<void> {
+    if (options !== undefined) COMPACT_RANGE_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
+    this.checkWritable();
+    await this.cf.compactRange(start, end);
+  }
+
+  /** Throws what a write would throw (closed, failed, refused, dropped family). */
+  protected checkWritable(): void {
+    this.status.checkWritable();
+    if (this.cf.dropped) throw this.cf.droppedError();
+  }
+
+  /** Throws Closed once the database is closed, InvalidArgument once the family is dropped. */
+  protected checkOpen(): void {
+    this.status.checkOpen();
+    if (this.cf.dropped) throw this.cf.droppedError();
+  }
+
+  /** " (column family "x")" for a family other than default, for error messages. */
+  private familyNote(): string {
+    return this.cf.id === 0 ? "" : ` (column family "${this.cf.name}")`;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /**
+   * The value of `key`, or undefined: a copy the caller owns — never the memtable arena or a
+   * cached block, never backed by a SharedArrayBuffer (owned-bytes.ts: small values are cut
+   * from a pooled plain ArrayBuffer, like Node's small Buffers). Write into it freely; keep
+   * it as long as you like. For a zero-copy read, see `getView`.
+   * `options`: ReadOptions (call-options.ts).
+   */
+  get(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
+    const v = this.readView(key, options);
+    return v === undefined ? undefined : ownedCopy(v);
+  }
+
+  /**
+   * The value of `key`, or undefined, WITHOUT a copy (seed 002; RocksDB's PinnableSlice,
+   * lmdb-js's getBinaryFast): a view into the memtable arena (a SharedArrayBuffer), a cached
+   * block, or a merge operator's result.
+   *
+   * Lifetime: valid until the next call into this database — any method of the database or
+   * of one of its iterators. Read it (or copy it) before then; after that its bytes may be
+   * another value's, or garbage (a cached block evicted and reused).
+   *
+   * Read-only: never write into it. It is the store's own memory: a write would change the
+   * stored value, and the next flush would make the change durable. With SHALE_INVARIANTS=1
+   * (tests) the next call checks that the view was not written into and throws an invariant
+   * error if it was (view-guard.ts). Browsers' `TextDecoder` refuses SharedArrayBuffer views:
+   * decode a `get` result there.
+   */
+  getView(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
+    const v = this.readView(key, options);
+    return invariants ? this.views.record(v, "db.getView()") : v;
+  }
+
+  /** True if `key` has a value (what `get` would return is not undefined); no copy. */
+  has(key: Uint8Array | string, options?: ReadOptions): boolean {
+    return this.readView(key, options) !== undefined;
+  }
+
+  /** The read path of get, getView and has: checks, then the value as a view. */
+  private readView(
+    key: Uint8Array | string,
+    options: ReadOptions | undefined,
+  ): Uint8Array | undefined {
+    if (invariants && this.views.pending) this.views.verify();
+    if (this.status.closed || this.cf.dropped) this.checkOpen();
+    if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
+    const k = toBytes(key, "key");
+    const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
+    const cf = this.cf;
+    return cf.reader.get(k, snapshot, cf.mem, cf.flushes.imm, options);
+  }
+
+  /** Validates read options (READ_OPTIONS) and returns the sequence number to read at. */
+  private readSequence(options: ReadOptions): number {
+    READ_OPTIONS.check(options);
+    return options.snapshot !== undefined
+      ? this.snapshots.check(options.snapshot)
+      : this.writes.lastSeq;
+  }
+
+  /**
+   * `get` for many keys, all at one sequence number (one snapshot, even without
+   * `options.snapshot`); results in the same order, each a copy the caller owns.
+   */
+  getMany(
+    keys: readonly (Uint8Array | string)[],
+    options?: ReadOptions,
+  ): (Uint8Array | undefined)[] {
+    if (!Array.isArray(keys)) throw new TypeError("getMany takes an array of keys");
+    if (invariants && this.views.pending) this.views.verify();
+    this.checkOpen();
+    if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
+    const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
+    const out = new Array<Uint8Array | undefined>(keys.length);
+    const cf = this.cf;
+    for (let i = 0; i < keys.length; i++) {
+      const k = toBytes(keys[i], `keys[${i}]`);
+      const v = cf.reader.get(k, snapshot, cf.mem, cf.flushes.imm, options);
+      out[i] = v === undefined ? undefined : ownedCopy(v);
+    }
+    return out;
+  }
+
+  /**
+   * An iterator over the family as of `readOptions.snapshot` or now, within the range the
+   * options give (`gt`/`gte`/`lowerBound`, `lt`/`lte`/`upperBound`: at most one per side;
+   * `limit`). Unpositioned: call a seek first — or use it with
+   * `for (const [key, value] of db.iterator())`, which yields copies the caller owns
+   * (`reverse: true` walks backwards). The cursor's `key()`/`value()` are views valid until
+   * the iterator next moves or closes (see DBIterator). It pins the memtables and table
+   * files it reads until `close()` (for-of closes it at the end).
+   */
+  iterator(readOptions?: IteratorOptions): DBIterator {
+    if (invariants && this.views.pending) this.views.verify();
+    this.checkOpen();
+    if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
+    if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
+    const ro = readOptions ?? {};
+    const snapshotSeq =
+      ro.snapshot !== undefined ? this.snapshots.check(ro.snapshot) : this.writes.lastSeq;
+    const { sources, pin, settings } = this.iteratorParts(ro, snapshotSeq);
+    // Opened here, not in a helper: the unclosed-iterator report names this caller's frames.
+    return openDBIterator(sources, pin, settings);
+  }
+
+  /** @internal An iterator at `snapshotSeq` (`db.iterators` opens several at one seq). */
+  iteratorAt(ro: IteratorOptions, snapshotSeq: number): DBIterator {
+    const { sources, pin, settings } = this.iteratorParts(ro, snapshotSeq);
+    return openDBIterator(sources, pin, settings);
+  }
+
+  /** What an iterator at `snapshotSeq` reads, and how. */
+  private iteratorParts(ro: IteratorOptions, snapshotSeq: number) {
+    const cf = this.cf;
+    const range = resolveRange(ro, "readOptions");
+    const settings: IteratorSettings = {
+      comparator: cf.icmp.user,
+      mergeOperator: cf.mergeOperator,
+      snapshotSeq,
+      reverse: ro.reverse === true,
+      lowerBound: range.lower,
+      upperBound: range.upper,
+      lowerExclusive: range.lowerExclusive,
+      upperInclusive: range.upperInclusive,
+      limit: resolveLimit(ro.limit),
+      statistics: this.core.statistics,
+      background: this.core.backgroundPoll,
+    };
+    const pin = this.pinCurrentVersion();
+    const sources = {
+      mem: cf.mem,
+      imm: cf.flushes.imm,
+      version: pin.version,
+      tableCache: this.core.tableCache,
+      icmp: cf.icmp,
+      readOptions: ro.fillCache !== undefined || ro.verifyChecksums !== undefined ? ro : undefined,
+    };
+    return { sources, pin, settings };
+  }
+
+  /**
+   * Keeps the family's current version's files alive until `release()` (for iterators: a
+   * compaction may replace the files meanwhile; they are deleted only once released). Cheap:
+   * one reference count.
+   */
+  pinCurrentVersion(): PinnedVersion {
+    this.status.checkOpen();
+    const version = this.cf.current;
+    version.ref();
+    let held = true;
+    return {
+      version,
+      release: () => {
+        if (!held) return;
+        held = false;
+        version.unref();
+      },
+    };
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The write loop: every write of the database, whatever its column families, goes through
+ * here — one sequence, one WAL (write/write-path.ts), then each family's memtable.
+ *
+ * ```
+ *   checks -> stalls of the family written -> seq = lastSeq + 1 -> batch.seal(seq)
+ *   -> ActiveWal.append (one record, handed to the OS; fsync'd with sync: true)
+ *   -> memtable insert (seq + i for op i) -> lastSeq moves -> memtable full? switch
+ * ```
+ *
+ * A single put to `default` (the common case) takes `writeOne`: no batch iteration, no
+ * family lookup, the same steps db.ts took before the families were split out.
+ *
+ * Threading: the caller's thread, synchronous.
+ */
+import {
+  bytewiseComparator,
+  Histogram,
+  invariants,
+  ShaleError,
+  type Statistics,
+  Ticker,
+  ValueKind,
+} from "@shale/base";
+import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
+import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
+import { viewGuard } from "../core/view-guard.js";
+import type { VersionSet } from "../version/version-set.js";
+import { BATCH_HEADER_SIZE, WriteBatch } from "../write/write-batch.js";
+import { type ActiveWal, checkRangeOrder, MemTableInserter } from "../write/write-path.js";
+import type { ColumnFamilyData } from "./column-family-data.js";
+import type { DbStatus } from "./db-status.js";
+
+/** What the write loop needs from its database. */
+export interface WriteLoopHost {
+  readonly wal: ActiveWal;
+  readonly versions: VersionSet;
+  readonly statistics: Statistics | undefined;
+  readonly status: DbStatus;
+  /** The executor's finished-job cell (background/executor.ts). */
+  readonly finished: Int32Array;
+  /** Installs finished background jobs (db.ts `takeFinished`). */
+  takeFinished(): void;
+}
+
+export class WriteLoop {
+  /** The sequence number of the last write. */
+  lastSeq: number;
+  /** The `default` family (the writes of `db.put` and friends). */
+  private readonly cf: ColumnFamilyData;
+  private readonly wal: ActiveWal;
+  private readonly versions: VersionSet;
+  private readonly stats: Statistics | undefined;
+  private readonly status: DbStatus;
+  private readonly finished: Int32Array;
+  private readonly host: WriteLoopHost;
+  private readonly scratch = new WriteBatch();
+  private readonly inserter = new MemTableInserter();
+  /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
+  private readonly views = viewGuard;
+
+  constructor(host: WriteLoopHost, defaultFamily: ColumnFamilyData, lastSeq: number) {
+    this.host = host;
+    this.cf = defaultFamily;
+    this.wal = host.wal;
+    this.versions = host.versions;
+    this.stats = host.statistics;
+    this.status = host.status;
+    this.finished = host.finished;
+    this.lastSeq = lastSeq;
+  }
+
+  /** Applies a batch atomically: all of it or none of it survives a crash. */
+  write(batch: WriteBatch, options: WriteOptions | undefined): void {
+    if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
+    if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
+    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
+    if (Atomics.load(this.finished, 0) !== 0) this.host.takeFinished();
+    this.status.checkWritable();
+    const count = batch.count;
+    if (count === 0) return;
+    const cf = this.cf;
+    if (cf.stalled) cf.delayWrite(batch.byteSize);
+    if ((batch.kinds & (1 << ValueKind.Merge)) !== 0 && cf.mergeOperator === undefined) {
+      throw ShaleError.invalidArgument(
+        "the batch has merge operands but options.mergeOperator is not set",
+      );
+    }
+    if (
+      (batch.kinds & (1 << ValueKind.RangeDeletion)) !== 0 &&
+      cf.icmp.user !== bytewiseComparator
+    ) {
+      checkRangeOrder(batch, cf.icmp.user);
+    }
+    const seq = this.lastSeq + 1;
+    const rep = batch.seal(seq);
+    this.wal.append(rep, count, options);
+    const inserter = this.inserter;
+    inserter.mem = cf.mem;
+    inserter.seq = seq;
+    WriteBatch.iterate(rep, inserter);
+    this.finishWrite(cf, seq + count - 1, rep.length, t0);
+  }
+
+  /** One operation on family `cf`: put, delete, merge or deleteRange. */
+  writeOne(
+    cf: ColumnFamilyData,
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+    options: WriteOptions | undefined,
+  ): void {
+    if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (invariants && this.views.pending) this.views.verify();
+    const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
+    if (Atomics.load(this.finished, 0) !== 0) this.host.takeFinished();
+    this.status.checkWritable();
+    if (cf.dropped) throw cf.droppedError();
+    if (cf.stalled) cf.delayWrite(key.length + value.length);
+    const seq = this.lastSeq + 1;
+    const batch = this.scratch.clear();
+    batch.add(kind, key, value);
+    const rep = batch.seal(seq);
+    this.wal.append(rep, 1, options);
+    const tTrace = tracingPauses ? pauseStart() : 0;
+    cf.mem.add(seq, kind, key, value);
+    if (tracingPauses) pauseEnd(tTrace, "memtable insert");
+    this.finishWrite(cf, seq, rep.length, t0);
+  }
+
+  /** `t0`: the write's start (`stats.now()`) for WriteMicros. */
+  private finishWrite(cf: ColumnFamilyData, lastSeq: number, bytes: number, t0: number): void {
+    // Released memtables' chunks become reusable only now (write/chunk-pool.ts).
+    if (cf.chunkPool.hasPending) cf.chunkPool.promote();
+    this.lastSeq = lastSeq;
+    this.versions.lastSequence = lastSeq;
+    const stats = this.stats;
+    if (stats !== undefined) {
+      stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);
+      stats.record(Histogram.BytesPerWrite, bytes - BATCH_HEADER_SIZE);
+    }
+    cf.afterWrite();
+    // The whole write, stalls included (RocksDB's DB_WRITE).
+    if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
+  }
+}
