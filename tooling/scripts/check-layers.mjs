@@ -18,10 +18,10 @@ export const LAYERS = [
   ["compaction/"], // picking, compaction iterator, jobs, table building
   ["flush/"], // memtable -> L0 table
   ["background/"], // executor and workers, flush and compaction scheduling, write throttling
-  ["column-family/"], // one LSM tree per column family, the write loop, the data methods
   ["secondary/"], // read-only and secondary instances following a primary
   ["open/"], // recovery at open
   ["ops/"], // checkpoint, live files, sizes, checksums, properties, clear
+  ["column-family/"], // one LSM tree per column family, the write loop, the data methods
   ["db.ts"], // the DB class
   ["repair/", "ops/backup/engine.ts"], // tools that take or open a DB
   ["index.ts"], // the package surface

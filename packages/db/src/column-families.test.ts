@@ -1,10 +1,10 @@
 /**
  * A directory with column families other than `default` (as RocksDB leaves it): shale opens
- * `default`, names the others (property + warning), refuses writes while they exist, never
- * deletes their tables or the WALs they still need, and writes them into its own MANIFEST.
+ * every family, replays each family's WAL records into its own memtable, never deletes their
+ * tables or the WALs they still need, and writes them into its own MANIFEST.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { MemoryFileSystem, ShaleError } from "@shale/base";
+import { MemoryFileSystem } from "@shale/base";
 import { LogReader, LogWriter } from "@shale/wal";
 import { describe, expect, it, vi } from "vitest";
 import { DB } from "./db.js";
@@ -96,7 +96,7 @@ async function withFamilies(): Promise<{ fs: MemoryFileSystem; lastSeq: number }
 }
 
 describe("column families other than default", () => {
-  it("opens default, names the others, refuses writes, and keeps their files", async () => {
+  it("opens every family, replays each one's WAL records, and keeps their files", async () => {
     const { fs, lastSeq } = await withFamilies();
     const warnings: string[] = [];
     const spy = vi.spyOn(process, "emitWarning").mockImplementation((w) => {
@@ -104,25 +104,18 @@ describe("column families other than default", () => {
     });
     const db = await DB.open("/db", { fs });
     spy.mockRestore();
-    expect(db.getProperty("shale.ignored-column-families")).toBe("1 other");
-    expect(warnings.join("\n")).toMatch(/"other".*leaves them alone/);
+    expect(db.getProperty("shale.ignored-column-families")).toBe("");
+    expect(warnings).toEqual([]);
+    expect(db.listColumnFamilies()).toEqual(["default", "other"]);
     expect(str(db.get("a"))).toBe("1");
     expect(str(db.get("b"))).toBe("2");
-    // The default family's record of the WAL was replayed; the other family's was not.
+    // Each family's record of the WAL went to its own memtable.
     expect(str(db.get("d"))).toBe("dv");
     expect(db.get("ck2")).toBeUndefined();
+    expect(str(db.columnFamily("other").get("ck2"))).toBe("cv2");
     expect(db.latestSequence).toBe(lastSeq + 2);
-    const refused = (f: () => unknown) => {
-      try {
-        f();
-        return "ok";
-      } catch (e) {
-        return ShaleError.isInstance(e) ? e.code : String(e);
-      }
-    };
-    expect(refused(() => db.put("x", "1"))).toBe("NotSupported");
-    expect(refused(() => db.delete("a"))).toBe("NotSupported");
-    await expect(db.flush()).rejects.toThrow(/column families/);
+    db.put("x", "1");
+    expect(str(db.get("x"))).toBe("1");
     await db.close();
     // Their table and the WAL they still need are kept; the new MANIFEST carries them.
     expect(fs.exists("/db/000900.sst")).toBe(true);
@@ -135,8 +128,9 @@ describe("column families other than default", () => {
     expect(edits.some((e) => e.maxColumnFamily === 2)).toBe(true);
     // And again: nothing of theirs is lost across opens.
     const again = await DB.open("/db", { fs });
-    expect(again.getProperty("shale.ignored-column-families")).toBe("1 other");
+    expect(again.getProperty("shale.ignored-column-families")).toBe("");
     expect(str(again.get("d"))).toBe("dv");
+    expect(str(again.columnFamily("other").get("ck2"))).toBe("cv2");
     await again.close();
     expect(fs.exists("/db/000900.sst")).toBe(true);
     expect(fs.exists("/db/000950.log")).toBe(true);
@@ -151,12 +145,13 @@ describe("column families other than default", () => {
     const spy = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
     const db = await DB.open("/db", { fs, mergeOperator: "max" });
     spy.mockRestore();
-    expect(db.getProperty("shale.ignored-column-families")).toBe("1 other");
-    expect(db.getProperty("shale.num-files-at-level0")).toBe("2"); // 14, and 'tail' from the WAL
+    expect(db.listColumnFamilies()).toEqual(["default", "other"]);
+    // 14; 'tail', replayed from the WAL, stays in the memtable (avoidFlushDuringRecovery).
+    expect(db.getProperty("shale.num-files-at-level0")).toBe("1");
     expect(db.getProperty("shale.num-files-at-level1")).toBe("1"); // 12
     expect(db.latestSequence).toBe(204);
     expect(str(db.get("tail"))).toBe("y"); // RocksDB's WAL record, replayed
-    expect(() => db.put("x", "1")).toThrow(/column families/);
+    db.put("x", "1");
     await db.close();
     // "other"'s table and the WAL its data may still need (its log number is 17) are kept.
     expect(fs.exists("/db/000018.sst")).toBe(true);

@@ -35,35 +35,45 @@ import {
   type Statistics,
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
+import { MemTable } from "@shale/memtable";
 import { type Block, TableCache } from "@shale/sstable";
 import { type BackgroundExecutor, InlineExecutor } from "./background/executor.js";
 import { FileRemover } from "./background/file-remover.js";
 import { builtinComparator } from "./background/protocol.js";
 import { WorkerExecutor } from "./background/worker-executor.js";
-import { ColumnFamilyData, type ColumnFamilyHost } from "./column-family/column-family-data.js";
+import {
+  ColumnFamilyData,
+  type ColumnFamilyHost,
+  type RecoveredMemTables,
+} from "./column-family/column-family-data.js";
 import { DbStatus } from "./column-family/db-status.js";
 import { ColumnFamilyMethods } from "./column-family/family-methods.js";
+import { ColumnFamilyHandle } from "./column-family/handle.js";
 import { WriteLoop } from "./column-family/write-loop.js";
-import { tableWriteOptions } from "./compaction/build-table.js";
+import { type TableIdentity, tableWriteOptions } from "./compaction/build-table.js";
 import {
-  CLEAR_OPTIONS,
-  type ClearOptions,
+  ITERATOR_OPTIONS,
+  type IteratorOptions,
   SNAPSHOT_OPTIONS,
   type SnapshotOptions,
   type WriteOptions,
 } from "./core/call-options.js";
 import { lockFileName, tableFileName } from "./core/filenames.js";
-import { type DbOptions, type ResolvedOptions, resolveOptions } from "./core/options.js";
+import {
+  type ColumnFamilyOptions,
+  type DbOptions,
+  OPEN_OPTIONS,
+  type ResolvedOptions,
+  resolveColumnFamilyOptions,
+  resolveOptions,
+} from "./core/options.js";
+import { readNewestOptions } from "./core/options-file.js";
 import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
 import { type Snapshot, SnapshotList } from "./core/snapshot.js";
 import { loadCodecs } from "./core/wal-codecs.js";
+import type { DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
-import {
-  type RecoveredState,
-  type RecoveryDrop,
-  recover,
-  recoveryProperty,
-} from "./open/recovery.js";
+import { type RecoveredState, recover, writeOptions } from "./open/recovery.js";
 import {
   type ApproximateSizeOptions,
   approximateSizes,
@@ -71,12 +81,10 @@ import {
 } from "./ops/approximate-sizes.js";
 import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
-import { clearRange } from "./ops/clear.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
 import { FileDeletionHold } from "./ops/file-deletions.js";
 import type { OpsHost } from "./ops/host.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
-import { formatProperty } from "./ops/properties.js";
 import {
   type VerifyChecksumsOptions,
   type VerifyReport,
@@ -91,9 +99,10 @@ import {
 } from "./secondary/follower.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
-import type { Version, VersionSet } from "./version/version-set.js";
+import { listColumnFamilies } from "./version/list-families.js";
+import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";
-import type { WriteBatch } from "./write/write-batch.js";
+import type { BatchFamily, WriteBatch } from "./write/write-batch.js";
 import { ActiveWal } from "./write/write-path.js";
 
 export type { PinnedVersion } from "./column-family/family-methods.js";
@@ -104,8 +113,6 @@ export class DB extends ColumnFamilyMethods {
   private readonly fs: FileSystem;
   private readonly icmp: InternalKeyComparator;
   private readonly stats: Statistics | undefined;
-  /** What this open's WAL replay dropped (property `shale.recovery-dropped`). */
-  private readonly recoveryDrops: readonly RecoveryDrop[];
   private readonly versions: VersionSet;
   private lock: FileLock | undefined;
   /** The current WAL, shared by every column family (see ActiveWal). */
@@ -114,7 +121,11 @@ export class DB extends ColumnFamilyMethods {
   private readonly tableCache: TableCache;
   private readonly executor: BackgroundExecutor;
   /** The column families by id; `default` (0) is also `this.cf`. */
-  private readonly families = new Map<number, ColumnFamilyData>();
+  private readonly families: Map<number, ColumnFamilyData>;
+  private readonly handles = new Map<ColumnFamilyData, ColumnFamilyHandle>();
+  private readonly options: ResolvedOptions;
+  private readonly identity: TableIdentity;
+  private readonly familyHost: ColumnFamilyHost;
   /** Deletes obsolete tables and WALs. */
   private readonly remover: FileRemover;
   /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
@@ -142,15 +153,7 @@ export class DB extends ColumnFamilyMethods {
     const wal = new ActiveWal(state.wal, state.logNumber, statistics, state.memLogNumber);
     const status = new DbStatus(wal);
     status.writeRefusal = state.writeRefusal;
-    const tableCache = new TableCache({
-      fs,
-      path: (n) => tableFileName(dir, n),
-      capacity: options.maxOpenFiles,
-      comparator: state.icmp.user,
-      blockCache: options.blockCache,
-      cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
-      ...(statistics !== undefined ? { statistics } : {}),
-    });
+    const tableCache = newTableCache(dir, options, state.icmp);
     const workers =
       fs instanceof NodeFileSystem &&
       builtinComparator(state.icmp.name) !== undefined &&
@@ -161,6 +164,7 @@ export class DB extends ColumnFamilyMethods {
     const snapshots = new SnapshotList();
     const shutdown = new SharedArrayBuffer(4);
     const takeFinished = () => this?.takeFinished();
+    let families: Map<number, ColumnFamilyData> | undefined;
     const host: ColumnFamilyHost = {
       dir,
       fs,
@@ -174,19 +178,33 @@ export class DB extends ColumnFamilyMethods {
       status,
       follower: state.follower !== undefined,
       removeFiles: (paths) => this?.removeFiles(paths),
+      // A WAL is deleted only once every family with data in it has flushed.
+      minLogToKeep: () => {
+        let min = wal.number;
+        for (const f of families!.values()) if (f.oldestLogNeeded < min) min = f.oldestLogNeeded;
+        return min;
+      },
     };
+    const own = state.families.get(0)?.options ?? options;
     const cf = new ColumnFamilyData(
       host,
-      0,
-      "default",
-      options,
-      state.icmp,
-      tableWriteOptions(options, state.identity),
-      { mem: state.mem, imm: state.imm },
+      versions.defaultFamily,
+      own,
+      tableWriteOptions(own, state.identity),
+      state,
     );
+    families = new Map([[0, cf]]);
     const finished = executor.finished;
     const writes = new WriteLoop(
-      { wal, versions, statistics, status, finished, takeFinished },
+      {
+        wal,
+        versions,
+        statistics,
+        status,
+        finished,
+        takeFinished,
+        familyOf: (h) => this.familyOf(h),
+      },
       cf,
       versions.lastSequence,
     );
@@ -201,9 +219,15 @@ export class DB extends ColumnFamilyMethods {
         finished,
         backgroundPoll: { finished, take: takeFinished },
         takeFinished,
+        blockCache: options.blockCache,
+        recoveryDrops: state.drops,
       },
       cf,
     );
+    this.families = families;
+    this.options = options;
+    this.identity = state.identity;
+    this.familyHost = host;
     this.dir = dir;
     this.fs = fs;
     this.icmp = state.icmp;
@@ -213,13 +237,16 @@ export class DB extends ColumnFamilyMethods {
     this.wal = wal;
     this.follower = state.follower;
     this.secondaryPins = new SecondaryPins(fs, dir, (paths) => this.removeFiles(paths));
-    this.recoveryDrops = state.drops;
     this.blockCache = options.blockCache;
     this.tableCache = tableCache;
     this.executor = executor;
     this.shutdown = shutdown;
     this.remover = new FileRemover(executor);
-    this.families.set(0, cf);
+    for (const [id, f] of state.families) {
+      if (id === 0) continue;
+      const own = f.versions.icmp.name === state.icmp.name ? tableCache : undefined;
+      this.addFamily(f.versions, f.options, f, own);
+    }
     status.onFailure = (failure) => {
       for (const family of this.families.values()) family.flushes.rejectWaiters(() => failure);
     };
@@ -233,6 +260,8 @@ export class DB extends ColumnFamilyMethods {
    * unlinking happens off the main thread with worker threads.
    */
   private removeTables(numbers: number[]): void {
+    for (const f of this.families.values())
+      if (f.tableCache !== this.tableCache) for (const n of numbers) f.tableCache.evict(n);
     for (const n of numbers) this.tableCache.evict(n);
     this.removeFiles(numbers.map((n) => tableFileName(this.dir, n)));
   }
@@ -305,19 +334,144 @@ export class DB extends ColumnFamilyMethods {
     this.writes.write(batch, options);
   }
 
-  // ---------------------------------------------------------------- reads
-  // get, getView, has, getMany, iterator: column-family/family-methods.ts.
+  // ---------------------------------------------------------------- column families
+
+  /** The names of the column families, in RocksDB's id order ("default" first). */
+  listColumnFamilies(): string[] {
+    this.status.checkOpen();
+    return [...this.families.values()].sort((a, b) => a.id - b.id).map((f) => f.name);
+  }
+
+  /** The column families of the database in `dir`, without opening it (id order). */
+  static listColumnFamilies(dir: string, options?: { fs?: FileSystem }): string[] {
+    if (typeof dir !== "string" || dir.length === 0)
+      throw new TypeError("dir must be a non-empty string");
+    return listColumnFamilies(options?.fs ?? resolveOptions({}).fs, dir);
+  }
 
   /**
-   * Deletes every key in a range (all keys without one), atomically, in one write: range
-   * options as for `iterator` (open ends allowed), `limit`/`reverse` to delete only the first
-   * (last) keys, and write options. How an open range becomes a range tombstone: clear.ts.
+   * The handle of column family `name`: the database's data methods on that family (see
+   * column-family/handle.ts). InvalidArgument naming it when the database has no such family.
    */
-  clear(options?: ClearOptions): void {
-    if (options !== undefined) CLEAR_OPTIONS.check(options);
-    this.checkWritable();
-    clearRange(this, options);
+  columnFamily(name: string): ColumnFamilyHandle {
+    if (typeof name !== "string") throw new TypeError("column family name must be a string");
+    this.status.checkOpen();
+    for (const f of this.families.values()) if (f.name === name) return this.handleOf(f);
+    throw ShaleError.invalidArgument(`unknown column family: "${name}"`);
   }
+
+  /**
+   * Creates column family `name` with `options` (the database's where not given): one synced
+   * MANIFEST edit, and a new OPTIONS file with its sections. InvalidArgument if it exists.
+   */
+  async createColumnFamily(
+    name: string,
+    options?: ColumnFamilyOptions,
+  ): Promise<ColumnFamilyHandle> {
+    if (typeof name !== "string" || name.length === 0)
+      throw new TypeError("column family name must be a non-empty string");
+    this.checkWritable();
+    if (this.versions.familyByName(name) !== undefined)
+      throw ShaleError.invalidArgument(`column family already exists: "${name}"`);
+    if (options !== undefined) OPEN_OPTIONS.check({ columnFamilies: { [name]: options } });
+    const own = resolveColumnFamilyOptions(this.options, name, options);
+    const icmp = new InternalKeyComparator(own.comparator);
+    const versions = this.versions.addFamily(name, icmp, this.wal.number);
+    const mem = new MemTable({ comparator: icmp.user });
+    const cache = icmp.name === this.icmp.name ? this.tableCache : undefined;
+    const cf = this.addFamily(
+      versions,
+      own,
+      { mem, imm: [], memLogNumber: this.wal.number },
+      cache,
+    );
+    this.rewriteOptions();
+    cf.start();
+    return this.handleOf(cf);
+  }
+
+  /**
+   * Drops column family `name` (not `default`): its running flush or compactions finish,
+   * one synced MANIFEST edit drops it, and its tables are deleted once no iterator reads
+   * them. Its handles throw InvalidArgument ("column family dropped") from then on.
+   */
+  async dropColumnFamily(name: string): Promise<void> {
+    if (typeof name !== "string") throw new TypeError("column family name must be a string");
+    this.status.checkWritable();
+    if (name === "default")
+      throw ShaleError.invalidArgument('the "default" column family cannot be dropped');
+    const cf = [...this.families.values()].find((f) => f.name === name);
+    if (cf === undefined) throw ShaleError.invalidArgument(`unknown column family: "${name}"`);
+    cf.dropped = true; // no new writes, flushes or compactions
+    while (cf.flushes.numRunning > 0 || cf.compactions.numRunning > 0)
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    this.versions.dropFamily(cf.versions);
+    this.families.delete(cf.id);
+    retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm);
+    this.rewriteOptions();
+  }
+
+  /**
+   * Iterators over several column families at one sequence number (`readOptions.snapshot`,
+   * or now): a consistent view across families. Close each.
+   */
+  iterators(handles: readonly ColumnFamilyHandle[], readOptions?: IteratorOptions): DBIterator[] {
+    if (!Array.isArray(handles)) throw new TypeError("iterators takes an array of handles");
+    this.status.checkOpen();
+    if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
+    const ro = readOptions ?? {};
+    const seq = ro.snapshot !== undefined ? this.snapshots.check(ro.snapshot) : this.writes.lastSeq;
+    for (const h of handles) this.familyOf(h);
+    return handles.map((h) => h.iteratorAt(ro, seq));
+  }
+
+  protected batchFamily(): undefined {
+    return undefined;
+  }
+
+  /** The tree a handle names; InvalidArgument for another database's handle or a dropped family. */
+  private familyOf(handle: BatchFamily): ColumnFamilyData {
+    const cf = handle instanceof ColumnFamilyHandle ? handle.familyFor(this.core) : undefined;
+    if (cf === undefined)
+      throw ShaleError.invalidArgument("the column family handle belongs to another database");
+    if (cf.dropped) throw cf.droppedError();
+    return cf;
+  }
+
+  private handleOf(cf: ColumnFamilyData): ColumnFamilyHandle {
+    let h = this.handles.get(cf);
+    if (h === undefined) {
+      h = new ColumnFamilyHandle(this.core, cf);
+      this.handles.set(cf, h);
+    }
+    return h;
+  }
+
+  /** Adds a family's tree (at open, or created); `tableCache`: shared, else its own. */
+  private addFamily(
+    versions: FamilyVersions,
+    options: ResolvedOptions,
+    recovered: RecoveredMemTables,
+    tableCache?: TableCache,
+  ): ColumnFamilyData {
+    const cache = tableCache ?? newTableCache(this.dir, options, versions.icmp);
+    const table = tableWriteOptions(options, this.identity);
+    const cf = new ColumnFamilyData(this.familyHost, versions, options, table, recovered, cache);
+    this.families.set(cf.id, cf);
+    return cf;
+  }
+
+  /** A new OPTIONS file with every family's sections. */
+  private rewriteOptions(): void {
+    const previous = readNewestOptions(this.fs, this.dir)?.sections ?? [];
+    const families = new Map(
+      [...this.families].map(([id, f]) => [id, { options: f.options, versions: f.versions }]),
+    );
+    writeOptions(this.fs, this.dir, this.versions, this.options, previous, Infinity, families);
+  }
+
+  // ---------------------------------------------------------------- reads
+  // get, getView, has, getMany, iterator: column-family/family-methods.ts.
 
   /** A snapshot of the current state; pass it as `readOptions.snapshot`, then `release()` it. */
   snapshot(options?: SnapshotOptions): Snapshot {
@@ -330,47 +484,6 @@ export class DB extends ColumnFamilyMethods {
   /** The sequence number of the last write. */
   get latestSequence(): number {
     return this.writes.lastSeq;
-  }
-
-  /**
-   * A property of the database as a string, or undefined for an unknown name. Names:
-   * `shale.num-files-at-level<N>`, `shale.bytes-at-level<N>`, `shale.levelstats`,
-   * `shale.num-immutable-mem-table`, `shale.cur-size-active-mem-table`,
-   * `shale.size-all-mem-tables`, `shale.num-entries-active-mem-table`, `shale.num-snapshots`,
-   * `shale.oldest-snapshot-seq`, `shale.latest-sequence`, `shale.compaction-pending`,
-   * `shale.num-running-compactions`, `shale.num-running-flushes`,
-   * `shale.estimate-pending-compaction-bytes`, `shale.num-compactions`,
-   * `shale.num-trivial-moves`, `shale.compact-read-bytes`, `shale.compact-write-bytes`,
-   * `shale.flush-write-bytes`, `shale.write-amplification`, `shale.compaction-stats`,
-   * `shale.stall-micros`, `shale.l0-slowdown-micros`, `shale.l0-stop-micros`,
-   * `shale.memtable-stop-micros`, `shale.is-write-stopped`, `shale.actual-delayed-write-rate`,
-   * `shale.stats`, `shale.recovery-dropped`, `shale.memtable-chunks-allocated`,
-   * `shale.memtable-chunks-reused`, `shale.memtable-chunk-pool-bytes` (see properties.ts); `shale.ignored-column-families`
-   * (the column families other than `default` shale leaves alone, one `id name` per line) and
-   * `shale.best-efforts-recovery` (what a best-efforts open left out; "" when nothing).
-   */
-  getProperty(name: string): string | undefined {
-    if (typeof name !== "string") throw new TypeError("property name must be a string");
-    if (invariants && this.views.pending) this.views.verify();
-    this.status.checkOpen();
-    if (name === "shale.ignored-column-families" || name === "shale.best-efforts-recovery")
-      return recoveryProperty(name, this.versions);
-    const cf = this.cf;
-    return formatProperty(name, {
-      mem: cf.mem,
-      imm: cf.flushes.imm,
-      version: cf.current,
-      snapshots: this.snapshots,
-      lastSeq: this.writes.lastSeq,
-      stats: this.stats,
-      blockCache: this.blockCache,
-      backgroundError: this.status.backgroundError,
-      compactions: cf.compactions,
-      stalls: cf.writeController,
-      runningFlushes: cf.flushes.numRunning,
-      recoveryDrops: this.recoveryDrops,
-      chunkPool: cf.chunkPool,
-    });
   }
 
   /**
@@ -425,6 +538,8 @@ export class DB extends ColumnFamilyMethods {
     attempt(() => this.wal.syncUnlessFailed());
     attempt(() => this.wal.close());
     attempt(() => this.versions.close());
+    for (const f of this.families.values())
+      if (f.tableCache !== this.tableCache) attempt(() => f.tableCache.close());
     attempt(() => this.tableCache.close());
     attempt(() => this.follower?.close());
     this.secondaryPins.close();
@@ -637,4 +752,22 @@ export class DB extends ColumnFamilyMethods {
       },
     };
   }
+}
+
+/** A table cache for tables ordered by `icmp` (families of other comparators get their own). */
+function newTableCache(
+  dir: string,
+  options: ResolvedOptions,
+  icmp: InternalKeyComparator,
+): TableCache {
+  const statistics = options.statistics;
+  return new TableCache({
+    fs: options.fs,
+    path: (n) => tableFileName(dir, n),
+    capacity: options.maxOpenFiles,
+    comparator: icmp.user,
+    blockCache: options.blockCache,
+    cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
+    ...(statistics !== undefined ? { statistics } : {}),
+  });
 }

@@ -44,7 +44,7 @@ import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { fileRange, type KeyRange } from "../version/key-range.js";
 import type { Version } from "../version/version.js";
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
-import type { VersionSet } from "../version/version-set.js";
+import type { TreeVersions } from "../version/version-set.js";
 import type { BackgroundExecutor } from "./executor.js";
 
 /** What the scheduler needs from its database. */
@@ -52,7 +52,7 @@ export interface SchedulerHost {
   readonly dir: string;
   readonly icmp: InternalKeyComparator;
   readonly mergeOperator: MergeOperator | undefined;
-  readonly versions: VersionSet;
+  readonly versions: TreeVersions;
   readonly executor: BackgroundExecutor;
   readonly tableOptions: TableWriteOptions;
   readonly statistics: Statistics | undefined;

@@ -39,7 +39,7 @@ import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { CompactionStats } from "../compaction/compaction-stats.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
-import type { VersionSet } from "../version/version-set.js";
+import type { TreeVersions } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { BackgroundExecutor } from "./executor.js";
 import type { WriteController } from "./write-controller.js";
@@ -49,14 +49,24 @@ export interface FlushHost {
   readonly dir: string;
   readonly fs: FileSystem;
   readonly comparator: Comparator;
-  readonly versions: VersionSet;
+  readonly versions: TreeVersions;
   readonly executor: BackgroundExecutor;
   readonly tableOptions: TableWriteOptions;
   readonly statistics: Statistics | undefined;
   /** Flushes are counted in the compaction statistics (L0 row). */
   readonly compactionStats: CompactionStats;
-  /** The current WAL; the mutable memtable's data is in `memtableLogNumber` and later logs. */
+  /**
+   * The WAL of this family's mutable memtable: its data is in `memtableLogNumber` and later
+   * logs (the current log when it is empty). `releaseBelow` closes the switched-away logs
+   * below a number.
+   */
   readonly wal: { readonly memtableLogNumber: number; releaseBelow(logNumber: number): void };
+  /**
+   * WALs numbered below this hold nothing any column family still needs in memory (the
+   * least, over the families, of the oldest log of their unflushed memtables): only those
+   * are deleted. A WAL goes only once every family with data in it has flushed.
+   */
+  minLogToKeep(): number;
   /** True once a background job failed (nothing more is flushed). */
   failed(): boolean;
   /**
@@ -197,13 +207,13 @@ export class FlushScheduler {
       target.mem.unref();
     }
     let t0 = tracingPauses ? pauseStart() : 0;
-    host.wal.releaseBelow(logNumber);
+    // Not a WAL another column family still needs.
+    const keepFrom = Math.min(logNumber, host.minLogToKeep());
+    host.wal.releaseBelow(keepFrom);
     if (tracingPauses) {
       pauseEnd(t0, "wal release");
       t0 = pauseStart();
     }
-    // Not a WAL another column family still needs (minLogNumberToKeep is the least of all).
-    const keepFrom = Math.min(logNumber, host.versions.minLogNumberToKeep);
     const obsolete: string[] = [];
     for (const name of host.fs.list(host.dir)) {
       const m = LOG_FILE.exec(name);

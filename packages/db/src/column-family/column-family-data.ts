@@ -42,7 +42,7 @@ import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import { PointReader } from "../read/read-path.js";
 import { type KeyRange, rangeOfFiles } from "../version/key-range.js";
-import type { Version, VersionSet } from "../version/version-set.js";
+import type { FamilyVersions, Version, VersionSet } from "../version/version-set.js";
 import { memtableChunkPool } from "../write/chunk-pool.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { ActiveWal } from "../write/write-path.js";
@@ -56,6 +56,7 @@ export interface ColumnFamilyHost {
   readonly statistics: Statistics | undefined;
   readonly snapshots: SnapshotList;
   readonly versions: VersionSet;
+  /** The table cache of the families ordered like `default` (others get their own). */
   readonly tableCache: TableCache;
   /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
   readonly shutdown: SharedArrayBuffer;
@@ -63,6 +64,8 @@ export interface ColumnFamilyHost {
   readonly status: DbStatus;
   /** True for a read-only or secondary instance (it runs no background work). */
   readonly follower: boolean;
+  /** The db-wide WAL retention rule (FlushHost.minLogToKeep). */
+  minLogToKeep(): number;
   /** Deletes obsolete files (unless the database failed or holds deletions). */
   removeFiles(paths: string[]): void;
 }
@@ -71,6 +74,8 @@ export interface ColumnFamilyHost {
 export interface RecoveredMemTables {
   mem: MemTable;
   imm: ImmutableMemTable[];
+  /** The oldest WAL holding data of `mem`. */
+  memLogNumber: number;
 }
 
 export class ColumnFamilyData {
@@ -91,22 +96,35 @@ export class ColumnFamilyData {
   readonly writeController: WriteController;
   readonly stallHost: StallHost;
   readonly reader: PointReader;
+  /** The open tables of this family (shared with every family of the same comparator). */
+  readonly tableCache: TableCache;
+  /** The family's part of the version set: its current version, its MANIFEST edits. */
+  readonly versions: FamilyVersions;
+  /**
+   * The oldest WAL that may hold data of the mutable memtable: the current log when the
+   * memtable was made (writes go to that log or later ones; other families' switches roll
+   * the shared WAL without changing it).
+   */
+  memLogNumber: number;
   /** Set by `db.dropColumnFamily`: every later use of the family's handle throws. */
   dropped = false;
   private readonly host: ColumnFamilyHost;
 
   constructor(
     host: ColumnFamilyHost,
-    id: number,
-    name: string,
+    versions: FamilyVersions,
     options: ResolvedOptions,
-    icmp: InternalKeyComparator,
     tableOptions: TableWriteOptions,
     recovered: RecoveredMemTables,
+    tableCache: TableCache = host.tableCache,
   ) {
     this.host = host;
-    this.id = id;
-    this.name = name;
+    this.tableCache = tableCache;
+    this.versions = versions;
+    this.id = versions.id;
+    this.name = versions.name;
+    const icmp = versions.icmp;
+    this.memLogNumber = recovered.memLogNumber;
     this.options = options;
     this.icmp = icmp;
     this.mergeOperator = options.mergeOperator;
@@ -114,13 +132,7 @@ export class ColumnFamilyData {
     this.mem = recovered.mem;
     this.chunkPool = memtableChunkPool(options.writeBufferSize, recovered.mem, recovered.imm);
     const status = host.status;
-    this.reader = new PointReader(
-      icmp,
-      host.versions,
-      host.tableCache,
-      this.mergeOperator,
-      host.statistics,
-    );
+    this.reader = new PointReader(icmp, versions, tableCache, this.mergeOperator, host.statistics);
     this.writeController = new WriteController(options);
     const failed = () => status.backgroundError !== undefined;
     this.stallHost = {
@@ -134,13 +146,14 @@ export class ColumnFamilyData {
         dir: host.dir,
         icmp,
         mergeOperator: this.mergeOperator,
-        versions: host.versions,
+        versions,
         executor: host.executor,
         tableOptions,
         statistics: host.statistics,
         shutdown: host.shutdown,
         snapshotSeqs: () => host.snapshots.sequences(),
-        canRun: () => !status.closed && status.backgroundError === undefined && !host.follower,
+        canRun: () =>
+          !status.closed && status.backgroundError === undefined && !host.follower && !this.dropped,
         failure: () => status.backgroundError,
         backgroundFailed: (e) => status.failBackground(e),
         versionChanged: () => this.versionChanged(),
@@ -148,19 +161,28 @@ export class ColumnFamilyData {
       },
       options,
     );
+    const cf = this;
     this.flushes = new FlushScheduler(
       {
         dir: host.dir,
         fs: host.fs,
         comparator: icmp.user,
-        versions: host.versions,
+        versions,
         executor: host.executor,
         tableOptions,
         statistics: host.statistics,
         compactionStats: this.compactions.stats,
-        wal: host.wal,
+        wal: {
+          // The mutable memtable's oldest log, or the current one when it holds nothing.
+          get memtableLogNumber() {
+            const m = cf.mem;
+            return m.numEntries > 0 || m.numRangeTombstones > 0 ? cf.memLogNumber : host.wal.number;
+          },
+          releaseBelow: (n) => host.wal.releaseBelow(n),
+        },
+        minLogToKeep: () => host.minLogToKeep(),
         failed,
-        closing: () => status.closed,
+        closing: () => status.closed || this.dropped,
         backgroundFailed: (e) => status.failBackground(e),
         versionChanged: () => this.versionChanged(),
         removeFiles: (paths) => host.removeFiles(paths),
@@ -172,7 +194,20 @@ export class ColumnFamilyData {
 
   /** The family's current version (its files, per level). */
   get current(): Version {
-    return this.host.versions.current;
+    return this.versions.current;
+  }
+
+  /**
+   * The oldest WAL this family still needs (its unflushed data is there or later): that of
+   * its oldest immutable memtable, else the mutable one's, else none (+Infinity).
+   */
+  get oldestLogNeeded(): number {
+    const imm = this.flushes.imm;
+    if (imm.length > 0) return imm[imm.length - 1]!.logNumber;
+    const mem = this.mem;
+    return mem.numEntries > 0 || mem.numRangeTombstones > 0
+      ? this.memLogNumber
+      : Number.POSITIVE_INFINITY;
   }
 
   /** InvalidArgument for a use of the family after it was dropped. */
@@ -199,13 +234,13 @@ export class ColumnFamilyData {
   private deferL0Compaction(): boolean {
     return (
       this.flushes.recoveryFlushPending &&
-      this.host.versions.current.numFiles(0) < this.options.level0SlowdownWritesTrigger
+      this.versions.current.numFiles(0) < this.options.level0SlowdownWritesTrigger
     );
   }
 
   /** Re-decides write stalls and starts the compactions that became due. */
   versionChanged(): void {
-    this.writeController.update(this.host.versions.current.numFiles(0));
+    this.writeController.update(this.versions.current.numFiles(0));
     this.updateThrottle(false);
     this.compactions.maybeSchedule();
   }
@@ -242,8 +277,9 @@ export class ColumnFamilyData {
   switchMemtable(): void {
     const host = this.host;
     const t0 = tracingPauses ? pauseStart() : 0;
-    const sealedLog = host.wal.memtableLogNumber;
+    const sealedLog = this.memLogNumber;
     host.wal.roll(host.fs, host.dir, host.versions.newFileNumber());
+    this.memLogNumber = host.wal.number;
     const sealed = this.mem;
     sealed.seal();
     this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
@@ -291,7 +327,7 @@ export class ColumnFamilyData {
     let range: KeyRange | undefined;
     if (lo !== undefined || hi !== undefined) {
       // An open bound becomes the smallest / largest key present.
-      const files = this.host.versions.current.levels.flat();
+      const files = this.versions.current.levels.flat();
       if (files.length === 0) return;
       const all = rangeOfFiles(this.icmp.user, files);
       range = {

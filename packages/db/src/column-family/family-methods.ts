@@ -8,8 +8,11 @@
  * `compactRange`.
  */
 import { invariants, ShaleError, toBytes, ValueKind } from "@shale/base";
-import type { TableCache } from "@shale/sstable";
+import type { LRUCache } from "@shale/block-cache";
+import type { Block, TableCache } from "@shale/sstable";
 import {
+  CLEAR_OPTIONS,
+  type ClearOptions,
   COMPACT_RANGE_OPTIONS,
   type CompactRangeOptions,
   FLUSH_OPTIONS,
@@ -25,9 +28,13 @@ import { resolveLimit, resolveRange } from "../core/range-options.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "../iterator/index.js";
+import { type RecoveryDrop, recoveryProperty } from "../open/recovery.js";
+import { clearRange } from "../ops/clear.js";
+import { formatProperty } from "../ops/properties.js";
 import { type IteratorSettings, openDBIterator } from "../read/iterator-sources.js";
 import type { Version } from "../version/version.js";
 import type { VersionSet } from "../version/version-set.js";
+import type { BatchFamily } from "../write/write-batch.js";
 import type { ColumnFamilyData } from "./column-family-data.js";
 import type { DbStatus } from "./db-status.js";
 import type { WriteLoop } from "./write-loop.js";
@@ -53,6 +60,9 @@ export interface FamilyMethodsCore {
   readonly finished: Int32Array;
   /** What iterators use to take finished jobs at each seek. */
   readonly backgroundPoll: BackgroundPoll;
+  readonly blockCache: LRUCache<Block>;
+  /** What this open's WAL replay dropped (property `shale.recovery-dropped`). */
+  readonly recoveryDrops: readonly RecoveryDrop[];
   /** Installs finished background jobs (db.ts). */
   takeFinished(): void;
 }
@@ -155,6 +165,69 @@ export abstract class ColumnFamilyMethods {
     if (invariants && this.views.pending) this.views.verify();
     this.checkWritable();
     await this.cf.compactRange(start, end);
+  }
+
+  /**
+   * Deletes every key in a range (all keys without one), atomically, in one write: range
+   * options as for `iterator` (open ends allowed), `limit`/`reverse` to delete only the first
+   * (last) keys, and write options. How an open range becomes a range tombstone: clear.ts.
+   */
+  clear(options?: ClearOptions): void {
+    if (options !== undefined) CLEAR_OPTIONS.check(options);
+    this.checkWritable();
+    clearRange(
+      {
+        iterator: (o) => this.iterator(o),
+        write: (batch, o) => this.writes.write(batch, o),
+        family: this.batchFamily(),
+      },
+      options,
+    );
+  }
+
+  /** The handle a batch names this family by (undefined: default, the plain records). */
+  protected abstract batchFamily(): BatchFamily | undefined;
+
+  /**
+   * A property of the family (of the database for the database-wide ones) as a string, or
+   * undefined for an unknown name. Names: `shale.num-files-at-level<N>`,
+   * `shale.bytes-at-level<N>`, `shale.levelstats`, `shale.num-immutable-mem-table`,
+   * `shale.cur-size-active-mem-table`, `shale.size-all-mem-tables`,
+   * `shale.num-entries-active-mem-table`, `shale.num-snapshots`, `shale.oldest-snapshot-seq`,
+   * `shale.latest-sequence`, `shale.compaction-pending`, `shale.num-running-compactions`,
+   * `shale.num-running-flushes`, `shale.estimate-pending-compaction-bytes`,
+   * `shale.num-compactions`, `shale.num-trivial-moves`, `shale.compact-read-bytes`,
+   * `shale.compact-write-bytes`, `shale.flush-write-bytes`, `shale.write-amplification`,
+   * `shale.compaction-stats`, `shale.stall-micros`, `shale.l0-slowdown-micros`,
+   * `shale.l0-stop-micros`, `shale.memtable-stop-micros`, `shale.is-write-stopped`,
+   * `shale.actual-delayed-write-rate`, `shale.stats`, `shale.recovery-dropped`,
+   * `shale.memtable-chunks-allocated`, `shale.memtable-chunks-reused`,
+   * `shale.memtable-chunk-pool-bytes` (see properties.ts); `shale.ignored-column-families`
+   * ("": every family is opened) and `shale.best-efforts-recovery` (what a best-efforts open
+   * left out; "" when nothing).
+   */
+  getProperty(name: string): string | undefined {
+    if (typeof name !== "string") throw new TypeError("property name must be a string");
+    if (invariants && this.views.pending) this.views.verify();
+    this.checkOpen();
+    if (name === "shale.ignored-column-families" || name === "shale.best-efforts-recovery")
+      return recoveryProperty(name, this.core.versions);
+    const cf = this.cf;
+    return formatProperty(name, {
+      mem: cf.mem,
+      imm: cf.flushes.imm,
+      version: cf.current,
+      snapshots: this.snapshots,
+      lastSeq: this.writes.lastSeq,
+      stats: this.core.statistics,
+      blockCache: this.core.blockCache,
+      backgroundError: this.status.backgroundError,
+      compactions: cf.compactions,
+      stalls: cf.writeController,
+      runningFlushes: cf.flushes.numRunning,
+      recoveryDrops: this.core.recoveryDrops,
+      chunkPool: cf.chunkPool,
+    });
   }
 
   /** Throws what a write would throw (closed, failed, refused, dropped family). */
@@ -308,7 +381,7 @@ export abstract class ColumnFamilyMethods {
       mem: cf.mem,
       imm: cf.flushes.imm,
       version: pin.version,
-      tableCache: this.core.tableCache,
+      tableCache: cf.tableCache,
       icmp: cf.icmp,
       readOptions: ro.fillCache !== undefined || ro.verifyChecksums !== undefined ? ro : undefined,
     };

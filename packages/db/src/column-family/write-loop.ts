@@ -26,8 +26,13 @@ import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
-import { BATCH_HEADER_SIZE, WriteBatch } from "../write/write-batch.js";
-import { type ActiveWal, checkRangeOrder, MemTableInserter } from "../write/write-path.js";
+import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
+import {
+  type ActiveWal,
+  checkRangeOrder,
+  FamilyInserter,
+  MemTableInserter,
+} from "../write/write-path.js";
 import type { ColumnFamilyData } from "./column-family-data.js";
 import type { DbStatus } from "./db-status.js";
 
@@ -41,6 +46,11 @@ export interface WriteLoopHost {
   readonly finished: Int32Array;
   /** Installs finished background jobs (db.ts `takeFinished`). */
   takeFinished(): void;
+  /**
+   * The tree of a handle a batch names; InvalidArgument for a handle of another database or
+   * of a dropped family.
+   */
+  familyOf(handle: BatchFamily): ColumnFamilyData;
 }
 
 export class WriteLoop {
@@ -56,6 +66,7 @@ export class WriteLoop {
   private readonly host: WriteLoopHost;
   private readonly scratch = new WriteBatch();
   private readonly inserter = new MemTableInserter();
+  private readonly familyInserter = new FamilyInserter();
   /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
   private readonly views = viewGuard;
 
@@ -80,6 +91,10 @@ export class WriteLoop {
     this.status.checkWritable();
     const count = batch.count;
     if (count === 0) return;
+    if (batch.families !== undefined) {
+      this.writeFamilies(batch, options, t0);
+      return;
+    }
     const cf = this.cf;
     if (cf.stalled) cf.delayWrite(batch.byteSize);
     if ((batch.kinds & (1 << ValueKind.Merge)) !== 0 && cf.mergeOperator === undefined) {
@@ -103,6 +118,64 @@ export class WriteLoop {
     this.finishWrite(cf, seq + count - 1, rep.length, t0);
   }
 
+  /**
+   * A batch naming column families: every family it writes is checked (the handle is this
+   * database's and live, its stalls, its merge operator), then ONE WAL record, then each
+   * record goes to its family's memtable.
+   */
+  private writeFamilies(batch: WriteBatch, options: WriteOptions | undefined, t0: number): void {
+    const touched = new Set<ColumnFamilyData>([this.cf]);
+    for (const h of batch.families!) touched.add(this.host.familyOf(h));
+    const inserter = this.familyInserter;
+    inserter.mems.length = 0;
+    for (const cf of touched) {
+      if (cf.stalled) cf.delayWrite(batch.byteSize);
+      inserter.mems[cf.id] = cf.mem;
+    }
+    const count = batch.count;
+    const seq = this.lastSeq + 1;
+    const rep = batch.seal(seq);
+    // Checked per record (a merge needs its family's operator; a range its comparator's order).
+    WriteBatch.iterate(
+      rep,
+      {
+        apply: (kind, key, value, _index, id) => {
+          const cf = this.familyById(touched, id);
+          if (kind === ValueKind.Merge && cf.mergeOperator === undefined)
+            throw ShaleError.invalidArgument(
+              `the batch has merge operands for column family "${cf.name}", which has no mergeOperator`,
+            );
+          if (kind === ValueKind.RangeDeletion && cf.icmp.user.compare(key, value) > 0)
+            throw ShaleError.invalidArgument("deleteRange: start is after end");
+        },
+      },
+      undefined,
+      0,
+      true,
+    );
+    this.wal.append(rep, count, options);
+    inserter.seq = seq;
+    WriteBatch.iterate(rep, inserter, undefined, 0, true);
+    if (this.cf.chunkPool.hasPending) this.cf.chunkPool.promote();
+    this.lastSeq = seq + count - 1;
+    this.versions.lastSequence = this.lastSeq;
+    const stats = this.stats;
+    if (stats !== undefined) {
+      stats.tick(Ticker.BytesWritten, rep.length - BATCH_HEADER_SIZE);
+      stats.record(Histogram.BytesPerWrite, rep.length - BATCH_HEADER_SIZE);
+    }
+    for (const cf of touched) {
+      if (cf !== this.cf && cf.chunkPool.hasPending) cf.chunkPool.promote();
+      cf.afterWrite();
+    }
+    if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
+  }
+
+  private familyById(touched: Set<ColumnFamilyData>, id: number): ColumnFamilyData {
+    for (const cf of touched) if (cf.id === id) return cf;
+    throw ShaleError.invalidArgument(`the batch names column family ${id}, which is not open`);
+  }
+
   /** One operation on family `cf`: put, delete, merge or deleteRange. */
   writeOne(
     cf: ColumnFamilyData,
@@ -120,7 +193,7 @@ export class WriteLoop {
     if (cf.stalled) cf.delayWrite(key.length + value.length);
     const seq = this.lastSeq + 1;
     const batch = this.scratch.clear();
-    batch.add(kind, key, value);
+    batch.addIn(cf.id, kind, key, value);
     const rep = batch.seal(seq);
     this.wal.append(rep, 1, options);
     const tTrace = tracingPauses ? pauseStart() : 0;

@@ -266,6 +266,17 @@ export interface OptionsFileContent {
   table: Record<string, string | number | boolean>;
   /** Sections of other column families, copied as found. */
   foreignSections: readonly OptionsSection[];
+  /** The column families other than default, in id order: each a CFOptions and a table section. */
+  families?: readonly FamilyOptionsContent[];
+}
+
+/** One column family's sections of an OPTIONS file. */
+export interface FamilyOptionsContent {
+  name: string;
+  comparator: string;
+  mergeOperator: string | undefined;
+  cf: Record<string, string | number | boolean>;
+  table: Record<string, string | number | boolean>;
 }
 
 /** The text of an OPTIONS file. */
@@ -287,15 +298,27 @@ export function formatOptionsFile(c: OptionsFileContent): string {
     lines.push("");
   };
   put(c.db);
-  lines.push('[CFOptions "default"]');
-  put({
-    ...c.cf,
-    merge_operator:
-      c.mergeOperator === undefined ? "nullptr" : rocksdbMergeOperatorName(c.mergeOperator),
-    comparator: c.comparator,
-  });
-  lines.push('[TableOptions/BlockBasedTable "default"]');
-  put(c.table);
+  const families: FamilyOptionsContent[] = [
+    {
+      name: "default",
+      comparator: c.comparator,
+      mergeOperator: c.mergeOperator,
+      cf: c.cf,
+      table: c.table,
+    },
+    ...(c.families ?? []),
+  ];
+  for (const f of families) {
+    lines.push(`[CFOptions "${f.name}"]`);
+    put({
+      ...f.cf,
+      merge_operator:
+        f.mergeOperator === undefined ? "nullptr" : rocksdbMergeOperatorName(f.mergeOperator),
+      comparator: f.comparator,
+    });
+    lines.push(`[TableOptions/BlockBasedTable "${f.name}"]`);
+    put(f.table);
+  }
   for (const s of c.foreignSections) lines.push(s.text, "");
   return lines.join("\n");
 }

@@ -71,6 +71,8 @@ const openRows: Row[] = [
   ["bestEffortsRecovery", 1, undefined, true],
   ["avoidFlushDuringRecovery", "no", undefined, false],
   ["readOnly", "yes", undefined, false],
+  ["columnFamilies", "users", { users: { bogus: 1 } }, { default: { writeBufferSize: 1 << 20 } }],
+  ["createMissingColumnFamilies", "yes", undefined, true],
   ["fs", { openWritable() {} }, undefined, "memory"],
 ];
 

@@ -49,7 +49,40 @@ export type ChecksumName = keyof typeof CHECKSUM_TYPES;
 /** A background thread's CPU priority: the process's ("normal"), nice 10 ("low"), 19 ("idle"). */
 export type CpuPriority = "normal" | "low" | "idle";
 
+/**
+ * The options of one column family (RocksDB's ColumnFamilyOptions): each family has its own
+ * comparator and merge operator, memtables, table format and level shape. What is not given
+ * is the database's (DbOptions) value. The comparator cannot change after the family is made.
+ */
+export type ColumnFamilyOptions = Pick<DbOptions, ColumnFamilyOptionName>;
+
+/** The DbOptions a column family has its own value of. */
+export const COLUMN_FAMILY_OPTION_NAMES = [
+  "comparator",
+  "mergeOperator",
+  "writeBufferSize",
+  "maxWriteBufferNumber",
+  "blockSize",
+  "bloomBitsPerKey",
+  "compression",
+  "level0FileNumCompactionTrigger",
+  "level0SlowdownWritesTrigger",
+  "level0StopWritesTrigger",
+  "maxBytesForLevelBase",
+  "maxBytesForLevelMultiplier",
+  "targetFileSizeBase",
+  "disableAutoCompactions",
+] as const;
+export type ColumnFamilyOptionName = (typeof COLUMN_FAMILY_OPTION_NAMES)[number];
+
 export interface DbOptions {
+  /**
+   * Options of the column families by name (`default` included): an open opens every family
+   * the directory has, each with its entry here or the database's options.
+   */
+  columnFamilies?: Record<string, ColumnFamilyOptions>;
+  /** Create the families of `columnFamilies` the directory lacks. Default: false. */
+  createMissingColumnFamilies?: boolean;
   /** Create the database if the directory holds none. Default: true. */
   createIfMissing?: boolean;
   /** Fail with InvalidArgument if a database already exists. Default: false. */
@@ -289,6 +322,42 @@ export interface ResolvedOptions {
   avoidFlushDuringRecovery: boolean;
   readOnly: boolean;
   fs: FileSystem;
+  columnFamilies: Readonly<Record<string, ColumnFamilyOptions>>;
+  createMissingColumnFamilies: boolean;
+}
+
+/**
+ * The options of column family `name`: the database's, with the family's own from
+ * `cf` (default: `options.columnFamilies[name]`) over them. Checked as DB.open checks them.
+ */
+export function resolveColumnFamilyOptions(
+  options: ResolvedOptions,
+  name: string,
+  cf: ColumnFamilyOptions | undefined = options.columnFamilies[name],
+): ResolvedOptions {
+  if (cf === undefined) return options;
+  const own = resolveOptions({
+    ...cf,
+    blockCache: options.blockCache,
+    fs: options.fs,
+  } as DbOptions);
+  const out: ResolvedOptions = { ...options };
+  const given = cf as Record<string, unknown>;
+  for (const k of COLUMN_FAMILY_OPTION_NAMES)
+    if (given[k] !== undefined || k.startsWith("level0"))
+      (out as unknown as Record<string, unknown>)[k] = (own as unknown as Record<string, unknown>)[
+        k
+      ];
+  if (
+    cf.level0FileNumCompactionTrigger === undefined &&
+    cf.level0SlowdownWritesTrigger === undefined &&
+    cf.level0StopWritesTrigger === undefined
+  ) {
+    out.level0FileNumCompactionTrigger = options.level0FileNumCompactionTrigger;
+    out.level0SlowdownWritesTrigger = options.level0SlowdownWritesTrigger;
+    out.level0StopWritesTrigger = options.level0StopWritesTrigger;
+  }
+  return out;
 }
 
 /** `bloomBitsPerKey` and `filterPolicy` resolved (InvalidArgument when both are given). */
@@ -421,6 +490,21 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   booleanRow("avoidFlushDuringRecovery"),
   booleanRow("readOnly"),
   customRow(
+    "columnFamilies",
+    "an object of column family name -> options",
+    (v) => isObject(v),
+    (v: Record<string, unknown>) => {
+      for (const [name, o] of Object.entries(v)) {
+        if (!isObject(o)) return `["${name}"] must be an object`;
+        for (const k of Object.keys(o))
+          if (!(COLUMN_FAMILY_OPTION_NAMES as readonly string[]).includes(k))
+            return `["${name}"].${k} is not a column family option`;
+      }
+      return undefined;
+    },
+  ),
+  booleanRow("createMissingColumnFamilies"),
+  customRow(
     "fs",
     "a FileSystem (from @shale/base, or an object with its methods)",
     (v) => isObject(v) && FILE_SYSTEM_METHODS.every((m) => typeof v[m] === "function"),
@@ -518,6 +602,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     bestEffortsRecovery: o.bestEffortsRecovery ?? false,
     avoidFlushDuringRecovery: o.avoidFlushDuringRecovery ?? true,
     readOnly: o.readOnly ?? false,
+    columnFamilies: o.columnFamilies ?? {},
+    createMissingColumnFamilies: o.createMissingColumnFamilies ?? false,
     fs: o.fs ?? new NodeFileSystem(),
   };
 }

@@ -51,11 +51,16 @@ export function followerState(
     follower.role === "readOnly"
       ? `${dir} is open read-only: writes, flushes and compactions are not supported`
       : `this is a secondary instance of ${dir}: writes, flushes and compactions are not supported (write through the primary; see tryCatchUpWithPrimary)`;
+  const versions = new VersionSet({ fs, dir, icmp });
+  const mem = new MemTable({ comparator: icmp.user });
+  // A follower reads the default family only.
+  const main = { versions: versions.defaultFamily, options, mem, imm: [], memLogNumber: 0 };
   return {
     icmp,
-    versions: new VersionSet({ fs, dir, icmp }),
-    mem: new MemTable({ comparator: icmp.user }),
+    versions,
+    mem,
     imm: [],
+    families: new Map([[0, main]]),
     wal: new LogWriter(NULL_FILE),
     logNumber: 0,
     memLogNumber: 0,

@@ -41,8 +41,9 @@
 
 import {
   baseName,
+  bytewiseComparator,
   type FileSystem,
-  type InternalKeyComparator,
+  InternalKeyComparator,
   joinPath,
   ShaleError,
   type Statistics,
@@ -57,7 +58,7 @@ import {
 } from "../compaction/build-table.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import { filterPolicyId } from "../core/filter-policy-option.js";
-import type { ChecksumName, ResolvedOptions } from "../core/options.js";
+import { type ChecksumName, type ResolvedOptions, resolveColumnFamilyOptions } from "../core/options.js";
 import {
   checkOptionsFile,
   compressionEntries,
@@ -74,10 +75,20 @@ import type { Follower } from "../secondary/follower.js";
 import { SecondaryPins } from "../secondary/primary-pins.js";
 import { checkLiveTables } from "../version/paranoid-checks.js";
 import { NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
-import { VersionSet } from "../version/version-set.js";
+import { type FamilyVersions, VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { WriteBatch } from "../write/write-batch.js";
-import { MemTableInserter } from "../write/write-path.js";
+import { FamilyInserter } from "../write/write-path.js";
+
+/** One column family as the open leaves it. */
+export interface RecoveredFamilyState {
+  versions: FamilyVersions;
+  options: ResolvedOptions;
+  mem: MemTable;
+  imm: ImmutableMemTable[];
+  /** The oldest WAL holding data of `mem` (the new WAL when `mem` is empty). */
+  memLogNumber: number;
+}
 
 export interface RecoveredState {
   icmp: InternalKeyComparator;
@@ -101,6 +112,11 @@ export interface RecoveredState {
   writeRefusal: ShaleError | undefined;
   /** What WAL replay dropped instead of failing, in file order (empty when nothing was). */
   drops: RecoveryDrop[];
+  /**
+   * Every column family by id (`default`, 0, first, with `mem`/`imm`/`memLogNumber` above):
+   * its part of the version set, its options, and the memtables the WAL replay left it.
+   */
+  families: Map<number, RecoveredFamilyState>;
   /** The database's id and this open's session id, recorded in the tables it writes. */
   identity: TableIdentity;
   /** Read-only and secondary opens: what follows the primary (secondary/follower.ts). */
@@ -110,10 +126,8 @@ export interface RecoveredState {
 /** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
 export function recoveryProperty(name: string, versions: VersionSet): string {
   if (name === "shale.best-efforts-recovery") return versions.bestEffortsReport;
-  return [...versions.foreignFamilies.values()]
-    .sort((a, b) => a.id - b.id)
-    .map((f) => `${f.id} ${f.name}`)
-    .join("\n");
+  void versions; // every family is opened now: none is left alone
+  return "";
 }
 
 /** Says, once per open, what shale leaves alone or dropped (there is no info log). */
@@ -190,7 +204,23 @@ export function recover(
     const previousOptions = readNewestOptions(fs, dir);
     if (previousOptions !== undefined)
       checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
-    versions.recover({ bestEfforts: options.bestEffortsRecovery });
+    versions.recover({
+      bestEfforts: options.bestEffortsRecovery,
+      familyComparator: familyComparator(options, icmp),
+    });
+    // Families named in the options and missing here: created below, or refused before any write.
+    const missing = Object.keys(options.columnFamilies).filter(
+      (name) => name !== "default" && versions.familyByName(name) === undefined,
+    );
+    if (missing.length > 0 && !options.createMissingColumnFamilies)
+      throw ShaleError.invalidArgument(
+        `column families not found in ${dir}: ${missing.map((n) => JSON.stringify(n)).join(", ")} (set createMissingColumnFamilies to create them)`,
+      );
+    const familyOptions = new Map<number, ResolvedOptions>();
+    for (const f of versions.families.values()) {
+      const own = resolveColumnFamilyOptions(options, f.name);
+      familyOptions.set(f.id, { ...own, comparator: f.icmp.user });
+    }
     if (options.paranoidChecks && !options.bestEffortsRecovery)
       checkLiveTables(fs, dir, versions.current);
     const identity = {
@@ -200,13 +230,7 @@ export function recover(
     // Files numbered below this were handed out by this database. A database created just now
     // made none of the files already in the directory.
     const recoveredNext = created ? 0 : versions.recoveredNextFileNumber;
-    let writeRefusal: ShaleError | undefined;
-    if (versions.foreignFamilies.size > 0) {
-      const names = [...versions.foreignFamilies.values()].map((f) => JSON.stringify(f.name));
-      const message = `${dir} has column families other than "default" (${names.join(", ")}): shale opened "default" and leaves them alone; writes are refused while they exist`;
-      writeRefusal = ShaleError.notSupported(message);
-      warn(message);
-    }
+    const writeRefusal: ShaleError | undefined = undefined;
 
     const logs: number[] = [];
     for (const name of fs.list(dir)) {
@@ -217,7 +241,7 @@ export function recover(
       // be older than the WALs' data).
       if (
         parsed.type === FileType.Log &&
-        parsed.number >= versions.logNumber &&
+        parsed.number >= versions.minLogNumberToKeep &&
         !options.bestEffortsRecovery
       )
         logs.push(parsed.number);
@@ -228,14 +252,19 @@ export function recover(
     const walMode = options.paranoidChecks
       ? options.walRecoveryMode
       : WalRecoveryMode.SkipAnyCorrupted;
-    const replayed: MemTable[] = []; // oldest first
-    // The WAL each replayed memtable's data starts in (at worst a WAL older than that).
-    const replayedLogs: number[] = [];
-    let mem = new MemTable({ comparator: icmp.user });
-    replayed.push(mem);
-    replayedLogs.push(logs[0] ?? 0);
+    // Per family: the memtables replayed, oldest first, and the WAL each one's data starts
+    // in (at worst a WAL older than that).
+    const replays = new Map<number, { mems: MemTable[]; logs: number[]; limit: number }>();
+    for (const f of versions.families.values()) {
+      const limit = familyOptions.get(f.id)!.writeBufferSize;
+      replays.set(f.id, {
+        mems: [new MemTable({ comparator: f.icmp.user })],
+        logs: [logs[0] ?? 0],
+        limit,
+      });
+    }
     let lastSeq = versions.lastSequence;
-    const inserter = new MemTableInserter();
+    const inserter = new FamilyInserter();
     const drops: RecoveryDrop[] = [];
     const modeName = MODE_NAMES[walMode] ?? String(walMode);
     for (let i = 0; i < logs.length; i++) {
@@ -244,6 +273,12 @@ export function recover(
       const name = baseName(path);
       const isLast = i === logs.length - 1;
       let firstDrop: number | undefined;
+      // A WAL older than a family's log number holds nothing of it that is not in its tables.
+      inserter.mems.length = 0;
+      for (const f of versions.families.values()) {
+        const r = replays.get(f.id)!;
+        inserter.mems[f.id] = number >= f.logNumber ? r.mems[r.mems.length - 1] : undefined;
+      }
       const file = fs.openSequential(path);
       const reader = new LogReader(file, {
         mode: walMode,
@@ -269,9 +304,8 @@ export function recover(
               );
             seq = WriteBatch.sequence(rec);
             count = WriteBatch.countOf(rec);
-            inserter.mem = mem;
             inserter.seq = seq;
-            WriteBatch.iterate(rec, inserter, name, offset);
+            WriteBatch.iterate(rec, inserter, name, offset, true);
           } catch (e) {
             if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) {
               drops.push({
@@ -286,10 +320,13 @@ export function recover(
             throw e;
           }
           if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
-          if (mem.approximateMemoryUsage() >= options.writeBufferSize) {
-            mem = new MemTable({ comparator: icmp.user });
-            replayed.push(mem);
-            replayedLogs.push(number);
+          for (const [id, r] of replays) {
+            const mem = inserter.mems[id];
+            if (mem === undefined || mem.approximateMemoryUsage() < r.limit) continue;
+            const next = new MemTable({ comparator: versions.families.get(id)!.icmp.user });
+            r.mems.push(next);
+            r.logs.push(number);
+            inserter.mems[id] = next;
           }
         }
       } finally {
@@ -324,45 +361,47 @@ export function recover(
     // so L0 stays ordered newest first by seq) with the old WALs retired in the same
     // MANIFEST edit. Not kept while other column families are left alone: writes and flushes
     // are refused then.
-    const keep = options.avoidFlushDuringRecovery && writeRefusal === undefined;
-    const edit = new VersionEdit();
-    edit.logNumber = logNumber;
-    const imm: ImmutableMemTable[] = []; // newest first
-    let mutable: MemTable | undefined;
-    let memLogNumber = logNumber;
-    /** The WAL the oldest kept memtable's data starts in: the MANIFEST's log number then. */
-    let oldestKept: number | undefined;
-    const builderOptions = { ...tableWriteOptions(options, identity), comparator: icmp.user };
-    for (let i = 0; i < replayed.length; i++) {
-      const m = replayed[i]!;
-      if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
-      if (keep) {
-        const log = replayedLogs[i]!;
-        oldestKept ??= log;
-        if (i === replayed.length - 1) {
-          mutable = m;
-          memLogNumber = log;
-        } else {
-          m.seal();
-          imm.unshift({ mem: m, logNumber: log });
-        }
-        continue;
-      }
-      m.seal();
-      const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
-      if (file !== undefined) edit.addFile(0, file);
+    const keep = options.avoidFlushDuringRecovery;
+    const families = new Map<number, RecoveredFamilyState>();
+    const edits: [FamilyVersions, VersionEdit][] = [];
+    const syncFrom = { log: Number.POSITIVE_INFINITY };
+    for (const f of versions.families.values()) {
+      const r = replays.get(f.id)!;
+      const fo = familyOptions.get(f.id)!;
+      const kept = keepOrFlush(fs, dir, versions, f, fo, identity, r, keep, logNumber);
+      families.set(f.id, kept.state);
+      edits.push([f, kept.edit]);
+      if (kept.oldestKept !== undefined && kept.oldestKept < syncFrom.log)
+        syncFrom.log = kept.oldestKept;
     }
     // The kept WALs hold writes the last process handed to the OS, perhaps never synced (it
     // died). A synced write after this open syncs only the new WAL, so without this a power
     // cut could keep that write and lose the older ones these logs hold.
-    if (oldestKept !== undefined) {
-      edit.logNumber = oldestKept;
-      for (const n of logs) if (n >= oldestKept) syncLog(fs, logFileName(dir, n));
-    }
+    for (const n of logs) if (n >= syncFrom.log) syncLog(fs, logFileName(dir, n));
     // OPTIONS takes its number before the edit records NextFileNumber, so the number is the
     // database's by the obsolete-file rule below.
-    writeOptions(fs, dir, versions, options, previousOptions?.sections ?? [], recoveredNext);
-    versions.logAndApply(edit);
+    for (const name of missing) {
+      const own = resolveColumnFamilyOptions(options, name);
+      const f = versions.addFamily(name, new InternalKeyComparator(own.comparator), logNumber);
+      families.set(f.id, {
+        versions: f,
+        options: own,
+        mem: new MemTable({ comparator: own.comparator }),
+        imm: [],
+        memLogNumber: logNumber,
+      });
+    }
+    writeOptions(
+      fs,
+      dir,
+      versions,
+      options,
+      previousOptions?.sections ?? [],
+      recoveredNext,
+      families,
+    );
+    for (const [f, edit] of edits) f.logAndApply(edit);
+    const main = families.get(0)!;
 
     // A best-efforts open may have opened an older version than the files around it: it
     // deletes nothing, and names the WALs it did not replay.
@@ -387,11 +426,12 @@ export function recover(
     return {
       icmp,
       versions,
-      mem: mutable ?? new MemTable({ comparator: icmp.user }),
-      imm,
+      mem: main.mem,
+      imm: main.imm,
       wal,
       logNumber,
-      memLogNumber,
+      memLogNumber: main.memLogNumber,
+      families,
       writeRefusal,
       drops,
       identity,
@@ -430,25 +470,35 @@ function createDatabase(fs: FileSystem, dir: string, versions: VersionSet): void
   versions.createNew(highest + 1);
 }
 
-/** Writes this open's OPTIONS file (options-file.ts), keeping other families' sections. */
-function writeOptions(
+/**
+ * Writes an OPTIONS file (options-file.ts) with every column family's sections (at open, and
+ * when a family is created or dropped).
+ */
+export function writeOptions(
   fs: FileSystem,
   dir: string,
   versions: VersionSet,
   options: ResolvedOptions,
   previous: readonly OptionsSection[],
   recoveredNext: number,
+  families: ReadonlyMap<number, { options: ResolvedOptions; versions: FamilyVersions }>,
 ): void {
-  const foreign = new Set([...versions.foreignFamilies.values()].map((f) => f.name));
-  const foreignSections = previous.filter((s) => {
-    const m = /^(?:CFOptions|TableOptions\/\w+) "(.*)"$/.exec(s.title);
-    return m !== null && foreign.has(m[1]!);
-  });
   const number = versions.newFileNumber();
+  const others = [...families.values()]
+    .filter((f) => f.versions.id !== 0)
+    .sort((a, b) => a.versions.id - b.versions.id)
+    .map((f) => ({
+      name: f.versions.name,
+      comparator: f.versions.comparatorName,
+      mergeOperator:
+        f.options.mergeOperator?.name ?? recordedMergeOperator(previous, f.versions.name),
+      cf: cfRecord(f.options),
+      table: tableRecord(f.options),
+    }));
   const text = formatOptionsFile({
     comparator: versions.comparatorName,
     // Opening without a merge operator keeps the one the previous file named.
-    mergeOperator: options.mergeOperator?.name ?? recordedMergeOperator(previous),
+    mergeOperator: options.mergeOperator?.name ?? recordedMergeOperator(previous, "default"),
     db: {
       create_if_missing: options.createIfMissing,
       error_if_exists: options.errorIfExists,
@@ -459,39 +509,52 @@ function writeOptions(
       best_efforts_recovery: options.bestEffortsRecovery,
       avoid_flush_during_recovery: options.avoidFlushDuringRecovery,
       wal_compression: options.walCompression === "zstd" ? "kZSTD" : "kNoCompression",
+      create_missing_column_families: options.createMissingColumnFamilies,
     },
-    cf: {
-      write_buffer_size: options.writeBufferSize,
-      max_write_buffer_number: options.maxWriteBufferNumber,
-      num_levels: NUM_LEVELS,
-      level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
-      level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
-      level0_stop_writes_trigger: options.level0StopWritesTrigger,
-      max_bytes_for_level_base: options.maxBytesForLevelBase,
-      max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
-      target_file_size_base: options.targetFileSizeBase,
-      disable_auto_compactions: options.disableAutoCompactions,
-      level_compaction_dynamic_level_bytes: false,
-      ...compressionEntries(options),
-    },
-    table: {
-      block_size: options.blockSize,
-      filter_policy: filterPolicyId(options.filterPolicy),
-      whole_key_filtering: true,
-      cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
-      format_version: options.formatVersion,
-      checksum: ROCKSDB_CHECKSUM_NAMES[options.checksum],
-      index_type: ROCKSDB_INDEX_TYPE_NAMES[options.indexType],
-      partition_filters: options.partitionFilters,
-      metadata_block_size: options.metadataBlockSize,
-    },
-    foreignSections,
+    cf: cfRecord(options),
+    table: tableRecord(options),
+    foreignSections: [],
+    families: others,
   });
   writeOptionsFile(fs, dir, number, text, (n) => n < recoveredNext);
 }
 
-function recordedMergeOperator(previous: readonly OptionsSection[]): string | undefined {
-  const cf = previous.find((s) => s.title === 'CFOptions "default"');
+function cfRecord(options: ResolvedOptions): Record<string, string | number | boolean> {
+  return {
+    write_buffer_size: options.writeBufferSize,
+    max_write_buffer_number: options.maxWriteBufferNumber,
+    num_levels: NUM_LEVELS,
+    level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
+    level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
+    level0_stop_writes_trigger: options.level0StopWritesTrigger,
+    max_bytes_for_level_base: options.maxBytesForLevelBase,
+    max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
+    target_file_size_base: options.targetFileSizeBase,
+    disable_auto_compactions: options.disableAutoCompactions,
+    level_compaction_dynamic_level_bytes: false,
+    ...compressionEntries(options),
+  };
+}
+
+function tableRecord(options: ResolvedOptions): Record<string, string | number | boolean> {
+  return {
+    block_size: options.blockSize,
+    filter_policy: filterPolicyId(options.filterPolicy),
+    whole_key_filtering: true,
+    cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
+    format_version: options.formatVersion,
+    checksum: ROCKSDB_CHECKSUM_NAMES[options.checksum],
+    index_type: ROCKSDB_INDEX_TYPE_NAMES[options.indexType],
+    partition_filters: options.partitionFilters,
+    metadata_block_size: options.metadataBlockSize,
+  };
+}
+
+function recordedMergeOperator(
+  previous: readonly OptionsSection[],
+  family: string,
+): string | undefined {
+  const cf = previous.find((s) => s.title === `CFOptions "${family}"`);
   return mergeOperatorOf(cf?.entries.get("merge_operator"));
 }
 
@@ -567,4 +630,84 @@ function syncLog(fs: FileSystem, path: string): void {
   } finally {
     file.close();
   }
+}
+
+/**
+ * What was replayed into family `f`, oldest first. Kept in memory (its WALs kept: the log
+ * number stays at the oldest of them): the last memtable, not full, stays the mutable one, as
+ * in RocksDB, and the full ones go to the background flush. Or flushed now (oldest first, so
+ * L0 stays ordered newest first by seq) with the old WALs retired in the same MANIFEST edit.
+ */
+function keepOrFlush(
+  fs: FileSystem,
+  dir: string,
+  versions: VersionSet,
+  f: FamilyVersions,
+  options: ResolvedOptions,
+  identity: TableIdentity,
+  r: { mems: MemTable[]; logs: number[] },
+  keep: boolean,
+  logNumber: number,
+): { state: RecoveredFamilyState; edit: VersionEdit; oldestKept: number | undefined } {
+  const edit = new VersionEdit();
+  edit.logNumber = logNumber;
+  const imm: ImmutableMemTable[] = []; // newest first
+  let mutable: MemTable | undefined;
+  let memLogNumber = logNumber;
+  /** The WAL the oldest kept memtable's data starts in: the MANIFEST's log number then. */
+  let oldestKept: number | undefined;
+  const builderOptions = { ...tableWriteOptions(options, identity), comparator: f.icmp.user };
+  for (let i = 0; i < r.mems.length; i++) {
+    const m = r.mems[i]!;
+    if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
+    if (keep) {
+      const log = r.logs[i]!;
+      oldestKept ??= log;
+      if (i === r.mems.length - 1) {
+        mutable = m;
+        memLogNumber = log;
+      } else {
+        m.seal();
+        imm.unshift({ mem: m, logNumber: log });
+      }
+      continue;
+    }
+    m.seal();
+    const file = flushMemTable(fs, dir, versions.newFileNumber(), m, builderOptions);
+    if (file !== undefined) edit.addFile(0, file);
+  }
+  if (oldestKept !== undefined) edit.logNumber = oldestKept;
+  return {
+    state: {
+      versions: f,
+      options,
+      mem: mutable ?? new MemTable({ comparator: f.icmp.user }),
+      imm,
+      memLogNumber,
+    },
+    edit,
+    oldestKept,
+  };
+}
+
+/**
+ * The comparator of each family the MANIFEST names: the one `options.columnFamilies[name]`
+ * gives if its name is the recorded one, else the database's if that is, else InvalidArgument
+ * naming the family and the recorded name.
+ */
+function familyComparator(options: ResolvedOptions, icmp: InternalKeyComparator) {
+  return (name: string, recorded: string | undefined): InternalKeyComparator => {
+    const own = options.columnFamilies[name]?.comparator;
+    if (own !== undefined && (recorded === undefined || own.name === recorded))
+      return new InternalKeyComparator(own);
+    if (own !== undefined)
+      throw ShaleError.invalidArgument(
+        `column family "${name}": options.columnFamilies["${name}"].comparator is ${own.name}, but the family was made with ${recorded}; a family's comparator cannot change`,
+      );
+    if (recorded === undefined || recorded === icmp.name) return icmp;
+    if (recorded === bytewiseComparator.name) return new InternalKeyComparator(bytewiseComparator);
+    throw ShaleError.invalidArgument(
+      `column family "${name}" uses comparator ${recorded}, which shale does not have (pass it as options.columnFamilies["${name}"].comparator)`,
+    );
+  };
 }

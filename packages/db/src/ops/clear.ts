@@ -28,13 +28,15 @@ import { bytesEqual, ShaleError, ValueKind } from "@shale/base";
 import type { ClearOptions, IteratorOptions, WriteOptions } from "../core/call-options.js";
 import { resolveLimit, resolveRange } from "../core/range-options.js";
 import type { DBIterator } from "../iterator/index.js";
-import { WriteBatch } from "../write/write-batch.js";
+import { type BatchFamily, WriteBatch } from "../write/write-batch.js";
 
 /** REQUIRES: `options` passed CLEAR_OPTIONS. */
 /** The part of `DB` a clear uses (an interface: db.ts imports this file). */
 export interface ClearTarget {
   iterator(options?: IteratorOptions): DBIterator;
   write(batch: WriteBatch, options?: WriteOptions): void;
+  /** The column family cleared (undefined: default). */
+  readonly family?: BatchFamily | undefined;
 }
 
 export function clearRange(db: ClearTarget, options: ClearOptions | undefined): void {
@@ -58,9 +60,11 @@ export function clearRange(db: ClearTarget, options: ClearOptions | undefined): 
     if (limit !== Number.POSITIVE_INFINITY) {
       let n = 0;
       if (o.reverse === true) {
-        for (it.seekToLast(); it.valid() && n < limit; it.prev(), n++) batch.delete(it.key());
+        for (it.seekToLast(); it.valid() && n < limit; it.prev(), n++)
+          batch.delete(it.key(), db.family);
       } else {
-        for (it.seekToFirst(); it.valid() && n < limit; it.next(), n++) batch.delete(it.key());
+        for (it.seekToFirst(); it.valid() && n < limit; it.next(), n++)
+          batch.delete(it.key(), db.family);
       }
     } else {
       it.seekToFirst();
@@ -71,8 +75,8 @@ export function clearRange(db: ClearTarget, options: ClearOptions | undefined): 
       const last = it.key();
       // first <= last in the database's order (the same key when the range holds one);
       // `add`, not `deleteRange`: that one checks bytewise order, the write checks this one.
-      if (!bytesEqual(first, last)) batch.add(ValueKind.RangeDeletion, first, last);
-      batch.delete(last);
+      if (!bytesEqual(first, last)) batch.addTo(db.family, ValueKind.RangeDeletion, first, last);
+      batch.delete(last, db.family);
     }
   } finally {
     it.close();

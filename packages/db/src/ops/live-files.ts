@@ -131,11 +131,13 @@ function listNow(host: OpsHost, levels: readonly (readonly FileMetaData[])[]): L
   levels.forEach((files, level) => {
     for (const f of files) add(f, level, 0);
   });
-  // Column families shale leaves alone: their tables are live too (never deleted by shale).
-  for (const family of [...versions.foreignFamilies.values()].sort((a, b) => a.id - b.id))
-    family.levels.forEach((files, level) => {
-      for (const f of files.values()) add(f, level, family.id);
+  // The other column families' tables.
+  for (const family of versions.families.values()) {
+    if (family.id === 0) continue;
+    family.current.levels.forEach((files, level) => {
+      for (const f of files) add(f, level, family.id);
     });
+  }
   const manifestPath = manifestFileName(dir, versions.manifestNumber);
   const minLog = versions.minLogNumberToKeep;
   const wals: LiveWal[] = [];

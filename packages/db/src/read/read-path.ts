@@ -31,12 +31,12 @@ import type { MergeOperator } from "../core/merge-operator.js";
 import { fullMerge } from "../iterator/merge-operands.js";
 import { isSentinelKey } from "../version/key-range.js";
 import { NUM_LEVELS } from "../version/version-edit.js";
-import type { VersionSet } from "../version/version-set.js";
+import type { TreeVersions } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 
 export class PointReader {
   private readonly icmp: InternalKeyComparator;
-  private readonly versions: VersionSet;
+  private readonly versions: TreeVersions;
   private readonly tableCache: TableCache;
   private readonly mergeOperator: MergeOperator | undefined;
   private readonly stats: Statistics | undefined;
@@ -50,7 +50,7 @@ export class PointReader {
 
   constructor(
     icmp: InternalKeyComparator,
-    versions: VersionSet,
+    versions: TreeVersions,
     tableCache: TableCache,
     mergeOperator: MergeOperator | undefined,
     stats: Statistics | undefined,

@@ -25,7 +25,7 @@ import {
   parseFileName,
   tableFileName,
 } from "../core/filenames.js";
-import { type ManifestState, replayManifest } from "./manifest-replay.js";
+import { type FamilyComparator, type ManifestState, replayManifest } from "./manifest-replay.js";
 
 export interface RecoveredManifest {
   state: ManifestState;
@@ -40,7 +40,9 @@ export function recoverManifest(
   dir: string,
   icmp: InternalKeyComparator,
   bestEfforts: boolean,
+  familyComparator?: FamilyComparator,
 ): RecoveredManifest {
+  const resolve = familyComparator !== undefined ? { familyComparator } : {};
   const candidates = bestEfforts ? manifestCandidates(fs, dir) : [readCurrent(fs, dir)];
   let state: ManifestState | undefined;
   let chosen = 0;
@@ -49,7 +51,7 @@ export function recoverManifest(
     const path = manifestFileName(dir, number);
     const name = baseName(path);
     if (!bestEfforts) {
-      state = replayManifest(path, { fs, dir, icmp }).state;
+      state = replayManifest(path, { fs, dir, icmp, ...resolve }).state;
       chosen = number;
       break;
     }
@@ -58,6 +60,7 @@ export function recoverManifest(
       dir,
       icmp,
       bestEfforts: true,
+      ...resolve,
     });
     if (first.damage !== undefined)
       report.push(
@@ -76,6 +79,7 @@ export function recoverManifest(
             dir,
             icmp,
             limit: first.lastWhole,
+            ...resolve,
           }).state;
     chosen = number;
     if (first.lastWhole > 0) break;

@@ -70,7 +70,7 @@ describe("replayManifest", () => {
     const fs = write([base, addCf, group(10, 1, 0), group(11, 0, 1), group(12, 1, 0)]);
     const { state } = replay(fs);
     expect(state.version.levels[0]!.map((f) => f.number)).toEqual([10]);
-    expect([...state.families.get(1)!.levels[0]!.keys()]).toEqual([11]);
+    expect(state.families.get(1)!.version.levels[0]!.map((f) => f.number)).toEqual([11]);
     expect(state.units).toBe(3); // base, the add, the complete group
     expect(state.namedTables.has(12)).toBe(false);
   });
@@ -126,7 +126,11 @@ describe("replayManifest", () => {
     const { state } = replay(fs);
     expect([...state.families.keys()]).toEqual([3]);
     const three = state.families.get(3)!;
-    expect([three.name, three.logNumber, [...three.levels[1]!.keys()]]).toEqual(["three", 4, [21]]);
+    expect([three.name, three.logNumber, three.version.levels[1]!.map((f) => f.number)]).toEqual([
+      "three",
+      4,
+      [21],
+    ]);
     expect(state.maxColumnFamily).toBe(4);
     expect([...state.liveTables()].map((f) => f.number)).toEqual([21]);
   });

@@ -2,11 +2,12 @@
  * Replaying a MANIFEST: the edits, in order, rebuild every column family's files and the
  * database's counters (RocksDB's VersionEditHandler, reduced to what shale needs).
  *
- * - The default column family (id 0) exists from the start; its files become a `Version`
- *   (applied edit by edit through `Version.apply`, which checks the level ordering under
- *   invariants). Other families are created by ColumnFamilyAdd and removed by
- *   ColumnFamilyDrop; shale keeps their files and log numbers only so that it never
- *   deletes them and can write them back into the next MANIFEST.
+ * - The default column family (id 0) exists from the start; every other family is created
+ *   by ColumnFamilyAdd (with its comparator's name) and removed by ColumnFamilyDrop. Each
+ *   family's files become its own `Version` (applied edit by edit through `Version.apply`,
+ *   which checks the level ordering under invariants), with its own log number. A family
+ *   whose comparator shale does not have is InvalidArgument naming the family and the
+ *   recorded name (`familyComparator`).
  * - Edits of an atomic group (InAtomicGroup n, n-1, ..., 0) are applied together when the
  *   group is complete; a group the MANIFEST ends inside is not applied (RocksDB's rule: the
  *   writer died before finishing it).
@@ -22,16 +23,37 @@ import { LogReader, WalRecoveryMode } from "@shale/wal";
 import { tableFileName } from "../core/filenames.js";
 import { Version } from "./version.js";
 import type { FileMetaData, VersionEdit } from "./version-edit.js";
-import { VersionEdit as Edit, NUM_LEVELS } from "./version-edit.js";
+import { VersionEdit as Edit } from "./version-edit.js";
 
-/** A column family other than `default`, kept as the MANIFEST describes it. */
-export interface ForeignFamily {
+/** A column family other than `default`, as the MANIFEST describes it. */
+export interface RecoveredFamily {
   readonly id: number;
   readonly name: string;
-  comparator: string | undefined;
+  /** The comparator the family's files are ordered by (resolved from the recorded name). */
+  readonly icmp: InternalKeyComparator;
   logNumber: number;
-  /** Per level: file number -> file. */
-  readonly levels: Map<number, FileMetaData>[];
+  version: Version;
+  readonly compactCursors: Map<number, Uint8Array>;
+}
+
+/**
+ * The comparator of family `name`, whose MANIFEST records comparator `recorded` (undefined:
+ * none recorded, the default family's). Throws InvalidArgument naming both when shale has
+ * no such comparator.
+ */
+export type FamilyComparator = (
+  name: string,
+  recorded: string | undefined,
+) => InternalKeyComparator;
+
+/** Resolves every family to `icmp` when the names agree (the default resolution). */
+export function sameComparator(icmp: InternalKeyComparator): FamilyComparator {
+  return (name, recorded) => {
+    if (recorded === undefined || recorded === icmp.name) return icmp;
+    throw ShaleError.invalidArgument(
+      `column family "${name}" uses comparator ${recorded}, which shale does not have (pass it as options.columnFamilies["${name}"].comparator)`,
+    );
+  };
 }
 
 export class ManifestState {
@@ -46,7 +68,7 @@ export class ManifestState {
   maxColumnFamily = 0;
   /** The default family's compaction cursors, by level. */
   readonly compactCursors = new Map<number, Uint8Array>();
-  readonly families = new Map<number, ForeignFamily>();
+  readonly families = new Map<number, RecoveredFamily>();
   /** Ids of dropped families: later edits of theirs (a flush that raced the drop) are ignored. */
   private readonly dropped = new Set<number>();
   /** Every table number an edit of this MANIFEST added, in any family. */
@@ -54,7 +76,14 @@ export class ManifestState {
   /** Edits (or whole atomic groups) applied. */
   units = 0;
 
-  constructor(private readonly icmp: InternalKeyComparator) {}
+  private readonly familyComparator: FamilyComparator;
+
+  constructor(
+    private readonly icmp: InternalKeyComparator,
+    familyComparator?: FamilyComparator,
+  ) {
+    this.familyComparator = familyComparator ?? sameComparator(icmp);
+  }
 
   apply(edit: VersionEdit, file: string, offset: number): void {
     const at = (message: string): ShaleError => ShaleError.corruption(message, file, offset);
@@ -74,9 +103,10 @@ export class ManifestState {
       this.families.set(cf, {
         id: cf,
         name: edit.columnFamilyAdd,
-        comparator: edit.comparator,
+        icmp: this.familyComparator(edit.columnFamilyAdd, edit.comparator),
         logNumber: edit.logNumber ?? 0,
-        levels: Array.from({ length: NUM_LEVELS }, () => new Map()),
+        version: Version.empty(),
+        compactCursors: new Map(),
       });
       this.maxColumnFamily = Math.max(this.maxColumnFamily, cf);
       return;
@@ -105,22 +135,20 @@ export class ManifestState {
       if (this.dropped.has(cf)) return;
       throw at(`edit of unknown column family ${cf}`);
     }
-    if (edit.comparator !== undefined) family.comparator = edit.comparator;
+    if (edit.comparator !== undefined && edit.comparator !== family.icmp.name)
+      throw ShaleError.invalidArgument(
+        `column family "${family.name}": comparator ${edit.comparator} does not match ${family.icmp.name} (${file})`,
+      );
     if (edit.logNumber !== undefined) family.logNumber = edit.logNumber;
-    for (const d of edit.deletedFiles) {
-      if (!family.levels[d.level]!.delete(d.number))
-        throw at(
-          `version edit deletes unknown file ${d.number} at L${d.level} of "${family.name}"`,
-        );
-    }
-    for (const { level, file: f } of edit.newFiles) family.levels[level]!.set(f.number, f);
+    for (const c of edit.compactCursors) family.compactCursors.set(c.level, c.key);
+    family.version = family.version.apply(edit, family.icmp, file, offset);
   }
 
   /** Every table of every live family (default included). */
   *liveTables(): Iterable<FileMetaData> {
     for (const files of this.version.levels) yield* files;
     for (const family of this.families.values())
-      for (const level of family.levels) yield* level.values();
+      for (const files of family.version.levels) yield* files;
   }
 }
 
@@ -132,6 +160,8 @@ export interface ReplayOptions {
   limit?: number;
   /** Stop at the first damage instead of throwing, and track which states are whole. */
   bestEfforts?: boolean;
+  /** The comparator of each family other than default. Default: `sameComparator(icmp)`. */
+  familyComparator?: FamilyComparator;
 }
 
 export interface ReplayResult {
@@ -191,7 +221,7 @@ export class EditUnits {
 export function replayManifest(path: string, options: ReplayOptions): ReplayResult {
   const { fs, dir, icmp } = options;
   const name = baseName(path);
-  const state = new ManifestState(icmp);
+  const state = new ManifestState(icmp, options.familyComparator);
   const bestEfforts = options.bestEfforts === true;
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const file = fs.openSequential(path);
@@ -225,7 +255,8 @@ export function replayManifest(path: string, options: ReplayOptions): ReplayResu
           if (u.edit.columnFamilyDrop) {
             const family = state.families.get(u.edit.columnFamily);
             if (family !== undefined)
-              for (const level of family.levels) for (const n of level.keys()) missing.delete(n);
+              for (const files of family.version.levels)
+                for (const f of files) missing.delete(f.number);
           }
         }
         state.apply(u.edit, name, u.offset);

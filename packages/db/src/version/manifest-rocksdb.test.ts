@@ -32,7 +32,7 @@ describe("RocksDB's MANIFEST in shale", () => {
     expect([...state.families.values()].map((f) => [f.id, f.name, f.logNumber])).toEqual([
       [1, "other", 17],
     ]);
-    expect([...state.families.get(1)!.levels[0]!.keys()]).toEqual([18]);
+    expect(state.families.get(1)!.version.levels[0]!.map((f) => f.number)).toEqual([18]);
     // next_file_number (as recorded) 21, last_sequence 203, max_column_family 2,
     // min_log_number_to_keep 17.
     expect(state.nextFileNumber).toBe(21);

@@ -24,12 +24,14 @@ import {
 import { LogWriter } from "@shale/wal";
 import { currentFileName, manifestFileName, tempFileName } from "../core/filenames.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
+import { FamilyVersions, type FamilyVersionsOwner } from "./family-versions.js";
 import { FileNumberCounter } from "./file-numbers.js";
 import { recoverManifest } from "./manifest-recovery.js";
-import type { ForeignFamily } from "./manifest-replay.js";
+import type { FamilyComparator } from "./manifest-replay.js";
 import { Version } from "./version.js";
 import { VersionEdit } from "./version-edit.js";
 
+export { FamilyVersions, type TreeVersions } from "./family-versions.js";
 export { checkLevelOrdering, Version } from "./version.js";
 
 export interface VersionSetOptions {
@@ -44,13 +46,18 @@ export interface VersionSetOptions {
 export interface RecoverOptions {
   /** RocksDB's best_efforts_recovery (see DbOptions.bestEffortsRecovery). Default: false. */
   bestEfforts?: boolean;
+  /** The comparator of each family other than default (manifest-replay.ts). */
+  familyComparator?: FamilyComparator;
 }
 
-export class VersionSet {
+export class VersionSet implements FamilyVersionsOwner {
   private readonly fs: FileSystem;
   private readonly dir: string;
   private readonly icmp: InternalKeyComparator;
-  private currentVersion: Version;
+  /** The column families by id, `default` (0) first; each with its current version. */
+  readonly families = new Map<number, FamilyVersions>();
+  /** The default family's part (also `families.get(0)`). */
+  readonly defaultFamily: FamilyVersions;
   /** Shared with background workers (compaction outputs take numbers from it). */
   readonly fileNumbers = new FileNumberCounter();
   /** For every table of a live version: how many live versions hold it. */
@@ -64,22 +71,13 @@ export class VersionSet {
    */
   onObsoleteFiles: ((numbers: number[]) => void) | undefined;
   lastSequence = 0;
-  /** WALs with numbers below this hold nothing of the default family that is not in tables. */
-  logNumber = 0;
   manifestNumber = 0;
-  /**
-   * Column families other than `default` found in the MANIFEST: shale leaves them alone —
-   * keeps their files and WALs and writes them into every new MANIFEST — and refuses writes
-   * while any exists.
-   */
-  readonly foreignFamilies = new Map<number, ForeignFamily>();
   /** The db id a RocksDB MANIFEST carried (write_dbid_to_manifest), rewritten as found. */
   dbId: string | undefined;
   /** The highest column family id ever used (RocksDB's max_column_family). */
   maxColumnFamily = 0;
   /** A MinLogNumberToKeep the MANIFEST recorded (0 = none). */
   private recordedMinLogToKeep = 0;
-  private compactCursors = new Map<number, Uint8Array>();
   /** NextFileNumber as the MANIFEST recorded it, before the directory scan raised it. */
   recoveredNextFileNumber = 0;
   /** Every table an edit of the recovered MANIFEST added (any family, later deleted or not). */
@@ -96,13 +94,29 @@ export class VersionSet {
     this.icmp = options.icmp;
     this.onObsoleteFiles = undefined;
     this.fileNumbers.next = 2;
-    this.currentVersion = Version.empty();
-    this.install(this.currentVersion);
+    this.defaultFamily = new FamilyVersions(this, 0, "default", this.icmp, Version.empty(), 0);
+    this.families.set(0, this.defaultFamily);
+    this.install(this.defaultFamily, this.defaultFamily.current);
   }
 
-  /** The live version (held by the set until the next one is installed). */
+  /** The default family's live version (held by the set until the next one is installed). */
   get current(): Version {
-    return this.currentVersion;
+    return this.defaultFamily.current;
+  }
+
+  /** WALs with numbers below this hold nothing of the default family that is not in tables. */
+  get logNumber(): number {
+    return this.defaultFamily.logNumber;
+  }
+
+  set logNumber(n: number) {
+    this.defaultFamily.logNumber = n;
+  }
+
+  /** The family named `name`, if the database has it. */
+  familyByName(name: string): FamilyVersions | undefined {
+    for (const f of this.families.values()) if (f.name === name) return f;
+    return undefined;
   }
 
   get nextFileNumber(): number {
@@ -113,23 +127,27 @@ export class VersionSet {
     this.fileNumbers.next = n;
   }
 
-  /** WALs numbered below this hold nothing any column family still needs. */
+  /** WALs numbered below this hold nothing any column family still needs (as recorded). */
   get minLogNumberToKeep(): number {
-    let min = this.logNumber;
-    for (const f of this.foreignFamilies.values()) if (f.logNumber < min) min = f.logNumber;
+    let min = Number.POSITIVE_INFINITY;
+    for (const f of this.families.values()) if (f.logNumber < min) min = f.logNumber;
     return min;
   }
 
-  /** Makes `v` current: the set holds a reference on it and drops the one on the previous. */
-  private install(v: Version): void {
+  /**
+   * Makes `v` the family's current version: the set holds a reference on it and drops the
+   * one on the previous.
+   */
+  private install(family: FamilyVersions, v: Version): void {
     v.adopt(this);
     v.ref();
     this.live.add(v);
     for (const files of v.levels)
       for (const f of files) this.fileRefs.set(f.number, (this.fileRefs.get(f.number) ?? 0) + 1);
-    const previous = this.currentVersion;
-    this.currentVersion = v;
-    if (previous !== v) previous.unref();
+    const previous = family.current;
+    family.current = v;
+    // A family's first install replaces the empty version it was made with (never held).
+    if (previous !== v && this.live.has(previous)) previous.unref();
   }
 
   /** @internal A version's last reference is gone: its files may now be obsolete. */
@@ -149,12 +167,9 @@ export class VersionSet {
     if (obsolete.length > 0) this.onObsoleteFiles?.(obsolete);
   }
 
-  /** True if some live version (current, or referenced) or another column family holds table `number`. */
+  /** True if some live version (current, or referenced) of any family holds table `number`. */
   isLiveFile(number: number): boolean {
-    if (this.fileRefs.has(number)) return true;
-    for (const f of this.foreignFamilies.values())
-      for (const level of f.levels) if (level.has(number)) return true;
-    return false;
+    return this.fileRefs.has(number);
   }
 
   /**
@@ -174,7 +189,7 @@ export class VersionSet {
     if (counters.lastSequence > this.lastSequence) this.lastSequence = counters.lastSequence;
     this.nextFileNumber = Math.max(this.nextFileNumber, counters.nextFileNumber);
     this.manifestNumber = counters.manifestNumber;
-    if (v !== this.currentVersion) this.install(v);
+    if (v !== this.defaultFamily.current) this.install(this.defaultFamily, v);
   }
 
   /** @internal The tables of every live version (a secondary registers them). */
@@ -238,20 +253,26 @@ export class VersionSet {
       this.dir,
       this.icmp,
       options.bestEfforts === true,
+      options.familyComparator,
     );
     this.manifestNumber = number;
-    this.logNumber = state.logNumber ?? 0;
+    this.defaultFamily.logNumber = state.logNumber ?? 0;
+    this.defaultFamily.compactCursors = state.compactCursors;
     this.nextFileNumber = Math.max(2, state.nextFileNumber ?? 2);
     this.recoveredNextFileNumber = state.nextFileNumber ?? 0;
     this.lastSequence = state.lastSequence ?? 0;
     this.dbId = state.dbId;
     this.maxColumnFamily = state.maxColumnFamily;
     this.recordedMinLogToKeep = state.minLogNumberToKeep ?? 0;
-    this.compactCursors = state.compactCursors;
-    for (const [id, f] of state.families) this.foreignFamilies.set(id, f);
     for (const n of state.namedTables) this.namedTables.add(n);
     this.bestEffortsReport = report;
-    this.install(state.version);
+    this.install(this.defaultFamily, state.version);
+    for (const f of [...state.families.values()].sort((a, b) => a.id - b.id)) {
+      const family = new FamilyVersions(this, f.id, f.name, f.icmp, Version.empty(), f.logNumber);
+      family.compactCursors = f.compactCursors;
+      this.families.set(f.id, family);
+      this.install(family, f.version);
+    }
     this.markFileNumberUsed(this.manifestNumber);
   }
 
@@ -271,30 +292,26 @@ export class VersionSet {
     const head = new VersionEdit();
     head.comparator = this.icmp.name;
     edits.push(head);
-    const files = new VersionEdit();
-    this.current.levels.forEach((level, l) => {
-      for (const f of level) files.addFile(l, f);
-    });
-    for (const [level, key] of [...this.compactCursors].sort((a, b) => a[0] - b[0]))
-      files.compactCursors.push({ level, key });
-    files.logNumber = this.logNumber;
-    if (this.recordedMinLogToKeep !== 0) files.minLogNumberToKeep = this.minLogNumberToKeep;
-    files.lastSequence = this.lastSequence;
-    edits.push(files);
-    for (const family of [...this.foreignFamilies.values()].sort((a, b) => a.id - b.id)) {
-      const add = new VersionEdit();
-      add.columnFamily = family.id;
-      add.columnFamilyAdd = family.name;
-      if (family.comparator !== undefined) add.comparator = family.comparator;
-      edits.push(add);
-      const theirs = new VersionEdit();
-      theirs.columnFamily = family.id;
-      family.levels.forEach((level, l) => {
-        for (const f of level.values()) theirs.addFile(l, f);
+    for (const family of this.families.values()) {
+      if (family.id !== 0) {
+        const add = new VersionEdit();
+        add.columnFamily = family.id;
+        add.columnFamilyAdd = family.name;
+        add.comparator = family.comparatorName;
+        edits.push(add);
+      }
+      const files = new VersionEdit();
+      files.columnFamily = family.id;
+      family.current.levels.forEach((level, l) => {
+        for (const f of level) files.addFile(l, f);
       });
-      theirs.logNumber = family.logNumber;
-      theirs.lastSequence = this.lastSequence;
-      edits.push(theirs);
+      for (const [level, key] of [...family.compactCursors].sort((a, b) => a[0] - b[0]))
+        files.compactCursors.push({ level, key });
+      files.logNumber = family.logNumber;
+      if (family.id === 0 && this.recordedMinLogToKeep !== 0)
+        files.minLogNumberToKeep = this.minLogNumberToKeep;
+      files.lastSequence = this.lastSequence;
+      edits.push(files);
     }
     const counters = new VersionEdit();
     counters.prevLogNumber = 0;
@@ -358,14 +375,31 @@ export class VersionSet {
    * open writes a new MANIFEST (as RocksDB does after a failed MANIFEST write).
    */
   logAndApply(edit: VersionEdit): void {
+    const family = this.families.get(edit.columnFamily);
+    if (family === undefined && edit.columnFamilyAdd === undefined)
+      throw ShaleError.invalidArgument(`no column family ${edit.columnFamily}`);
+    this.logAndApplyFamily(edit, family);
+  }
+
+  /**
+   * @internal `logAndApply` for `family` (undefined: the edit adds a family; see
+   * `addFamily`). Stamps the edit with the family's id.
+   */
+  logAndApplyFamily(edit: VersionEdit, family: FamilyVersions | undefined): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.manifest === undefined) throw ShaleError.closed("the MANIFEST is not open");
+    if (family !== undefined) edit.columnFamily = family.id;
     edit.prevLogNumber = 0;
     edit.nextFileNumber = this.nextFileNumber;
     edit.lastSequence = this.lastSequence;
-    if (edit.logNumber === undefined) edit.logNumber = this.logNumber;
+    if (edit.logNumber === undefined && family !== undefined && !edit.columnFamilyDrop)
+      edit.logNumber = family.logNumber;
+    if (edit.columnFamilyAdd !== undefined) edit.maxColumnFamily = this.maxColumnFamily;
     let t0 = tracingPauses ? pauseStart() : 0;
-    const next = this.current.apply(edit, this.icmp);
+    const next =
+      family === undefined || edit.isColumnFamilyManipulation
+        ? undefined
+        : family.current.apply(edit, family.icmp);
     if (tracingPauses) pauseEnd(t0, "version apply");
     const wholeSize = this.manifest.size;
     try {
@@ -384,10 +418,48 @@ export class VersionSet {
           );
       throw this.failure;
     }
-    this.logNumber = edit.logNumber;
+    if (family === undefined || next === undefined) return;
+    if (edit.logNumber !== undefined) family.logNumber = edit.logNumber;
     if (tracingPauses) t0 = pauseStart();
-    this.install(next);
+    this.install(family, next);
     if (tracingPauses) pauseEnd(t0, "version install");
+  }
+
+  /**
+   * Creates column family `name` (RocksDB's CreateColumnFamily): one synced MANIFEST edit
+   * (ColumnFamilyAdd with the comparator's name, the family's id, MaxColumnFamily), its
+   * log number `logNumber` (the current WAL: older ones hold nothing of it).
+   */
+  addFamily(name: string, icmp: InternalKeyComparator, logNumber: number): FamilyVersions {
+    const id = this.maxColumnFamily + 1;
+    const edit = new VersionEdit();
+    edit.columnFamily = id;
+    edit.columnFamilyAdd = name;
+    edit.comparator = icmp.name;
+    edit.logNumber = logNumber;
+    this.maxColumnFamily = id;
+    try {
+      this.logAndApplyFamily(edit, undefined);
+    } catch (e) {
+      this.maxColumnFamily = id - 1;
+      throw e;
+    }
+    const family = new FamilyVersions(this, id, name, icmp, Version.empty(), logNumber);
+    this.families.set(id, family);
+    this.install(family, family.current);
+    return family;
+  }
+
+  /**
+   * Drops `family` (RocksDB's DropColumnFamily): one synced MANIFEST edit; its version's
+   * reference goes, so its tables are deleted once no iterator reads them.
+   */
+  dropFamily(family: FamilyVersions): void {
+    const edit = new VersionEdit();
+    edit.columnFamilyDrop = true;
+    this.logAndApplyFamily(edit, family);
+    this.families.delete(family.id);
+    family.current.unref();
   }
 
   /**

@@ -32,9 +32,27 @@ export const BATCH_HEADER_SIZE = 12;
 
 /** Receives the operations of a batch in order (see `WriteBatch.iterate`). */
 export interface WriteBatchHandler {
-  /** `value` is the value, merge operand or range end; views into the batch. */
-  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number): void;
+  /**
+   * `value` is the value, merge operand or range end; views into the batch. `family`: the
+   * column family id (0 = default; other ids only with `iterate(..., allFamilies)`).
+   */
+  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number, family: number): void;
 }
+
+/** A column family handle as a batch sees it (`db.columnFamily(name)`). */
+export interface BatchFamily {
+  /** RocksDB's column family id. */
+  readonly id: number;
+}
+
+/** The record type of `kind` in column family `family` != 0 (RocksDB's kTypeColumnFamily*). */
+const FAMILY_RECORD_TYPES: Readonly<Record<number, number>> = Object.freeze({
+  [ValueKind.Deletion]: 4,
+  [ValueKind.Value]: 5,
+  [ValueKind.Merge]: 6,
+  [ValueKind.SingleDeletion]: 8,
+  [ValueKind.RangeDeletion]: 14,
+});
 
 const EMPTY = new Uint8Array(0);
 
@@ -55,6 +73,8 @@ export class WriteBatch {
   private n = 0;
   /** @internal bit (1 << kind) set for every kind the batch holds. */
   kinds = 0;
+  /** @internal the handles of families other than default the batch writes (undefined: none). */
+  families: BatchFamily[] | undefined;
 
   constructor() {
     this.rep = new ByteWriter(64);
@@ -63,37 +83,70 @@ export class WriteBatch {
   }
 
   /** Stores `key -> value`. Strings are UTF-8 encoded. */
-  put(key: Uint8Array | string, value: Uint8Array | string): this {
-    return this.add(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
+  put(key: Uint8Array | string, value: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
   }
 
-  /** Deletes `key`. */
-  delete(key: Uint8Array | string): this {
-    return this.add(ValueKind.Deletion, toBytes(key, "key"), EMPTY);
+  /** Deletes `key` (of column family `family`; default: the default family). */
+  delete(key: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.Deletion, toBytes(key, "key"), EMPTY);
   }
 
   /**
    * Deletes `key`, which must have been put at most once since its last deletion and never
    * merged (RocksDB's SingleDelete). Cheaper in compaction; undefined results otherwise.
    */
-  singleDelete(key: Uint8Array | string): this {
-    return this.add(ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY);
+  singleDelete(key: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY);
   }
 
-  /** Adds a merge operand for `key` (the database needs a merge operator). */
-  merge(key: Uint8Array | string, operand: Uint8Array | string): this {
-    return this.add(ValueKind.Merge, toBytes(key, "key"), toBytes(operand, "operand"));
+  /** Adds a merge operand for `key` (the family needs a merge operator). */
+  merge(key: Uint8Array | string, operand: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.Merge, toBytes(key, "key"), toBytes(operand, "operand"));
   }
 
   /**
    * Deletes every key in [start, end) (bytewise order; the database checks the order again
    * with its comparator). start > end is an InvalidArgument error.
    */
-  deleteRange(start: Uint8Array | string, end: Uint8Array | string): this {
+  deleteRange(start: Uint8Array | string, end: Uint8Array | string, family?: BatchFamily): this {
     const s = toBytes(start, "start");
     const e = toBytes(end, "end");
     if (compareBytes(s, e) > 0) throw ShaleError.invalidArgument("deleteRange: start is after end");
-    return this.add(ValueKind.RangeDeletion, s, e);
+    return this.addTo(family, ValueKind.RangeDeletion, s, e);
+  }
+
+  /**
+   * Appends one record for `family` (undefined or id 0: a plain record; else RocksDB's
+   * column-family record: its type, varint32 id, then the fields). The handle is checked to
+   * be the database's when the batch is written. @internal
+   */
+  addTo(
+    family: BatchFamily | undefined,
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+  ): this {
+    if (family === undefined) return this.add(kind, key, value);
+    if (typeof family !== "object" || family === null || typeof family.id !== "number")
+      throw new TypeError("the column family must be a handle from db.columnFamily()");
+    const families = (this.families ??= []);
+    if (!families.includes(family)) families.push(family);
+    return this.addIn(family.id, kind, key, value);
+  }
+
+  /** @internal appends one record of column family `id` (0: a plain record). */
+  addIn(id: number, kind: ValueKind, key: Uint8Array, value: Uint8Array): this {
+    if (id === 0) return this.add(kind, key, value);
+    const w = this.rep;
+    w.ensure(16 + key.length + value.length);
+    w.buf[w.pos++] = FAMILY_RECORD_TYPES[kind]!;
+    w.varint32(id);
+    w.lengthPrefixed(key);
+    if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion) w.lengthPrefixed(value);
+    this.n++;
+    this.kinds |= 1 << kind;
+    return this;
   }
 
   /** @internal appends one record. */
@@ -122,6 +175,7 @@ export class WriteBatch {
     this.rep.pos = BATCH_HEADER_SIZE;
     this.n = 0;
     this.kinds = 0;
+    this.families = undefined;
     return this;
   }
 
@@ -140,7 +194,13 @@ export class WriteBatch {
    * other families are skipped but keep their index (each takes a sequence number, as in
    * RocksDB); blobs are skipped.
    */
-  static iterate(rep: Uint8Array, handler: WriteBatchHandler, file?: string, fileOffset = 0): void {
+  static iterate(
+    rep: Uint8Array,
+    handler: WriteBatchHandler,
+    file?: string,
+    fileOffset = 0,
+    allFamilies = false,
+  ): void {
     const d = new Decoder(rep, 0, rep.length, fileOffset, file);
     if (rep.length < BATCH_HEADER_SIZE)
       throw ShaleError.corruption("write batch shorter than its header", file, fileOffset);
@@ -182,7 +242,7 @@ export class WriteBatch {
             fileOffset + at,
           );
       }
-      if (family === 0) handler.apply(kind as ValueKind, key, value, i);
+      if (family === 0 || allFamilies) handler.apply(kind as ValueKind, key, value, i, family);
       i++;
     }
     if (!d.done)

@@ -40,6 +40,21 @@ export class MemTableInserter implements WriteBatchHandler {
 }
 
 /**
+ * Applies a batch's records of every column family (`WriteBatch.iterate(..., allFamilies)`)
+ * to each family's memtable, `mems[id]`; records of a family missing there are skipped (a
+ * dropped family's, or one a replayed WAL has already flushed).
+ */
+export class FamilyInserter implements WriteBatchHandler {
+  readonly mems: (MemTable | undefined)[] = [];
+  /** The seq of the batch's first record. */
+  seq = 0;
+  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number, family: number): void {
+    const mem = this.mems[family];
+    if (mem !== undefined) mem.add(this.seq + index, kind, key, value);
+  }
+}
+
+/**
  * Throws InvalidArgument if a range deletion of `batch` has start > end under `comparator`
  * (WriteBatch.deleteRange only checked bytewise order).
  */
