@@ -3,6 +3,7 @@
  * with defaults; use @shale/db directly to assemble an engine with your own parts.
  */
 
+export { ColumnFamilyHandle } from "./column-family/handle.js";
 export type {
   ClearOptions,
   CompactRangeOptions,
@@ -19,6 +20,7 @@ export {
   uint64AddOperator,
 } from "./core/merge-operator.js";
 export type {
+  ColumnFamilyOptions,
   CpuPriority,
   DbOptions,
   FlushOptions,

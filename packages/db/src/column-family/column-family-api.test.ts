@@ -2,7 +2,7 @@
  * Column families: create, list, drop, the handles' data methods, atomic batches across
  * families (one WAL record), the per-family WAL retention rule, and bad input.
  */
-import { MemoryFileSystem, ShaleError } from "@shale/base";
+import { type Comparator, MemoryFileSystem, ShaleError } from "@shale/base";
 import { LogReader } from "@shale/wal";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
@@ -180,9 +180,11 @@ describe("column families", () => {
 
   it("opens a family whose comparator shale lacks only with that comparator", async () => {
     const fs = new MemoryFileSystem();
-    const reverse = {
+    const reverse: Comparator = {
       name: "test.Reverse",
       compare: (x: Uint8Array, y: Uint8Array) => Buffer.compare(y, x),
+      findShortestSeparator: (start: Uint8Array) => start,
+      findShortSuccessor: (key: Uint8Array) => key,
     };
     const db = await DB.open("/db", {
       fs,
