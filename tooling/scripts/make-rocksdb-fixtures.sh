@@ -115,15 +115,21 @@ db_bench --benchmarks=mergerandom,flush --merge_operator=uint64add --num=50 --se
 db_bench --benchmarks=mergerandom --use_existing_db --merge_operator=uint64add --num=50 \
   --seed=2 --value_size=8 --compression_type=none --db="$db" >/dev/null
 
-# column-families: keys in default and in a second family "cf1", compacted.
+# column-families: three families (default, cf1, cf2): tables in each from ldb's compactions,
+# then a batch into cf2 left in the WAL (the last ldb run: its records carry cf2's id,
+# kTypeColumnFamilyValue; one overwrites a key of cf2's table).
 db=$OUT/column-families
 ldb --db="$db" --create_if_missing put default-key default-value >/dev/null
 ldb --db="$db" create_column_family cf1 >/dev/null
+ldb --db="$db" create_column_family cf2 >/dev/null
 ldb --db="$db" --column_family=cf1 put cf1-key cf1-value >/dev/null
 ldb --db="$db" --column_family=cf1 put cf1-key2 cf1-value2 >/dev/null
+ldb --db="$db" --column_family=cf2 put cf2-key cf2-value >/dev/null
 ldb --db="$db" put default-key2 default-value2 >/dev/null
 ldb --db="$db" compact >/dev/null
 ldb --db="$db" --column_family=cf1 compact >/dev/null
+ldb --db="$db" --column_family=cf2 compact >/dev/null
+ldb --db="$db" --column_family=cf2 batchput cf2-wal1 in-the-wal cf2-key cf2-value-2 >/dev/null
 
 # partitioned: db_bench's random fill with partitioned index and filters (128-byte
 # partitions: four index partitions), snappy, compacted; then 20 overwrites left in the WAL.
@@ -145,8 +151,10 @@ for name in $DATABASES; do
   dump_expected "$OUT/$name"
   tidy "$OUT/$name"
 done
-ldb --db="$OUT/column-families" --column_family=cf1 --hex scan | awk -F ' : ' '
-  /^0x/ { printf "{\"key\":\"%s\",\"value\":\"%s\"}\n", tolower(substr($1, 3)), tolower(substr($2, 3)) }' \
-  >"$OUT/column-families/expected-cf1.jsonl"
+for cf in cf1 cf2; do
+  ldb --db="$OUT/column-families" --column_family=$cf --hex scan | awk -F ' : ' '
+    /^0x/ { printf "{\"key\":\"%s\",\"value\":\"%s\"}\n", tolower(substr($1, 3)), tolower(substr($2, 3)) }' \
+    >"$OUT/column-families/expected-$cf.jsonl"
+done
 tidy "$OUT/column-families"
 du -sh "$OUT"/*

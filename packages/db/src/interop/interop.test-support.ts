@@ -88,8 +88,11 @@ export function expectedEntries(fixture: string, file = "expected.jsonl"): HexEn
     .map((l) => JSON.parse(l) as HexEntry);
 }
 
-/** shale's whole scan of `db`, forwards, as hex entries. */
-export function shaleScan(db: DB): HexEntry[] {
+/** What the scans need: the database or one of its column families' handles. */
+export type Scannable = Pick<DB, "iterator">;
+
+/** shale's whole scan of `db` (or a column family), forwards, as hex entries. */
+export function shaleScan(db: Scannable): HexEntry[] {
   const out: HexEntry[] = [];
   const it = db.iterator();
   try {
@@ -102,8 +105,8 @@ export function shaleScan(db: DB): HexEntry[] {
   return out;
 }
 
-/** shale's whole scan of `db`, backwards (seekToLast, prev), as hex entries. */
-export function shaleReverseScan(db: DB): HexEntry[] {
+/** shale's whole scan of `db` (or a column family), backwards (seekToLast, prev), as hex entries. */
+export function shaleReverseScan(db: Scannable): HexEntry[] {
   const out: HexEntry[] = [];
   const it = db.iterator();
   try {
