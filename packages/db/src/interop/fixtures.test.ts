@@ -45,7 +45,11 @@ function sorted(model: Map<string, string>): HexEntry[] {
 }
 
 /** Every check of one opened database against the model. */
-function expectMatches(db: Pick<DB, "iterator" | "get">, model: Map<string, string>, absent: string[] = []): void {
+function expectMatches(
+  db: Pick<DB, "iterator" | "get">,
+  model: Map<string, string>,
+  absent: string[] = [],
+): void {
   const want = sorted(model);
   expect(shaleScan(db)).toEqual(want);
   expect(shaleReverseScan(db)).toEqual([...want].reverse());
@@ -72,7 +76,12 @@ interface FixtureCase {
   tableVersion?: number;
 }
 
-function putBoth(db: Pick<DB, "put">, model: Map<string, string>, key: string, value: string): void {
+function putBoth(
+  db: Pick<DB, "put">,
+  model: Map<string, string>,
+  key: string,
+  value: string,
+): void {
   db.put(key, value);
   model.set(utf8(key), utf8(value));
 }
