@@ -143,6 +143,32 @@ describe("column families", () => {
     await reopened.close();
   });
 
+  it("replays a WAL into a family only once: an open keeps each family's log number (no merge operand applied twice)", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", {
+      fs,
+      mergeOperator: "stringappend",
+      createMissingColumnFamilies: true,
+      columnFamilies: { idle: {} },
+    });
+    // One WAL holds default's merge and idle's put; default flushes (its log number moves
+    // past that WAL), idle does not (the WAL stays).
+    db.merge("k", "x");
+    db.columnFamily("idle").put("i", "1");
+    await db.flush();
+    db.put("after", "flush");
+    const copy = crashCopy(fs, "/db");
+    await db.close();
+    // Each open replays the kept WAL into idle and must record default's log number as it was.
+    for (let open = 0; open < 3; open++) {
+      const again = await DB.open("/db", { fs: copy, mergeOperator: "stringappend" });
+      expect(str(again.get("k")), `open ${open}`).toBe("x");
+      expect(str(again.get("after"))).toBe("flush");
+      expect(str(again.columnFamily("idle").get("i"))).toBe("1");
+      await again.close();
+    }
+  });
+
   it("refuses bad input with InvalidArgument naming it", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", { fs });

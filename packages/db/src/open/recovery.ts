@@ -253,13 +253,14 @@ export function recover(
       ? options.walRecoveryMode
       : WalRecoveryMode.SkipAnyCorrupted;
     // Per family: the memtables replayed, oldest first, and the WAL each one's data starts
-    // in (at worst a WAL older than that).
+    // in (at worst a WAL older than that, never one below the family's log number: those
+    // are not replayed into it, and a kept memtable's log number becomes the family's).
     const replays = new Map<number, { mems: MemTable[]; logs: number[]; limit: number }>();
     for (const f of versions.families.values()) {
       const limit = familyOptions.get(f.id)!.writeBufferSize;
       replays.set(f.id, {
         mems: [new MemTable({ comparator: f.icmp.user })],
-        logs: [logs[0] ?? 0],
+        logs: [Math.max(logs[0] ?? 0, f.logNumber)],
         limit,
       });
     }
