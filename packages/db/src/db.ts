@@ -190,7 +190,7 @@ export class DB extends ColumnFamilyMethods {
       host,
       versions.defaultFamily,
       own,
-      tableWriteOptions(own, state.identity),
+      tableWriteOptions(own, state.identity, versions.defaultFamily),
       state,
     );
     families = new Map([[0, cf]]);
@@ -455,7 +455,7 @@ export class DB extends ColumnFamilyMethods {
     tableCache?: TableCache,
   ): ColumnFamilyData {
     const cache = tableCache ?? newTableCache(this.dir, options, versions.icmp);
-    const table = tableWriteOptions(options, this.identity);
+    const table = tableWriteOptions(options, this.identity, versions);
     const cf = new ColumnFamilyData(this.familyHost, versions, options, table, recovered, cache);
     this.families.set(cf.id, cf);
     return cf;

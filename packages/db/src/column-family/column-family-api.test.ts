@@ -3,6 +3,7 @@
  * families (one WAL record), the per-family WAL retention rule, and bad input.
  */
 import { type Comparator, MemoryFileSystem, ShaleError } from "@shale/base";
+import { TableReader } from "@shale/sstable";
 import { LogReader } from "@shale/wal";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
@@ -167,6 +168,44 @@ describe("column families", () => {
       expect(str(again.columnFamily("idle").get("i"))).toBe("1");
       await again.close();
     }
+  });
+
+  it("records each family's id and name in its tables' properties (flush, compaction, recovery)", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", {
+      fs,
+      createMissingColumnFamilies: true,
+      columnFamilies: { a: {} },
+      avoidFlushDuringRecovery: false,
+    });
+    const b = await db.createColumnFamily("b");
+    const a = db.columnFamily("a");
+    for (const h of [a, b, db.columnFamily("default")]) {
+      h.put("k1", h.name);
+      await h.flush();
+      h.put("k2", h.name);
+      await h.flush();
+    }
+    await a.compactRange();
+    a.put("k3", "in the WAL"); // flushed by the next open (avoidFlushDuringRecovery false)
+    const copy = crashCopy(fs, "/db");
+    await db.close();
+    const again = await DB.open("/db", { fs: copy, avoidFlushDuringRecovery: false });
+    const seen: string[] = [];
+    for (const name of again.listColumnFamilies()) {
+      const h = again.columnFamily(name);
+      for (const f of again.getLiveFiles().tables.filter((t) => t.columnFamily === h.id)) {
+        const path = `/db/${f.name}`;
+        const r = TableReader.open(copy.openRandomAccess(path), { fileSize: f.size });
+        seen.push(`${name}: ${r.properties.columnFamilyId} ${r.properties.columnFamilyName}`);
+        expect(r.properties.columnFamilyId, path).toBe(h.id);
+        expect(r.properties.columnFamilyName, path).toBe(name);
+        r.close();
+      }
+    }
+    expect(new Set(seen).size).toBe(3);
+    expect(seen.filter((x) => x.startsWith("a:")).length).toBe(2); // compacted + recovered
+    await again.close();
   });
 
   it("refuses bad input with InvalidArgument naming it", async () => {

@@ -55,7 +55,11 @@ export interface TableIdentity {
   dbSessionId: string;
 }
 
-/** The table options of a database's options (the codec: a flush's, output-compression.ts). */
+/**
+ * The table options of a column family's options (default: the `default` family, which
+ * RocksDB records as id 0, "default"); the codec is a flush's (output-compression.ts).
+ * RocksDB's repair and ingestion place a table by the family its properties name.
+ */
 export function tableWriteOptions(
   options: {
     blockSize: number;
@@ -74,6 +78,7 @@ export function tableWriteOptions(
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
+  columnFamily: { readonly id: number; readonly name: string } = { id: 0, name: "default" },
 ): TableWriteOptions {
   return {
     blockSize: options.blockSize,
@@ -95,8 +100,7 @@ export function tableWriteOptions(
     metadataBlockSize: options.metadataBlockSize,
     zstdLevel: options.zstdLevel,
     zstdMaxDictBytes: options.zstdMaxDictBytes,
-    // shale has the default column family only; RocksDB records it as id 0, "default".
-    columnFamily: { id: 0, name: "default" },
+    columnFamily: { id: columnFamily.id, name: columnFamily.name },
     mergeOperatorName:
       options.mergeOperator === undefined
         ? "nullptr"

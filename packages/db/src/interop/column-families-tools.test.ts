@@ -8,6 +8,7 @@
  * | RocksDB writes, shale reads | `ldb create_column_family`, `--column_family=X put/batchput/delete` (a batch left in the WAL) | every family: gets and scans both ways equal `ldb --column_family=X scan` |
  * | shale writes, RocksDB reads | `ldb list_column_families`, `--column_family=X scan/get` | puts, deletes, a range deletion and one batch across the families, a family created and one dropped |
  * | both                        | `ldb --column_family=X put` into shale's family     | reopens and reads it |
+ * | shale writes, RocksDB repairs | `ldb manifest_dump`, `sst_dump --show_properties`, `ldb repair` | each table names its family; the repaired families read the same |
  */
 import { join } from "node:path";
 import { toHex } from "@shale/base";
@@ -15,6 +16,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import { WriteBatch } from "../write/write-batch.js";
 import {
+  copyDir,
+  filesEnding,
   fromHex,
   type HexEntry,
   ldbScan,
@@ -150,7 +153,7 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     }
   });
 
-  it("a database shale made with families opens in ldb, WAL and tables alike", async () => {
+  it("a database shale made with families opens in ldb (WAL and tables), its tables name their family, and ldb repair keeps every family", async () => {
     const dir = join(tmp.path, "from-shale");
     const db = await DB.open(dir, {
       createMissingColumnFamilies: true,
@@ -183,5 +186,42 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     for (const [cf, model] of models)
       expect(ldbScan(dir, cf), `ldb scan ${cf}`).toEqual(sorted(model));
     expect(ldb(dir, "a", "get", "a-0299").trim()).toBe(`a:299:${"x".repeat(299 % 50)}`);
+
+    // Every family flushed (RocksDB's repair turns every WAL into tables whatever the
+    // families' log numbers, so a WAL kept for one family would overlap another's tables).
+    const flushed = await DB.open(dir, { createIfMissing: false });
+    try {
+      for (const cf of models.keys()) await flushed.columnFamily(cf).flush();
+    } finally {
+      await flushed.close();
+    }
+    // Each table names its family (rocksdb.column.family.id/name) as the MANIFEST lists it.
+    const manifest = mustRun("ldb", [
+      "manifest_dump",
+      `--path=${join(dir, filesEnding(dir, "").find((f) => f.startsWith("MANIFEST-"))!)}`,
+    ]);
+    const placed = new Map<number, string>(); // table number -> family in the MANIFEST
+    let family = "";
+    for (const line of manifest.split("\n")) {
+      const header = /^-+ Column family "([^"]+)"/.exec(line);
+      if (header !== null) family = header[1]!;
+      const file = /^ (\d+):\d+\[/.exec(line);
+      if (file !== null) placed.set(Number(file[1]), family);
+    }
+    expect(new Set(placed.values())).toEqual(new Set(["default", "a", "b"]));
+    for (const [number, cf] of placed) {
+      const props = mustRun("sst_dump", [
+        `--file=${join(dir, `${String(number).padStart(6, "0")}.sst`)}`,
+        "--show_properties",
+      ]);
+      expect(props, `table ${number}`).toMatch(new RegExp(`column family name: ${cf}\n`));
+    }
+    // RocksDB's repair places every table by those properties (and the WAL's records by
+    // their family ids): every family reads the same afterwards.
+    const repaired = copyDir(dir, `${dir}-repaired`);
+    mustRun("ldb", [`--db=${repaired}`, "repair"]);
+    expect(ldbFamilies(repaired).sort()).toEqual(["a", "b", "default"]);
+    for (const [cf, model] of models)
+      expect(ldbScan(repaired, cf), `ldb scan ${cf} after repair`).toEqual(sorted(model));
   });
 });

@@ -657,7 +657,10 @@ function keepOrFlush(
   let memLogNumber = logNumber;
   /** The WAL the oldest kept memtable's data starts in: the MANIFEST's log number then. */
   let oldestKept: number | undefined;
-  const builderOptions = { ...tableWriteOptions(options, identity), comparator: f.icmp.user };
+  const builderOptions = {
+    ...tableWriteOptions(options, identity, f),
+    comparator: f.icmp.user,
+  };
   for (let i = 0; i < r.mems.length; i++) {
     const m = r.mems[i]!;
     if (m.numEntries === 0 && m.numRangeTombstones === 0) continue;
