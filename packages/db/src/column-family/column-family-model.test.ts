@@ -1,11 +1,13 @@
 /**
  * Model-based property test of column families: 1-4 families at open, then random puts,
- * deletes, merges (stringappend: an operand applied twice would show), range deletions, batches across families, flushes,
- * compactions, snapshots, createColumnFamily, dropColumnFamily, reopens and crashes (a copy of the files
- * as a process killed then would leave them, opened without closing), against a model
- * holding each family's keys. After every step (and so after every reopen) the family list, every
- * key's get and both scans of every family, and `db.iterators` over all of them at once,
- * agree with the model, and each snapshot still reads every family as it was when taken.
+ * deletes, merges (stringappend: an operand applied twice would show), range deletions,
+ * batches across families, fills that switch 64 KiB memtables (background flushes, and
+ * compactions at 2 L0 files), flushes, compactions, snapshots, createColumnFamily,
+ * dropColumnFamily, reopens and crashes (a copy of the files as a process killed then would
+ * leave them, opened without closing), against a model holding each family's keys. After
+ * every step (and so after every reopen) the family list, every key's get and both scans of
+ * every family, and `db.iterators` over all of them at once, agree with the model, and each
+ * snapshot still reads every family as it was when taken.
  */
 import { compareBytes, MemoryFileSystem, ShaleError } from "@shale/base";
 import fc from "fast-check";
@@ -33,6 +35,7 @@ type Write =
 type Op =
   | Write
   | { t: "batch"; writes: Write[] }
+  | { t: "fill"; f: number; n: number }
   | { t: "flush"; f: number }
   | { t: "compact"; f: number }
   | { t: "create"; name: string }
@@ -63,6 +66,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       t: fc.constant("batch" as const),
       writes: fc.array(write, { minLength: 1, maxLength: 6 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant("fill" as const),
+      f: fam,
+      n: fc.integer({ min: 1, max: 40 }),
     }),
   },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("flush" as const), f: fam }) },
@@ -202,7 +213,12 @@ describe("column families against a model", () => {
         fc.array(op, { minLength: 1, maxLength: 40 }),
         async (extra, ops) => {
           let fs = new MemoryFileSystem();
-          let base: DbOptions = { fs, mergeOperator: "stringappend" };
+          let base: DbOptions = {
+            fs,
+            mergeOperator: "stringappend",
+            writeBufferSize: 64 * 1024,
+            level0FileNumCompactionTrigger: 2,
+          };
           const initial = NAMES.slice(0, extra);
           let db = await DB.open("/db", {
             ...base,
@@ -228,6 +244,18 @@ describe("column families against a model", () => {
                   }
                   db.write(b);
                   for (const w of o.writes) applyToModel(model, nameAt(w.f), w);
+                  break;
+                }
+                case "fill": {
+                  // 3 KiB values: the 64 KiB memtable switches and flushes in the background.
+                  const name = nameAt(o.f);
+                  const h = db.columnFamily(name);
+                  for (let i = 0; i < o.n; i++) {
+                    const k = `fill${String(i).padStart(2, "0")}`;
+                    const v = `${name}.${o.n}.${i}.`.padEnd(3072, "v");
+                    h.put(k, v);
+                    model.get(name)!.set(k, v);
+                  }
                   break;
                 }
                 case "flush":

@@ -275,10 +275,25 @@ export function recover(
       const isLast = i === logs.length - 1;
       let firstDrop: number | undefined;
       // A WAL older than a family's log number holds nothing of it that is not in its tables.
+      // A full memtable is switched only here, between WALs, as the writer switched them: a
+      // WAL's records of one family stay in one memtable. Split between two, the older one's
+      // flush would set the family's log number to this WAL (the newer one's data is there)
+      // and the next open would replay the flushed records again (a merge operand twice;
+      // RocksDB, which filters by log number alone, too).
       inserter.mems.length = 0;
       for (const f of versions.families.values()) {
         const r = replays.get(f.id)!;
-        inserter.mems[f.id] = number >= f.logNumber ? r.mems[r.mems.length - 1] : undefined;
+        if (number < f.logNumber) {
+          inserter.mems[f.id] = undefined;
+          continue;
+        }
+        let mem = r.mems[r.mems.length - 1]!;
+        if (mem.approximateMemoryUsage() >= r.limit) {
+          mem = new MemTable({ comparator: f.icmp.user });
+          r.mems.push(mem);
+          r.logs.push(number);
+        }
+        inserter.mems[f.id] = mem;
       }
       const file = fs.openSequential(path);
       const reader = new LogReader(file, {
@@ -321,14 +336,6 @@ export function recover(
             throw e;
           }
           if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
-          for (const [id, r] of replays) {
-            const mem = inserter.mems[id];
-            if (mem === undefined || mem.approximateMemoryUsage() < r.limit) continue;
-            const next = new MemTable({ comparator: versions.families.get(id)!.icmp.user });
-            r.mems.push(next);
-            r.logs.push(number);
-            inserter.mems[id] = next;
-          }
         }
       } finally {
         file.close();
@@ -667,7 +674,8 @@ function keepOrFlush(
     if (keep) {
       const log = r.logs[i]!;
       oldestKept ??= log;
-      if (i === r.mems.length - 1) {
+      // The last one stays mutable unless it is full (then the new WAL starts an empty one).
+      if (i === r.mems.length - 1 && m.approximateMemoryUsage() < options.writeBufferSize) {
         mutable = m;
         memLogNumber = log;
       } else {

@@ -39,10 +39,7 @@ export interface LiveTable {
   readonly largestKey: Uint8Array;
   readonly smallestSeq: number;
   readonly largestSeq: number;
-  /**
-   * 0 for the default column family; another id for a table of a column family shale leaves
-   * alone (a RocksDB directory): copied by checkpoints and backups, never read.
-   */
+  /** The id of the table's column family (0: `default`). */
   readonly columnFamily: number;
 }
 
