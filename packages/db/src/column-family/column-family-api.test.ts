@@ -7,6 +7,7 @@ import { TableReader } from "@shale/sstable";
 import { LogReader } from "@shale/wal";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
+import { crashCopy } from "../test-support/crash-copy.test-support.js";
 import { WriteBatch } from "../write/write-batch.js";
 
 const str = (b: Uint8Array | undefined) =>
@@ -28,17 +29,6 @@ async function codeAsync(f: () => Promise<unknown>): Promise<string> {
   } catch (e) {
     return ShaleError.isInstance(e) ? `${e.code}: ${e.message}` : String(e);
   }
-}
-
-/** The directory as a process killed now would leave it (what was handed to the OS). */
-function crashCopy(fs: MemoryFileSystem, dir: string): MemoryFileSystem {
-  const copy = new MemoryFileSystem();
-  copy.mkdir(dir);
-  for (const name of fs.list(dir)) {
-    if (name === "LOCK") continue;
-    copy.writeFile(`${dir}/${name}`, fs.readFile(`${dir}/${name}`).slice());
-  }
-  return copy;
 }
 
 describe("column families", () => {

@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import type { DbOptions } from "../core/options.js";
 import type { Snapshot } from "../core/snapshot.js";
 import { DB } from "../db.js";
+import { crashCopy } from "../test-support/crash-copy.test-support.js";
 import { WriteBatch } from "../write/write-batch.js";
 import type { ColumnFamilyHandle } from "./handle.js";
 
@@ -139,17 +140,6 @@ async function rejectsInvalid(p: Promise<unknown>): Promise<void> {
   expect(ShaleError.isInstance(error) && error.code === "InvalidArgument", String(error)).toBe(
     true,
   );
-}
-
-/** The directory as a process killed now would leave it (what was handed to the OS). */
-function crashCopy(fs: MemoryFileSystem, dir: string): MemoryFileSystem {
-  const copy = new MemoryFileSystem();
-  copy.mkdir(dir);
-  for (const name of fs.list(dir)) {
-    if (name === "LOCK") continue;
-    copy.writeFile(`${dir}/${name}`, fs.readFile(`${dir}/${name}`).slice());
-  }
-  return copy;
 }
 
 interface Snap {

@@ -14,9 +14,9 @@ import { DB } from "../db.js";
 import { WriteBatch } from "../write/write-batch.js";
 import {
   fromHex,
-  type HexEntry,
   shaleReverseScan,
   shaleScan,
+  sortedEntries,
   tempDir,
   waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
@@ -43,19 +43,17 @@ afterAll(() => tmp.remove());
 const hex = (s: string) => toHex(new TextEncoder().encode(s));
 type Model = Map<string, string>;
 
+/** A model's entries in key order, as the binding's scans return them. */
 function sorted(model: Model): Array<[string, string]> {
-  return [...model.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return sortedEntries(model).map(({ key, value }) => [key, value]);
 }
-
-const asEntries = (rows: Array<[string, string]>): HexEntry[] =>
-  rows.map(([key, value]) => ({ key, value }));
 
 /** Every get and both scans of each family equal its model. */
 function expectFamilies(db: DB, models: Map<string, Model>): void {
   expect(db.listColumnFamilies().sort()).toEqual([...models.keys()].sort());
   for (const [cf, model] of models) {
     const h = db.columnFamily(cf);
-    const want = asEntries(sorted(model));
+    const want = sortedEntries(model);
     expect(shaleScan(h), `${cf} forwards`).toEqual(want);
     expect(shaleReverseScan(h), `${cf} backwards`).toEqual([...want].reverse());
     for (const { key, value } of want) {

@@ -19,13 +19,13 @@ import {
   copyDir,
   filesEnding,
   fromHex,
-  type HexEntry,
   ldbScan,
   missingToolsReason,
   mustRun,
   type Scannable,
   shaleReverseScan,
   shaleScan,
+  sortedEntries,
   tempDir,
   waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
@@ -39,15 +39,9 @@ afterAll(() => tmp.remove());
 const utf8 = (s: string) => toHex(new TextEncoder().encode(s));
 type Model = Map<string, string>;
 
-function sorted(model: Model): HexEntry[] {
-  return [...model.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => ({ key, value }));
-}
-
 /** Gets of every key and both scans of one family equal the model. */
 function expectFamily(h: Scannable & Pick<DB, "get">, model: Model, name: string): void {
-  const want = sorted(model);
+  const want = sortedEntries(model);
   expect(shaleScan(h), `${name} forwards`).toEqual(want);
   expect(shaleReverseScan(h), `${name} backwards`).toEqual([...want].reverse());
   for (const { key, value } of want) {
@@ -136,7 +130,7 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     const now = ["default", "users", "made-by-shale"];
     expect(ldbFamilies(dir)).toEqual(now);
     for (const cf of now)
-      expect(ldbScan(dir, cf), `ldb scan ${cf}`).toEqual(sorted(models.get(cf)!));
+      expect(ldbScan(dir, cf), `ldb scan ${cf}`).toEqual(sortedEntries(models.get(cf)!));
     expect(ldb(dir, "made-by-shale", "get", "m007").trim()).toBe("v7");
     expect(ldb(dir, "users", "get", "erin").trim()).toBe("in the WAL only");
 
@@ -184,7 +178,7 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     }
     expect(ldbFamilies(dir)).toEqual(["default", "a", "b"]);
     for (const [cf, model] of models)
-      expect(ldbScan(dir, cf), `ldb scan ${cf}`).toEqual(sorted(model));
+      expect(ldbScan(dir, cf), `ldb scan ${cf}`).toEqual(sortedEntries(model));
     expect(ldb(dir, "a", "get", "a-0299").trim()).toBe(`a:299:${"x".repeat(299 % 50)}`);
 
     // Every family flushed (RocksDB's repair turns every WAL into tables whatever the
@@ -222,6 +216,6 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     mustRun("ldb", [`--db=${repaired}`, "repair"]);
     expect(ldbFamilies(repaired).sort()).toEqual(["a", "b", "default"]);
     for (const [cf, model] of models)
-      expect(ldbScan(repaired, cf), `ldb scan ${cf} after repair`).toEqual(sorted(model));
+      expect(ldbScan(repaired, cf), `ldb scan ${cf} after repair`).toEqual(sortedEntries(model));
   });
 });

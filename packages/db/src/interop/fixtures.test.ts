@@ -17,12 +17,12 @@ import {
   copyFixture,
   expectedEntries,
   fromHex,
-  type HexEntry,
   ldbScan,
   missingToolsReason,
   runTool,
   shaleReverseScan,
   shaleScan,
+  sortedEntries,
   tempDir,
 } from "./interop.test-support.js";
 import { fillEntry } from "./producers.test-support.js";
@@ -37,20 +37,13 @@ afterAll(() => tmp.remove());
 
 const utf8 = (s: string) => toHex(new TextEncoder().encode(s));
 
-/** Entries in key order from a hex map (lower-case hex sorts as the bytes do). */
-function sorted(model: Map<string, string>): HexEntry[] {
-  return [...model.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => ({ key, value }));
-}
-
 /** Every check of one opened database against the model. */
 function expectMatches(
   db: Pick<DB, "iterator" | "get">,
   model: Map<string, string>,
   absent: string[] = [],
 ): void {
-  const want = sorted(model);
+  const want = sortedEntries(model);
   expect(shaleScan(db)).toEqual(want);
   expect(shaleReverseScan(db)).toEqual([...want].reverse());
   for (const { key, value } of want) {
@@ -122,7 +115,7 @@ const cases: FixtureCase[] = [
     name: "fillrandom",
     absent: [benchKeyHex(300), benchKeyHex(1_000_000)],
     write(db, model) {
-      const first = sorted(model)[0]!.key;
+      const first = sortedEntries(model)[0]!.key;
       db.delete(fromHex(first));
       model.delete(first);
       for (let i = 0; i < 50; i++) putBoth(db, model, `shale-${i}`, `value-${i}`);
@@ -156,7 +149,7 @@ const cases: FixtureCase[] = [
     options: { mergeOperator: "uint64add" },
     absent: [benchKeyHex(2), benchKeyHex(50)],
     write(db, model) {
-      for (const { key, value } of sorted(model).slice(0, 10)) {
+      for (const { key, value } of sortedEntries(model).slice(0, 10)) {
         db.merge(fromHex(key), uint64Bytes(5n));
         model.set(key, toHex(uint64Bytes(uint64Of(value) + 5n)));
       }
@@ -187,7 +180,7 @@ const cases: FixtureCase[] = [
     options: { indexType: "twoLevelIndex", partitionFilters: true, metadataBlockSize: 128 },
     absent: [benchKeyHex(300), benchKeyHex(1_000_000)],
     write(db, model) {
-      const keys = sorted(model);
+      const keys = sortedEntries(model);
       for (const { key } of keys.filter((_, i) => i % 9 === 0)) {
         db.delete(fromHex(key));
         model.delete(key);
@@ -217,7 +210,7 @@ const cases: FixtureCase[] = [
       write(db, model) {
         for (let i = 0; i < 30; i++)
           putBoth(db, model, `shale-${codec}-${i}`, `value-${i}`.repeat(8));
-        const first = sorted(model)[0]!.key;
+        const first = sortedEntries(model)[0]!.key;
         db.delete(fromHex(first));
         model.delete(first);
       },
@@ -276,7 +269,7 @@ describe("shale opens RocksDB-written databases (fixtures)", () => {
       }
       if (toolsMissing === undefined && (c.tableVersion ?? 5) <= 5) {
         // RocksDB reopens what shale wrote and sees the same.
-        expect(ldbScan(dir)).toEqual(sorted(model));
+        expect(ldbScan(dir)).toEqual(sortedEntries(model));
       } else if (toolsMissing === undefined) {
         // RocksDB 7.8.3 reads format_version 2-5 only (6 needs 8.6, 7 needs 10.4).
         const r = runTool("ldb", [`--db=${dir}`, "--hex", "scan"]);
@@ -319,7 +312,7 @@ describe("shale opens RocksDB-written databases (fixtures)", () => {
         const h = handle(db, cf);
         const model = models.get(cf)!;
         putBoth(h, model, `${cf}-shale`, `written by shale into ${cf}`);
-        const first = sorted(model)[0]!.key;
+        const first = sortedEntries(model)[0]!.key;
         h.delete(fromHex(first));
         model.delete(first);
       }
@@ -348,9 +341,9 @@ describe("shale opens RocksDB-written databases (fixtures)", () => {
     }
     if (toolsMissing === undefined) {
       // RocksDB reopens what shale wrote and sees the same in every family.
-      expect(ldbScan(dir)).toEqual(sorted(models.get("default")!));
-      expect(ldbScan(dir, "cf1")).toEqual(sorted(models.get("cf1")!));
-      expect(ldbScan(dir, "cf2")).toEqual(sorted(models.get("cf2")!));
+      expect(ldbScan(dir)).toEqual(sortedEntries(models.get("default")!));
+      expect(ldbScan(dir, "cf1")).toEqual(sortedEntries(models.get("cf1")!));
+      expect(ldbScan(dir, "cf2")).toEqual(sortedEntries(models.get("cf2")!));
     }
   });
 });

@@ -62,6 +62,13 @@ export interface HexEntry {
   value: string;
 }
 
+/** A model's entries (hex key -> hex value) in key order (lower-case hex sorts as the bytes do). */
+export function sortedEntries(model: ReadonlyMap<string, string>): HexEntry[] {
+  return [...model.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => ({ key, value }));
+}
+
 /** `ldb --hex scan` of `dir` (optionally one column family) as entries in key order. */
 export function ldbScan(dir: string, columnFamily?: string): HexEntry[] {
   const args = [`--db=${dir}`, "--hex"];

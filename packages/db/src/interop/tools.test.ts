@@ -32,6 +32,7 @@ import {
   mustRun,
   shaleReverseScan,
   shaleScan,
+  sortedEntries,
   tempDir,
 } from "./interop.test-support.js";
 
@@ -54,12 +55,6 @@ function expectClean(what: string, out: string): void {
 }
 
 const utf8 = (s: string) => toHex(new TextEncoder().encode(s));
-
-function sorted(model: Map<string, string>): HexEntry[] {
-  return [...model.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => ({ key, value }));
-}
 
 function uint64Bytes(n: bigint): Uint8Array {
   const out = new Uint8Array(8);
@@ -253,12 +248,12 @@ describe.skipIf(!run)("RocksDB writes, shale opens (live tools)", () => {
         await db.compactRange();
         db.put("zz-in-the-wal", "unflushed");
         model.set(utf8("zz-in-the-wal"), utf8("unflushed"));
-        expectShaleSees(db, sorted(model));
+        expectShaleSees(db, sortedEntries(model));
       } finally {
         await db.close();
       }
       // RocksDB reopens the result and sees shale's writes.
-      expect(ldbScan(dir)).toEqual(sorted(model));
+      expect(ldbScan(dir)).toEqual(sortedEntries(model));
     });
   });
 });
