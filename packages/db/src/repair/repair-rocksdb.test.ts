@@ -39,9 +39,10 @@ describe("repair() of RocksDB directories without MANIFEST and CURRENT", () => {
     const options = mergeOperator !== undefined ? { mergeOperator } : {};
     const report = await repair(dir, options);
     if (fixture === "column-families") {
-      // cf1's table is left out (and kept in lost/); default's keys are all there.
+      // cf1's and cf2's tables are left out (and kept in lost/); default's keys are all there.
       expect(report.dropped).toEqual([
         { file: expect.stringMatching(/\.sst$/), reason: expect.stringMatching(/column family 1/) },
+        { file: expect.stringMatching(/\.sst$/), reason: expect.stringMatching(/column family 2/) },
       ]);
     } else {
       expect(report.dropped).toEqual([]);
