@@ -2,8 +2,9 @@
  * Column families against rocksdb-native (RocksDB 10.5.1, table format 6, XXH3), both ways:
  * the binding writes several families (tables, and a WAL it leaves unflushed), shale opens
  * the directory, reads every key and scans both ways in each family, writes into each (one
- * batch across all of them) and closes; the binding reopens and reads shale's writes in each
- * family. The binding's build has no Snappy, so shale writes `compression: "none"`.
+ * batch across all of them), creates one family and drops one the binding made, and closes;
+ * the binding reopens (naming every family left, as RocksDB requires: the dropped one would
+ * fail the open) and reads shale's writes in each family. The binding's build has no Snappy, so shale writes `compression: "none"`.
  * Skipped, with the reason printed, where the binding does not load.
  */
 import { join } from "node:path";
@@ -136,16 +137,18 @@ describe.skipIf(unavailable !== undefined)("column families with rocksdb-native"
   for (const c of cases) {
     it(`binding writes, shale reads and writes, binding reads back: ${c.name}`, async () => {
       const dir = join(tmp.path, c.unflushed ? "unflushed" : "flushed");
-      const families = ["default", "alpha", "beta"];
+      const families = ["default", "alpha", "beta", "doomed"];
       const models = new Map<string, Model>(families.map((cf) => [cf, new Map()]));
       const columnFamilies: ProducerPlan["columnFamilies"] = {
         default: { tableFormatVersion },
         alpha: { tableFormatVersion, ribbonBitsPerKey: 10 },
         beta: { tableFormatVersion, bloomBitsPerKey: 10, tableBlockSize: 1024 },
+        doomed: { tableFormatVersion },
       };
       const steps: ProducerStep[] = [];
       for (const cf of families) {
-        steps.push(...puts(cf, models.get(cf)!, "k", 200, 60));
+        // (The plan travels on the command line: doomed gets a few keys only.)
+        steps.push(...puts(cf, models.get(cf)!, "k", cf === "doomed" ? 10 : 200, 60));
         steps.push({ op: "flush", cf });
       }
       // Deletes, a range deletion and overwrites after the first tables.
@@ -176,6 +179,9 @@ describe.skipIf(unavailable !== undefined)("column families with rocksdb-native"
       let db = await DB.open(dir, { createIfMissing: false, compression: "none" });
       try {
         expectFamilies(db, models);
+        // A family the binding made, dropped by shale: the binding must not find it again.
+        await db.dropColumnFamily("doomed");
+        models.delete("doomed");
         await shaleWrites(db, models, "gamma");
         expectFamilies(db, models);
       } finally {
@@ -192,7 +198,12 @@ describe.skipIf(unavailable !== undefined)("column families with rocksdb-native"
       const results = runProducer("rocksdb-native", {
         dir,
         options: { createIfMissing: false },
-        columnFamilies: { ...columnFamilies, gamma: { tableFormatVersion } },
+        columnFamilies: {
+          default: columnFamilies.default!,
+          alpha: columnFamilies.alpha!,
+          beta: columnFamilies.beta!,
+          gamma: { tableFormatVersion },
+        },
         steps: readBackSteps(models),
       });
       expectReadBack(results, models);

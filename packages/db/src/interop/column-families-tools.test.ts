@@ -82,6 +82,10 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     ldb(dir, "logs", "put", "0001", "started");
     ldb(dir, undefined, "put", "d2", "default-2");
     // The last run's batch stays in the WAL (every ldb run flushes what it recovered).
+    // A family RocksDB made, wrote and dropped: gone for shale too.
+    ldb(dir, undefined, "create_column_family", "scratch");
+    ldb(dir, "scratch", "put", "s", "dropped with its family");
+    ldb(dir, undefined, "drop_column_family", "scratch");
     ldb(dir, "logs", "batchput", "0002", "running", "0003", "stopped");
     const families = ["default", "users", "logs"];
     expect(ldbFamilies(dir)).toEqual(families);
