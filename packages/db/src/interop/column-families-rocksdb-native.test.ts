@@ -1,11 +1,12 @@
 /**
- * Column families against rocksdb-native (RocksDB 10.5.1, table format 6, XXH3), both ways:
- * the binding writes several families (tables, and a WAL it leaves unflushed), shale opens
- * the directory, reads every key and scans both ways in each family, writes into each (one
- * batch across all of them), creates one family and drops one the binding made, and closes;
- * the binding reopens (naming every family left, as RocksDB requires: the dropped one would
- * fail the open) and reads shale's writes in each family. The binding's build has no Snappy, so shale writes `compression: "none"`.
- * Skipped, with the reason printed, where the binding does not load.
+ * Column families against rocksdb-native (RocksDB 10.5.1, XXH3), both ways: the binding
+ * writes several families (tables, and a WAL it leaves unflushed), shale opens the
+ * directory, reads every key and scans both ways in each family, writes into each (one batch
+ * across all of them), creates one family and drops one the binding made, and closes; the
+ * binding reopens (naming every family left, as RocksDB requires: the dropped one would fail
+ * the open) and reads shale's writes in each family. The binding's build has no Snappy, so
+ * shale writes `compression: "none"`. Skipped, with the reason printed, where the binding
+ * does not load.
  */
 import { join } from "node:path";
 import { toHex } from "@shale/base";
