@@ -35,12 +35,14 @@ export function crashTestDir(prefix: string): string {
 
 /**
  * Runs `node <fixture> ...args`, kills it with SIGKILL `killAfterMs` after it printed
- * "ready", and resolves with the last batch it acknowledged ("ack <b>"), or -1.
+ * "ready", and resolves with the last batch it acknowledged ("ack <b>"), or -1. Every other
+ * line goes to `onLine`.
  */
 export function runAndKill(
   fixture: string,
   args: readonly string[],
   killAfterMs: number,
+  onLine?: (line: string) => void,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [fixture, ...args], {
@@ -59,6 +61,7 @@ export function runAndKill(
         buffered = buffered.slice(nl + 1);
         if (line === "ready") timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
         else if (line.startsWith("ack ")) lastAck = Number(line.slice(4));
+        else onLine?.(line);
         nl = buffered.indexOf("\n");
       }
     });
