@@ -4,7 +4,7 @@
 // `r<r>-b<b>` into "busy" (a 4 KiB value: its 64 KiB memtable flushes often), into "default",
 // and into "idle" when b % 3 === 0 (its memtable rarely fills, so the WALs it needs must
 // outlive busy's flushes). Every 16th batch yields so flushes install. With "churn" as the
-// third argument, before every 20th batch b > 0 it creates family `g<r>-<b>` (printing
+// third argument, before every 10th batch b > 0 it creates family `g<r>-<b>` (printing
 // "created <name>" once that returned) and drops the one it created before ("dropped
 // <name>"), and every batch also puts its key into the newest family created.
 import { DB, WriteBatch } from "@shale/db";
@@ -20,7 +20,7 @@ const big = "b".repeat(4096);
 process.stdout.write("ready\n");
 let gen;
 for (let b = 0; ; b++) {
-  if (mode === "churn" && b > 0 && b % 20 === 0) {
+  if (mode === "churn" && b > 0 && b % 10 === 0) {
     const previous = gen;
     gen = await db.createColumnFamily(`g${run}-${b}`);
     process.stdout.write(`created ${gen.name}\n`);
