@@ -198,6 +198,84 @@ describe("column families", () => {
     await again.close();
   });
 
+  it("writes each family's tables with its own table options (filter, codec, format, index), recorded in OPTIONS", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", {
+      fs,
+      createMissingColumnFamilies: true,
+      compression: "none",
+      columnFamilies: {
+        ribbon: {
+          filterPolicy: { type: "ribbon", bitsPerKey: 10 },
+          compression: "zstd",
+          zstdLevel: 5,
+          formatVersion: 6,
+          checksum: "xxh3",
+          indexType: "twoLevelIndex",
+          partitionFilters: true,
+          metadataBlockSize: 256,
+        },
+        lz4: { compression: "lz4", bloomBitsPerKey: 0, formatVersion: 7 },
+      },
+    });
+    for (const name of ["default", "ribbon", "lz4"]) {
+      const h = db.columnFamily(name);
+      for (let i = 0; i < 2000; i++)
+        h.put(`key-${String(i).padStart(5, "0")}`, `value-${i}`.repeat(4));
+      await h.flush();
+    }
+    const props = new Map<string, import("@shale/sstable").TableProperties>();
+    for (const f of db.getLiveFiles().tables) {
+      const r = TableReader.open(fs.openRandomAccess(`/db/${f.name}`), { fileSize: f.size });
+      props.set(r.properties.columnFamilyName, r.properties);
+      r.close();
+    }
+    expect(props.get("default")).toMatchObject({
+      formatVersion: 5,
+      compression: "NoCompression",
+      filterPolicy: "bloomfilter",
+    });
+    expect(props.get("ribbon")).toMatchObject({
+      formatVersion: 6,
+      compression: "ZSTD",
+      filterPolicy: "ribbonfilter",
+      indexType: 2,
+    });
+    expect(props.get("ribbon")!.compressionOptions).toContain("level=5;");
+    expect(props.get("lz4")).toMatchObject({ formatVersion: 7, filterPolicy: "" });
+    for (const name of ["default", "ribbon", "lz4"]) {
+      const h = db.columnFamily(name);
+      expect(str(h.get("key-01234"))).toBe("value-1234".repeat(4));
+      expect(h.get("key-99999")).toBeUndefined();
+    }
+    await db.close();
+    const text = new TextDecoder().decode(
+      fs.readFile(
+        `/db/${fs
+          .list("/db")
+          .filter((n) => n.startsWith("OPTIONS-"))
+          .sort()
+          .at(-1)}`,
+      ),
+    );
+    const section = (title: string) => text.slice(text.indexOf(title)).split("\n[")[0]!;
+    expect(section('[TableOptions/BlockBasedTable "ribbon"]')).toMatch(/format_version=6/);
+    expect(section('[TableOptions/BlockBasedTable "ribbon"]')).toMatch(
+      /index_type=kTwoLevelIndexSearch/,
+    );
+    expect(section('[CFOptions "ribbon"]')).toMatch(/compression=kZSTD/);
+    expect(section('[CFOptions "lz4"]')).toMatch(/compression=kLZ4Compression/);
+    expect(section('[CFOptions "default"]')).toMatch(/compression=kNoCompression/);
+    // A family's own options are checked as the database's, with the database's under them.
+    await expect(
+      DB.open("/db", {
+        fs,
+        indexType: "twoLevelIndex",
+        columnFamilies: { lz4: { partitionFilters: true, zstdMaxDictBytes: 1024 } },
+      }),
+    ).rejects.toMatchObject({ code: "NotSupported" });
+  });
+
   it("refuses bad input with InvalidArgument naming it", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", { fs });

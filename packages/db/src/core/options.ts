@@ -64,7 +64,17 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "maxWriteBufferNumber",
   "blockSize",
   "bloomBitsPerKey",
+  "filterPolicy",
   "compression",
+  "compressionPerLevel",
+  "bottommostCompression",
+  "zstdLevel",
+  "zstdMaxDictBytes",
+  "formatVersion",
+  "checksum",
+  "indexType",
+  "partitionFilters",
+  "metadataBlockSize",
   "level0FileNumCompactionTrigger",
   "level0SlowdownWritesTrigger",
   "level0StopWritesTrigger",
@@ -337,6 +347,8 @@ export function resolveColumnFamilyOptions(
 ): ResolvedOptions {
   if (cf === undefined) return options;
   const own = resolveOptions({
+    // partitionFilters is checked against the index type the family will have.
+    indexType: options.indexType,
     ...cf,
     blockCache: options.blockCache,
     fs: options.fs,
@@ -356,6 +368,21 @@ export function resolveColumnFamilyOptions(
     out.level0FileNumCompactionTrigger = options.level0FileNumCompactionTrigger;
     out.level0SlowdownWritesTrigger = options.level0SlowdownWritesTrigger;
     out.level0StopWritesTrigger = options.level0StopWritesTrigger;
+  }
+  // One filter: a family's bloomBitsPerKey or filterPolicy replaces the database's both.
+  if (cf.bloomBitsPerKey !== undefined || cf.filterPolicy !== undefined) {
+    out.bloomBitsPerKey = own.bloomBitsPerKey;
+    out.filterPolicy = own.filterPolicy;
+  }
+  if (out.partitionFilters && out.indexType !== "twoLevelIndex") {
+    throw ShaleError.invalidArgument(
+      `column family ${JSON.stringify(name)}: partitionFilters requires indexType "twoLevelIndex"; got "${out.indexType}"`,
+    );
+  }
+  if (out.partitionFilters && out.zstdMaxDictBytes > 0) {
+    throw ShaleError.notSupported(
+      `column family ${JSON.stringify(name)}: zstdMaxDictBytes with partitionFilters is not supported`,
+    );
   }
   return out;
 }

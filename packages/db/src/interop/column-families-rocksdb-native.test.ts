@@ -20,7 +20,6 @@ import {
   shaleScan,
   sortedEntries,
   tempDir,
-  waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
 import {
   type ProducerPlan,
@@ -176,7 +175,6 @@ describe.skipIf(unavailable !== undefined)("column families with rocksdb-native"
       });
 
       expect(DB.listColumnFamilies(dir).sort()).toEqual([...families].sort());
-      await waitForRocksDBLockGrace(dir);
       let db = await DB.open(dir, { createIfMissing: false, compression: "none" });
       try {
         expectFamilies(db, models);

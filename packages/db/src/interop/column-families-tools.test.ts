@@ -27,7 +27,6 @@ import {
   shaleScan,
   sortedEntries,
   tempDir,
-  waitForRocksDBLockGrace,
 } from "./interop.test-support.js";
 
 const toolsMissing = missingToolsReason();
@@ -95,7 +94,6 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     expect(models.get("users")!.size).toBe(2);
     expect(models.get("logs")!.size).toBe(3);
 
-    await waitForRocksDBLockGrace(dir);
     expect(DB.listColumnFamilies(dir)).toEqual(families);
     let db = await DB.open(dir, { createIfMissing: false });
     try {
@@ -141,7 +139,6 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     // RocksDB writes into shale's family; shale reads it.
     ldb(dir, "made-by-shale", "put", "from-rocksdb", "hello");
     models.get("made-by-shale")!.set(utf8("from-rocksdb"), utf8("hello"));
-    await waitForRocksDBLockGrace(dir);
     db = await DB.open(dir, { createIfMissing: false });
     try {
       expect(db.listColumnFamilies()).toEqual(now);

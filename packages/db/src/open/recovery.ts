@@ -58,7 +58,11 @@ import {
 } from "../compaction/build-table.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import { filterPolicyId } from "../core/filter-policy-option.js";
-import { type ChecksumName, type ResolvedOptions, resolveColumnFamilyOptions } from "../core/options.js";
+import {
+  type ChecksumName,
+  type ResolvedOptions,
+  resolveColumnFamilyOptions,
+} from "../core/options.js";
 import {
   checkOptionsFile,
   compressionEntries,
