@@ -33,8 +33,7 @@
  * (flush-scheduler.ts then deletes them; for the mutable one, after its switch and flush),
  * and a crash before that replays them again. So a reopen reads its recent data from memory
  * as the run before it did, instead of from a small L0 table that a cold cache serves with
- * preads. With the option false (RocksDB's default), or while the directory holds column
- * families shale leaves alone (writes and flushes are refused then), they are flushed to L0
+ * preads. With the option false (RocksDB's default) they are flushed to L0
  * tables here, inline, and the old WALs deleted: the open then has no immutable memtable
  * and an empty mutable one. Either way the open starts a fresh WAL.
  */
@@ -371,8 +370,7 @@ export function recover(
     // at the oldest of them): the last memtable, not full, stays the mutable one, as in
     // RocksDB, and the full ones go to the background flush. Or flushed now (oldest first,
     // so L0 stays ordered newest first by seq) with the old WALs retired in the same
-    // MANIFEST edit. Not kept while other column families are left alone: writes and flushes
-    // are refused then.
+    // MANIFEST edit.
     const keep = options.avoidFlushDuringRecovery;
     const families = new Map<number, RecoveredFamilyState>();
     const edits: [FamilyVersions, VersionEdit][] = [];
@@ -597,7 +595,7 @@ const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze(
  * considered only if the MANIFEST history named it (tables), this open replayed it (WALs),
  * or it parses as a db file numbered below the MANIFEST's NextFileNumber (RocksDB's rule:
  * numbers at or above it were never handed out by this database). Never deleted: the live
- * version's tables, those of column families shale leaves alone, WALs any family still
+ * version's tables of every family, WALs any family still
  * needs, CURRENT, IDENTITY, LOCK, OPTIONS files (writeOptionsFile keeps two), info logs.
  */
 function removeObsoleteFiles(
