@@ -28,6 +28,7 @@ export interface TreeVersions {
 export interface FamilyVersionsOwner {
   readonly fileNumbers: FileNumberCounter;
   newFileNumber(): number;
+  /** @internal (VersionSet's, stripped from its published declarations too) */
   logAndApplyFamily(edit: VersionEdit, family: FamilyVersions): void;
 }
 
