@@ -2,7 +2,7 @@
  * `db.batch()` with no arguments: operations go straight into one engine WriteBatch (no
  * intermediate array), written atomically (one WAL record) by `write()`.
  */
-import { WriteBatch } from "@shale/db";
+import { type ColumnFamilyHandle, WriteBatch } from "@shale/db";
 import { AbstractChainedBatch } from "abstract-level";
 import { levelError } from "./errors.js";
 
@@ -10,6 +10,8 @@ type Key = Uint8Array | string;
 
 /** What the chained batch needs from its database. */
 export interface BatchTarget {
+  /** The column family the operations go into (undefined: default). */
+  readonly family: ColumnFamilyHandle | undefined;
   writeBatch(batch: WriteBatch, options: { sync?: unknown }): void;
 }
 
@@ -23,11 +25,11 @@ export class ShaleChainedBatch extends AbstractChainedBatch<unknown, Key, Key> {
   }
 
   _put(key: Key, value: Key): void {
-    this.batch.put(key, value);
+    this.batch.put(key, value, this.target.family);
   }
 
   _del(key: Key): void {
-    this.batch.delete(key);
+    this.batch.delete(key, this.target.family);
   }
 
   _clear(): void {

@@ -12,7 +12,7 @@
  * the last key <= target) within the range; a target before the range's start in the
  * iteration's direction ends the iterator.
  */
-import type { DB, DBIterator, IteratorOptions, Snapshot } from "@shale/db";
+import type { ColumnFamilyHandle, DB, DBIterator, IteratorOptions, Snapshot } from "@shale/db";
 import {
   AbstractIterator,
   type AbstractIteratorOptions,
@@ -55,7 +55,7 @@ const ENDED = 3;
 /** The engine iterator and the position logic the three iterator kinds share. */
 export class ShaleCursor {
   private it: DBIterator | undefined;
-  private readonly engine: DB;
+  private readonly engine: DB | ColumnFamilyHandle;
   private readonly readOptions: IteratorOptions;
   private readonly reverse: boolean;
   private state: number = UNPOSITIONED;
@@ -67,7 +67,7 @@ export class ShaleCursor {
    * moment: implicit snapshot); with one, at the first read or seek (the snapshot pins
    * the state, and a snapshot closed meanwhile is reported by that read).
    */
-  constructor(engine: DB, options: PrivateIteratorOptions) {
+  constructor(engine: DB | ColumnFamilyHandle, options: PrivateIteratorOptions) {
     this.engine = engine;
     this.reverse = options.reverse === true;
     this.keyFormat = options.keyEncoding;
@@ -147,7 +147,7 @@ export class ShaleIterator extends AbstractIterator<Db, Key, Key> {
   private readonly withKeys: boolean;
   private readonly withValues: boolean;
 
-  constructor(db: Db, engine: DB, options: PrivateIteratorOptions) {
+  constructor(db: Db, engine: DB | ColumnFamilyHandle, options: PrivateIteratorOptions) {
     super(db, options as unknown as AbstractIteratorOptions<Key, Key>);
     this.cursor = new ShaleCursor(engine, options);
     this.withKeys = options.keys !== false;
@@ -207,7 +207,7 @@ export class ShaleIterator extends AbstractIterator<Db, Key, Key> {
 export class ShaleKeyIterator extends AbstractKeyIterator<Db, Key> {
   private readonly cursor: ShaleCursor;
 
-  constructor(db: Db, engine: DB, options: PrivateIteratorOptions) {
+  constructor(db: Db, engine: DB | ColumnFamilyHandle, options: PrivateIteratorOptions) {
     super(db, options as unknown as AbstractKeyIteratorOptions<Key>);
     this.cursor = new ShaleCursor(engine, options);
   }
@@ -256,7 +256,7 @@ export class ShaleKeyIterator extends AbstractKeyIterator<Db, Key> {
 export class ShaleValueIterator extends AbstractValueIterator<Db, Key, Key> {
   private readonly cursor: ShaleCursor;
 
-  constructor(db: Db, engine: DB, options: PrivateIteratorOptions) {
+  constructor(db: Db, engine: DB | ColumnFamilyHandle, options: PrivateIteratorOptions) {
     super(db, options as unknown as AbstractValueIteratorOptions<Key, Key>);
     this.cursor = new ShaleCursor(engine, options);
   }

@@ -314,6 +314,73 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(a, b);
 }
 
+describe("column families", () => {
+  it("columnFamily puts a Level database on one family: put, batch, chained batch, clear, iterators, reopen", async () => {
+    const fs = new MemoryFileSystem();
+    const users = new ShaleLevel("/db", { columnFamily: "users", shale: { fs } });
+    await users.open();
+    await users.put("a", "1");
+    await users.batch([
+      { type: "put", key: "b", value: "2" },
+      { type: "put", key: "c", value: "3" },
+      { type: "del", key: "a" },
+    ]);
+    await users.batch().put("d", "4").put("e", "5").write();
+    await users.clear({ gte: "e" });
+    expect(await users.keys().all()).toEqual(["b", "c", "d"]);
+    expect(await users.values({ reverse: true }).all()).toEqual(["4", "3", "2"]);
+    expect(await users.get("b")).toBe("2");
+    expect(await users.getMany(["a", "c"])).toEqual([undefined, "3"]);
+    expect(await users.has("d")).toBe(true);
+    expect(users.engine.listColumnFamilies()).toEqual(["default", "users"]);
+    expect(users.engine.get("b")).toBeUndefined(); // not in default
+    users.engine.put("only-default", "x");
+    await users.close();
+
+    const plain = new ShaleLevel("/db", { shale: { fs } });
+    await plain.open();
+    expect(await plain.keys().all()).toEqual(["only-default"]);
+    await plain.close();
+    const again = new ShaleLevel("/db", { columnFamily: "users", shale: { fs } });
+    await again.open();
+    expect(await again.iterator().all()).toEqual([
+      ["b", "2"],
+      ["c", "3"],
+      ["d", "4"],
+    ]);
+    await again.close();
+  });
+
+  it("a missing family with createIfMissing false, or a bad name, fails the open", async () => {
+    const fs = new MemoryFileSystem();
+    const db = new ShaleLevel("/db", { shale: { fs } });
+    await db.open();
+    await db.close();
+    const missing = new ShaleLevel("/db", {
+      columnFamily: "nope",
+      createIfMissing: false,
+      shale: { fs },
+    });
+    const err = await missing.open().then(
+      () => undefined,
+      (e: { cause: ShaleLevelError }) => e,
+    );
+    expect(err?.cause.code).toBe("LEVEL_INVALID_ARGUMENT");
+    expect(err?.cause.message).toMatch(/"nope"/);
+    // Nothing was created by the refused open.
+    const engine = new ShaleLevel("/db", { shale: { fs } });
+    await engine.open();
+    expect(engine.engine.listColumnFamilies()).toEqual(["default"]);
+    await engine.close();
+    const bad = new ShaleLevel("/db", { columnFamily: "" as string, shale: { fs } });
+    const e2 = await bad.open().then(
+      () => undefined,
+      (e: { cause: unknown }) => e,
+    );
+    expect(e2?.cause).toBeInstanceOf(TypeError);
+  });
+});
+
 describe("ranges against a model", () => {
   const key = fc.uint8Array({ minLength: 0, maxLength: 3, min: 0, max: 2 });
   const range = fc.record(

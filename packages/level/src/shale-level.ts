@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { ShaleError } from "@shale/base";
 import {
   type ClearOptions,
+  type ColumnFamilyHandle,
   DB,
   type DbOptions,
   type ReadOptions,
@@ -84,6 +85,13 @@ export interface ShaleLevelOptions<K = string, V = string> extends AbstractDatab
   compression?: boolean;
   /** Most table files kept open at once. Default: 1000. */
   maxOpenFiles?: number;
+  /**
+   * The column family this database reads and writes: other families of the directory are
+   * opened and left as they are. Created if missing (unless `createIfMissing` is false, then
+   * InvalidArgument naming it). Its own engine options: `shale.columnFamilies[name]`.
+   * Default: "default".
+   */
+  columnFamily?: string;
   /**
    * Any other engine option (@shale/db `DbOptions`: bloom bits, compaction triggers,
    * statistics, file system, merge operator...). The named options above win over these.
@@ -240,6 +248,10 @@ export class ShaleLevel<KDefault = string, VDefault = string>
   /** The database directory. */
   readonly location: string;
   private db: DB | undefined;
+  /** What reads and writes go to: the engine, or its `columnFamily` handle. */
+  private store: DB | ColumnFamilyHandle | undefined;
+  /** @internal the `columnFamily` handle (undefined: default), for batches. */
+  family: ColumnFamilyHandle | undefined;
   private readonly scratch = new WriteBatch();
 
   constructor(location: string, options?: ShaleLevelOptions<KDefault, VDefault>) {
@@ -275,7 +287,24 @@ export class ShaleLevel<KDefault = string, VDefault = string>
     try {
       const engine = engineOptions(options);
       this.checkExists(engine);
-      this.db = await DB.open(this.location, engine);
+      const family = options.columnFamily ?? "default";
+      if (typeof family !== "string" || family === "")
+        throw new TypeError("options.columnFamily must be a non-empty string");
+      if (family !== "default") {
+        engine.columnFamilies = { ...engine.columnFamilies };
+        engine.columnFamilies[family] ??= {};
+        engine.createMissingColumnFamilies = engine.createIfMissing !== false;
+      }
+      const db = await DB.open(this.location, engine);
+      if (family !== "default" && !db.listColumnFamilies().includes(family)) {
+        await db.close();
+        throw ShaleError.invalidArgument(
+          `column family ${JSON.stringify(family)} does not exist in ${this.location} (createIfMissing is false)`,
+        );
+      }
+      this.db = db;
+      this.family = family === "default" ? undefined : db.columnFamily(family);
+      this.store = this.family ?? db;
     } catch (e) {
       throw levelError(e);
     }
@@ -300,6 +329,8 @@ export class ShaleLevel<KDefault = string, VDefault = string>
   async _close(): Promise<void> {
     const db = this.db;
     this.db = undefined;
+    this.store = undefined;
+    this.family = undefined;
     try {
       await db?.close();
     } catch (e) {
@@ -313,7 +344,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   _getSync(key: Key, options: PrivateReadOptions): Key | undefined {
     try {
-      const db = this.db!;
+      const db = this.store!;
       const format = options.valueEncoding;
       if (format === "utf8") {
         // Decoded at once: the zero-copy view is enough (valid until the next engine call).
@@ -329,7 +360,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   async _getMany(keys: Key[], options: PrivateReadOptions): Promise<(Key | undefined)[]> {
     try {
-      const values = this.db!.getMany(keys, readOptions(options));
+      const values = this.store!.getMany(keys, readOptions(options));
       const format = options.valueEncoding;
       if (format === "view") return values;
       const out = new Array<Key | undefined>(values.length);
@@ -345,7 +376,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   async _has(key: Key, options: PrivateReadOptions): Promise<boolean> {
     try {
-      return this.db!.has(key, readOptions(options));
+      return this.store!.has(key, readOptions(options));
     } catch (e) {
       throw levelError(e);
     }
@@ -353,7 +384,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   async _hasMany(keys: Key[], options: PrivateReadOptions): Promise<boolean[]> {
     try {
-      const db = this.db!;
+      const db = this.store!;
       const ro = readOptions(options);
       const out = new Array<boolean>(keys.length);
       for (let i = 0; i < keys.length; i++) out[i] = db.has(keys[i]!, ro);
@@ -365,7 +396,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   async _put(key: Key, value: Key, options: PrivateWriteOptions): Promise<void> {
     try {
-      this.db!.put(key, value, writeOptions(options));
+      this.store!.put(key, value, writeOptions(options));
     } catch (e) {
       throw levelError(e);
     }
@@ -373,7 +404,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
 
   async _del(key: Key, options: PrivateWriteOptions): Promise<void> {
     try {
-      this.db!.delete(key, writeOptions(options));
+      this.store!.delete(key, writeOptions(options));
     } catch (e) {
       throw levelError(e);
     }
@@ -384,8 +415,8 @@ export class ShaleLevel<KDefault = string, VDefault = string>
     try {
       for (let i = 0; i < operations.length; i++) {
         const op = operations[i]!;
-        if (op.type === "put") batch.put(op.key, op.value!);
-        else batch.delete(op.key);
+        if (op.type === "put") batch.put(op.key, op.value!, this.family);
+        else batch.delete(op.key, this.family);
       }
       this.db!.write(batch, writeOptions(options));
     } catch (e) {
@@ -413,7 +444,7 @@ export class ShaleLevel<KDefault = string, VDefault = string>
   }
 
   private clearNow(options: PrivateClearOptions): void {
-    const db = this.db!;
+    const db = this.store!;
     if (options.snapshot == null) {
       // The engine's clear: one atomic batch (a range tombstone without a limit).
       const o = engineRange<ClearOptions>(options, {});
@@ -429,23 +460,23 @@ export class ShaleLevel<KDefault = string, VDefault = string>
     const batch = new WriteBatch();
     try {
       const limit = options.limit < 0 ? Infinity : options.limit;
-      for (let n = 0; n < limit && cursor.step(); n++) batch.delete(cursor.key());
+      for (let n = 0; n < limit && cursor.step(); n++) batch.delete(cursor.key(), this.family);
     } finally {
       cursor.close();
     }
-    db.write(batch);
+    this.db!.write(batch);
   }
 
   _iterator(options: PrivateIteratorOptions): ShaleIterator {
-    return new ShaleIterator(this as never, this.db!, options);
+    return new ShaleIterator(this as never, this.store!, options);
   }
 
   _keys(options: PrivateIteratorOptions): ShaleKeyIterator {
-    return new ShaleKeyIterator(this as never, this.db!, options);
+    return new ShaleKeyIterator(this as never, this.store!, options);
   }
 
   _values(options: PrivateIteratorOptions): ShaleValueIterator {
-    return new ShaleValueIterator(this as never, this.db!, options);
+    return new ShaleValueIterator(this as never, this.store!, options);
   }
 
   _snapshot(options: { owner: unknown }): ShaleLevelSnapshot {
