@@ -60,6 +60,7 @@ describe("flags", () => {
     reject(["--use_existing_db"], /needs --db/);
     reject(["positional"], /unexpected argument/);
     reject(["--num"], /needs a value/);
+    reject(["--num_column_families=0"], /\[1, 1000\]/);
   });
 
   it("rejects unknown workloads, merges without an operator and fills on an existing db", async () => {

@@ -19,6 +19,8 @@ export interface Flags {
   threads: number;
   cacheSize: number;
   bloomBits: number;
+  /** --num_column_families: keys spread over this many column families (shale). */
+  numColumnFamilies: number;
   blockSize: number;
   writeBufferSize: number;
   compressionType: string;
@@ -133,6 +135,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     key: "bloomBits",
     kind: "int",
     help: "Bloom filter bits per key (shale bloomBitsPerKey, rocksdb filterPolicy); -1 = the engine's default, 10 for all three (Default: -1)",
+  },
+  num_column_families: {
+    key: "numColumnFamilies",
+    kind: "int",
+    help: "column families the keys are spread over (db_bench's flag; shale only: key i goes to family i mod n, scans read the default family) (Default: 1)",
   },
   block_size: { key: "blockSize", kind: "int", help: "data block bytes (Default: 4096)" },
   write_buffer_size: {
@@ -279,6 +286,7 @@ export function defaultFlags(): Flags {
     threads: 1,
     cacheSize: 32 * MiB,
     bloomBits: -1,
+    numColumnFamilies: 1,
     blockSize: 4096,
     writeBufferSize: 64 * MiB,
     compressionType: "snappy",
@@ -365,6 +373,10 @@ function validate(f: Flags): void {
   check(f.blockSize >= 256, "--block_size must be at least 256");
   check(f.writeBufferSize >= 65536, "--write_buffer_size must be at least 65536");
   check(f.bloomBits >= -1, "--bloom_bits must be -1 (engine default) or >= 0");
+  check(
+    f.numColumnFamilies >= 1 && f.numColumnFamilies <= 1000,
+    "--num_column_families must be in [1, 1000]",
+  );
   check(
     ["normal", "low", "idle"].includes(f.compactionCpuPriority),
     `--compaction_cpu_priority must be normal, low or idle, not "${f.compactionCpuPriority}"`,

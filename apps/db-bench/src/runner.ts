@@ -40,6 +40,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     statistics: flags.statistics,
     cacheSize: flags.cacheSize,
     bloomBits: flags.bloomBits,
+    numColumnFamilies: flags.numColumnFamilies,
     blockSize: flags.blockSize,
     compression: flags.compressionType === "none" ? "none" : "snappy",
     mergeOperator: flags.mergeOperator === "" ? undefined : flags.mergeOperator,
@@ -109,7 +110,10 @@ export async function runEngines(
     try {
       engine = await createEngine(name);
       if (!flags.useExistingDb) removeDatabase(dir);
-      events.engineStart(name, await engine.open(dir, engineOptions(flags)));
+      const notes = await engine.open(dir, engineOptions(flags));
+      if (flags.numColumnFamilies > 1 && engine.columnFamilies !== true)
+        notes.push("--num_column_families: this engine has one key space; not applied");
+      events.engineStart(name, notes);
       sampler?.beginEngine(engine);
     } catch (e) {
       if (e instanceof FlagError) throw e;

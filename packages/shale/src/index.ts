@@ -67,6 +67,8 @@ export {
   type CheckpointInfo,
   type CheckpointOptions,
   type ClearOptions,
+  ColumnFamilyHandle,
+  type ColumnFamilyOptions,
   type CreateBackupOptions,
   DB,
   DBIterator,

@@ -21,6 +21,8 @@ export interface EngineOptions {
   cacheSize: number;
   /** Bloom bits per key; -1 = the engine's default. */
   bloomBits: number;
+  /** Column families the keys are spread over (engines without families ignore it: 1). */
+  numColumnFamilies?: number;
   blockSize: number;
   compression: "none" | "snappy";
   /** A built-in merge operator name, or undefined for none. */
@@ -111,6 +113,8 @@ export interface EngineGauges {
 
 export interface Engine {
   readonly name: string;
+  /** True when the engine spreads keys over `numColumnFamilies` column families. */
+  readonly columnFamilies?: boolean;
   /** Opens (creating) a database in `dir`; returns notes on options it cannot apply. */
   open(dir: string, options: EngineOptions): Promise<string[]>;
   /** Why `feature` is not available, or undefined when it is. */

@@ -6,7 +6,7 @@
  * API and looked up at run time: a build without them reports the workloads that need them
  * as n/a with the reason, and an option the build rejects as unknown is dropped with a note.
  */
-import { type DB, open, Statistics, WriteBatch } from "shale";
+import { type ColumnFamilyHandle, type DB, open, Statistics, WriteBatch } from "shale";
 import type { OpClock } from "../op-clock.js";
 import { buildBatch, tallyFound } from "./common.js";
 import {
@@ -45,9 +45,36 @@ interface DesignExtras {
 
 const UNKNOWN_OPTION = /unknown option "(\w+)"/;
 
+/** A key's column family with --num_column_families=n: its number (bytes 4..7) mod n. */
+function familyIndex(key: Uint8Array, n: number): number {
+  return (((key[4]! << 24) | (key[5]! << 16) | (key[6]! << 8) | key[7]!) >>> 0) % n;
+}
+
 export class ShaleEngine implements Engine {
   readonly name = "shale";
+  readonly columnFamilies = true;
   private db: DB | undefined;
+  /**
+   * --num_column_families > 1: the families keys go to (index 0 is default); scans and seeks
+   * read the default family. Empty with one family.
+   */
+  private families: ColumnFamilyHandle[] = [];
+  /** Batch operations into each key's family. */
+  private readonly familyBatch = {
+    engine: this as ShaleEngine,
+    put(key: Uint8Array, value: Uint8Array): void {
+      const e = this.engine;
+      e.batch.put(key, value, e.families[familyIndex(key, e.families.length)]);
+    },
+    delete(key: Uint8Array): void {
+      const e = this.engine;
+      e.batch.delete(key, e.families[familyIndex(key, e.families.length)]);
+    },
+    deleteRange(start: Uint8Array, end: Uint8Array): void {
+      const e = this.engine;
+      for (const f of e.families) e.batch.deleteRange(start, end, f);
+    },
+  };
   private extras: DesignExtras = {};
   private writeOptions: { sync: boolean; disableWAL: boolean } = { sync: false, disableWAL: false };
   private readonly batch = new WriteBatch();
@@ -74,6 +101,13 @@ export class ShaleEngine implements Engine {
     if (o.disableAutoCompactions) options.disableAutoCompactions = true;
     if (o.compactionCpuPriority !== undefined && o.compactionCpuPriority !== "normal")
       options.compactionCpuPriority = o.compactionCpuPriority;
+    const families = o.numColumnFamilies ?? 1;
+    if (families > 1) {
+      const named: Record<string, object> = {};
+      for (let i = 1; i < families; i++) named[`cf${i}`] = {};
+      options.columnFamilies = named;
+      options.createMissingColumnFamilies = true;
+    }
     for (;;) {
       try {
         this.db = await open(dir, options);
@@ -87,6 +121,11 @@ export class ShaleEngine implements Engine {
       }
     }
     this.extras = this.db as unknown as DesignExtras;
+    this.families = [];
+    if (families > 1) {
+      this.families.push(this.db!.columnFamily("default"));
+      for (let i = 1; i < families; i++) this.families.push(this.db!.columnFamily(`cf${i}`));
+    }
     if (o.cacheSize < 0) {
       const bytes = Number(this.db!.getProperty("shale.block-cache-capacity"));
       notes.push(`--cache_size=-1: shale's default block cache, ${bytes / 1048576} MiB here`);
@@ -113,42 +152,57 @@ export class ShaleEngine implements Engine {
     }
   }
 
+  /** The family `key` goes to (the database itself with one family). */
+  private storeOf(key: Uint8Array): DB | ColumnFamilyHandle {
+    const f = this.families;
+    return f.length === 0 ? this.db! : f[familyIndex(key, f.length)]!;
+  }
+
   put(key: Uint8Array, value: Uint8Array): void {
-    this.db!.put(key, value, this.writeOptions);
+    this.storeOf(key).put(key, value, this.writeOptions);
   }
 
   delete(key: Uint8Array): void {
-    this.db!.delete(key, this.writeOptions);
+    this.storeOf(key).delete(key, this.writeOptions);
   }
 
   merge(key: Uint8Array, operand: Uint8Array): void {
-    this.db!.merge(key, operand, this.writeOptions);
+    this.storeOf(key).merge(key, operand, this.writeOptions);
   }
 
+  /** With several families, in each of them (a range spans every family's keys). */
   deleteRange(start: Uint8Array, end: Uint8Array): void {
-    this.db!.deleteRange(start, end, this.writeOptions);
+    if (this.families.length === 0) this.db!.deleteRange(start, end, this.writeOptions);
+    else for (const f of this.families) f.deleteRange(start, end, this.writeOptions);
   }
 
   write(ops: BatchOps): void {
     const b = this.batch.clear();
-    buildBatch(ops, b);
+    if (this.families.length === 0) buildBatch(ops, b);
+    else buildBatch(ops, this.familyBatch);
     this.db!.write(b, this.writeOptions);
   }
 
   /** The zero-copy read (seed 002; as lmdb's engine uses getBinaryFast). */
   get(key: Uint8Array): number {
-    const v = this.db!.getView(key);
+    const v = this.storeOf(key).getView(key);
     return v === undefined ? -1 : v.length;
   }
 
   /** The safe read: a copy the caller owns (readrandomcopy). */
   getCopy(key: Uint8Array): number {
-    const v = this.db!.get(key);
+    const v = this.storeOf(key).get(key);
     return v === undefined ? -1 : v.length;
   }
 
   getMany(keys: Uint8Array[], tally: ReadTally): void {
-    tallyFound(keys, this.db!.getMany(keys), tally);
+    if (this.families.length === 0) {
+      tallyFound(keys, this.db!.getMany(keys), tally);
+      return;
+    }
+    const values = new Array<Uint8Array | undefined>(keys.length);
+    for (let i = 0; i < keys.length; i++) values[i] = this.storeOf(keys[i]!).getView(keys[i]!);
+    tallyFound(keys, values, tally);
   }
 
   scan(reverse: boolean, limit: number, out: ScanResult, clock: OpClock | undefined): void {
