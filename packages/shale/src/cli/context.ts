@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { DB, type DbOptions } from "@shale/db";
+import { type ColumnFamilyHandle, DB, type DbOptions } from "@shale/db";
 import type { ByteEncoding } from "./bytes-format.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 
@@ -16,6 +16,7 @@ export interface GlobalOptions {
   keyHex?: boolean;
   valueHex?: boolean;
   mergeOperator?: string;
+  columnFamily?: string;
 }
 
 export interface Output {
@@ -31,6 +32,8 @@ export interface CommandContext {
   readonly keyEncoding: ByteEncoding;
   readonly valueEncoding: ByteEncoding;
   readonly mergeOperator: DbOptions["mergeOperator"];
+  /** The column family the data commands read and write (`--column-family`; "default"). */
+  readonly columnFamily: string;
   /** Writes one line to standard output. */
   line(text: string): void;
   /** Writes a value as one line of JSON to standard output. */
@@ -47,8 +50,12 @@ export function makeContext(out: Output, options: GlobalOptions): CommandContext
       ExitCode.Usage,
     );
   }
+  const columnFamily = options.columnFamily ?? "default";
+  if (columnFamily === "")
+    throw new CliError("--column-family must name a column family", ExitCode.Usage);
   return {
     out,
+    columnFamily,
     json: options.json === true,
     keyEncoding: options.hex === true || options.keyHex === true ? "hex" : "utf8",
     valueEncoding: options.hex === true || options.valueHex === true ? "hex" : "utf8",
@@ -103,6 +110,34 @@ export async function withDatabase<T>(
   }
   await db.close();
   return result;
+}
+
+/**
+ * Runs `body` with the database open and the `--column-family` family's handle (the
+ * database's own for "default"); a family the directory lacks is NotFound naming the ones
+ * it has. Closes the database whatever happens. A read-only open serves the default family
+ * only, so another family is read through a read-write open (which takes the LOCK).
+ */
+export function withFamily<T>(
+  ctx: CommandContext,
+  dir: string,
+  options: { create?: boolean } & DbOptions,
+  body: (family: ColumnFamilyHandle, db: DB) => Promise<T> | T,
+): Promise<T> {
+  const open =
+    options.readOnly === true && ctx.columnFamily !== "default"
+      ? { ...options, readOnly: false }
+      : options;
+  return withDatabase(ctx, dir, open, (db) => {
+    const families = db.listColumnFamilies();
+    if (!families.includes(ctx.columnFamily)) {
+      throw new CliError(
+        `no column family ${JSON.stringify(ctx.columnFamily)} in ${dir} (it has: ${families.join(", ")}; \`shale cf create\` makes one)`,
+        ExitCode.NotFound,
+      );
+    }
+    return body(db.columnFamily(ctx.columnFamily), db);
+  });
 }
 
 /** Parses a non-negative integer option. */

@@ -2,7 +2,7 @@
  * The key-range options `scan` and `dump` share: `--from` (inclusive), `--to` (exclusive),
  * `--prefix`, `--reverse`, `--limit`, and the walk over the database they describe.
  */
-import type { DB } from "@shale/db";
+import type { ColumnFamilyHandle } from "@shale/db";
 import type { Command } from "commander";
 import { parseBytes } from "./bytes-format.js";
 import { type CommandContext, parseCount } from "./context.js";
@@ -54,7 +54,7 @@ function later(
  */
 export function walkRange(
   ctx: CommandContext,
-  db: DB,
+  db: ColumnFamilyHandle,
   options: RangeOptions,
   visit: (key: Uint8Array, value: Uint8Array) => void,
 ): number {

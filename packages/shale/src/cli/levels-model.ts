@@ -2,7 +2,7 @@
  * The LSM as `levels` prints and draws it: every live table with its level, size and
  * user-key range, from `db.getLiveFiles()` (RocksDB's GetLiveFilesMetaData).
  */
-import type { DB } from "@shale/db";
+import type { ColumnFamilyHandle, DB } from "@shale/db";
 
 export interface TableInfo {
   readonly number: number;
@@ -21,13 +21,14 @@ export interface LevelInfo {
   readonly bytes: number;
 }
 
-/** Every level of the database (empty ones included), with its live tables. */
-export function readLevels(db: DB): LevelInfo[] {
+/** Every level of `family` (empty ones included), with its live tables. */
+export function readLevels(db: DB, family: ColumnFamilyHandle): LevelInfo[] {
   let count = 0;
-  while (db.getProperty(`shale.num-files-at-level${count}`) !== undefined) count++;
+  while (family.getProperty(`shale.num-files-at-level${count}`) !== undefined) count++;
   const levels: { level: number; files: TableInfo[]; bytes: number }[] = [];
   for (let level = 0; level < count; level++) levels.push({ level, files: [], bytes: 0 });
   for (const t of db.getLiveFiles().tables) {
+    if (t.columnFamily !== family.id) continue;
     const l = levels[t.level]!;
     l.files.push({
       number: t.number,

@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { isShaleError } from "@shale/base";
 import { Command, CommanderError } from "commander";
 import { registerBackup } from "./commands/backup.js";
+import { registerColumnFamilies } from "./commands/cf.js";
 import { registerCheckpoint } from "./commands/checkpoint.js";
 import { registerCompact } from "./commands/compact.js";
 import { registerDelete } from "./commands/delete.js";
@@ -57,6 +58,10 @@ export function createProgram(out: Output, setExit: (code: number) => void): Com
       "--merge-operator <name>",
       "the database's merge operator: max, uint64add, stringappend",
     )
+    .option(
+      "--column-family <name>",
+      "the column family get, put, delete, scan, dump, load, stats, levels and compact use (default: default)",
+    )
     .configureOutput({ writeOut: (s) => out.write(s), writeErr: (s) => out.error(s) })
     .exitOverride()
     .showSuggestionAfterError(true)
@@ -82,6 +87,7 @@ export function createProgram(out: Output, setExit: (code: number) => void): Com
   registerStats(program, act);
   registerLevels(program, act);
   registerCompact(program, act);
+  registerColumnFamilies(program, act);
   registerCheckpoint(program, act);
   registerBackup(program, act);
   registerRestore(program, act);

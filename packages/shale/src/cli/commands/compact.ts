@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { parseBytes } from "../bytes-format.js";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 import { readLevels } from "../levels-model.js";
 
 export function registerCompact(program: Command, act: Act): void {
@@ -25,10 +25,10 @@ export function registerCompact(program: Command, act: Act): void {
         const to =
           options.to === undefined ? undefined : parseBytes(options.to, ctx.keyEncoding, "--to");
         const started = performance.now();
-        const [before, after] = await withDatabase(ctx, dir!, {}, async (db) => {
-          const before = readLevels(db);
-          await db.compactRange(from, to);
-          return [before, readLevels(db)] as const;
+        const [before, after] = await withFamily(ctx, dir!, {}, async (cf, db) => {
+          const before = readLevels(db, cf);
+          await cf.compactRange(from, to);
+          return [before, readLevels(db, cf)] as const;
         });
         const counts = (levels: typeof before) => levels.map((l) => l.files.length);
         const seconds = (performance.now() - started) / 1000;

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 
 export function registerDelete(program: Command, act: Act): void {
   program
@@ -20,9 +20,9 @@ export function registerDelete(program: Command, act: Act): void {
         const key = parseBytes(keyText!, ctx.keyEncoding, "key");
         const end =
           options.to === undefined ? undefined : parseBytes(options.to, ctx.keyEncoding, "--to");
-        await withDatabase(ctx, dir!, {}, (db) => {
-          if (end === undefined) db.delete(key, { sync: true });
-          else db.deleteRange(key, end, { sync: true });
+        await withFamily(ctx, dir!, {}, (cf) => {
+          if (end === undefined) cf.delete(key, { sync: true });
+          else cf.deleteRange(key, end, { sync: true });
         });
         if (ctx.json) {
           ctx.jsonLine({

@@ -5,7 +5,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 import { DUMP_FORMATS, type DumpFormat, formatEntry } from "../dump-format.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 import { addRangeOptions, checkRange, type RangeOptions, walkRange } from "../key-range.js";
@@ -41,7 +41,7 @@ export function registerDump(program: Command, act: Act): void {
         };
         let count: number;
         try {
-          count = await withDatabase(ctx, dir!, { readOnly: true }, (db) =>
+          count = await withFamily(ctx, dir!, { readOnly: true }, (db) =>
             walkRange(ctx, db, options, (key, value) => {
               chunk += `${formatEntry(key, value, format)}\n`;
               if (chunk.length >= FLUSH_AT) flush();

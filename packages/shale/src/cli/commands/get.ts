@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 
 export function registerGet(program: Command, act: Act): void {
@@ -18,7 +18,7 @@ export function registerGet(program: Command, act: Act): void {
     .action(
       act(async (ctx, [dir, keyText]) => {
         const key = parseBytes(keyText!, ctx.keyEncoding, "key");
-        const value = await withDatabase(ctx, dir!, { readOnly: true }, (db) => db.get(key));
+        const value = await withFamily(ctx, dir!, { readOnly: true }, (cf) => cf.get(key));
         if (ctx.json) {
           ctx.jsonLine({
             ...jsonBytes("key", key, ctx.keyEncoding),

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 import { readLevels } from "../levels-model.js";
 import { renderLevelsSvg } from "../levels-svg.js";
 
@@ -19,7 +19,9 @@ export function registerLevels(program: Command, act: Act): void {
     .option("--svg <file>", "also write a picture of the levels to this SVG file")
     .action(
       act<{ svg?: string }>(async (ctx, [dir], options) => {
-        const levels = await withDatabase(ctx, dir!, { readOnly: true }, (db) => readLevels(db));
+        const levels = await withFamily(ctx, dir!, { readOnly: true }, (cf, db) =>
+          readLevels(db, cf),
+        );
         if (options.svg !== undefined)
           writeFileSync(options.svg, renderLevelsSvg(levels, `shale levels: ${dir}`));
         if (ctx.json) {

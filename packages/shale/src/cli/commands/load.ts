@@ -9,7 +9,7 @@ import { createInterface } from "node:readline";
 import { WriteBatch } from "@shale/db";
 import type { Command } from "commander";
 import type { Act } from "../context.js";
-import { parseCount, withDatabase } from "../context.js";
+import { parseCount, withFamily } from "../context.js";
 import { DUMP_FORMATS, type DumpFormat, parseEntry } from "../dump-format.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 
@@ -36,7 +36,7 @@ export function registerLoad(program: Command, act: Act): void {
           if (batchSize === 0)
             throw new CliError("--batch-size must be at least 1", ExitCode.Usage);
           const input = file === undefined || file === "-" ? process.stdin : createReadStream(file);
-          const count = await withDatabase(ctx, dir!, { create: true }, async (db) => {
+          const count = await withFamily(ctx, dir!, { create: true }, async (cf, db) => {
             let batch = new WriteBatch();
             let n = 0;
             let lineNumber = 0;
@@ -48,7 +48,7 @@ export function registerLoad(program: Command, act: Act): void {
               const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
               if (line.length === 0) continue;
               const [key, value] = parseEntry(line, format, `line ${lineNumber}`);
-              batch.put(key, value);
+              batch.put(key, value, cf);
               n++;
               if (batch.count >= batchSize) {
                 db.write(batch);
@@ -56,8 +56,8 @@ export function registerLoad(program: Command, act: Act): void {
               }
             }
             if (batch.count > 0) db.write(batch);
-            await db.flush();
-            if (options.compact === true) await db.compactRange();
+            await cf.flush();
+            if (options.compact === true) await cf.compactRange();
             return n;
           });
           if (ctx.json) ctx.jsonLine({ ok: true, loaded: count });

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { formatBytes, jsonBytes, parseBytes } from "../bytes-format.js";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 
 export function registerPut(program: Command, act: Act): void {
   program
@@ -16,9 +16,9 @@ export function registerPut(program: Command, act: Act): void {
       act<{ merge?: boolean }>(async (ctx, [dir, keyText, valueText], options) => {
         const key = parseBytes(keyText!, ctx.keyEncoding, "key");
         const value = parseBytes(valueText!, ctx.valueEncoding, "value");
-        await withDatabase(ctx, dir!, { create: true }, (db) => {
-          if (options.merge === true) db.merge(key, value, { sync: true });
-          else db.put(key, value, { sync: true });
+        await withFamily(ctx, dir!, { create: true }, (cf) => {
+          if (options.merge === true) cf.merge(key, value, { sync: true });
+          else cf.put(key, value, { sync: true });
         });
         if (ctx.json) {
           ctx.jsonLine({

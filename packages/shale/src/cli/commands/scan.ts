@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 import { addRangeOptions, checkRange, type RangeOptions, walkRange } from "../key-range.js";
 
 export function registerScan(program: Command, act: Act): void {
@@ -21,7 +21,7 @@ export function registerScan(program: Command, act: Act): void {
       act<RangeOptions & { keysOnly?: boolean }>(async (ctx, [dir], options) => {
         checkRange(options);
         const keysOnly = options.keysOnly === true;
-        await withDatabase(ctx, dir!, { readOnly: true }, (db) =>
+        await withFamily(ctx, dir!, { readOnly: true }, (db) =>
           walkRange(ctx, db, options, (key, value) => {
             if (ctx.json) {
               ctx.jsonLine({

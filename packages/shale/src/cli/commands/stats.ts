@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import type { Act } from "../context.js";
-import { withDatabase } from "../context.js";
+import { withFamily } from "../context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 
 /** The properties --json reports (numbers), in the order db.getProperty documents them. */
@@ -45,7 +45,7 @@ export function registerStats(program: Command, act: Act): void {
     .option("-p, --property <name>", "print this one property (e.g. shale.levelstats)")
     .action(
       act<{ property?: string }>(async (ctx, [dir], options) => {
-        await withDatabase(ctx, dir!, { readOnly: true }, (db) => {
+        await withFamily(ctx, dir!, { readOnly: true }, (db) => {
           if (options.property !== undefined) {
             const value = db.getProperty(options.property);
             if (value === undefined) {
