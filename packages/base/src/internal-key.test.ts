@@ -5,6 +5,8 @@ import { bytewiseComparator, reverseBytewiseComparator } from "./comparator.js";
 import {
   formatInternalKey,
   InternalKeyComparator,
+  isValueKind,
+  KIND_FOR_SEEK,
   kindOf,
   MAX_SEQ,
   makeInternalKey,
@@ -66,6 +68,18 @@ describe("internal keys", () => {
     expect(formatInternalKey(makeInternalKey(new Uint8Array(0), MAX_SEQ, ValueKind.Merge))).toBe(
       `#${MAX_SEQ},MERGE`,
     );
+    expect(formatInternalKey(makeInternalKey(new Uint8Array([0x62]), 7, ValueKind.BlobIndex))).toBe(
+      "b#7,BLOB_INDEX",
+    );
+  });
+
+  it("a seek key sorts before every kind of its user key and seq (blob indexes included)", () => {
+    const user = new Uint8Array([0x6b]);
+    const seek = makeInternalKey(user, 5, KIND_FOR_SEEK);
+    for (const kind of [0, 1, 2, 7, 0xf, 0x11]) {
+      expect(isValueKind(kind)).toBe(true);
+      expect(icmp.compare(seek, makeInternalKey(user, 5, kind))).toBeLessThanOrEqual(0);
+    }
   });
 
   it("rejects short keys and unknown kinds with Corruption", () => {

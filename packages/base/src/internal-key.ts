@@ -32,12 +32,21 @@ export const ValueKind = Object.freeze({
   Merge: 0x2,
   SingleDeletion: 0x7,
   RangeDeletion: 0xf,
+  /**
+   * RocksDB's kTypeBlobIndex: the value is a blob index (a reference into a `.blob` file of
+   * RocksDB's integrated BlobDB), never the user's value itself. Written by RocksDB's flush
+   * and compaction with `enable_blob_files`; read and carried through by shale.
+   */
+  BlobIndex: 0x11,
 } as const);
 
 export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
 
-/** Kind used in seek keys: the largest kind, so a seek key sorts first among equal seqs. */
-export const KIND_FOR_SEEK: ValueKind = ValueKind.RangeDeletion;
+/**
+ * Kind used in seek keys: the largest kind, so a seek key sorts first among equal seqs
+ * (a seek to `k#s` must land on `k#s,BLOB_INDEX` too).
+ */
+export const KIND_FOR_SEEK: ValueKind = ValueKind.BlobIndex;
 
 /** Largest sequence number: 2^53 - 1 (fits the 56-bit field, and a JS number exactly). */
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
@@ -52,11 +61,12 @@ const KIND_NAMES: Record<number, string> = {
   [ValueKind.Merge]: "MERGE",
   [ValueKind.SingleDeletion]: "SINGLEDEL",
   [ValueKind.RangeDeletion]: "RANGEDEL",
+  [ValueKind.BlobIndex]: "BLOB_INDEX",
 };
 
 /** True for the kinds defined above. */
 export function isValueKind(kind: number): kind is ValueKind {
-  return kind === 0 || kind === 1 || kind === 2 || kind === 7 || kind === 0xf;
+  return kind === 0 || kind === 1 || kind === 2 || kind === 7 || kind === 0xf || kind === 0x11;
 }
 
 /** "SET", "DEL", ... for a kind. */

@@ -5,6 +5,9 @@
  * A layer looks at the newest entries of the user key visible at `snapshotSeq`:
  * - a Value ends the lookup: `state = Found`, `value` set (a view; see below). If merge
  *   operands were collected by newer layers, the caller merges them onto this base.
+ * - a BlobIndex ends it the same way with `blobIndex = true`: `value` is then the blob
+ *   index (a reference into a `.blob` file), which the caller resolves to the user's value
+ *   (merging onto it like onto a Value).
  * - a Deletion / SingleDeletion ends it: `state = Deleted` (operands, if any, merge onto
  *   no base).
  * - a Merge operand is appended to `operands` (newest first) and the lookup goes on:
@@ -51,6 +54,8 @@ export class LookupResult {
   value: Uint8Array | undefined = undefined;
   /** Seq of the entry that ended the lookup (Found / Deleted), else 0. */
   seq = 0;
+  /** With `state === Found`: `value` is a blob index (kind BlobIndex), not the value itself. */
+  blobIndex = false;
   /** Merge operands collected so far, newest first. */
   readonly operands: Uint8Array[] = [];
   /** Highest seq of a range tombstone covering the key at the snapshot, 0 if none. */
@@ -68,6 +73,7 @@ export class LookupResult {
     this.state = LookupState.NotFound;
     this.value = undefined;
     this.seq = 0;
+    this.blobIndex = false;
     if (this.operands.length !== 0) this.operands.length = 0;
     this.maxCoveringSeq = 0;
     if (this.pins.length !== 0) this.releasePins();

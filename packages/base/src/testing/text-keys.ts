@@ -15,6 +15,7 @@ const KINDS: Record<string, ValueKind> = {
   MERGE: ValueKind.Merge,
   SINGLEDEL: ValueKind.SingleDeletion,
   RANGEDEL: ValueKind.RangeDeletion,
+  BLOB_INDEX: ValueKind.BlobIndex,
 };
 
 /** The kind named `name` (SET, DEL, ...); TypeError for another name. */
