@@ -11,6 +11,7 @@ import { importsOf, tsFiles } from "./ts-imports.mjs";
 /** Lowest first. A path belongs to the longest prefix that matches. */
 export const LAYERS = [
   ["core/"], // options, filenames, merge operators, snapshots, byte ownership
+  ["blob/"], // RocksDB's blob files: format, blob index, MANIFEST records, reader, source
   ["version/"], // VersionEdit, Version, VersionSet, MANIFEST replay and recovery
   ["iterator/"], // the DB iterator and its sources
   ["write/"], // write batch, WAL write path

@@ -41,6 +41,7 @@ import { type BackgroundExecutor, InlineExecutor } from "./background/executor.j
 import { FileRemover } from "./background/file-remover.js";
 import { builtinComparator } from "./background/protocol.js";
 import { WorkerExecutor } from "./background/worker-executor.js";
+import { BlobFileCache } from "./blob/blob-source.js";
 import {
   ColumnFamilyData,
   type ColumnFamilyHost,
@@ -58,7 +59,7 @@ import {
   type SnapshotOptions,
   type WriteOptions,
 } from "./core/call-options.js";
-import { lockFileName, tableFileName } from "./core/filenames.js";
+import { blobFileName, lockFileName, tableFileName } from "./core/filenames.js";
 import {
   type ColumnFamilyOptions,
   type DbOptions,
@@ -119,6 +120,8 @@ export class DB extends ColumnFamilyMethods {
   private readonly wal: ActiveWal;
   private readonly blockCache: LRUCache<Block>;
   private readonly tableCache: TableCache;
+  /** The blob files of every family (RocksDB's blob files, blob/blob-source.ts). */
+  private readonly blobs: BlobFileCache;
   private readonly executor: BackgroundExecutor;
   /** The column families by id; `default` (0) is also `this.cf`. */
   private readonly families: Map<number, ColumnFamilyData>;
@@ -154,6 +157,7 @@ export class DB extends ColumnFamilyMethods {
     const status = new DbStatus(wal);
     status.writeRefusal = state.writeRefusal;
     const tableCache = newTableCache(dir, options, state.icmp);
+    const blobs = new BlobFileCache({ fs, dir });
     const workers =
       fs instanceof NodeFileSystem &&
       builtinComparator(state.icmp.name) !== undefined &&
@@ -173,6 +177,7 @@ export class DB extends ColumnFamilyMethods {
       snapshots,
       versions,
       tableCache,
+      blobs,
       shutdown,
       wal,
       status,
@@ -239,6 +244,7 @@ export class DB extends ColumnFamilyMethods {
     this.secondaryPins = new SecondaryPins(fs, dir, (paths) => this.removeFiles(paths));
     this.blockCache = options.blockCache;
     this.tableCache = tableCache;
+    this.blobs = blobs;
     this.executor = executor;
     this.shutdown = shutdown;
     this.remover = new FileRemover(executor);
@@ -250,7 +256,13 @@ export class DB extends ColumnFamilyMethods {
     status.onFailure = (failure) => {
       for (const family of this.families.values()) family.flushes.rejectWaiters(() => failure);
     };
-    this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
+    this.versions.onObsoleteFiles = (numbers, blobNumbers) => {
+      this.removeTables(numbers);
+      if (blobNumbers.length > 0) {
+        for (const n of blobNumbers) blobs.evict(n);
+        this.removeFiles(blobNumbers.map((n) => blobFileName(this.dir, n)));
+      }
+    };
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
     for (const family of this.families.values()) family.start();
   }
@@ -541,6 +553,7 @@ export class DB extends ColumnFamilyMethods {
     for (const f of this.families.values())
       if (f.tableCache !== this.tableCache) attempt(() => f.tableCache.close());
     attempt(() => this.tableCache.close());
+    attempt(() => this.blobs.close());
     attempt(() => this.follower?.close());
     this.secondaryPins.close();
     const lock = this.lock;

@@ -57,14 +57,15 @@ export function lookupPoints(
       result.seq = seq;
       return;
     }
-    if (kind === ValueKind.Merge || kind === ValueKind.Value) {
+    if (kind === ValueKind.Merge || kind === ValueKind.Value || kind === ValueKind.BlobIndex) {
       const valueLength = readVarint32(chunk, t + TRAILER_SIZE);
       const valueStart = varintEnd;
       const view = chunk.subarray(valueStart, valueStart + valueLength);
-      if (kind === ValueKind.Value) {
+      if (kind !== ValueKind.Merge) {
         result.state = LookupState.Found;
         result.value = view;
         result.seq = seq;
+        result.blobIndex = kind === ValueKind.BlobIndex;
         return;
       }
       result.operands.push(view);
@@ -103,13 +104,14 @@ function lookupIndexed(
   const seq = trailerSeq(chunk, t);
   if (seq > snapshotSeq || kind === ValueKind.Merge) return false;
   result.seq = seq;
-  if (seq < result.maxCoveringSeq || kind !== ValueKind.Value) {
+  if (seq < result.maxCoveringSeq || (kind !== ValueKind.Value && kind !== ValueKind.BlobIndex)) {
     result.state = LookupState.Deleted;
     return true;
   }
   const valueLength = readVarint32(chunk, t + TRAILER_SIZE);
   const valueStart = varintEnd;
   result.state = LookupState.Found;
+  result.blobIndex = kind === ValueKind.BlobIndex;
   result.value = chunk.subarray(valueStart, valueStart + valueLength);
   return true;
 }

@@ -14,8 +14,10 @@ export {
 } from "./builder-options.js";
 export {
   type CompressionName,
+  compressBlock,
   DEFAULT_COMPRESSION,
   DEFAULT_ZSTD_LEVEL,
+  decompressBlock,
   WRITTEN_COMPRESSIONS,
 } from "./compression.js";
 export {

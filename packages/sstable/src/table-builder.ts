@@ -116,6 +116,7 @@ const POINT_KINDS = new Set<number>([
   ValueKind.Deletion,
   ValueKind.Merge,
   ValueKind.SingleDeletion,
+  ValueKind.BlobIndex,
 ]);
 
 /**

@@ -572,10 +572,11 @@ export class TableReader {
         return false;
       }
       const kind = kb[t]!;
-      if (kind === ValueKind.Value) {
+      if (kind === ValueKind.Value || kind === ValueKind.BlobIndex) {
         result.state = LookupState.Found;
         result.value = it.value();
         result.seq = seq;
+        result.blobIndex = kind === ValueKind.BlobIndex;
         return false;
       }
       if (kind === ValueKind.Merge) {

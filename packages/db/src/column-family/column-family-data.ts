@@ -34,6 +34,7 @@ import { CompactionScheduler } from "../background/compaction-scheduler.js";
 import type { BackgroundExecutor } from "../background/executor.js";
 import { FlushScheduler } from "../background/flush-scheduler.js";
 import { StallCondition, type StallHost, WriteController } from "../background/write-controller.js";
+import { type BlobFileCache, type BlobResolver, BlobSource } from "../blob/blob-source.js";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
 import type { MergeOperator } from "../core/merge-operator.js";
@@ -58,6 +59,8 @@ export interface ColumnFamilyHost {
   readonly versions: VersionSet;
   /** The table cache of the families ordered like `default` (others get their own). */
   readonly tableCache: TableCache;
+  /** The blob files of every family (RocksDB's blob files, blob/blob-source.ts). */
+  readonly blobs: BlobFileCache;
   /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
   readonly shutdown: SharedArrayBuffer;
   readonly wal: ActiveWal;
@@ -96,6 +99,10 @@ export class ColumnFamilyData {
   readonly writeController: WriteController;
   readonly stallHost: StallHost;
   readonly reader: PointReader;
+  /** Resolves the family's blob indexes against its current version's blob files. */
+  readonly blobs: BlobSource;
+  /** Resolves nothing (every blob index is Corruption): for versions without blob files. */
+  private readonly noBlobs: BlobSource;
   /** The open tables of this family (shared with every family of the same comparator). */
   readonly tableCache: TableCache;
   /** The family's part of the version set: its current version, its MANIFEST edits. */
@@ -132,7 +139,20 @@ export class ColumnFamilyData {
     this.mem = recovered.mem;
     this.chunkPool = memtableChunkPool(options.writeBufferSize, recovered.mem, recovered.imm);
     const status = host.status;
-    this.reader = new PointReader(icmp, versions, tableCache, this.mergeOperator, host.statistics);
+    this.blobs = new BlobSource({
+      cache: host.blobs,
+      columnFamilyId: this.id,
+      isLive: (n) => versions.current.blobFiles.has(n),
+    });
+    this.noBlobs = new BlobSource({ cache: host.blobs, columnFamilyId: this.id, isLive: () => false });
+    this.reader = new PointReader(
+      icmp,
+      versions,
+      tableCache,
+      this.mergeOperator,
+      host.statistics,
+      this.blobs,
+    );
     this.writeController = new WriteController(options);
     const failed = () => status.backgroundError !== undefined;
     this.stallHost = {
@@ -195,6 +215,20 @@ export class ColumnFamilyData {
   /** The family's current version (its files, per level). */
   get current(): Version {
     return this.versions.current;
+  }
+
+  /**
+   * What resolves the family's blob indexes for a read of `version` (an iterator's pinned
+   * version, whose blob files may no longer all be current).
+   */
+  blobsFor(version: Version): BlobResolver {
+    const files = version.blobFiles;
+    if (files.size === 0) return this.noBlobs;
+    return new BlobSource({
+      cache: this.host.blobs,
+      columnFamilyId: this.id,
+      isLive: (n) => files.has(n),
+    });
   }
 
   /**

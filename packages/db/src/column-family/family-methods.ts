@@ -377,6 +377,7 @@ export abstract class ColumnFamilyMethods {
       background: this.core.backgroundPoll,
     };
     const pin = this.pinCurrentVersion();
+    settings.blobs = cf.blobsFor(pin.version);
     const sources = {
       mem: cf.mem,
       imm: cf.flushes.imm,

@@ -9,9 +9,12 @@ import {
   type Comparator,
   type FileSystem,
   ShaleError,
+  TRAILER_SIZE,
+  ValueKind,
   type WritableFile,
 } from "@shale/base";
 import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
+import { decodeBlobIndex } from "../blob/blob-format.js";
 import { tableFileName } from "../core/filenames.js";
 import {
   type FilterPolicyOption,
@@ -148,6 +151,8 @@ export class TableFile {
   private readonly user: Comparator;
   private ranges = 0;
   private done = false;
+  /** The lowest blob file a BlobIndex entry added points into (0: none). */
+  private oldestBlobFile = 0;
 
   constructor(
     fs: FileSystem,
@@ -170,6 +175,12 @@ export class TableFile {
 
   /** REQUIRES: keys in increasing internal-key order. Copies both. */
   add(key: Uint8Array, value: Uint8Array): void {
+    // A blob index links the table to its blob file (RocksDB's oldest_blob_file_number): the
+    // MANIFEST keeps a blob file only while some table links to it or to an older one.
+    if (key[key.length - TRAILER_SIZE] === ValueKind.BlobIndex) {
+      const n = decodeBlobIndex(value, this.path).fileNumber;
+      if (this.oldestBlobFile === 0 || n < this.oldestBlobFile) this.oldestBlobFile = n;
+    }
     this.builder.add(key, value);
   }
 
@@ -209,7 +220,7 @@ export class TableFile {
         throw ShaleError.corruption("a finished table has no key range", this.path);
       }
       ok = true;
-      return {
+      const meta: FileMetaData = {
         number: this.number,
         size: this.fs.fileSize(this.path),
         smallest: props.smallestKey,
@@ -217,6 +228,9 @@ export class TableFile {
         smallestSeq: props.smallestSeq,
         largestSeq: props.largestSeq,
       };
+      return this.oldestBlobFile === 0
+        ? meta
+        : { ...meta, oldestBlobFileNumber: this.oldestBlobFile };
     } finally {
       if (!ok) this.abandon();
     }

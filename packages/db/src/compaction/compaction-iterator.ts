@@ -29,6 +29,9 @@
  *    Without a merge operator (a flush), operands are kept as they are and hide nothing:
  *    the entries under them in their stripe go by their own kind (a Value or a deletion
  *    under an operand is its base and stays; rule 1 applies from it on).
+ * A BlobIndex (a reference into a RocksDB blob file) is a Value whose bytes are not the
+ * value: it is kept, hidden, covered or dropped exactly like a Value and written out
+ * unchanged; only a merge onto it reads the blob (the `blobs` option) to use as the base.
  * The range tombstones themselves are written by the job (see compaction-job.ts): per
  * fragment the newest seq of each stripe, minus those of the earliest stripe over ranges
  * that are bottommost.
@@ -53,6 +56,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { BottommostChecker } from "./bottommost.js";
 
@@ -65,6 +69,8 @@ export interface CompactionIteratorOptions {
   tombstones: FragmentedRangeTombstoneList | undefined;
   /** Whether older data can exist below the output level for a key. */
   bottommost: Pick<BottommostChecker, "isBottommost">;
+  /** Reads blob values a merge uses as its base. Default: none (such a merge is Corruption). */
+  blobs?: BlobResolver | undefined;
 }
 
 /** Counters of one compaction's point entries. */
@@ -93,6 +99,7 @@ export class CompactionIterator {
   private readonly mergeOperator: MergeOperator | undefined;
   private readonly tombstones: FragmentedRangeTombstoneList | undefined;
   private readonly bottommost: Pick<BottommostChecker, "isBottommost">;
+  private readonly blobs: BlobResolver | undefined;
   readonly stats: CompactionIteratorStats = {
     inputEntries: 0,
     outputEntries: 0,
@@ -128,6 +135,7 @@ export class CompactionIterator {
     const t = options.tombstones;
     this.tombstones = t !== undefined && !t.isEmpty ? t : undefined;
     this.bottommost = options.bottommost;
+    this.blobs = options.blobs;
   }
 
   seekToFirst(): void {
@@ -232,6 +240,7 @@ export class CompactionIterator {
       }
       switch (kind) {
         case ValueKind.Value:
+        case ValueKind.BlobIndex:
           stats.inputEntries++;
           this.emitDirect();
           return;
@@ -316,7 +325,13 @@ export class CompactionIterator {
       }
       if (kind === ValueKind.Merge) continue;
       if (kind === ValueKind.Value) base = input.value();
-      else if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion)
+      else if (kind === ValueKind.BlobIndex) {
+        if (this.blobs === undefined)
+          throw ShaleError.corruption(
+            "a merge onto a blob index in a compaction without blob files",
+          );
+        base = this.blobs.resolve(this.curUser, input.value());
+      } else if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion)
         throw ShaleError.corruption(`unexpected value kind ${kind} in a compaction input`);
       stats.inputEntries++;
       stats.mergedOperands++; // the base is folded in too

@@ -30,6 +30,7 @@ import {
 import { MergingIterator } from "@shale/merging-iterator";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { TableReader } from "@shale/sstable";
+import { BlobSource } from "../blob/blob-source.js";
 import { tableFileName } from "../core/filenames.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { LevelFilesIterator } from "../iterator/level-files-iterator.js";
@@ -137,6 +138,13 @@ export function runCompactionJob(
   };
   let merged: InternalIterator | undefined;
   let outputs: CompactionOutputs | undefined;
+  // Blob indexes are carried through as they are; a merge onto one reads its blob.
+  const blobs = new BlobSource({
+    fs,
+    dir: spec.dir,
+    columnFamilyId: spec.table.columnFamily.id,
+    cacheBytes: 0,
+  });
   try {
     // 1. Every input's range tombstones.
     let bytesRead = 0;
@@ -178,6 +186,7 @@ export function runCompactionJob(
       mergeOperator,
       tombstones: fragmented,
       bottommost,
+      blobs,
     });
 
     // 3. Write.
@@ -223,5 +232,6 @@ export function runCompactionJob(
   } finally {
     merged?.close();
     for (const r of readers.values()) r.close();
+    blobs.close();
   }
 }

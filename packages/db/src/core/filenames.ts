@@ -7,6 +7,7 @@
  * | `MANIFEST-NNNNNN`     | log of version edits (RocksDB's VersionEdit, the WAL format) |
  * | `NNNNNN.log`          | write-ahead log                                            |
  * | `NNNNNN.sst`          | table                                                      |
+ * | `NNNNNN.blob`         | blob file (RocksDB's integrated BlobDB, blob/blob-format.ts) |
  * | `NNNNNN.dbtmp`        | temporary file (CURRENT is written here, then renamed)     |
  * | `OPTIONS-NNNNNN`      | the options, RocksDB's INI form (options-file.ts)          |
  * | `OPTIONS-NNNNNN.dbtmp`| an OPTIONS file being written                              |
@@ -21,6 +22,7 @@ import { joinPath } from "@shale/base";
 export const FileType = Object.freeze({
   Log: "log",
   Table: "table",
+  Blob: "blob",
   Manifest: "manifest",
   Current: "current",
   Temp: "temp",
@@ -36,6 +38,7 @@ const pad = (n: number): string => String(n).padStart(6, "0");
 
 export const logFileName = (dir: string, n: number): string => joinPath(dir, `${pad(n)}.log`);
 export const tableFileName = (dir: string, n: number): string => joinPath(dir, `${pad(n)}.sst`);
+export const blobFileName = (dir: string, n: number): string => joinPath(dir, `${pad(n)}.blob`);
 export const manifestFileName = (dir: string, n: number): string =>
   joinPath(dir, `MANIFEST-${pad(n)}`);
 export const tempFileName = (dir: string, n: number): string => joinPath(dir, `${pad(n)}.dbtmp`);
@@ -55,8 +58,15 @@ export function parseFileName(name: string): { type: FileType; number: number } 
   if (m) return { type: FileType.Manifest, number: Number(m[1]) };
   m = /^OPTIONS-(\d+)(\.dbtmp)?$/.exec(name);
   if (m) return { type: m[2] ? FileType.OptionsTemp : FileType.Options, number: Number(m[1]) };
-  m = /^(\d+)\.(log|sst|dbtmp)$/.exec(name);
+  m = /^(\d+)\.(log|sst|blob|dbtmp)$/.exec(name);
   if (!m) return undefined;
-  const type = m[2] === "log" ? FileType.Log : m[2] === "sst" ? FileType.Table : FileType.Temp;
+  const type =
+    m[2] === "log"
+      ? FileType.Log
+      : m[2] === "sst"
+        ? FileType.Table
+        : m[2] === "blob"
+          ? FileType.Blob
+          : FileType.Temp;
   return { type, number: Number(m[1]) };
 }

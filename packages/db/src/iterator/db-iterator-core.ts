@@ -42,6 +42,7 @@ import {
   trailerSeq,
   ValueKind,
 } from "@shale/base";
+import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { type IteratorBuffers, takeBuffers } from "./iterator-buffers.js";
 import { fullMerge, type MergeOperands, missingMergeOperator } from "./merge-operands.js";
@@ -81,6 +82,8 @@ export interface DBIteratorCoreOptions {
   statistics: Statistics | undefined;
   /** Keeps the table iterators the levels leave while a key is resolved backwards. */
   pins?: PinnedIterators | undefined;
+  /** Reads the values of BlobIndex entries (RocksDB's blob files). Default: none (Corruption). */
+  blobs?: BlobResolver | undefined;
 }
 
 function badKey(ikey: Uint8Array): ShaleError {
@@ -116,6 +119,9 @@ export class DBIteratorCore {
 
   private readonly operands: MergeOperands = this.buffers.operands;
   private readonly pins: PinnedIterators | undefined;
+  private readonly blobs: BlobResolver | undefined;
+  /** The value saved backwards (`saveValue`) is a blob index, not the value. */
+  private savedIsBlob = false;
   /**
    * The merged iterator gives step hints (`userKeyDiffersAt`) and the order is bytewise, so a
    * forward step compares one byte with the saved key instead of the whole key.
@@ -136,7 +142,15 @@ export class DBIteratorCore {
     this.rangeDel = options.rangeDel;
     this.stats = options.statistics;
     this.pins = options.pins;
+    this.blobs = options.blobs;
     this.hinted = this.order.bytewise && typeof this.iter.userKeyDiffersAt === "function";
+  }
+
+  /** The value a blob index of the saved key points at (read from its blob file). */
+  private resolveBlob(index: Uint8Array): Uint8Array {
+    if (this.blobs === undefined)
+      throw ShaleError.corruption("DB iterator met a blob index but has no blob files to read");
+    return this.blobs.resolve(this.buffers.savedKey(), index);
   }
 
   private compareToSaved(ikey: Uint8Array, n: number): number {
@@ -194,12 +208,21 @@ export class DBIteratorCore {
           onSaved = true;
           const kind = ikey[n]!;
           buffers.saveKey(ikey, n, at > 0 ? at : 0);
-          if (kind === ValueKind.Value || kind === ValueKind.Merge) {
+          if (
+            kind === ValueKind.Value ||
+            kind === ValueKind.Merge ||
+            kind === ValueKind.BlobIndex
+          ) {
             if (rangeDel !== undefined && seq < rangeDel.coveringSeqOf(ikey)) {
               if (this.stats !== undefined) this.stats.tick(Ticker.RangeDelCoveredKeys);
               skipping = true; // deleted by a range tombstone
             } else {
               if (kind === ValueKind.Merge) this.mergeForward(rangeDel);
+              else if (kind === ValueKind.BlobIndex) {
+                // Read now (RocksDB's default); the iterator stays on the entry.
+                this.merged = this.resolveBlob(iter.value());
+                this.valueSource = VALUE_MERGED;
+              }
               this.isValid = true;
               return;
             }
@@ -266,6 +289,9 @@ export class DBIteratorCore {
         iter.next();
       } else if (kind === ValueKind.Value) {
         base = iter.value(); // used before the iterator moves
+        break;
+      } else if (kind === ValueKind.BlobIndex) {
+        base = this.resolveBlob(iter.value()); // a merge over a blob merges onto its value
         break;
       } else if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
         break;
@@ -348,12 +374,13 @@ export class DBIteratorCore {
       }
       if (numSkipped >= MAX_SKIP) return this.findValueForCurrentKeyUsingSeek();
       const kind = ikey[n]!;
-      if (kind === ValueKind.Value) {
+      if (kind === ValueKind.Value || kind === ValueKind.BlobIndex) {
         operands.clear();
         if (seq < cover) {
           state = STATE_DELETED;
         } else {
           this.buffers.saveValue(iter.value(), iter.isValuePinned?.() === true);
+          this.savedIsBlob = kind === ValueKind.BlobIndex;
           state = STATE_VALUE;
         }
         lastNotMerge = state;
@@ -376,10 +403,14 @@ export class DBIteratorCore {
     }
     if (state === STATE_DELETED) return false;
     if (state === STATE_VALUE) {
-      this.valueSource = VALUE_FROM_BUFFER;
+      if (this.savedIsBlob) {
+        this.merged = this.resolveBlob(this.buffers.savedValue());
+        this.valueSource = VALUE_MERGED;
+      } else this.valueSource = VALUE_FROM_BUFFER;
       return true;
     }
-    const base = lastNotMerge === STATE_VALUE ? this.buffers.savedValue() : undefined;
+    const saved = lastNotMerge === STATE_VALUE ? this.buffers.savedValue() : undefined;
+    const base = saved !== undefined && this.savedIsBlob ? this.resolveBlob(saved) : saved;
     this.merged = fullMerge(
       this.mergeOperator,
       this.buffers.savedKey(),
@@ -413,6 +444,10 @@ export class DBIteratorCore {
         } else if (kind === ValueKind.Value) {
           this.buffers.saveValue(iter.value(), iter.isValuePinned?.() === true);
           this.valueSource = VALUE_FROM_BUFFER;
+          found = true;
+        } else if (kind === ValueKind.BlobIndex) {
+          this.merged = this.resolveBlob(iter.value());
+          this.valueSource = VALUE_MERGED;
           found = true;
         } else if (kind === ValueKind.Merge) {
           this.mergeForward(rangeDel);

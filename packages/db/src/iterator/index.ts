@@ -9,6 +9,7 @@
  *   rangeTombstones --> RangeDelAggregator (per-key check in DBIterator; per-child skipping)
  * ```
  */
+
 import {
   bytewiseComparator,
   type Comparator,
@@ -21,6 +22,7 @@ import {
 } from "@shale/base";
 import { newMergingIterator } from "@shale/merging-iterator";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
 import type { PinnedIterators } from "./pinned-iterators.js";
@@ -86,6 +88,8 @@ export interface DBIteratorSources {
   background?: BackgroundPoll | undefined;
   /** What the LevelFilesIterators among `children` were built with. Default: none. */
   pins?: PinnedIterators | undefined;
+  /** Reads the values of BlobIndex entries (blob files). Default: none (meeting one is Corruption). */
+  blobs?: BlobResolver | undefined;
 }
 
 function checkSeq(seq: unknown, what: string): number {
@@ -201,5 +205,6 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     background: sources.background,
     tablesPerSeek: sources.tablesPerSeek ?? 0,
     pins: sources.pins,
+    blobs: sources.blobs,
   });
 }

@@ -595,7 +595,7 @@ const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze(
  * considered only if the MANIFEST history named it (tables), this open replayed it (WALs),
  * or it parses as a db file numbered below the MANIFEST's NextFileNumber (RocksDB's rule:
  * numbers at or above it were never handed out by this database). Never deleted: the live
- * version's tables of every family, WALs any family still
+ * version's tables and blob files of every family, WALs any family still
  * needs, CURRENT, IDENTITY, LOCK, OPTIONS files (writeOptionsFile keeps two), info logs.
  */
 function removeObsoleteFiles(
@@ -619,6 +619,9 @@ function removeObsoleteFiles(
         break;
       case FileType.Table:
         obsolete = !versions.isLiveFile(n) && (ours || versions.namedTables.has(n));
+        break;
+      case FileType.Blob:
+        obsolete = !versions.isLiveFile(n) && ours;
         break;
       case FileType.Manifest:
         obsolete = n !== versions.manifestNumber && ours;

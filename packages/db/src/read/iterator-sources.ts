@@ -91,6 +91,7 @@ export function openDBIterator(
     reverse: settings.reverse,
     statistics: settings.statistics,
     background: settings.background,
+    blobs: settings.blobs,
     onClose: () => {
       pin.release();
       if (invariants) trackClosed(it);

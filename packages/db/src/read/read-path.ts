@@ -13,6 +13,9 @@
  * key ends it once it is newer than every table left (`maxCoveringSeq > largestSeq`). Then
  * the operands, if any, are merged (the operator's `fullMerge`, oldest first).
  *
+ * A BlobIndex (RocksDB's blob files) found as the base is read from its blob file before
+ * anything is merged onto it (blob-source.ts); the value is then the blob source's copy.
+ *
  * Allocation: none on the way for a plain value — one LookupResult is reused (a fresh one
  * only if a merge operator re-enters `get`) and the key is hashed once for every table's
  * filter probe. The value returned is a view (memtable arena or cached block).
@@ -22,11 +25,13 @@ import {
   type InternalKeyComparator,
   LookupResult,
   LookupState,
+  ShaleError,
   type Statistics,
   Ticker,
 } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
 import { type TableCache, TableReader, type TableReadOptions } from "@shale/sstable";
+import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { fullMerge } from "../iterator/merge-operands.js";
 import { isSentinelKey } from "../version/key-range.js";
@@ -40,6 +45,7 @@ export class PointReader {
   private readonly tableCache: TableCache;
   private readonly mergeOperator: MergeOperator | undefined;
   private readonly stats: Statistics | undefined;
+  private readonly blobs: BlobResolver | undefined;
   /** Reused by every get; `busy` while one runs. */
   private readonly lookup = new LookupResult();
   private busy = false;
@@ -54,7 +60,9 @@ export class PointReader {
     tableCache: TableCache,
     mergeOperator: MergeOperator | undefined,
     stats: Statistics | undefined,
+    blobs?: BlobResolver,
   ) {
+    this.blobs = blobs;
     this.icmp = icmp;
     this.versions = versions;
     this.tableCache = tableCache;
@@ -108,8 +116,10 @@ export class PointReader {
         }
       } else if (stats !== undefined) stats.record(Histogram.TablesPerGet, 0);
       switch (r.state) {
-        case LookupState.Found:
-          return r.operands.length === 0 ? r.value : this.merge(key, r.value, r.operands);
+        case LookupState.Found: {
+          const value = r.blobIndex ? this.readBlob(key, r.value!) : r.value;
+          return r.operands.length === 0 ? value : this.merge(key, value, r.operands);
+        }
         case LookupState.Deleted:
           return r.operands.length === 0 ? undefined : this.merge(key, undefined, r.operands);
         case LookupState.Merging:
@@ -122,6 +132,13 @@ export class PointReader {
       if (r === this.lookup) this.busy = false;
       if (stats !== undefined) stats.recordTime(Histogram.GetMicros, t0, 1000);
     }
+  }
+
+  /** The value blob index `index` of `key` points at. */
+  private readBlob(key: Uint8Array, index: Uint8Array): Uint8Array {
+    if (this.blobs === undefined)
+      throw ShaleError.corruption("a get met a blob index but the database reads no blob files");
+    return this.blobs.resolve(key, index);
   }
 
   /**

@@ -135,6 +135,10 @@ export class ManifestState {
       if (this.dropped.has(cf)) return;
       throw at(`edit of unknown column family ${cf}`);
     }
+    if (edit.blobFileAdditions.length > 0 || edit.blobFileGarbages.length > 0)
+      throw ShaleError.notSupported(
+        `${file} (offset ${offset}) has blob files in column family "${family.name}"; shale reads blob files of the default column family only`,
+      );
     if (edit.comparator !== undefined && edit.comparator !== family.icmp.name)
       throw ShaleError.invalidArgument(
         `column family "${family.name}": comparator ${edit.comparator} does not match ${family.icmp.name} (${file})`,

@@ -26,11 +26,13 @@
  *    201 ColumnFamilyAdd     varstring name
  *    202 ColumnFamilyDrop    (no payload)
  *    300 InAtomicGroup       varint32 edits remaining in the group after this one
+ *    400 BlobFileAddition    a blob file (blob/blob-file-meta.ts has the fields)
+ *    401 BlobFileGarbage     garbage found in a blob file (blob/blob-file-meta.ts)
  * read only:
  *      7 NewFile  (LevelDB)  level ‖ number ‖ size ‖ smallest ‖ largest
  *    100 NewFile2            ... ‖ smallestSeq ‖ largestSeq
  *    102 NewFile3            level ‖ number ‖ varint32 pathId ‖ size ‖ ... ‖ seqs
- *    400/401 blob files      NotSupported (shale has no blob files)
+ *   8194/8195 blob records  BlobFileAddition / BlobFileGarbage under their old numbers
  * tag & 8192 (safe to ignore) varstring payload, skipped when unknown; other unknown tags
  *                            are Corruption
  * ```
@@ -49,6 +51,14 @@
  * that RocksDB does not (the merge operator's name) lives in the OPTIONS file, not here.
  */
 import { ByteWriter, Decoder, MAX_SEQ, ShaleError } from "@shale/base";
+import {
+  type BlobFileAddition,
+  type BlobFileGarbage,
+  decodeBlobFileAddition,
+  decodeBlobFileGarbage,
+  encodeBlobFileAddition,
+  encodeBlobFileGarbage,
+} from "../blob/blob-file-meta.js";
 
 export const EditTag = Object.freeze({
   Comparator: 1,
@@ -71,6 +81,8 @@ export const EditTag = Object.freeze({
   BlobFileAddition: 400,
   BlobFileGarbage: 401,
   DbId: 8193,
+  BlobFileAdditionDeprecated: 8194,
+  BlobFileGarbageDeprecated: 8195,
 } as const);
 
 /** An unknown tag with this bit set can be skipped (its payload is a varstring). */
@@ -140,6 +152,10 @@ export class VersionEdit {
   readonly compactCursors: { level: number; key: Uint8Array }[] = [];
   readonly deletedFiles: { level: number; number: number }[] = [];
   readonly newFiles: { level: number; file: FileMetaData }[] = [];
+  /** Blob files the edit adds (RocksDB's integrated BlobDB). */
+  readonly blobFileAdditions: BlobFileAddition[] = [];
+  /** Garbage the edit reports in blob files. */
+  readonly blobFileGarbages: BlobFileGarbage[] = [];
   /** The column family the edit is about. Default: 0 (`default`). */
   columnFamily = 0;
   /** Set when the edit creates column family `columnFamily` with this name. */
@@ -212,6 +228,14 @@ export class VersionEdit {
       if (file.uniqueId !== undefined) w.varint32(FileTag.UniqueId).lengthPrefixed(file.uniqueId);
       w.varint32(FileTag.Terminate);
     }
+    for (const a of this.blobFileAdditions) {
+      w.varint32(EditTag.BlobFileAddition);
+      encodeBlobFileAddition(w, a);
+    }
+    for (const g of this.blobFileGarbages) {
+      w.varint32(EditTag.BlobFileGarbage);
+      encodeBlobFileGarbage(w, g);
+    }
     if (this.columnFamily !== 0) w.varint32(EditTag.ColumnFamily).varint32(this.columnFamily);
     if (this.columnFamilyAdd !== undefined)
       w.varint32(EditTag.ColumnFamilyAdd).lengthPrefixed(enc.encode(this.columnFamilyAdd));
@@ -224,7 +248,7 @@ export class VersionEdit {
   /**
    * Decodes one edit. Throws Corruption (with `file` and the offset of the bad field, from
    * `fileOffset`, the record's offset in its file) for damaged or unknown content, and
-   * NotSupported for RocksDB features shale does not have (blob files, other db paths).
+   * NotSupported for RocksDB features shale does not have (other db paths).
    */
   static decode(data: Uint8Array, file?: string, fileOffset = 0): VersionEdit {
     return decodeEdit(data, file, fileOffset);
@@ -336,10 +360,13 @@ function decodeEdit(data: Uint8Array, file: string | undefined, fileOffset: numb
         e.atomicGroupRemaining = d.readVarint32();
         break;
       case EditTag.BlobFileAddition:
+      case EditTag.BlobFileAdditionDeprecated:
+        e.blobFileAdditions.push(decodeBlobFileAddition(d));
+        break;
       case EditTag.BlobFileGarbage:
-        throw ShaleError.notSupported(
-          `${file ?? "MANIFEST"} references blob files (RocksDB's BlobDB); shale does not read them`,
-        );
+      case EditTag.BlobFileGarbageDeprecated:
+        e.blobFileGarbages.push(decodeBlobFileGarbage(d));
+        break;
       case EditTag.DbId:
         e.dbId = text.decode(d.readLengthPrefixed());
         break;

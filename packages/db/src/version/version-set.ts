@@ -69,7 +69,7 @@ export class VersionSet implements FamilyVersionsOwner {
    * dropped them was synced), so they can be deleted. Default: none (they stay on disk
    * until the next open removes them).
    */
-  onObsoleteFiles: ((numbers: number[]) => void) | undefined;
+  onObsoleteFiles: ((numbers: number[], blobNumbers: number[]) => void) | undefined;
   lastSequence = 0;
   manifestNumber = 0;
   /** The db id a RocksDB MANIFEST carried (write_dbid_to_manifest), rewritten as found. */
@@ -144,6 +144,8 @@ export class VersionSet implements FamilyVersionsOwner {
     this.live.add(v);
     for (const files of v.levels)
       for (const f of files) this.fileRefs.set(f.number, (this.fileRefs.get(f.number) ?? 0) + 1);
+    // Blob files share the number space: counted in the same map.
+    for (const n of v.blobFiles.keys()) this.fileRefs.set(n, (this.fileRefs.get(n) ?? 0) + 1);
     const previous = family.current;
     family.current = v;
     // A family's first install replaces the empty version it was made with (never held).
@@ -164,10 +166,23 @@ export class VersionSet implements FamilyVersionsOwner {
         }
       }
     }
-    if (obsolete.length > 0) this.onObsoleteFiles?.(obsolete);
+    const obsoleteBlobs: number[] = [];
+    for (const b of v.blobFiles.keys()) {
+      const n = (this.fileRefs.get(b) ?? 0) - 1;
+      if (n > 0) this.fileRefs.set(b, n);
+      else {
+        this.fileRefs.delete(b);
+        obsoleteBlobs.push(b);
+      }
+    }
+    if (obsolete.length > 0 || obsoleteBlobs.length > 0)
+      this.onObsoleteFiles?.(obsolete, obsoleteBlobs);
   }
 
-  /** True if some live version (current, or referenced) of any family holds table `number`. */
+  /**
+   * True if some live version (current, or referenced) of any family holds table or blob
+   * file `number`.
+   */
   isLiveFile(number: number): boolean {
     return this.fileRefs.has(number);
   }
@@ -305,6 +320,16 @@ export class VersionSet implements FamilyVersionsOwner {
       family.current.levels.forEach((level, l) => {
         for (const f of level) files.addFile(l, f);
       });
+      const blobs = [...family.current.blobFiles.values()].sort((x, y) => x.number - y.number);
+      for (const b of blobs) {
+        files.blobFileAdditions.push(b);
+        if (b.garbageBlobCount > 0 || b.garbageBlobBytes > 0)
+          files.blobFileGarbages.push({
+            number: b.number,
+            garbageBlobCount: b.garbageBlobCount,
+            garbageBlobBytes: b.garbageBlobBytes,
+          });
+      }
       for (const [level, key] of [...family.compactCursors].sort((a, b) => a[0] - b[0]))
         files.compactCursors.push({ level, key });
       files.logNumber = family.logNumber;

@@ -5,7 +5,10 @@
  * `VersionOwner` a version tells when its last reference goes.
  */
 import { formatInternalKey, type InternalKeyComparator, invariants, ShaleError } from "@shale/base";
+import { applyBlobFileEdits, type BlobFileMeta } from "../blob/blob-file-meta.js";
 import { type FileMetaData, NUM_LEVELS, type VersionEdit } from "./version-edit.js";
+
+const NO_BLOB_FILES: ReadonlyMap<number, BlobFileMeta> = new Map();
 
 /** Who a version tells when its last reference goes (the VersionSet that installed it). */
 export interface VersionOwner {
@@ -23,13 +26,22 @@ export interface VersionOwner {
  */
 export class Version {
   readonly levels: readonly (readonly FileMetaData[])[];
+  /**
+   * The live blob files (RocksDB's integrated BlobDB), by number: those the tables' blob
+   * indexes may point into (blob/blob-file-meta.ts has the rule). Empty for most databases.
+   */
+  readonly blobFiles: ReadonlyMap<number, BlobFileMeta>;
   private refs = 0;
   /** Set when the version is installed; told when the last reference goes. */
   private owner: VersionOwner | undefined;
   private dead = false;
 
-  constructor(levels: readonly (readonly FileMetaData[])[]) {
+  constructor(
+    levels: readonly (readonly FileMetaData[])[],
+    blobFiles: ReadonlyMap<number, BlobFileMeta> = NO_BLOB_FILES,
+  ) {
     this.levels = levels;
+    this.blobFiles = blobFiles;
   }
 
   static empty(): Version {
@@ -99,7 +111,17 @@ export class Version {
     for (let l = 1; l < NUM_LEVELS; l++)
       levels[l]!.sort((a, b) => icmp.compare(a.smallest, b.smallest));
     if (invariants) checkLevelOrdering(levels, icmp, file, offset);
-    return new Version(levels);
+    const blobFiles = applyBlobFileEdits(
+      this.blobFiles,
+      edit.blobFileAdditions,
+      edit.blobFileGarbages,
+      levels.flat(),
+      (message) =>
+        file !== undefined
+          ? ShaleError.corruption(message, file, offset)
+          : ShaleError.assertionFailed(`invariant violated: ${message}`),
+    );
+    return new Version(levels, blobFiles);
   }
 
   /** `L0: 12[a#5,SET .. k#9,SET] ...` — deterministic, for tests and logs. */
@@ -112,6 +134,8 @@ export class Version {
       );
       out.push(`L${level}: ${list.join(" ")}`);
     });
+    if (this.blobFiles.size > 0)
+      out.push(`blob: ${[...this.blobFiles.keys()].sort((a, b) => a - b).join(" ")}`);
     return out.join("\n");
   }
 }
