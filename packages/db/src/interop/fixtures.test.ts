@@ -145,6 +145,17 @@ const cases: FixtureCase[] = [
     },
   },
   {
+    name: "blob-files",
+    absent: [utf8("cherry"), utf8("fig")],
+    write(db, model) {
+      // Overwrite a blob value, delete another, and put cherry back (inline, in the memtable).
+      putBoth(db, model, "apple", "apple written by shale");
+      db.delete("banana");
+      model.delete(utf8("banana"));
+      putBoth(db, model, "cherry", "back again");
+    },
+  },
+  {
     name: "merge-uint64add",
     options: { mergeOperator: "uint64add" },
     absent: [benchKeyHex(2), benchKeyHex(50)],
