@@ -393,6 +393,10 @@ export class UserKeyIterator implements Iterable<[Uint8Array, Uint8Array]> {
           throw ShaleError.invalidArgument("a merge operand was met without a merge operator");
         }
         operands.push(inner.value().slice());
+      } else if (kind === ValueKind.BlobIndex) {
+        throw ShaleError.notSupported(
+          "a blob index (a value in a RocksDB blob file) needs @shale/db's iterator to be read",
+        );
       } else if (kind !== ValueKind.RangeDeletion) {
         throw ShaleError.corruption(`unknown value kind ${kind} in an internal key`);
       }

@@ -264,7 +264,8 @@ export abstract class ColumnFamilyMethods {
   /**
    * The value of `key`, or undefined, WITHOUT a copy (seed 002; RocksDB's PinnableSlice,
    * lmdb-js's getBinaryFast): a view into the memtable arena (a SharedArrayBuffer), a cached
-   * block, or a merge operator's result.
+   * block, or a merge operator's result. A value RocksDB stored in a blob file is a copy read
+   * from the file and kept in the database's blob cache: the view is of that cached copy.
    *
    * Lifetime: valid until the next call into this database — any method of the database or
    * of one of its iterators. Read it (or copy it) before then; after that its bytes may be

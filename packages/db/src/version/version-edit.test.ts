@@ -129,7 +129,7 @@ describe("VersionEdit (RocksDB's encoding)", () => {
     expect(e.lastSequence).toBe(1);
   });
 
-  it("refuses blob files and other db paths with NotSupported, bad levels with Corruption", () => {
+  it("reads blob files, refuses other db paths with NotSupported, bad levels with Corruption", () => {
     const code = (b: Uint8Array) => {
       try {
         VersionEdit.decode(b);
@@ -138,7 +138,8 @@ describe("VersionEdit (RocksDB's encoding)", () => {
         return ShaleError.isInstance(e) ? e.code : String(e);
       }
     };
-    expect(code(hex("90 03 00"))).toBe("NotSupported"); // 400 BlobFileAddition
+    expect(code(hex("90 03 0a 01 26 00 00 00"))).toBe("ok"); // 400 BlobFileAddition
+    expect(code(hex("90 03 00"))).toBe("Corruption"); // ... cut short
     expect(code(hex("06 07 01"))).toBe("NotSupported"); // a file at level 7
     expect(code(hex("06 40 01"))).toBe("Corruption"); // level 64
   });

@@ -65,6 +65,7 @@ const COLUMN_FAMILY_KINDS: Readonly<Record<number, ValueKind>> = Object.freeze({
   6: ValueKind.Merge,
   8: ValueKind.SingleDeletion,
   14: ValueKind.RangeDeletion,
+  16: ValueKind.BlobIndex, // kTypeColumnFamilyBlobIndex
 });
 
 export class WriteBatch {
@@ -213,7 +214,8 @@ export class WriteBatch {
       if (
         kind > ValueKind.Merge &&
         kind !== ValueKind.SingleDeletion &&
-        kind !== ValueKind.RangeDeletion
+        kind !== ValueKind.RangeDeletion &&
+        kind !== ValueKind.BlobIndex
       ) {
         const base = COLUMN_FAMILY_KINDS[kind];
         if (base !== undefined) {
@@ -230,6 +232,7 @@ export class WriteBatch {
         case ValueKind.Value:
         case ValueKind.Merge:
         case ValueKind.RangeDeletion:
+        case ValueKind.BlobIndex: // RocksDB's blob index (read like any value, see blob/)
           value = d.readLengthPrefixed();
           break;
         case ValueKind.Deletion:
