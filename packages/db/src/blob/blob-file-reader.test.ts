@@ -58,7 +58,8 @@ function buildFile(
   const indexes: Uint8Array[] = [];
   for (const [key, value] of entries) {
     const k = utf8(key);
-    const stored = compression === 0 ? value : compressBlock(value, compression)!;
+    const stored =
+      compression === 0 ? value : compressBlock(value, compression as CompressionType)!;
     const record = encodeBlobRecord(k, stored);
     const valueOffset = offset + BLOB_RECORD_HEADER_SIZE + k.length;
     indexes.push(
@@ -110,7 +111,9 @@ describe("blob files", () => {
     fs.writeFile(blobFileName("/db", 12), snappy.bytes);
     const source = new BlobSource({ fs, dir: "/db", columnFamilyId: 0 });
     expect(new TextDecoder().decode(source.resolve(utf8("a"), index))).toBe("hello");
-    values.forEach(([k, v], i) => expect(source.resolve(utf8(k), plain.indexes[i]!)).toEqual(v));
+    values.forEach(([k, v], i) => {
+      expect(source.resolve(utf8(k), plain.indexes[i]!)).toEqual(v);
+    });
     expect(source.resolve(utf8("s"), snappy.indexes[0]!)).toEqual(utf8("abc".repeat(500)));
     source.close();
   });
