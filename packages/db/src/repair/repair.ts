@@ -151,6 +151,12 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
       if (p.type === FileType.Table) tables.push(p.number);
       else if (p.type === FileType.Log) logs.push(p.number);
       else if (p.type === FileType.Manifest) manifests.push(name);
+      else if (p.type === FileType.Blob)
+        // The rebuilt MANIFEST would not list the blob files (shale does not rebuild their
+        // records from the tables' blob indexes yet), and their values would be lost.
+        throw ShaleError.notSupported(
+          `repair of a database with blob files (${name}, RocksDB's BlobDB) is not supported`,
+        );
     }
     if (tables.length === 0 && logs.length === 0 && manifests.length === 0)
       throw ShaleError.invalidArgument(`no database files in ${dir}`);
