@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ShaleError } from "@shale/base";
@@ -198,6 +198,29 @@ describe("blob files of a RocksDB database (fixture blob-files)", () => {
       expect(() => [...db.iterator({ reverse: true })]).toThrow(/Corruption/);
     } finally {
       await db.close();
+    }
+  });
+});
+
+describe("what shale does not do with blob files yet", () => {
+  it("checkpoints and repair of a blob database are NotSupported, before anything is written", async () => {
+    const { repair } = await import("../repair/repair.js");
+    const dir = mkdtempSync(join(tmpdir(), "shale-blobns-"));
+    try {
+      cpSync(new URL("../../testdata/rocksdb/blob-files", import.meta.url), dir, {
+        recursive: true,
+      });
+      const db = await DB.open(dir, { createIfMissing: false });
+      try {
+        await expect(db.checkpoint(join(dir, "cp"))).rejects.toThrow(/NotSupported.*blob files/);
+      } finally {
+        await db.close();
+      }
+      const before = readdirSync(dir).sort();
+      await expect(repair(dir)).rejects.toThrow(/NotSupported.*blob files/);
+      expect(readdirSync(dir).sort()).toEqual(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -13,7 +13,7 @@
  * So the copy holds exactly the writes acknowledged before the capture, whatever the
  * database does while the copy runs.
  */
-import { baseName, TRAILER_SIZE } from "@shale/base";
+import { baseName, ShaleError, TRAILER_SIZE } from "@shale/base";
 import {
   FileType,
   logFileName,
@@ -89,6 +89,12 @@ export function liveFiles(host: OpsHost): LiveFiles {
 export function captureLiveFiles(host: OpsHost): CapturedFiles {
   host.checkOpen();
   host.takeFinished();
+  // Checkpoints and backups copy what is captured; they do not copy blob files yet, and a
+  // copy without them would lose those values.
+  if (host.versions.current.blobFiles.size > 0)
+    throw ShaleError.notSupported(
+      "checkpoints and backups of a database with blob files (RocksDB's BlobDB) are not supported",
+    );
   const pin = host.pinVersion();
   const releaseHold = host.holdFileDeletions();
   try {
