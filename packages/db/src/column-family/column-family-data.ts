@@ -144,7 +144,11 @@ export class ColumnFamilyData {
       columnFamilyId: this.id,
       isLive: (n) => versions.current.blobFiles.has(n),
     });
-    this.noBlobs = new BlobSource({ cache: host.blobs, columnFamilyId: this.id, isLive: () => false });
+    this.noBlobs = new BlobSource({
+      cache: host.blobs,
+      columnFamilyId: this.id,
+      isLive: () => false,
+    });
     this.reader = new PointReader(
       icmp,
       versions,

@@ -91,10 +91,11 @@ export function captureLiveFiles(host: OpsHost): CapturedFiles {
   host.takeFinished();
   // Checkpoints and backups copy what is captured; they do not copy blob files yet, and a
   // copy without them would lose those values.
-  if (host.versions.current.blobFiles.size > 0)
-    throw ShaleError.notSupported(
-      "checkpoints and backups of a database with blob files (RocksDB's BlobDB) are not supported",
-    );
+  for (const family of host.versions.families.values())
+    if (family.current.blobFiles.size > 0)
+      throw ShaleError.notSupported(
+        `checkpoints and backups of a database with blob files (RocksDB's BlobDB; column family "${family.name}") are not supported`,
+      );
   const pin = host.pinVersion();
   const releaseHold = host.holdFileDeletions();
   try {

@@ -7,7 +7,9 @@
  *   family's files become its own `Version` (applied edit by edit through `Version.apply`,
  *   which checks the level ordering under invariants), with its own log number. A family
  *   whose comparator shale does not have is InvalidArgument naming the family and the
- *   recorded name (`familyComparator`).
+ *   recorded name (`familyComparator`). Blob file additions and garbage (RocksDB's BlobDB)
+ *   belong to the family of their edit, as its tables do: each family's version lists its
+ *   own blob files.
  * - Edits of an atomic group (InAtomicGroup n, n-1, ..., 0) are applied together when the
  *   group is complete; a group the MANIFEST ends inside is not applied (RocksDB's rule: the
  *   writer died before finishing it).
@@ -135,10 +137,6 @@ export class ManifestState {
       if (this.dropped.has(cf)) return;
       throw at(`edit of unknown column family ${cf}`);
     }
-    if (edit.blobFileAdditions.length > 0 || edit.blobFileGarbages.length > 0)
-      throw ShaleError.notSupported(
-        `${file} (offset ${offset}) has blob files in column family "${family.name}"; shale reads blob files of the default column family only`,
-      );
     if (edit.comparator !== undefined && edit.comparator !== family.icmp.name)
       throw ShaleError.invalidArgument(
         `column family "${family.name}": comparator ${edit.comparator} does not match ${family.icmp.name} (${file})`,
