@@ -45,6 +45,6 @@ const rows = JSON.parse(
 for (const n of ["LOG", "LOCK"]) rmSync(`${out}/${n}`, { force: true });
 writeFileSync(
   `${out}/expected.jsonl`,
-  rows.map(([key, value]) => JSON.stringify({ key, value })).join("\n") + "\n",
+  `${rows.map(([key, value]) => JSON.stringify({ key, value })).join("\n")}\n`,
 );
 console.log(readdirSync(out));
