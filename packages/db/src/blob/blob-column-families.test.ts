@@ -143,6 +143,7 @@ function writeDatabase(fs: FileSystem, dir: string, layout: FamilyLayout[]): voi
     });
     for (const [k, kind, value] of entries) table.add(makeInternalKey(utf8(k), ++seq, kind), value);
     const meta = table.finish();
+    if (meta === undefined) throw new Error(`table ${f.table} came out empty`);
     const edit = new VersionEdit();
     edit.columnFamily = f.id;
     edit.addFile(1, meta);
