@@ -202,6 +202,49 @@ describe("blob files of a RocksDB database (fixture blob-files)", () => {
   });
 });
 
+describe("blob files and a secondary instance", () => {
+  it("a secondary reads the blob values, and the primary keeps the blob files it still reads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shale-blobsec-"));
+    try {
+      cpSync(new URL("../../testdata/rocksdb/blob-files", import.meta.url), dir, {
+        recursive: true,
+      });
+      rmSync(join(dir, "expected.jsonl"));
+      const keys = ["apple", "banana", "date", "elderberry", "grape", "kiwi"];
+      const primary = await DB.open(dir, { createIfMissing: false, compression: "none" });
+      const secondary = await DB.openAsSecondary(dir, join(dir, "secondary"));
+      try {
+        const before = keys.map((k) => secondary.get(k)).map((v) => v && Buffer.from(v).toString());
+        expect(before).toEqual(
+          keys.map((k) => primary.get(k)).map((v) => v && Buffer.from(v).toString()),
+        );
+        expect(before[0]).toBe("green apple, second version");
+        const blobs = () => readdirSync(dir).filter((n) => n.endsWith(".blob"));
+        const held = blobs();
+        // Overwrite every key: after the compaction no table links a blob file, so the
+        // primary's version drops them all; the secondary (not caught up) still reads them.
+        for (const k of keys) primary.put(k, `new ${k}`);
+        await primary.compactRange();
+        await primary.waitForCompactions();
+        expect(primary.debugVersion().blobFiles.size).toBe(0);
+        expect(blobs()).toEqual(held);
+        expect(
+          keys.map((k) => secondary.get(k)).map((v) => v && Buffer.from(v).toString()),
+        ).toEqual(before);
+        secondary.tryCatchUpWithPrimary();
+        expect(keys.map((k) => Buffer.from(secondary.get(k)!).toString())).toEqual(
+          keys.map((k) => `new ${k}`),
+        );
+      } finally {
+        await secondary.close();
+        await primary.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("what shale does not do with blob files yet", () => {
   it("checkpoints and repair of a blob database are NotSupported, before anything is written", async () => {
     const { repair } = await import("../repair/repair.js");

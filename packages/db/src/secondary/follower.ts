@@ -217,10 +217,7 @@ export class Follower {
     const state = this.manifest.state;
     const version = state.version;
     const files = version.levels.flat();
-    this.register(
-      host,
-      files.map((f) => f.number),
-    );
+    this.register(host, [...files.map((f) => f.number), ...version.blobFiles.keys()]);
     const limit = Math.min(files.length, this.options.maxOpenFiles);
     for (let i = 0; i < limit; i++) {
       const f = files[i]!;

@@ -1,7 +1,9 @@
 /**
  * The primary's side of secondary registrations (format and protocol: registration.ts):
- * obsolete tables and WALs that a live secondary still reads are kept, and deleted once
- * no live registration names them — when the secondary catches up, or its lease ends.
+ * obsolete tables, blob files and WALs that a live secondary still reads are kept, and
+ * deleted once no live registration names them — when the secondary catches up, or its
+ * lease ends. Tables and blob files share one number space: a registration's `tables` list
+ * names both.
  *
  * `keep(paths)` is called with every batch of obsolete files the database is about to
  * delete; it returns those that may go now and holds the rest. While it holds any, a timer
@@ -45,7 +47,8 @@ export class SecondaryPins {
       const parsed = parseFileName(baseName(p));
       const kept =
         parsed !== undefined &&
-        ((parsed.type === FileType.Table && pins.tables.has(parsed.number)) ||
+        (((parsed.type === FileType.Table || parsed.type === FileType.Blob) &&
+          pins.tables.has(parsed.number)) ||
           (parsed.type === FileType.Log && parsed.number >= pins.minLog));
       if (!kept) now.push(p);
     }
@@ -61,7 +64,8 @@ export class SecondaryPins {
     return (name) => {
       const parsed = parseFileName(name);
       if (parsed === undefined) return false;
-      if (parsed.type === FileType.Table) return pins.tables.has(parsed.number);
+      if (parsed.type === FileType.Table || parsed.type === FileType.Blob)
+        return pins.tables.has(parsed.number);
       return parsed.type === FileType.Log && parsed.number >= pins.minLog;
     };
   }
