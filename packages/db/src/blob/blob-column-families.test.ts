@@ -317,6 +317,44 @@ describe("blob files in every column family", () => {
     }
   });
 
+  it("merges onto a family's blob values read them: in gets, scans and compactions", async () => {
+    const fs = new MemoryFileSystem();
+    writeDatabase(fs, "/db", LAYOUT);
+    const green = LAYOUT[2]!;
+    const expected = expectedOf(green);
+    let db = await DB.open("/db", {
+      fs,
+      createIfMissing: false,
+      columnFamilies: { green: { mergeOperator: "stringappend" } },
+    });
+    try {
+      const h = db.columnFamily("green");
+      for (const k of ["green-k0", "green-k3"]) {
+        h.merge(k, "more");
+        expected.set(k, `${expected.get(k)},more`);
+      }
+      expectFamily(h, expected);
+      await h.flush();
+      expectFamily(h, expected);
+      // The compaction folds the operands into the blob values it reads (green's blob file).
+      await h.compactRange();
+      expectFamily(h, expected);
+      expect(blobFilesOf(h)).toEqual([green.blob]); // the other values still live there
+    } finally {
+      await db.close();
+    }
+    db = await DB.open("/db", {
+      fs,
+      createIfMissing: false,
+      columnFamilies: { green: { mergeOperator: "stringappend" } },
+    });
+    try {
+      expectFamily(db.columnFamily("green"), expected);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("a blob index into another family's blob file is Corruption naming the blob file", async () => {
     const corruption = (f: () => unknown): ShaleError => {
       try {
