@@ -118,6 +118,7 @@ import { type KeyRange, rangeOfFiles } from "./version/key-range.js";
 import type { Version, VersionSet } from "./version/version-set.js";
 import { memtableChunkPool, retireMemtables } from "./write/chunk-pool.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write/write-batch.js";
+import { type BatchReadSupport, WriteBatchWithIndex } from "./write/write-batch-with-index.js";
 import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write/write-path.js";
 
 export type { ImmutableMemTable } from "./write/immutable-memtable.js";
@@ -433,9 +434,14 @@ export class DB {
     this.writeOne(ValueKind.RangeDeletion, s, e, options);
   }
 
-  /** Applies a batch atomically: all of it or none of it survives a crash. */
-  write(batch: WriteBatch, options?: WriteOptions): void {
-    if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
+  /**
+   * Applies a batch (a WriteBatch, or a WriteBatchWithIndex's batch) atomically: all of it
+   * or none of it survives a crash.
+   */
+  write(batch: WriteBatch | WriteBatchWithIndex, options?: WriteOptions): void {
+    if (batch instanceof WriteBatchWithIndex) batch = batch.getWriteBatch();
+    else if (!(batch instanceof WriteBatch))
+      throw new TypeError("write() takes a WriteBatch or a WriteBatchWithIndex");
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
     const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
@@ -710,6 +716,12 @@ export class DB {
     if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     return this.snapshots.create(this.lastSeq);
+  }
+
+  /** @internal what a WriteBatchWithIndex needs to read through this database. */
+  batchReadSupport(): BatchReadSupport {
+    if (this.closed) throw ShaleError.closed("the database is closed");
+    return { comparator: this.icmp.user, mergeOperator: this.mergeOperator };
   }
 
   /** The sequence number of the last write. */
