@@ -114,11 +114,29 @@ import {
 } from "./secondary/follower.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
+import { checkConflicts } from "./txn/conflict-check.js";
+import { LockManager } from "./txn/lock-manager.js";
+import {
+  OptimisticTransaction,
+  PessimisticTransaction,
+  type Transaction,
+  type TransactionHost,
+} from "./txn/transaction.js";
+import {
+  RUN_TRANSACTION_OPTIONS,
+  type RunTransactionOptions,
+  TRANSACTION_OPTIONS,
+  type TransactionOptions,
+} from "./txn/transaction-options.js";
 import { type KeyRange, rangeOfFiles } from "./version/key-range.js";
 import type { Version, VersionSet } from "./version/version-set.js";
 import { memtableChunkPool, retireMemtables } from "./write/chunk-pool.js";
 import { BATCH_HEADER_SIZE, WriteBatch } from "./write/write-batch.js";
-import { type BatchReadSupport, WriteBatchWithIndex } from "./write/write-batch-with-index.js";
+import {
+  type BatchReadSupport,
+  keyString,
+  WriteBatchWithIndex,
+} from "./write/write-batch-with-index.js";
 import { ActiveWal, checkRangeOrder, MemTableInserter } from "./write/write-path.js";
 
 export type { ImmutableMemTable } from "./write/immutable-memtable.js";
@@ -130,6 +148,13 @@ export interface PinnedVersion {
   readonly version: Version;
   /** Drops the reference. Idempotent. */
   release(): void;
+}
+
+/** A plain write of a key a transaction holds locked (it cannot wait: writes are synchronous). */
+function lockedKeyError(holder: number): ShaleError {
+  return ShaleError.timedOut(
+    `the key is locked by transaction ${holder} (a plain write does not wait for a lock)`,
+  );
 }
 
 export class DB {
@@ -194,6 +219,18 @@ export class DB {
   private readonly follower: Follower | undefined;
   /** Obsolete files kept while a secondary reads them (secondary/primary-pins.ts). */
   private readonly secondaryPins: SecondaryPins;
+  /** A TransactionDB's key locks (txn/lock-manager.ts); undefined otherwise. */
+  private readonly txnLocks: LockManager | undefined;
+  private txnHostCache: TransactionHost | undefined;
+  /** The plain-write lock check's batch handler (allocated once). */
+  private readonly lockedKeyCheck = {
+    locks: undefined as LockManager | undefined,
+    apply(kind: ValueKind, key: Uint8Array): void {
+      if (kind === ValueKind.RangeDeletion) return;
+      const holder = this.locks!.holder(keyString(key));
+      if (holder !== undefined) throw lockedKeyError(holder.id);
+    },
+  };
 
   private constructor(
     dir: string,
@@ -294,6 +331,8 @@ export class DB {
     );
     this.versions.onObsoleteFiles = (numbers) => this.removeTables(numbers);
     this.writeRefusal = state.writeRefusal;
+    this.txnLocks = options.transactionDB !== undefined ? new LockManager() : undefined;
+    this.lockedKeyCheck.locks = this.txnLocks;
     this.versionChanged();
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
     this.flushes.maybeSchedule();
@@ -442,6 +481,13 @@ export class DB {
     if (batch instanceof WriteBatchWithIndex) batch = batch.getWriteBatch();
     else if (!(batch instanceof WriteBatch))
       throw new TypeError("write() takes a WriteBatch or a WriteBatchWithIndex");
+    if (this.txnLocks !== undefined && this.txnLocks.size > 0 && batch.count > 0)
+      WriteBatch.iterate(batch.seal(0), this.lockedKeyCheck);
+    this.writeBatch(batch, options);
+  }
+
+  /** `write` after the checks of its argument (and, in a TransactionDB, of key locks). */
+  private writeBatch(batch: WriteBatch, options: WriteOptions | undefined): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
     const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
@@ -482,6 +528,10 @@ export class DB {
     const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
+    if (this.txnLocks !== undefined && this.txnLocks.size > 0 && kind !== ValueKind.RangeDeletion) {
+      const holder = this.txnLocks.holder(keyString(key));
+      if (holder !== undefined) throw lockedKeyError(holder.id);
+    }
     if (this.writeController.condition !== StallCondition.Normal)
       this.delayWrite(key.length + value.length);
     const seq = this.lastSeq + 1;
@@ -716,6 +766,94 @@ export class DB {
     if (invariants && this.views.pending) this.views.verify();
     if (this.closed) throw ShaleError.closed("the database is closed");
     return this.snapshots.create(this.lastSeq);
+  }
+
+  // ---------------------------------------------------------------- transactions (txn/)
+
+  /**
+   * Begins a transaction (txn/transaction.ts): optimistic (conflicts checked at `commit()`:
+   * `Busy`, or `TryAgain` when the memtables cannot tell), or — on a database opened with
+   * `transactionDB` — pessimistic (per-key locks; its writes and `getForUpdate` return
+   * promises). `options.snapshot`: reads and conflict checks as of now (snapshot isolation).
+   */
+  beginTransaction(options?: TransactionOptions): Transaction {
+    if (options !== undefined) TRANSACTION_OPTIONS.check(options);
+    this.checkWritable();
+    const host = this.transactionHost();
+    const snapshot = options?.snapshot === true;
+    if (this.txnLocks === undefined) {
+      if (options?.lockTimeoutMs !== undefined || options?.deadlockDetect !== undefined)
+        throw ShaleError.invalidArgument(
+          "lockTimeoutMs and deadlockDetect are for pessimistic transactions (open with transactionDB)",
+        );
+      return new OptimisticTransaction(host, snapshot);
+    }
+    return new PessimisticTransaction(
+      host,
+      snapshot,
+      options?.lockTimeoutMs ?? host.lockTimeoutMs,
+      options?.deadlockDetect ?? host.deadlockDetect,
+    );
+  }
+
+  /**
+   * Runs `fn` in a new transaction and commits it; returns what `fn` returned. A commit (or,
+   * pessimistic, a lock wait) failing with `Busy` or `TryAgain` runs `fn` again in a new
+   * transaction, up to `options.retries` times (Default: 10); then the last error is
+   * thrown. If `fn` throws anything else, the transaction is rolled back and the error
+   * rethrown. `fn` may commit or roll back itself; then nothing more is done.
+   */
+  async transaction<T>(
+    fn: (txn: Transaction) => T | Promise<T>,
+    options?: RunTransactionOptions,
+  ): Promise<T> {
+    if (typeof fn !== "function") throw new TypeError("transaction() takes a function");
+    if (options !== undefined) RUN_TRANSACTION_OPTIONS.check(options);
+    const retries = options?.retries ?? 10;
+    const begin: TransactionOptions | undefined =
+      options?.snapshot === true ? { snapshot: true } : undefined;
+    const commitOptions: WriteOptions | undefined =
+      options?.sync === true ? { sync: true } : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const txn = this.beginTransaction(begin);
+      try {
+        const result = await fn(txn);
+        if (txn.isActive) txn.commit(commitOptions);
+        return result;
+      } catch (e) {
+        if (txn.isActive) txn.rollback();
+        const retry = ShaleError.isInstance(e) && (e.code === "Busy" || e.code === "TryAgain");
+        if (!retry || attempt >= retries) throw e;
+      }
+    }
+  }
+
+  /** @internal what transactions use of the database. */
+  transactionHost(): TransactionHost {
+    if (this.txnHostCache !== undefined) return this.txnHostCache;
+    const txnOptions = this.options.transactionDB;
+    const host: TransactionHost = {
+      db: this,
+      locks: this.txnLocks,
+      lockTimeoutMs: txnOptions?.lockTimeoutMs ?? 0,
+      deadlockDetect: txnOptions?.deadlockDetect ?? false,
+      lastSequence: () => this.lastSeq,
+      snapshot: () => this.snapshot(),
+      checkConflicts: (keys, result) => {
+        if (this.closed) throw ShaleError.closed("the database is closed");
+        return checkConflicts(
+          keys,
+          this.mem,
+          this.flushes.imm,
+          this.lastSeq,
+          this.icmp.user,
+          result,
+        );
+      },
+      commitBatch: (batch, options) => this.writeBatch(batch, options),
+    };
+    this.txnHostCache = host;
+    return host;
   }
 
   /** @internal what a WriteBatchWithIndex needs to read through this database. */
