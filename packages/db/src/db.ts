@@ -222,6 +222,8 @@ export class DB {
   /** A TransactionDB's key locks (txn/lock-manager.ts); undefined otherwise. */
   private readonly txnLocks: LockManager | undefined;
   private txnHostCache: TransactionHost | undefined;
+  /** A finished transaction's batch, kept for the next transaction. */
+  private spareTxnBatch: WriteBatchWithIndex | undefined;
   /** The plain-write lock check's batch handler (allocated once). */
   private readonly lockedKeyCheck = {
     locks: undefined as LockManager | undefined,
@@ -517,18 +519,25 @@ export class DB {
     this.finishWrite(seq + count - 1, rep.length, t0);
   }
 
+  /** `checkLocks`: false for a transaction's commit (its own locks are held). */
   private writeOne(
     kind: ValueKind,
     key: Uint8Array,
     value: Uint8Array,
     options: WriteOptions | undefined,
+    checkLocks = true,
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
     const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
     if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
     this.checkWritable();
-    if (this.txnLocks !== undefined && this.txnLocks.size > 0 && kind !== ValueKind.RangeDeletion) {
+    if (
+      checkLocks &&
+      this.txnLocks !== undefined &&
+      this.txnLocks.size > 0 &&
+      kind !== ValueKind.RangeDeletion
+    ) {
       const holder = this.txnLocks.holder(keyString(key));
       if (holder !== undefined) throw lockedKeyError(holder.id);
     }
@@ -851,6 +860,21 @@ export class DB {
         );
       },
       commitBatch: (batch, options) => this.writeBatch(batch, options),
+      commitOne: (kind, key, value, options) => this.writeOne(kind, key, value, options, false),
+      takeBatch: () => {
+        const spare = this.spareTxnBatch;
+        if (spare !== undefined) {
+          this.spareTxnBatch = undefined;
+          return spare;
+        }
+        return new WriteBatchWithIndex({
+          comparator: this.icmp.user,
+          ...(this.mergeOperator !== undefined ? { mergeOperator: this.mergeOperator } : {}),
+        });
+      },
+      returnBatch: (batch) => {
+        this.spareTxnBatch = batch;
+      },
     };
     this.txnHostCache = host;
     return host;
