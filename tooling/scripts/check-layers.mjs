@@ -21,6 +21,7 @@ export const LAYERS = [
   ["secondary/"], // read-only and secondary instances following a primary
   ["open/"], // recovery at open
   ["ops/"], // checkpoint, live files, sizes, checksums, properties, clear
+  ["txn/"], // transactions: lock manager, conflict check by sequence
   ["db.ts"], // the DB class
   ["repair/", "ops/backup/engine.ts"], // tools that take or open a DB
   ["index.ts"], // the package surface

@@ -73,6 +73,12 @@ import { ownedCopy } from "./core/owned-bytes.js";
 import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
 import { resolveLimit, resolveRange } from "./core/range-options.js";
 import { type Snapshot, SnapshotList } from "./core/snapshot.js";
+import {
+  RUN_TRANSACTION_OPTIONS,
+  type RunTransactionOptions,
+  TRANSACTION_OPTIONS,
+  type TransactionOptions,
+} from "./core/transaction-options.js";
 import { viewGuard } from "./core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
@@ -122,12 +128,6 @@ import {
   type Transaction,
   type TransactionHost,
 } from "./txn/transaction.js";
-import {
-  RUN_TRANSACTION_OPTIONS,
-  type RunTransactionOptions,
-  TRANSACTION_OPTIONS,
-  type TransactionOptions,
-} from "./txn/transaction-options.js";
 import { type KeyRange, rangeOfFiles } from "./version/key-range.js";
 import type { Version, VersionSet } from "./version/version-set.js";
 import { memtableChunkPool, retireMemtables } from "./write/chunk-pool.js";
