@@ -68,6 +68,7 @@ const openRows: Row[] = [
   ["bestEffortsRecovery", 1, undefined, true],
   ["avoidFlushDuringRecovery", "no", undefined, false],
   ["readOnly", "yes", undefined, false],
+  ["transactionDB", 5, { lockTimeoutMs: -2 }, { lockTimeoutMs: 10, deadlockDetect: true }],
   ["fs", { openWritable() {} }, undefined, "memory"],
 ];
 
