@@ -1052,6 +1052,7 @@ export class DB {
     this.lock = undefined;
     attempt(() => lock?.release());
     this.flushes.rejectWaiters(() => ShaleError.closed("the database was closed"));
+    this.txnLocks?.rejectAll(ShaleError.closed("the database was closed"));
     const failure = this.backgroundError ?? this.wal.error ?? closeError;
     if (failure !== undefined) throw failure;
   }
