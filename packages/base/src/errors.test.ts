@@ -34,6 +34,8 @@ describe("ShaleError", () => {
         "Incomplete",
         "InvalidArgument",
         "NotSupported",
+        "TimedOut",
+        "TryAgain",
       ].sort(),
     );
     expect(Object.isFrozen(ErrorCode)).toBe(true);

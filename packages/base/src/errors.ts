@@ -21,6 +21,13 @@ export const ErrorCode = Object.freeze({
   NotSupported: "NotSupported",
   /** A resource is held by someone else (e.g. the database LOCK file). */
   Busy: "Busy",
+  /**
+   * A transaction could not tell whether it conflicts: the history it needs is gone (an
+   * optimistic commit whose tracked keys' writes left the memtables). Retrying may succeed.
+   */
+  TryAgain: "TryAgain",
+  /** A wait ran out of time (a transaction's lock wait longer than its lock timeout). */
+  TimedOut: "TimedOut",
   /** The object was closed and cannot be used any more. */
   Closed: "Closed",
   /** The operation could not complete now (e.g. a cache at strict capacity). */
@@ -103,6 +110,14 @@ export class ShaleError extends Error {
 
   static busy(message: string, file?: string): ShaleError {
     return new ShaleError(ErrorCode.Busy, message, file !== undefined ? { file } : {});
+  }
+
+  static tryAgain(message: string): ShaleError {
+    return new ShaleError(ErrorCode.TryAgain, message);
+  }
+
+  static timedOut(message: string): ShaleError {
+    return new ShaleError(ErrorCode.TimedOut, message);
   }
 
   static closed(message: string): ShaleError {

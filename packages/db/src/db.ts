@@ -104,6 +104,7 @@ import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";
 import type { BatchFamily, WriteBatch } from "./write/write-batch.js";
+import { WriteBatchWithIndex } from "./write/write-batch-with-index.js";
 import { ActiveWal } from "./write/write-path.js";
 
 export type { PinnedVersion } from "./column-family/family-methods.js";
@@ -341,9 +342,12 @@ export class DB extends ColumnFamilyMethods {
   // ---------------------------------------------------------------- writes
   // put, delete, merge, deleteRange, flush: column-family/family-methods.ts.
 
-  /** Applies a batch atomically: all of it or none of it survives a crash. */
-  write(batch: WriteBatch, options?: WriteOptions): void {
-    this.writes.write(batch, options);
+  /**
+   * Applies a batch (a WriteBatch, or a WriteBatchWithIndex's batch) atomically: all of it
+   * or none of it survives a crash.
+   */
+  write(batch: WriteBatch | WriteBatchWithIndex, options?: WriteOptions): void {
+    this.writes.write(batch instanceof WriteBatchWithIndex ? batch.getWriteBatch() : batch, options);
   }
 
   // ---------------------------------------------------------------- column families

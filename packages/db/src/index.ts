@@ -31,6 +31,7 @@ export type {
 export { Snapshot } from "./core/snapshot.js";
 export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { DB } from "./db.js";
+export { BaseDeltaIterator } from "./iterator/base-delta-iterator.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";
 export {
@@ -62,3 +63,7 @@ export type { CatchUpResult, DbRole } from "./secondary/follower.js";
 export type { SecondaryOptions } from "./secondary/secondary-options.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { WriteBatch } from "./write/write-batch.js";
+export {
+  WriteBatchWithIndex,
+  type WriteBatchWithIndexOptions,
+} from "./write/write-batch-with-index.js";

@@ -35,6 +35,7 @@ import { type IteratorSettings, openDBIterator } from "../read/iterator-sources.
 import type { Version } from "../version/version.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { BatchFamily } from "../write/write-batch.js";
+import type { BatchReadSupport } from "../write/write-batch-with-index.js";
 import type { ColumnFamilyData } from "./column-family-data.js";
 import type { DbStatus } from "./db-status.js";
 import type { WriteLoop } from "./write-loop.js";
@@ -86,6 +87,12 @@ export abstract class ColumnFamilyMethods {
     this.writes = core.writes;
     this.snapshots = core.snapshots;
     this.finished = core.finished;
+  }
+
+  /** @internal what a WriteBatchWithIndex needs to read through this family. */
+  batchReadSupport(): BatchReadSupport {
+    this.checkOpen();
+    return { comparator: this.cf.icmp.user, mergeOperator: this.cf.mergeOperator };
   }
 
   // ---------------------------------------------------------------- writes

@@ -83,7 +83,7 @@ export class WriteLoop {
 
   /** Applies a batch atomically: all of it or none of it survives a crash. */
   write(batch: WriteBatch, options: WriteOptions | undefined): void {
-    if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch");
+    if (!(batch instanceof WriteBatch)) throw new TypeError("write() takes a WriteBatch or a WriteBatchWithIndex");
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
     const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;

@@ -172,6 +172,16 @@ export class WriteBatch {
     return this.rep.pos;
   }
 
+  /**
+   * @internal cuts the batch back to an earlier state: `byteSize`, `count` and `kinds` as
+   * they were then (savepoints of WriteBatchWithIndex and transactions).
+   */
+  truncate(byteSize: number, count: number, kinds: number): void {
+    this.rep.pos = byteSize;
+    this.n = count;
+    this.kinds = kinds;
+  }
+
   clear(): this {
     this.rep.pos = BATCH_HEADER_SIZE;
     this.n = 0;

@@ -1,0 +1,461 @@
+/**
+ * WriteBatchWithIndex (RocksDB's): a WriteBatch plus an index of its keys, so the batch can
+ * be read before it is written — `getFromBatch`, `getFromBatchAndDB`, and `iterator(db)`,
+ * which shows the batch over the database (iterator/base-delta-iterator.ts). Transactions
+ * keep their writes in one (txn/transaction.ts).
+ *
+ * The batch itself is an ordinary WriteBatch (`getWriteBatch()`; `db.write(wbwi)` writes
+ * it): every operation is recorded in order, as RocksDB's batch would hold it. The index
+ * keeps, per user key, what the batch's operations on that key add up to — its state:
+ *
+ * ```
+ *   ops on "k" in batch order         state of "k"
+ *   put v1                            VALUE v1
+ *   put v1, merge a, merge b          VALUE v1 + operands [a, b]    (merged over v1)
+ *   merge a                           NONE + [a]                    (merged over the db's value)
+ *   delete, merge a                   DELETED + [a]                 (merged over nothing)
+ *   put v1, deleteRange [a, z)        DELETED
+ * ```
+ *
+ * Range deletions are kept as a list too: a key the batch never touched but that lies in a
+ * deleted range reads as deleted (its database value is hidden); a point operation after
+ * the range deletion starts from DELETED. A range deletion sets every indexed key it
+ * covers to DELETED, so an indexed key's state is always final.
+ *
+ * Index: a Map from the key's bytes (as a latin1 string) to its entry, plus a sorted array of
+ * the entries, sorted again (by the comparator) only when an iterator needs it and keys were
+ * added since. Key equality is byte equality, as for every comparator RocksDB accepts.
+ *
+ * Savepoints: `setSavePoint()` records the batch's size; `rollbackToSavePoint()` cuts the
+ * batch back to it and rebuilds the index from the remaining operations.
+ *
+ * Ownership: keys, values and operands are copied in; what the getters return is the
+ * batch's own copy (read-only; valid as long as the batch is not cleared). Not for
+ * concurrent use (nothing in shale is).
+ */
+import { bytewiseComparator, type Comparator, ShaleError, toBytes, ValueKind } from "@shale/base";
+import { ITERATOR_OPTIONS } from "../core/call-options.js";
+import type { MergeOperator } from "../core/merge-operator.js";
+import type { IteratorOptions, ReadOptions } from "../core/options.js";
+import { resolveRange } from "../core/range-options.js";
+import type { DB } from "../db.js";
+import { BaseDeltaIterator } from "../iterator/base-delta-iterator.js";
+import { BATCH_HEADER_SIZE, WriteBatch, type WriteBatchHandler } from "./write-batch.js";
+
+/** The entry's operands merge over the database's value (the batch wrote no base). */
+export const BASE_NONE = 0;
+/** The batch put `value`. */
+export const BASE_VALUE = 1;
+/** The batch deleted the key (delete, singleDelete or a covering range deletion). */
+export const BASE_DELETED = 2;
+
+/** What the batch holds for one user key. */
+export class IndexEntry {
+  readonly key: Uint8Array;
+  /** BASE_NONE, BASE_VALUE or BASE_DELETED. */
+  base: number;
+  /** The value when `base === BASE_VALUE`. */
+  value: Uint8Array | undefined;
+  /** Merge operands over the base, oldest first; undefined when none. */
+  operands: Uint8Array[] | undefined;
+
+  constructor(key: Uint8Array, base: number) {
+    this.key = key;
+    this.base = base;
+    this.value = undefined;
+    this.operands = undefined;
+  }
+}
+
+export interface WriteBatchWithIndexOptions {
+  /** The key order of the index; must be the database's. Default: bytewise. */
+  comparator?: Comparator;
+  /**
+   * Resolves merge operands in `getFromBatch` (the database's operator is used where a
+   * database is given). Default: none (operands over a base written in the batch are then
+   * an InvalidArgument error in `getFromBatch`).
+   */
+  mergeOperator?: MergeOperator;
+}
+
+interface SavePoint {
+  byteSize: number;
+  count: number;
+  kinds: number;
+}
+
+/** What a batch needs of the database it reads through (`DB.batchReadSupport`). */
+export interface BatchReadSupport {
+  comparator: Comparator;
+  mergeOperator: MergeOperator | undefined;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The bytes of `key` as a latin1 string: a Map key with byte equality. One call of
+ * `String.fromCharCode` per 8 KiB, no per-byte allocation.
+ */
+export function keyString(key: Uint8Array): string {
+  const n = key.length;
+  if (n <= 8192) return String.fromCharCode.apply(null, key as unknown as number[]);
+  let s = "";
+  for (let i = 0; i < n; i += 8192) {
+    s += String.fromCharCode.apply(null, key.subarray(i, i + 8192) as unknown as number[]);
+  }
+  return s;
+}
+
+export class WriteBatchWithIndex {
+  private readonly batch = new WriteBatch();
+  /** @internal the key order of the index. */
+  readonly comparator: Comparator;
+  private readonly mergeOperator: MergeOperator | undefined;
+  private readonly index = new Map<string, IndexEntry>();
+  /** Every entry; sorted by the comparator unless `unsorted`. */
+  private readonly entries: IndexEntry[] = [];
+  private unsorted = false;
+  /** Range deletions [start, end), in batch order. */
+  private readonly ranges: Uint8Array[] = [];
+  private readonly savePoints: SavePoint[] = [];
+  /** @internal counts changes, so an open iterator notices the batch changed under it. */
+  version = 0;
+  private readonly rebuilder: WriteBatchHandler = {
+    apply: (kind, key, value) => this.indexOp(kind, key.slice(), value.slice()),
+  };
+
+  constructor(options?: WriteBatchWithIndexOptions) {
+    if (options !== undefined) {
+      if (typeof options !== "object" || options === null)
+        throw new TypeError("WriteBatchWithIndex options must be an object");
+      const { comparator, mergeOperator } = options;
+      if (
+        comparator !== undefined &&
+        (typeof comparator !== "object" || typeof comparator.compare !== "function")
+      )
+        throw new TypeError("options.comparator must be a Comparator");
+      if (
+        mergeOperator !== undefined &&
+        (typeof mergeOperator !== "object" || typeof mergeOperator.fullMerge !== "function")
+      )
+        throw new TypeError("options.mergeOperator must be a MergeOperator");
+      for (const name of Object.keys(options)) {
+        if (name !== "comparator" && name !== "mergeOperator")
+          throw ShaleError.invalidArgument(`unknown WriteBatchWithIndex option "${name}"`);
+      }
+    }
+    this.comparator = options?.comparator ?? bytewiseComparator;
+    this.mergeOperator = options?.mergeOperator;
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  /** Stores `key -> value`. Strings are UTF-8 encoded. */
+  put(key: Uint8Array | string, value: Uint8Array | string): this {
+    return this.add(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
+  }
+
+  /** Deletes `key`. */
+  delete(key: Uint8Array | string): this {
+    return this.add(ValueKind.Deletion, toBytes(key, "key"), EMPTY);
+  }
+
+  /** Deletes `key` with a SingleDelete record (see WriteBatch.singleDelete); reads as delete. */
+  singleDelete(key: Uint8Array | string): this {
+    return this.add(ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY);
+  }
+
+  /** Adds a merge operand for `key`. */
+  merge(key: Uint8Array | string, operand: Uint8Array | string): this {
+    return this.add(ValueKind.Merge, toBytes(key, "key"), toBytes(operand, "operand"));
+  }
+
+  /** Deletes every key in [start, end) (start after end: InvalidArgument). */
+  deleteRange(start: Uint8Array | string, end: Uint8Array | string): this {
+    const s = toBytes(start, "start");
+    const e = toBytes(end, "end");
+    if (this.comparator.compare(s, e) > 0)
+      throw ShaleError.invalidArgument("deleteRange: start is after end");
+    return this.add(ValueKind.RangeDeletion, s, e);
+  }
+
+  /** @internal appends one operation to the batch and the index. */
+  add(kind: ValueKind, key: Uint8Array, value: Uint8Array): this {
+    this.batch.add(kind, key, value);
+    this.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice());
+    return this;
+  }
+
+  /** Folds one operation (its own copies of key and value) into the index. */
+  private indexOp(kind: ValueKind, key: Uint8Array, value: Uint8Array): void {
+    this.version++;
+    if (kind === ValueKind.RangeDeletion) {
+      this.ranges.push(key, value);
+      const cmp = this.comparator;
+      const entries = this.entries;
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i]!;
+        if (cmp.compare(e.key, key) >= 0 && cmp.compare(e.key, value) < 0) {
+          e.base = BASE_DELETED;
+          e.value = undefined;
+          e.operands = undefined;
+        }
+      }
+      return;
+    }
+    const s = keyString(key);
+    let e = this.index.get(s);
+    if (e === undefined) {
+      e = new IndexEntry(key, BASE_NONE);
+      if (kind === ValueKind.Merge && this.ranges.length > 0 && this.inDeletedRange(key))
+        e.base = BASE_DELETED;
+      this.index.set(s, e);
+      const entries = this.entries;
+      if (
+        !this.unsorted &&
+        entries.length > 0 &&
+        this.comparator.compare(entries[entries.length - 1]!.key, key) > 0
+      )
+        this.unsorted = true;
+      entries.push(e);
+    }
+    switch (kind) {
+      case ValueKind.Value:
+        e.base = BASE_VALUE;
+        e.value = value;
+        e.operands = undefined;
+        break;
+      case ValueKind.Deletion:
+      case ValueKind.SingleDeletion:
+        e.base = BASE_DELETED;
+        e.value = undefined;
+        e.operands = undefined;
+        break;
+      case ValueKind.Merge:
+        if (e.operands === undefined) e.operands = [value];
+        else e.operands.push(value);
+        break;
+    }
+  }
+
+  /** @internal true if a range deletion of the batch covers `key`. */
+  inDeletedRange(key: Uint8Array): boolean {
+    const r = this.ranges;
+    const cmp = this.comparator;
+    for (let i = 0; i < r.length; i += 2) {
+      if (cmp.compare(key, r[i]!) >= 0 && cmp.compare(key, r[i + 1]!) < 0) return true;
+    }
+    return false;
+  }
+
+  /** @internal true if the batch holds range deletions. */
+  get hasRanges(): boolean {
+    return this.ranges.length > 0;
+  }
+
+  /** @internal the entry of `key`, or undefined if the batch has no point operation on it. */
+  entry(key: Uint8Array): IndexEntry | undefined {
+    return this.index.get(keyString(key));
+  }
+
+  /** @internal the entries sorted by the comparator (the array itself: do not change it). */
+  sortedEntries(): readonly IndexEntry[] {
+    if (this.unsorted) {
+      const cmp = this.comparator;
+      this.entries.sort((a, b) => cmp.compare(a.key, b.key));
+      this.unsorted = false;
+    }
+    return this.entries;
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /**
+   * The value the batch alone gives `key`: its put value (operands merged over it with the
+   * batch's merge operator), or undefined if the batch deleted it or has nothing for it.
+   * Merge operands with no base in the batch cannot be resolved without the database:
+   * Incomplete ("merge in progress", RocksDB's MergeInProgress). See `hasKey` to tell
+   * "deleted" from "not in the batch".
+   */
+  getFromBatch(key: Uint8Array | string): Uint8Array | undefined {
+    const k = toBytes(key, "key");
+    const e = this.index.get(keyString(k));
+    if (e === undefined) return undefined;
+    if (e.operands === undefined) return e.base === BASE_VALUE ? e.value : undefined;
+    if (e.base === BASE_NONE)
+      throw ShaleError.incomplete("merge in progress: the batch has operands but no base value");
+    if (this.mergeOperator === undefined)
+      throw ShaleError.invalidArgument(
+        "getFromBatch: the batch has merge operands; pass options.mergeOperator to the constructor",
+      );
+    return fullMerge(
+      this.mergeOperator,
+      k,
+      e.base === BASE_VALUE ? e.value : undefined,
+      e.operands,
+    );
+  }
+
+  /**
+   * True if the batch decides `key` by itself: it put, deleted or range-deleted it (with
+   * or without operands after). False if it has nothing for the key or only operands.
+   */
+  hasKey(key: Uint8Array | string): boolean {
+    const k = toBytes(key, "key");
+    const e = this.index.get(keyString(k));
+    if (e !== undefined) return e.base !== BASE_NONE;
+    return this.ranges.length > 0 && this.inDeletedRange(k);
+  }
+
+  /**
+   * The value of `key` with the batch applied over the database read at `readOptions`
+   * (RocksDB's GetFromBatchAndDB): the batch's own value, or the database's, with the
+   * batch's merge operands merged over it by the database's merge operator. A copy the
+   * caller owns, or the batch's copy (read-only) when the batch put the value.
+   */
+  getFromBatchAndDB(
+    db: DB,
+    key: Uint8Array | string,
+    readOptions?: ReadOptions,
+  ): Uint8Array | undefined {
+    const support = this.checkDB(db);
+    const k = toBytes(key, "key");
+    const e = this.index.get(keyString(k));
+    if (e === undefined) {
+      if (this.ranges.length > 0 && this.inDeletedRange(k)) return undefined;
+      return db.get(k, readOptions);
+    }
+    if (e.operands === undefined) return e.base === BASE_VALUE ? e.value : undefined;
+    const op = support.mergeOperator;
+    if (op === undefined)
+      throw ShaleError.invalidArgument(
+        "the batch has merge operands but the database has no mergeOperator",
+      );
+    const base =
+      e.base === BASE_VALUE
+        ? e.value
+        : e.base === BASE_DELETED
+          ? undefined
+          : db.get(k, readOptions);
+    return fullMerge(op, k, base, e.operands);
+  }
+
+  /**
+   * @internal checks that `db` is a database this batch can read through (the same key
+   * order) and returns what reading needs.
+   */
+  checkDB(db: DB): BatchReadSupport {
+    if (typeof db !== "object" || db === null || typeof db.batchReadSupport !== "function")
+      throw new TypeError("expected a database (DB)");
+    const support = db.batchReadSupport();
+    if (support.comparator !== this.comparator && support.comparator.name !== this.comparator.name)
+      throw ShaleError.invalidArgument(
+        `the batch orders keys by ${this.comparator.name}, the database by ${support.comparator.name}`,
+      );
+    return support;
+  }
+
+  /**
+   * An iterator over the database read at `readOptions` with this batch applied over it
+   * (RocksDB's NewIteratorWithBase): see iterator/base-delta-iterator.ts. Unpositioned.
+   * Bounds, `snapshot` and `reverse` (for-of) as for `db.iterator`; `limit` is not
+   * supported (InvalidArgument). Close it (for-of closes it at the end).
+   */
+  iterator(db: DB, readOptions?: IteratorOptions): BaseDeltaIterator {
+    const support = this.checkDB(db);
+    if (readOptions !== undefined) {
+      ITERATOR_OPTIONS.check(readOptions);
+      if (readOptions.limit !== undefined)
+        throw ShaleError.invalidArgument("readOptions.limit is not supported over a batch");
+    }
+    const range = resolveRange(readOptions ?? {}, "readOptions");
+    const base = db.iterator(readOptions);
+    return new BaseDeltaIterator(
+      this,
+      base,
+      support.mergeOperator,
+      range,
+      readOptions?.reverse === true,
+    );
+  }
+
+  // ------------------------------------------------------------------ the batch
+
+  /** The operations, as a WriteBatch (the batch itself: `db.write` takes either). */
+  getWriteBatch(): WriteBatch {
+    return this.batch;
+  }
+
+  /** Number of operations. */
+  get count(): number {
+    return this.batch.count;
+  }
+
+  /** Encoded size in bytes. */
+  get byteSize(): number {
+    return this.batch.byteSize;
+  }
+
+  /** Empties the batch, the index and the savepoints. */
+  clear(): this {
+    this.batch.clear();
+    this.index.clear();
+    this.entries.length = 0;
+    this.ranges.length = 0;
+    this.savePoints.length = 0;
+    this.unsorted = false;
+    this.version++;
+    return this;
+  }
+
+  /** Marks the current state; `rollbackToSavePoint()` returns to it. Savepoints nest. */
+  setSavePoint(): void {
+    this.savePoints.push({
+      byteSize: this.batch.byteSize,
+      count: this.batch.count,
+      kinds: this.batch.kinds,
+    });
+  }
+
+  /** Undoes every operation since the last `setSavePoint()`; none set: InvalidArgument. */
+  rollbackToSavePoint(): void {
+    const sp = this.savePoints.pop();
+    if (sp === undefined)
+      throw ShaleError.invalidArgument("rollbackToSavePoint: no savepoint is set");
+    this.batch.truncate(sp.byteSize, sp.count, sp.kinds);
+    this.rebuildIndex();
+  }
+
+  /** Drops the last savepoint without rolling back; none set: InvalidArgument. */
+  popSavePoint(): void {
+    if (this.savePoints.pop() === undefined)
+      throw ShaleError.invalidArgument("popSavePoint: no savepoint is set");
+  }
+
+  /** @internal the number of savepoints set. */
+  get savePointCount(): number {
+    return this.savePoints.length;
+  }
+
+  private rebuildIndex(): void {
+    this.index.clear();
+    this.entries.length = 0;
+    this.ranges.length = 0;
+    this.unsorted = false;
+    this.version++;
+    if (this.batch.count === 0 || this.batch.byteSize <= BATCH_HEADER_SIZE) return;
+    WriteBatch.iterate(this.batch.seal(0), this.rebuilder);
+  }
+}
+
+/** Applies `op`; its failure (undefined) is Corruption, as on every read path. */
+export function fullMerge(
+  op: MergeOperator,
+  key: Uint8Array,
+  base: Uint8Array | undefined,
+  operands: readonly Uint8Array[],
+): Uint8Array {
+  const v = op.fullMerge(key, base, operands);
+  if (v === undefined) throw ShaleError.corruption(`merge operator ${op.name} failed`);
+  return v;
+}
