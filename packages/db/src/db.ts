@@ -100,6 +100,20 @@ import {
 } from "./secondary/follower.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
+import { checkConflicts } from "./txn/conflict-check.js";
+import { LockManager } from "./txn/lock-manager.js";
+import {
+  OptimisticTransaction,
+  PessimisticTransaction,
+  type Transaction,
+  type TransactionHost,
+} from "./txn/transaction.js";
+import {
+  RUN_TRANSACTION_OPTIONS,
+  type RunTransactionOptions,
+  TRANSACTION_OPTIONS,
+  type TransactionOptions,
+} from "./txn/transaction-options.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";
@@ -144,6 +158,9 @@ export class DB extends ColumnFamilyMethods {
   private readonly follower: Follower | undefined;
   /** Obsolete files kept while a secondary reads them (secondary/primary-pins.ts). */
   private readonly secondaryPins: SecondaryPins;
+  /** A TransactionDB's key locks (txn/lock-manager.ts); undefined otherwise. */
+  private readonly txnLocks: LockManager | undefined;
+  private txnHostCache: TransactionHost | undefined;
 
   private constructor(
     dir: string,
@@ -249,6 +266,8 @@ export class DB extends ColumnFamilyMethods {
     this.executor = executor;
     this.shutdown = shutdown;
     this.remover = new FileRemover(executor);
+    this.txnLocks = options.transactionDB !== undefined ? new LockManager() : undefined;
+    writes.locks = this.txnLocks;
     for (const [id, f] of state.families) {
       if (id === 0) continue;
       const own = f.versions.icmp.name === state.icmp.name ? tableCache : undefined;
@@ -495,6 +514,94 @@ export class DB extends ColumnFamilyMethods {
     if (invariants && this.views.pending) this.views.verify();
     this.status.checkOpen();
     return this.snapshots.create(this.writes.lastSeq);
+  }
+
+  // ---------------------------------------------------------------- transactions (txn/)
+
+  /**
+   * Begins a transaction (txn/transaction.ts): optimistic (conflicts checked at `commit()`:
+   * `Busy`, or `TryAgain` when the memtables cannot tell), or — on a database opened with
+   * `transactionDB` — pessimistic (per-key locks; its writes and `getForUpdate` return
+   * promises). `options.snapshot`: reads and conflict checks as of now (snapshot isolation).
+   */
+  beginTransaction(options?: TransactionOptions): Transaction {
+    if (options !== undefined) TRANSACTION_OPTIONS.check(options);
+    this.checkWritable();
+    const host = this.transactionHost();
+    const snapshot = options?.snapshot === true;
+    if (this.txnLocks === undefined) {
+      if (options?.lockTimeoutMs !== undefined || options?.deadlockDetect !== undefined)
+        throw ShaleError.invalidArgument(
+          "lockTimeoutMs and deadlockDetect are for pessimistic transactions (open with transactionDB)",
+        );
+      return new OptimisticTransaction(host, snapshot);
+    }
+    return new PessimisticTransaction(
+      host,
+      snapshot,
+      options?.lockTimeoutMs ?? host.lockTimeoutMs,
+      options?.deadlockDetect ?? host.deadlockDetect,
+    );
+  }
+
+  /**
+   * Runs `fn` in a new transaction and commits it; returns what `fn` returned. A commit (or,
+   * pessimistic, a lock wait) failing with `Busy` or `TryAgain` runs `fn` again in a new
+   * transaction, up to `options.retries` times (Default: 10); then the last error is
+   * thrown. If `fn` throws anything else, the transaction is rolled back and the error
+   * rethrown. `fn` may commit or roll back itself; then nothing more is done.
+   */
+  async transaction<T>(
+    fn: (txn: Transaction) => T | Promise<T>,
+    options?: RunTransactionOptions,
+  ): Promise<T> {
+    if (typeof fn !== "function") throw new TypeError("transaction() takes a function");
+    if (options !== undefined) RUN_TRANSACTION_OPTIONS.check(options);
+    const retries = options?.retries ?? 10;
+    const begin: TransactionOptions | undefined =
+      options?.snapshot === true ? { snapshot: true } : undefined;
+    const commitOptions: WriteOptions | undefined =
+      options?.sync === true ? { sync: true } : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const txn = this.beginTransaction(begin);
+      try {
+        const result = await fn(txn);
+        if (txn.isActive) txn.commit(commitOptions);
+        return result;
+      } catch (e) {
+        if (txn.isActive) txn.rollback();
+        const retry = ShaleError.isInstance(e) && (e.code === "Busy" || e.code === "TryAgain");
+        if (!retry || attempt >= retries) throw e;
+      }
+    }
+  }
+
+  /** @internal what transactions use of the database. */
+  transactionHost(): TransactionHost {
+    if (this.txnHostCache !== undefined) return this.txnHostCache;
+    const txnOptions = this.options.transactionDB;
+    const host: TransactionHost = {
+      db: this,
+      locks: this.txnLocks,
+      lockTimeoutMs: txnOptions?.lockTimeoutMs ?? 0,
+      deadlockDetect: txnOptions?.deadlockDetect ?? false,
+      lastSequence: () => this.writes.lastSeq,
+      snapshot: () => this.snapshot(),
+      checkConflicts: (keys, result) => {
+        this.status.checkOpen();
+        return checkConflicts(
+          keys,
+          this.cf.mem,
+          this.cf.flushes.imm,
+          this.writes.lastSeq,
+          this.cf.icmp.user,
+          result,
+        );
+      },
+      commitBatch: (batch, options) => this.writes.write(batch, options, false),
+    };
+    this.txnHostCache = host;
+    return host;
   }
 
   /** The sequence number of the last write. */

@@ -61,6 +61,16 @@ export {
 } from "./repair/repair.js";
 export type { CatchUpResult, DbRole } from "./secondary/follower.js";
 export type { SecondaryOptions } from "./secondary/secondary-options.js";
+export {
+  OptimisticTransaction,
+  PessimisticTransaction,
+  Transaction,
+} from "./txn/transaction.js";
+export type {
+  RunTransactionOptions,
+  TransactionDBOptions,
+  TransactionOptions,
+} from "./txn/transaction-options.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { WriteBatch } from "./write/write-batch.js";
 export {

@@ -25,6 +25,11 @@ import {
   WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
+import {
+  type ResolvedTransactionDBOptions,
+  resolveTransactionDBOptions,
+  type TransactionDBOptions,
+} from "../txn/transaction-options.js";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
 import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";
 import { machineMemory } from "./machine-memory.js";
@@ -285,6 +290,12 @@ export interface DbOptions {
    * process. Writes, flushes and compactions throw NotSupported. Default: false.
    */
   readOnly?: boolean;
+  /**
+   * Open as a TransactionDB (RocksDB's): every `db.beginTransaction()` is pessimistic (per-key
+   * locks, lock timeout, optional deadlock detection; txn/), and plain writes refuse keys a
+   * transaction holds locked. Default: none (transactions are optimistic).
+   */
+  transactionDB?: TransactionDBOptions;
   /** The file system. Default: the node file system. */
   fs?: FileSystem;
 }
@@ -331,6 +342,7 @@ export interface ResolvedOptions {
   bestEffortsRecovery: boolean;
   avoidFlushDuringRecovery: boolean;
   readOnly: boolean;
+  transactionDB: ResolvedTransactionDBOptions | undefined;
   fs: FileSystem;
   columnFamilies: Readonly<Record<string, ColumnFamilyOptions>>;
   createMissingColumnFamilies: boolean;
@@ -516,6 +528,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   booleanRow("bestEffortsRecovery"),
   booleanRow("avoidFlushDuringRecovery"),
   booleanRow("readOnly"),
+  customRow("transactionDB", "an object", (v) => typeof v === "object" && v !== null),
   customRow(
     "columnFamilies",
     "an object of column family name -> options",
@@ -631,6 +644,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     readOnly: o.readOnly ?? false,
     columnFamilies: o.columnFamilies ?? {},
     createMissingColumnFamilies: o.createMissingColumnFamilies ?? false,
+    transactionDB:
+      o.transactionDB === undefined ? undefined : resolveTransactionDBOptions(o.transactionDB),
     fs: o.fs ?? new NodeFileSystem(),
   };
 }

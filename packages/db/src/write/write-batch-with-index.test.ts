@@ -3,7 +3,7 @@
  * base-delta iterator in both directions, with seeks and bounds, checked against a model
  * (a sorted map of what the database would hold after `db.write(batch)`).
  */
-import { isShaleError, MemoryFileSystem } from "@shale/base";
+import { isShaleError, MemoryFileSystem, reverseBytewiseComparator } from "@shale/base";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringAppendOperator } from "../core/merge-operator.js";
@@ -127,9 +127,7 @@ describe("WriteBatchWithIndex", () => {
     expect(() => b.deleteRange("b", "a")).toThrow(/after/);
     expect(() => b.iterator(db, { limit: 3 })).toThrow(/limit/);
     expect(() => b.iterator({} as never)).toThrow(TypeError);
-    const rev = new WriteBatchWithIndex({
-      comparator: { name: "reverse", compare: (x, y) => -Buffer.compare(x, y) },
-    });
+    const rev = new WriteBatchWithIndex({ comparator: reverseBytewiseComparator });
     try {
       rev.getFromBatchAndDB(db, "a");
       expect.unreachable();

@@ -106,6 +106,16 @@ export function keyString(key: Uint8Array): string {
   return s;
 }
 
+/**
+ * The name of `key` of column family `familyId` in the key locks and conflict sets of
+ * transactions: its `keyString` for `default` (id 0); for another family, the id between
+ * two characters above 0xFF (which no `keyString` holds), then the `keyString`.
+ */
+export function lockKey(familyId: number, key: Uint8Array): string {
+  const s = keyString(key);
+  return familyId === 0 ? s : `\u0100${familyId}\u0101${s}`;
+}
+
 export class WriteBatchWithIndex {
   private readonly batch = new WriteBatch();
   /** @internal the key order of the index. */

@@ -1,0 +1,451 @@
+/**
+ * Transactions (RocksDB's Transaction): writes buffered in a WriteBatchWithIndex, reads that
+ * see them, and a commit that writes them as one atomic batch — or fails, writing nothing.
+ *
+ * Two kinds, as in RocksDB:
+ *
+ * - `OptimisticTransaction` (any database; RocksDB's OptimisticTransactionDB): every call is
+ *   synchronous. Keys written, and keys read with `getForUpdate`, are tracked with a sequence
+ *   number — the snapshot's, or the latest when first tracked. `commit()` checks each against
+ *   the memtables (conflict-check.ts): written by someone else since -> `Busy`; the memtables
+ *   no longer reach back that far -> `TryAgain`. Check and write happen in one synchronous
+ *   call, so nothing can slip in between.
+ * - `PessimisticTransaction` (a database opened with `transactionDB`; RocksDB's
+ *   TransactionDB): `put`/`delete`/`merge`/`getForUpdate` first take the key's lock
+ *   (lock-manager.ts) and return promises. With a snapshot, a key written after the snapshot
+ *   fails the call with `Busy` once locked (RocksDB's ValidateSnapshot). `commit()` writes
+ *   and releases the locks; it cannot conflict.
+ *
+ * Isolation: snapshot isolation with write-conflict detection. Reads (`get`, `iterator`) see
+ * the transaction's snapshot (or the latest state without one) with its own writes over it,
+ * and are not tracked: two transactions that each read what the other writes can both
+ * commit (write skew) unless the reads use `getForUpdate`.
+ *
+ * After `commit()` or `rollback()` — or a failed commit, which rolls back — every method
+ * throws InvalidArgument. Savepoints cover the writes, the tracked keys and (pessimistic)
+ * the locks taken since.
+ */
+import { ShaleError, toBytes, ValueKind } from "@shale/base";
+import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
+import type { IteratorOptions, ReadOptions } from "../core/options.js";
+import type { Snapshot } from "../core/snapshot.js";
+import type { DB } from "../db.js";
+import type { BaseDeltaIterator } from "../iterator/base-delta-iterator.js";
+import type { WriteBatch } from "../write/write-batch.js";
+import { keyString, WriteBatchWithIndex } from "../write/write-batch-with-index.js";
+import { CONFLICT, NO_CONFLICT, TrackedKey } from "./conflict-check.js";
+import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
+
+const EMPTY = new Uint8Array(0);
+
+/** What transactions use of the database (`DB.transactionHost`). */
+export interface TransactionHost {
+  readonly db: DB;
+  /** The lock table of a TransactionDB; undefined for optimistic databases. */
+  readonly locks: LockManager | undefined;
+  readonly lockTimeoutMs: number;
+  readonly deadlockDetect: boolean;
+  lastSequence(): number;
+  snapshot(): Snapshot;
+  /**
+   * Checks `keys` for writes after their seqs: NO_CONFLICT, CONFLICT or NO_HISTORY (key in
+   * `result.key`). Throws Closed on a closed database.
+   */
+  checkConflicts(keys: Iterable<TrackedKey>, result: { key: Uint8Array | undefined }): number;
+  /** Writes `batch` without the plain-write lock check. */
+  commitBatch(batch: WriteBatch, options: WriteOptions | undefined): void;
+}
+
+const STARTED = 0;
+const COMMITTED = 1;
+const ROLLED_BACK = 2;
+
+let nextId = 1;
+
+interface SavePoint {
+  tracked: number;
+}
+
+function conflictError(code: number, key: Uint8Array, what: string): ShaleError {
+  const k = JSON.stringify(new TextDecoder().decode(key.subarray(0, 64)));
+  return code === CONFLICT
+    ? ShaleError.busy(`${what}: key ${k} was written by another writer after it was tracked`)
+    : ShaleError.tryAgain(
+        `${what}: cannot tell whether key ${k} conflicts (its writes since it was tracked left the memtables)`,
+      );
+}
+
+/** The common part: the batch, the snapshot, reads, savepoints, state. */
+export abstract class Transaction {
+  /** A number unique in this process, for messages. */
+  readonly id = nextId++;
+  /** @internal */
+  protected readonly host: TransactionHost;
+  /** @internal the transaction's writes. */
+  protected readonly batch: WriteBatchWithIndex;
+  protected snapshot: Snapshot | undefined;
+  /** Read options carrying the snapshot (built once). */
+  protected readonly snapshotRead: ReadOptions | undefined;
+  /** Tracked keys by keyString, in the order tracked. */
+  protected readonly tracked = new Map<string, TrackedKey>();
+  private readonly savePoints: SavePoint[] = [];
+  private state = STARTED;
+
+  /** @internal made by `db.beginTransaction()`. */
+  constructor(host: TransactionHost, snapshot: boolean) {
+    this.host = host;
+    const support = host.db.batchReadSupport();
+    this.batch = new WriteBatchWithIndex({
+      comparator: support.comparator,
+      ...(support.mergeOperator !== undefined ? { mergeOperator: support.mergeOperator } : {}),
+    });
+    this.snapshot = snapshot ? host.snapshot() : undefined;
+    this.snapshotRead = this.snapshot !== undefined ? { snapshot: this.snapshot } : undefined;
+  }
+
+  /** True for a pessimistic (locking) transaction. */
+  abstract readonly pessimistic: boolean;
+
+  abstract put(key: Uint8Array | string, value: Uint8Array | string): void | Promise<void>;
+  abstract delete(key: Uint8Array | string): void | Promise<void>;
+  abstract merge(key: Uint8Array | string, operand: Uint8Array | string): void | Promise<void>;
+  abstract getForUpdate(
+    key: Uint8Array | string,
+    readOptions?: ReadOptions,
+  ): Uint8Array | undefined | Promise<Uint8Array | undefined>;
+  /** Writes the transaction's batch atomically, or throws and writes nothing. */
+  abstract commit(options?: WriteOptions): void;
+
+  /** The snapshot taken at begin (`{ snapshot: true }`), or undefined. Released at the end. */
+  getSnapshot(): Snapshot | undefined {
+    this.checkActive();
+    return this.snapshot;
+  }
+
+  /** Still open: neither committed nor rolled back. */
+  get isActive(): boolean {
+    return this.state === STARTED;
+  }
+
+  /** Number of operations buffered. */
+  get count(): number {
+    return this.batch.count;
+  }
+
+  /**
+   * The value of `key`: the transaction's own write, or the database's at the transaction's
+   * snapshot (or `readOptions.snapshot`, or the latest state), with the transaction's merge
+   * operands over it. Not tracked for conflicts (see `getForUpdate`). A copy the caller owns,
+   * or the batch's copy of a value it put (read-only).
+   */
+  get(key: Uint8Array | string, readOptions?: ReadOptions): Uint8Array | undefined {
+    this.checkActive();
+    return this.batch.getFromBatchAndDB(this.host.db, key, this.readOptions(readOptions));
+  }
+
+  /** `get` for each key, in order. */
+  getMany(
+    keys: readonly (Uint8Array | string)[],
+    readOptions?: ReadOptions,
+  ): (Uint8Array | undefined)[] {
+    this.checkActive();
+    if (!Array.isArray(keys)) throw new TypeError("getMany takes an array of keys");
+    const ro = this.readOptions(readOptions);
+    const out = new Array<Uint8Array | undefined>(keys.length);
+    for (let i = 0; i < keys.length; i++)
+      out[i] = this.batch.getFromBatchAndDB(this.host.db, toBytes(keys[i], `keys[${i}]`), ro);
+    return out;
+  }
+
+  /**
+   * An iterator over the database at the transaction's snapshot (or as `readOptions` say)
+   * with the transaction's writes over it (BaseDeltaIterator). Unpositioned; close it.
+   */
+  iterator(readOptions?: IteratorOptions): BaseDeltaIterator {
+    this.checkActive();
+    return this.batch.iterator(this.host.db, this.readOptions(readOptions) as IteratorOptions);
+  }
+
+  /** Marks the current state; `rollbackToSavePoint()` returns to it. Savepoints nest. */
+  setSavePoint(): void {
+    this.checkActive();
+    this.batch.setSavePoint();
+    this.savePoints.push({ tracked: this.tracked.size });
+  }
+
+  /**
+   * Undoes the writes since the last `setSavePoint()`, stops tracking the keys first tracked
+   * since, and (pessimistic) releases the locks taken since. None set: InvalidArgument.
+   */
+  rollbackToSavePoint(): void {
+    this.checkActive();
+    const sp = this.savePoints.pop();
+    if (sp === undefined)
+      throw ShaleError.invalidArgument("rollbackToSavePoint: no savepoint is set");
+    this.batch.rollbackToSavePoint();
+    if (this.tracked.size > sp.tracked) {
+      let i = 0;
+      const drop: string[] = [];
+      for (const k of this.tracked.keys()) if (i++ >= sp.tracked) drop.push(k);
+      for (const k of drop) {
+        this.tracked.delete(k);
+        this.untracked(k);
+      }
+    }
+  }
+
+  /** Drops the last savepoint without rolling back. None set: InvalidArgument. */
+  popSavePoint(): void {
+    this.checkActive();
+    if (this.savePoints.pop() === undefined)
+      throw ShaleError.invalidArgument("popSavePoint: no savepoint is set");
+    this.batch.popSavePoint();
+  }
+
+  /** Discards the transaction: nothing of it is written; locks and snapshot are released. */
+  rollback(): void {
+    this.checkActive();
+    this.finish(ROLLED_BACK);
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  /** Called for each key a savepoint rollback stops tracking. */
+  protected untracked(_key: string): void {}
+
+  /** Releases what the transaction holds; the state becomes final. */
+  protected finish(state: number): void {
+    this.state = state;
+    this.snapshot?.release();
+    this.snapshot = undefined;
+    this.tracked.clear();
+    this.savePoints.length = 0;
+    this.batch.clear();
+  }
+
+  protected markCommitted(): void {
+    this.finish(COMMITTED);
+  }
+
+  protected markRolledBack(): void {
+    this.finish(ROLLED_BACK);
+  }
+
+  protected checkActive(): void {
+    if (this.state !== STARTED)
+      throw ShaleError.invalidArgument(
+        `transaction ${this.id} was already ${this.state === COMMITTED ? "committed" : "rolled back"}`,
+      );
+  }
+
+  private readOptions<T extends ReadOptions>(ro: T | undefined): T | undefined {
+    if (this.snapshotRead === undefined) return ro;
+    if (ro === undefined) return this.snapshotRead as T;
+    return ro.snapshot !== undefined ? ro : { ...ro, snapshot: this.snapshot };
+  }
+
+  /** Tracks `key` at the snapshot's seq, or at the latest seq if first tracked now. */
+  protected track(key: Uint8Array, s: string): void {
+    if (this.tracked.has(s)) return;
+    const seq = this.snapshot !== undefined ? this.snapshot.seq : this.host.lastSequence();
+    this.tracked.set(s, new TrackedKey(key.slice(), seq));
+  }
+
+  /** The database's value of `key` with the batch over it (`get` without the active check). */
+  protected read(key: Uint8Array, readOptions: ReadOptions | undefined): Uint8Array | undefined {
+    return this.batch.getFromBatchAndDB(this.host.db, key, this.readOptions(readOptions));
+  }
+}
+
+/** A transaction that checks for conflicts at commit; every call is synchronous. */
+export class OptimisticTransaction extends Transaction {
+  readonly pessimistic = false;
+  private readonly conflict: { key: Uint8Array | undefined } = { key: undefined };
+
+  put(key: Uint8Array | string, value: Uint8Array | string): void {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    const v = toBytes(value, "value");
+    this.track(k, keyString(k));
+    this.batch.add(ValueKind.Value, k, v);
+  }
+
+  delete(key: Uint8Array | string): void {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    this.track(k, keyString(k));
+    this.batch.add(ValueKind.Deletion, k, EMPTY);
+  }
+
+  merge(key: Uint8Array | string, operand: Uint8Array | string): void {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    const v = toBytes(operand, "operand");
+    if (this.host.db.batchReadSupport().mergeOperator === undefined)
+      throw ShaleError.invalidArgument("merge needs options.mergeOperator");
+    this.track(k, keyString(k));
+    this.batch.add(ValueKind.Merge, k, v);
+  }
+
+  /** `get`, and tracks the key: a write of it by someone else fails the commit with Busy. */
+  getForUpdate(key: Uint8Array | string, readOptions?: ReadOptions): Uint8Array | undefined {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    this.track(k, keyString(k));
+    return this.read(k, readOptions);
+  }
+
+  /**
+   * Checks the tracked keys (Busy / TryAgain: the transaction is rolled back, nothing
+   * written), then writes the batch. Any failure rolls the transaction back.
+   */
+  commit(options?: WriteOptions): void {
+    this.checkActive();
+    if (options !== undefined) WRITE_OPTIONS.check(options);
+    try {
+      if (this.tracked.size > 0) {
+        const code = this.host.checkConflicts(this.tracked.values(), this.conflict);
+        if (code !== NO_CONFLICT) {
+          const key = this.conflict.key!;
+          this.conflict.key = undefined;
+          throw conflictError(code, key, `transaction ${this.id} commit`);
+        }
+      }
+      if (this.batch.count > 0) this.host.commitBatch(this.batch.getWriteBatch(), options);
+    } catch (e) {
+      this.markRolledBack();
+      throw e;
+    }
+    this.markCommitted();
+  }
+}
+
+/**
+ * A transaction of a TransactionDB: writes and `getForUpdate` lock their key first and
+ * return promises; `commit()` cannot conflict.
+ */
+export class PessimisticTransaction extends Transaction implements LockOwner {
+  readonly pessimistic = true;
+  /** @internal the lock this transaction waits for (lock-manager.ts). */
+  waitingFor: KeyLock | undefined = undefined;
+  private readonly locks: LockManager;
+  private readonly lockTimeoutMs: number;
+  private readonly deadlockDetect: boolean;
+  private readonly conflict: { key: Uint8Array | undefined } = { key: undefined };
+
+  /** @internal */
+  constructor(
+    host: TransactionHost,
+    snapshot: boolean,
+    lockTimeoutMs: number,
+    deadlockDetect: boolean,
+  ) {
+    super(host, snapshot);
+    this.locks = host.locks!;
+    this.lockTimeoutMs = lockTimeoutMs;
+    this.deadlockDetect = deadlockDetect;
+  }
+
+  async put(key: Uint8Array | string, value: Uint8Array | string): Promise<void> {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    const v = toBytes(value, "value");
+    await this.lockKey(k);
+    this.batch.add(ValueKind.Value, k, v);
+  }
+
+  async delete(key: Uint8Array | string): Promise<void> {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    await this.lockKey(k);
+    this.batch.add(ValueKind.Deletion, k, EMPTY);
+  }
+
+  async merge(key: Uint8Array | string, operand: Uint8Array | string): Promise<void> {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    const v = toBytes(operand, "operand");
+    if (this.host.db.batchReadSupport().mergeOperator === undefined)
+      throw ShaleError.invalidArgument("merge needs options.mergeOperator");
+    await this.lockKey(k);
+    this.batch.add(ValueKind.Merge, k, v);
+  }
+
+  /** Locks `key`, then reads it as `get` does. */
+  async getForUpdate(
+    key: Uint8Array | string,
+    readOptions?: ReadOptions,
+  ): Promise<Uint8Array | undefined> {
+    this.checkActive();
+    const k = toBytes(key, "key");
+    await this.lockKey(k);
+    return this.read(k, readOptions);
+  }
+
+  /** Writes the batch and releases the locks (also when the write fails: then rolled back). */
+  commit(options?: WriteOptions): void {
+    this.checkActive();
+    if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (this.waitingFor !== undefined)
+      throw ShaleError.invalidArgument(
+        `transaction ${this.id}: commit while a lock wait is pending (await the call first)`,
+      );
+    try {
+      if (this.batch.count > 0) this.host.commitBatch(this.batch.getWriteBatch(), options);
+    } catch (e) {
+      this.markRolledBack();
+      throw e;
+    }
+    this.markCommitted();
+  }
+
+  /** Number of keys this transaction holds locked. */
+  get numLocks(): number {
+    return this.tracked.size;
+  }
+
+  protected override untracked(key: string): void {
+    this.locks.unlock(this, key);
+  }
+
+  protected override finish(state: number): void {
+    if (this.waitingFor !== undefined)
+      this.locks.cancelWait(
+        this,
+        ShaleError.invalidArgument(`transaction ${this.id} ended while waiting for a lock`),
+      );
+    for (const k of this.tracked.keys()) this.locks.unlock(this, k);
+    super.finish(state);
+  }
+
+  /**
+   * Takes `key`'s lock (waiting if another transaction holds it), tracks it, and with a
+   * snapshot checks it was not written after the snapshot (Busy; TryAgain when the
+   * memtables cannot tell).
+   */
+  private async lockKey(key: Uint8Array): Promise<void> {
+    const s = keyString(key);
+    if (this.tracked.has(s)) return;
+    if (this.waitingFor !== undefined)
+      throw ShaleError.invalidArgument(
+        `transaction ${this.id}: a lock wait is already pending (await each call in turn)`,
+      );
+    const wait = this.locks.lock(this, s, this.lockTimeoutMs, this.deadlockDetect);
+    if (wait !== undefined) await wait;
+    if (!this.isActive) {
+      this.locks.unlock(this, s);
+      this.checkActive();
+    }
+    const t = new TrackedKey(key.slice(), this.snapshot !== undefined ? this.snapshot.seq : 0);
+    this.tracked.set(s, t);
+    if (this.snapshot !== undefined) {
+      const code = this.host.checkConflicts([t], this.conflict);
+      if (code !== NO_CONFLICT) {
+        this.conflict.key = undefined;
+        this.tracked.delete(s);
+        this.locks.unlock(this, s);
+        throw conflictError(code, key, `transaction ${this.id}`);
+      }
+    }
+  }
+}
