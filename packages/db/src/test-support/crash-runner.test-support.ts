@@ -36,13 +36,15 @@ export function crashTestDir(prefix: string): string {
 /**
  * Runs `node <fixture> ...args`, kills it with SIGKILL `killAfterMs` after it printed
  * "ready", and resolves with the last batch it acknowledged ("ack <b>"), or -1. Every other
- * line goes to `onLine`.
+ * line goes to `onLine`. `onAck`, if given, sees every acknowledgement (writers with
+ * concurrent loops acknowledge out of order).
  */
 export function runAndKill(
   fixture: string,
   args: readonly string[],
   killAfterMs: number,
   onLine?: (line: string) => void,
+  onAck?: (n: number) => void,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [fixture, ...args], {
@@ -60,8 +62,10 @@ export function runAndKill(
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         if (line === "ready") timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-        else if (line.startsWith("ack ")) lastAck = Number(line.slice(4));
-        else onLine?.(line);
+        else if (line.startsWith("ack ")) {
+          lastAck = Number(line.slice(4));
+          onAck?.(lastAck);
+        } else onLine?.(line);
         nl = buffered.indexOf("\n");
       }
     });
