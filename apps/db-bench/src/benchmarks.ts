@@ -27,6 +27,8 @@
  * | compact               | compacts the whole key space (db.compactRange())                    |
  * | waitforcompaction     | waits until no flush or compaction is running or due                |
  * | stats                 | prints the engine's statistics                                      |
+ * | randomtransaction     | `readwrites` transactions of `transaction_sets` getForUpdate + put    |
+ * | filltransaction       | fillrandom with each put in a transaction of its own                 |
  *
  * With `--batch_size=N` the fills and deletes write batches of N. Fills also honour the
  * range-tombstone flags (see workloads/writes.ts). With `--max_pause`, compact and
@@ -44,6 +46,7 @@ import {
   readWhileWriting,
 } from "./workloads/reads.js";
 import { fillSeekSeq, scan, seekRandom } from "./workloads/scans.js";
+import { fillTransaction, randomTransaction } from "./workloads/transactions.js";
 import { deleteKeys, fill, merges } from "./workloads/writes.js";
 
 export type { BenchContext } from "./workloads/context.js";
@@ -116,6 +119,8 @@ export const WORKLOADS: Record<string, Workload> = {
     needs: "waitForCompactions",
   },
   stats: { run: stats, needs: "stats" },
+  randomtransaction: { run: randomTransaction, fills: true },
+  filltransaction: { run: fillTransaction, fresh: true, fills: true },
 };
 
 /** One awaited call, timed; with --max_pause, under the event-loop delay monitor. */

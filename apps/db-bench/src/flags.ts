@@ -53,6 +53,12 @@ export interface Flags {
   rangeTombstoneWidth: number;
   maxNumRangeTombstones: number;
   expandRangeTombstones: boolean;
+  /** randomtransaction: keys read for update and written per transaction (db_bench's). */
+  transactionSets: number;
+  /** Open shale as a TransactionDB (pessimistic transactions). */
+  transactionDb: boolean;
+  /** Optimistic transactions (shale's default; the flag is db_bench's). */
+  optimisticTransactionDb: boolean;
 }
 
 export const DEFAULT_BENCHMARKS = [
@@ -270,6 +276,21 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "bool",
     help: "write each range deletion as point deletes of every key in it (Default: false)",
   },
+  transaction_sets: {
+    key: "transactionSets",
+    kind: "int",
+    help: "randomtransaction: keys each transaction reads for update and writes back (Default: 2)",
+  },
+  transaction_db: {
+    key: "transactionDb",
+    kind: "bool",
+    help: "transactions are pessimistic (shale opened with transactionDB; RocksDB's TransactionDB) (Default: false)",
+  },
+  optimistic_transaction_db: {
+    key: "optimisticTransactionDb",
+    kind: "bool",
+    help: "transactions are optimistic, checked at commit (shale's default without --transaction_db) (Default: false)",
+  },
 };
 
 export function defaultFlags(): Flags {
@@ -316,6 +337,9 @@ export function defaultFlags(): Flags {
     rangeTombstoneWidth: 100,
     maxNumRangeTombstones: 0,
     expandRangeTombstones: false,
+    transactionSets: 2,
+    transactionDb: false,
+    optimisticTransactionDb: false,
   };
 }
 
@@ -406,6 +430,11 @@ function validate(f: Flags): void {
     "--writes_per_range_tombstone needs --max_num_range_tombstones > 0 (as in db_bench, 0 writes no range tombstones)",
   );
   check(!(f.sync && f.disableWal), "--sync and --disable_wal cannot be combined");
+  check(f.transactionSets >= 1, "--transaction_sets must be positive");
+  check(
+    !(f.transactionDb && f.optimisticTransactionDb),
+    "--transaction_db and --optimistic_transaction_db cannot be combined",
+  );
   check(
     f.threads === 1,
     "--threads must be 1: db-bench drives every engine from one JavaScript thread (see README, 'Threads')",

@@ -47,6 +47,7 @@ export const Stream = {
   readRandomMergeRandom: 6,
   overwrite: 7,
   seek: 8,
+  transaction: 9,
 } as const;
 
 /** xorshift64* in two 32-bit halves: fast, seeded, no BigInt. */

@@ -47,6 +47,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     disableAutoCompactions: flags.disableAutoCompactions,
     cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
+    transactionDb: flags.transactionDb,
   };
 }
 

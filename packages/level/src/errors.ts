@@ -13,8 +13,10 @@
  * | `InvalidArgument` | `LEVEL_INVALID_ARGUMENT`    | an option or argument shale refuses        |
  * | `Incomplete`      | `LEVEL_INCOMPLETE`          | could not complete now (cache at capacity) |
  * | `AssertionFailed` | `LEVEL_ASSERTION_FAILED`    | an engine invariant broke (a shale bug)    |
+ * | `TryAgain`        | `LEVEL_TRY_AGAIN`           | a transaction could not decide a conflict  |
+ * | `TimedOut`        | `LEVEL_TIMED_OUT`           | a transaction's lock wait timed out        |
  *
- * The last three have no documented Level code; they keep the `LEVEL_` prefix so a Level
+ * The last five have no documented Level code; they keep the `LEVEL_` prefix so a Level
  * program's `err.code.startsWith('LEVEL_')` checks still hold. A failed open is reported
  * by abstract-level itself as `LEVEL_DATABASE_NOT_OPEN` whose `cause` is this error (so a
  * held LOCK reads `err.cause.code === 'LEVEL_LOCKED'`, as with classic-level). TypeErrors
@@ -32,6 +34,8 @@ export const LEVEL_CODES: Readonly<Record<ErrorCode, string>> = Object.freeze({
   InvalidArgument: "LEVEL_INVALID_ARGUMENT",
   Incomplete: "LEVEL_INCOMPLETE",
   AssertionFailed: "LEVEL_ASSERTION_FAILED",
+  TryAgain: "LEVEL_TRY_AGAIN",
+  TimedOut: "LEVEL_TIMED_OUT",
 });
 
 /** An error of a ShaleLevel call: a Level `code`, the `ShaleError` as `cause`. */

@@ -32,6 +32,8 @@ export interface EngineOptions {
   cacheIndexAndFilterBlocks?: boolean;
   /** shale's compactionCpuPriority (other engines ignore it). */
   compactionCpuPriority?: "normal" | "low" | "idle";
+  /** Pessimistic transactions (shale: open with transactionDB); other engines ignore it. */
+  transactionDb?: boolean;
 }
 
 /** Capabilities some engines lack; `Engine.unsupported` says why. */
@@ -139,6 +141,15 @@ export interface Engine {
    * Absent: `get` already copies, and readrandomcopy uses it.
    */
   getCopy?(key: Uint8Array): MaybePromise<number>;
+  /**
+   * One read-modify-write transaction (db_bench's randomtransaction): reads each key for
+   * update (a key may repeat), writes back its 8-byte little-endian counter + 1 (absent:
+   * 0 + 1), commits; a conflict runs it again. Returns the number of re-runs. Absent: the
+   * engine has no transactions.
+   */
+  randomTransaction?(keys: readonly Uint8Array[]): MaybePromise<number>;
+  /** A transaction of one put (filltransaction). Absent: the engine has no transactions. */
+  transactionPut?(key: Uint8Array, value: Uint8Array): MaybePromise<void>;
   /** Looks up distinct key buffers together; adds to `tally`. */
   getMany(keys: Uint8Array[], tally: ReadTally): MaybePromise<void>;
   /**

@@ -42,6 +42,7 @@ export class LmdbEngine implements Engine {
   readonly name = "lmdb";
   private db: LmdbDatabase | undefined;
   private readonly builder = new TransactionBuilder();
+  private readonly counter = Buffer.alloc(8);
 
   async open(dir: string, o: EngineOptions): Promise<string[]> {
     this.db = this.builder.db = open<Buffer, Uint8Array>({
@@ -93,6 +94,34 @@ export class LmdbEngine implements Engine {
     this.db!.transactionSync(() => {
       buildBatch(ops, this.builder);
     });
+  }
+
+  /** One `transactionSync`: reads see its writes; LMDB has one writer, so no conflicts. */
+  randomTransaction(keys: readonly Uint8Array[]): number {
+    const db = this.db!;
+    const counter = this.counter;
+    db.transactionSync(() => {
+      for (let i = 0; i < keys.length; i++) {
+        const v = db.getBinaryFast(keys[i]!);
+        let n = 1;
+        if (v !== undefined && v.length === 8)
+          n +=
+            (v[0]! | (v[1]! << 8) | (v[2]! << 16)) +
+            v[3]! * 0x1000000 +
+            (v[4]! | (v[5]! << 8)) * 4294967296;
+        for (let j = 0; j < 8; j++) {
+          counter[j] = n % 256;
+          n = Math.floor(n / 256);
+        }
+        db.putSync(keys[i]!, counter);
+      }
+    });
+    return 0;
+  }
+
+  transactionPut(key: Uint8Array, value: Uint8Array): void {
+    const db = this.db!;
+    db.transactionSync(() => db.putSync(key, value as Buffer));
   }
 
   get(key: Uint8Array): number {

@@ -6,7 +6,14 @@
  * API and looked up at run time: a build without them reports the workloads that need them
  * as n/a with the reason, and an option the build rejects as unknown is dropped with a note.
  */
-import { type ColumnFamilyHandle, type DB, open, Statistics, WriteBatch } from "shale";
+import {
+  type ColumnFamilyHandle,
+  type DB,
+  isShaleError,
+  open,
+  Statistics,
+  WriteBatch,
+} from "shale";
 import type { OpClock } from "../op-clock.js";
 import { buildBatch, tallyFound } from "./common.js";
 import {
@@ -78,6 +85,10 @@ export class ShaleEngine implements Engine {
   private extras: DesignExtras = {};
   private writeOptions: { sync: boolean; disableWAL: boolean } = { sync: false, disableWAL: false };
   private readonly batch = new WriteBatch();
+  /** --transaction_db: transactions are pessimistic (their calls return promises). */
+  private pessimistic = false;
+  /** The counter a transaction writes (put copies it). */
+  private readonly counter = new Uint8Array(8);
   /** One Statistics for every open of this engine, so --statistics covers the whole run. */
   private statistics: Statistics | undefined;
 
@@ -108,6 +119,8 @@ export class ShaleEngine implements Engine {
       options.columnFamilies = named;
       options.createMissingColumnFamilies = true;
     }
+    this.pessimistic = o.transactionDb === true;
+    if (this.pessimistic) options.transactionDB = {};
     for (;;) {
       try {
         this.db = await open(dir, options);
@@ -181,6 +194,72 @@ export class ShaleEngine implements Engine {
     if (this.families.length === 0) buildBatch(ops, b);
     else buildBatch(ops, this.familyBatch);
     this.db!.write(b, this.writeOptions);
+  }
+
+  randomTransaction(keys: readonly Uint8Array[]): number | Promise<number> {
+    if (this.pessimistic) return this.pessimisticTransaction(keys);
+    const db = this.db!;
+    for (let retries = 0; ; retries++) {
+      const txn = db.beginTransaction();
+      for (let i = 0; i < keys.length; i++) {
+        const v = txn.getForUpdate(keys[i]!) as Uint8Array | undefined;
+        txn.put(keys[i]!, this.increment(v));
+      }
+      try {
+        txn.commit(this.writeOptions);
+        return retries;
+      } catch (e) {
+        if (!isShaleError(e, "Busy") && !isShaleError(e, "TryAgain")) throw e;
+      }
+    }
+  }
+
+  private async pessimisticTransaction(keys: readonly Uint8Array[]): Promise<number> {
+    const db = this.db!;
+    for (let retries = 0; ; retries++) {
+      const txn = db.beginTransaction();
+      try {
+        for (let i = 0; i < keys.length; i++) {
+          const v = await txn.getForUpdate(keys[i]!);
+          await txn.put(keys[i]!, this.increment(v));
+        }
+        txn.commit(this.writeOptions);
+        return retries;
+      } catch (e) {
+        if (txn.isActive) txn.rollback();
+        if (!isShaleError(e, "Busy") && !isShaleError(e, "TryAgain")) throw e;
+      }
+    }
+  }
+
+  /** The 8-byte little-endian counter in `v` (absent: 0) plus one, in `this.counter`. */
+  private increment(v: Uint8Array | undefined): Uint8Array {
+    const c = this.counter;
+    let n = 1;
+    if (v !== undefined && v.length === 8)
+      n +=
+        (v[0]! | (v[1]! << 8) | (v[2]! << 16)) +
+        v[3]! * 0x1000000 +
+        (v[4]! | (v[5]! << 8)) * 4294967296;
+    let x = n;
+    for (let i = 0; i < 8; i++) {
+      c[i] = x % 256;
+      x = Math.floor(x / 256);
+    }
+    return c;
+  }
+
+  transactionPut(key: Uint8Array, value: Uint8Array): void | Promise<void> {
+    if (this.pessimistic) return this.pessimisticPut(key, value);
+    const txn = this.db!.beginTransaction();
+    txn.put(key, value);
+    txn.commit(this.writeOptions);
+  }
+
+  private async pessimisticPut(key: Uint8Array, value: Uint8Array): Promise<void> {
+    const txn = this.db!.beginTransaction();
+    await txn.put(key, value);
+    txn.commit(this.writeOptions);
   }
 
   /** The zero-copy read (seed 002; as lmdb's engine uses getBinaryFast). */
