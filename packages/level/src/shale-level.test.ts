@@ -51,6 +51,8 @@ describe("errors", () => {
       [ShaleError.invalidArgument("x"), "LEVEL_INVALID_ARGUMENT"],
       [ShaleError.incomplete("x"), "LEVEL_INCOMPLETE"],
       [ShaleError.assertionFailed("x"), "LEVEL_ASSERTION_FAILED"],
+      [ShaleError.tryAgain("x"), "LEVEL_TRY_AGAIN"],
+      [ShaleError.timedOut("x"), "LEVEL_TIMED_OUT"],
     ];
     expect(cases.map(([e]) => e.code).sort()).toEqual(Object.keys(LEVEL_CODES).sort());
     for (const [cause, code] of cases) {
