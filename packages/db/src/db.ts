@@ -161,6 +161,8 @@ export class DB extends ColumnFamilyMethods {
   /** A TransactionDB's key locks (txn/lock-manager.ts); undefined otherwise. */
   private readonly txnLocks: LockManager | undefined;
   private txnHostCache: TransactionHost | undefined;
+  /** A finished transaction's batch, kept for the next transaction. */
+  private spareTxnBatch: WriteBatchWithIndex | undefined;
 
   private constructor(
     dir: string,
@@ -599,6 +601,23 @@ export class DB extends ColumnFamilyMethods {
         );
       },
       commitBatch: (batch, options) => this.writes.write(batch, options, false),
+      commitOne: (kind, key, value, options) =>
+        this.writes.writeOne(this.cf, kind, key, value, options, false),
+      takeBatch: () => {
+        const spare = this.spareTxnBatch;
+        if (spare !== undefined) {
+          this.spareTxnBatch = undefined;
+          return spare;
+        }
+        const cf = this.cf;
+        return new WriteBatchWithIndex({
+          comparator: cf.icmp.user,
+          ...(cf.mergeOperator !== undefined ? { mergeOperator: cf.mergeOperator } : {}),
+        });
+      },
+      returnBatch: (batch) => {
+        this.spareTxnBatch = batch;
+      },
     };
     this.txnHostCache = host;
     return host;

@@ -39,7 +39,7 @@ export async function randomTransaction(ctx: BenchContext): Promise<BenchResult>
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
-  const kind = flags.transactionDb ? "pessimistic" : "optimistic";
+  const kind = transactionKind(ctx);
   return result(
     ctx,
     name,
@@ -72,7 +72,7 @@ export async function fillTransaction(ctx: BenchContext): Promise<BenchResult> {
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.done();
-  const kind = flags.transactionDb ? "pessimistic" : "optimistic";
+  const kind = transactionKind(ctx);
   return result(
     ctx,
     name,
@@ -82,4 +82,10 @@ export async function fillTransaction(ctx: BenchContext): Promise<BenchResult> {
     `(${kind})`,
     clock,
   );
+}
+
+/** shale's kind of transaction, or the engine's own for the peers. */
+function transactionKind(ctx: BenchContext): string {
+  if (ctx.engine.name !== "shale") return `${ctx.engine.name}'s transactions`;
+  return ctx.flags.transactionDb ? "pessimistic" : "optimistic";
 }

@@ -27,15 +27,11 @@ import {
 } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
 
-/** A key a transaction tracks for conflicts, and the sequence number it was tracked at. */
-export class TrackedKey {
-  readonly key: Uint8Array;
-  readonly seq: number;
-
-  constructor(key: Uint8Array, seq: number) {
-    this.key = key;
-    this.seq = seq;
-  }
+/** The bytes of a key from its `keyString` (write-batch-with-index.ts). */
+export function keyBytes(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
 }
 
 export const NO_CONFLICT = 0;
@@ -59,11 +55,12 @@ export function historyStart(
 }
 
 /**
- * Checks `keys` against the memtables `mem` and `imm` (newest first); returns NO_CONFLICT,
- * or CONFLICT / NO_HISTORY with the key in `result.key`.
+ * Checks the tracked keys (`keyString` -> seq tracked at) against the memtables `mem` and
+ * `imm` (newest first); returns NO_CONFLICT, or CONFLICT / NO_HISTORY with the key in
+ * `result.key`.
  */
 export function checkConflicts(
-  keys: Iterable<TrackedKey>,
+  keys: ReadonlyMap<string, number>,
   mem: MemTable,
   imm: readonly { mem: MemTable }[],
   lastSeq: number,
@@ -73,19 +70,19 @@ export function checkConflicts(
   const start = historyStart(mem, imm, lastSeq);
   let iters: InternalIterator[] | undefined;
   try {
-    for (const t of keys) {
-      if (t.seq >= lastSeq) continue;
-      if (t.seq < start) {
-        result.key = t.key;
+    for (const [name, tracked] of keys) {
+      if (tracked >= lastSeq) continue;
+      if (tracked < start) {
+        result.key = keyBytes(name);
         return NO_HISTORY;
       }
       if (iters === undefined) {
         iters = [mem.newIterator()];
         for (let i = 0; i < imm.length; i++) iters.push(imm[i]!.mem.newIterator());
       }
-      const seq = latestSeq(t.key, mem, imm, iters, comparator);
-      if (seq > t.seq) {
-        result.key = t.key;
+      const key = keyBytes(name);
+      if (latestSeq(key, mem, imm, iters, comparator) > tracked) {
+        result.key = key;
         return CONFLICT;
       }
     }

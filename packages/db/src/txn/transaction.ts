@@ -32,8 +32,13 @@ import type { Snapshot } from "../core/snapshot.js";
 import type { DB } from "../db.js";
 import type { BaseDeltaIterator } from "../iterator/base-delta-iterator.js";
 import type { WriteBatch } from "../write/write-batch.js";
-import { keyString, WriteBatchWithIndex } from "../write/write-batch-with-index.js";
-import { CONFLICT, NO_CONFLICT, TrackedKey } from "./conflict-check.js";
+import {
+  BASE_NONE,
+  BASE_VALUE,
+  keyString,
+  type WriteBatchWithIndex,
+} from "../write/write-batch-with-index.js";
+import { CONFLICT, NO_CONFLICT } from "./conflict-check.js";
 import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
 
 const EMPTY = new Uint8Array(0);
@@ -47,11 +52,25 @@ export interface TransactionHost {
   readonly deadlockDetect: boolean;
   lastSequence(): number;
   snapshot(): Snapshot;
+  /** An empty batch for a new transaction (a finished transaction's, reused, when there is one). */
+  takeBatch(): WriteBatchWithIndex;
+  /** Gives back a finished transaction's batch (cleared) for reuse. */
+  returnBatch(batch: WriteBatchWithIndex): void;
   /**
    * Checks `keys` for writes after their seqs: NO_CONFLICT, CONFLICT or NO_HISTORY (key in
    * `result.key`). Throws Closed on a closed database.
    */
-  checkConflicts(keys: Iterable<TrackedKey>, result: { key: Uint8Array | undefined }): number;
+  checkConflicts(
+    keys: ReadonlyMap<string, number>,
+    result: { key: Uint8Array | undefined },
+  ): number;
+  /** Writes one operation without the plain-write lock check (a one-operation commit). */
+  commitOne(
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+    options: WriteOptions | undefined,
+  ): void;
   /** Writes `batch` without the plain-write lock check. */
   commitBatch(batch: WriteBatch, options: WriteOptions | undefined): void;
 }
@@ -62,8 +81,16 @@ const ROLLED_BACK = 2;
 
 let nextId = 1;
 
-interface SavePoint {
-  tracked: number;
+/**
+ * Where a failed conflict check puts the key (one for the process: checks are synchronous,
+ * and the key is taken out before anything else can run).
+ */
+const conflict: { key: Uint8Array | undefined } = { key: undefined };
+
+function takeConflictKey(): Uint8Array {
+  const key = conflict.key!;
+  conflict.key = undefined;
+  return key;
 }
 
 function conflictError(code: number, key: Uint8Array, what: string): ShaleError {
@@ -86,19 +113,21 @@ export abstract class Transaction {
   protected snapshot: Snapshot | undefined;
   /** Read options carrying the snapshot (built once). */
   protected readonly snapshotRead: ReadOptions | undefined;
-  /** Tracked keys by keyString, in the order tracked. */
-  protected readonly tracked = new Map<string, TrackedKey>();
-  private readonly savePoints: SavePoint[] = [];
+  /**
+   * Tracked keys: keyString -> the seq tracked at (pessimistic: the locked keys, with the
+   * snapshot's seq or 0), in the order tracked.
+   */
+  protected readonly tracked = new Map<string, number>();
+  /** The smallest seq a key is tracked at (Infinity when none). */
+  protected minTrackedSeq = Number.POSITIVE_INFINITY;
+  /** Per savepoint: how many keys were tracked then. Undefined until the first one. */
+  private savePoints: number[] | undefined = undefined;
   private state = STARTED;
 
   /** @internal made by `db.beginTransaction()`. */
   constructor(host: TransactionHost, snapshot: boolean) {
     this.host = host;
-    const support = host.db.batchReadSupport();
-    this.batch = new WriteBatchWithIndex({
-      comparator: support.comparator,
-      ...(support.mergeOperator !== undefined ? { mergeOperator: support.mergeOperator } : {}),
-    });
+    this.batch = host.takeBatch();
     this.snapshot = snapshot ? host.snapshot() : undefined;
     this.snapshotRead = this.snapshot !== undefined ? { snapshot: this.snapshot } : undefined;
   }
@@ -170,7 +199,7 @@ export abstract class Transaction {
   setSavePoint(): void {
     this.checkActive();
     this.batch.setSavePoint();
-    this.savePoints.push({ tracked: this.tracked.size });
+    (this.savePoints ??= []).push(this.tracked.size);
   }
 
   /**
@@ -179,14 +208,14 @@ export abstract class Transaction {
    */
   rollbackToSavePoint(): void {
     this.checkActive();
-    const sp = this.savePoints.pop();
+    const sp = this.savePoints?.pop();
     if (sp === undefined)
       throw ShaleError.invalidArgument("rollbackToSavePoint: no savepoint is set");
     this.batch.rollbackToSavePoint();
-    if (this.tracked.size > sp.tracked) {
+    if (this.tracked.size > sp) {
       let i = 0;
       const drop: string[] = [];
-      for (const k of this.tracked.keys()) if (i++ >= sp.tracked) drop.push(k);
+      for (const k of this.tracked.keys()) if (i++ >= sp) drop.push(k);
       for (const k of drop) {
         this.tracked.delete(k);
         this.untracked(k);
@@ -197,7 +226,7 @@ export abstract class Transaction {
   /** Drops the last savepoint without rolling back. None set: InvalidArgument. */
   popSavePoint(): void {
     this.checkActive();
-    if (this.savePoints.pop() === undefined)
+    if (this.savePoints?.pop() === undefined)
       throw ShaleError.invalidArgument("popSavePoint: no savepoint is set");
     this.batch.popSavePoint();
   }
@@ -218,9 +247,12 @@ export abstract class Transaction {
     this.state = state;
     this.snapshot?.release();
     this.snapshot = undefined;
-    this.tracked.clear();
-    this.savePoints.length = 0;
+    this.savePoints = undefined;
     this.batch.clear();
+    // A batch an iterator was made from stays with this transaction: the iterator may be
+    // used (and fail) after the end, and must not see another transaction's writes.
+    if (!this.batch.iterated && this.batch.getWriteBatch().rep.buf.length <= 1 << 20)
+      this.host.returnBatch(this.batch);
   }
 
   protected markCommitted(): void {
@@ -244,11 +276,45 @@ export abstract class Transaction {
     return ro.snapshot !== undefined ? ro : { ...ro, snapshot: this.snapshot };
   }
 
-  /** Tracks `key` at the snapshot's seq, or at the latest seq if first tracked now. */
-  protected track(key: Uint8Array, s: string): void {
+  /** Tracks key `s` (its keyString) at the snapshot's seq, or at the latest seq if first tracked now. */
+  protected track(s: string): void {
     if (this.tracked.has(s)) return;
     const seq = this.snapshot !== undefined ? this.snapshot.seq : this.host.lastSequence();
-    this.tracked.set(s, new TrackedKey(key.slice(), seq));
+    if (seq < this.minTrackedSeq) this.minTrackedSeq = seq;
+    this.tracked.set(s, seq);
+  }
+
+  /** Buffers a point write of `key` and tracks the key (optimistic). */
+  protected writeTracked(kind: ValueKind, key: Uint8Array, value: Uint8Array): void {
+    const s = keyString(key);
+    this.batch.addPoint(kind, key, value, s);
+    this.track(s);
+  }
+
+  /**
+   * Writes the batch. One put, delete or merge (a transaction has no other point
+   * operation) goes the way of `db.put`, without parsing the encoded batch.
+   */
+  protected writeBatch(options: WriteOptions | undefined): void {
+    const batch = this.batch;
+    const count = batch.count;
+    if (count === 0) return;
+    if (count === 1) {
+      const e = batch.soleEntry();
+      if (e !== undefined) {
+        const ops = e.operands;
+        if (ops === undefined) {
+          if (e.base === BASE_VALUE) this.host.commitOne(ValueKind.Value, e.key, e.value!, options);
+          else this.host.commitOne(ValueKind.Deletion, e.key, EMPTY, options);
+          return;
+        }
+        if (e.base === BASE_NONE && ops.length === 1) {
+          this.host.commitOne(ValueKind.Merge, e.key, ops[0]!, options);
+          return;
+        }
+      }
+    }
+    this.host.commitBatch(batch.getWriteBatch(), options);
   }
 
   /** The database's value of `key` with the batch over it (`get` without the active check). */
@@ -260,21 +326,15 @@ export abstract class Transaction {
 /** A transaction that checks for conflicts at commit; every call is synchronous. */
 export class OptimisticTransaction extends Transaction {
   readonly pessimistic = false;
-  private readonly conflict: { key: Uint8Array | undefined } = { key: undefined };
 
   put(key: Uint8Array | string, value: Uint8Array | string): void {
     this.checkActive();
-    const k = toBytes(key, "key");
-    const v = toBytes(value, "value");
-    this.track(k, keyString(k));
-    this.batch.add(ValueKind.Value, k, v);
+    this.writeTracked(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
   }
 
   delete(key: Uint8Array | string): void {
     this.checkActive();
-    const k = toBytes(key, "key");
-    this.track(k, keyString(k));
-    this.batch.add(ValueKind.Deletion, k, EMPTY);
+    this.writeTracked(ValueKind.Deletion, toBytes(key, "key"), EMPTY);
   }
 
   merge(key: Uint8Array | string, operand: Uint8Array | string): void {
@@ -283,15 +343,14 @@ export class OptimisticTransaction extends Transaction {
     const v = toBytes(operand, "operand");
     if (this.host.db.batchReadSupport().mergeOperator === undefined)
       throw ShaleError.invalidArgument("merge needs options.mergeOperator");
-    this.track(k, keyString(k));
-    this.batch.add(ValueKind.Merge, k, v);
+    this.writeTracked(ValueKind.Merge, k, v);
   }
 
   /** `get`, and tracks the key: a write of it by someone else fails the commit with Busy. */
   getForUpdate(key: Uint8Array | string, readOptions?: ReadOptions): Uint8Array | undefined {
     this.checkActive();
     const k = toBytes(key, "key");
-    this.track(k, keyString(k));
+    this.track(keyString(k));
     return this.read(k, readOptions);
   }
 
@@ -303,15 +362,13 @@ export class OptimisticTransaction extends Transaction {
     this.checkActive();
     if (options !== undefined) WRITE_OPTIONS.check(options);
     try {
-      if (this.tracked.size > 0) {
-        const code = this.host.checkConflicts(this.tracked.values(), this.conflict);
-        if (code !== NO_CONFLICT) {
-          const key = this.conflict.key!;
-          this.conflict.key = undefined;
-          throw conflictError(code, key, `transaction ${this.id} commit`);
-        }
+      // Nothing written since the oldest tracking: no conflict possible, nothing to look up.
+      if (this.tracked.size > 0 && this.minTrackedSeq < this.host.lastSequence()) {
+        const code = this.host.checkConflicts(this.tracked, conflict);
+        if (code !== NO_CONFLICT)
+          throw conflictError(code, takeConflictKey(), `transaction ${this.id} commit`);
       }
-      if (this.batch.count > 0) this.host.commitBatch(this.batch.getWriteBatch(), options);
+      this.writeBatch(options);
     } catch (e) {
       this.markRolledBack();
       throw e;
@@ -331,7 +388,6 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
   private readonly locks: LockManager;
   private readonly lockTimeoutMs: number;
   private readonly deadlockDetect: boolean;
-  private readonly conflict: { key: Uint8Array | undefined } = { key: undefined };
 
   /** @internal */
   constructor(
@@ -350,15 +406,15 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     this.checkActive();
     const k = toBytes(key, "key");
     const v = toBytes(value, "value");
-    await this.lockKey(k);
-    this.batch.add(ValueKind.Value, k, v);
+    const s = await this.lockKey(k);
+    this.batch.addPoint(ValueKind.Value, k, v, s);
   }
 
   async delete(key: Uint8Array | string): Promise<void> {
     this.checkActive();
     const k = toBytes(key, "key");
-    await this.lockKey(k);
-    this.batch.add(ValueKind.Deletion, k, EMPTY);
+    const s = await this.lockKey(k);
+    this.batch.addPoint(ValueKind.Deletion, k, EMPTY, s);
   }
 
   async merge(key: Uint8Array | string, operand: Uint8Array | string): Promise<void> {
@@ -367,8 +423,8 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     const v = toBytes(operand, "operand");
     if (this.host.db.batchReadSupport().mergeOperator === undefined)
       throw ShaleError.invalidArgument("merge needs options.mergeOperator");
-    await this.lockKey(k);
-    this.batch.add(ValueKind.Merge, k, v);
+    const s = await this.lockKey(k);
+    this.batch.addPoint(ValueKind.Merge, k, v, s);
   }
 
   /** Locks `key`, then reads it as `get` does. */
@@ -391,7 +447,7 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
         `transaction ${this.id}: commit while a lock wait is pending (await the call first)`,
       );
     try {
-      if (this.batch.count > 0) this.host.commitBatch(this.batch.getWriteBatch(), options);
+      this.writeBatch(options);
     } catch (e) {
       this.markRolledBack();
       throw e;
@@ -415,17 +471,18 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
         ShaleError.invalidArgument(`transaction ${this.id} ended while waiting for a lock`),
       );
     for (const k of this.tracked.keys()) this.locks.unlock(this, k);
+    this.tracked.clear();
     super.finish(state);
   }
 
   /**
    * Takes `key`'s lock (waiting if another transaction holds it), tracks it, and with a
    * snapshot checks it was not written after the snapshot (Busy; TryAgain when the
-   * memtables cannot tell).
+   * memtables cannot tell). Returns the key's keyString.
    */
-  private async lockKey(key: Uint8Array): Promise<void> {
+  private async lockKey(key: Uint8Array): Promise<string> {
     const s = keyString(key);
-    if (this.tracked.has(s)) return;
+    if (this.tracked.has(s)) return s;
     if (this.waitingFor !== undefined)
       throw ShaleError.invalidArgument(
         `transaction ${this.id}: a lock wait is already pending (await each call in turn)`,
@@ -436,16 +493,17 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
       this.locks.unlock(this, s);
       this.checkActive();
     }
-    const t = new TrackedKey(key.slice(), this.snapshot !== undefined ? this.snapshot.seq : 0);
-    this.tracked.set(s, t);
+    const seq = this.snapshot !== undefined ? this.snapshot.seq : 0;
+    this.tracked.set(s, seq);
     if (this.snapshot !== undefined) {
-      const code = this.host.checkConflicts([t], this.conflict);
+      const code = this.host.checkConflicts(new Map([[s, seq]]), conflict);
       if (code !== NO_CONFLICT) {
-        this.conflict.key = undefined;
+        conflict.key = undefined;
         this.tracked.delete(s);
         this.locks.unlock(this, s);
         throw conflictError(code, key, `transaction ${this.id}`);
       }
     }
+    return s;
   }
 }

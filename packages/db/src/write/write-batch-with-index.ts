@@ -22,9 +22,10 @@
  * the range deletion starts from DELETED. A range deletion sets every indexed key it
  * covers to DELETED, so an indexed key's state is always final.
  *
- * Index: a Map from the key's bytes (as a latin1 string) to its entry, plus a sorted array of
- * the entries, sorted again (by the comparator) only when an iterator needs it and keys were
- * added since. Key equality is byte equality, as for every comparator RocksDB accepts.
+ * Index: an array of the entries, each named by its key's bytes as a latin1 string, sorted
+ * again (by the comparator) only when an iterator needs it and keys were added since; past
+ * SMALL_BATCH keys also a Map from name to entry (below that, a linear search is cheaper than
+ * building the Map). Key equality is byte equality, as for every comparator RocksDB accepts.
  *
  * Savepoints: `setSavePoint()` records the batch's size; `rollbackToSavePoint()` cuts the
  * batch back to it and rebuilds the index from the remaining operations.
@@ -52,6 +53,8 @@ export const BASE_DELETED = 2;
 /** What the batch holds for one user key. */
 export class IndexEntry {
   readonly key: Uint8Array;
+  /** The key's `keyString` (its name in the index). */
+  readonly name: string;
   /** BASE_NONE, BASE_VALUE or BASE_DELETED. */
   base: number;
   /** The value when `base === BASE_VALUE`. */
@@ -59,8 +62,9 @@ export class IndexEntry {
   /** Merge operands over the base, oldest first; undefined when none. */
   operands: Uint8Array[] | undefined;
 
-  constructor(key: Uint8Array, base: number) {
+  constructor(key: Uint8Array, name: string, base: number) {
     this.key = key;
+    this.name = name;
     this.base = base;
     this.value = undefined;
     this.operands = undefined;
@@ -92,6 +96,9 @@ export interface BatchReadSupport {
 
 const EMPTY = new Uint8Array(0);
 
+/** Up to this many keys, the index is the entry array, searched linearly. */
+const SMALL_BATCH = 8;
+
 /**
  * The bytes of `key` as a latin1 string: a Map key with byte equality. One call of
  * `String.fromCharCode` per 8 KiB, no per-byte allocation.
@@ -121,7 +128,11 @@ export class WriteBatchWithIndex {
   /** @internal the key order of the index. */
   readonly comparator: Comparator;
   private readonly mergeOperator: MergeOperator | undefined;
-  private readonly index = new Map<string, IndexEntry>();
+  /**
+   * The entries by name, once there are more than SMALL_BATCH of them (a smaller batch is
+   * searched linearly: no Map to build and drop per transaction).
+   */
+  private index: Map<string, IndexEntry> | undefined = undefined;
   /** Every entry; sorted by the comparator unless `unsorted`. */
   private readonly entries: IndexEntry[] = [];
   private unsorted = false;
@@ -130,8 +141,12 @@ export class WriteBatchWithIndex {
   private readonly savePoints: SavePoint[] = [];
   /** @internal counts changes, so an open iterator notices the batch changed under it. */
   version = 0;
+  /** @internal set once `iterator()` was called (a transaction then does not reuse the batch). */
+  iterated = false;
   private readonly rebuilder: WriteBatchHandler = {
-    apply: (kind, key, value) => this.indexOp(kind, key.slice(), value.slice()),
+    apply: (kind, key, value) => {
+      this.indexOp(kind, key.slice(), value.slice(), undefined);
+    },
   };
 
   constructor(options?: WriteBatchWithIndexOptions) {
@@ -192,12 +207,29 @@ export class WriteBatchWithIndex {
   /** @internal appends one operation to the batch and the index. */
   add(kind: ValueKind, key: Uint8Array, value: Uint8Array): this {
     this.batch.add(kind, key, value);
-    this.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice());
+    this.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice(), undefined);
     return this;
   }
 
-  /** Folds one operation (its own copies of key and value) into the index. */
-  private indexOp(kind: ValueKind, key: Uint8Array, value: Uint8Array): void {
+  /**
+   * @internal `add` of a point operation whose `keyString` the caller has; returns the
+   * key's entry (its `key` is the batch's copy).
+   */
+  addPoint(kind: ValueKind, key: Uint8Array, value: Uint8Array, s: string): IndexEntry {
+    this.batch.add(kind, key, value);
+    return this.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice(), s)!;
+  }
+
+  /**
+   * Folds one operation (its own copies of key and value) into the index; returns the
+   * key's entry (undefined for a range deletion). `s`: the key's keyString, if known.
+   */
+  private indexOp(
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+    s: string | undefined,
+  ): IndexEntry | undefined {
     this.version++;
     if (kind === ValueKind.RangeDeletion) {
       this.ranges.push(key, value);
@@ -211,15 +243,20 @@ export class WriteBatchWithIndex {
           e.operands = undefined;
         }
       }
-      return;
+      return undefined;
     }
-    const s = keyString(key);
-    let e = this.index.get(s);
+    if (s === undefined) s = keyString(key);
+    let e = this.find(s);
     if (e === undefined) {
-      e = new IndexEntry(key, BASE_NONE);
+      e = new IndexEntry(key, s, BASE_NONE);
       if (kind === ValueKind.Merge && this.ranges.length > 0 && this.inDeletedRange(key))
         e.base = BASE_DELETED;
-      this.index.set(s, e);
+      if (this.index !== undefined) this.index.set(s, e);
+      else if (this.entries.length >= SMALL_BATCH) {
+        this.index = new Map();
+        for (const x of this.entries) this.index.set(x.name, x);
+        this.index.set(s, e);
+      }
       const entries = this.entries;
       if (
         !this.unsorted &&
@@ -246,6 +283,15 @@ export class WriteBatchWithIndex {
         else e.operands.push(value);
         break;
     }
+    return e;
+  }
+
+  /** The entry named `s`, or undefined. */
+  private find(s: string): IndexEntry | undefined {
+    if (this.index !== undefined) return this.index.get(s);
+    const entries = this.entries;
+    for (let i = 0; i < entries.length; i++) if (entries[i]!.name === s) return entries[i];
+    return undefined;
   }
 
   /** @internal true if a range deletion of the batch covers `key`. */
@@ -265,7 +311,17 @@ export class WriteBatchWithIndex {
 
   /** @internal the entry of `key`, or undefined if the batch has no point operation on it. */
   entry(key: Uint8Array): IndexEntry | undefined {
-    return this.index.get(keyString(key));
+    return this.find(keyString(key));
+  }
+
+  /**
+   * @internal the entry of a batch of one point operation (undefined otherwise). REQUIRES:
+   * the batch was not built with singleDelete (its entry reads as a delete).
+   */
+  soleEntry(): IndexEntry | undefined {
+    return this.batch.count === 1 && this.entries.length === 1 && this.ranges.length === 0
+      ? this.entries[0]
+      : undefined;
   }
 
   /** @internal the entries sorted by the comparator (the array itself: do not change it). */
@@ -289,7 +345,7 @@ export class WriteBatchWithIndex {
    */
   getFromBatch(key: Uint8Array | string): Uint8Array | undefined {
     const k = toBytes(key, "key");
-    const e = this.index.get(keyString(k));
+    const e = this.find(keyString(k));
     if (e === undefined) return undefined;
     if (e.operands === undefined) return e.base === BASE_VALUE ? e.value : undefined;
     if (e.base === BASE_NONE)
@@ -312,7 +368,7 @@ export class WriteBatchWithIndex {
    */
   hasKey(key: Uint8Array | string): boolean {
     const k = toBytes(key, "key");
-    const e = this.index.get(keyString(k));
+    const e = this.find(keyString(k));
     if (e !== undefined) return e.base !== BASE_NONE;
     return this.ranges.length > 0 && this.inDeletedRange(k);
   }
@@ -330,7 +386,7 @@ export class WriteBatchWithIndex {
   ): Uint8Array | undefined {
     const support = this.checkDB(db);
     const k = toBytes(key, "key");
-    const e = this.index.get(keyString(k));
+    const e = this.find(keyString(k));
     if (e === undefined) {
       if (this.ranges.length > 0 && this.inDeletedRange(k)) return undefined;
       return db.get(k, readOptions);
@@ -380,6 +436,7 @@ export class WriteBatchWithIndex {
     }
     const range = resolveRange(readOptions ?? {}, "readOptions");
     const base = db.iterator(readOptions);
+    this.iterated = true;
     return new BaseDeltaIterator(
       this,
       base,
@@ -409,10 +466,13 @@ export class WriteBatchWithIndex {
   /** Empties the batch, the index and the savepoints. */
   clear(): this {
     this.batch.clear();
-    this.index.clear();
-    this.entries.length = 0;
-    this.ranges.length = 0;
-    this.savePoints.length = 0;
+    const entries = this.entries;
+    if (entries.length > 0) {
+      this.index = undefined;
+      entries.length = 0;
+    }
+    if (this.ranges.length > 0) this.ranges.length = 0;
+    if (this.savePoints.length > 0) this.savePoints.length = 0;
     this.unsorted = false;
     this.version++;
     return this;
@@ -448,7 +508,7 @@ export class WriteBatchWithIndex {
   }
 
   private rebuildIndex(): void {
-    this.index.clear();
+    this.index = undefined;
     this.entries.length = 0;
     this.ranges.length = 0;
     this.unsorted = false;
