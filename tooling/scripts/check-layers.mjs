@@ -23,6 +23,7 @@ export const LAYERS = [
   ["open/"], // recovery at open
   ["ops/"], // checkpoint, live files, sizes, checksums, properties, clear
   ["column-family/"], // one LSM tree per column family, the write loop, the data methods
+  ["txn/"], // transactions: lock manager, conflict check by sequence
   ["db.ts"], // the DB class
   ["repair/", "ops/backup/engine.ts"], // tools that take or open a DB
   ["index.ts"], // the package surface

@@ -113,7 +113,7 @@ import {
   type RunTransactionOptions,
   TRANSACTION_OPTIONS,
   type TransactionOptions,
-} from "./txn/transaction-options.js";
+} from "./core/transaction-options.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";

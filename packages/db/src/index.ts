@@ -29,9 +29,13 @@ export type {
   WriteOptions,
 } from "./core/options.js";
 export { Snapshot } from "./core/snapshot.js";
+export type {
+  RunTransactionOptions,
+  TransactionDBOptions,
+  TransactionOptions,
+} from "./core/transaction-options.js";
 export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { DB } from "./db.js";
-export { BaseDeltaIterator } from "./iterator/base-delta-iterator.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";
 export {
@@ -66,12 +70,8 @@ export {
   PessimisticTransaction,
   Transaction,
 } from "./txn/transaction.js";
-export type {
-  RunTransactionOptions,
-  TransactionDBOptions,
-  TransactionOptions,
-} from "./txn/transaction-options.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
+export { BaseDeltaIterator } from "./write/base-delta-iterator.js";
 export { WriteBatch } from "./write/write-batch.js";
 export {
   WriteBatchWithIndex,

@@ -25,11 +25,6 @@ import {
   WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
-import {
-  type ResolvedTransactionDBOptions,
-  resolveTransactionDBOptions,
-  type TransactionDBOptions,
-} from "../txn/transaction-options.js";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
 import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";
 import { machineMemory } from "./machine-memory.js";
@@ -38,6 +33,11 @@ import {
   type MergeOperator,
   resolveMergeOperator,
 } from "./merge-operator.js";
+import {
+  type ResolvedTransactionDBOptions,
+  resolveTransactionDBOptions,
+  type TransactionDBOptions,
+} from "./transaction-options.js";
 import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
 
 const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];

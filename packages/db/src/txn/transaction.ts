@@ -29,12 +29,11 @@ import { ShaleError, toBytes, ValueKind } from "@shale/base";
 import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import type { IteratorOptions, ReadOptions } from "../core/options.js";
 import type { Snapshot } from "../core/snapshot.js";
-import type { DB } from "../db.js";
-import type { BaseDeltaIterator } from "../iterator/base-delta-iterator.js";
+import type { BaseDeltaIterator } from "../write/base-delta-iterator.js";
+import { BASE_NONE, BASE_VALUE } from "../write/batch-index.js";
 import type { WriteBatch } from "../write/write-batch.js";
 import {
-  BASE_NONE,
-  BASE_VALUE,
+  type BatchReadDB,
   keyString,
   type WriteBatchWithIndex,
 } from "../write/write-batch-with-index.js";
@@ -45,7 +44,7 @@ const EMPTY = new Uint8Array(0);
 
 /** What transactions use of the database (`DB.transactionHost`). */
 export interface TransactionHost {
-  readonly db: DB;
+  readonly db: BatchReadDB;
   /** The lock table of a TransactionDB; undefined for optimistic databases. */
   readonly locks: LockManager | undefined;
   readonly lockTimeoutMs: number;

@@ -1,7 +1,7 @@
 /**
  * WriteBatchWithIndex (RocksDB's): a WriteBatch plus an index of its keys, so the batch can
  * be read before it is written — `getFromBatch`, `getFromBatchAndDB`, and `iterator(db)`,
- * which shows the batch over the database (iterator/base-delta-iterator.ts). Transactions
+ * which shows the batch over the database (base-delta-iterator.ts). Transactions
  * keep their writes in one (txn/transaction.ts).
  *
  * The batch itself is an ordinary WriteBatch (`getWriteBatch()`; `db.write(wbwi)` writes
@@ -39,37 +39,10 @@ import { ITERATOR_OPTIONS } from "../core/call-options.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { IteratorOptions, ReadOptions } from "../core/options.js";
 import { resolveRange } from "../core/range-options.js";
-import type { DB } from "../db.js";
-import { BaseDeltaIterator } from "../iterator/base-delta-iterator.js";
+import type { DBIterator } from "../iterator/db-iterator.js";
+import { BaseDeltaIterator } from "./base-delta-iterator.js";
+import { BASE_DELETED, BASE_NONE, BASE_VALUE, fullMerge, IndexEntry } from "./batch-index.js";
 import { BATCH_HEADER_SIZE, WriteBatch, type WriteBatchHandler } from "./write-batch.js";
-
-/** The entry's operands merge over the database's value (the batch wrote no base). */
-export const BASE_NONE = 0;
-/** The batch put `value`. */
-export const BASE_VALUE = 1;
-/** The batch deleted the key (delete, singleDelete or a covering range deletion). */
-export const BASE_DELETED = 2;
-
-/** What the batch holds for one user key. */
-export class IndexEntry {
-  readonly key: Uint8Array;
-  /** The key's `keyString` (its name in the index). */
-  readonly name: string;
-  /** BASE_NONE, BASE_VALUE or BASE_DELETED. */
-  base: number;
-  /** The value when `base === BASE_VALUE`. */
-  value: Uint8Array | undefined;
-  /** Merge operands over the base, oldest first; undefined when none. */
-  operands: Uint8Array[] | undefined;
-
-  constructor(key: Uint8Array, name: string, base: number) {
-    this.key = key;
-    this.name = name;
-    this.base = base;
-    this.value = undefined;
-    this.operands = undefined;
-  }
-}
 
 export interface WriteBatchWithIndexOptions {
   /** The key order of the index; must be the database's. Default: bytewise. */
@@ -92,6 +65,14 @@ interface SavePoint {
 export interface BatchReadSupport {
   comparator: Comparator;
   mergeOperator: MergeOperator | undefined;
+}
+
+/** The database as a batch reads through it (a DB). */
+export interface BatchReadDB {
+  get(key: Uint8Array, options?: ReadOptions): Uint8Array | undefined;
+  iterator(options?: IteratorOptions): DBIterator;
+  /** @internal */
+  batchReadSupport(): BatchReadSupport;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -380,7 +361,7 @@ export class WriteBatchWithIndex {
    * caller owns, or the batch's copy (read-only) when the batch put the value.
    */
   getFromBatchAndDB(
-    db: DB,
+    db: BatchReadDB,
     key: Uint8Array | string,
     readOptions?: ReadOptions,
   ): Uint8Array | undefined {
@@ -410,7 +391,7 @@ export class WriteBatchWithIndex {
    * @internal checks that `db` is a database this batch can read through (the same key
    * order) and returns what reading needs.
    */
-  checkDB(db: DB): BatchReadSupport {
+  checkDB(db: BatchReadDB): BatchReadSupport {
     if (typeof db !== "object" || db === null || typeof db.batchReadSupport !== "function")
       throw new TypeError("expected a database (DB)");
     const support = db.batchReadSupport();
@@ -423,11 +404,11 @@ export class WriteBatchWithIndex {
 
   /**
    * An iterator over the database read at `readOptions` with this batch applied over it
-   * (RocksDB's NewIteratorWithBase): see iterator/base-delta-iterator.ts. Unpositioned.
+   * (RocksDB's NewIteratorWithBase): see base-delta-iterator.ts. Unpositioned.
    * Bounds, `snapshot` and `reverse` (for-of) as for `db.iterator`; `limit` is not
    * supported (InvalidArgument). Close it (for-of closes it at the end).
    */
-  iterator(db: DB, readOptions?: IteratorOptions): BaseDeltaIterator {
+  iterator(db: BatchReadDB, readOptions?: IteratorOptions): BaseDeltaIterator {
     const support = this.checkDB(db);
     if (readOptions !== undefined) {
       ITERATOR_OPTIONS.check(readOptions);
@@ -516,16 +497,4 @@ export class WriteBatchWithIndex {
     if (this.batch.count === 0 || this.batch.byteSize <= BATCH_HEADER_SIZE) return;
     WriteBatch.iterate(this.batch.seal(0), this.rebuilder);
   }
-}
-
-/** Applies `op`; its failure (undefined) is Corruption, as on every read path. */
-export function fullMerge(
-  op: MergeOperator,
-  key: Uint8Array,
-  base: Uint8Array | undefined,
-  operands: readonly Uint8Array[],
-): Uint8Array {
-  const v = op.fullMerge(key, base, operands);
-  if (v === undefined) throw ShaleError.corruption(`merge operator ${op.name} failed`);
-  return v;
 }

@@ -4,7 +4,7 @@
  * pessimistic), `TransactionOptions` (`db.beginTransaction`) and `RunTransactionOptions`
  * (`db.transaction`).
  */
-import { booleanRow, customRow, type OptionRow, OptionTable } from "../core/validate.js";
+import { booleanRow, customRow, type OptionRow, OptionTable } from "./validate.js";
 
 /** The open option `transactionDB` (RocksDB's TransactionDBOptions). */
 export interface TransactionDBOptions {

@@ -27,15 +27,15 @@
 import { type Comparator, ShaleError, toBytes } from "@shale/base";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedRange } from "../core/range-options.js";
+import type { DBIterator } from "../iterator/db-iterator.js";
+import { EntryIterator } from "../iterator/entry-iterator.js";
 import {
   BASE_DELETED,
   BASE_VALUE,
+  type BatchDelta,
   fullMerge,
   type IndexEntry,
-  type WriteBatchWithIndex,
-} from "../write/write-batch-with-index.js";
-import type { DBIterator } from "./db-iterator.js";
-import { EntryIterator } from "./entry-iterator.js";
+} from "./batch-index.js";
 
 const CURRENT_NONE = 0;
 const CURRENT_BASE = 1;
@@ -43,7 +43,7 @@ const CURRENT_DELTA = 2;
 
 export class BaseDeltaIterator {
   private readonly base: DBIterator;
-  private readonly batch: WriteBatchWithIndex;
+  private readonly batch: BatchDelta;
   private readonly cmp: Comparator;
   private readonly mergeOperator: MergeOperator | undefined;
   private readonly range: ResolvedRange;
@@ -62,7 +62,7 @@ export class BaseDeltaIterator {
 
   /** @internal built by `WriteBatchWithIndex.iterator` / `Transaction.iterator`. */
   constructor(
-    batch: WriteBatchWithIndex,
+    batch: BatchDelta,
     base: DBIterator,
     mergeOperator: MergeOperator | undefined,
     range: ResolvedRange,
