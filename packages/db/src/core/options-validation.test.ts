@@ -73,6 +73,7 @@ const openRows: Row[] = [
   ["readOnly", "yes", undefined, false],
   ["columnFamilies", "users", { users: { bogus: 1 } }, { default: { writeBufferSize: 1 << 20 } }],
   ["createMissingColumnFamilies", "yes", undefined, true],
+  ["transactionDB", 5, { lockTimeoutMs: -2 }, { lockTimeoutMs: 10, deadlockDetect: true }],
   ["fs", { openWritable() {} }, undefined, "memory"],
 ];
 
