@@ -691,6 +691,7 @@ export class DB extends ColumnFamilyMethods {
     attempt(() => lock?.release());
     for (const f of this.families.values())
       f.flushes.rejectWaiters(() => ShaleError.closed("the database was closed"));
+    this.txnLocks?.rejectAll(ShaleError.closed("the database was closed"));
     const failure = this.status.backgroundError ?? this.wal.error ?? closeError;
     if (failure !== undefined) throw failure;
   }

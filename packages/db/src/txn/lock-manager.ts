@@ -154,6 +154,21 @@ export class LockManager {
     w!.reject(error);
   }
 
+  /** Fails every pending wait with `error` (the database closes); the locks are dropped. */
+  rejectAll(error: unknown): void {
+    const locks = [...this.locks.values()];
+    this.locks.clear();
+    for (const lock of locks) {
+      for (const w of lock.waiters) {
+        if (w.timer !== undefined) clearTimeout(w.timer);
+        w.owner.waitingFor = undefined;
+        w.reject(error);
+      }
+      lock.waiters.length = 0;
+      lock.owner = undefined;
+    }
+  }
+
   /**
    * True if `owner` waiting for `lock` would close a cycle: `owner` is reachable from the
    * lock's holder or the waiters queued before it, through the locks they wait for.

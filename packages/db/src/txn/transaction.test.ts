@@ -377,6 +377,22 @@ describe("pessimistic transactions", () => {
     t.commit();
   });
 
+  it("fail waits with Closed when the database closes, and refuse a commit while waiting", async () => {
+    const db = await DB.open("/c", {
+      fs: new MemoryFileSystem(),
+      transactionDB: { lockTimeoutMs: -1 },
+    });
+    const a = db.beginTransaction();
+    await a.put("k", "a");
+    const b = db.beginTransaction();
+    const waiting = codeOf(Promise.resolve(b.put("k", "b")));
+    await tick();
+    expect(code(() => b.commit())).toBe("InvalidArgument");
+    await db.close();
+    expect(await waiting).toBe("Closed");
+    expect(code(() => a.commit())).toBe("Closed");
+  });
+
   it("db.transaction retries a deadlock victim", async () => {
     const db = await newDB({ transactionDB: { lockTimeoutMs: 5000, deadlockDetect: true } });
     db.put("x", "0");
