@@ -30,7 +30,6 @@ import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import type { IteratorOptions, ReadOptions } from "../core/options.js";
 import type { Snapshot } from "../core/snapshot.js";
 import type { BaseDeltaIterator } from "../write/base-delta-iterator.js";
-import { BASE_NONE, BASE_VALUE } from "../write/batch-index.js";
 import type { WriteBatch } from "../write/write-batch.js";
 import {
   type BatchReadDB,
@@ -286,7 +285,7 @@ export abstract class Transaction {
   /** Buffers a point write of `key` and tracks the key (optimistic). */
   protected writeTracked(kind: ValueKind, key: Uint8Array, value: Uint8Array): void {
     const s = keyString(key);
-    this.batch.addPoint(kind, key, value, s);
+    this.batch.append(kind, key, value);
     this.track(s);
   }
 
@@ -299,18 +298,10 @@ export abstract class Transaction {
     const count = batch.count;
     if (count === 0) return;
     if (count === 1) {
-      const e = batch.soleEntry();
-      if (e !== undefined) {
-        const ops = e.operands;
-        if (ops === undefined) {
-          if (e.base === BASE_VALUE) this.host.commitOne(ValueKind.Value, e.key, e.value!, options);
-          else this.host.commitOne(ValueKind.Deletion, e.key, EMPTY, options);
-          return;
-        }
-        if (e.base === BASE_NONE && ops.length === 1) {
-          this.host.commitOne(ValueKind.Merge, e.key, ops[0]!, options);
-          return;
-        }
+      const kind = batch.soleOperation();
+      if (kind >= 0) {
+        this.host.commitOne(kind as ValueKind, batch.soleKey, batch.soleValue, options);
+        return;
       }
     }
     this.host.commitBatch(batch.getWriteBatch(), options);
@@ -405,15 +396,15 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     this.checkActive();
     const k = toBytes(key, "key");
     const v = toBytes(value, "value");
-    const s = await this.lockKey(k);
-    this.batch.addPoint(ValueKind.Value, k, v, s);
+    await this.lockKey(k);
+    this.batch.append(ValueKind.Value, k, v);
   }
 
   async delete(key: Uint8Array | string): Promise<void> {
     this.checkActive();
     const k = toBytes(key, "key");
-    const s = await this.lockKey(k);
-    this.batch.addPoint(ValueKind.Deletion, k, EMPTY, s);
+    await this.lockKey(k);
+    this.batch.append(ValueKind.Deletion, k, EMPTY);
   }
 
   async merge(key: Uint8Array | string, operand: Uint8Array | string): Promise<void> {
@@ -422,8 +413,8 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     const v = toBytes(operand, "operand");
     if (this.host.db.batchReadSupport().mergeOperator === undefined)
       throw ShaleError.invalidArgument("merge needs options.mergeOperator");
-    const s = await this.lockKey(k);
-    this.batch.addPoint(ValueKind.Merge, k, v, s);
+    await this.lockKey(k);
+    this.batch.append(ValueKind.Merge, k, v);
   }
 
   /** Locks `key`, then reads it as `get` does. */

@@ -34,7 +34,14 @@
  * batch's own copy (read-only; valid as long as the batch is not cleared). Not for
  * concurrent use (nothing in shale is).
  */
-import { bytewiseComparator, type Comparator, ShaleError, toBytes, ValueKind } from "@shale/base";
+import {
+  bytewiseComparator,
+  type Comparator,
+  Decoder,
+  ShaleError,
+  toBytes,
+  ValueKind,
+} from "@shale/base";
 import { ITERATOR_OPTIONS } from "../core/call-options.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { IteratorOptions, ReadOptions } from "../core/options.js";
@@ -42,7 +49,7 @@ import { resolveRange } from "../core/range-options.js";
 import type { DBIterator } from "../iterator/db-iterator.js";
 import { BaseDeltaIterator } from "./base-delta-iterator.js";
 import { BASE_DELETED, BASE_NONE, BASE_VALUE, fullMerge, IndexEntry } from "./batch-index.js";
-import { BATCH_HEADER_SIZE, WriteBatch, type WriteBatchHandler } from "./write-batch.js";
+import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
 
 export interface WriteBatchWithIndexOptions {
   /** The key order of the index; must be the database's. Default: bytewise. */
@@ -120,15 +127,16 @@ export class WriteBatchWithIndex {
   /** Range deletions [start, end), in batch order. */
   private readonly ranges: Uint8Array[] = [];
   private readonly savePoints: SavePoint[] = [];
+  /** The batch's bytes up to here are in the index (see `append`). */
+  private indexedBytes = BATCH_HEADER_SIZE;
+  /** @internal set by `soleOperation`. */
+  soleKey: Uint8Array = EMPTY;
+  /** @internal set by `soleOperation`. */
+  soleValue: Uint8Array = EMPTY;
   /** @internal counts changes, so an open iterator notices the batch changed under it. */
   version = 0;
   /** @internal set once `iterator()` was called (a transaction then does not reuse the batch). */
   iterated = false;
-  private readonly rebuilder: WriteBatchHandler = {
-    apply: (kind, key, value) => {
-      this.indexOp(kind, key.slice(), value.slice(), undefined);
-    },
-  };
 
   constructor(options?: WriteBatchWithIndexOptions) {
     if (options !== undefined) {
@@ -187,18 +195,55 @@ export class WriteBatchWithIndex {
 
   /** @internal appends one operation to the batch and the index. */
   add(kind: ValueKind, key: Uint8Array, value: Uint8Array): this {
+    this.sync();
     this.batch.add(kind, key, value);
+    this.version++;
     this.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice(), undefined);
+    this.indexedBytes = this.batch.byteSize;
     return this;
   }
 
   /**
-   * @internal `add` of a point operation whose `keyString` the caller has; returns the
-   * key's entry (its `key` is the batch's copy).
+   * @internal appends a point operation to the batch only: the index takes it in at the
+   * next read of the batch (a transaction that only writes never builds its index).
    */
-  addPoint(kind: ValueKind, key: Uint8Array, value: Uint8Array, s: string): IndexEntry {
+  append(kind: ValueKind, key: Uint8Array, value: Uint8Array): void {
     this.batch.add(kind, key, value);
-    return this.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice(), s)!;
+    this.version++;
+  }
+
+  /** Indexes the operations appended since the index was last brought up to date. */
+  private sync(): void {
+    if (this.indexedBytes === this.batch.byteSize) return;
+    const rep = this.batch.rep.buf;
+    const d = new Decoder(rep, this.indexedBytes, this.batch.byteSize);
+    while (!d.done) {
+      const kind = d.readByte() as ValueKind;
+      const key = d.readLengthPrefixed().slice();
+      const value =
+        kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion
+          ? EMPTY
+          : d.readLengthPrefixed().slice();
+      this.indexOp(kind, key, value, undefined);
+    }
+    this.indexedBytes = this.batch.byteSize;
+  }
+
+  /**
+   * @internal for a batch of exactly one point operation: its kind, with its key and value
+   * (views into the batch) in `soleKey` / `soleValue`; -1 for any other batch.
+   */
+  soleOperation(): number {
+    if (this.batch.count !== 1) return -1;
+    const d = new Decoder(this.batch.rep.buf, BATCH_HEADER_SIZE, this.batch.byteSize);
+    const kind = d.readByte();
+    if (kind === ValueKind.RangeDeletion) return -1;
+    this.soleKey = d.readLengthPrefixed();
+    this.soleValue =
+      kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion
+        ? EMPTY
+        : d.readLengthPrefixed();
+    return kind;
   }
 
   /**
@@ -211,7 +256,6 @@ export class WriteBatchWithIndex {
     value: Uint8Array,
     s: string | undefined,
   ): IndexEntry | undefined {
-    this.version++;
     if (kind === ValueKind.RangeDeletion) {
       this.ranges.push(key, value);
       const cmp = this.comparator;
@@ -287,26 +331,19 @@ export class WriteBatchWithIndex {
 
   /** @internal true if the batch holds range deletions. */
   get hasRanges(): boolean {
+    this.sync();
     return this.ranges.length > 0;
   }
 
   /** @internal the entry of `key`, or undefined if the batch has no point operation on it. */
   entry(key: Uint8Array): IndexEntry | undefined {
+    this.sync();
     return this.find(keyString(key));
-  }
-
-  /**
-   * @internal the entry of a batch of one point operation (undefined otherwise). REQUIRES:
-   * the batch was not built with singleDelete (its entry reads as a delete).
-   */
-  soleEntry(): IndexEntry | undefined {
-    return this.batch.count === 1 && this.entries.length === 1 && this.ranges.length === 0
-      ? this.entries[0]
-      : undefined;
   }
 
   /** @internal the entries sorted by the comparator (the array itself: do not change it). */
   sortedEntries(): readonly IndexEntry[] {
+    this.sync();
     if (this.unsorted) {
       const cmp = this.comparator;
       this.entries.sort((a, b) => cmp.compare(a.key, b.key));
@@ -326,6 +363,7 @@ export class WriteBatchWithIndex {
    */
   getFromBatch(key: Uint8Array | string): Uint8Array | undefined {
     const k = toBytes(key, "key");
+    this.sync();
     const e = this.find(keyString(k));
     if (e === undefined) return undefined;
     if (e.operands === undefined) return e.base === BASE_VALUE ? e.value : undefined;
@@ -349,6 +387,7 @@ export class WriteBatchWithIndex {
    */
   hasKey(key: Uint8Array | string): boolean {
     const k = toBytes(key, "key");
+    this.sync();
     const e = this.find(keyString(k));
     if (e !== undefined) return e.base !== BASE_NONE;
     return this.ranges.length > 0 && this.inDeletedRange(k);
@@ -367,6 +406,7 @@ export class WriteBatchWithIndex {
   ): Uint8Array | undefined {
     const support = this.checkDB(db);
     const k = toBytes(key, "key");
+    this.sync();
     const e = this.find(keyString(k));
     if (e === undefined) {
       if (this.ranges.length > 0 && this.inDeletedRange(k)) return undefined;
@@ -447,6 +487,7 @@ export class WriteBatchWithIndex {
   /** Empties the batch, the index and the savepoints. */
   clear(): this {
     this.batch.clear();
+    this.indexedBytes = BATCH_HEADER_SIZE;
     const entries = this.entries;
     if (entries.length > 0) {
       this.index = undefined;
@@ -494,7 +535,7 @@ export class WriteBatchWithIndex {
     this.ranges.length = 0;
     this.unsorted = false;
     this.version++;
-    if (this.batch.count === 0 || this.batch.byteSize <= BATCH_HEADER_SIZE) return;
-    WriteBatch.iterate(this.batch.seal(0), this.rebuilder);
+    this.indexedBytes = BATCH_HEADER_SIZE;
+    this.sync();
   }
 }
