@@ -25,7 +25,11 @@
  * Index: an array of the entries, each named by its key's bytes as a latin1 string, sorted
  * again (by the comparator) only when an iterator needs it and keys were added since; past
  * SMALL_BATCH keys also a Map from name to entry (below that, a linear search is cheaper than
- * building the Map). Key equality is byte equality, as for every comparator RocksDB accepts.
+ * building the Map).
+ *
+ * Lazy indexing: `append` (what transactions use) writes the batch only; every read of the
+ * index first takes in the operations appended since (parsing them from the batch), so a
+ * transaction that only writes never builds an index. Key equality is byte equality, as for every comparator RocksDB accepts.
  *
  * Savepoints: `setSavePoint()` records the batch's size; `rollbackToSavePoint()` cuts the
  * batch back to it and rebuilds the index from the remaining operations.
