@@ -137,6 +137,32 @@ describe("optimistic transactions", () => {
     expect(str(db.get("a"))).toBe("3");
   });
 
+  it("iterate while writing: the iterator goes on over the transaction's new writes", async () => {
+    const db = await newDB();
+    for (const k of ["a", "c", "e"]) db.put(k, "0");
+    const txn = db.beginTransaction({ snapshot: true });
+    const it = txn.iterator();
+    const seen: string[] = [];
+    for (it.seekToFirst(); it.valid(); it.next()) {
+      const k = str(it.key())!;
+      seen.push(`${k}=${str(it.value())}`);
+      txn.put(k, "1");
+      if (k === "a") txn.put("b", "new");
+      if (k === "c") txn.delete("e");
+    }
+    it.close();
+    expect(seen).toEqual(["a=0", "b=new", "c=0"]);
+    const back: string[] = [];
+    const rev = txn.iterator();
+    for (rev.seekToLast(); rev.valid(); rev.prev())
+      back.push(`${str(rev.key())}=${str(rev.value())}`);
+    rev.close();
+    expect(back).toEqual(["c=1", "b=1", "a=1"]);
+    txn.commit();
+    expect(db.get("e")).toBeUndefined();
+    expect(str(db.get("b"))).toBe("1");
+  });
+
   it("savepoints undo writes and tracking", async () => {
     const db = await newDB();
     const txn = db.beginTransaction();
