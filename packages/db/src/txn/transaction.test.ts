@@ -322,6 +322,23 @@ describe("pessimistic transactions", () => {
     expect(str(db.get("k"))).toBe("3");
   });
 
+  it("a waiter that times out leaves the queue: the one behind it still gets the lock", async () => {
+    const db = await newDB({ transactionDB: { lockTimeoutMs: -1 } });
+    const holder = db.beginTransaction();
+    await holder.put("k", "0");
+    const impatient = db.beginTransaction({ lockTimeoutMs: 10 });
+    const patient = db.beginTransaction();
+    const first = codeOf(Promise.resolve(impatient.put("k", "1")));
+    const second = Promise.resolve(patient.put("k", "2"));
+    expect(await first).toBe("TimedOut");
+    holder.commit();
+    await second;
+    patient.commit();
+    impatient.rollback();
+    expect(str(db.get("k"))).toBe("2");
+    expect(db.transactionHost().locks!.size).toBe(0);
+  });
+
   it("detect deadlock cycles of 2 and 3 with Busy", async () => {
     const db = await newDB({ transactionDB: { lockTimeoutMs: 5000, deadlockDetect: true } });
     const [a, b] = [db.beginTransaction(), db.beginTransaction()];
