@@ -92,7 +92,11 @@ export abstract class ColumnFamilyMethods {
   /** @internal what a WriteBatchWithIndex needs to read through this family. */
   batchReadSupport(): BatchReadSupport {
     this.checkOpen();
-    return { comparator: this.cf.icmp.user, mergeOperator: this.cf.mergeOperator };
+    return {
+      comparator: this.cf.icmp.user,
+      mergeOperator: this.cf.mergeOperator,
+      familyId: this.cf.id,
+    };
   }
 
   // ---------------------------------------------------------------- writes

@@ -31,6 +31,12 @@
  * index first takes in the operations appended since (parsing them from the batch), so a
  * transaction that only writes never builds an index. Key equality is byte equality, as for every comparator RocksDB accepts.
  *
+ * Column families: every write takes an optional family handle as its last argument, as a
+ * WriteBatch's does; the batch keeps one index per family (ordered by that family's
+ * comparator, taken from the handle). Reads name the family by the handle passed as the
+ * database (`getFromBatchAndDB(handle, key)`, `iterator(handle)`), or by a last argument
+ * (`getFromBatch(key, handle)`, `hasKey(key, handle)`).
+ *
  * Savepoints: `setSavePoint()` records the batch's size; `rollbackToSavePoint()` cuts the
  * batch back to it and rebuilds the index from the remaining operations.
  *
@@ -53,7 +59,12 @@ import { resolveRange } from "../core/range-options.js";
 import type { DBIterator } from "../iterator/db-iterator.js";
 import { BaseDeltaIterator } from "./base-delta-iterator.js";
 import { BASE_DELETED, BASE_NONE, BASE_VALUE, fullMerge, IndexEntry } from "./batch-index.js";
-import { BATCH_HEADER_SIZE, WriteBatch } from "./write-batch.js";
+import {
+  BATCH_HEADER_SIZE,
+  type BatchFamily,
+  familyRecordKind,
+  WriteBatch,
+} from "./write-batch.js";
 
 export interface WriteBatchWithIndexOptions {
   /** The key order of the index; must be the database's. Default: bytewise. */
@@ -76,7 +87,12 @@ interface SavePoint {
 export interface BatchReadSupport {
   comparator: Comparator;
   mergeOperator: MergeOperator | undefined;
+  /** The column family read (0: default). */
+  familyId: number;
 }
+
+/** A family handle as a batch sees it: its id, and (a ColumnFamilyHandle) its comparator. */
+type IndexFamily = BatchFamily & { batchReadSupport?(): BatchReadSupport };
 
 /** The database as a batch reads through it (a DB). */
 export interface BatchReadDB {
@@ -115,11 +131,14 @@ export function lockKey(familyId: number, key: Uint8Array): string {
   return familyId === 0 ? s : `\u0100${familyId}\u0101${s}`;
 }
 
-export class WriteBatchWithIndex {
-  private readonly batch = new WriteBatch();
-  /** @internal the key order of the index. */
+/**
+ * The index of one column family's operations in a batch: entries by key, range deletions,
+ * in the family's key order. The BatchDelta a BaseDeltaIterator reads.
+ */
+class FamilyIndex {
   readonly comparator: Comparator;
-  private readonly mergeOperator: MergeOperator | undefined;
+  readonly mergeOperator: MergeOperator | undefined;
+  private readonly owner: WriteBatchWithIndex;
   /**
    * The entries by name, once there are more than SMALL_BATCH of them (a smaller batch is
    * searched linearly: no Map to build and drop per transaction).
@@ -129,137 +148,71 @@ export class WriteBatchWithIndex {
   private readonly entries: IndexEntry[] = [];
   private unsorted = false;
   /** Range deletions [start, end), in batch order. */
-  private readonly ranges: Uint8Array[] = [];
-  private readonly savePoints: SavePoint[] = [];
-  /** The batch's bytes up to here are in the index (see `append`). */
-  private indexedBytes = BATCH_HEADER_SIZE;
-  /** @internal set by `soleOperation`. */
-  soleKey: Uint8Array = EMPTY;
-  /** @internal set by `soleOperation`. */
-  soleValue: Uint8Array = EMPTY;
-  /** @internal counts changes, so an open iterator notices the batch changed under it. */
-  version = 0;
-  /** @internal set once `iterator()` was called (a transaction then does not reuse the batch). */
-  iterated = false;
+  readonly ranges: Uint8Array[] = [];
 
-  constructor(options?: WriteBatchWithIndexOptions) {
-    if (options !== undefined) {
-      if (typeof options !== "object" || options === null)
-        throw new TypeError("WriteBatchWithIndex options must be an object");
-      const { comparator, mergeOperator } = options;
-      if (
-        comparator !== undefined &&
-        (typeof comparator !== "object" || typeof comparator.compare !== "function")
-      )
-        throw new TypeError("options.comparator must be a Comparator");
-      if (
-        mergeOperator !== undefined &&
-        (typeof mergeOperator !== "object" || typeof mergeOperator.fullMerge !== "function")
-      )
-        throw new TypeError("options.mergeOperator must be a MergeOperator");
-      for (const name of Object.keys(options)) {
-        if (name !== "comparator" && name !== "mergeOperator")
-          throw ShaleError.invalidArgument(`unknown WriteBatchWithIndex option "${name}"`);
-      }
+  constructor(
+    owner: WriteBatchWithIndex,
+    comparator: Comparator,
+    mergeOperator: MergeOperator | undefined,
+  ) {
+    this.owner = owner;
+    this.comparator = comparator;
+    this.mergeOperator = mergeOperator;
+  }
+
+  get version(): number {
+    return this.owner.version;
+  }
+
+  get hasRanges(): boolean {
+    this.owner.sync();
+    return this.ranges.length > 0;
+  }
+
+  entry(key: Uint8Array): IndexEntry | undefined {
+    this.owner.sync();
+    return this.find(keyString(key));
+  }
+
+  sortedEntries(): readonly IndexEntry[] {
+    this.owner.sync();
+    if (this.unsorted) {
+      const cmp = this.comparator;
+      this.entries.sort((a, b) => cmp.compare(a.key, b.key));
+      this.unsorted = false;
     }
-    this.comparator = options?.comparator ?? bytewiseComparator;
-    this.mergeOperator = options?.mergeOperator;
+    return this.entries;
   }
 
-  // ------------------------------------------------------------------ writes
-
-  /** Stores `key -> value`. Strings are UTF-8 encoded. */
-  put(key: Uint8Array | string, value: Uint8Array | string): this {
-    return this.add(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
-  }
-
-  /** Deletes `key`. */
-  delete(key: Uint8Array | string): this {
-    return this.add(ValueKind.Deletion, toBytes(key, "key"), EMPTY);
-  }
-
-  /** Deletes `key` with a SingleDelete record (see WriteBatch.singleDelete); reads as delete. */
-  singleDelete(key: Uint8Array | string): this {
-    return this.add(ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY);
-  }
-
-  /** Adds a merge operand for `key`. */
-  merge(key: Uint8Array | string, operand: Uint8Array | string): this {
-    return this.add(ValueKind.Merge, toBytes(key, "key"), toBytes(operand, "operand"));
-  }
-
-  /** Deletes every key in [start, end) (start after end: InvalidArgument). */
-  deleteRange(start: Uint8Array | string, end: Uint8Array | string): this {
-    const s = toBytes(start, "start");
-    const e = toBytes(end, "end");
-    if (this.comparator.compare(s, e) > 0)
-      throw ShaleError.invalidArgument("deleteRange: start is after end");
-    return this.add(ValueKind.RangeDeletion, s, e);
-  }
-
-  /** @internal appends one operation to the batch and the index. */
-  add(kind: ValueKind, key: Uint8Array, value: Uint8Array): this {
-    this.sync();
-    this.batch.add(kind, key, value);
-    this.version++;
-    this.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice(), undefined);
-    this.indexedBytes = this.batch.byteSize;
-    return this;
-  }
-
-  /**
-   * @internal appends a point operation to the batch only: the index takes it in at the
-   * next read of the batch (a transaction that only writes never builds its index).
-   */
-  append(kind: ValueKind, key: Uint8Array, value: Uint8Array): void {
-    this.batch.add(kind, key, value);
-    this.version++;
-  }
-
-  /** Indexes the operations appended since the index was last brought up to date. */
-  private sync(): void {
-    if (this.indexedBytes === this.batch.byteSize) return;
-    const rep = this.batch.rep.buf;
-    const d = new Decoder(rep, this.indexedBytes, this.batch.byteSize);
-    while (!d.done) {
-      const kind = d.readByte() as ValueKind;
-      const key = d.readLengthPrefixed().slice();
-      const value =
-        kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion
-          ? EMPTY
-          : d.readLengthPrefixed().slice();
-      this.indexOp(kind, key, value, undefined);
+  /** True if a range deletion of the batch covers `key`. */
+  inDeletedRange(key: Uint8Array): boolean {
+    const r = this.ranges;
+    const cmp = this.comparator;
+    for (let i = 0; i < r.length; i += 2) {
+      if (cmp.compare(key, r[i]!) >= 0 && cmp.compare(key, r[i + 1]!) < 0) return true;
     }
-    this.indexedBytes = this.batch.byteSize;
+    return false;
   }
 
-  /**
-   * @internal for a batch of exactly one point operation: its kind, with its key and value
-   * (views into the batch) in `soleKey` / `soleValue`; -1 for any other batch.
-   */
-  soleOperation(): number {
-    if (this.batch.count !== 1) return -1;
-    const d = new Decoder(this.batch.rep.buf, BATCH_HEADER_SIZE, this.batch.byteSize);
-    const kind = d.readByte();
-    if (kind === ValueKind.RangeDeletion) return -1;
-    this.soleKey = d.readLengthPrefixed();
-    this.soleValue =
-      kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion
-        ? EMPTY
-        : d.readLengthPrefixed();
-    return kind;
+  /** Empties the index. */
+  reset(): void {
+    if (this.entries.length > 0) {
+      this.index = undefined;
+      this.entries.length = 0;
+    }
+    if (this.ranges.length > 0) this.ranges.length = 0;
+    this.unsorted = false;
   }
 
-  /**
-   * Folds one operation (its own copies of key and value) into the index; returns the
-   * key's entry (undefined for a range deletion). `s`: the key's keyString, if known.
-   */
-  private indexOp(
-    kind: ValueKind,
-    key: Uint8Array,
-    value: Uint8Array,
-    s: string | undefined,
-  ): IndexEntry | undefined {
+  find(s: string): IndexEntry | undefined {
+    if (this.index !== undefined) return this.index.get(s);
+    const entries = this.entries;
+    for (let i = 0; i < entries.length; i++) if (entries[i]!.name === s) return entries[i];
+    return undefined;
+  }
+
+  /** Adds one operation to the index; `s`: the key's keyString, if known. */
+  indexOp(kind: ValueKind, key: Uint8Array, value: Uint8Array, s: string | undefined): void {
     if (kind === ValueKind.RangeDeletion) {
       this.ranges.push(key, value);
       const cmp = this.comparator;
@@ -272,7 +225,7 @@ export class WriteBatchWithIndex {
           e.operands = undefined;
         }
       }
-      return undefined;
+      return;
     }
     if (s === undefined) s = keyString(key);
     let e = this.find(s);
@@ -312,95 +265,262 @@ export class WriteBatchWithIndex {
         else e.operands.push(value);
         break;
     }
-    return e;
+  }
+}
+
+export class WriteBatchWithIndex {
+  private readonly batch = new WriteBatch();
+  /** @internal the key order of the default family's index. */
+  readonly comparator: Comparator;
+  private readonly mergeOperator: MergeOperator | undefined;
+  /** The default family's index. */
+  private readonly main: FamilyIndex;
+  /** The indexes of other families, by family id (undefined: none written). */
+  private others: Map<number, FamilyIndex> | undefined = undefined;
+  private readonly savePoints: SavePoint[] = [];
+  /** The batch's bytes up to here are in the index (see `append`). */
+  private indexedBytes = BATCH_HEADER_SIZE;
+  /** @internal set by `soleOperation`. */
+  soleKey: Uint8Array = EMPTY;
+  /** @internal set by `soleOperation`. */
+  soleValue: Uint8Array = EMPTY;
+  /** @internal counts changes, so an open iterator notices the batch changed under it. */
+  version = 0;
+  /** @internal set once `iterator()` was called (a transaction then does not reuse the batch). */
+  iterated = false;
+
+  constructor(options?: WriteBatchWithIndexOptions) {
+    if (options !== undefined) {
+      if (typeof options !== "object" || options === null)
+        throw new TypeError("WriteBatchWithIndex options must be an object");
+      const { comparator, mergeOperator } = options;
+      if (
+        comparator !== undefined &&
+        (typeof comparator !== "object" || typeof comparator.compare !== "function")
+      )
+        throw new TypeError("options.comparator must be a Comparator");
+      if (
+        mergeOperator !== undefined &&
+        (typeof mergeOperator !== "object" || typeof mergeOperator.fullMerge !== "function")
+      )
+        throw new TypeError("options.mergeOperator must be a MergeOperator");
+      for (const name of Object.keys(options)) {
+        if (name !== "comparator" && name !== "mergeOperator")
+          throw ShaleError.invalidArgument(`unknown WriteBatchWithIndex option "${name}"`);
+      }
+    }
+    this.comparator = options?.comparator ?? bytewiseComparator;
+    this.mergeOperator = options?.mergeOperator;
+    this.main = new FamilyIndex(this, this.comparator, this.mergeOperator);
   }
 
-  /** The entry named `s`, or undefined. */
-  private find(s: string): IndexEntry | undefined {
-    if (this.index !== undefined) return this.index.get(s);
-    const entries = this.entries;
-    for (let i = 0; i < entries.length; i++) if (entries[i]!.name === s) return entries[i];
-    return undefined;
+  // ------------------------------------------------------------------ writes
+
+  /**
+   * Stores `key -> value` (in column family `family`; default: the default family).
+   * Strings are UTF-8 encoded.
+   */
+  put(key: Uint8Array | string, value: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
   }
 
-  /** @internal true if a range deletion of the batch covers `key`. */
+  /** Deletes `key`. */
+  delete(key: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.Deletion, toBytes(key, "key"), EMPTY);
+  }
+
+  /** Deletes `key` with a SingleDelete record (see WriteBatch.singleDelete); reads as delete. */
+  singleDelete(key: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY);
+  }
+
+  /** Adds a merge operand for `key`. */
+  merge(key: Uint8Array | string, operand: Uint8Array | string, family?: BatchFamily): this {
+    return this.addTo(family, ValueKind.Merge, toBytes(key, "key"), toBytes(operand, "operand"));
+  }
+
+  /** Deletes every key in [start, end) (start after end: InvalidArgument). */
+  deleteRange(start: Uint8Array | string, end: Uint8Array | string, family?: BatchFamily): this {
+    const s = toBytes(start, "start");
+    const e = toBytes(end, "end");
+    const index = family === undefined ? this.main : this.familyIndex(family);
+    if (index.comparator.compare(s, e) > 0)
+      throw ShaleError.invalidArgument("deleteRange: start is after end");
+    return this.addTo(family, ValueKind.RangeDeletion, s, e);
+  }
+
+  /** @internal appends one operation to the batch and the index (of the default family). */
+  add(kind: ValueKind, key: Uint8Array, value: Uint8Array): this {
+    return this.addTo(undefined, kind, key, value);
+  }
+
+  private addTo(
+    family: BatchFamily | undefined,
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+  ): this {
+    this.sync();
+    const index = family === undefined ? this.main : this.familyIndex(family);
+    this.batch.addTo(family, kind, key, value);
+    this.version++;
+    index.indexOp(kind, key.slice(), value.length === 0 ? EMPTY : value.slice(), undefined);
+    this.indexedBytes = this.batch.byteSize;
+    return this;
+  }
+
+  /**
+   * @internal appends a point operation to the batch only: the index takes it in at the
+   * next read of the batch (a transaction that only writes never builds its index).
+   * `family`: a handle of a family other than default, or undefined.
+   */
+  append(kind: ValueKind, key: Uint8Array, value: Uint8Array, family?: BatchFamily): void {
+    if (family !== undefined) this.familyIndex(family);
+    this.batch.addTo(family, kind, key, value);
+    this.version++;
+  }
+
+  /**
+   * The index of `family` (made on first use, ordered by the family's comparator when the
+   * handle tells it, else by the batch's).
+   */
+  private familyIndex(family: BatchFamily): FamilyIndex {
+    if (typeof family !== "object" || family === null || typeof family.id !== "number")
+      throw new TypeError("the column family must be a handle from db.columnFamily()");
+    if (family.id === 0) return this.main;
+    const others = (this.others ??= new Map());
+    let index = others.get(family.id);
+    if (index === undefined) {
+      const f = family as IndexFamily;
+      const support = typeof f.batchReadSupport === "function" ? f.batchReadSupport() : undefined;
+      index = new FamilyIndex(
+        this,
+        support?.comparator ?? this.comparator,
+        support !== undefined ? support.mergeOperator : this.mergeOperator,
+      );
+      others.set(family.id, index);
+    }
+    return index;
+  }
+
+  /** The index of family `id`, if the batch has one. */
+  private indexOf(id: number): FamilyIndex | undefined {
+    return id === 0 ? this.main : this.others?.get(id);
+  }
+
+  /** @internal indexes the operations appended since the index was last brought up to date. */
+  sync(): void {
+    if (this.indexedBytes === this.batch.byteSize) return;
+    const rep = this.batch.rep.buf;
+    const d = new Decoder(rep, this.indexedBytes, this.batch.byteSize);
+    while (!d.done) {
+      let kind = d.readByte() as ValueKind;
+      let index = this.main;
+      const carried = familyRecordKind(kind);
+      if (carried !== undefined) {
+        index = this.indexOf(d.readVarint32())!;
+        kind = carried;
+      }
+      const key = d.readLengthPrefixed().slice();
+      const value =
+        kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion
+          ? EMPTY
+          : d.readLengthPrefixed().slice();
+      index.indexOp(kind, key, value, undefined);
+    }
+    this.indexedBytes = this.batch.byteSize;
+  }
+
+  /**
+   * @internal for a batch of exactly one point operation of the default family: its kind,
+   * with its key and value (views into the batch) in `soleKey` / `soleValue`; -1 for any
+   * other batch.
+   */
+  soleOperation(): number {
+    if (this.batch.count !== 1) return -1;
+    const d = new Decoder(this.batch.rep.buf, BATCH_HEADER_SIZE, this.batch.byteSize);
+    const kind = d.readByte();
+    if (
+      kind !== ValueKind.Value &&
+      kind !== ValueKind.Deletion &&
+      kind !== ValueKind.SingleDeletion &&
+      kind !== ValueKind.Merge
+    )
+      return -1;
+    this.soleKey = d.readLengthPrefixed();
+    this.soleValue =
+      kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion
+        ? EMPTY
+        : d.readLengthPrefixed();
+    return kind;
+  }
+
+  /** @internal true if a range deletion of the batch (default family) covers `key`. */
   inDeletedRange(key: Uint8Array): boolean {
-    const r = this.ranges;
-    const cmp = this.comparator;
-    for (let i = 0; i < r.length; i += 2) {
-      if (cmp.compare(key, r[i]!) >= 0 && cmp.compare(key, r[i + 1]!) < 0) return true;
-    }
-    return false;
+    return this.main.inDeletedRange(key);
   }
 
-  /** @internal true if the batch holds range deletions. */
+  /** @internal true if the batch holds range deletions (default family). */
   get hasRanges(): boolean {
-    this.sync();
-    return this.ranges.length > 0;
+    return this.main.hasRanges;
   }
 
-  /** @internal the entry of `key`, or undefined if the batch has no point operation on it. */
+  /** @internal the default family's entry of `key`, or undefined. */
   entry(key: Uint8Array): IndexEntry | undefined {
-    this.sync();
-    return this.find(keyString(key));
+    return this.main.entry(key);
   }
 
-  /** @internal the entries sorted by the comparator (the array itself: do not change it). */
+  /** @internal the default family's entries sorted by the comparator (do not change it). */
   sortedEntries(): readonly IndexEntry[] {
-    this.sync();
-    if (this.unsorted) {
-      const cmp = this.comparator;
-      this.entries.sort((a, b) => cmp.compare(a.key, b.key));
-      this.unsorted = false;
-    }
-    return this.entries;
+    return this.main.sortedEntries();
   }
 
   // ------------------------------------------------------------------ reads
 
   /**
-   * The value the batch alone gives `key`: its put value (operands merged over it with the
-   * batch's merge operator), or undefined if the batch deleted it or has nothing for it.
-   * Merge operands with no base in the batch cannot be resolved without the database:
-   * Incomplete ("merge in progress", RocksDB's MergeInProgress). See `hasKey` to tell
-   * "deleted" from "not in the batch".
+   * The value the batch alone gives `key` (of column family `family`; default: the default
+   * family): its put value (operands merged over it with the batch's merge operator — the
+   * family's for a handle that has one), or undefined if the batch deleted it or has nothing
+   * for it. Merge operands with no base in the batch cannot be resolved without the
+   * database: Incomplete ("merge in progress", RocksDB's MergeInProgress). See `hasKey` to
+   * tell "deleted" from "not in the batch".
    */
-  getFromBatch(key: Uint8Array | string): Uint8Array | undefined {
+  getFromBatch(key: Uint8Array | string, family?: BatchFamily): Uint8Array | undefined {
     const k = toBytes(key, "key");
     this.sync();
-    const e = this.find(keyString(k));
+    const index = family === undefined ? this.main : this.familyIndex(family);
+    const e = index.find(keyString(k));
     if (e === undefined) return undefined;
     if (e.operands === undefined) return e.base === BASE_VALUE ? e.value : undefined;
     if (e.base === BASE_NONE)
       throw ShaleError.incomplete("merge in progress: the batch has operands but no base value");
-    if (this.mergeOperator === undefined)
+    const op = index.mergeOperator;
+    if (op === undefined)
       throw ShaleError.invalidArgument(
         "getFromBatch: the batch has merge operands; pass options.mergeOperator to the constructor",
       );
-    return fullMerge(
-      this.mergeOperator,
-      k,
-      e.base === BASE_VALUE ? e.value : undefined,
-      e.operands,
-    );
+    return fullMerge(op, k, e.base === BASE_VALUE ? e.value : undefined, e.operands);
   }
 
   /**
-   * True if the batch decides `key` by itself: it put, deleted or range-deleted it (with
-   * or without operands after). False if it has nothing for the key or only operands.
+   * True if the batch decides `key` (of `family`) by itself: it put, deleted or
+   * range-deleted it (with or without operands after). False if it has nothing for the key
+   * or only operands.
    */
-  hasKey(key: Uint8Array | string): boolean {
+  hasKey(key: Uint8Array | string, family?: BatchFamily): boolean {
     const k = toBytes(key, "key");
     this.sync();
-    const e = this.find(keyString(k));
+    const index = family === undefined ? this.main : this.familyIndex(family);
+    const e = index.find(keyString(k));
     if (e !== undefined) return e.base !== BASE_NONE;
-    return this.ranges.length > 0 && this.inDeletedRange(k);
+    return index.ranges.length > 0 && index.inDeletedRange(k);
   }
 
   /**
    * The value of `key` with the batch applied over the database read at `readOptions`
    * (RocksDB's GetFromBatchAndDB): the batch's own value, or the database's, with the
-   * batch's merge operands merged over it by the database's merge operator. A copy the
+   * batch's merge operands merged over it by the database's merge operator. `db`: the
+   * database (its default family) or a column family handle (that family). A copy the
    * caller owns, or the batch's copy (read-only) when the batch put the value.
    */
   getFromBatchAndDB(
@@ -411,9 +531,11 @@ export class WriteBatchWithIndex {
     const support = this.checkDB(db);
     const k = toBytes(key, "key");
     this.sync();
-    const e = this.find(keyString(k));
+    const index = this.indexOf(support.familyId);
+    const e = index?.find(keyString(k));
     if (e === undefined) {
-      if (this.ranges.length > 0 && this.inDeletedRange(k)) return undefined;
+      if (index !== undefined && index.ranges.length > 0 && index.inDeletedRange(k))
+        return undefined;
       return db.get(k, readOptions);
     }
     if (e.operands === undefined) return e.base === BASE_VALUE ? e.value : undefined;
@@ -432,25 +554,27 @@ export class WriteBatchWithIndex {
   }
 
   /**
-   * @internal checks that `db` is a database this batch can read through (the same key
-   * order) and returns what reading needs.
+   * @internal checks that `db` is a database (or family handle) this batch can read through
+   * (the same key order as the family's index) and returns what reading needs.
    */
   checkDB(db: BatchReadDB): BatchReadSupport {
     if (typeof db !== "object" || db === null || typeof db.batchReadSupport !== "function")
-      throw new TypeError("expected a database (DB)");
+      throw new TypeError("expected a database (DB) or a column family handle");
     const support = db.batchReadSupport();
-    if (support.comparator !== this.comparator && support.comparator.name !== this.comparator.name)
+    const own = this.indexOf(support.familyId)?.comparator ?? this.comparator;
+    if (support.comparator !== own && support.comparator.name !== own.name)
       throw ShaleError.invalidArgument(
-        `the batch orders keys by ${this.comparator.name}, the database by ${support.comparator.name}`,
+        `the batch orders keys by ${own.name}, the database by ${support.comparator.name}`,
       );
     return support;
   }
 
   /**
-   * An iterator over the database read at `readOptions` with this batch applied over it
-   * (RocksDB's NewIteratorWithBase): see base-delta-iterator.ts. Unpositioned.
-   * Bounds, `snapshot` and `reverse` (for-of) as for `db.iterator`; `limit` is not
-   * supported (InvalidArgument). Close it (for-of closes it at the end).
+   * An iterator over the database (or the family of the handle `db`) read at `readOptions`
+   * with this batch's operations on that family applied over it (RocksDB's
+   * NewIteratorWithBase): see base-delta-iterator.ts. Unpositioned. Bounds, `snapshot` and
+   * `reverse` (for-of) as for `db.iterator`; `limit` is not supported (InvalidArgument).
+   * Close it (for-of closes it at the end).
    */
   iterator(db: BatchReadDB, readOptions?: IteratorOptions): BaseDeltaIterator {
     const support = this.checkDB(db);
@@ -460,10 +584,15 @@ export class WriteBatchWithIndex {
         throw ShaleError.invalidArgument("readOptions.limit is not supported over a batch");
     }
     const range = resolveRange(readOptions ?? {}, "readOptions");
+    let index = this.indexOf(support.familyId);
+    if (index === undefined) {
+      index = new FamilyIndex(this, support.comparator, support.mergeOperator);
+      (this.others ??= new Map()).set(support.familyId, index);
+    }
     const base = db.iterator(readOptions);
     this.iterated = true;
     return new BaseDeltaIterator(
-      this,
+      index,
       base,
       support.mergeOperator,
       range,
@@ -492,14 +621,9 @@ export class WriteBatchWithIndex {
   clear(): this {
     this.batch.clear();
     this.indexedBytes = BATCH_HEADER_SIZE;
-    const entries = this.entries;
-    if (entries.length > 0) {
-      this.index = undefined;
-      entries.length = 0;
-    }
-    if (this.ranges.length > 0) this.ranges.length = 0;
+    this.main.reset();
+    this.others = undefined;
     if (this.savePoints.length > 0) this.savePoints.length = 0;
-    this.unsorted = false;
     this.version++;
     return this;
   }
@@ -534,10 +658,8 @@ export class WriteBatchWithIndex {
   }
 
   private rebuildIndex(): void {
-    this.index = undefined;
-    this.entries.length = 0;
-    this.ranges.length = 0;
-    this.unsorted = false;
+    this.main.reset();
+    if (this.others !== undefined) for (const index of this.others.values()) index.reset();
     this.version++;
     this.indexedBytes = BATCH_HEADER_SIZE;
     this.sync();

@@ -68,6 +68,11 @@ const COLUMN_FAMILY_KINDS: Readonly<Record<number, ValueKind>> = Object.freeze({
   16: ValueKind.BlobIndex, // kTypeColumnFamilyBlobIndex
 });
 
+/** The operation a column-family record type carries (undefined: not one). @internal */
+export function familyRecordKind(type: number): ValueKind | undefined {
+  return COLUMN_FAMILY_KINDS[type];
+}
+
 export class WriteBatch {
   /** @internal the encoded batch (header + records). */
   readonly rep: ByteWriter;
