@@ -100,7 +100,7 @@ import {
 } from "./secondary/follower.js";
 import { SecondaryPins } from "./secondary/primary-pins.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
-import { checkConflicts } from "./txn/conflict-check.js";
+import { type ConflictFamily, checkConflicts } from "./txn/conflict-check.js";
 import { LockManager } from "./txn/lock-manager.js";
 import {
   OptimisticTransaction,
@@ -161,6 +161,17 @@ export class DB extends ColumnFamilyMethods {
   /** A TransactionDB's key locks (txn/lock-manager.ts); undefined otherwise. */
   private readonly txnLocks: LockManager | undefined;
   private txnHostCache: TransactionHost | undefined;
+  /** What the conflict check reads of family `id` (undefined: not open). */
+  private readonly conflictFamily = (id: number): ConflictFamily | undefined => {
+    const cf = this.families.get(id);
+    if (cf === undefined || cf.dropped) return undefined;
+    return {
+      mem: cf.mem,
+      imm: cf.flushes.imm,
+      comparator: cf.icmp.user,
+      memCreatedSeq: cf.memCreatedSeq,
+    };
+  };
   /** A finished transaction's batch, kept for the next transaction. */
   private spareTxnBatch: WriteBatchWithIndex | undefined;
 
@@ -589,16 +600,15 @@ export class DB extends ColumnFamilyMethods {
       deadlockDetect: txnOptions?.deadlockDetect ?? false,
       lastSequence: () => this.writes.lastSeq,
       snapshot: () => this.snapshot(),
+      checkFamily: (handle) => {
+        if (!(handle instanceof ColumnFamilyHandle))
+          throw new TypeError("the column family must be a handle from db.columnFamily()");
+        this.familyOf(handle);
+        return handle;
+      },
       checkConflicts: (keys, result) => {
         this.status.checkOpen();
-        return checkConflicts(
-          keys,
-          this.cf.mem,
-          this.cf.flushes.imm,
-          this.writes.lastSeq,
-          this.cf.icmp.user,
-          result,
-        );
+        return checkConflicts(keys, this.conflictFamily, this.writes.lastSeq, result);
       },
       commitBatch: (batch, options) => this.writes.write(batch, options, false),
       commitOne: (kind, key, value, options) =>

@@ -113,6 +113,11 @@ export class ColumnFamilyData {
    * the shared WAL without changing it).
    */
   memLogNumber: number;
+  /**
+   * The database's last sequence when `mem` was made (RocksDB's earliest seq of a
+   * memtable): every write of this family after it is in `mem` or the immutable memtables.
+   */
+  memCreatedSeq: number;
   /** Set by `db.dropColumnFamily`: every later use of the family's handle throws. */
   dropped = false;
   private readonly host: ColumnFamilyHost;
@@ -137,6 +142,8 @@ export class ColumnFamilyData {
     this.mergeOperator = options.mergeOperator;
     this.tableOptions = tableOptions;
     this.mem = recovered.mem;
+    const firstSeq = recovered.mem.firstSeq;
+    this.memCreatedSeq = firstSeq > 0 ? firstSeq - 1 : host.versions.lastSequence;
     this.chunkPool = memtableChunkPool(options.writeBufferSize, recovered.mem, recovered.imm);
     const status = host.status;
     this.blobs = new BlobSource({
@@ -321,6 +328,7 @@ export class ColumnFamilyData {
     const sealed = this.mem;
     sealed.seal();
     this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
+    this.memCreatedSeq = host.versions.lastSequence;
     if (tracingPauses) pauseEnd(t0, "memtable switch (wal roll, seal, new memtable)");
     this.flushes.add(sealed, sealedLog);
     if (this.flushes.imm.length + 1 > this.options.maxWriteBufferNumber) {

@@ -15,6 +15,11 @@
  *   tracked at S <  100  -> TryAgain (writes in S+1..100 are in tables: unknown)
  *   S >= lastSeq         -> nothing was written since: no lookup
  * ```
+ *
+ * Column families: a key is checked against its own family's memtables (tracked keys are
+ * named by `lockKey(familyId, key)`). A family's mutable memtable also knows the sequence it
+ * was made at: with no immutable memtable, every write of the family after that seq is in
+ * it, whatever the other families wrote meanwhile.
  */
 import {
   type Comparator,
@@ -26,12 +31,16 @@ import {
   userKeyOf,
 } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
+import { lockKeyBytes, lockKeyFamily } from "../write/write-batch-with-index.js";
 
-/** The bytes of a key from its `keyString` (write-batch-with-index.ts). */
-export function keyBytes(s: string): Uint8Array {
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
+/** What the conflict check reads of one column family. */
+export interface ConflictFamily {
+  readonly mem: MemTable;
+  /** The immutable memtables, newest first. */
+  readonly imm: readonly { mem: MemTable }[];
+  readonly comparator: Comparator;
+  /** The last sequence when `mem` was made (see ColumnFamilyData.memCreatedSeq). */
+  readonly memCreatedSeq: number;
 }
 
 export const NO_CONFLICT = 0;
@@ -41,54 +50,56 @@ export const CONFLICT = 1;
 export const NO_HISTORY = 2;
 
 /** The seq after which every write is still in a memtable. */
-export function historyStart(
-  mem: MemTable,
-  imm: readonly { mem: MemTable }[],
-  lastSeq: number,
-): number {
+export function historyStart(family: ConflictFamily): number {
+  const imm = family.imm;
   for (let i = imm.length - 1; i >= 0; i--) {
     const first = imm[i]!.mem.firstSeq;
     if (first > 0) return first - 1;
   }
-  const first = mem.firstSeq;
-  return first > 0 ? first - 1 : lastSeq;
+  return family.memCreatedSeq;
 }
 
 /**
- * Checks the tracked keys (`keyString` -> seq tracked at) against the memtables `mem` and
- * `imm` (newest first); returns NO_CONFLICT, or CONFLICT / NO_HISTORY with the key in
- * `result.key`.
+ * Checks the tracked keys (`lockKey` name -> seq tracked at) against the memtables of their
+ * families (`families(id)`; undefined for a family no longer open: not checked, its write
+ * fails); returns NO_CONFLICT, or CONFLICT / NO_HISTORY with the key in `result.key`.
  */
 export function checkConflicts(
   keys: ReadonlyMap<string, number>,
-  mem: MemTable,
-  imm: readonly { mem: MemTable }[],
+  families: (id: number) => ConflictFamily | undefined,
   lastSeq: number,
-  comparator: Comparator,
   result: { key: Uint8Array | undefined },
 ): number {
-  const start = historyStart(mem, imm, lastSeq);
-  let iters: InternalIterator[] | undefined;
+  let open: Map<number, { family: ConflictFamily; start: number; iters: InternalIterator[] }> | undefined;
   try {
     for (const [name, tracked] of keys) {
       if (tracked >= lastSeq) continue;
-      if (tracked < start) {
-        result.key = keyBytes(name);
+      const id = lockKeyFamily(name);
+      let f = open?.get(id);
+      if (f === undefined) {
+        const family = families(id);
+        if (family === undefined) continue;
+        f = { family, start: historyStart(family), iters: [] };
+        (open ??= new Map()).set(id, f);
+      }
+      if (tracked < f.start) {
+        result.key = lockKeyBytes(name);
         return NO_HISTORY;
       }
-      if (iters === undefined) {
-        iters = [mem.newIterator()];
-        for (let i = 0; i < imm.length; i++) iters.push(imm[i]!.mem.newIterator());
+      const { mem, imm, comparator } = f.family;
+      if (f.iters.length === 0) {
+        f.iters.push(mem.newIterator());
+        for (let i = 0; i < imm.length; i++) f.iters.push(imm[i]!.mem.newIterator());
       }
-      const key = keyBytes(name);
-      if (latestSeq(key, mem, imm, iters, comparator) > tracked) {
+      const key = lockKeyBytes(name);
+      if (latestSeq(key, mem, imm, f.iters, comparator) > tracked) {
         result.key = key;
         return CONFLICT;
       }
     }
     return NO_CONFLICT;
   } finally {
-    if (iters !== undefined) for (const it of iters) it.close();
+    if (open !== undefined) for (const f of open.values()) for (const it of f.iters) it.close();
   }
 }
 

@@ -18,7 +18,8 @@
  *   close a cycle and T's request fails at once with `Busy` (RocksDB's Status::Busy,
  *   SubCode kDeadlock). The transactions already waiting keep waiting.
  *
- * Keys are the latin1 strings of their bytes (write-batch-with-index.ts's `keyString`).
+ * Keys are (family, key) names: write-batch-with-index.ts's `lockKey` (the latin1 string of
+ * the key's bytes, after the family id for a family other than default).
  */
 import { ShaleError } from "@shale/base";
 

@@ -21,6 +21,12 @@
  * and are not tracked: two transactions that each read what the other writes can both
  * commit (write skew) unless the reads use `getForUpdate`.
  *
+ * Column families (RocksDB's): `put`/`delete`/`merge` take a family handle as their last
+ * argument, and the reads (`get`, `getForUpdate`, `getMany`, `iterator`) take one last or in
+ * place of their read options; without one, the default family. Keys are tracked and locked
+ * per (family, key) — `lockKey` names — and the commit writes every family in one atomic
+ * batch. A handle of another database, or of a dropped family, is InvalidArgument.
+ *
  * After `commit()` or `rollback()` — or a failed commit, which rolls back — every method
  * throws InvalidArgument. Savepoints cover the writes, the tracked keys and (pessimistic)
  * the locks taken since.
@@ -30,10 +36,10 @@ import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import type { IteratorOptions, ReadOptions } from "../core/options.js";
 import type { Snapshot } from "../core/snapshot.js";
 import type { BaseDeltaIterator } from "../write/base-delta-iterator.js";
-import type { WriteBatch } from "../write/write-batch.js";
+import type { BatchFamily, WriteBatch } from "../write/write-batch.js";
 import {
   type BatchReadDB,
-  keyString,
+  lockKey,
   type WriteBatchWithIndex,
 } from "../write/write-batch-with-index.js";
 import { CONFLICT, NO_CONFLICT } from "./conflict-check.js";
@@ -41,9 +47,17 @@ import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
 
 const EMPTY = new Uint8Array(0);
 
+/** A column family handle as a transaction takes it (a ColumnFamilyHandle). */
+export type TransactionFamily = BatchReadDB & BatchFamily;
+
 /** What transactions use of the database (`DB.transactionHost`). */
 export interface TransactionHost {
   readonly db: BatchReadDB;
+  /**
+   * Checks that `handle` is a live family handle of this database (TypeError for anything
+   * else than a handle; InvalidArgument for another database's or a dropped family's).
+   */
+  checkFamily(handle: unknown): TransactionFamily;
   /** The lock table of a TransactionDB; undefined for optimistic databases. */
   readonly locks: LockManager | undefined;
   readonly lockTimeoutMs: number;
@@ -100,6 +114,16 @@ function conflictError(code: number, key: Uint8Array, what: string): ShaleError 
       );
 }
 
+/** True if `x` is a column family handle (what a read takes in place of its options). */
+function isHandle(x: unknown): x is TransactionFamily {
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    typeof (x as TransactionFamily).batchReadSupport === "function" &&
+    typeof (x as TransactionFamily).id === "number"
+  );
+}
+
 /** The common part: the batch, the snapshot, reads, savepoints, state. */
 export abstract class Transaction {
   /** A number unique in this process, for messages. */
@@ -112,7 +136,7 @@ export abstract class Transaction {
   /** Read options carrying the snapshot (built once). */
   protected readonly snapshotRead: ReadOptions | undefined;
   /**
-   * Tracked keys: keyString -> the seq tracked at (pessimistic: the locked keys, with the
+   * Tracked keys: lockKey name -> the seq tracked at (pessimistic: the locked keys, with the
    * snapshot's seq or 0), in the order tracked.
    */
   protected readonly tracked = new Map<string, number>();
@@ -133,12 +157,21 @@ export abstract class Transaction {
   /** True for a pessimistic (locking) transaction. */
   abstract readonly pessimistic: boolean;
 
-  abstract put(key: Uint8Array | string, value: Uint8Array | string): void | Promise<void>;
-  abstract delete(key: Uint8Array | string): void | Promise<void>;
-  abstract merge(key: Uint8Array | string, operand: Uint8Array | string): void | Promise<void>;
+  abstract put(
+    key: Uint8Array | string,
+    value: Uint8Array | string,
+    family?: TransactionFamily,
+  ): void | Promise<void>;
+  abstract delete(key: Uint8Array | string, family?: TransactionFamily): void | Promise<void>;
+  abstract merge(
+    key: Uint8Array | string,
+    operand: Uint8Array | string,
+    family?: TransactionFamily,
+  ): void | Promise<void>;
   abstract getForUpdate(
     key: Uint8Array | string,
-    readOptions?: ReadOptions,
+    readOptions?: ReadOptions | TransactionFamily,
+    family?: TransactionFamily,
   ): Uint8Array | undefined | Promise<Uint8Array | undefined>;
   /** Writes the transaction's batch atomically, or throws and writes nothing. */
   abstract commit(options?: WriteOptions): void;
@@ -165,22 +198,34 @@ export abstract class Transaction {
    * operands over it. Not tracked for conflicts (see `getForUpdate`). A copy the caller owns,
    * or the batch's copy of a value it put (read-only).
    */
-  get(key: Uint8Array | string, readOptions?: ReadOptions): Uint8Array | undefined {
+  get(
+    key: Uint8Array | string,
+    readOptions?: ReadOptions | TransactionFamily,
+    family?: TransactionFamily,
+  ): Uint8Array | undefined {
     this.checkActive();
-    return this.batch.getFromBatchAndDB(this.host.db, key, this.readOptions(readOptions));
+    if (isHandle(readOptions)) return this.get(key, undefined, readOptions);
+    return this.batch.getFromBatchAndDB(
+      this.reader(family),
+      key,
+      this.readOptions(readOptions),
+    );
   }
 
   /** `get` for each key, in order. */
   getMany(
     keys: readonly (Uint8Array | string)[],
-    readOptions?: ReadOptions,
+    readOptions?: ReadOptions | TransactionFamily,
+    family?: TransactionFamily,
   ): (Uint8Array | undefined)[] {
     this.checkActive();
+    if (isHandle(readOptions)) return this.getMany(keys, undefined, readOptions);
     if (!Array.isArray(keys)) throw new TypeError("getMany takes an array of keys");
+    const db = this.reader(family);
     const ro = this.readOptions(readOptions);
     const out = new Array<Uint8Array | undefined>(keys.length);
     for (let i = 0; i < keys.length; i++)
-      out[i] = this.batch.getFromBatchAndDB(this.host.db, toBytes(keys[i], `keys[${i}]`), ro);
+      out[i] = this.batch.getFromBatchAndDB(db, toBytes(keys[i], `keys[${i}]`), ro);
     return out;
   }
 
@@ -188,9 +233,16 @@ export abstract class Transaction {
    * An iterator over the database at the transaction's snapshot (or as `readOptions` say)
    * with the transaction's writes over it (BaseDeltaIterator). Unpositioned; close it.
    */
-  iterator(readOptions?: IteratorOptions): BaseDeltaIterator {
+  iterator(
+    readOptions?: IteratorOptions | TransactionFamily,
+    family?: TransactionFamily,
+  ): BaseDeltaIterator {
     this.checkActive();
-    return this.batch.iterator(this.host.db, this.readOptions(readOptions) as IteratorOptions);
+    if (isHandle(readOptions)) return this.iterator(undefined, readOptions);
+    return this.batch.iterator(
+      this.reader(family),
+      this.readOptions(readOptions) as IteratorOptions,
+    );
   }
 
   /** Marks the current state; `rollbackToSavePoint()` returns to it. Savepoints nest. */
@@ -274,7 +326,29 @@ export abstract class Transaction {
     return ro.snapshot !== undefined ? ro : { ...ro, snapshot: this.snapshot };
   }
 
-  /** Tracks key `s` (its keyString) at the snapshot's seq, or at the latest seq if first tracked now. */
+  /** The database or family handle reads of `family` go through (checked). */
+  protected reader(family: TransactionFamily | undefined): BatchReadDB {
+    return family === undefined ? this.host.db : this.host.checkFamily(family);
+  }
+
+  /**
+   * The handle a write of `family` puts in the batch: undefined for the default family
+   * (a plain record), else the checked handle.
+   */
+  protected writeFamily(family: TransactionFamily | undefined): TransactionFamily | undefined {
+    if (family === undefined) return undefined;
+    const f = this.host.checkFamily(family);
+    return f.id === 0 ? undefined : f;
+  }
+
+  /** Throws InvalidArgument unless the family written has a merge operator. */
+  protected checkMerge(family: TransactionFamily | undefined): void {
+    const db = family ?? this.host.db;
+    if (db.batchReadSupport().mergeOperator === undefined)
+      throw ShaleError.invalidArgument("merge needs options.mergeOperator");
+  }
+
+  /** Tracks key `s` (its lockKey name) at the snapshot's seq, or at the latest seq if first tracked now. */
   protected track(s: string): void {
     if (this.tracked.has(s)) return;
     const seq = this.snapshot !== undefined ? this.snapshot.seq : this.host.lastSequence();
@@ -282,10 +356,15 @@ export abstract class Transaction {
     this.tracked.set(s, seq);
   }
 
-  /** Buffers a point write of `key` and tracks the key (optimistic). */
-  protected writeTracked(kind: ValueKind, key: Uint8Array, value: Uint8Array): void {
-    const s = keyString(key);
-    this.batch.append(kind, key, value);
+  /** Buffers a point write of `key` (of `family`) and tracks the key (optimistic). */
+  protected writeTracked(
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+    family: TransactionFamily | undefined,
+  ): void {
+    const s = lockKey(family === undefined ? 0 : family.id, key);
+    this.batch.append(kind, key, value, family);
     this.track(s);
   }
 
@@ -307,9 +386,13 @@ export abstract class Transaction {
     this.host.commitBatch(batch.getWriteBatch(), options);
   }
 
-  /** The database's value of `key` with the batch over it (`get` without the active check). */
-  protected read(key: Uint8Array, readOptions: ReadOptions | undefined): Uint8Array | undefined {
-    return this.batch.getFromBatchAndDB(this.host.db, key, this.readOptions(readOptions));
+  /** The value of `key` in `db` with the batch over it (`get` without the active check). */
+  protected read(
+    db: BatchReadDB,
+    key: Uint8Array,
+    readOptions: ReadOptions | undefined,
+  ): Uint8Array | undefined {
+    return this.batch.getFromBatchAndDB(db, key, this.readOptions(readOptions));
   }
 }
 
@@ -317,31 +400,40 @@ export abstract class Transaction {
 export class OptimisticTransaction extends Transaction {
   readonly pessimistic = false;
 
-  put(key: Uint8Array | string, value: Uint8Array | string): void {
+  put(key: Uint8Array | string, value: Uint8Array | string, family?: TransactionFamily): void {
     this.checkActive();
-    this.writeTracked(ValueKind.Value, toBytes(key, "key"), toBytes(value, "value"));
+    const k = toBytes(key, "key");
+    const v = toBytes(value, "value");
+    this.writeTracked(ValueKind.Value, k, v, this.writeFamily(family));
   }
 
-  delete(key: Uint8Array | string): void {
+  delete(key: Uint8Array | string, family?: TransactionFamily): void {
     this.checkActive();
-    this.writeTracked(ValueKind.Deletion, toBytes(key, "key"), EMPTY);
+    const k = toBytes(key, "key");
+    this.writeTracked(ValueKind.Deletion, k, EMPTY, this.writeFamily(family));
   }
 
-  merge(key: Uint8Array | string, operand: Uint8Array | string): void {
+  merge(key: Uint8Array | string, operand: Uint8Array | string, family?: TransactionFamily): void {
     this.checkActive();
     const k = toBytes(key, "key");
     const v = toBytes(operand, "operand");
-    if (this.host.db.batchReadSupport().mergeOperator === undefined)
-      throw ShaleError.invalidArgument("merge needs options.mergeOperator");
-    this.writeTracked(ValueKind.Merge, k, v);
+    const f = this.writeFamily(family);
+    this.checkMerge(f);
+    this.writeTracked(ValueKind.Merge, k, v, f);
   }
 
   /** `get`, and tracks the key: a write of it by someone else fails the commit with Busy. */
-  getForUpdate(key: Uint8Array | string, readOptions?: ReadOptions): Uint8Array | undefined {
+  getForUpdate(
+    key: Uint8Array | string,
+    readOptions?: ReadOptions | TransactionFamily,
+    family?: TransactionFamily,
+  ): Uint8Array | undefined {
     this.checkActive();
+    if (isHandle(readOptions)) return this.getForUpdate(key, undefined, readOptions);
     const k = toBytes(key, "key");
-    this.track(keyString(k));
-    return this.read(k, readOptions);
+    const db = this.reader(family);
+    this.track(lockKey(family === undefined ? 0 : family.id, k));
+    return this.read(db, k, readOptions);
   }
 
   /**
@@ -392,40 +484,53 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     this.deadlockDetect = deadlockDetect;
   }
 
-  async put(key: Uint8Array | string, value: Uint8Array | string): Promise<void> {
+  async put(
+    key: Uint8Array | string,
+    value: Uint8Array | string,
+    family?: TransactionFamily,
+  ): Promise<void> {
     this.checkActive();
     const k = toBytes(key, "key");
     const v = toBytes(value, "value");
-    await this.lockKey(k);
-    this.batch.append(ValueKind.Value, k, v);
+    const f = this.writeFamily(family);
+    await this.lockKey(k, f);
+    this.batch.append(ValueKind.Value, k, v, f);
   }
 
-  async delete(key: Uint8Array | string): Promise<void> {
+  async delete(key: Uint8Array | string, family?: TransactionFamily): Promise<void> {
     this.checkActive();
     const k = toBytes(key, "key");
-    await this.lockKey(k);
-    this.batch.append(ValueKind.Deletion, k, EMPTY);
+    const f = this.writeFamily(family);
+    await this.lockKey(k, f);
+    this.batch.append(ValueKind.Deletion, k, EMPTY, f);
   }
 
-  async merge(key: Uint8Array | string, operand: Uint8Array | string): Promise<void> {
+  async merge(
+    key: Uint8Array | string,
+    operand: Uint8Array | string,
+    family?: TransactionFamily,
+  ): Promise<void> {
     this.checkActive();
     const k = toBytes(key, "key");
     const v = toBytes(operand, "operand");
-    if (this.host.db.batchReadSupport().mergeOperator === undefined)
-      throw ShaleError.invalidArgument("merge needs options.mergeOperator");
-    await this.lockKey(k);
-    this.batch.append(ValueKind.Merge, k, v);
+    const f = this.writeFamily(family);
+    this.checkMerge(f);
+    await this.lockKey(k, f);
+    this.batch.append(ValueKind.Merge, k, v, f);
   }
 
   /** Locks `key`, then reads it as `get` does. */
   async getForUpdate(
     key: Uint8Array | string,
-    readOptions?: ReadOptions,
+    readOptions?: ReadOptions | TransactionFamily,
+    family?: TransactionFamily,
   ): Promise<Uint8Array | undefined> {
     this.checkActive();
+    if (isHandle(readOptions)) return this.getForUpdate(key, undefined, readOptions);
     const k = toBytes(key, "key");
-    await this.lockKey(k);
-    return this.read(k, readOptions);
+    const db = this.reader(family);
+    await this.lockKey(k, family === undefined || family.id === 0 ? undefined : family);
+    return this.read(db, k, readOptions);
   }
 
   /** Writes the batch and releases the locks (also when the write fails: then rolled back). */
@@ -468,10 +573,11 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
   /**
    * Takes `key`'s lock (waiting if another transaction holds it), tracks it, and with a
    * snapshot checks it was not written after the snapshot (Busy; TryAgain when the
-   * memtables cannot tell). Returns the key's keyString.
+   * memtables cannot tell). `family`: undefined for the default family. Returns the key's
+   * lockKey name.
    */
-  private async lockKey(key: Uint8Array): Promise<string> {
-    const s = keyString(key);
+  private async lockKey(key: Uint8Array, family: BatchFamily | undefined): Promise<string> {
+    const s = lockKey(family === undefined ? 0 : family.id, key);
     if (this.tracked.has(s)) return s;
     if (this.waitingFor !== undefined)
       throw ShaleError.invalidArgument(

@@ -131,6 +131,20 @@ export function lockKey(familyId: number, key: Uint8Array): string {
   return familyId === 0 ? s : `\u0100${familyId}\u0101${s}`;
 }
 
+/** The family id of a `lockKey` name (0 for default). */
+export function lockKeyFamily(name: string): number {
+  if (name.charCodeAt(0) !== 0x100) return 0;
+  return Number(name.slice(1, name.indexOf("\u0101")));
+}
+
+/** The key bytes of a `lockKey` name. */
+export function lockKeyBytes(name: string): Uint8Array {
+  const from = name.charCodeAt(0) === 0x100 ? name.indexOf("\u0101") + 1 : 0;
+  const out = new Uint8Array(name.length - from);
+  for (let i = from; i < name.length; i++) out[i - from] = name.charCodeAt(i);
+  return out;
+}
+
 /**
  * The index of one column family's operations in a batch: entries by key, range deletions,
  * in the family's key order. The BatchDelta a BaseDeltaIterator reads.
