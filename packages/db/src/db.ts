@@ -71,6 +71,12 @@ import {
 import { readNewestOptions } from "./core/options-file.js";
 import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
 import { type Snapshot, SnapshotList } from "./core/snapshot.js";
+import {
+  RUN_TRANSACTION_OPTIONS,
+  type RunTransactionOptions,
+  TRANSACTION_OPTIONS,
+  type TransactionOptions,
+} from "./core/transaction-options.js";
 import { loadCodecs } from "./core/wal-codecs.js";
 import type { DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
@@ -108,12 +114,6 @@ import {
   type Transaction,
   type TransactionHost,
 } from "./txn/transaction.js";
-import {
-  RUN_TRANSACTION_OPTIONS,
-  type RunTransactionOptions,
-  TRANSACTION_OPTIONS,
-  type TransactionOptions,
-} from "./core/transaction-options.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";
@@ -379,7 +379,10 @@ export class DB extends ColumnFamilyMethods {
    * or none of it survives a crash.
    */
   write(batch: WriteBatch | WriteBatchWithIndex, options?: WriteOptions): void {
-    this.writes.write(batch instanceof WriteBatchWithIndex ? batch.getWriteBatch() : batch, options);
+    this.writes.write(
+      batch instanceof WriteBatchWithIndex ? batch.getWriteBatch() : batch,
+      options,
+    );
   }
 
   // ---------------------------------------------------------------- column families

@@ -27,13 +27,13 @@ import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
 import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
+import { lockKey } from "../write/write-batch-with-index.js";
 import {
   type ActiveWal,
   checkRangeOrder,
   FamilyInserter,
   MemTableInserter,
 } from "../write/write-path.js";
-import { lockKey } from "../write/write-batch-with-index.js";
 import type { ColumnFamilyData } from "./column-family-data.js";
 import type { DbStatus } from "./db-status.js";
 

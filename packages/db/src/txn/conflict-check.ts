@@ -70,7 +70,9 @@ export function checkConflicts(
   lastSeq: number,
   result: { key: Uint8Array | undefined },
 ): number {
-  let open: Map<number, { family: ConflictFamily; start: number; iters: InternalIterator[] }> | undefined;
+  let open:
+    | Map<number, { family: ConflictFamily; start: number; iters: InternalIterator[] }>
+    | undefined;
   try {
     for (const [name, tracked] of keys) {
       if (tracked >= lastSeq) continue;

@@ -60,8 +60,12 @@ describe("transactions across crashes", () => {
       for (let run = 0; run < rounds; run++) {
         const acked = new Set<number>();
         const mode = run % 2 === 0 ? "optimistic" : "pessimistic";
-        await runAndKill(fixture, [dir, String(run), mode], 200 + rnd.uniform(500), undefined, (n) =>
-          acked.add(n),
+        await runAndKill(
+          fixture,
+          [dir, String(run), mode],
+          200 + rnd.uniform(500),
+          undefined,
+          (n) => acked.add(n),
         );
         const db = await DB.open(dir);
         try {

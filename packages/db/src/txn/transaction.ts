@@ -205,11 +205,7 @@ export abstract class Transaction {
   ): Uint8Array | undefined {
     this.checkActive();
     if (isHandle(readOptions)) return this.get(key, undefined, readOptions);
-    return this.batch.getFromBatchAndDB(
-      this.reader(family),
-      key,
-      this.readOptions(readOptions),
-    );
+    return this.batch.getFromBatchAndDB(this.reader(family), key, this.readOptions(readOptions));
   }
 
   /** `get` for each key, in order. */
