@@ -71,9 +71,9 @@ const openRows: Row[] = [
   ["bestEffortsRecovery", 1, undefined, true],
   ["avoidFlushDuringRecovery", "no", undefined, false],
   ["readOnly", "yes", undefined, false],
+  ["transactionDB", 5, { lockTimeoutMs: -2 }, { lockTimeoutMs: 10, deadlockDetect: true }],
   ["columnFamilies", "users", { users: { bogus: 1 } }, { default: { writeBufferSize: 1 << 20 } }],
   ["createMissingColumnFamilies", "yes", undefined, true],
-  ["transactionDB", 5, { lockTimeoutMs: -2 }, { lockTimeoutMs: 10, deadlockDetect: true }],
   ["fs", { openWritable() {} }, undefined, "memory"],
 ];
 
