@@ -69,6 +69,7 @@ export {
   OptimisticTransaction,
   PessimisticTransaction,
   Transaction,
+  type TransactionFamily,
 } from "./txn/transaction.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";

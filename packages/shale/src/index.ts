@@ -100,6 +100,7 @@ export {
   stringAppendOperator,
   Transaction,
   type TransactionDBOptions,
+  type TransactionFamily,
   type TransactionOptions,
   uint64AddOperator,
   type VerifiedFile,

@@ -165,6 +165,12 @@ export class ShaleEngine implements Engine {
     }
   }
 
+  /** The family handle of `key` for a transaction (undefined: default, with one family). */
+  private familyOf(key: Uint8Array): ColumnFamilyHandle | undefined {
+    const f = this.families;
+    return f.length === 0 ? undefined : f[familyIndex(key, f.length)];
+  }
+
   /** The family `key` goes to (the database itself with one family). */
   private storeOf(key: Uint8Array): DB | ColumnFamilyHandle {
     const f = this.families;
@@ -202,8 +208,10 @@ export class ShaleEngine implements Engine {
     for (let retries = 0; ; retries++) {
       const txn = db.beginTransaction();
       for (let i = 0; i < keys.length; i++) {
-        const v = txn.getForUpdate(keys[i]!) as Uint8Array | undefined;
-        txn.put(keys[i]!, this.increment(v));
+        const key = keys[i]!;
+        const family = this.familyOf(key);
+        const v = txn.getForUpdate(key, family) as Uint8Array | undefined;
+        txn.put(key, this.increment(v), family);
       }
       try {
         txn.commit(this.writeOptions);
@@ -220,8 +228,10 @@ export class ShaleEngine implements Engine {
       const txn = db.beginTransaction();
       try {
         for (let i = 0; i < keys.length; i++) {
-          const v = await txn.getForUpdate(keys[i]!);
-          await txn.put(keys[i]!, this.increment(v));
+          const key = keys[i]!;
+          const family = this.familyOf(key);
+          const v = await txn.getForUpdate(key, family);
+          await txn.put(key, this.increment(v), family);
         }
         txn.commit(this.writeOptions);
         return retries;
@@ -252,13 +262,13 @@ export class ShaleEngine implements Engine {
   transactionPut(key: Uint8Array, value: Uint8Array): void | Promise<void> {
     if (this.pessimistic) return this.pessimisticPut(key, value);
     const txn = this.db!.beginTransaction();
-    txn.put(key, value);
+    txn.put(key, value, this.familyOf(key));
     txn.commit(this.writeOptions);
   }
 
   private async pessimisticPut(key: Uint8Array, value: Uint8Array): Promise<void> {
     const txn = this.db!.beginTransaction();
-    await txn.put(key, value);
+    await txn.put(key, value, this.familyOf(key));
     txn.commit(this.writeOptions);
   }
 
