@@ -24,6 +24,7 @@
  */
 import { ShaleError } from "@shale/base";
 import {
+  checkBitsPerKey,
   chooseNumProbes,
   FilterFormat,
   millibitsPerKey,
@@ -101,10 +102,7 @@ export class BloomFilterBuilder {
     }
     const bitsPerKey = options.bitsPerKey ?? 10;
     const hashStorage = options.hashStorage ?? "chunked";
-    if (typeof bitsPerKey !== "number") throw new TypeError("bitsPerKey must be a number");
-    if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
-      throw ShaleError.invalidArgument(`bitsPerKey must be in [1, 100], got ${bitsPerKey}`);
-    }
+    checkBitsPerKey(bitsPerKey);
     if (hashStorage !== "chunked" && hashStorage !== "doubling") {
       throw ShaleError.invalidArgument(
         `hashStorage must be "chunked" or "doubling", got ${String(hashStorage)}`,

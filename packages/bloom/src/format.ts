@@ -54,6 +54,8 @@
  * - 1..127: legacy Bloom, that byte is numProbes; bytes [len+1..len+4] = numLines (fixed32
  *   little-endian), see `legacy.ts`.
  */
+import { ShaleError } from "@shale/base";
+
 /** Part of the file format; do not change. */
 export const FilterFormat = {
   /** Bytes of metadata after the bit array. */
@@ -102,6 +104,31 @@ export function chooseNumProbes(millibitsPerKey: number): number {
   if (m > 50000) return 24;
   // Roughly optimal for the remaining range: 28000 -> 12, 28001 -> 13, 50000 -> 23.
   return Math.floor((m - 1) / 2000) - 1;
+}
+
+/** Smallest and largest bits-per-key setting accepted (RocksDB clamps to the same range). */
+export const MIN_BITS_PER_KEY = 1;
+export const MAX_BITS_PER_KEY = 100;
+
+/**
+ * Checks a bits-per-key setting and returns it: any finite number in [1, 100], fractional
+ * ones included (9.9 is 9900 millibits; see `millibitsPerKey`). RocksDB silently clamps
+ * (below 0.5 means no filter, below 1 means 1, NaN and above 100 mean 100); here a value it
+ * would change is an error, so a setting never means something other than it says.
+ * @param name how the message names the setting ("bitsPerKey", "filterPolicy.bitsPerKey").
+ * @throws TypeError for a non-number; ShaleError InvalidArgument for NaN, an infinity or a
+ *   value outside [1, 100].
+ */
+export function checkBitsPerKey(value: unknown, name = "bitsPerKey"): number {
+  if (typeof value !== "number") {
+    throw new TypeError(`${name} must be a number; got ${value === null ? "null" : typeof value}`);
+  }
+  if (!(value >= MIN_BITS_PER_KEY && value <= MAX_BITS_PER_KEY)) {
+    throw ShaleError.invalidArgument(
+      `${name} must be a number in [${MIN_BITS_PER_KEY}, ${MAX_BITS_PER_KEY}] (fractions allowed, read to 1/1000); got ${value}`,
+    );
+  }
+  return value;
 }
 
 /**

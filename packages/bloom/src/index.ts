@@ -12,10 +12,13 @@ export {
   type HashStorage,
 } from "./builder.js";
 export {
+  checkBitsPerKey,
   chooseNumProbes,
   FilterFormat,
   fastRange32,
   filterBytesFor,
+  MAX_BITS_PER_KEY,
+  MIN_BITS_PER_KEY,
   millibitsPerKey,
   numLinesFor,
 } from "./format.js";

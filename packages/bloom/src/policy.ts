@@ -15,8 +15,8 @@
  *
  * Thread-safety: immutable; builders and readers it makes are single-threaded.
  */
-import { ShaleError } from "@shale/base";
 import { BloomFilterBuilder } from "./builder.js";
+import { checkBitsPerKey, millibitsPerKey } from "./format.js";
 import { BloomFilterReader, type FilterSource } from "./reader.js";
 import { bitsSuffix } from "./ribbon-policy.js";
 
@@ -25,22 +25,29 @@ export class BloomFilterPolicy {
   readonly name = "bloomfilter";
   /** Metaindex key suffix: "fullfilter." + compatibilityName. */
   readonly compatibilityName = "rocksdb.BuiltinBloomFilter";
-  /** Bits of filter per key, in [1, 100]. */
+  /** Bits of filter per key, in [1, 100]; fractional settings such as 9.9 are allowed. */
   readonly bitsPerKey: number;
+  /** The setting as RocksDB reads it: `floor(bitsPerKey * 1000 + 0.500001)` (9.9 -> 9900). */
+  readonly millibitsPerKey: number;
 
   /**
-   * @param bitsPerKey Default: 10 (about 1 % false positives).
-   * @throws TypeError for a non-number, ShaleError InvalidArgument outside [1, 100].
+   * @param bitsPerKey Default: 10 (about 1 % false positives). Any number in [1, 100], read
+   *   to the thousandth as RocksDB's `NewBloomFilterPolicy(double)` does: 10.5 gives about
+   *   0.79 %, 9.9 about 1 % (see the README's table).
+   * @throws TypeError for a non-number, ShaleError InvalidArgument for NaN, an infinity or a
+   *   value outside [1, 100].
    */
   constructor(bitsPerKey = 10) {
-    if (typeof bitsPerKey !== "number") throw new TypeError("bitsPerKey must be a number");
-    if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
-      throw ShaleError.invalidArgument(`bitsPerKey must be in [1, 100], got ${bitsPerKey}`);
-    }
+    checkBitsPerKey(bitsPerKey);
     this.bitsPerKey = bitsPerKey;
+    this.millibitsPerKey = millibitsPerKey(bitsPerKey);
   }
 
-  /** RocksDB's `GetId()`: "bloomfilter:<bits>:false" (the OPTIONS file's value). */
+  /**
+   * RocksDB's `GetId()`: "bloomfilter:<bits>:false" (the OPTIONS file's value), the bits
+   * from the millibits with at most three decimals: 10 -> "bloomfilter:10:false", 9.9 ->
+   * "bloomfilter:9.9:false", 7.0049 -> "bloomfilter:7.005:false".
+   */
   get id(): string {
     return `bloomfilter:${bitsSuffix(this.bitsPerKey)}:false`;
   }

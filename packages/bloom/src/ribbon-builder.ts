@@ -50,9 +50,8 @@
  *
  * Not thread-safe.
  */
-import { ShaleError } from "@shale/base";
 import { BloomFilterBuilder, type HashStorage } from "./builder.js";
-import { FilterFormat, filterBytesFor } from "./format.js";
+import { checkBitsPerKey, FilterFormat, filterBytesFor } from "./format.js";
 import { RibbonBanding } from "./ribbon-banding.js";
 import {
   BLOOM_COMPARE_SLOTS,
@@ -104,10 +103,7 @@ export class RibbonFilterBuilder {
       throw new TypeError("RibbonFilterBuilder options must be an object");
     }
     const bitsPerKey = options.bitsPerKey ?? 10;
-    if (typeof bitsPerKey !== "number") throw new TypeError("bitsPerKey must be a number");
-    if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
-      throw ShaleError.invalidArgument(`bitsPerKey must be in [1, 100], got ${bitsPerKey}`);
-    }
+    checkBitsPerKey(bitsPerKey);
     this.bitsPerKey = bitsPerKey;
     this.oneInFpRate = ribbonOneInFpRate(bitsPerKey);
     this.store = new BloomFilterBuilder({

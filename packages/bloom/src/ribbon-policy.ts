@@ -23,6 +23,7 @@
  */
 import { ShaleError } from "@shale/base";
 import { BloomFilterBuilder } from "./builder.js";
+import { checkBitsPerKey, millibitsPerKey } from "./format.js";
 import { BloomFilterReader, type FilterSource } from "./reader.js";
 import { RibbonFilterBuilder } from "./ribbon-builder.js";
 
@@ -54,13 +55,10 @@ export class RibbonFilterPolicy {
    *   [1, 100] or a bloomBeforeLevel that is not an integer in [-1, 2^31 - 1].
    */
   constructor(bitsPerKey = 10, bloomBeforeLevel = 0) {
-    if (typeof bitsPerKey !== "number") throw new TypeError("bitsPerKey must be a number");
     if (typeof bloomBeforeLevel !== "number") {
       throw new TypeError("bloomBeforeLevel must be a number");
     }
-    if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
-      throw ShaleError.invalidArgument(`bitsPerKey must be in [1, 100], got ${bitsPerKey}`);
-    }
+    checkBitsPerKey(bitsPerKey);
     if (
       !(
         Number.isInteger(bloomBeforeLevel) &&
@@ -116,7 +114,7 @@ export function ribbonFilterPolicy(bitsPerKey = 10, bloomBeforeLevel = 0): Ribbo
  * (at most three decimals, trailing zeros dropped).
  */
 export function bitsSuffix(bitsPerKey: number): string {
-  const millibits = Math.floor(bitsPerKey * 1000 + 0.500001);
+  const millibits = millibitsPerKey(bitsPerKey);
   let s = String(Math.floor(millibits / 1000));
   let frac = millibits % 1000;
   if (frac > 0) {

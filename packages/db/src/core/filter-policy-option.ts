@@ -7,6 +7,10 @@
  *   { type: "bloom", bitsPerKey: 10 }                        NewBloomFilterPolicy(10)
  *   { type: "ribbon", bitsPerKey: 10, bloomBeforeLevel: 0 }  NewRibbonFilterPolicy(10, 0)
  * ```
+ * `bitsPerKey` may be fractional for both, as RocksDB's `double bits_per_key` (read to the
+ * thousandth, its millibits): `{ type: "bloom", bitsPerKey: 10.5 }` gives about 0.79 %
+ * false positives where 10 gives 0.96 %. It must be in [1, 100]: NaN, infinities and values
+ * RocksDB would silently clamp are errors here.
  * `bitsPerKey` is Bloom-equivalent for Ribbon: the filter aims at Bloom's false-positive
  * rate at that setting in about 30 % less space. `bloomBeforeLevel` (Default: 0, RocksDB's)
  * gives tables below that level a Bloom filter, flushes counting as level -1: 0 = Bloom for
@@ -14,17 +18,21 @@
  * `bloomBitsPerKey: n` is shorthand for `{ type: "bloom", bitsPerKey: n }`.
  *
  * In the OPTIONS file the policy is RocksDB's `GetId()` string, `filter_policy=` in the
- * table section: "bloomfilter:10:false", "ribbonfilter:10:0"; `filterPolicyOf` reads those
+ * table section: "bloomfilter:10:false", "bloomfilter:9.9:false", "ribbonfilter:10:0" (the
+ * bits with at most three decimals, RocksDB's `GetBitsPerKeySuffix`); `filterPolicyOf` reads those
  * and the other forms RocksDB's `FilterPolicy::CreateFromString` accepts.
  */
 
 import { ShaleError } from "@shale/base";
-import { bitsSuffix, RibbonFilterPolicy } from "@shale/bloom";
+import { bitsSuffix, checkBitsPerKey, RibbonFilterPolicy } from "@shale/bloom";
 
 /** The `filterPolicy` option. */
 export interface FilterPolicyOption {
   type: "bloom" | "ribbon";
-  /** Bits per key (Bloom-equivalent for Ribbon), in [1, 100]. Default: 10. */
+  /**
+   * Bits per key (Bloom-equivalent for Ribbon), in [1, 100], fractions allowed (9.9, 10.5).
+   * Default: 10.
+   */
   bitsPerKey?: number;
   /** Ribbon only: tables below this level get Bloom (a flush is level -1). Default: 0. */
   bloomBeforeLevel?: number;
@@ -56,14 +64,7 @@ export function resolveFilterPolicyOption(v: unknown): Required<FilterPolicyOpti
   if (o["type"] !== "bloom" && o["type"] !== "ribbon") {
     throw ShaleError.invalidArgument(`filterPolicy.type must be "bloom" or "ribbon"`);
   }
-  const bitsPerKey = o["bitsPerKey"] ?? 10;
-  if (typeof bitsPerKey !== "number")
-    throw new TypeError("filterPolicy.bitsPerKey must be a number");
-  if (!(bitsPerKey >= 1 && bitsPerKey <= 100)) {
-    throw ShaleError.invalidArgument(
-      `filterPolicy.bitsPerKey must be in [1, 100]; got ${bitsPerKey}`,
-    );
-  }
+  const bitsPerKey = checkBitsPerKey(o["bitsPerKey"] ?? 10, "filterPolicy.bitsPerKey");
   const before = o["bloomBeforeLevel"] ?? 0;
   if (typeof before !== "number") {
     throw new TypeError("filterPolicy.bloomBeforeLevel must be a number");
@@ -74,11 +75,6 @@ export function resolveFilterPolicyOption(v: unknown): Required<FilterPolicyOpti
   if (!(Number.isInteger(before) && before >= -1 && before <= ALWAYS_BLOOM)) {
     throw ShaleError.invalidArgument(
       `filterPolicy.bloomBeforeLevel must be an integer in [-1, ${ALWAYS_BLOOM}]; got ${before}`,
-    );
-  }
-  if (o["type"] === "bloom" && !Number.isInteger(bitsPerKey)) {
-    throw ShaleError.invalidArgument(
-      `filterPolicy.bitsPerKey must be a whole number for "bloom"; got ${bitsPerKey}`,
     );
   }
   return { type: o["type"], bitsPerKey, bloomBeforeLevel: before };

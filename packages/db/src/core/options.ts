@@ -14,6 +14,7 @@ import {
   Statistics,
 } from "@shale/base";
 import { LRUCache } from "@shale/block-cache";
+import { MAX_BITS_PER_KEY, MIN_BITS_PER_KEY } from "@shale/bloom";
 import {
   type Block,
   ChecksumType,
@@ -135,7 +136,9 @@ export interface DbOptions {
   blockSize?: number;
   /**
    * Bloom filter bits per key (0 = no filter): shorthand for
-   * `filterPolicy: { type: "bloom", bitsPerKey }`. Default: 10.
+   * `filterPolicy: { type: "bloom", bitsPerKey }`. 0 or a number in [1, 100]; fractions
+   * are allowed and read to the thousandth as RocksDB does (9.9 bits/key is 9900 millibits,
+   * recorded as `filter_policy=bloomfilter:9.9:false`). Default: 10.
    */
   bloomBitsPerKey?: number;
   /**
@@ -468,7 +471,15 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("blockCacheSize", 0),
   booleanRow("cacheIndexAndFilterBlocks"),
   integerRow("blockSize", 256, 2 ** 31 - 1),
-  integerRow("bloomBitsPerKey", 0, 100),
+  customRow(
+    "bloomBitsPerKey",
+    "a number",
+    (v) => typeof v === "number",
+    (v: number) =>
+      v === 0 || (v >= MIN_BITS_PER_KEY && v <= MAX_BITS_PER_KEY)
+        ? undefined
+        : `must be 0 (no filter) or a number in [${MIN_BITS_PER_KEY}, ${MAX_BITS_PER_KEY}] (fractions allowed, read to 1/1000)`,
+  ),
   customRow(
     "filterPolicy",
     'an object { type: "bloom" | "ribbon", bitsPerKey?, bloomBeforeLevel? }',
