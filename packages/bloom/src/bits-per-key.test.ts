@@ -59,7 +59,9 @@ describe("fractional bitsPerKey", () => {
         checkBitsPerKey(v, "filterPolicy.bitsPerKey");
       } catch (e) {
         if (isShaleError(e, ErrorCode.InvalidArgument)) {
-          expect((e as Error).message).toMatch(/filterPolicy\.bitsPerKey must be a number in \[1, 100\]/);
+          expect((e as Error).message).toMatch(
+            /filterPolicy\.bitsPerKey must be a number in \[1, 100\]/,
+          );
           return "InvalidArgument";
         }
         if (e instanceof TypeError) return "TypeError";

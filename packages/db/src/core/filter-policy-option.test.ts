@@ -116,9 +116,9 @@ describe("fractional Bloom bits per key end to end", () => {
     try {
       const p = reader.properties;
       for (let i = 0; i < n; i += 7) {
-        expect(reader.mayContain(new TextEncoder().encode(`key${String(i).padStart(6, "0")}`))).toBe(
-          true,
-        );
+        expect(
+          reader.mayContain(new TextEncoder().encode(`key${String(i).padStart(6, "0")}`)),
+        ).toBe(true);
       }
       return { policy, propertyPolicy: p.filterPolicy, filterSize: p.filterSize, n };
     } finally {
@@ -143,7 +143,9 @@ describe("fractional Bloom bits per key end to end", () => {
         /bloomBitsPerKey must be 0 \(no filter\) or a number in \[1, 100\]/,
       );
     }
-    await expect(DB.open("/db", { fs, bloomBitsPerKey: "9.9" as never })).rejects.toThrow(TypeError);
+    await expect(DB.open("/db", { fs, bloomBitsPerKey: "9.9" as never })).rejects.toThrow(
+      TypeError,
+    );
     await expect(
       DB.open("/db", { fs, filterPolicy: { type: "bloom", bitsPerKey: Number.NaN } }),
     ).rejects.toMatchObject({ code: "InvalidArgument" });
