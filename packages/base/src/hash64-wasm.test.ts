@@ -1,0 +1,59 @@
+/**
+ * The WebAssembly path of RocksDB's Hash64 (hash64-wasm.ts, 4-32-byte inputs) against the JS
+ * code and the BigInt reference, at every length around it and at unaligned offsets;
+ * librocksdb's own vectors are checked through `sliceHash64Into` in checksum-vectors.test.ts.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { sliceHash64BigInt, sliceHash64Into, sliceHash64Js } from "./checksum-xxh3.js";
+import { HASH64_WASM_ACTIVE, hash64ShortWasm } from "./hash64-wasm.js";
+
+const split = (out: Uint32Array, at: number) => (BigInt(out[at + 1]!) << 32n) | BigInt(out[at]!);
+
+describe("Hash64 through WebAssembly", () => {
+  it("is active on Node.js", () => {
+    expect(HASH64_WASM_ACTIVE).toBe(true);
+  });
+
+  it("hashes 16 bytes 00..0f as the JS code and the reference do", () => {
+    const key = Uint8Array.from({ length: 16 }, (_, i) => i);
+    const wasm = new Uint32Array(2);
+    const js = new Uint32Array(2);
+    hash64ShortWasm(key, 0, 16, wasm, 0);
+    sliceHash64Js(key, 0, 16, js, 0);
+    expect(split(wasm, 0)).toBe(sliceHash64BigInt(key));
+    expect(Array.from(wasm)).toEqual(Array.from(js));
+  });
+
+  it("equals the JS code and the reference at every length 0-48, any offset, any bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 0, maxLength: 48 }),
+        fc.nat(7),
+        fc.nat(5),
+        (bytes, before, at) => {
+          const data = new Uint8Array(before + bytes.length + 3).fill(0xa5);
+          data.set(bytes, before);
+          const a = new Uint32Array(8).fill(7);
+          const b = new Uint32Array(8).fill(7);
+          sliceHash64Into(data, before, before + bytes.length, a, at);
+          sliceHash64Js(data, before, before + bytes.length, b, at);
+          expect(Array.from(a)).toEqual(Array.from(b));
+          expect(split(a, at)).toBe(sliceHash64BigInt(bytes));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("handles words with the top bit set and all-ones inputs (int32 arguments)", () => {
+    for (let len = 4; len <= 32; len++) {
+      for (const fill of [0x00, 0x7f, 0x80, 0xff]) {
+        const key = new Uint8Array(len).fill(fill);
+        const out = new Uint32Array(2);
+        hash64ShortWasm(key, 0, len, out, 0);
+        expect(split(out, 0), `${len} x ${fill}`).toBe(sliceHash64BigInt(key));
+      }
+    }
+  });
+});
