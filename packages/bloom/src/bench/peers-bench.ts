@@ -2,10 +2,12 @@
  * @shale/bloom beside the Bloom filters users pick on npm (not a test; figures only).
  *
  *   npx tsc -b && node dist/bench/peers-bench.js [--keys=1000000] [--bits=10] [--rounds=5]
- *     [--only=NAME] [--skip=NAME,...] [--fp-table] [--fp-keys=200000]
+ *     [--only=NAME,...] [--skip=NAME,...] [--queries=2000000] [--fp-table] [--fp-keys=200000]
+ *     [--baseline=PATH]
  *
  * bloom-filters takes ~8 us per key (its hashing goes through xxhashjs's objects): measure
- * it at 100k keys, and pass `--skip=bloom-filters` for 1M keys and more.
+ * it at 100k keys with `--only=shale,bloom-filters --queries=100000`, and pass
+ * `--skip=bloom-filters` otherwise.
  *
  * Contenders, each given the same memory: the bits shale's filter holds for `--keys` keys at
  * `--bits` bits/key (whole 64-byte lines, so a hair above bits x keys); a peer gets exactly
@@ -19,6 +21,8 @@
  *   bloomfilter    BloomFilter(m, k).add / test (FNV-1a 64, enhanced double hashing)
  *   bloom-filters  BloomFilter(m, k).add / has (XXH64 via xxhashjs, double hashing)
  *   minibloom      @mcrowe/minibloom filter(m, k).add / test (FNV-1a 32, double hashing)
+ *   baseline       with `--baseline=PATH`: another build of @shale/bloom (the `dist/index.js`
+ *                  of, say, an earlier commit's checkout) at `--bits`, for before/after ratios
  *
  * Keys are 16-byte strings `key` + a 13-digit number drawn from a 64-bit mix of the counter
  * (so neighbours share no long prefix). The peers take JS strings, shale takes bytes: each
@@ -30,7 +34,7 @@
  * key, must all answer true), negative queries (as many absent keys; the share answering
  * true is the measured false-positive rate). Times are CPU time (user + system of the
  * process, steadier than the wall clock on a shared machine) per key; small filters repeat
- * the query passes up to about 2M queries. Printed: the median of the rounds and the
+ * the query passes up to about `--queries` queries (Default: 2M). Printed: the median of the rounds and the
  * spread (min-max), ratios to shale, bits/key as held, the measured FP rate and the
  * estimate for the filter's geometry.
  *
@@ -54,12 +58,27 @@ function option(name: string): string | undefined {
 const numKeys = Number(option("keys") ?? 1_000_000);
 const bitsPerKey = Number(option("bits") ?? 10);
 const rounds = Number(option("rounds") ?? 5);
-const only = option("only");
+const only = option("only")?.split(",");
+const queriesPerPass = Number(option("queries") ?? 2_000_000);
 const skip = (option("skip") ?? "").split(",");
 const fpTable = process.argv.includes("--fp-table");
 const fpKeys = Number(option("fp-keys") ?? 200_000);
 
 // ------------------------------------------------------------------ the peers' shapes
+
+/** The part of @shale/bloom the bench uses (this build's, or a baseline build's). */
+interface ShaleBloom {
+  BloomFilterBuilder: new (options: {
+    bitsPerKey: number;
+  }) => {
+    addKey(key: Uint8Array): void;
+    finish(): Uint8Array;
+  };
+  BloomFilterReader: new (filter: Uint8Array) => { mayMatch(key: Uint8Array): boolean };
+}
+const baselinePath = option("baseline");
+const baseline =
+  baselinePath === undefined ? undefined : ((await import(baselinePath)) as ShaleBloom);
 
 interface JsBloom {
   add(key: string): void;
@@ -144,15 +163,20 @@ interface Contender {
 }
 
 /** shale at `bits` bits/key; the query passes return how many keys answered true. */
-function shaleContender(name: string, bits: number, absent: KeySet): Contender {
+function shaleContender(
+  name: string,
+  bits: number,
+  absent: KeySet,
+  lib: ShaleBloom = { BloomFilterBuilder, BloomFilterReader },
+): Contender {
   return {
     name,
     build(keys) {
-      const builder = new BloomFilterBuilder({ bitsPerKey: bits });
+      const builder = new lib.BloomFilterBuilder({ bitsPerKey: bits });
       const added = keys.bytes;
       for (let i = 0; i < added.length; i++) builder.addKey(added[i]!);
       const filter = builder.finish();
-      const reader = new BloomFilterReader(filter);
+      const reader = new lib.BloomFilterReader(filter);
       const absentBytes = absent.bytes;
       return {
         bits: (filter.length - 5) * 8,
@@ -273,7 +297,7 @@ function runOnce(c: Contender, keys: KeySet, n: number): Sample {
   let t = cpuNs();
   const built = c.build(keys);
   const build = (cpuNs() - t) / n;
-  const passes = Math.max(1, Math.ceil(2_000_000 / n));
+  const passes = Math.max(1, Math.ceil(queriesPerPass / n));
   t = cpuNs();
   let trues = 0;
   for (let p = 0; p < passes; p++) trues += built.positive();
@@ -297,9 +321,10 @@ function compare(n: number, bits: number): void {
   let contenders: Contender[] = [
     shaleContender("shale", bits, absent),
     shaleContender("shale@+0.5", bits + 0.5, absent),
+    ...(baseline === undefined ? [] : [shaleContender("baseline", bits, absent, baseline)]),
     ...peers(shaleBits, absent),
   ];
-  if (only !== undefined) contenders = contenders.filter((c) => c.name === only);
+  if (only !== undefined) contenders = contenders.filter((c) => only.includes(c.name));
   contenders = contenders.filter((c) => !skip.includes(c.name));
   const samples = new Map<string, Sample[]>(contenders.map((c) => [c.name, []]));
   for (let r = 0; r < rounds; r++) {
