@@ -139,8 +139,8 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
   },
   bloom_bits: {
     key: "bloomBits",
-    kind: "int",
-    help: "Bloom filter bits per key (shale bloomBitsPerKey, rocksdb filterPolicy); -1 = the engine's default, 10 for all three (Default: -1)",
+    kind: "float",
+    help: "Bloom filter bits per key, fractions allowed as in RocksDB's db_bench (shale bloomBitsPerKey, rocksdb filterPolicy); -1 = the engine's default, 10 for all three (Default: -1)",
   },
   num_column_families: {
     key: "numColumnFamilies",
