@@ -46,6 +46,22 @@ describe("Hash64 through WebAssembly", () => {
     );
   });
 
+  it("hashes Buffers (a Uint8Array subclass) and views into larger buffers the same", () => {
+    const backing = Buffer.from("0123456789abcdefghijklmnopqrstuvwxyz0123456789", "latin1");
+    for (let start = 0; start < 8; start++) {
+      for (let len = 0; len <= 36; len++) {
+        const view = backing.subarray(start, start + len);
+        const copy = Uint8Array.from(view);
+        const a = new Uint32Array(2);
+        const b = new Uint32Array(2);
+        sliceHash64Into(backing, start, start + len, a, 0);
+        sliceHash64Into(copy, 0, len, b, 0);
+        expect(Array.from(a), `${start}+${len}`).toEqual(Array.from(b));
+        expect(split(a, 0)).toBe(sliceHash64BigInt(copy));
+      }
+    }
+  });
+
   it("handles words with the top bit set and all-ones inputs (int32 arguments)", () => {
     for (let len = 4; len <= 32; len++) {
       for (const fill of [0x00, 0x7f, 0x80, 0xff]) {
