@@ -1,6 +1,6 @@
 /**
- * RocksDB's Hash64 (`GetSliceHash64`, the XXPH3 preview; checksum-xxh3.ts) of 4-32-byte
- * inputs through the hand-written WebAssembly module hash64-wasm.wat (523 bytes, assembled
+ * RocksDB's Hash64 (`GetSliceHash64`, the XXPH3 preview; checksum-xxh3.ts) of 4-64-byte
+ * inputs through the hand-written WebAssembly module hash64-wasm.wat (728 bytes, assembled
  * by scripts/build-checksum-wasm.mjs): the full filter hashes every key it adds or probes
  * with it, and keys are mostly this short.
  *
@@ -15,10 +15,11 @@
  *   4-8 bytes    h4to8(first word, last word, len)
  *   9-16 bytes   h9to16(first 2 words, last 2 words, len)
  *   17-32 bytes  h17to32(first 4 words, last 4 words, len)     (words overlap below 32)
+ *   33-64 bytes  h33to64(first 8 words, last 8 words, len)     (words overlap below 64)
  *   e.g. 16 bytes 00 01 .. 0f: h9to16(0x03020100, 0x07060504, 0x0b0a0908, 0x0f0e0d0c, 16)
  * ```
  *
- * The module is compiled and instantiated synchronously when this file loads (a 523-byte
+ * The module is compiled and instantiated synchronously when this file loads (a 728-byte
  * module: well under the 4 KiB browsers allow synchronously). Where WebAssembly is missing
  * or refuses, `HASH64_WASM_ACTIVE` is false and callers use the JS code. Tests check the
  * two paths give the same hash at every length and RocksDB's vectors.
@@ -49,6 +50,7 @@ interface Exports {
     v3: number,
     len: number,
   ): number;
+  h33to64(...wordsThenLen: number[]): number;
 }
 
 function instantiate(): Exports | undefined {
@@ -67,6 +69,7 @@ const EXPORTS = instantiate();
 const H4TO8 = EXPORTS?.h4to8;
 const H9TO16 = EXPORTS?.h9to16;
 const H17TO32 = EXPORTS?.h17to32;
+const H33TO64 = EXPORTS?.h33to64;
 /** The module's high-half slot (memory[0], little-endian; the memory never grows). */
 const HIGH =
   EXPORTS === undefined ? new Uint32Array(1) : new Uint32Array(EXPORTS.memory.buffer, 0, 1);
@@ -74,14 +77,117 @@ const HIGH =
 /** True if the wasm path is in use (WebAssembly is available and the module loaded). */
 export const HASH64_WASM_ACTIVE = EXPORTS !== undefined;
 
-/** The little-endian 32-bit word at `data[p, p + 4)`, as an int32. */
-function word(data: Uint8Array, p: number): number {
-  return data[p]! | (data[p + 1]! << 8) | (data[p + 2]! << 16) | (data[p + 3]! << 24);
+// One function per length class, each reading its words inline: a shared word-reading helper
+// called 30 times would exhaust V8's inlining budget once every class is hot, and calls that
+// are not inlined cost more than the hash.
+
+/** 4-8 bytes: the first and the last 4 (overlapping below 8). */
+function hash4to8(data: Uint8Array, p: number, e: number, out: Uint32Array, at: number): void {
+  out[at] = H4TO8!(
+    data[p]! | (data[p + 1]! << 8) | (data[p + 2]! << 16) | (data[p + 3]! << 24),
+    data[e - 4]! | (data[e - 4 + 1]! << 8) | (data[e - 4 + 2]! << 16) | (data[e - 4 + 3]! << 24),
+    e - p,
+  );
+  out[at + 1] = HIGH[0]!;
+}
+
+/** 9-16 bytes: the first and the last 8. */
+function hash9to16(data: Uint8Array, p: number, e: number, out: Uint32Array, at: number): void {
+  out[at] = H9TO16!(
+    data[p]! | (data[p + 1]! << 8) | (data[p + 2]! << 16) | (data[p + 3]! << 24),
+    data[p + 4]! | (data[p + 4 + 1]! << 8) | (data[p + 4 + 2]! << 16) | (data[p + 4 + 3]! << 24),
+    data[e - 8]! | (data[e - 8 + 1]! << 8) | (data[e - 8 + 2]! << 16) | (data[e - 8 + 3]! << 24),
+    data[e - 4]! | (data[e - 4 + 1]! << 8) | (data[e - 4 + 2]! << 16) | (data[e - 4 + 3]! << 24),
+    e - p,
+  );
+  out[at + 1] = HIGH[0]!;
+}
+
+/** 17-32 bytes: the first and the last 16. */
+function hash17to32(data: Uint8Array, p: number, e: number, out: Uint32Array, at: number): void {
+  out[at] = H17TO32!(
+    data[p]! | (data[p + 1]! << 8) | (data[p + 2]! << 16) | (data[p + 3]! << 24),
+    data[p + 4]! | (data[p + 4 + 1]! << 8) | (data[p + 4 + 2]! << 16) | (data[p + 4 + 3]! << 24),
+    data[p + 8]! | (data[p + 8 + 1]! << 8) | (data[p + 8 + 2]! << 16) | (data[p + 8 + 3]! << 24),
+    data[p + 12]! |
+      (data[p + 12 + 1]! << 8) |
+      (data[p + 12 + 2]! << 16) |
+      (data[p + 12 + 3]! << 24),
+    data[e - 16]! |
+      (data[e - 16 + 1]! << 8) |
+      (data[e - 16 + 2]! << 16) |
+      (data[e - 16 + 3]! << 24),
+    data[e - 12]! |
+      (data[e - 12 + 1]! << 8) |
+      (data[e - 12 + 2]! << 16) |
+      (data[e - 12 + 3]! << 24),
+    data[e - 8]! | (data[e - 8 + 1]! << 8) | (data[e - 8 + 2]! << 16) | (data[e - 8 + 3]! << 24),
+    data[e - 4]! | (data[e - 4 + 1]! << 8) | (data[e - 4 + 2]! << 16) | (data[e - 4 + 3]! << 24),
+    e - p,
+  );
+  out[at + 1] = HIGH[0]!;
+}
+
+/** 33-64 bytes: the first and the last 32. */
+function hash33to64(data: Uint8Array, p: number, e: number, out: Uint32Array, at: number): void {
+  out[at] = H33TO64!(
+    data[p]! | (data[p + 1]! << 8) | (data[p + 2]! << 16) | (data[p + 3]! << 24),
+    data[p + 4]! | (data[p + 4 + 1]! << 8) | (data[p + 4 + 2]! << 16) | (data[p + 4 + 3]! << 24),
+    data[p + 8]! | (data[p + 8 + 1]! << 8) | (data[p + 8 + 2]! << 16) | (data[p + 8 + 3]! << 24),
+    data[p + 12]! |
+      (data[p + 12 + 1]! << 8) |
+      (data[p + 12 + 2]! << 16) |
+      (data[p + 12 + 3]! << 24),
+    data[p + 16]! |
+      (data[p + 16 + 1]! << 8) |
+      (data[p + 16 + 2]! << 16) |
+      (data[p + 16 + 3]! << 24),
+    data[p + 20]! |
+      (data[p + 20 + 1]! << 8) |
+      (data[p + 20 + 2]! << 16) |
+      (data[p + 20 + 3]! << 24),
+    data[p + 24]! |
+      (data[p + 24 + 1]! << 8) |
+      (data[p + 24 + 2]! << 16) |
+      (data[p + 24 + 3]! << 24),
+    data[p + 28]! |
+      (data[p + 28 + 1]! << 8) |
+      (data[p + 28 + 2]! << 16) |
+      (data[p + 28 + 3]! << 24),
+    data[e - 32]! |
+      (data[e - 32 + 1]! << 8) |
+      (data[e - 32 + 2]! << 16) |
+      (data[e - 32 + 3]! << 24),
+    data[e - 28]! |
+      (data[e - 28 + 1]! << 8) |
+      (data[e - 28 + 2]! << 16) |
+      (data[e - 28 + 3]! << 24),
+    data[e - 24]! |
+      (data[e - 24 + 1]! << 8) |
+      (data[e - 24 + 2]! << 16) |
+      (data[e - 24 + 3]! << 24),
+    data[e - 20]! |
+      (data[e - 20 + 1]! << 8) |
+      (data[e - 20 + 2]! << 16) |
+      (data[e - 20 + 3]! << 24),
+    data[e - 16]! |
+      (data[e - 16 + 1]! << 8) |
+      (data[e - 16 + 2]! << 16) |
+      (data[e - 16 + 3]! << 24),
+    data[e - 12]! |
+      (data[e - 12 + 1]! << 8) |
+      (data[e - 12 + 2]! << 16) |
+      (data[e - 12 + 3]! << 24),
+    data[e - 8]! | (data[e - 8 + 1]! << 8) | (data[e - 8 + 2]! << 16) | (data[e - 8 + 3]! << 24),
+    data[e - 4]! | (data[e - 4 + 1]! << 8) | (data[e - 4 + 2]! << 16) | (data[e - 4 + 3]! << 24),
+    e - p,
+  );
+  out[at + 1] = HIGH[0]!;
 }
 
 /**
  * Hash64 of `data[p, e)` into `out[at]` (low 32 bits) and `out[at + 1]` (high).
- * REQUIRES: HASH64_WASM_ACTIVE and 4 <= e - p <= 32.
+ * REQUIRES: HASH64_WASM_ACTIVE and 4 <= e - p <= 64.
  */
 export function hash64ShortWasm(
   data: Uint8Array,
@@ -92,21 +198,8 @@ export function hash64ShortWasm(
 ): void {
   const len = e - p;
   if (len > 16) {
-    out[at] = H17TO32!(
-      word(data, p),
-      word(data, p + 4),
-      word(data, p + 8),
-      word(data, p + 12),
-      word(data, e - 16),
-      word(data, e - 12),
-      word(data, e - 8),
-      word(data, e - 4),
-      len,
-    );
-  } else if (len > 8) {
-    out[at] = H9TO16!(word(data, p), word(data, p + 4), word(data, e - 8), word(data, e - 4), len);
-  } else {
-    out[at] = H4TO8!(word(data, p), word(data, e - 4), len);
-  }
-  out[at + 1] = HIGH[0]!;
+    if (len > 32) hash33to64(data, p, e, out, at);
+    else hash17to32(data, p, e, out, at);
+  } else if (len > 8) hash9to16(data, p, e, out, at);
+  else hash4to8(data, p, e, out, at);
 }

@@ -1,4 +1,4 @@
-;; RocksDB's Hash64 (the XXPH3 preview, seed 0; checksum-xxh3.ts) of short inputs, 4 to 32
+;; RocksDB's Hash64 (the XXPH3 preview, seed 0; checksum-xxh3.ts) of short inputs, 4 to 64
 ;; bytes, for @shale/base's sliceHash64Into: the 64-bit multiplications JS lacks, done on
 ;; i64 in one instruction each. Assembled into hash64-wasm-bytes.ts by
 ;; scripts/build-checksum-wasm.mjs (wabt wat2wasm).
@@ -6,8 +6,8 @@
 ;; The caller reads the input's little-endian 32-bit words and passes them (no copy into
 ;; memory): w0 = bytes [0, 4), w1 = [4, 8) from the start; for 9-16 bytes v0, v1 = the last
 ;; 8 bytes; for 17-32 bytes w0..w3 = the first 16, v0..v3 = the last 16 (they overlap when
-;; the input is shorter than 32 bytes, as in XXH3). Each function returns the hash's low 32
-;; bits and stores the high 32 bits at memory[0] (little-endian), where the JS side reads
+;; the input is shorter than 32 bytes, as in XXH3); for 33-64 bytes the first and last 32.
+;; Each function returns the hash's low 32 bits and stores the high 32 bits at memory[0] (little-endian), where the JS side reads
 ;; them through a Uint32Array: a returned i64 would reach JS as a BigInt.
 ;;
 ;; Memory: 1 page, never grown; only bytes [0, 4) are used.
@@ -97,4 +97,33 @@
         (call $fold
           (i64.xor (call $u64 (local.get $v0) (local.get $v1)) (i64.const 0xdb979083e96dd4de))
           (i64.xor (call $u64 (local.get $v2) (local.get $v3)) (i64.const 0x1f67b3b7a4a44072))))))
+
+  ;; 33-64 bytes: h = len * PRIME64_1 + mix16(x[0, 16), s[0, 16)) + mix16(x[16, 32), s[32, 48))
+  ;;                + mix16(x[len-32, len-16), s[48, 64)) + mix16(x[len-16, len), s[16, 32)),
+  ;; w0..w7 = the first 32 bytes, v0..v7 = the last 32 (overlapping below 64).
+  (func (export "h33to64") (param $w0 i32) (param $w1 i32) (param $w2 i32) (param $w3 i32)
+                           (param $w4 i32) (param $w5 i32) (param $w6 i32) (param $w7 i32)
+                           (param $v0 i32) (param $v1 i32) (param $v2 i32) (param $v3 i32)
+                           (param $v4 i32) (param $v5 i32) (param $v6 i32) (param $v7 i32)
+                           (param $len i32) (result i32)
+    (call $finish
+      (i64.add
+        (i64.add
+          (i64.add (i64.mul (i64.extend_i32_u (local.get $len)) (i64.const 0x9e3779b185ebca87))
+                   (call $fold
+                     (i64.xor (call $u64 (local.get $w0) (local.get $w1))
+                              (i64.const 0xbe4ba423396cfeb8))
+                     (i64.xor (call $u64 (local.get $w2) (local.get $w3))
+                              (i64.const 0x1cad21f72c81017c))))
+          (call $fold
+            (i64.xor (call $u64 (local.get $w4) (local.get $w5)) (i64.const 0x78e5c0cc4ee679cb))
+            (i64.xor (call $u64 (local.get $w6) (local.get $w7)) (i64.const 0x2172ffcc7dd05a82))))
+        (i64.add
+          (call $fold
+            (i64.xor (call $u64 (local.get $v0) (local.get $v1)) (i64.const 0x8e2443f7744608b8))
+            (i64.xor (call $u64 (local.get $v2) (local.get $v3)) (i64.const 0x4c263a81e69035e0)))
+          (call $fold
+            (i64.xor (call $u64 (local.get $v4) (local.get $v5)) (i64.const 0xdb979083e96dd4de))
+            (i64.xor (call $u64 (local.get $v6) (local.get $v7))
+                     (i64.const 0x1f67b3b7a4a44072)))))))
 )
