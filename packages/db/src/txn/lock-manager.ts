@@ -25,7 +25,7 @@ import { ShaleError } from "@shale/base";
 
 /** A transaction as the lock manager sees it. */
 export interface LockOwner {
-  /** The lock it waits for now, if any. */
+  /** @internal The lock it waits for now, if any (stripped from the published declarations, as the transaction's own). */
   waitingFor: KeyLock | undefined;
   /** For messages. */
   readonly id: number;
