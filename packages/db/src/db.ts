@@ -1,16 +1,22 @@
 /**
- * The database, as a facade: it checks arguments and state, and drives the parts.
+ * The database, as a facade: it checks arguments and state, and drives the parts, which
+ * open/assemble.ts builds from what recovery found.
  *
  * - The trees: one `ColumnFamilyData` per column family (column-family/column-family-data.ts):
- *   its memtables, flushes, compactions and write stalls, and the scheduler callbacks.
+ *   its memtables, flushes, compactions and write stalls, and the scheduler callbacks; the
+ *   set of them, their handles, creating and dropping: column-family/column-family-set.ts.
  * - Writes: column-family/write-loop.ts (sequence numbers -> the shared WAL -> the family's
  *   memtable; a full memtable is switched by its family). The data methods (`put`, `get`,
  *   `iterator`, `flush`, ...) are column-family/family-methods.ts, which DB extends for
  *   `default`.
- * - Point reads: read-path.ts. Iterators: iterator-sources.ts and iterator/. Snapshots:
- *   snapshot.ts. Properties: properties.ts. Open: recovery.ts.
+ * - Point reads: read/read-path.ts. Iterators: read/iterator-sources.ts and iterator/.
+ *   Snapshots: core/snapshot.ts. Open: open/recovery.ts; close: open/close.ts.
+ * - Obsolete files (deleted now, later or never): background/obsolete-files.ts.
+ * - Transactions: txn/db-transactions.ts. Operations (checkpoints, backups, live files,
+ *   sizes, checksums): ops/, through an OpsHost.
  * - Read-only and secondary instances (a DB whose writes are refused, following another
- *   process's files): secondary/follower.ts; repair: repair/repair.ts.
+ *   process's files): secondary/open-follower.ts and secondary/follower.ts; repair:
+ *   repair/repair.ts.
  *
  * Threading: everything here runs on the caller's thread and is synchronous except `open`
  * and `close` (and the waits `flush`, `compactRange`, `waitForCompactions`). A write is one
@@ -30,28 +36,15 @@ import {
   type FileSystem,
   InternalKeyComparator,
   invariants,
-  NodeFileSystem,
   ShaleError,
   type Statistics,
 } from "@shale/base";
-import type { LRUCache } from "@shale/block-cache";
-import { MemTable } from "@shale/memtable";
-import { type Block, TableCache } from "@shale/sstable";
-import { type BackgroundExecutor, InlineExecutor } from "./background/executor.js";
-import { FileRemover } from "./background/file-remover.js";
-import { builtinComparator } from "./background/protocol.js";
-import { WorkerExecutor } from "./background/worker-executor.js";
-import { BlobFileCache } from "./blob/blob-source.js";
-import {
-  ColumnFamilyData,
-  type ColumnFamilyHost,
-  type RecoveredMemTables,
-} from "./column-family/column-family-data.js";
-import { DbStatus } from "./column-family/db-status.js";
+import type { TableCache } from "@shale/sstable";
+import type { BackgroundExecutor } from "./background/executor.js";
+import type { ObsoleteFiles } from "./background/obsolete-files.js";
+import type { ColumnFamilySet } from "./column-family/column-family-set.js";
 import { ColumnFamilyMethods } from "./column-family/family-methods.js";
-import { ColumnFamilyHandle } from "./column-family/handle.js";
-import { WriteLoop } from "./column-family/write-loop.js";
-import { type TableIdentity, tableWriteOptions } from "./compaction/build-table.js";
+import type { ColumnFamilyHandle } from "./column-family/handle.js";
 import {
   ITERATOR_OPTIONS,
   type IteratorOptions,
@@ -59,28 +52,22 @@ import {
   type SnapshotOptions,
   type WriteOptions,
 } from "./core/call-options.js";
-import { blobFileName, lockFileName, tableFileName } from "./core/filenames.js";
+import { lockFileName, tableFileName } from "./core/filenames.js";
 import {
   type ColumnFamilyOptions,
   type DbOptions,
   OPEN_OPTIONS,
   type ResolvedOptions,
-  resolveColumnFamilyOptions,
   resolveOptions,
 } from "./core/options.js";
-import { readNewestOptions } from "./core/options-file.js";
 import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
-import { type Snapshot, SnapshotList } from "./core/snapshot.js";
-import {
-  RUN_TRANSACTION_OPTIONS,
-  type RunTransactionOptions,
-  TRANSACTION_OPTIONS,
-  type TransactionOptions,
-} from "./core/transaction-options.js";
+import type { Snapshot } from "./core/snapshot.js";
+import type { RunTransactionOptions, TransactionOptions } from "./core/transaction-options.js";
 import { loadCodecs } from "./core/wal-codecs.js";
 import type { DBIterator } from "./iterator/index.js";
-import { followerState } from "./open/follower-state.js";
-import { type RecoveredState, recover, writeOptions } from "./open/recovery.js";
+import { assembleParts } from "./open/assemble.js";
+import { type ClosingParts, closeDatabase } from "./open/close.js";
+import { type RecoveredState, recover } from "./open/recovery.js";
 import {
   type ApproximateSizeOptions,
   approximateSizes,
@@ -89,7 +76,6 @@ import {
 import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
-import { FileDeletionHold } from "./ops/file-deletions.js";
 import type { OpsHost } from "./ops/host.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
 import {
@@ -97,29 +83,15 @@ import {
   type VerifyReport,
   verifyChecksums,
 } from "./ops/verify-checksums.js";
-import { reportUnclosedIterators } from "./read/iterator-sources.js";
-import {
-  type CatchUpResult,
-  type DbRole,
-  Follower,
-  type FollowerHost,
-} from "./secondary/follower.js";
-import { SecondaryPins } from "./secondary/primary-pins.js";
+import type { CatchUpResult, DbRole, Follower } from "./secondary/follower.js";
+import { openFollower } from "./secondary/open-follower.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
-import { type ConflictFamily, checkConflicts } from "./txn/conflict-check.js";
-import { LockManager } from "./txn/lock-manager.js";
-import {
-  OptimisticTransaction,
-  PessimisticTransaction,
-  type Transaction,
-  type TransactionHost,
-} from "./txn/transaction.js";
+import { DbTransactions } from "./txn/db-transactions.js";
+import type { Transaction, TransactionHost } from "./txn/transaction.js";
 import { listColumnFamilies } from "./version/list-families.js";
-import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
-import { retireMemtables } from "./write/chunk-pool.js";
-import type { BatchFamily, WriteBatch } from "./write/write-batch.js";
+import type { Version, VersionSet } from "./version/version-set.js";
+import type { WriteBatch } from "./write/write-batch.js";
 import { WriteBatchWithIndex } from "./write/write-batch-with-index.js";
-import { ActiveWal } from "./write/write-path.js";
 
 export type { PinnedVersion } from "./column-family/family-methods.js";
 export type { ImmutableMemTable } from "./write/immutable-memtable.js";
@@ -130,50 +102,19 @@ export class DB extends ColumnFamilyMethods {
   private readonly icmp: InternalKeyComparator;
   private readonly stats: Statistics | undefined;
   private readonly versions: VersionSet;
-  private lock: FileLock | undefined;
-  /** The current WAL, shared by every column family (see ActiveWal). */
-  private readonly wal: ActiveWal;
-  private readonly blockCache: LRUCache<Block>;
   private readonly tableCache: TableCache;
-  /** The blob files of every family (RocksDB's blob files, blob/blob-source.ts). */
-  private readonly blobs: BlobFileCache;
   private readonly executor: BackgroundExecutor;
-  /** The column families by id; `default` (0) is also `this.cf`. */
-  private readonly families: Map<number, ColumnFamilyData>;
-  private readonly handles = new Map<ColumnFamilyData, ColumnFamilyHandle>();
-  private readonly options: ResolvedOptions;
-  private readonly identity: TableIdentity;
-  private readonly familyHost: ColumnFamilyHost;
-  /** Deletes obsolete tables and WALs. */
-  private readonly remover: FileRemover;
-  /** Int32Array(1) shared with compaction jobs: set on close so they stop early. */
-  private readonly shutdown: SharedArrayBuffer;
-  /** Operations (issue 18): file deletions held by checkpoints and backups (ops/file-deletions.ts). */
-  private readonly deletionHold = new FileDeletionHold((paths) => {
-    // After close the next open removes what is obsolete.
-    if (!this.status.closed) this.removeFiles(paths);
-  });
+  /** The column families; `default` (id 0) is also `this.cf`. */
+  private readonly families: ColumnFamilySet;
+  /** Deletes obsolete tables, blob files and WALs, or keeps them (background/obsolete-files.ts). */
+  private readonly obsolete: ObsoleteFiles;
+  /** What `close()` releases (open/close.ts). */
+  private readonly closing: ClosingParts;
   private opsHostCache: OpsHost | undefined;
   /** Read-only and secondary instances: what follows the primary (secondary/follower.ts). */
   private readonly follower: Follower | undefined;
-  /** Obsolete files kept while a secondary reads them (secondary/primary-pins.ts). */
-  private readonly secondaryPins: SecondaryPins;
-  /** A TransactionDB's key locks (txn/lock-manager.ts); undefined otherwise. */
-  private readonly txnLocks: LockManager | undefined;
-  private txnHostCache: TransactionHost | undefined;
-  /** What the conflict check reads of family `id` (undefined: not open). */
-  private readonly conflictFamily = (id: number): ConflictFamily | undefined => {
-    const cf = this.families.get(id);
-    if (cf === undefined || cf.dropped) return undefined;
-    return {
-      mem: cf.mem,
-      imm: cf.flushes.imm,
-      comparator: cf.icmp.user,
-      memCreatedSeq: cf.memCreatedSeq,
-    };
-  };
-  /** A finished transaction's batch, kept for the next transaction. */
-  private spareTxnBatch: WriteBatchWithIndex | undefined;
+  /** Transactions: a TransactionDB's key locks and what transactions call (txn/). */
+  private readonly txns: DbTransactions;
 
   private constructor(
     dir: string,
@@ -181,149 +122,42 @@ export class DB extends ColumnFamilyMethods {
     state: RecoveredState,
     lock: FileLock,
   ) {
-    const fs = options.fs;
-    const statistics = options.statistics;
-    const versions = state.versions;
-    const wal = new ActiveWal(state.wal, state.logNumber, statistics, state.memLogNumber);
-    const status = new DbStatus(wal);
-    status.writeRefusal = state.writeRefusal;
-    const tableCache = newTableCache(dir, options, state.icmp);
-    const blobs = new BlobFileCache({ fs, dir });
-    const workers =
-      fs instanceof NodeFileSystem &&
-      builtinComparator(state.icmp.name) !== undefined &&
-      state.follower === undefined;
-    const executor = workers
-      ? new WorkerExecutor(options.maxBackgroundJobs, fs, options.compactionCpuPriority)
-      : new InlineExecutor(fs);
-    const snapshots = new SnapshotList();
-    const shutdown = new SharedArrayBuffer(4);
-    const takeFinished = () => this?.takeFinished();
-    let families: Map<number, ColumnFamilyData> | undefined;
-    const host: ColumnFamilyHost = {
-      dir,
-      fs,
-      executor,
-      statistics,
-      snapshots,
-      versions,
-      tableCache,
-      blobs,
-      shutdown,
-      wal,
-      status,
-      follower: state.follower !== undefined,
-      removeFiles: (paths) => this?.removeFiles(paths),
-      // A WAL is deleted only once every family with data in it has flushed.
-      minLogToKeep: () => {
-        let min = wal.number;
-        for (const f of families!.values()) if (f.oldestLogNeeded < min) min = f.oldestLogNeeded;
-        return min;
-      },
-    };
-    const own = state.families.get(0)?.options ?? options;
-    const cf = new ColumnFamilyData(
-      host,
-      versions.defaultFamily,
-      own,
-      tableWriteOptions(own, state.identity, versions.defaultFamily),
-      state,
-    );
-    families = new Map([[0, cf]]);
-    const finished = executor.finished;
-    const writes = new WriteLoop(
-      {
-        wal,
-        versions,
-        statistics,
-        status,
-        finished,
-        takeFinished,
-        familyOf: (h) => this.familyOf(h),
-      },
-      cf,
-      versions.lastSequence,
-    );
-    super(
-      {
-        status,
-        writes,
-        snapshots,
-        versions,
-        tableCache,
-        statistics,
-        finished,
-        backgroundPoll: { finished, take: takeFinished },
-        takeFinished,
-        blockCache: options.blockCache,
-        recoveryDrops: state.drops,
-      },
-      cf,
-    );
+    const parts = assembleParts(dir, options, state, () => this?.takeFinished());
+    const { shared, families, obsolete } = parts;
+    super(parts.core, parts.defaultFamily);
     this.families = families;
-    this.options = options;
-    this.identity = state.identity;
-    this.familyHost = host;
     this.dir = dir;
-    this.fs = fs;
+    this.fs = shared.fs;
     this.icmp = state.icmp;
-    this.stats = statistics;
-    this.versions = versions;
-    this.lock = lock;
-    this.wal = wal;
+    this.stats = shared.statistics;
+    this.versions = shared.versions;
     this.follower = state.follower;
-    this.secondaryPins = new SecondaryPins(fs, dir, (paths) => this.removeFiles(paths));
-    this.blockCache = options.blockCache;
-    this.tableCache = tableCache;
-    this.blobs = blobs;
-    this.executor = executor;
-    this.shutdown = shutdown;
-    this.remover = new FileRemover(executor);
-    this.txnLocks = options.transactionDB !== undefined ? new LockManager() : undefined;
-    writes.locks = this.txnLocks;
-    for (const [id, f] of state.families) {
-      if (id === 0) continue;
-      const own = f.versions.icmp.name === state.icmp.name ? tableCache : undefined;
-      this.addFamily(f.versions, f.options, f, own);
-    }
-    status.onFailure = (failure) => {
-      for (const family of this.families.values()) family.flushes.rejectWaiters(() => failure);
-    };
-    this.versions.onObsoleteFiles = (numbers, blobNumbers) => {
-      this.removeTables(numbers);
-      if (blobNumbers.length > 0) {
-        for (const n of blobNumbers) blobs.evict(n);
-        this.removeFiles(blobNumbers.map((n) => blobFileName(this.dir, n)));
-      }
+    this.tableCache = shared.tableCache;
+    this.executor = shared.executor;
+    this.obsolete = obsolete;
+    this.txns = new DbTransactions(
+      {
+        db: this,
+        families,
+        writes: this.writes,
+        status: this.status,
+        defaultFamily: this.cf,
+        snapshot: () => this.snapshot(),
+        checkWritable: () => this.checkWritable(),
+      },
+      options.transactionDB,
+    );
+    this.writes.locks = this.txns.locks;
+    this.closing = {
+      ...shared,
+      families,
+      lock,
+      follower: state.follower,
+      obsolete,
+      keyLocks: this.txns.locks,
     };
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
-    for (const family of this.families.values()) family.start();
-  }
-
-  /**
-   * Deletes tables no version refers to any more (and forgets their cached blocks). The
-   * unlinking happens off the main thread with worker threads.
-   */
-  private removeTables(numbers: number[]): void {
-    for (const f of this.families.values())
-      if (f.tableCache !== this.tableCache) for (const n of numbers) f.tableCache.evict(n);
-    for (const n of numbers) this.tableCache.evict(n);
-    this.removeFiles(numbers.map((n) => tableFileName(this.dir, n)));
-  }
-
-  /**
-   * Deletes obsolete files — unless a write or sync failed: from then on nothing is deleted
-   * until the next open decides from what is on disk (RocksDB quarantines the files of a
-   * failed MANIFEST write the same way).
-   */
-  private removeFiles(paths: string[]): void {
-    if (this.follower !== undefined) {
-      this.follower.versionsReleased(); // a follower deletes nothing
-      return;
-    }
-    if (this.status.backgroundError !== undefined || this.wal.error !== undefined) return;
-    if (this.deletionHold.defer(paths)) return;
-    this.remover.remove(this.secondaryPins.keep(paths));
+    for (const family of families.values()) family.start();
   }
 
   /**
@@ -390,7 +224,7 @@ export class DB extends ColumnFamilyMethods {
   /** The names of the column families, in RocksDB's id order ("default" first). */
   listColumnFamilies(): string[] {
     this.status.checkOpen();
-    return [...this.families.values()].sort((a, b) => a.id - b.id).map((f) => f.name);
+    return this.families.names();
   }
 
   /** The column families of the database in `dir`, without opening it (id order). */
@@ -407,8 +241,7 @@ export class DB extends ColumnFamilyMethods {
   columnFamily(name: string): ColumnFamilyHandle {
     if (typeof name !== "string") throw new TypeError("column family name must be a string");
     this.status.checkOpen();
-    for (const f of this.families.values()) if (f.name === name) return this.handleOf(f);
-    throw ShaleError.invalidArgument(`unknown column family: "${name}"`);
+    return this.families.handleByName(name);
   }
 
   /**
@@ -422,23 +255,8 @@ export class DB extends ColumnFamilyMethods {
     if (typeof name !== "string" || name.length === 0)
       throw new TypeError("column family name must be a non-empty string");
     this.checkWritable();
-    if (this.versions.familyByName(name) !== undefined)
-      throw ShaleError.invalidArgument(`column family already exists: "${name}"`);
     if (options !== undefined) OPEN_OPTIONS.check({ columnFamilies: { [name]: options } });
-    const own = resolveColumnFamilyOptions(this.options, name, options);
-    const icmp = new InternalKeyComparator(own.comparator);
-    const versions = this.versions.addFamily(name, icmp, this.wal.number);
-    const mem = new MemTable({ comparator: icmp.user });
-    const cache = icmp.name === this.icmp.name ? this.tableCache : undefined;
-    const cf = this.addFamily(
-      versions,
-      own,
-      { mem, imm: [], memLogNumber: this.wal.number },
-      cache,
-    );
-    this.rewriteOptions();
-    cf.start();
-    return this.handleOf(cf);
+    return this.families.create(name, options);
   }
 
   /**
@@ -449,17 +267,7 @@ export class DB extends ColumnFamilyMethods {
   async dropColumnFamily(name: string): Promise<void> {
     if (typeof name !== "string") throw new TypeError("column family name must be a string");
     this.status.checkWritable();
-    if (name === "default")
-      throw ShaleError.invalidArgument('the "default" column family cannot be dropped');
-    const cf = [...this.families.values()].find((f) => f.name === name);
-    if (cf === undefined) throw ShaleError.invalidArgument(`unknown column family: "${name}"`);
-    cf.dropped = true; // no new writes, flushes or compactions
-    while (cf.flushes.numRunning > 0 || cf.compactions.numRunning > 0)
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    this.versions.dropFamily(cf.versions);
-    this.families.delete(cf.id);
-    retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm);
-    this.rewriteOptions();
+    await this.families.drop(name);
   }
 
   /**
@@ -472,53 +280,12 @@ export class DB extends ColumnFamilyMethods {
     if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
     const ro = readOptions ?? {};
     const seq = ro.snapshot !== undefined ? this.snapshots.check(ro.snapshot) : this.writes.lastSeq;
-    for (const h of handles) this.familyOf(h);
+    for (const h of handles) this.families.familyOf(h);
     return handles.map((h) => h.iteratorAt(ro, seq));
   }
 
   protected batchFamily(): undefined {
     return undefined;
-  }
-
-  /** The tree a handle names; InvalidArgument for another database's handle or a dropped family. */
-  private familyOf(handle: BatchFamily): ColumnFamilyData {
-    const cf = handle instanceof ColumnFamilyHandle ? handle.familyFor(this.core) : undefined;
-    if (cf === undefined)
-      throw ShaleError.invalidArgument("the column family handle belongs to another database");
-    if (cf.dropped) throw cf.droppedError();
-    return cf;
-  }
-
-  private handleOf(cf: ColumnFamilyData): ColumnFamilyHandle {
-    let h = this.handles.get(cf);
-    if (h === undefined) {
-      h = new ColumnFamilyHandle(this.core, cf);
-      this.handles.set(cf, h);
-    }
-    return h;
-  }
-
-  /** Adds a family's tree (at open, or created); `tableCache`: shared, else its own. */
-  private addFamily(
-    versions: FamilyVersions,
-    options: ResolvedOptions,
-    recovered: RecoveredMemTables,
-    tableCache?: TableCache,
-  ): ColumnFamilyData {
-    const cache = tableCache ?? newTableCache(this.dir, options, versions.icmp);
-    const table = tableWriteOptions(options, this.identity, versions);
-    const cf = new ColumnFamilyData(this.familyHost, versions, options, table, recovered, cache);
-    this.families.set(cf.id, cf);
-    return cf;
-  }
-
-  /** A new OPTIONS file with every family's sections. */
-  private rewriteOptions(): void {
-    const previous = readNewestOptions(this.fs, this.dir)?.sections ?? [];
-    const families = new Map(
-      [...this.families].map(([id, f]) => [id, { options: f.options, versions: f.versions }]),
-    );
-    writeOptions(this.fs, this.dir, this.versions, this.options, previous, Infinity, families);
   }
 
   // ---------------------------------------------------------------- reads
@@ -541,23 +308,7 @@ export class DB extends ColumnFamilyMethods {
    * promises). `options.snapshot`: reads and conflict checks as of now (snapshot isolation).
    */
   beginTransaction(options?: TransactionOptions): Transaction {
-    if (options !== undefined) TRANSACTION_OPTIONS.check(options);
-    this.checkWritable();
-    const host = this.transactionHost();
-    const snapshot = options?.snapshot === true;
-    if (this.txnLocks === undefined) {
-      if (options?.lockTimeoutMs !== undefined || options?.deadlockDetect !== undefined)
-        throw ShaleError.invalidArgument(
-          "lockTimeoutMs and deadlockDetect are for pessimistic transactions (open with transactionDB)",
-        );
-      return new OptimisticTransaction(host, snapshot);
-    }
-    return new PessimisticTransaction(
-      host,
-      snapshot,
-      options?.lockTimeoutMs ?? host.lockTimeoutMs,
-      options?.deadlockDetect ?? host.deadlockDetect,
-    );
+    return this.txns.begin(options);
   }
 
   /**
@@ -567,73 +318,16 @@ export class DB extends ColumnFamilyMethods {
    * thrown. If `fn` throws anything else, the transaction is rolled back and the error
    * rethrown. `fn` may commit or roll back itself; then nothing more is done.
    */
-  async transaction<T>(
+  transaction<T>(
     fn: (txn: Transaction) => T | Promise<T>,
     options?: RunTransactionOptions,
   ): Promise<T> {
-    if (typeof fn !== "function") throw new TypeError("transaction() takes a function");
-    if (options !== undefined) RUN_TRANSACTION_OPTIONS.check(options);
-    const retries = options?.retries ?? 10;
-    const begin: TransactionOptions | undefined =
-      options?.snapshot === true ? { snapshot: true } : undefined;
-    const commitOptions: WriteOptions | undefined =
-      options?.sync === true ? { sync: true } : undefined;
-    for (let attempt = 0; ; attempt++) {
-      const txn = this.beginTransaction(begin);
-      try {
-        const result = await fn(txn);
-        if (txn.isActive) txn.commit(commitOptions);
-        return result;
-      } catch (e) {
-        if (txn.isActive) txn.rollback();
-        const retry = ShaleError.isInstance(e) && (e.code === "Busy" || e.code === "TryAgain");
-        if (!retry || attempt >= retries) throw e;
-      }
-    }
+    return this.txns.run(fn, options);
   }
 
   /** @internal what transactions use of the database. */
   transactionHost(): TransactionHost {
-    if (this.txnHostCache !== undefined) return this.txnHostCache;
-    const txnOptions = this.options.transactionDB;
-    const host: TransactionHost = {
-      db: this,
-      locks: this.txnLocks,
-      lockTimeoutMs: txnOptions?.lockTimeoutMs ?? 0,
-      deadlockDetect: txnOptions?.deadlockDetect ?? false,
-      lastSequence: () => this.writes.lastSeq,
-      snapshot: () => this.snapshot(),
-      checkFamily: (handle) => {
-        if (!(handle instanceof ColumnFamilyHandle))
-          throw new TypeError("the column family must be a handle from db.columnFamily()");
-        this.familyOf(handle);
-        return handle;
-      },
-      checkConflicts: (keys, result) => {
-        this.status.checkOpen();
-        return checkConflicts(keys, this.conflictFamily, this.writes.lastSeq, result);
-      },
-      commitBatch: (batch, options) => this.writes.write(batch, options, false),
-      commitOne: (kind, key, value, options) =>
-        this.writes.writeOne(this.cf, kind, key, value, options, false),
-      takeBatch: () => {
-        const spare = this.spareTxnBatch;
-        if (spare !== undefined) {
-          this.spareTxnBatch = undefined;
-          return spare;
-        }
-        const cf = this.cf;
-        return new WriteBatchWithIndex({
-          comparator: cf.icmp.user,
-          ...(cf.mergeOperator !== undefined ? { mergeOperator: cf.mergeOperator } : {}),
-        });
-      },
-      returnBatch: (batch) => {
-        this.spareTxnBatch = batch;
-      },
-    };
-    this.txnHostCache = host;
-    return host;
+    return this.txns.host();
   }
 
   /** The sequence number of the last write. */
@@ -649,7 +343,7 @@ export class DB extends ColumnFamilyMethods {
   async waitForCompactions(): Promise<void> {
     this.status.checkOpen();
     for (const family of this.families.values()) await family.waitForCompactions();
-    await this.remover.whenIdle();
+    await this.obsolete.whenIdle();
     if (this.status.backgroundError !== undefined) throw this.status.backgroundError;
   }
 
@@ -669,51 +363,15 @@ export class DB extends ColumnFamilyMethods {
    * error close itself hit; a later `close()` resolves. Nothing acknowledged is lost either
    * way: a reopen recovers it.
    */
-  async close(): Promise<void> {
-    if (this.status.closed) return;
-    this.status.closed = true;
-    reportUnclosedIterators(this.tableCache, this.dir); // invariants mode only (issue 19)
-    Atomics.store(new Int32Array(this.shutdown), 0, 1); // running compactions stop early
-    let closeError: unknown;
-    const attempt = (step: () => void) => {
-      try {
-        step();
-      } catch (e) {
-        closeError ??= e;
-      }
-    };
-    if (invariants && this.views.pending) attempt(() => this.views.verify()); // still closes
-    try {
-      // Running flushes finish (and are installed) before the MANIFEST closes.
-      await this.executor.close();
-      for (const f of this.families.values()) retireMemtables(f.chunkPool, f.mem, f.flushes.imm);
-    } catch (e) {
-      closeError ??= e;
-    }
-    attempt(() => this.wal.syncUnlessFailed());
-    attempt(() => this.wal.close());
-    attempt(() => this.versions.close());
-    for (const f of this.families.values())
-      if (f.tableCache !== this.tableCache) attempt(() => f.tableCache.close());
-    attempt(() => this.tableCache.close());
-    attempt(() => this.blobs.close());
-    attempt(() => this.follower?.close());
-    this.secondaryPins.close();
-    const lock = this.lock;
-    this.lock = undefined;
-    attempt(() => lock?.release());
-    for (const f of this.families.values())
-      f.flushes.rejectWaiters(() => ShaleError.closed("the database was closed"));
-    this.txnLocks?.rejectAll(ShaleError.closed("the database was closed"));
-    const failure = this.status.backgroundError ?? this.wal.error ?? closeError;
-    if (failure !== undefined) throw failure;
+  close(): Promise<void> {
+    return closeDatabase(this.closing);
   }
 
   get isClosed(): boolean {
     return this.status.closed;
   }
 
-  // ---------------------------------------------------------------- operations (issue 18)
+  // ---------------------------------------------------------------- operations
   // Checkpoints, live files, approximate sizes, deleting files in a range, verifying
   // checksums: each in its own file under ops/, handed the database's parts as an OpsHost.
   // Backups (ops/backup/) go through `BackupEngine`, which calls `opsHost`.
@@ -786,7 +444,7 @@ export class DB extends ColumnFamilyMethods {
         if (Atomics.load(this.finished, 0) !== 0) this.takeFinished();
       },
       pinVersion: () => this.pinCurrentVersion(),
-      holdFileDeletions: () => this.deletionHold.hold(),
+      holdFileDeletions: () => this.obsolete.hold.hold(),
       flush: () => this.flush(),
       busyFiles: () => this.cf.compactions.busy,
       applyEdit: (edit) => {
@@ -803,7 +461,7 @@ export class DB extends ColumnFamilyMethods {
     return tableFileName(this.dir, n);
   }
 
-  // ------------------------------------------ read-only and secondary instances (issue 18)
+  // ------------------------------------------------- read-only and secondary instances
   // secondary/follower.ts does the work; these delegate.
 
   /**
@@ -853,78 +511,17 @@ export class DB extends ColumnFamilyMethods {
     return this.follower?.role ?? "primary";
   }
 
-  private static async openFollower(
+  private static openFollower(
     dir: string,
     resolved: ResolvedOptions,
     role: "readOnly" | "secondary",
     secondaryDir: string | undefined,
     leaseMs: number,
   ): Promise<DB> {
-    if (typeof dir !== "string" || dir.length === 0)
-      throw new TypeError("dir must be a non-empty string");
-    if (resolved.bestEffortsRecovery)
-      throw ShaleError.notSupported(`bestEffortsRecovery does not go with a ${role} open`);
-    const icmp = new InternalKeyComparator(resolved.comparator);
-    const fs = resolved.fs;
-    let lock: FileLock = { path: dir, release() {} };
-    if (secondaryDir !== undefined) {
-      fs.mkdir(secondaryDir);
-      lock = fs.lock(lockFileName(secondaryDir));
-    }
-    let db: DB | undefined;
-    try {
-      const follower = new Follower(fs, dir, icmp, {
-        role,
-        walRecoveryMode: resolved.walRecoveryMode,
-        leaseMs,
-        maxOpenFiles: resolved.maxOpenFiles,
-      });
-      db = new DB(dir, resolved, followerState(dir, resolved, icmp, follower), lock);
-      follower.attach(db.followerHost());
-      follower.catchUp();
-      return db;
-    } catch (e) {
-      if (db !== undefined) await db.close().catch(() => {});
-      else lock.release();
-      throw e;
-    }
+    return openFollower(dir, resolved, role, secondaryDir, leaseMs, (state, lock) => {
+      const db = new DB(dir, resolved, state, lock);
+      const parts = { versions: db.versions, tableCache: db.tableCache, family: db.cf };
+      return { db, parts: { ...parts, writes: db.writes } };
+    });
   }
-
-  /** What the follower changes in this db (secondary/follower.ts). */
-  private followerHost(): FollowerHost {
-    const db = this;
-    return {
-      versions: this.versions,
-      tableCache: this.tableCache,
-      setMemTables: (mem, imm) => {
-        this.cf.mem = mem;
-        this.cf.flushes.imm.splice(0, this.cf.flushes.imm.length, ...imm);
-      },
-      get lastSequence() {
-        return db.writes.lastSeq;
-      },
-      setLastSequence: (seq) => {
-        this.writes.lastSeq = seq;
-        this.versions.lastSequence = seq;
-      },
-    };
-  }
-}
-
-/** A table cache for tables ordered by `icmp` (families of other comparators get their own). */
-function newTableCache(
-  dir: string,
-  options: ResolvedOptions,
-  icmp: InternalKeyComparator,
-): TableCache {
-  const statistics = options.statistics;
-  return new TableCache({
-    fs: options.fs,
-    path: (n) => tableFileName(dir, n),
-    capacity: options.maxOpenFiles,
-    comparator: icmp.user,
-    blockCache: options.blockCache,
-    cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
-    ...(statistics !== undefined ? { statistics } : {}),
-  });
 }

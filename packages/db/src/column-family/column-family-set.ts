@@ -1,0 +1,184 @@
+/**
+ * ColumnFamilySet: the column families of one open database (RocksDB's ColumnFamilySet) —
+ * each family's tree (ColumnFamilyData) by id, the one handle per family that
+ * `db.columnFamily(name)` returns, and what creating and dropping a family does besides the
+ * MANIFEST edit: the tree built or retired, and a new OPTIONS file with every family's
+ * sections. db.ts keeps the public methods and their argument checks.
+ *
+ * Threading: the database's thread.
+ */
+import { InternalKeyComparator, ShaleError } from "@shale/base";
+import { MemTable } from "@shale/memtable";
+import { TableCache } from "@shale/sstable";
+import { type TableIdentity, tableWriteOptions } from "../compaction/build-table.js";
+import { tableFileName } from "../core/filenames.js";
+import {
+  type ColumnFamilyOptions,
+  type ResolvedOptions,
+  resolveColumnFamilyOptions,
+} from "../core/options.js";
+import { readNewestOptions } from "../core/options-file.js";
+import { writeOptions } from "../open/recovery.js";
+import type { FamilyVersions } from "../version/version-set.js";
+import { retireMemtables } from "../write/chunk-pool.js";
+import type { BatchFamily } from "../write/write-batch.js";
+import {
+  ColumnFamilyData,
+  type ColumnFamilyHost,
+  type RecoveredMemTables,
+} from "./column-family-data.js";
+import type { FamilyMethodsCore } from "./family-methods.js";
+import { ColumnFamilyHandle } from "./handle.js";
+
+export class ColumnFamilySet {
+  /** The families by id; `default` is id 0. */
+  private readonly byId = new Map<number, ColumnFamilyData>();
+  private readonly handles = new Map<ColumnFamilyData, ColumnFamilyHandle>();
+  /** The data-method core handles are made with (set once the database is built). */
+  core: FamilyMethodsCore | undefined;
+
+  constructor(
+    private readonly host: ColumnFamilyHost,
+    /** The database's key order: families ordered alike share its table cache. */
+    private readonly icmp: InternalKeyComparator,
+    /** The database's options: a family's own options resolve over them. */
+    private readonly options: ResolvedOptions,
+    private readonly identity: TableIdentity,
+  ) {}
+
+  /** The families, in the order they were added (`default` first). */
+  values(): IterableIterator<ColumnFamilyData> {
+    return this.byId.values();
+  }
+
+  get(id: number): ColumnFamilyData | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The table caches of the families: the database's, and those of other key orders. */
+  tableCaches(): Set<TableCache> {
+    const caches = new Set<TableCache>([this.host.tableCache]);
+    for (const f of this.byId.values()) caches.add(f.tableCache);
+    return caches;
+  }
+
+  /** The names in RocksDB's id order ("default" first). */
+  names(): string[] {
+    return [...this.byId.values()].sort((a, b) => a.id - b.id).map((f) => f.name);
+  }
+
+  /** The oldest WAL some family still needs (`current`: the WAL being written). */
+  minLogToKeep(current: number): number {
+    let min = current;
+    for (const f of this.byId.values()) if (f.oldestLogNeeded < min) min = f.oldestLogNeeded;
+    return min;
+  }
+
+  /**
+   * Adds a family's tree (at open, or created). It shares the database's table cache when it
+   * orders keys like `default`; otherwise it gets its own.
+   */
+  add(
+    versions: FamilyVersions,
+    options: ResolvedOptions,
+    recovered: RecoveredMemTables,
+  ): ColumnFamilyData {
+    const host = this.host;
+    const cache =
+      versions.icmp.name === this.icmp.name
+        ? host.tableCache
+        : newTableCache(host.dir, options, versions.icmp);
+    const table = tableWriteOptions(options, this.identity, versions);
+    const cf = new ColumnFamilyData(host, versions, options, table, recovered, cache);
+    this.byId.set(cf.id, cf);
+    return cf;
+  }
+
+  /** The handle of family `name`; InvalidArgument naming it when there is none. */
+  handleByName(name: string): ColumnFamilyHandle {
+    for (const f of this.byId.values()) if (f.name === name) return this.handleOf(f);
+    throw ShaleError.invalidArgument(`unknown column family: "${name}"`);
+  }
+
+  handleOf(cf: ColumnFamilyData): ColumnFamilyHandle {
+    let h = this.handles.get(cf);
+    if (h === undefined) {
+      h = new ColumnFamilyHandle(this.core!, cf);
+      this.handles.set(cf, h);
+    }
+    return h;
+  }
+
+  /** The tree a handle names; InvalidArgument for another database's handle or a dropped family. */
+  familyOf(handle: BatchFamily): ColumnFamilyData {
+    const cf = handle instanceof ColumnFamilyHandle ? handle.familyFor(this.core!) : undefined;
+    if (cf === undefined)
+      throw ShaleError.invalidArgument("the column family handle belongs to another database");
+    if (cf.dropped) throw cf.droppedError();
+    return cf;
+  }
+
+  /**
+   * Creates family `name` (InvalidArgument if it exists): one synced MANIFEST edit, the tree,
+   * and a new OPTIONS file. `options` are checked by the caller.
+   */
+  create(name: string, options: ColumnFamilyOptions | undefined): ColumnFamilyHandle {
+    const { versions: versionSet, wal } = this.host;
+    if (versionSet.familyByName(name) !== undefined)
+      throw ShaleError.invalidArgument(`column family already exists: "${name}"`);
+    const own = resolveColumnFamilyOptions(this.options, name, options);
+    const icmp = new InternalKeyComparator(own.comparator);
+    const versions = versionSet.addFamily(name, icmp, wal.number);
+    const mem = new MemTable({ comparator: icmp.user });
+    const cf = this.add(versions, own, { mem, imm: [], memLogNumber: wal.number });
+    this.rewriteOptions();
+    cf.start();
+    return this.handleOf(cf);
+  }
+
+  /**
+   * Drops family `name` (not `default`; InvalidArgument otherwise): its running flush and
+   * compactions finish, one synced MANIFEST edit drops it, its memtables are retired.
+   */
+  async drop(name: string): Promise<void> {
+    if (name === "default")
+      throw ShaleError.invalidArgument('the "default" column family cannot be dropped');
+    const cf = [...this.byId.values()].find((f) => f.name === name);
+    if (cf === undefined) throw ShaleError.invalidArgument(`unknown column family: "${name}"`);
+    cf.dropped = true; // no new writes, flushes or compactions
+    while (cf.flushes.numRunning > 0 || cf.compactions.numRunning > 0)
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    this.host.versions.dropFamily(cf.versions);
+    this.byId.delete(cf.id);
+    retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm);
+    this.rewriteOptions();
+  }
+
+  /** A new OPTIONS file with every family's sections. */
+  private rewriteOptions(): void {
+    const { fs, dir, versions } = this.host;
+    const previous = readNewestOptions(fs, dir)?.sections ?? [];
+    const families = new Map(
+      [...this.byId].map(([id, f]) => [id, { options: f.options, versions: f.versions }]),
+    );
+    writeOptions(fs, dir, versions, this.options, previous, Infinity, families);
+  }
+}
+
+/** A table cache for tables ordered by `icmp` (families of other comparators get their own). */
+export function newTableCache(
+  dir: string,
+  options: ResolvedOptions,
+  icmp: InternalKeyComparator,
+): TableCache {
+  const statistics = options.statistics;
+  return new TableCache({
+    fs: options.fs,
+    path: (n) => tableFileName(dir, n),
+    capacity: options.maxOpenFiles,
+    comparator: icmp.user,
+    blockCache: options.blockCache,
+    cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
+    ...(statistics !== undefined ? { statistics } : {}),
+  });
+}

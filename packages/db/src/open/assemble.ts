@@ -1,0 +1,126 @@
+/**
+ * Assembling an open database from what recovery (or a follower) found: the parts every
+ * column family shares (the WAL, the status, the table and blob file caches, the
+ * background executor, snapshots, the shutdown cell), one tree per family, the write loop,
+ * and what decides the fate of obsolete files. db.ts composes these; it builds nothing
+ * itself.
+ *
+ * ```
+ *   recovered state ──> ColumnFamilyHost (shared) ──> ColumnFamilySet: one ColumnFamilyData each
+ *                                                  └─> WriteLoop: seq -> WAL record -> memtables
+ * ```
+ *
+ * Threading: the caller's thread, during `DB.open` (nothing starts until the families do).
+ */
+import { NodeFileSystem } from "@shale/base";
+import { type BackgroundExecutor, InlineExecutor } from "../background/executor.js";
+import { ObsoleteFiles } from "../background/obsolete-files.js";
+import { builtinComparator } from "../background/protocol.js";
+import { WorkerExecutor } from "../background/worker-executor.js";
+import { BlobFileCache } from "../blob/blob-source.js";
+import type { ColumnFamilyData, ColumnFamilyHost } from "../column-family/column-family-data.js";
+import { ColumnFamilySet, newTableCache } from "../column-family/column-family-set.js";
+import { DbStatus } from "../column-family/db-status.js";
+import type { FamilyMethodsCore } from "../column-family/family-methods.js";
+import { WriteLoop } from "../column-family/write-loop.js";
+import type { ResolvedOptions } from "../core/options.js";
+import { SnapshotList } from "../core/snapshot.js";
+import { ActiveWal } from "../write/write-path.js";
+import type { RecoveredState } from "./recovery.js";
+
+/** An open database's parts (see the header). */
+export interface DbParts {
+  /** What the families share. */
+  readonly shared: ColumnFamilyHost;
+  readonly families: ColumnFamilySet;
+  /** The `default` family. */
+  readonly defaultFamily: ColumnFamilyData;
+  readonly obsolete: ObsoleteFiles;
+  /** What the data methods of every family use. */
+  readonly core: FamilyMethodsCore;
+}
+
+/**
+ * Builds the parts. `takeFinished` installs finished background jobs (the database's,
+ * called only once the database exists).
+ */
+export function assembleParts(
+  dir: string,
+  options: ResolvedOptions,
+  state: RecoveredState,
+  takeFinished: () => void,
+): DbParts {
+  const { fs, statistics } = options;
+  const versions = state.versions;
+  const wal = new ActiveWal(state.wal, state.logNumber, statistics, state.memLogNumber);
+  const status = new DbStatus(wal);
+  status.writeRefusal = state.writeRefusal;
+  const tableCache = newTableCache(dir, options, state.icmp);
+  const blobs = new BlobFileCache({ fs, dir });
+  const executor = newExecutor(options, state);
+  const obsolete = new ObsoleteFiles({ dir, fs, executor, status, wal, follower: state.follower });
+  let families: ColumnFamilySet | undefined;
+  const shared: ColumnFamilyHost = {
+    dir,
+    fs,
+    executor,
+    statistics,
+    snapshots: new SnapshotList(),
+    versions,
+    tableCache,
+    blobs,
+    shutdown: new SharedArrayBuffer(4),
+    wal,
+    status,
+    follower: state.follower !== undefined,
+    removeFiles: (paths) => obsolete.remove(paths),
+    // A WAL is deleted only once every family with data in it has flushed.
+    minLogToKeep: () => families!.minLogToKeep(wal.number),
+  };
+  families = new ColumnFamilySet(shared, state.icmp, options, state.identity);
+  const own = state.families.get(0)?.options ?? options;
+  const defaultFamily = families.add(versions.defaultFamily, own, state);
+  for (const [id, f] of state.families) if (id !== 0) families.add(f.versions, f.options, f);
+  const finished = executor.finished;
+  const familyOf = families.familyOf.bind(families);
+  const writeHost = { wal, versions, statistics, status, finished, takeFinished, familyOf };
+  const writes = new WriteLoop(writeHost, defaultFamily, versions.lastSequence);
+  status.onFailure = (failure) => {
+    for (const family of families.values()) family.flushes.rejectWaiters(() => failure);
+  };
+  versions.onObsoleteFiles = (numbers, blobNumbers) => {
+    obsolete.removeTables(numbers, families.tableCaches());
+    obsolete.removeBlobFiles(blobNumbers, blobs);
+  };
+  const core: FamilyMethodsCore = {
+    status,
+    writes,
+    snapshots: shared.snapshots,
+    versions,
+    tableCache,
+    statistics,
+    finished,
+    backgroundPoll: { finished, take: takeFinished },
+    takeFinished,
+    blockCache: options.blockCache,
+    recoveryDrops: state.drops,
+  };
+  families.core = core;
+  return { shared, families, defaultFamily, obsolete, core };
+}
+
+/**
+ * Worker threads for flushes and compactions on Node's file system with a built-in
+ * comparator (a worker cannot call a JS comparator); inline otherwise, and for followers
+ * (they run no background work).
+ */
+function newExecutor(options: ResolvedOptions, state: RecoveredState): BackgroundExecutor {
+  const fs = options.fs;
+  const workers =
+    fs instanceof NodeFileSystem &&
+    builtinComparator(state.icmp.name) !== undefined &&
+    state.follower === undefined;
+  return workers
+    ? new WorkerExecutor(options.maxBackgroundJobs, fs, options.compactionCpuPriority)
+    : new InlineExecutor(fs);
+}

@@ -1,0 +1,162 @@
+/**
+ * DbTransactions: what a database keeps for its transactions — the key locks of a
+ * TransactionDB (lock-manager.ts), the host transactions call back into (transaction.ts), a
+ * finished transaction's batch for reuse — and `begin` and `run`, which back
+ * `db.beginTransaction` and `db.transaction`. db.ts keeps the public methods.
+ *
+ * Threading: the database's thread.
+ */
+import { ShaleError } from "@shale/base";
+import type { ColumnFamilyData } from "../column-family/column-family-data.js";
+import type { ColumnFamilySet } from "../column-family/column-family-set.js";
+import type { DbStatus } from "../column-family/db-status.js";
+import { ColumnFamilyHandle } from "../column-family/handle.js";
+import type { WriteLoop } from "../column-family/write-loop.js";
+import type { WriteOptions } from "../core/call-options.js";
+import type { Snapshot } from "../core/snapshot.js";
+import {
+  type ResolvedTransactionDBOptions,
+  RUN_TRANSACTION_OPTIONS,
+  type RunTransactionOptions,
+  TRANSACTION_OPTIONS,
+  type TransactionOptions,
+} from "../core/transaction-options.js";
+import { type BatchReadDB, WriteBatchWithIndex } from "../write/write-batch-with-index.js";
+import { type ConflictFamily, checkConflicts } from "./conflict-check.js";
+import { LockManager } from "./lock-manager.js";
+import {
+  OptimisticTransaction,
+  PessimisticTransaction,
+  type Transaction,
+  type TransactionHost,
+} from "./transaction.js";
+
+/** What DbTransactions uses of the database. */
+export interface DbTransactionsParts {
+  readonly db: BatchReadDB;
+  readonly families: ColumnFamilySet;
+  readonly writes: WriteLoop;
+  readonly status: DbStatus;
+  /** The `default` family (a transaction's batch orders keys like it). */
+  readonly defaultFamily: ColumnFamilyData;
+  snapshot(): Snapshot;
+  /** Throws what a write would throw. */
+  checkWritable(): void;
+}
+
+export class DbTransactions {
+  /** A TransactionDB's key locks; undefined for other databases. */
+  readonly locks: LockManager | undefined;
+  private hostCache: TransactionHost | undefined;
+  /** A finished transaction's batch, kept for the next transaction. */
+  private spareBatch: WriteBatchWithIndex | undefined;
+
+  constructor(
+    private readonly parts: DbTransactionsParts,
+    private readonly options: ResolvedTransactionDBOptions | undefined,
+  ) {
+    this.locks = options !== undefined ? new LockManager() : undefined;
+  }
+
+  /** `db.beginTransaction`: optimistic, or pessimistic on a TransactionDB. */
+  begin(options: TransactionOptions | undefined): Transaction {
+    if (options !== undefined) TRANSACTION_OPTIONS.check(options);
+    this.parts.checkWritable();
+    const host = this.host();
+    const snapshot = options?.snapshot === true;
+    if (this.locks === undefined) {
+      if (options?.lockTimeoutMs !== undefined || options?.deadlockDetect !== undefined)
+        throw ShaleError.invalidArgument(
+          "lockTimeoutMs and deadlockDetect are for pessimistic transactions (open with transactionDB)",
+        );
+      return new OptimisticTransaction(host, snapshot);
+    }
+    return new PessimisticTransaction(
+      host,
+      snapshot,
+      options?.lockTimeoutMs ?? host.lockTimeoutMs,
+      options?.deadlockDetect ?? host.deadlockDetect,
+    );
+  }
+
+  /** `db.transaction`: runs `fn` in a transaction, retrying on Busy and TryAgain. */
+  async run<T>(
+    fn: (txn: Transaction) => T | Promise<T>,
+    options: RunTransactionOptions | undefined,
+  ): Promise<T> {
+    if (typeof fn !== "function") throw new TypeError("transaction() takes a function");
+    if (options !== undefined) RUN_TRANSACTION_OPTIONS.check(options);
+    const retries = options?.retries ?? 10;
+    const begin: TransactionOptions | undefined =
+      options?.snapshot === true ? { snapshot: true } : undefined;
+    const commitOptions: WriteOptions | undefined =
+      options?.sync === true ? { sync: true } : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const txn = this.begin(begin);
+      try {
+        const result = await fn(txn);
+        if (txn.isActive) txn.commit(commitOptions);
+        return result;
+      } catch (e) {
+        if (txn.isActive) txn.rollback();
+        const retry = ShaleError.isInstance(e) && (e.code === "Busy" || e.code === "TryAgain");
+        if (!retry || attempt >= retries) throw e;
+      }
+    }
+  }
+
+  /** What transactions use of the database (made once). */
+  host(): TransactionHost {
+    if (this.hostCache !== undefined) return this.hostCache;
+    const { db, families, writes, status, defaultFamily } = this.parts;
+    const conflictFamily = (id: number): ConflictFamily | undefined => {
+      const cf = families.get(id);
+      if (cf === undefined || cf.dropped) return undefined;
+      return {
+        mem: cf.mem,
+        imm: cf.flushes.imm,
+        comparator: cf.icmp.user,
+        memCreatedSeq: cf.memCreatedSeq,
+      };
+    };
+    const host: TransactionHost = {
+      db,
+      locks: this.locks,
+      lockTimeoutMs: this.options?.lockTimeoutMs ?? 0,
+      deadlockDetect: this.options?.deadlockDetect ?? false,
+      lastSequence: () => writes.lastSeq,
+      snapshot: () => this.parts.snapshot(),
+      checkFamily: (handle) => {
+        if (!(handle instanceof ColumnFamilyHandle))
+          throw new TypeError("the column family must be a handle from db.columnFamily()");
+        families.familyOf(handle);
+        return handle;
+      },
+      checkConflicts: (keys, result) => {
+        status.checkOpen();
+        return checkConflicts(keys, conflictFamily, writes.lastSeq, result);
+      },
+      commitBatch: (batch, options) => writes.write(batch, options, false),
+      commitOne: (kind, key, value, options) =>
+        writes.writeOne(defaultFamily, kind, key, value, options, false),
+      takeBatch: () => {
+        const spare = this.spareBatch;
+        if (spare !== undefined) {
+          this.spareBatch = undefined;
+          return spare;
+        }
+        return new WriteBatchWithIndex({
+          comparator: defaultFamily.icmp.user,
+          ...(defaultFamily.mergeOperator !== undefined
+            ? { mergeOperator: defaultFamily.mergeOperator }
+            : {}),
+        });
+      },
+      returnBatch: (batch) => {
+        this.spareBatch = batch;
+      },
+    };
+    this.hostCache = host;
+    return host;
+  }
+}
