@@ -2,8 +2,9 @@
  * shale in bundles, built with esbuild from the BUILT packages (dist/, through their
  * `exports`, as a user's bundler resolves them):
  * - a Node bundle (app + `worker=shale/worker` beside it) runs flushes and compactions on the
- *   node file system, so in the bundled worker; without worker.js beside it the first flush
- *   fails with a NotSupported ShaleError naming the missing file;
+ *   node file system, so in the bundled worker; a single-file bundle (no worker.js beside
+ *   it, run from a folder without node_modules) runs them on the main thread, with one
+ *   process warning naming the missing file and the entry point to add;
  * - a Vite SSR build with `shale/worker` as a second input named worker does the same;
  * - a browser bundle (--platform=browser) of an app on MemoryFileSystem resolves with no
  *   stub and imports no `node:` module, and runs in a V8 context holding only web globals
@@ -118,16 +119,19 @@ describe("esbuild bundles", () => {
     expect(run.stdout).toContain("cjs bundle: L0 files 0");
   });
 
-  it("without worker.js beside the bundle, a flush fails naming the missing file", async () => {
+  it("a single-file bundle (no worker.js beside it, no node_modules) runs flushes and compactions on the main thread, warning once", async () => {
     const out = join(scratch, "no-worker");
     const app = join(scratch, "no-worker-app.mjs");
     writeFileSync(
       app,
       `import { open } from "shale";
-const db = await open(process.argv[2]);
-db.put("a", "1");
-try { await db.flush(); console.log("flushed"); } catch (e) { console.log(e.code, e.message); }
-await db.close().catch(() => {});
+const db = await open(process.argv[2], { writeBufferSize: 1 << 20 });
+for (let i = 0; i < 50000; i++) db.put("k" + i, "v".repeat(50));
+await db.flush();
+await db.compactRange();
+const ok = new TextDecoder().decode(db.get("k4242")) === "v".repeat(50);
+console.log("single file: L0 files", db.getProperty("shale.num-files-at-level0"), "read", ok);
+await db.close();
 `,
     );
     await build({
@@ -140,12 +144,18 @@ await db.close().catch(() => {});
       outdir: out,
       logLevel: "error",
     });
+    expect(existsSync(join(out, "worker.js"))).toBe(false);
     const run = spawnSync(process.execPath, [join(out, "no-worker-app.js"), join(scratch, "db2")], {
       encoding: "utf8",
-      timeout: 60_000,
+      cwd: out,
+      timeout: 110_000,
     });
-    expect(run.stdout).toMatch(/^NotSupported /);
-    expect(run.stdout).toContain(`the background worker ${join(out, "worker.js")} is missing`);
+    expect(run.stdout).toContain("single file: L0 files 0 read true");
+    expect(run.status).toBe(0);
+    const warnings = run.stderr.split("\n").filter((l) => l.includes("SHALE_NO_WORKERS"));
+    expect(warnings).toHaveLength(1);
+    expect(run.stderr).toContain(`the background worker ${join(out, "worker.js")} is missing`);
+    expect(run.stderr).toContain("worker=shale/worker");
   });
 
   it("a browser bundle on MemoryFileSystem imports no node: module and runs with web globals only", async () => {

@@ -11,9 +11,12 @@
  * bundle the worker as a second entry point of that name (`esbuild app.ts
  * worker=shale/worker --bundle --outdir=out ...`; Vite: `rollupOptions.input: { app,
  * worker: "shale/worker" }`, `entryFileNames: "[name].js"`) — tooling/bundle.test.ts.
- * Before spawning, a `file:` URL is checked: a missing worker file is a NotSupported
- * ShaleError naming the path (an error inside the worker would only arrive later, as an
- * event). Tests run from sources, where the built worker is in dist/.
+ * Before spawning, a `file:` URL is checked (an error inside the worker would only arrive
+ * later, as an event). A missing worker file — a single-file bundle, e.g. esbuild
+ * `--bundle` or `bun build --compile` without the second entry point — does not fail the
+ * database: that job and every later one run on this thread (the inline executor), with
+ * one process warning naming the path it looked for and the faster set-up. Tests run from
+ * sources, where the built worker is in dist/.
  *
  * Waiting for jobs. `close()` waits for running jobs so no table is left half-written; it
  * turns the event loop between checks, so a result reaches it either way: taken from the
@@ -268,7 +271,17 @@ export class WorkerExecutor implements BackgroundExecutor {
     waiter: Waiter,
   ): void {
     if (this.closed) throw ShaleError.closed("the background executor is closed");
-    const slot = this.slot(lane);
+    let slot: Slot;
+    try {
+      slot = this.slot(lane);
+    } catch (e) {
+      // No worker file to spawn (see the header): this thread runs the jobs from now on.
+      if (!ShaleError.isInstance(e) || e.code !== "NotSupported") throw e;
+      this.noWorkers = true;
+      warnNoWorkers(e);
+      waiter.inline();
+      return;
+    }
     this.waiters.set(message.id, waiter);
     slot.jobs.add(message.id);
     slot.busy++;
