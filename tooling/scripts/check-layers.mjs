@@ -24,6 +24,7 @@ export const LAYERS = [
   ["ops/"], // checkpoint, live files, sizes, checksums, properties, clear
   ["column-family/"], // one LSM tree per column family, the write loop, the data methods
   ["txn/"], // transactions: lock manager, conflict check by sequence
+  ["open/assemble.ts", "open/close.ts", "secondary/open-follower.ts"], // what db.ts composes
   ["db.ts"], // the DB class
   ["repair/", "ops/backup/engine.ts"], // tools that take or open a DB
   ["index.ts"], // the package surface

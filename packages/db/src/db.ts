@@ -11,7 +11,7 @@
  *   `default`.
  * - Point reads: read/read-path.ts. Iterators: read/iterator-sources.ts and iterator/.
  *   Snapshots: core/snapshot.ts. Open: open/recovery.ts; close: open/close.ts.
- * - Obsolete files (deleted now, later or never): background/obsolete-files.ts.
+ * - Obsolete files (deleted now, later or never): ops/obsolete-files.ts.
  * - Transactions: txn/db-transactions.ts. Operations (checkpoints, backups, live files,
  *   sizes, checksums): ops/, through an OpsHost.
  * - Read-only and secondary instances (a DB whose writes are refused, following another
@@ -41,7 +41,6 @@ import {
 } from "@shale/base";
 import type { TableCache } from "@shale/sstable";
 import type { BackgroundExecutor } from "./background/executor.js";
-import type { ObsoleteFiles } from "./background/obsolete-files.js";
 import type { ColumnFamilySet } from "./column-family/column-family-set.js";
 import { ColumnFamilyMethods } from "./column-family/family-methods.js";
 import type { ColumnFamilyHandle } from "./column-family/handle.js";
@@ -78,6 +77,7 @@ import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from ".
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
 import type { OpsHost } from "./ops/host.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
+import type { ObsoleteFiles } from "./ops/obsolete-files.js";
 import {
   type VerifyChecksumsOptions,
   type VerifyReport,
@@ -106,7 +106,7 @@ export class DB extends ColumnFamilyMethods {
   private readonly executor: BackgroundExecutor;
   /** The column families; `default` (id 0) is also `this.cf`. */
   private readonly families: ColumnFamilySet;
-  /** Deletes obsolete tables, blob files and WALs, or keeps them (background/obsolete-files.ts). */
+  /** Deletes obsolete tables, blob files and WALs, or keeps them (ops/obsolete-files.ts). */
   private readonly obsolete: ObsoleteFiles;
   /** What `close()` releases (open/close.ts). */
   private readonly closing: ClosingParts;

@@ -14,7 +14,6 @@
  */
 import { NodeFileSystem } from "@shale/base";
 import { type BackgroundExecutor, InlineExecutor } from "../background/executor.js";
-import { ObsoleteFiles } from "../background/obsolete-files.js";
 import { builtinComparator } from "../background/protocol.js";
 import { WorkerExecutor } from "../background/worker-executor.js";
 import { BlobFileCache } from "../blob/blob-source.js";
@@ -25,6 +24,7 @@ import type { FamilyMethodsCore } from "../column-family/family-methods.js";
 import { WriteLoop } from "../column-family/write-loop.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { SnapshotList } from "../core/snapshot.js";
+import { ObsoleteFiles } from "../ops/obsolete-files.js";
 import { ActiveWal } from "../write/write-path.js";
 import type { RecoveredState } from "./recovery.js";
 

@@ -17,11 +17,11 @@
 import { type FileLock, invariants, ShaleError } from "@shale/base";
 import type { TableCache } from "@shale/sstable";
 import type { BackgroundExecutor } from "../background/executor.js";
-import type { ObsoleteFiles } from "../background/obsolete-files.js";
 import type { BlobFileCache } from "../blob/blob-source.js";
 import type { ColumnFamilySet } from "../column-family/column-family-set.js";
 import type { DbStatus } from "../column-family/db-status.js";
 import { viewGuard } from "../core/view-guard.js";
+import type { ObsoleteFiles } from "../ops/obsolete-files.js";
 import { reportUnclosedIterators } from "../read/iterator-sources.js";
 import type { Follower } from "../secondary/follower.js";
 import type { LockManager } from "../txn/lock-manager.js";

@@ -4,29 +4,29 @@
  * - a read-only or secondary instance deletes nothing (it tells its follower instead);
  * - after a failed write or sync nothing is deleted until the next open decides from what is
  *   on disk (the outcome of a failed MANIFEST write is unknown);
- * - while a checkpoint or backup holds deletions (ops/file-deletions.ts) they wait;
+ * - while a checkpoint or backup holds deletions (file-deletions.ts) they wait;
  * - files a registered secondary reads wait for it (secondary/primary-pins.ts);
- * - the rest are unlinked through the background executor (file-remover.ts).
+ * - the rest are unlinked through the background executor (background/file-remover.ts).
  *
  * Threading: the database's thread; the unlinking runs off it with worker threads.
  */
 import type { FileSystem } from "@shale/base";
 import type { TableCache } from "@shale/sstable";
+import type { BackgroundExecutor } from "../background/executor.js";
+import { FileRemover } from "../background/file-remover.js";
 import type { BlobFileCache } from "../blob/blob-source.js";
-import type { DbStatus } from "../column-family/db-status.js";
 import { blobFileName, tableFileName } from "../core/filenames.js";
-import { FileDeletionHold } from "../ops/file-deletions.js";
 import type { Follower } from "../secondary/follower.js";
 import { SecondaryPins } from "../secondary/primary-pins.js";
 import type { ActiveWal } from "../write/write-path.js";
-import type { BackgroundExecutor } from "./executor.js";
-import { FileRemover } from "./file-remover.js";
+import { FileDeletionHold } from "./file-deletions.js";
 
 export interface ObsoleteFilesParts {
   readonly dir: string;
   readonly fs: FileSystem;
   readonly executor: BackgroundExecutor;
-  readonly status: DbStatus;
+  /** The database's status (column-family/db-status.ts). */
+  readonly status: { readonly closed: boolean; readonly backgroundError: Error | undefined };
   readonly wal: ActiveWal;
   readonly follower: Follower | undefined;
 }
