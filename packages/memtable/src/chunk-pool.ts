@@ -18,8 +18,8 @@
  *      (over maxBytes: left to the GC)                  invariants mode: poisoned here
  * ```
  *
- * Who may still read a released memtable's bytes decides when they can change (DESIGN.md's
- * ownership rules): a memtable iterator holds a reference (its key()/value() views stay valid
+ * Who may still read a released memtable's bytes decides when they can change (the engine's
+ * ownership rules, docs/architecture.md "Performance principles"): a memtable iterator holds a reference (its key()/value() views stay valid
  * until it moves or closes); the flush worker reads a memtable only while it is queued, and
  * the database drops its reference only when the flush is installed; a `db.getView()` view is
  * valid until the next call into the database — and that call may take the view as an

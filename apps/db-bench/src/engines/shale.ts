@@ -2,8 +2,8 @@
  * shale, through its synchronous API (every read and write is a plain call); point reads
  * through the zero-copy `getView` (the fastest-API rule), `get`'s copy in readrandomcopy.
  *
- * The iterator, compactRange and a few options are coded against /work/shared/DESIGN.md's
- * API and looked up at run time: a build without them reports the workloads that need them
+ * The iterator, compactRange and a few options are coded against the public DB API (the db
+ * package's README) and looked up at run time: a build without them reports the workloads that need them
  * as n/a with the reason, and an option the build rejects as unknown is dropped with a note.
  */
 import {
@@ -29,7 +29,7 @@ import {
   sameBytes,
 } from "./engine.js";
 
-/** DESIGN.md's DB iterator. */
+/** The DB iterator of the public API. */
 interface DesignIterator {
   seek(target: Uint8Array): void;
   seekToFirst(): void;
@@ -42,11 +42,11 @@ interface DesignIterator {
   close(): void;
 }
 
-/** The parts of DESIGN.md's DB API that a build may not have yet. */
+/** The parts of the public DB API that a build may not have yet. */
 interface DesignExtras {
   iterator?: (options?: object) => DesignIterator;
   compactRange?: (start?: Uint8Array, end?: Uint8Array) => Promise<void>;
-  /** Not in DESIGN.md's API: the engine's internal WaitForCompact, for benchmarks. */
+  /** The engine's WaitForCompact, for benchmarks. */
   waitForCompactions?: () => Promise<void>;
 }
 
@@ -126,7 +126,7 @@ export class ShaleEngine implements Engine {
         this.db = await open(dir, options);
         break;
       } catch (e) {
-        // An option of DESIGN.md that this build does not know yet: drop it, say so.
+        // An option this build does not know yet: drop it, say so.
         const m = e instanceof Error ? UNKNOWN_OPTION.exec(e.message) : null;
         if (m === null || !(m[1]! in options)) throw e;
         notes.push(`option ${m[1]} is not supported by this shale build; ignored`);
