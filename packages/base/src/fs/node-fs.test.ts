@@ -145,7 +145,12 @@ describe("NodeFileSystem lock across processes", () => {
   it("takes over a LOCK file naming this process that it does not hold", () => {
     const path = join(root, "LOCK");
     writeFileSync(path, `${process.pid}\n`);
-    fs.lock(path).release();
+    const lock = fs.lock(path);
+    expect(readFileSync(path, "utf8")).toBe(`${process.pid}\n`);
+    expect(isBusy(() => fs.lock(path))).toBe(true); // held now, by this process
+    lock.release();
+    expect(readFileSync(path, "utf8")).toBe("");
+    fs.lock(path).release(); // free again
   });
 
   it("takes over an empty or unparsable LOCK file in place, and never removes it", () => {

@@ -10,7 +10,6 @@ import {
   type KeyRange,
   overlappingInLevel,
   rangeOfFiles,
-  unionRange,
 } from "../version/key-range.js";
 import { type FileMetaData, NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
@@ -123,9 +122,4 @@ export function totalBytes(files: readonly FileMetaData[]): number {
   let n = 0;
   for (const f of files) n += f.size;
   return n;
-}
-
-/** Hull of two ranges where either may be missing. */
-export function unionMaybe(ucmp: Comparator, a: KeyRange | undefined, b: KeyRange): KeyRange {
-  return a === undefined ? b : unionRange(ucmp, a, b);
 }

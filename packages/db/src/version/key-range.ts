@@ -54,11 +54,6 @@ export function endsBefore(ucmp: Comparator, a: KeyRange, key: Uint8Array): bool
   return c < 0 || (c === 0 && a.hiExclusive);
 }
 
-/** True if `key` lies in range `r`. */
-export function rangeContains(ucmp: Comparator, r: KeyRange, key: Uint8Array): boolean {
-  return ucmp.compare(r.lo, key) <= 0 && !endsBefore(ucmp, r, key);
-}
-
 export function rangesOverlap(ucmp: Comparator, a: KeyRange, b: KeyRange): boolean {
   return !endsBefore(ucmp, a, b.lo) && !endsBefore(ucmp, b, a.lo);
 }
