@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// packages/db/src's folders point one way (issue 21): a file may import its own folder or a
+// packages/db/src's folders point one way: a file may import its own folder or a
 // lower layer, never a higher one. The layers, lowest first, are LAYERS below and the diagram in
 // packages/db/src/README.md. Tests (*.test.ts, *.test-support.ts), bench/ and test fixtures
 // are exempt: they may drive the whole DB. Fails naming the file, the import and both layers.

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A package build's second step, run after `tsc -b` in the package directory:
 // 1. the `require` half of the package's exports (below);
-// 2. the docs its README links: `docs/formats/X.md` links resolve inside the package, to a
-//    copy of the repository's docs/formats/X.md written here (git-ignored, shipped by
+// 2. the docs its README links: `docs/formats/<name>.md` links resolve inside the package, to a
+//    copy of the repository's `docs/formats/<name>.md` written here (git-ignored, shipped by
 //    `files`), so the tarball has every file its README links.
 //
 // 1.

@@ -72,7 +72,7 @@ describe("crash recovery with compactions (SIGKILL)", () => {
           }
           // No table that the version does not list. Orphans (a killed job's output) are
           // numbered at or above the NextFileNumber the MANIFEST recorded, so the open that
-          // finds them keeps them (it cannot tell them from a stranger's files, issue 14) and
+          // finds them keeps them (it cannot tell them from a stranger's files) and
           // records a NextFileNumber above them: the next open removes them. Background work
           // started by the open finishes first: a running job writes a table that no version
           // lists yet.

@@ -1,5 +1,5 @@
 /**
- * Fault soak (issue 14): a long workload (puts, overwrites, deletes, deleteRange, merges,
+ * Fault soak: a long workload (puts, overwrites, deletes, deleteRange, merges,
  * batches; every 10th write synced; 64 KiB memtable, L0 trigger 2; flushes and compactRange)
  * with one fault per trial, placed at every n-th operation of its class:
  *

@@ -1,5 +1,5 @@
 /**
- * Failed syncs and writes (issue 14): a fault at EVERY sync point of a flush and of a
+ * Failed syncs and writes: a fault at EVERY sync point of a flush and of a
  * compaction (the n-th sync from a point just before them fails, n = 1, 2, ... until the
  * workload completes without the fault firing), each then ended by a clean close or by a
  * power cut, reopened with the fault cleared and model-checked (see

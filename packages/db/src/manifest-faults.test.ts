@@ -1,5 +1,5 @@
 /**
- * Issue 14, MANIFEST part: a damaged MANIFEST is Corruption (file + offset) in every WAL
+ * Faults in the MANIFEST: a damaged MANIFEST is Corruption (file + offset) in every WAL
  * recovery mode, never an older version opened silently; a referenced file that is missing
  * is Corruption naming it; opening never deletes a file the database did not create;
  * `bestEffortsRecovery` opens the newest version whose files all exist and says what it

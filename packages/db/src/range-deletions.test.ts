@@ -1,5 +1,5 @@
 /**
- * deleteRange through the whole engine, the cases issue 7 names: a tombstone spanning many
+ * deleteRange through the whole engine, the hard cases: a tombstone spanning many
  * files and levels, empty ranges, and a key written again after a tombstone covered it —
  * each read through get, getMany and both iterator directions, at snapshots, after
  * flushes, compactions and a reopen.

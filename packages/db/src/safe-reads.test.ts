@@ -1,5 +1,5 @@
 /**
- * Safe by default, zero-copy on request (issue 16): what `get`, `getMany` and the for-of
+ * Safe by default, zero-copy on request: what `get`, `getMany` and the for-of
  * iteration return is memory the caller owns; `getView` and the cursor's `key()`/`value()`
  * are the store's own memory, and the invariants mode catches a write into them.
  *

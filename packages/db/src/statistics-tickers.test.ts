@@ -1,5 +1,5 @@
 /**
- * Statistics count what they say (issue 18): for every ticker and every histogram, a
+ * Statistics count what they say: for every ticker and every histogram, a
  * workload that must move it, and how much. The table is checked to cover every ticker and
  * histogram `@shale/base` defines, so a new counter that nothing moves fails here.
  *
@@ -459,7 +459,7 @@ describe("statistics: every ticker and histogram moves under its workload", () =
     });
   }
 
-  it("issue 18: 20,000 gets that hit L0 and L1 tables show in shale.stats", async () => {
+  it("20,000 gets that hit L0 and L1 tables show in shale.stats", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", { fs, statistics: true });
     await l1AndL0(db);

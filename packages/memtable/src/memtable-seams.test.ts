@@ -1,5 +1,5 @@
 /**
- * The memtable's seams for component users (issue 20): `get` without a sequence or a result,
+ * The memtable's seams for component users: `get` without a sequence or a result,
  * a reused result that cannot report the previous key's answer, deletions without a value.
  */
 import { LookupResult, LookupState, toBytes, ValueKind } from "@shale/base";

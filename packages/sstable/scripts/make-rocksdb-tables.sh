@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates packages/sstable/testdata/rocksdb-tables/*.sst with RocksDB 7.8.3's own table
 # writer (librocksdb-dev: `apt-get install -y librocksdb-dev`). What each table holds:
-# scripts/rocksdb-tables.cc and testdata/rocksdb-tables/README.md.
+# scripts/rocksdb-tables.cc.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/../testdata/rocksdb-tables"

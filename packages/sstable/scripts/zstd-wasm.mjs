@@ -1,6 +1,6 @@
 // Writes src/zstd-wasm-bytes.ts: the zstd WebAssembly module of the pinned dev dependency
 // @bokuweb/zstd-wasm (zstd built with emscripten, MIT / BSD), as base64, so that every
-// runtime and bundler loads it as plain JavaScript. zstd-wasm.test.ts checks the two agree.
+// runtime and bundler loads it as plain JavaScript. src/zstd.test.ts checks the two agree.
 //
 //   node scripts/zstd-wasm.mjs
 import { readFileSync, writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
- * LZ4 block compression: shale's own encoder of the LZ4 block format (lz4's
- * doc/lz4_Block_format.md; the format compression-lz4.ts decodes, drawn there), for tables
+ * LZ4 block compression: shale's own encoder of the LZ4 block format (lz4's block format
+ * document; the format compression-lz4.ts decodes, drawn there), for tables
  * written with `compression: "lz4"` (RocksDB's kLZ4Compression, type byte 4).
  *
  * The search is lz4's fast greedy one (`LZ4_compress_fast`, acceleration 1, the setting

@@ -1,5 +1,5 @@
 /**
- * The seams a component user meets (issue 20): flushMemTable, the defaults for "latest" and
+ * The seams a component user meets: flushMemTable, the defaults for "latest" and
  * the file size, lookups that cannot report a stale answer, the filter-policy interface and
  * the block-cache helper.
  */

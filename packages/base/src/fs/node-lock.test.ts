@@ -1,5 +1,5 @@
 /**
- * The LOCK file identifies the directory, not the path string (issue 14): a second lock of
+ * The LOCK file identifies the directory, not the path string: a second lock of
  * the same directory through a symlink is Busy, in this process and from another one, and
  * never removes or replaces the holder's LOCK file.
  */

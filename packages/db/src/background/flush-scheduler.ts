@@ -2,10 +2,10 @@
  * FlushScheduler: the immutable memtables of a database and their flushes to L0 (RocksDB's
  * MemTableList plus the flush part of its background scheduling).
  *
- * Life of a memtable after the switch (db.ts seals it and calls `add`):
+ * Life of a memtable after the switch (its family seals it and calls `add`):
  * 1. queued: newest first in `imm`, still read by gets and iterators;
  * 2. flushing (one at a time, oldest first): a worker, or inline, builds and syncs an L0
- *    table from it (background/flush-job.ts);
+ *    table from it (flush/flush-job.ts);
  * 3. install (main thread): ONE VersionEdit — the table added, and the log number raised to
  *    the oldest WAL still needed (that of the oldest memtable left, else the current WAL) —
  *    through `logAndApply`; then the memtable leaves `imm` (its reference is dropped: once no
@@ -17,7 +17,7 @@
  * Recovered memtables: the ones a WAL replay left (`avoidFlushDuringRecovery`) are flushed
  * first, oldest first, like any other; until the last of them is installed
  * `recoveryFlushPending` is true, and the database holds L0 compactions back meanwhile (see
- * db.ts `deferL0Compaction`).
+ * column-family-data.ts `deferL0Compaction`).
  *
  * Write stop: with `maxWriteBufferNumber` memtables (mutable + immutable) full, the writer
  * waits synchronously (writes are synchronous), taking finished jobs meanwhile

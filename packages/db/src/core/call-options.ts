@@ -42,7 +42,7 @@ export interface ReadOptions {
 /**
  * Read options of `db.iterator()`: the read options, and the range (Level's `gt`, `gte`,
  * `lt`, `lte` beside RocksDB's `lowerBound`, `upperBound`; at most one per side, see
- * iterator/range-options.ts), `limit` and `reverse`.
+ * core/range-options.ts), `limit` and `reverse`.
  */
 export interface IteratorOptions extends ReadOptions, RangeOptions {
   /**

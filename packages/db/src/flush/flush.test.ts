@@ -77,7 +77,7 @@ describe("flush to L0", () => {
     await db.close();
     // 000001: a number the database handed out (its first MANIFEST), as a dead flush's would be.
     fs.writeFile("/db/000001.sst", new Uint8Array(100));
-    // 000999: never handed out, so not the database's file: kept (issue 14).
+    // 000999: never handed out, so not the database's file: kept.
     fs.writeFile("/db/000999.sst", new Uint8Array(100));
     const again = await DB.open("/db", { fs });
     expect(fs.exists("/db/000001.sst")).toBe(false);

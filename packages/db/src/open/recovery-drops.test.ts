@@ -1,5 +1,5 @@
 /**
- * Issue 14: recovery never drops WAL data silently. A torn tail dropped under PointInTime or
+ * Recovery never drops WAL data silently. A torn tail dropped under PointInTime or
  * TolerateCorruptedTail, and anything skipped under SkipAnyCorrupted (damaged bytes, or a
  * record whose WriteBatch does not decode), shows in the statistics tickers
  * WalRecoveryDroppedBytes / WalRecoveryDrops, in the property `shale.recovery-dropped`

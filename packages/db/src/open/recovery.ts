@@ -17,7 +17,7 @@
  * - an EARLIER WAL was synced before its successor was created, so any damage in it is
  *   real corruption: an error in every mode but SkipAnyCorrupted.
  *
- * Nothing is dropped silently (issue 14): every run of WAL bytes the reader drops (a torn
+ * Nothing is dropped silently: every run of WAL bytes the reader drops (a torn
  * tail; corruption PointInTime drops at the end of the last WAL; whatever SkipAnyCorrupted
  * skips) and every record SkipAnyCorrupted skips because its WriteBatch does not decode
  * becomes a `RecoveryDrop`: counted in the tickers WalRecoveryDroppedBytes and

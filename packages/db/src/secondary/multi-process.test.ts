@@ -1,5 +1,5 @@
 /**
- * One writer and three reader processes (issue 18): two secondaries that catch up before
+ * One writer and three reader processes: two secondaries that catch up before
  * each check and one read-only reader that reopens for each, against a primary that keeps
  * flushing and compacting (and reopens half way). Every time the primary reports a synced
  * batch, each idle reader is asked to check it: after catching up it must see every write
