@@ -14,5 +14,6 @@ export * from "./internal-key.js";
 export * from "./invariants.js";
 export * from "./iterator.js";
 export * from "./lookup.js";
+export * from "./merge-operator.js";
 export * from "./open-resources.js";
 export * from "./statistics.js";

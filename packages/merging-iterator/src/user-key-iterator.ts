@@ -46,6 +46,7 @@ import {
   type InternalIterator,
   KIND_FOR_SEEK,
   MAX_SEQ,
+  type MergeOperator,
   putTrailer,
   ShaleError,
   TRAILER_SIZE,
@@ -59,23 +60,7 @@ export interface RangeTombstoneSource {
   maxCoveringSeq(userKey: Uint8Array, snapshotSeq: number): number;
 }
 
-/**
- * Combines a key's merge operands with its base value (the shape of @shale/db's
- * `MergeOperator`, so its operators can be passed here).
- */
-export interface MergeOperator {
-  readonly name: string;
-  /**
-   * `existing`: the base value, undefined when there is none or it was deleted; `operands`:
-   * oldest first, at least one. Returns the merged value, or undefined for a failed merge.
-   * Views are valid during the call only.
-   */
-  fullMerge(
-    key: Uint8Array,
-    existing: Uint8Array | undefined,
-    operands: readonly Uint8Array[],
-  ): Uint8Array | undefined;
-}
+export type { MergeOperator };
 
 export interface UserKeyIteratorOptions {
   /** Newest sequence number visible. Default: `MAX_SEQ` (everything, the latest). */

@@ -17,18 +17,9 @@
  * The operator's `name` is persisted; reopening a database with another operator is an
  * `InvalidArgument` error.
  */
-import { compareBytes, ShaleError, toBytes } from "@shale/base";
+import { compareBytes, type MergeOperator, ShaleError, toBytes } from "@shale/base";
 
-export interface MergeOperator {
-  readonly name: string;
-  /** REQUIRES: operands.length >= 1, oldest first. Views are valid during the call only. */
-  fullMerge(
-    key: Uint8Array,
-    existing: Uint8Array | undefined,
-    operands: readonly Uint8Array[],
-  ): Uint8Array | undefined;
-  partialMerge?(key: Uint8Array, left: Uint8Array, right: Uint8Array): Uint8Array | undefined;
-}
+export type { MergeOperator };
 
 /** Keeps the bytewise-largest of the base and the operands (RocksDB's `max`). */
 export const maxOperator: MergeOperator = Object.freeze({

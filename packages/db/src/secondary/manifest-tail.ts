@@ -14,15 +14,10 @@
  *
  * Not thread-safe: one follower, one thread.
  */
-import {
-  baseName,
-  bytesToString,
-  type FileSystem,
-  type InternalKeyComparator,
-  ShaleError,
-} from "@shale/base";
+import { baseName, type FileSystem, type InternalKeyComparator, ShaleError } from "@shale/base";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
-import { currentFileName, FileType, manifestFileName, parseFileName } from "../core/filenames.js";
+import { currentFileName, manifestFileName } from "../core/filenames.js";
+import { readCurrent } from "../version/current-file.js";
 import { EditUnits, ManifestState } from "../version/manifest-replay.js";
 import { VersionEdit } from "../version/version-edit.js";
 
@@ -46,22 +41,12 @@ export function isMissingFile(e: unknown): boolean {
 
 /** The MANIFEST number CURRENT names, or Vanished when there is no CURRENT (yet/any more). */
 export function readCurrentNumber(fs: FileSystem, dir: string): number {
-  const path = currentFileName(dir);
-  let text: string;
   try {
-    text = bytesToString(fs.readFile(path));
+    return readCurrent(fs, dir);
   } catch (e) {
-    if (isMissingFile(e)) throw new Vanished(path);
+    if (isMissingFile(e)) throw new Vanished(currentFileName(dir));
     throw e;
   }
-  const parsed = text.endsWith("\n") ? parseFileName(text.slice(0, -1)) : undefined;
-  if (parsed === undefined || parsed.type !== FileType.Manifest)
-    throw ShaleError.corruption(
-      `CURRENT does not name a MANIFEST: ${JSON.stringify(text)}`,
-      "CURRENT",
-      0,
-    );
-  return parsed.number;
 }
 
 export class ManifestTail {

@@ -4,17 +4,17 @@
  * ColumnFamilyDrop records give the live families. Names in id order, `default` first.
  * Reads strictly: a damaged MANIFEST is Corruption naming the file and offset.
  */
-import { baseName, type FileSystem, joinPath, ShaleError } from "@shale/base";
+import { baseName, type FileSystem, ShaleError } from "@shale/base";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
-import { currentFileName } from "../core/filenames.js";
+import { currentFileName, manifestFileName } from "../core/filenames.js";
+import { readCurrent } from "./current-file.js";
 import { VersionEdit } from "./version-edit.js";
 
 export function listColumnFamilies(fs: FileSystem, dir: string): string[] {
   const current = currentFileName(dir);
   if (!fs.exists(current))
     throw ShaleError.invalidArgument(`no database in ${dir} (no CURRENT file)`);
-  const name = new TextDecoder().decode(fs.readFile(current)).trim();
-  const path = joinPath(dir, name);
+  const path = manifestFileName(dir, readCurrent(fs, dir));
   const families = new Map<number, string>([[0, "default"]]);
   const file = fs.openSequential(path);
   try {

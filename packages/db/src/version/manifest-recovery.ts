@@ -12,19 +12,14 @@
  *   first MANIFEST with such a state (after at least one edit) wins. What was left out is
  *   returned as text, one line per fact.
  */
-import {
-  baseName,
-  bytesToString,
-  type FileSystem,
-  type InternalKeyComparator,
-  ShaleError,
-} from "@shale/base";
+import { baseName, type FileSystem, type InternalKeyComparator, ShaleError } from "@shale/base";
 import {
   currentFileName,
   manifestFileName,
   parseFileName,
   tableFileName,
 } from "../core/filenames.js";
+import { readCurrent } from "./current-file.js";
 import { type FamilyComparator, type ManifestState, replayManifest } from "./manifest-replay.js";
 
 export interface RecoveredManifest {
@@ -43,7 +38,7 @@ export function recoverManifest(
   familyComparator?: FamilyComparator,
 ): RecoveredManifest {
   const resolve = familyComparator !== undefined ? { familyComparator } : {};
-  const candidates = bestEfforts ? manifestCandidates(fs, dir) : [readCurrent(fs, dir)];
+  const candidates = bestEfforts ? manifestCandidates(fs, dir) : [readCurrent(fs, dir, true)];
   let state: ManifestState | undefined;
   let chosen = 0;
   const report: string[] = [];
@@ -105,26 +100,6 @@ export function recoverManifest(
     }
   }
   return { state, number: chosen, report: report.join("\n") };
-}
-
-/** The MANIFEST CURRENT names. */
-function readCurrent(fs: FileSystem, dir: string): number {
-  const current = currentFileName(dir);
-  const text = bytesToString(fs.readFile(current));
-  if (!text.endsWith("\n") || !text.startsWith("MANIFEST-")) {
-    throw ShaleError.corruption(
-      `CURRENT does not name a MANIFEST: ${JSON.stringify(text)}`,
-      "CURRENT",
-      0,
-    );
-  }
-  const name = text.slice(0, -1);
-  const parsed = parseFileName(name);
-  if (parsed === undefined || parsed.type !== "manifest")
-    throw ShaleError.corruption(`bad MANIFEST name ${name}`, "CURRENT", 0);
-  if (!fs.exists(manifestFileName(dir, parsed.number)))
-    throw ShaleError.corruption(`CURRENT names a missing ${name}`, "CURRENT", 0);
-  return parsed.number;
 }
 
 /** Best efforts: the MANIFEST CURRENT names (if it can be read), then the others, newest first. */
