@@ -120,6 +120,46 @@ export class ShaleCursor {
     return fromView(this.it!.value(), this.valueFormat);
   }
 
+  /** Up to `size` keys, copied; engine errors as Level errors. */
+  takeKeys(size: number): (Uint8Array | string)[] {
+    const out: (Uint8Array | string)[] = [];
+    try {
+      while (out.length < size && this.step()) out.push(this.key());
+    } catch (e) {
+      throw levelError(e);
+    }
+    return out;
+  }
+
+  /** Up to `size` values, copied; engine errors as Level errors. */
+  takeValues(size: number): (Uint8Array | string)[] {
+    const out: (Uint8Array | string)[] = [];
+    try {
+      while (out.length < size && this.step()) out.push(this.value());
+    } catch (e) {
+      throw levelError(e);
+    }
+    return out;
+  }
+
+  /** `seek` with engine errors as Level errors. */
+  levelSeek(target: unknown): void {
+    try {
+      this.seek(target);
+    } catch (e) {
+      throw levelError(e);
+    }
+  }
+
+  /** `close` with engine errors as Level errors. */
+  levelClose(): void {
+    try {
+      this.close();
+    } catch (e) {
+      throw levelError(e);
+    }
+  }
+
   seek(target: unknown): void {
     const it = this.it ?? this.open();
     const t = keyBytes(target);
@@ -187,19 +227,11 @@ export class ShaleIterator extends AbstractIterator<Db, Key, Key> {
   }
 
   _seek(target: unknown): void {
-    try {
-      this.cursor.seek(target);
-    } catch (e) {
-      throw levelError(e);
-    }
+    this.cursor.levelSeek(target);
   }
 
   async _close(): Promise<void> {
-    try {
-      this.cursor.close();
-    } catch (e) {
-      throw levelError(e);
-    }
+    this.cursor.levelClose();
   }
 }
 
@@ -212,43 +244,24 @@ export class ShaleKeyIterator extends AbstractKeyIterator<Db, Key> {
     this.cursor = new ShaleCursor(engine, options);
   }
 
-  private take(size: number): Key[] {
-    const c = this.cursor;
-    const out: Key[] = [];
-    try {
-      while (out.length < size && c.step()) out.push(c.key());
-    } catch (e) {
-      throw levelError(e);
-    }
-    return out;
-  }
-
   async _next(): Promise<Key | undefined> {
-    return this.take(1)[0];
+    return this.cursor.takeKeys(1)[0];
   }
 
   async _nextv(size: number): Promise<Key[]> {
-    return this.take(size);
+    return this.cursor.takeKeys(size);
   }
 
   async _all(): Promise<Key[]> {
-    return this.take(this.limit - this.count);
+    return this.cursor.takeKeys(this.limit - this.count);
   }
 
   _seek(target: unknown): void {
-    try {
-      this.cursor.seek(target);
-    } catch (e) {
-      throw levelError(e);
-    }
+    this.cursor.levelSeek(target);
   }
 
   async _close(): Promise<void> {
-    try {
-      this.cursor.close();
-    } catch (e) {
-      throw levelError(e);
-    }
+    this.cursor.levelClose();
   }
 }
 
@@ -261,42 +274,23 @@ export class ShaleValueIterator extends AbstractValueIterator<Db, Key, Key> {
     this.cursor = new ShaleCursor(engine, options);
   }
 
-  private take(size: number): Key[] {
-    const c = this.cursor;
-    const out: Key[] = [];
-    try {
-      while (out.length < size && c.step()) out.push(c.value());
-    } catch (e) {
-      throw levelError(e);
-    }
-    return out;
-  }
-
   async _next(): Promise<Key | undefined> {
-    return this.take(1)[0];
+    return this.cursor.takeValues(1)[0];
   }
 
   async _nextv(size: number): Promise<Key[]> {
-    return this.take(size);
+    return this.cursor.takeValues(size);
   }
 
   async _all(): Promise<Key[]> {
-    return this.take(this.limit - this.count);
+    return this.cursor.takeValues(this.limit - this.count);
   }
 
   _seek(target: unknown): void {
-    try {
-      this.cursor.seek(target);
-    } catch (e) {
-      throw levelError(e);
-    }
+    this.cursor.levelSeek(target);
   }
 
   async _close(): Promise<void> {
-    try {
-      this.cursor.close();
-    } catch (e) {
-      throw levelError(e);
-    }
+    this.cursor.levelClose();
   }
 }
