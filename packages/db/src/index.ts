@@ -34,7 +34,6 @@ export type {
   TransactionDBOptions,
   TransactionOptions,
 } from "./core/transaction-options.js";
-export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { DB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";
@@ -71,7 +70,6 @@ export {
   Transaction,
   type TransactionFamily,
 } from "./txn/transaction.js";
-export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";
 export { WriteBatch } from "./write/write-batch.js";
 export {

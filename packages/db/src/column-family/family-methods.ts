@@ -402,9 +402,9 @@ export abstract class ColumnFamilyMethods {
   }
 
   /**
-   * Keeps the family's current version's files alive until `release()` (for iterators: a
-   * compaction may replace the files meanwhile; they are deleted only once released). Cheap:
-   * one reference count.
+   * @internal Keeps the family's current version's files alive until `release()` (for
+   * iterators: a compaction may replace the files meanwhile; they are deleted only once
+   * released). Cheap: one reference count.
    */
   pinCurrentVersion(): PinnedVersion {
     this.status.checkOpen();

@@ -203,7 +203,7 @@ export class WriteBatch {
   }
 
   /**
-   * Calls `handler.apply` for every operation of an encoded batch, in order. Batches written
+   * @internal Calls `handler.apply` for every operation of an encoded batch, in order. Batches written
    * by RocksDB may also hold column-family records (types 0x04/0x05/0x06/0x08/0x0E: the
    * operation's type, a varint32 family id, then its fields) and LogData blobs (0x03,
    * varstring, not counted): operations of the default family (id 0) are applied; those of
@@ -271,12 +271,12 @@ export class WriteBatch {
       );
   }
 
-  /** The first sequence number stamped in an encoded batch. */
+  /** @internal The first sequence number stamped in an encoded batch. */
   static sequence(rep: Uint8Array): number {
     return new Decoder(rep, 0, BATCH_HEADER_SIZE).readFixed64();
   }
 
-  /** The operation count of an encoded batch. */
+  /** @internal The operation count of an encoded batch. */
   static countOf(rep: Uint8Array): number {
     return new Decoder(rep, 8, BATCH_HEADER_SIZE).readFixed32();
   }

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { NodeFileSystem } from "@shale/base";
-import { type FileMetaData, VersionEdit } from "@shale/db";
+import { type FileMetaData, VersionEdit } from "@shale/db/internal";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import type { Command } from "commander";
 import type { Act, CommandContext } from "../context.js";

@@ -1,12 +1,13 @@
 /**
  * `shale wal <file>`: the records of a write-ahead log and the write batch each holds
  * (ldb dump_wal --print_value): `@offset seq S count N bytes B`, then one line per
- * operation. A torn tail is reported on standard error; damage elsewhere exits 3 with the
+ * operation (of every column family: an operation of another family than `default` names its
+ * id). A torn tail is reported on standard error; damage elsewhere exits 3 with the
  * file and offset, unless `--skip-corrupted` (damaged records are skipped and reported).
  */
 import { existsSync } from "node:fs";
 import { NodeFileSystem, ValueKind } from "@shale/base";
-import { WriteBatch } from "@shale/db";
+import { batchCount, batchSequence, iterateBatch } from "@shale/db/internal";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
@@ -75,23 +76,25 @@ export function registerWal(program: Command, act: Act): void {
             record = reader.readRecord()
           ) {
             const offset = reader.lastRecordOffset;
-            const seq = WriteBatch.sequence(record);
-            const count = WriteBatch.countOf(record);
+            const seq = batchSequence(record);
+            const count = batchCount(record);
             const ops: unknown[] = [];
             if (!ctx.json) ctx.line(`@${offset} seq ${seq} count ${count} bytes ${record.length}`);
-            WriteBatch.iterate(
+            iterateBatch(
               record,
               {
-                apply: (kind, key, value) => {
+                apply: (kind, key, value, _index, family) => {
                   operations++;
                   const v = options.values ? value : new Uint8Array(0);
-                  if (ctx.json) ops.push(opJson(ctx, kind, key, v));
-                  else
-                    ctx.line(
-                      options.values
-                        ? opLine(ctx, kind, key, value)
-                        : `  ${OP_NAMES[kind]} ${formatBytes(key, ctx.keyEncoding)}`,
-                    );
+                  if (ctx.json) {
+                    const op = opJson(ctx, kind, key, v);
+                    ops.push(family === 0 ? op : { ...op, columnFamily: family });
+                  } else {
+                    const line = options.values
+                      ? opLine(ctx, kind, key, value)
+                      : `  ${OP_NAMES[kind]} ${formatBytes(key, ctx.keyEncoding)}`;
+                    ctx.line(family === 0 ? line : `${line} (column family ${family})`);
+                  }
                 },
               },
               file,
