@@ -4,14 +4,8 @@
  * block cache integration, range-deletion blocks fragmented once per table, and a cache of
  * open tables. Format: docs/formats/sstable.md.
  */
-export { Block } from "./block.js";
-export { type BlockCache, type BlockCacheOptions, newBlockCache } from "./block-cache.js";
-export {
-  DEFAULT_CHECKSUM_TYPE,
-  type IndexTypeName,
-  type TableBuilderOptions,
-  type TablePropertiesCollector,
-} from "./builder-options.js";
+export { Block } from "./block/block.js";
+export { type BlockCache, type BlockCacheOptions, newBlockCache } from "./block/block-cache.js";
 export {
   type CompressionName,
   compressBlock,
@@ -19,22 +13,22 @@ export {
   DEFAULT_ZSTD_LEVEL,
   decompressBlock,
   WRITTEN_COMPRESSIONS,
-} from "./compression.js";
+} from "./compression/compression.js";
+export { loadZstd, type ZstdCodec, ZstdError, zstdCodec } from "./compression/zstd.js";
 export {
   FilterBlockNames,
   FilterBlockWriter,
   filterMayMatch,
   hashFilterKey,
   openFilterBlock,
-} from "./filter-block.js";
+} from "./filter/filter-block.js";
 export {
   DEFAULT_FILTER_POLICY,
   type FilterBitsBuilder,
   type FilterBitsReader,
   type FilterBuildingContext,
   type FilterPolicy,
-} from "./filter-policy.js";
-export { type FlushOptions, type FlushSource, flushMemTable } from "./flush.js";
+} from "./filter/filter-policy.js";
 export {
   type BlockHandle,
   ChecksumType,
@@ -43,16 +37,26 @@ export {
   IndexType,
   MetaBlockName,
   TableFormat,
-} from "./format.js";
-export { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "./properties.js";
-export { TableBuilder } from "./table-builder.js";
-export { TableCache, type TableCacheOptions } from "./table-cache.js";
+} from "./format/format.js";
+export { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "./format/properties.js";
+export {
+  DEFAULT_CHECKSUM_TYPE,
+  type IndexTypeName,
+  type TableBuilderOptions,
+  type TablePropertiesCollector,
+} from "./table/builder-options.js";
+export { type FlushOptions, type FlushSource, flushMemTable } from "./table/flush.js";
+export { TableBuilder } from "./table/table-builder.js";
+export { TableCache, type TableCacheOptions } from "./table/table-cache.js";
 export {
   type IndexEntry,
   type TableLayout,
   tableIndexEntries,
   tableLayout,
-} from "./table-layout.js";
-export { TableReader, type TableReaderOptions, type TableReadOptions } from "./table-reader.js";
-export type { TableVerifyResult } from "./table-verify.js";
-export { loadZstd, type ZstdCodec, ZstdError, zstdCodec } from "./zstd.js";
+} from "./table/table-layout.js";
+export {
+  TableReader,
+  type TableReaderOptions,
+  type TableReadOptions,
+} from "./table/table-reader.js";
+export type { TableVerifyResult } from "./table/table-verify.js";

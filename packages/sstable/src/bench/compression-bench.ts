@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { varint32Before, varintEnd } from "@shale/base";
-import { decompressBlock } from "../compression.js";
+import { decompressBlock } from "../compression/compression.js";
 import { rocksdbDataBlocks, type StoredBlock } from "./rocksdb-blocks.js";
 
 const args = new Map(

@@ -18,11 +18,11 @@
 import { MemoryFileSystem, makeInternalKey, putVarint32, ValueKind } from "@shale/base";
 import * as lz4wasm from "lz4-wasm-nodejs";
 import * as lz4js from "lz4js";
-import { compressBlock, decompressBlock } from "../compression.js";
-import { lz4DecompressTo } from "../compression-lz4.js";
-import { CompressionType } from "../format.js";
-import { lz4CompressBound, lz4CompressTo } from "../lz4-compress.js";
-import { TableBuilder } from "../table-builder.js";
+import { compressBlock, decompressBlock } from "../compression/compression.js";
+import { lz4DecompressTo } from "../compression/compression-lz4.js";
+import { lz4CompressBound, lz4CompressTo } from "../compression/lz4-compress.js";
+import { CompressionType } from "../format/format.js";
+import { TableBuilder } from "../table/table-builder.js";
 import { ValueGenerator } from "./bench-data.js";
 import { rocksdbDataBlocks } from "./rocksdb-blocks.js";
 

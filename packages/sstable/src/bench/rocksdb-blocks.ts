@@ -6,7 +6,7 @@
  * length precedes it). Test and benchmark support only; throws Error on anything unexpected.
  */
 import { varint64Before, varintEnd } from "@shale/base";
-import { decompressBlock } from "../compression.js";
+import { decompressBlock } from "../compression/compression.js";
 
 export interface StoredBlock {
   /** File offset of the block. */

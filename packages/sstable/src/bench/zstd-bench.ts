@@ -19,8 +19,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { decompress as fzstdDecompress } from "fzstd";
-import { loadZstd, zstdCodec } from "../zstd.js";
-import { ZSTD_WASM_BASE64 } from "../zstd-wasm-bytes.js";
+import { loadZstd, zstdCodec } from "../compression/zstd.js";
+import { ZSTD_WASM_BASE64 } from "../compression/zstd-wasm-bytes.js";
 import { rocksdbDataBlocks } from "./rocksdb-blocks.js";
 
 const args = new Map(
@@ -154,8 +154,8 @@ const codecDir = require.resolve("zstd-codec").replace(/index\.js$/, "");
 console.log(
   `bundle: shale zstd-wasm-bytes.js (base64 of a ${Math.round((ZSTD_WASM_BASE64.length * 3) / 4 / 1024)} KiB module) + zstd.js: ` +
     size([
-      fileURLToPath(new URL("../zstd-wasm-bytes.js", import.meta.url)),
-      fileURLToPath(new URL("../zstd.js", import.meta.url)),
+      fileURLToPath(new URL("../compression/zstd-wasm-bytes.js", import.meta.url)),
+      fileURLToPath(new URL("../compression/zstd.js", import.meta.url)),
     ]),
 );
 console.log(

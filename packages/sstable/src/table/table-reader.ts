@@ -1,0 +1,691 @@
+/**
+ * TableReader: opens a table written by `TableBuilder` (layout in `table-builder.ts`) and
+ * answers point lookups and iterators over it.
+ *
+ * Opening reads, in this order: the footer, the metaindex, the properties, the filter, the
+ * range-deletion block and the index. Range tombstones are fragmented once, here, and the
+ * `FragmentedRangeTombstoneList` is kept by the reader: a `get` never re-fragments
+ * (RocksDB #4493). With a block cache, the index and filter blocks live in the cache with
+ * priority "high" — pinned there while the reader is open (default), or evictable and
+ * reloaded on a miss; without a cache the reader holds them.
+ *
+ * Data blocks are read on demand, through the block cache (priority "low") when there is
+ * one, each into memory of its own, checksum-verified (unless disabled) and decompressed.
+ * Cache handles are never held across calls: a block stays alive in JS as long as a view
+ * into it does, so values handed out remain valid (and unchanged) after the cache evicts
+ * the block.
+ *
+ * Thread-safety: one thread (a reader is not shared between workers).
+ */
+import {
+  bytewiseComparator,
+  type Comparator,
+  type InternalIterator,
+  invariants,
+  KIND_FOR_SEEK,
+  LookupResult,
+  LookupState,
+  MAX_SEQ,
+  putTrailer,
+  type RandomAccessFile,
+  ShaleError,
+  type Statistics,
+  Ticker,
+  TRAILER_SIZE,
+  trackClosed,
+  trackOpen,
+  trailerSeq,
+  ValueKind,
+} from "@shale/base";
+import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { Block } from "../block/block.js";
+import type { BlockCache } from "../block/block-cache.js";
+import { BlockIterator } from "../block/block-iterator.js";
+import { BlockSource } from "../block/block-source.js";
+import { KeyOrder } from "../block/key-order.js";
+import { compressionNameSaysCompressed } from "../compression/compression-name.js";
+import { filterMayMatch, hashFilterKey } from "../filter/filter-block.js";
+import {
+  checkFilterPolicy,
+  DEFAULT_FILTER_POLICY,
+  type FilterBitsReader,
+  type FilterPolicy,
+} from "../filter/filter-policy.js";
+import { PartitionedFilter } from "../filter/partitioned-filter.js";
+import { type Footer, resolveIndexHandle } from "../format/footer.js";
+import {
+  type BlockHandle,
+  decodeBlockHandleInto,
+  IndexType,
+  MetaBlockName,
+  notSupportedAt,
+  TableFormat,
+} from "../format/format.js";
+import { decodeProperties, type TableProperties } from "../format/properties.js";
+import { PartitionedGet } from "../index/partitioned-get.js";
+import { PartitionedIndex, PartitionMode } from "../index/partitioned-index.js";
+import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
+import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
+import { TableIterator } from "./table-iterator.js";
+import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
+import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
+
+function indexTypeName(type: number): string {
+  for (const [name, value] of Object.entries(IndexType)) if (value === type) return name;
+  return "unknown";
+}
+
+export interface TableReaderOptions {
+  /**
+   * Size of the table file in bytes (a database passes the MANIFEST's). Default: the
+   * opened file's `size`.
+   */
+  fileSize?: number;
+  /** Name reported in errors. Default: none. */
+  fileName?: string;
+  /** The table's file number (informational). Default: none. */
+  fileNumber?: number;
+  /** Order of user keys; its name must match the table's. Default: `bytewiseComparator`. */
+  comparator?: Comparator;
+  /**
+   * Cache for data, index and filter blocks (`newBlockCache(capacity)`). Default: none (only
+   * the index and filter are kept).
+   */
+  blockCache?: BlockCache;
+  /**
+   * The filter policy the table was written with (its `compatibilityName` names the filter
+   * block). Default: the built-in Bloom filter (`@shale/bloom`), which also reads RocksDB's
+   * legacy Bloom filters. A table whose filter is not this policy's is read without a filter.
+   */
+  filterPolicy?: FilterPolicy;
+  /** This table's id in `blockCache`. Default: `blockCache.newId()`. */
+  cacheId?: number;
+  /** Verify block checksums on every read. Default: true. */
+  verifyChecksums?: boolean;
+  /** Insert blocks read into the cache. Default: true. */
+  fillCache?: boolean;
+  /** Keep the index and filter in `blockCache` (else the reader holds them). Default: true. */
+  cacheIndexAndFilterBlocks?: boolean;
+  /**
+   * With `cacheIndexAndFilterBlocks`: pin the index and filter in the cache while the reader
+   * is open (charged to the cache, never evicted, no cache lookup per get; RocksDB's
+   * pin_l0_filter_and_index_blocks_in_cache). Unpinned, they can be evicted and are reloaded
+   * on demand. Default: true.
+   */
+  pinIndexAndFilterBlocks?: boolean;
+  /** Counters: BlockCacheHit/Miss/Add, BloomChecked/Useful, BytesRead. Default: none. */
+  statistics?: Statistics;
+}
+
+/** Per-call read options. */
+export interface TableReadOptions {
+  /** Insert blocks read into the cache. Default: the reader's `fillCache`. */
+  fillCache?: boolean;
+  /** Verify checksums of blocks read from the file. Default: the reader's `verifyChecksums`. */
+  verifyChecksums?: boolean;
+}
+
+export class TableReader {
+  readonly fileName: string | undefined;
+  readonly fileNumber: number | undefined;
+  readonly fileSize: number;
+  /** The table's properties, as written by the builder. */
+  readonly properties: TableProperties;
+  /** The table's id in the block cache (0 without a cache). */
+  readonly cacheId: number;
+  /** @internal */ readonly order: KeyOrder;
+  /** @internal */ readonly footer: Footer;
+  /** @internal Where blocks come from (file and cache). */ readonly source: BlockSource;
+
+  private readonly stats: Statistics | undefined;
+  private readonly comparator: Comparator;
+  private readonly tombstoneList: FragmentedRangeTombstoneList;
+  private readonly hasTombstones: boolean;
+  /** The index holds user keys: no user key spans two data blocks. */
+  private readonly indexKeyIsUserKey: boolean;
+  private readonly filterHandle: BlockHandle | undefined;
+  /** Index values carry first keys after the handle (kBinarySearchWithFirstKey). */
+  private readonly indexHasFirstKey: boolean;
+  /**
+   * @internal A partitioned index (kTwoLevelIndexSearch, partitioned-index.ts), chosen at
+   * open; undefined for a one-block index.
+   */
+  readonly partitioned: PartitionedIndex | undefined;
+  private readonly partitionedGet: PartitionedGet | undefined;
+  /** Partitioned filters (partitioned-filter.ts), instead of a full filter block. */
+  private partitionedFilter: PartitionedFilter | undefined;
+  /** Held index / filter (no cache, not cached, or pinned); undefined: look up per use. */
+  private heldIndex: Block | undefined;
+  private heldFilter: Block | undefined;
+  private readonly dataEnd: number;
+
+  // Scratch state for `get` (calls are not re-entrant).
+  private readonly indexIter: BlockIterator;
+  private readonly dataIter: BlockIterator;
+  private readonly handle: BlockHandle = { offset: 0, size: 0 };
+  private readonly cursor = new Int32Array(1);
+  private seekBuf = new Uint8Array(64);
+  private seekView: Uint8Array = this.seekBuf.subarray(0, 0);
+
+  // Readers of the index and filter blocks, bound once (no closure per get).
+  private readonly readIndexBlock = (h: BlockHandle): Block =>
+    this.source.readIndexBlock(h, this.order.bytewiseInternal);
+  private readonly readFilterBlock = (h: BlockHandle): Block => this.source.readFilterBlock(h);
+
+  private openIterators = 0;
+  private closing = false;
+  private closed = false;
+
+  private constructor(file: RandomAccessFile, options: TableReaderOptions) {
+    const fileSize = options.fileSize ?? file.size;
+    if (typeof fileSize !== "number" || !Number.isSafeInteger(fileSize) || fileSize < 0) {
+      throw new TypeError("options.fileSize must be a non-negative integer");
+    }
+    const filterPolicy =
+      options.filterPolicy === undefined
+        ? DEFAULT_FILTER_POLICY
+        : checkFilterPolicy(options.filterPolicy, "options.filterPolicy");
+    this.fileName = options.fileName;
+    this.fileNumber = options.fileNumber;
+    this.fileSize = fileSize;
+    this.comparator = options.comparator ?? bytewiseComparator;
+    this.order = new KeyOrder(this.comparator, true);
+    const cache = options.blockCache;
+    this.cacheId = options.cacheId ?? (cache !== undefined ? cache.newId() : 0);
+    this.stats = options.statistics;
+    this.indexIter = new BlockIterator(this.order);
+    this.dataIter = new BlockIterator(this.order);
+
+    this.footer = readFooter(file, fileSize, this.fileName);
+    const source = new BlockSource(
+      file,
+      this.fileName,
+      this.footer.checksumType,
+      fileSize - TableFormat.FOOTER_SIZE,
+      cache,
+      this.cacheId,
+      this.stats,
+      options.verifyChecksums ?? true,
+      options.fillCache ?? true,
+    );
+    source.filterPolicy = filterPolicy;
+    source.contextChecksum = this.footer.baseContextChecksum;
+    this.source = source;
+
+    const meta = readMetaindex(source, this.footer.metaindexHandle);
+    resolveIndexHandle(this.footer, meta, this.fileName);
+    const propertiesHandle = meta.get(MetaBlockName.PROPERTIES);
+    if (propertiesHandle === undefined) {
+      const at = this.footer.metaindexHandle.offset;
+      throw ShaleError.corruption("table has no properties block", this.fileName, at);
+    }
+    const propertiesBlock = source.readKeyValueBlock(propertiesHandle);
+    this.properties = decodeProperties(
+      propertiesBlock,
+      this.footer.formatVersion,
+      this.fileName,
+      propertiesHandle.offset,
+    );
+    const props = this.properties;
+    // kHashSearch is read as its binary-search index (the prefix hash blocks are skipped).
+    const indexType = props.indexType;
+    if (
+      indexType !== IndexType.BinarySearch &&
+      indexType !== IndexType.HashSearch &&
+      indexType !== IndexType.TwoLevelIndexSearch &&
+      indexType !== IndexType.BinarySearchWithFirstKey
+    ) {
+      throw notSupportedAt(
+        `index type ${indexType} (${indexTypeName(indexType)}) is not supported`,
+        this.fileName,
+        this.footer.indexHandle.offset,
+      );
+    }
+    this.indexKeyIsUserKey = props.indexKeyIsUserKey;
+    this.indexHasFirstKey = indexType === IndexType.BinarySearchWithFirstKey;
+    source.indexEncoding = {
+      keyIsUserKey: props.indexKeyIsUserKey,
+      valueIsDeltaEncoded: props.indexValueIsDeltaEncoded,
+      hasFirstKey: this.indexHasFirstKey,
+    };
+    source.expectCompressed = compressionNameSaysCompressed(props.compression, props.formatVersion);
+    const dictHandle = meta.get(MetaBlockName.COMPRESSION_DICT);
+    if (dictHandle !== undefined) source.compressionDict = source.readRaw(dictHandle);
+    if (props.comparatorName !== "" && props.comparatorName !== this.comparator.name) {
+      throw ShaleError.invalidArgument(
+        `table ${this.fileName ?? ""} was written with comparator ` +
+          `"${this.properties.comparatorName}", not "${this.comparator.name}"`,
+      );
+    }
+    let dataEnd = Math.min(this.footer.metaindexHandle.offset, this.footer.indexHandle.offset);
+    for (const h of meta.values()) dataEnd = Math.min(dataEnd, h.offset);
+
+    const cacheMeta = cache !== undefined && (options.cacheIndexAndFilterBlocks ?? true);
+    const pin = options.pinIndexAndFilterBlocks ?? true;
+    // Held (no cache / not cached / pinned) or, unpinned in the cache, undefined.
+    const openMeta = (h: BlockHandle, read: (h: BlockHandle) => Block): Block | undefined => {
+      if (!cacheMeta) return read(h);
+      if (pin) return source.pinnedMetaBlock(h, read);
+      source.metaBlock(h, read);
+      return undefined;
+    };
+    // A filter of prefixes only (RocksDB's whole_key_filtering = false) cannot rule out a
+    // whole key: the table is read as if it had no filter.
+    this.filterHandle = props.wholeKeyFiltering
+      ? meta.get(MetaBlockName.FULL_FILTER_PREFIX + filterPolicy.compatibilityName)
+      : undefined;
+    if (this.filterHandle !== undefined) {
+      this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
+    }
+    // Index and filter partitions are kept as the index and filter blocks are.
+    const mode = !cacheMeta
+      ? PartitionMode.Held
+      : pin
+        ? PartitionMode.Pinned
+        : PartitionMode.Cached;
+    const partitionedFilterHandle = props.wholeKeyFiltering
+      ? meta.get(MetaBlockName.PARTITIONED_FILTER_PREFIX + filterPolicy.compatibilityName)
+      : undefined;
+    if (partitionedFilterHandle !== undefined && this.filterHandle === undefined) {
+      // Its filter index is read as an index block (the same key and value forms).
+      const top =
+        openMeta(partitionedFilterHandle, this.readIndexBlock) ??
+        source.metaBlock(partitionedFilterHandle, this.readIndexBlock);
+      const off = partitionedFilterHandle.offset;
+      this.partitionedFilter = new PartitionedFilter(top, off, this.order, source, mode);
+      // Data blocks end before the first filter partition.
+      if (this.partitionedFilter.count > 0) {
+        dataEnd = Math.min(dataEnd, this.partitionedFilter.directory.offsets[0]!);
+      }
+    }
+    const rangeDel = meta.get(MetaBlockName.RANGE_DEL);
+    const tombstones = rangeDel !== undefined ? readTombstones(source, rangeDel, this.order) : [];
+    this.tombstoneList = new FragmentedRangeTombstoneList(tombstones, this.comparator);
+    this.hasTombstones = !this.tombstoneList.isEmpty;
+    this.heldIndex = openMeta(this.footer.indexHandle, this.readIndexBlock);
+    if (indexType === IndexType.TwoLevelIndexSearch) {
+      // The top level is decoded once (partitioned-index.ts); partitions load on first use.
+      const top = this.heldIndex ?? source.metaBlock(this.footer.indexHandle, this.readIndexBlock);
+      const at = this.footer.indexHandle.offset;
+      this.partitioned = new PartitionedIndex(top, at, this.order, source, mode);
+      this.partitionedGet = new PartitionedGet(this.partitioned, this, this.indexKeyIsUserKey);
+      if (this.partitioned.count > 0) {
+        dataEnd = Math.min(dataEnd, this.partitioned.directory.offsets[0]!);
+      }
+    }
+    this.dataEnd = dataEnd;
+  }
+
+  /** @internal The filter partitions' handles (partitioned filters), for verification. */
+  filterPartitions(): BlockHandle[] {
+    const d = this.partitionedFilter?.directory;
+    if (d === undefined) return [];
+    return d.offsets.map((offset, i) => ({ offset, size: d.sizes[i]! }));
+  }
+
+  /**
+   * Opens the table in `file`. The reader takes ownership of `file` and closes it in
+   * `close()`. Throws Corruption (naming the file and the offset of the damaged block or
+   * footer) for a damaged table, InvalidArgument for a comparator name mismatch.
+   */
+  static open(file: RandomAccessFile, options: TableReaderOptions = {}): TableReader {
+    if (typeof file !== "object" || file === null || typeof file.read !== "function") {
+      throw new TypeError("file must be a RandomAccessFile");
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError("options must be an object");
+    }
+    const reader = new TableReader(file, options);
+    if (invariants) trackOpen(reader, `TableReader ${reader.fileName ?? "(unnamed)"}`);
+    return reader;
+  }
+
+  private checkOpen(): void {
+    if (this.closing) throw ShaleError.closed(`table reader ${this.fileName ?? ""} is closed`);
+  }
+
+  /** @internal The index block. */
+  indexBlock(): Block {
+    if (this.heldIndex !== undefined) return this.heldIndex;
+    this.checkOpen();
+    return this.source.metaBlock(this.footer.indexHandle, this.readIndexBlock);
+  }
+
+  private filterReader(): FilterBitsReader | undefined {
+    // (A table with partitioned filters has no filter block: see `partitionedFilter`.)
+    if (this.heldFilter !== undefined) return this.heldFilter.filter;
+    const handle = this.filterHandle;
+    if (handle === undefined) return undefined;
+    return this.source.metaBlock(handle, this.readFilterBlock).filter;
+  }
+
+  /** @internal Decodes the BlockHandle that is the current value of an index iterator. */
+  decodeIndexValue(index: BlockIterator, out: BlockHandle): void {
+    const start = index.valueOffset;
+    const end = start + index.valueLength;
+    const at = this.footer.indexHandle.offset;
+    const pos = decodeBlockHandleInto(
+      index.blockData,
+      start,
+      end,
+      out,
+      this.cursor,
+      this.fileName,
+      at,
+    );
+    // A first key may follow the handle (checked when the block was loaded).
+    if (pos !== end && !this.indexHasFirstKey) {
+      throw ShaleError.corruption("bad index entry", this.fileName, at);
+    }
+  }
+
+  /** The table's range tombstones, fragmented once at open. Shared: do not modify. */
+  rangeTombstones(): FragmentedRangeTombstoneList {
+    return this.tombstoneList;
+  }
+
+  /** False if the Bloom filter proves `userKey` has no point entry here (true without a filter). */
+  mayContain(userKey: Uint8Array): boolean {
+    this.checkOpen();
+    const partitioned = this.partitionedFilter;
+    if (partitioned !== undefined) {
+      return partitioned.mayMatch(userKey, this.seekKey(userKey, MAX_SEQ), undefined);
+    }
+    const filter = this.filterReader();
+    return filter === undefined || filterMayMatch(filter, userKey, undefined);
+  }
+
+  private seekKey(userKey: Uint8Array, snapshotSeq: number): Uint8Array {
+    const u = userKey.length;
+    const n = u + TRAILER_SIZE;
+    if (n > this.seekBuf.length) {
+      this.seekBuf = new Uint8Array(Math.max(n, this.seekBuf.length * 2));
+      this.seekView = this.seekBuf.subarray(0, n);
+    } else if (this.seekView.length !== n) {
+      this.seekView = this.seekBuf.subarray(0, n);
+    }
+    const buf = this.seekBuf;
+    if (u <= 32) {
+      for (let i = 0; i < u; i++) buf[i] = userKey[i]!;
+    } else {
+      buf.set(userKey, 0);
+    }
+    putTrailer(buf, u, snapshotSeq, KIND_FOR_SEEK);
+    return this.seekView;
+  }
+
+  /**
+   * Writes the filter hash of `userKey` to `out[0]` (lo) and `out[1]` (hi), for `get`'s
+   * `keyHash`: a caller probing several tables for one key hashes it once.
+   * REQUIRES: out.length >= 2.
+   */
+  static hashKey(userKey: Uint8Array, out: Uint32Array): void {
+    hashFilterKey(userKey, out);
+  }
+
+  /**
+   * Point lookup of `userKey` as seen at `snapshotSeq`, folded into `result` (see
+   * `LookupResult` in `@shale/base`): first raises `result.maxCoveringSeq` with this table's
+   * range tombstones, then (unless the Bloom filter rules the key out) visits the key's
+   * entries newest first: a Value ends with `Found`, a Deletion/SingleDeletion or an entry
+   * below `maxCoveringSeq` with `Deleted` (`seq` = the entry's seq, or the covering
+   * tombstone's), a Merge operand is appended and the lookup goes on (`Merging`).
+   *
+   * `snapshotSeq` in [0, MAX_SEQ] (else InvalidArgument); Default: the latest (`MAX_SEQ`).
+   * `result` Default: a new LookupResult; the result is returned. A result passed in
+   * continues the lookup of newer layers when it is for the same key array and snapshot
+   * (nothing is read if they settled it, `done`); for any other key or snapshot, or when
+   * this table already folded into it, it is reset first (`LookupResult.enter`), so it
+   * never reports a previous lookup's answer. `keyHash`, if given, is `userKey`'s hash as
+   * `TableReader.hashKey` wrote it (Default: hashed here, when the table has a filter).
+   *
+   * Ownership: `result.value` and `result.operands` are views into the cached block (zero
+   * copy): valid for as long as they are referenced — with a recycling block cache
+   * (`newBlockCache(capacity, { recycleBlocks: true })`), `result.value` only until the next
+   * read through that cache (operands are copied then); treat as read-only. No cache handle
+   * is pinned (none needs releasing).
+   */
+  get(
+    userKey: Uint8Array,
+    snapshotSeq: number = MAX_SEQ,
+    result: LookupResult = new LookupResult(),
+    readOptions?: TableReadOptions,
+    keyHash?: Uint32Array,
+  ): LookupResult {
+    this.checkOpen();
+    if (!(snapshotSeq >= 0 && snapshotSeq <= MAX_SEQ)) {
+      throw ShaleError.invalidArgument(`snapshotSeq out of range: ${snapshotSeq}`);
+    }
+    result.enter(this, userKey, snapshotSeq);
+    if (result.done) return result;
+    this.lookup(userKey, snapshotSeq, result, readOptions, keyHash);
+    return result;
+  }
+
+  private lookup(
+    userKey: Uint8Array,
+    snapshotSeq: number,
+    result: LookupResult,
+    readOptions: TableReadOptions | undefined,
+    keyHash: Uint32Array | undefined,
+  ): void {
+    if (this.hasTombstones) {
+      const covering = this.tombstoneList.maxCoveringSeq(userKey, snapshotSeq);
+      if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
+    }
+    const stats = this.stats;
+    if (this.filterHandle !== undefined) {
+      const filter = this.filterReader()!;
+      if (stats !== undefined) stats.tick(Ticker.BloomChecked);
+      if (!filterMayMatch(filter, userKey, keyHash)) {
+        if (stats !== undefined) stats.tick(Ticker.BloomUseful);
+        return;
+      }
+    }
+    const fillCache = readOptions?.fillCache ?? this.source.fillCache;
+    const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
+    const target = this.seekKey(userKey, snapshotSeq);
+    const partitioned = this.partitionedGet;
+    if (partitioned !== undefined) {
+      // A partitioned index (and maybe filters), chosen at open: partitioned-get.ts.
+      const filter = this.partitionedFilter;
+      if (filter !== undefined) {
+        if (stats !== undefined) stats.tick(Ticker.BloomChecked);
+        if (!filter.mayMatch(userKey, target, keyHash)) {
+          if (stats !== undefined) stats.tick(Ticker.BloomUseful);
+          return;
+        }
+      }
+      partitioned.run(target, userKey, result, fillCache, verify);
+      return;
+    }
+    const indexBlock = this.indexBlock();
+    const indexOffset = this.footer.indexHandle.offset;
+    const index = this.indexIter;
+    const it = this.dataIter;
+    const handle = this.handle;
+    const source = this.source;
+    try {
+      const search = indexBlock.search;
+      let block: Block | undefined;
+      // Entry of the index the lookup is in; -1 once `index` is initialized and positioned.
+      let entry = -1;
+      if (search !== undefined) {
+        // The data block's offset comes from the search aid; the index entry is decoded only
+        // on a cache miss (or to go on into the next block).
+        entry = search.lowerBound(target);
+        if (entry >= search.count) return;
+        handle.offset = search.blockOffset(entry);
+        block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
+        if (block === undefined) {
+          index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+          this.decodeIndexValue(index, handle);
+          block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
+          entry = -1;
+        }
+      } else {
+        index.init(indexBlock, this.fileName, indexOffset).seek(target);
+        if (!index.valid()) return;
+        this.decodeIndexValue(index, handle);
+        block = source.dataBlock(handle, fillCache, verify);
+      }
+      it.init(block, this.fileName, handle.offset);
+      it.seek(target);
+      while (this.fold(it, userKey, result, handle.offset)) {
+        // The block ended inside the lookup. The next block can hold the user key only if
+        // this block's separator has that user key (separators of different user keys are
+        // shortened in between) and the index keeps sequence numbers (an index of user keys
+        // is written only when no user key spans two blocks): otherwise stop without
+        // reading it.
+        if (this.indexKeyIsUserKey) return;
+        if (entry >= 0) index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+        entry = -1;
+        if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;
+        index.next();
+        if (!index.valid()) return;
+        this.decodeIndexValue(index, handle);
+        it.init(source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
+        it.seekToFirst();
+      }
+    } finally {
+      // Drop the blocks (an unpinned index block may leave the cache meanwhile).
+      it.close();
+      if (index.currentBlock !== undefined) index.close();
+    }
+  }
+
+  /**
+   * @internal Folds `userKey`'s entries from the position of `it` on into `result` (see
+   * `get`). Returns true if the block ended with the lookup still going on (only Merge
+   * operands so far).
+   */
+  fold(it: BlockIterator, userKey: Uint8Array, result: LookupResult, blockOffset: number): boolean {
+    const order = this.order;
+    for (; it.valid(); it.next()) {
+      const kb = it.keyBuf;
+      const t = it.keyLength - TRAILER_SIZE;
+      if (order.compareUserKeyAt(kb, 0, it.keyLength, userKey) !== 0) return false;
+      const seq = trailerSeq(kb, t);
+      if (seq < result.maxCoveringSeq) {
+        result.state = LookupState.Deleted;
+        result.seq = result.maxCoveringSeq;
+        return false;
+      }
+      const kind = kb[t]!;
+      if (kind === ValueKind.Value || kind === ValueKind.BlobIndex) {
+        result.state = LookupState.Found;
+        result.value = it.value();
+        result.seq = seq;
+        result.blobIndex = kind === ValueKind.BlobIndex;
+        return false;
+      }
+      if (kind === ValueKind.Merge) {
+        // The lookup may read (and cache) more blocks before it ends, which can recycle this
+        // one's memory: keep a copy of an operand from a recyclable block.
+        result.operands.push(it.isValuePinned() ? it.value() : it.value().slice());
+        result.state = LookupState.Merging;
+        continue;
+      }
+      if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+        result.state = LookupState.Deleted;
+        result.seq = seq;
+        return false;
+      }
+      throw ShaleError.corruption(
+        `unknown value kind ${kind} in a data block`,
+        this.fileName,
+        blockOffset,
+      );
+    }
+    return true;
+  }
+
+  /**
+   * A two-level iterator (index block -> data blocks) over the point entries, in internal-key
+   * order. `key()` is a view valid until the next move; `value()` a view into the block.
+   * Close it when done: `close()` of the reader waits for open iterators.
+   */
+  newIterator(readOptions?: TableReadOptions): InternalIterator {
+    this.checkOpen();
+    const fill = readOptions?.fillCache ?? this.source.fillCache;
+    const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
+    const partitioned = this.partitioned;
+    // The iterator's shape is the table's, chosen at open: one class per index kind.
+    const it =
+      partitioned === undefined
+        ? new TableIterator(this, fill, verify)
+        : new PartitionedTableIterator(this, partitioned, fill, verify);
+    this.openIterators++;
+    return it;
+  }
+
+  /** @internal Called by an iterator's close(). */
+  iteratorClosed(): void {
+    this.openIterators--;
+    if (this.closing && this.openIterators === 0) this.closeFile();
+  }
+
+  /**
+   * Approximate file offset where entries with keys >= `internalKey` begin: the offset of the
+   * data block that would hold it, or the end of the data blocks for a key past the last.
+   */
+  approximateOffsetOf(internalKey: Uint8Array): number {
+    this.checkOpen();
+    const h: BlockHandle = { offset: 0, size: 0 };
+    if (this.partitioned !== undefined) {
+      const walker = new PartitionedIndexIterator(this.partitioned, this.order, this.fileName);
+      try {
+        walker.seek(internalKey);
+        if (!walker.valid()) return this.dataEnd;
+        walker.handle(h);
+        return h.offset;
+      } finally {
+        walker.close();
+      }
+    }
+    const at = this.footer.indexHandle.offset;
+    const index = new BlockIterator(this.order).init(this.indexBlock(), this.fileName, at);
+    index.seek(internalKey);
+    if (!index.valid()) return this.dataEnd;
+    this.decodeIndexValue(index, h);
+    return h.offset;
+  }
+
+  /**
+   * Reads every block of the table from the file again (not from the cache) and verifies
+   * its checksum: metaindex, meta blocks, index and every data block (table-verify.ts).
+   * Throws Corruption naming the file and the damaged block's offset.
+   */
+  verifyChecksums(): TableVerifyResult {
+    this.checkOpen();
+    return verifyTableBlocks(this);
+  }
+
+  /**
+   * Closes the reader and its file. Idempotent. With iterators still open, the file is closed
+   * when the last one closes; new reads fail with Closed at once. Blocks stay in the block
+   * cache (see `TableCache.evict` to drop them); pinned index and filter are unpinned.
+   */
+  close(): void {
+    if (this.closing) return;
+    this.closing = true;
+    if (invariants) trackClosed(this);
+    this.heldIndex = undefined;
+    this.heldFilter = undefined;
+    this.partitioned?.release();
+    this.partitionedFilter?.release();
+    this.source.releasePinned();
+    if (this.openIterators === 0) this.closeFile();
+  }
+
+  private closeFile(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.source.file.close();
+  }
+
+  /** True once `close()` was called. */
+  get isClosed(): boolean {
+    return this.closing;
+  }
+}
