@@ -47,6 +47,8 @@
 import { ShaleError } from "../errors.js";
 import { Random } from "../testing/random.js";
 import { BufferedWriter, type ByteSink } from "./buffered-writer.js";
+import { errnoError } from "./errno.js";
+import { checkCount, checkRange } from "./file-checks.js";
 import {
   dirName,
   type FileLock,
@@ -56,7 +58,7 @@ import {
   type SequentialFile,
   type WritableFile,
 } from "./file-system.js";
-import { checkCount, checkRange, errnoError, normalizePath } from "./memory-fs.js";
+import { normalizePath } from "./normalize-path.js";
 
 /** Which operations `failAfter` fails. */
 export type FaultOperation = "write" | "sync" | "any";

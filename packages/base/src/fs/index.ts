@@ -1,6 +1,7 @@
 /**
  * The FileSystem contract and its three implementations.
- * Re-exported from the package root; `errnoError`/`normalizePath` stay internal.
+ * Re-exported from the package root; errno.ts, normalize-path.ts and file-checks.ts stay
+ * internal.
  */
 
 export {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, isShaleError } from "../errors.js";
-import { MemoryFileSystem, normalizePath } from "./memory-fs.js";
+import { MemoryFileSystem } from "./memory-fs.js";
+import { normalizePath } from "./normalize-path.js";
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const str = (b: Uint8Array): string => new TextDecoder().decode(b);

@@ -20,6 +20,8 @@
  */
 
 import { ShaleError } from "../errors.js";
+import { errnoError } from "./errno.js";
+import { checkCount, checkRange } from "./file-checks.js";
 import {
   baseName,
   dirName,
@@ -30,64 +32,7 @@ import {
   type SequentialFile,
   type WritableFile,
 } from "./file-system.js";
-
-const MESSAGES: Readonly<Record<string, string>> = {
-  EBADF: "bad file descriptor",
-  EEXIST: "file already exists",
-  EINVAL: "invalid argument",
-  EIO: "i/o error",
-  EISDIR: "illegal operation on a directory",
-  ENOENT: "no such file or directory",
-  ENOSPC: "no space left on device",
-  ENOTDIR: "not a directory",
-  ENOTEMPTY: "directory not empty",
-};
-
-/** A Node-style errno error (`code`, `syscall`, `path`), as `node:fs` would throw it. */
-export interface ErrnoError extends Error {
-  code: string;
-  syscall: string;
-  path: string;
-}
-
-/**
- * @internal Builds the ShaleError IOError for `errno` with a Node-like `cause` (`detail`
- * Default: the usual text for that errno).
- * Shared by the in-memory and fault-injecting file systems; not exported from the package.
- */
-export function errnoError(
-  errno: string,
-  syscall: string,
-  path: string,
-  detail?: string,
-): ShaleError {
-  detail ??= MESSAGES[errno] ?? "error";
-  const cause = new Error(`${errno}: ${detail}, ${syscall} '${path}'`) as ErrnoError;
-  cause.code = errno;
-  cause.syscall = syscall;
-  cause.path = path;
-  return ShaleError.ioError(`${syscall} failed: ${cause.message}`, path, cause);
-}
-
-/**
- * @internal Normalises a path: collapses "//", drops "." segments and trailing "/", resolves
- * "..". Absolute paths keep their leading "/"; "." and "" both become "".
- */
-export function normalizePath(path: string): string {
-  const absolute = path.startsWith("/");
-  const out: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
-      else if (!absolute) out.push("..");
-      continue;
-    }
-    out.push(part);
-  }
-  const joined = out.join("/");
-  return absolute ? `/${joined}` : joined;
-}
+import { normalizePath } from "./normalize-path.js";
 
 const MIN_CAPACITY = 256;
 
@@ -130,26 +75,6 @@ class Inode {
     const grown = new Uint8Array(Math.max(capacity, this.bytes.length * 2, MIN_CAPACITY));
     grown.set(this.bytes.subarray(0, this.length));
     this.bytes = grown;
-  }
-}
-
-/** @internal Throws InvalidArgument unless `[start, end)` is an integer range within `length`. */
-export function checkRange(what: string, start: number, end: number, length: number): void {
-  if (
-    !Number.isInteger(start) ||
-    !Number.isInteger(end) ||
-    start < 0 ||
-    start > end ||
-    end > length
-  ) {
-    throw ShaleError.invalidArgument(`${what}: range [${start}, ${end}) outside [0, ${length})`);
-  }
-}
-
-/** @internal Throws InvalidArgument unless `value` is a non-negative integer. */
-export function checkCount(what: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) {
-    throw ShaleError.invalidArgument(`${what}: ${value} is not a non-negative integer`);
   }
 }
 

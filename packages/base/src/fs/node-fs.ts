@@ -40,6 +40,8 @@ import {
   writeSync,
 } from "node:fs";
 import { BufferedWriter, type ByteSink, DEFAULT_WRITE_BUFFER_SIZE } from "./buffered-writer.js";
+import { errnoError } from "./errno.js";
+import { checkCount, checkRange } from "./file-checks.js";
 import type {
   FileLock,
   FileSystem,
@@ -48,7 +50,6 @@ import type {
   SequentialFile,
   WritableFile,
 } from "./file-system.js";
-import { checkCount, checkRange, errnoError } from "./memory-fs.js";
 import { closeFd, ioError, readFully } from "./node-io.js";
 import { lockFile } from "./node-lock.js";
 
