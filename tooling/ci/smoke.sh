@@ -33,6 +33,11 @@ npm install --no-audit --no-fund --loglevel=error "$WORK"/tarballs/*.tgz
 npm install --no-audit --no-fund --loglevel=error "typescript@$TS_VERSION" "esbuild@$ESBUILD_VERSION" "tsx@$TSX_VERSION"
 cp "$ROOT/tooling/ci/smoke-app.mjs" "$APP/smoke-app.mjs"
 
+step "the shale command installed with shale (@shale/cli): put, then get"
+./node_modules/.bin/shale put "$WORK/db-bin" greeting hello >/dev/null
+test "$(./node_modules/.bin/shale get "$WORK/db-bin" greeting)" = hello
+echo "bin: shale put/get ok"
+
 step "ESM: node smoke-app.mjs (import from \"shale\": open, 100k puts, flush, compaction, reads, scans, reopen)"
 node smoke-app.mjs "$WORK/db-esm"
 

@@ -1,5 +1,5 @@
 /**
- * Test support: runs the BUILT `shale` bin (dist/cli/main.js, what `npm i shale` installs)
+ * Test support: runs the BUILT `shale` bin (dist/main.js, what `npm i shale` installs)
  * in a child process, as a user's shell would, and returns its exit code and output.
  */
 import { spawnSync } from "node:child_process";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const BIN = join(dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js");
+export const BIN = join(dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
 
 export interface BinResult {
   code: number | null;

@@ -41,7 +41,7 @@ process holds the database), 5 I/O error, 6 not supported, 10 internal error.`;
 
 function version(): string {
   const require = createRequire(import.meta.url);
-  return (require("../../package.json") as { version: string }).version;
+  return (require("../package.json") as { version: string }).version;
 }
 
 /** Builds the program; `setExit` receives the exit code of the command that ran. */
