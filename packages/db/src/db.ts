@@ -45,6 +45,7 @@ import { BlobFileCache } from "./blob/blob-source.js";
 import {
   ColumnFamilyData,
   type ColumnFamilyHost,
+  emptyMemTables,
   type RecoveredMemTables,
 } from "./column-family/column-family-data.js";
 import { DbStatus } from "./column-family/db-status.js";
@@ -80,7 +81,7 @@ import {
 import { loadCodecs } from "./core/wal-codecs.js";
 import type { DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
-import { type RecoveredState, recover, writeOptions } from "./open/recovery.js";
+import { familyComparator, type RecoveredState, recover, writeOptions } from "./open/recovery.js";
 import {
   type ApproximateSizeOptions,
   approximateSizes,
@@ -874,6 +875,7 @@ export class DB extends ColumnFamilyMethods {
     let db: DB | undefined;
     try {
       const follower = new Follower(fs, dir, icmp, {
+        familyComparator: familyComparator(resolved, icmp),
         role,
         walRecoveryMode: resolved.walRecoveryMode,
         leaseMs,
@@ -896,10 +898,22 @@ export class DB extends ColumnFamilyMethods {
     return {
       versions: this.versions,
       tableCache: this.tableCache,
-      setMemTables: (mem, imm) => {
-        this.cf.mem = mem;
-        this.cf.flushes.imm.splice(0, this.cf.flushes.imm.length, ...imm);
+      familiesChanged: ({ added, dropped }) => {
+        for (const v of dropped) this.families.get(v.id)?.retire(this.families);
+        for (const v of added) {
+          const own = {
+            ...resolveColumnFamilyOptions(this.options, v.name),
+            comparator: v.icmp.user,
+          };
+          const cache = v.icmp.name === this.icmp.name ? this.tableCache : undefined;
+          this.addFamily(v, own, emptyMemTables(v.icmp), cache).start();
+        }
       },
+      openTable: (id, icmp, n, size) => {
+        const cache = this.families.get(id)?.tableCache;
+        (cache ?? (icmp.name === this.icmp.name ? this.tableCache : undefined))?.get(n, size);
+      },
+      setMemTables: (id, mem, imm) => this.families.get(id)?.followMemTables(mem, imm),
       get lastSequence() {
         return db.writes.lastSeq;
       },
