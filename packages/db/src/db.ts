@@ -82,11 +82,6 @@ import { loadCodecs } from "./core/wal-codecs.js";
 import type { DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
 import { familyComparator, type RecoveredState, recover, writeOptions } from "./open/recovery.js";
-import {
-  type ApproximateSizeOptions,
-  approximateSizes,
-  type SizeRange,
-} from "./ops/approximate-sizes.js";
 import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
@@ -735,14 +730,6 @@ export class DB extends ColumnFamilyMethods {
    */
   getLiveFiles(): LiveFiles {
     return liveFiles(this.opsHost());
-  }
-
-  /**
-   * Approximate bytes on disk (and, with `includeMemtables`, in memtables) of each user-key
-   * range `[start, end)` (RocksDB's GetApproximateSizes). See ops/approximate-sizes.ts.
-   */
-  getApproximateSizes(ranges: readonly SizeRange[], options?: ApproximateSizeOptions): number[] {
-    return approximateSizes(this.opsHost(), ranges, options);
   }
 
   /**
