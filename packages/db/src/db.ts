@@ -86,7 +86,7 @@ import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
 import { FileDeletionHold } from "./ops/file-deletions.js";
-import type { OpsHost } from "./ops/host.js";
+import type { OpsFamily, OpsHost } from "./ops/host.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
 import {
   type VerifyChecksumsOptions,
@@ -734,14 +734,16 @@ export class DB extends ColumnFamilyMethods {
 
   /**
    * Drops every table of L1 and deeper that lies wholly inside the user keys [start, end]
-   * (RocksDB's DeleteFilesInRange): frees space at once, but is not a consistent delete —
-   * see ops/delete-files-in-range.ts before using it.
+   * (RocksDB's DeleteFilesInRange), in the family of `columnFamily` (Default: `default`):
+   * frees space at once, but is not a consistent delete — see ops/delete-files-in-range.ts
+   * before using it.
    */
   deleteFilesInRange(
     start: Uint8Array | string | undefined,
     end: Uint8Array | string | undefined,
+    columnFamily?: ColumnFamilyHandle,
   ): DeletedFiles {
-    return deleteFilesInRange(this.opsHost(), start, end);
+    return deleteFilesInRange(this.opsHost(), start, end, columnFamily);
   }
 
   /**
@@ -776,14 +778,27 @@ export class DB extends ColumnFamilyMethods {
       pinVersion: () => this.pinCurrentVersion(),
       holdFileDeletions: () => this.deletionHold.hold(),
       flush: () => this.flush(),
-      busyFiles: () => this.cf.compactions.busy,
-      applyEdit: (edit) => {
-        this.versions.logAndApply(edit);
-        this.cf.versionChanged();
+      family: (handle) => {
+        if (handle !== undefined && !(handle instanceof ColumnFamilyHandle))
+          throw new TypeError("the column family must be a handle from db.columnFamily()");
+        return this.opsFamily(handle === undefined ? this.cf : this.familyOf(handle));
       },
     };
     this.opsHostCache = host;
     return host;
+  }
+
+  /** One family as ops/ sees it. */
+  private opsFamily(cf: ColumnFamilyData): OpsFamily {
+    return {
+      icmp: cf.icmp,
+      current: () => cf.current,
+      busyFiles: () => cf.compactions.busy,
+      applyEdit: (edit) => {
+        cf.versions.logAndApply(edit);
+        cf.versionChanged();
+      },
+    };
   }
 
   /** @internal for tests: the path of table `n`. */
