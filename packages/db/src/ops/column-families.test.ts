@@ -134,6 +134,28 @@ describe("operations with column families", () => {
     await again.close();
   });
 
+  it("repair keeps a family whose data is only in the WAL, named by the old MANIFEST", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", { fs, ...OPTIONS });
+    db.columnFamily("users").put("u", "in the WAL only");
+    db.columnFamily("logs").put("l", "in the WAL only");
+    db.put("d", "default");
+    await db.close();
+    fs.remove("/db/CURRENT");
+    const report = await repair("/db", { fs, ...OPTIONS });
+    expect(report.logs.flatMap((l) => l.tables)).toHaveLength(3);
+    const again = await DB.open("/db", { fs, ...OPTIONS });
+    expectModels(
+      again,
+      new Map([
+        ["default", new Map([["d", "default"]])],
+        ["users", new Map([["u", "in the WAL only"]])],
+        ["logs", new Map([["l", "in the WAL only"]])],
+      ]),
+    );
+    await again.close();
+  });
+
   it("properties and statistics are per family", async () => {
     const fs = new MemoryFileSystem();
     const statistics = new Statistics();
