@@ -7,6 +7,7 @@
  * |-----------------------------|----------------------------------------------------|--------------|
  * | RocksDB writes, shale reads | `ldb create_column_family`, `--column_family=X put/batchput/delete` (a batch left in the WAL) | every family: gets and scans both ways equal `ldb --column_family=X scan` |
  * | shale writes, RocksDB reads | `ldb list_column_families`, `--column_family=X scan/get` | puts, deletes, a range deletion and one batch across the families, a family created and one dropped |
+ * | shale checkpoints, RocksDB reads | `ldb list_column_families`, `--column_family=X scan` of the checkpoint | a checkpoint of a database with families (tables and WAL) |
  * | RocksDB writes, shale follows | `ldb create_column_family`, `--column_family=X put`, a batch left in the WAL | read-only and secondary opens read every family as `ldb scan` |
  * | both                        | `ldb --column_family=X put` into shale's family     | reopens and reads it |
  * | shale writes, RocksDB repairs | `ldb manifest_dump`, `sst_dump --show_properties`, `ldb repair` | each table names its family; the repaired families read the same |
@@ -248,5 +249,30 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
       await ro.close();
       await secondary.close();
     }
+  });
+
+  it("a shale checkpoint of a database with families reads in ldb, every family", async () => {
+    const dir = join(tmp.path, "cp-source");
+    const db = await DB.open(dir, {
+      createMissingColumnFamilies: true,
+      columnFamilies: { users: {}, logs: {} },
+    });
+    const families = ["default", "users", "logs"];
+    const models = new Map<string, Model>(families.map((cf) => [cf, new Map()]));
+    try {
+      for (const cf of families) {
+        const h = db.columnFamily(cf);
+        for (let i = 0; i < 50; i++) put(h, models.get(cf)!, `${cf}-${i}`, `v${i}`);
+        if (cf !== "logs") await h.flush(); // logs: in the WAL only
+        put(h, models.get(cf)!, `${cf}-wal`, "in the WAL");
+      }
+      await db.checkpoint(join(tmp.path, "cp"));
+    } finally {
+      await db.close();
+    }
+    const cp = join(tmp.path, "cp");
+    expect(ldbFamilies(cp)).toEqual(families);
+    for (const cf of families)
+      expect(ldbScan(cp, cf), `ldb scan ${cf}`).toEqual(sortedEntries(models.get(cf)!));
   });
 });
