@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ErrorCode, ShaleError } from "@shale/base";
+import { ErrorCode, MemoryFileSystem, ShaleError } from "@shale/base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ColumnFamilyHandle } from "../column-family/handle.js";
 import { DB } from "../db.js";
@@ -239,6 +239,38 @@ describe("a secondary of a database with column families", () => {
     expect(values(secondary.iterators([su, sl], { snapshot }))).toEqual(["old-u", "old-l"]);
     expect(values(secondary.iterators([su, sl]))).toEqual(["new-u", "new-l"]);
     snapshot.release();
+    await secondary.close();
+    await primary.close();
+  });
+
+  it("a family created (and written) while the catch-up lists the WALs is read, after the MANIFEST again", async () => {
+    const fs = new MemoryFileSystem();
+    const primary = await DB.open("/db", { fs });
+    primary.put("a", "1");
+    let arm = false;
+    const racing = new Proxy(fs, {
+      get(target, prop, receiver) {
+        if (prop === "list")
+          return (dir: string) => {
+            if (arm && dir === "/db") {
+              arm = false;
+              // Between the MANIFEST read and the WAL read: a new family and a batch into it.
+              void primary.createColumnFamily("late");
+              const late = primary.columnFamily("late");
+              primary.write(new WriteBatch().put("k", "in late", late).put("b", "2"));
+            }
+            return target.list(dir);
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const secondary = await DB.openAsSecondary("/db", undefined, { fs: racing });
+    arm = true;
+    secondary.tryCatchUpWithPrimary();
+    expect(arm).toBe(false);
+    expect(secondary.listColumnFamilies()).toEqual(["default", "late"]);
+    expect(text(secondary.columnFamily("late").get("k"))).toBe("in late");
+    expect(text(secondary.get("b"))).toBe("2");
     await secondary.close();
     await primary.close();
   });
