@@ -1,6 +1,8 @@
 // Column families from the command line: `shale cf list|create|drop` and the data commands'
 // `--column-family`, through the built bin on a real directory.
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { DB } from "@shale/db";
 import { describe, expect, it } from "vitest";
 import { jsonLines, shale, tempDir } from "./bin.test-support.js";
 import { ExitCode } from "./exit-codes.js";
@@ -56,5 +58,42 @@ describe("column families", { timeout: 300_000 }, () => {
     expect(twice.stderr).toContain("x");
     expect(shale(["cf", "list", join(tempDir(), "none")]).code).toBe(ExitCode.NotFound);
     expect(shale(["--column-family", "", "get", dir, "k"]).code).toBe(ExitCode.Usage);
+  });
+
+  it("get, scan, dump, stats and levels read any family read-only, beside a writer holding the LOCK", async () => {
+    const dir = join(tempDir(), "db");
+    const writer = await DB.open(dir, {
+      createMissingColumnFamilies: true,
+      columnFamilies: { users: {}, logs: {} },
+    });
+    try {
+      writer.put("k", "in-default");
+      const users = writer.columnFamily("users");
+      users.put("a", "1");
+      users.put("b", "2");
+      await users.flush();
+      users.put("c", "3"); // in the WAL only
+      writer.columnFamily("logs").put("l", "in-logs");
+      const before = readdirSync(dir).sort();
+      const cf = ["--column-family", "users"];
+      const run = (args: string[]) => {
+        const r = shale(args);
+        expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+        return r.stdout;
+      };
+      expect(run([...cf, "get", dir, "c"])).toBe("3\n");
+      expect(run(["--column-family", "logs", "get", dir, "l"])).toBe("in-logs\n");
+      expect(run([...cf, "scan", dir])).toBe("a : 1\nb : 2\nc : 3\n");
+      expect(run([...cf, "dump", dir, "--format", "utf8"])).toBe("a ==> 1\nb ==> 2\nc ==> 3\n");
+      expect(run([...cf, "stats", dir]).length).toBeGreaterThan(0);
+      const levels = jsonLines(run(["--json", ...cf, "levels", dir]))[0] as {
+        levels: { files: unknown[] }[];
+      };
+      expect(levels.levels.reduce((n, l) => n + l.files.length, 0)).toBe(1);
+      // Read-only: nothing written (a read-write open would write a MANIFEST, WAL and OPTIONS).
+      expect(readdirSync(dir).sort()).toEqual(before);
+    } finally {
+      await writer.close();
+    }
   });
 });

@@ -115,8 +115,8 @@ export async function withDatabase<T>(
 /**
  * Runs `body` with the database open and the `--column-family` family's handle (the
  * database's own for "default"); a family the directory lacks is NotFound naming the ones
- * it has. Closes the database whatever happens. A read-only open serves the default family
- * only, so another family is read through a read-write open (which takes the LOCK).
+ * it has. Closes the database whatever happens. The read commands open read-only with every
+ * family (no LOCK taken, nothing written), whichever family they read.
  */
 export function withFamily<T>(
   ctx: CommandContext,
@@ -124,11 +124,7 @@ export function withFamily<T>(
   options: { create?: boolean } & DbOptions,
   body: (family: ColumnFamilyHandle, db: DB) => Promise<T> | T,
 ): Promise<T> {
-  const open =
-    options.readOnly === true && ctx.columnFamily !== "default"
-      ? { ...options, readOnly: false }
-      : options;
-  return withDatabase(ctx, dir, open, (db) => {
+  return withDatabase(ctx, dir, options, (db) => {
     const families = db.listColumnFamilies();
     if (!families.includes(ctx.columnFamily)) {
       throw new CliError(

@@ -41,9 +41,10 @@ import {
 } from "@shale/base";
 import type { TableCache } from "@shale/sstable";
 import type { BackgroundExecutor } from "./background/executor.js";
+import type { ColumnFamilyData } from "./column-family/column-family-data.js";
 import type { ColumnFamilySet } from "./column-family/column-family-set.js";
 import { ColumnFamilyMethods } from "./column-family/family-methods.js";
-import type { ColumnFamilyHandle } from "./column-family/handle.js";
+import { ColumnFamilyHandle } from "./column-family/handle.js";
 import {
   ITERATOR_OPTIONS,
   type IteratorOptions,
@@ -67,15 +68,10 @@ import type { DBIterator } from "./iterator/index.js";
 import { assembleParts } from "./open/assemble.js";
 import { type ClosingParts, closeDatabase } from "./open/close.js";
 import { type RecoveredState, recover } from "./open/recovery.js";
-import {
-  type ApproximateSizeOptions,
-  approximateSizes,
-  type SizeRange,
-} from "./ops/approximate-sizes.js";
 import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
-import type { OpsHost } from "./ops/host.js";
+import type { OpsFamily, OpsHost } from "./ops/host.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
 import type { ObsoleteFiles } from "./ops/obsolete-files.js";
 import {
@@ -395,23 +391,17 @@ export class DB extends ColumnFamilyMethods {
   }
 
   /**
-   * Approximate bytes on disk (and, with `includeMemtables`, in memtables) of each user-key
-   * range `[start, end)` (RocksDB's GetApproximateSizes). See ops/approximate-sizes.ts.
-   */
-  getApproximateSizes(ranges: readonly SizeRange[], options?: ApproximateSizeOptions): number[] {
-    return approximateSizes(this.opsHost(), ranges, options);
-  }
-
-  /**
    * Drops every table of L1 and deeper that lies wholly inside the user keys [start, end]
-   * (RocksDB's DeleteFilesInRange): frees space at once, but is not a consistent delete —
-   * see ops/delete-files-in-range.ts before using it.
+   * (RocksDB's DeleteFilesInRange), in the family of `columnFamily` (Default: `default`):
+   * frees space at once, but is not a consistent delete — see ops/delete-files-in-range.ts
+   * before using it.
    */
   deleteFilesInRange(
     start: Uint8Array | string | undefined,
     end: Uint8Array | string | undefined,
+    columnFamily?: ColumnFamilyHandle,
   ): DeletedFiles {
-    return deleteFilesInRange(this.opsHost(), start, end);
+    return deleteFilesInRange(this.opsHost(), start, end, columnFamily);
   }
 
   /**
@@ -446,14 +436,27 @@ export class DB extends ColumnFamilyMethods {
       pinVersion: () => this.pinCurrentVersion(),
       holdFileDeletions: () => this.obsolete.hold.hold(),
       flush: () => this.flush(),
-      busyFiles: () => this.cf.compactions.busy,
-      applyEdit: (edit) => {
-        this.versions.logAndApply(edit);
-        this.cf.versionChanged();
+      family: (handle) => {
+        if (handle !== undefined && !(handle instanceof ColumnFamilyHandle))
+          throw new TypeError("the column family must be a handle from db.columnFamily()");
+        return this.opsFamily(handle === undefined ? this.cf : this.families.familyOf(handle));
       },
     };
     this.opsHostCache = host;
     return host;
+  }
+
+  /** One family as ops/ sees it. */
+  private opsFamily(cf: ColumnFamilyData): OpsFamily {
+    return {
+      icmp: cf.icmp,
+      current: () => cf.current,
+      busyFiles: () => cf.compactions.busy,
+      applyEdit: (edit) => {
+        cf.versions.logAndApply(edit);
+        cf.versionChanged();
+      },
+    };
   }
 
   /** @internal for tests: the path of table `n`. */
@@ -520,8 +523,8 @@ export class DB extends ColumnFamilyMethods {
   ): Promise<DB> {
     return openFollower(dir, resolved, role, secondaryDir, leaseMs, (state, lock) => {
       const db = new DB(dir, resolved, state, lock);
-      const parts = { versions: db.versions, tableCache: db.tableCache, family: db.cf };
-      return { db, parts: { ...parts, writes: db.writes } };
+      const { versions, tableCache, icmp, families, writes } = db;
+      return { db, parts: { versions, tableCache, icmp, families, writes } };
     });
   }
 }

@@ -81,6 +81,11 @@ export interface RecoveredMemTables {
   memLogNumber: number;
 }
 
+/** Empty memtables for a family that has none yet (created, or seen by a follower). */
+export function emptyMemTables(icmp: InternalKeyComparator): RecoveredMemTables {
+  return { mem: new MemTable({ comparator: icmp.user }), imm: [], memLogNumber: 0 };
+}
+
 export class ColumnFamilyData {
   /** RocksDB's column family id (0 = `default`). */
   readonly id: number;
@@ -253,6 +258,15 @@ export class ColumnFamilyData {
     return mem.numEntries > 0 || mem.numRangeTombstones > 0
       ? this.memLogNumber
       : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Read-only and secondary instances (secondary/follower.ts): the memtables read from the
+   * primary's WALs replace the family's.
+   */
+  followMemTables(mem: MemTable, imm: ImmutableMemTable[]): void {
+    this.mem = mem;
+    this.flushes.imm.splice(0, this.flushes.imm.length, ...imm);
   }
 
   /** InvalidArgument for a use of the family after it was dropped. */

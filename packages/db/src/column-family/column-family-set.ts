@@ -94,6 +94,17 @@ export class ColumnFamilySet {
     return cf;
   }
 
+  /**
+   * A follower's family the primary dropped: its handles throw from now on, and it leaves
+   * the set.
+   */
+  retire(id: number): void {
+    const cf = this.byId.get(id);
+    if (cf === undefined) return;
+    cf.dropped = true;
+    this.byId.delete(id);
+  }
+
   /** The handle of family `name`; InvalidArgument naming it when there is none. */
   handleByName(name: string): ColumnFamilyHandle {
     for (const f of this.byId.values()) if (f.name === name) return this.handleOf(f);

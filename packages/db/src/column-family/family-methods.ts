@@ -29,6 +29,11 @@ import type { SnapshotList } from "../core/snapshot.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "../iterator/index.js";
 import { type RecoveryDrop, recoveryProperty } from "../open/recovery.js";
+import {
+  type ApproximateSizeOptions,
+  approximateSizes,
+  type SizeRange,
+} from "../ops/approximate-sizes.js";
 import { clearRange } from "../ops/clear.js";
 import { formatProperty } from "../ops/properties.js";
 import { type IteratorSettings, openDBIterator } from "../read/iterator-sources.js";
@@ -239,6 +244,28 @@ export abstract class ColumnFamilyMethods {
       recoveryDrops: this.core.recoveryDrops,
       chunkPool: cf.chunkPool,
     });
+  }
+
+  /**
+   * Approximate bytes on disk (and, with `includeMemtables`, in memtables) of each user-key
+   * range `[start, end)` of the family (RocksDB's GetApproximateSizes). See
+   * ops/approximate-sizes.ts.
+   */
+  getApproximateSizes(ranges: readonly SizeRange[], options?: ApproximateSizeOptions): number[] {
+    this.checkOpen();
+    if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
+    const cf = this.cf;
+    return approximateSizes(
+      {
+        icmp: cf.icmp,
+        current: cf.current,
+        tableCache: cf.tableCache,
+        mem: cf.mem,
+        imm: cf.flushes.imm,
+      },
+      ranges,
+      options,
+    );
   }
 
   /** Throws what a write would throw (closed, failed, refused, dropped family). */

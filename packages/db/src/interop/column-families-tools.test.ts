@@ -7,6 +7,8 @@
  * |-----------------------------|----------------------------------------------------|--------------|
  * | RocksDB writes, shale reads | `ldb create_column_family`, `--column_family=X put/batchput/delete` (a batch left in the WAL) | every family: gets and scans both ways equal `ldb --column_family=X scan` |
  * | shale writes, RocksDB reads | `ldb list_column_families`, `--column_family=X scan/get` | puts, deletes, a range deletion and one batch across the families, a family created and one dropped |
+ * | shale checkpoints, RocksDB reads | `ldb list_column_families`, `--column_family=X scan` of the checkpoint | a checkpoint of a database with families (tables and WAL) |
+ * | RocksDB writes, shale follows | `ldb create_column_family`, `--column_family=X put`, a batch left in the WAL | read-only and secondary opens read every family as `ldb scan` |
  * | both                        | `ldb --column_family=X put` into shale's family     | reopens and reads it |
  * | shale writes, RocksDB repairs | `ldb manifest_dump`, `sst_dump --show_properties`, `ldb repair` | each table names its family; the repaired families read the same |
  */
@@ -218,5 +220,59 @@ describe.skipIf(toolsMissing !== undefined)("column families with RocksDB's ldb"
     expect(ldbFamilies(repaired).sort()).toEqual(["a", "b", "default"]);
     for (const [cf, model] of models)
       expect(ldbScan(repaired, cf), `ldb scan ${cf} after repair`).toEqual(sortedEntries(model));
+  });
+
+  it("ldb's families open read-only and as a secondary, each reading as ldb scans it", async () => {
+    const dir = join(tmp.path, "follow-ldb");
+    ldb(dir, undefined, "--create_if_missing", "put", "d1", "default-1");
+    ldb(dir, undefined, "create_column_family", "users");
+    ldb(dir, undefined, "create_column_family", "logs");
+    ldb(dir, "users", "put", "alice", "a@x");
+    ldb(dir, "users", "put", "bob", "b@x");
+    ldb(dir, "logs", "put", "0001", "started");
+    ldb(dir, "users", "delete", "bob");
+    ldb(dir, "logs", "batchput", "0002", "running", "0003", "stopped"); // left in the WAL
+    const families = ["default", "users", "logs"];
+    const models = new Map<string, Model>(
+      families.map((cf) => [cf, new Map(ldbScan(dir, cf).map((e) => [e.key, e.value]))]),
+    );
+    expect(models.get("logs")!.size).toBe(3);
+    const ro = await DB.open(dir, { readOnly: true });
+    const secondary = await DB.openAsSecondary(dir);
+    try {
+      for (const db of [ro, secondary]) {
+        expect(db.listColumnFamilies()).toEqual(families);
+        for (const cf of families) expectFamily(db.columnFamily(cf), models.get(cf)!, cf);
+        expect(() => db.columnFamily("logs").put("x", "y")).toThrow(/not supported/);
+      }
+    } finally {
+      await ro.close();
+      await secondary.close();
+    }
+  });
+
+  it("a shale checkpoint of a database with families reads in ldb, every family", async () => {
+    const dir = join(tmp.path, "cp-source");
+    const db = await DB.open(dir, {
+      createMissingColumnFamilies: true,
+      columnFamilies: { users: {}, logs: {} },
+    });
+    const families = ["default", "users", "logs"];
+    const models = new Map<string, Model>(families.map((cf) => [cf, new Map()]));
+    try {
+      for (const cf of families) {
+        const h = db.columnFamily(cf);
+        for (let i = 0; i < 50; i++) put(h, models.get(cf)!, `${cf}-${i}`, `v${i}`);
+        if (cf !== "logs") await h.flush(); // logs: in the WAL only
+        put(h, models.get(cf)!, `${cf}-wal`, "in the WAL");
+      }
+      await db.checkpoint(join(tmp.path, "cp"));
+    } finally {
+      await db.close();
+    }
+    const cp = join(tmp.path, "cp");
+    expect(ldbFamilies(cp)).toEqual(families);
+    for (const cf of families)
+      expect(ldbScan(cp, cf), `ldb scan ${cf}`).toEqual(sortedEntries(models.get(cf)!));
   });
 });

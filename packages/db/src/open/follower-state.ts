@@ -53,7 +53,7 @@ export function followerState(
       : `this is a secondary instance of ${dir}: writes, flushes and compactions are not supported (write through the primary; see tryCatchUpWithPrimary)`;
   const versions = new VersionSet({ fs, dir, icmp });
   const mem = new MemTable({ comparator: icmp.user });
-  // A follower reads the default family only.
+  // The other families are added by the follower's first catch-up (db.ts followerHost).
   const main = { versions: versions.defaultFamily, options, mem, imm: [], memLogNumber: 0 };
   return {
     icmp,

@@ -712,7 +712,11 @@ function keepOrFlush(
  * gives if its name is the recorded one, else the database's if that is, else InvalidArgument
  * naming the family and the recorded name.
  */
-function familyComparator(options: ResolvedOptions, icmp: InternalKeyComparator) {
+/**
+ * The comparator of each family other than default (manifest-replay.ts): the one its options
+ * name, else `icmp` or bytewise when the MANIFEST records that name; else InvalidArgument.
+ */
+export function familyComparator(options: ResolvedOptions, icmp: InternalKeyComparator) {
   return (name: string, recorded: string | undefined): InternalKeyComparator => {
     const own = options.columnFamilies[name]?.comparator;
     if (own !== undefined && (recorded === undefined || own.name === recorded))

@@ -1,6 +1,7 @@
 /**
- * `db.getApproximateSizes(ranges)` — RocksDB's GetApproximateSizes: for each user-key range
- * `[start, end)`, about how many bytes of the database it holds.
+ * `db.getApproximateSizes(ranges)` (and a column family handle's) — RocksDB's
+ * GetApproximateSizes: for each user-key range `[start, end)`, about how many bytes of the
+ * column family it holds.
  *
  * Tables (`includeFiles`, Default: true), per table of the current version overlapping the
  * range:
@@ -16,6 +17,8 @@
  * every version), walked with a memtable iterator — cost proportional to the entries in the
  * range. At least one of the two must be on (InvalidArgument).
  */
+
+import type { InternalKeyComparator } from "@shale/base";
 import {
   KIND_FOR_SEEK,
   MAX_SEQ,
@@ -25,7 +28,18 @@ import {
   toBytes,
 } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
-import type { OpsHost } from "./host.js";
+import type { TableCache } from "@shale/sstable";
+import type { Version } from "../version/version.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+
+/** The column family whose sizes are estimated: its files and memtables now. */
+export interface SizeSource {
+  readonly icmp: InternalKeyComparator;
+  readonly current: Version;
+  readonly tableCache: TableCache;
+  readonly mem: MemTable;
+  readonly imm: readonly ImmutableMemTable[];
+}
 
 /** One range of `getApproximateSizes`: user keys in `[start, end)`. */
 export interface SizeRange {
@@ -64,15 +78,17 @@ function checkOptions(options: ApproximateSizeOptions | undefined): {
 
 const seekKey = (userKey: Uint8Array) => makeInternalKey(userKey, MAX_SEQ, KIND_FOR_SEEK);
 
+/**
+ * The sizes of `ranges` in the column family `host` (REQUIRES: the caller checked that it is
+ * open and took finished jobs).
+ */
 export function approximateSizes(
-  host: OpsHost,
+  host: SizeSource,
   ranges: readonly SizeRange[],
   options?: ApproximateSizeOptions,
 ): number[] {
   if (!Array.isArray(ranges)) throw new TypeError("getApproximateSizes takes an array of ranges");
   const include = checkOptions(options);
-  host.checkOpen();
-  host.takeFinished();
   const ucmp = host.icmp.user;
   const parsed = ranges.map((r, i) => {
     if (typeof r !== "object" || r === null)
@@ -83,8 +99,8 @@ export function approximateSizes(
       throw ShaleError.invalidArgument(`getApproximateSizes: ranges[${i}] has start after end`);
     return { start, end };
   });
-  const levels = host.versions.current.levels;
-  const memtables = include.mem ? [host.mem(), ...host.imm().map((m) => m.mem)] : [];
+  const levels = host.current.levels;
+  const memtables = include.mem ? [host.mem, ...host.imm.map((m) => m.mem)] : [];
   return parsed.map(({ start, end }) => {
     if (ucmp.compare(start, end) === 0) return 0;
     let total = 0;
@@ -112,7 +128,12 @@ export function approximateSizes(
   });
 }
 
-function memtableBytes(mem: MemTable, start: Uint8Array, end: Uint8Array, host: OpsHost): number {
+function memtableBytes(
+  mem: MemTable,
+  start: Uint8Array,
+  end: Uint8Array,
+  host: SizeSource,
+): number {
   const ucmp = host.icmp.user;
   const it = mem.newIterator();
   let bytes = 0;

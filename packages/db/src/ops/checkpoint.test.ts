@@ -210,7 +210,7 @@ describe("db.checkpoint of a RocksDB directory with another column family", () =
       const db = await DB.open("/db", { fs, mergeOperator: "max" });
       const live = db.getLiveFiles();
       expect(live.tables.filter((t) => t.columnFamily === 1).map((t) => t.number)).toEqual([18]);
-      expect(db.verifyChecksums().tables).toBe(live.tables.length - 1);
+      expect(db.verifyChecksums().tables).toBe(live.tables.length); // every family's
       const engine = BackupEngine.open("/backups", { fs });
       const { id } = await engine.createBackup(db);
       await db.checkpoint("/ck");

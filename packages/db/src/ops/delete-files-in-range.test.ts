@@ -7,9 +7,10 @@ import {
 } from "@shale/base";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
+import type { Version } from "../version/version.js";
 import type { FileMetaData, VersionEdit } from "../version/version-edit.js";
 import { deleteFilesInRange } from "./delete-files-in-range.js";
-import type { OpsHost } from "./host.js";
+import type { OpsFamily, OpsHost } from "./host.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);
 const ik = (k: string, seq: number) =>
@@ -117,16 +118,19 @@ describe("db.deleteFilesInRange", () => {
     ];
     const run = (start: string, end: string, busy: number[] = []) => {
       let applied: VersionEdit | undefined;
-      const host = {
-        dir: "/db",
+      const family: OpsFamily = {
         icmp,
-        versions: { current: { levels: [[], files, [], [], [], [], []] } },
+        current: () => ({ levels: [[], files, [], [], [], [], []] }) as unknown as Version,
         busyFiles: () => new Set(busy),
-        checkWritable: () => {},
-        takeFinished: () => {},
         applyEdit: (e: VersionEdit) => {
           applied = e;
         },
+      };
+      const host = {
+        dir: "/db",
+        family: () => family,
+        checkWritable: () => {},
+        takeFinished: () => {},
       } as unknown as OpsHost;
       const r = deleteFilesInRange(host, start, end);
       expect(applied?.deletedFiles.map((d) => d.number) ?? []).toEqual(

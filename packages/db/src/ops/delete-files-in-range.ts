@@ -1,6 +1,7 @@
 /**
- * `db.deleteFilesInRange(start, end)` — RocksDB's DeleteFilesInRange: frees disk space at
- * once after a large range is no longer wanted, by dropping whole tables from the version
+ * `db.deleteFilesInRange(start, end, columnFamily?)` — RocksDB's DeleteFilesInRange, in the
+ * column family of the handle given (Default: `default`): frees disk space at once after a
+ * large range is no longer wanted, by dropping whole tables from the version
  * (one MANIFEST edit; the files are unlinked when no iterator reads them any more), without
  * writing or compacting anything.
  *
@@ -42,15 +43,17 @@ export function deleteFilesInRange(
   host: OpsHost,
   start: Uint8Array | string | undefined,
   end: Uint8Array | string | undefined,
+  columnFamily?: unknown,
 ): DeletedFiles {
   const lo = start === undefined ? undefined : toBytes(start, "start");
   const hi = end === undefined ? undefined : toBytes(end, "end");
+  const family = host.family(columnFamily);
   host.checkWritable();
   host.takeFinished();
-  const ucmp = host.icmp.user;
+  const ucmp = family.icmp.user;
   if (lo !== undefined && hi !== undefined && ucmp.compare(lo, hi) > 0)
     throw ShaleError.invalidArgument("deleteFilesInRange: start is after end");
-  const busy = host.busyFiles();
+  const busy = family.busyFiles();
   const inside = (f: FileMetaData) =>
     !busy.has(f.number) &&
     (lo === undefined || ucmp.compare(userKey(f.smallest), lo) >= 0) &&
@@ -58,7 +61,7 @@ export function deleteFilesInRange(
   const edit = new VersionEdit();
   const dropped: { name: string; level: number }[] = [];
   let bytes = 0;
-  const levels = host.versions.current.levels;
+  const levels = family.current().levels;
   for (let level = 1; level < levels.length; level++) {
     const files = levels[level]!;
     let i = 0;
@@ -92,6 +95,6 @@ export function deleteFilesInRange(
       }
     }
   }
-  if (dropped.length > 0) host.applyEdit(edit);
+  if (dropped.length > 0) family.applyEdit(edit);
   return { files: dropped.length, bytes, tables: dropped };
 }

@@ -13,6 +13,17 @@ import type { VersionEdit } from "../version/version-edit.js";
 import type { Version, VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 
+/** One column family, as an operation on it sees it. */
+export interface OpsFamily {
+  readonly icmp: InternalKeyComparator;
+  /** The family's current version. */
+  current(): Version;
+  /** Table numbers a running compaction of the family reads or writes. */
+  busyFiles(): ReadonlySet<number>;
+  /** Writes `edit` for the family to the MANIFEST, installs it, re-plans background work. */
+  applyEdit(edit: VersionEdit): void;
+}
+
 export interface OpsHost {
   readonly dir: string;
   readonly fs: FileSystem;
@@ -42,8 +53,10 @@ export interface OpsHost {
   holdFileDeletions(): () => void;
   /** `db.flush()`: the memtable to L0, waiting for every immutable memtable. */
   flush(): Promise<void>;
-  /** Table numbers a running compaction reads or writes (they must not be touched). */
-  busyFiles(): ReadonlySet<number>;
-  /** Writes `edit` to the MANIFEST, installs the version and re-plans background work. */
-  applyEdit(edit: VersionEdit): void;
+  /**
+   * The column family of `handle` (a handle from `db.columnFamily()`; undefined: `default`).
+   * TypeError for anything else, InvalidArgument for another database's handle or a dropped
+   * family.
+   */
+  family(handle: unknown): OpsFamily;
 }

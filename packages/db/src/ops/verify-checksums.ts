@@ -1,7 +1,7 @@
 /**
  * `db.verifyChecksums()` — RocksDB's DB::VerifyChecksum, extended to the logs: every block of
- * every table of the current version (of the default column family) is read again from its file (not from the block cache)
- * and its checksum checked (TableReader.verifyChecksums: data, index, metaindex and meta
+ * every table of the current versions of every column family (each read with its family's
+ * comparator) is read again from its file (not from the block cache) and its checksum checked (TableReader.verifyChecksums: data, index, metaindex and meta
  * blocks; the footer when the table opens), each table's size is checked against the
  * MANIFEST, and every record of the live WALs and of the MANIFEST is read with its checksum
  * checked (strictly: AbsoluteConsistency, since a live log ends at a whole record).
@@ -91,7 +91,7 @@ export function verifyChecksums(host: OpsHost, options?: VerifyChecksumsOptions)
     }
   };
   for (const t of live.tables) {
-    if (t.columnFamily !== 0) continue; // another family's: its comparator may not be ours
+    const comparator = host.versions.families.get(t.columnFamily)?.icmp.user ?? host.icmp.user;
     tables++;
     attempt(t.name, () => {
       const path = tableFileName(dir, t.number);
@@ -106,7 +106,7 @@ export function verifyChecksums(host: OpsHost, options?: VerifyChecksumsOptions)
         fileSize: t.size,
         fileName: t.name,
         fileNumber: t.number,
-        comparator: host.icmp.user,
+        comparator,
         verifyChecksums: true,
       });
       try {

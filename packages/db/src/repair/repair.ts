@@ -11,12 +11,17 @@
  * 4. Write a new MANIFEST naming every table, all in L0 (RocksDB's placement), with log
  *    number 0, next file number above every number seen and last sequence the largest
  *    sequence number found; point CURRENT at it. Old MANIFESTs go to `lost/`.
+ *
+ * Column families (families.ts): every family the old MANIFESTs or the tables' properties
+ * name is kept with its id and name; each table goes back to its family, and each WAL's
+ * records go into one table per family (records of a family repair cannot name are
+ * skipped, reported).
  * 5. L0 is searched newest table first (by largest sequence number), which finds the newest
  *    version of a key only if tables that share keys do not share sequence ranges. Tables
  *    from different levels of the lost version can (RocksDB's repair accepts the risk and
  *    says "some data may have been lost"); shale then opens the repaired database and
  *    compacts it fully (merging by sequence number puts every key's newest version first)
- *    before returning. A repair interrupted there leaves a database that opens; repairing
+ *    before returning (each family that needs it). A repair interrupted there leaves a database that opens; repairing
  *    again finishes the job.
  *
  * What was kept, salvaged and dropped is returned and written, one line per fact, to the
@@ -33,7 +38,7 @@ import {
 } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
-import { newDbSessionId, tableWriteOptions } from "../compaction/build-table.js";
+import { newDbSessionId } from "../compaction/build-table.js";
 import {
   currentFileName,
   FileType,
@@ -51,7 +56,8 @@ import { DB } from "../db.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
 import { WriteBatch } from "../write/write-batch.js";
-import { MemTableInserter } from "../write/write-path.js";
+import { FamilyInserter } from "../write/write-path.js";
+import { findFamilies, type RepairFamily } from "./families.js";
 import { scanTable } from "./scan-table.js";
 
 /** A table in the rebuilt MANIFEST. */
@@ -77,8 +83,12 @@ export interface RepairedLog {
   records: number;
   /** Bytes skipped as damaged. */
   droppedBytes: number;
-  /** The table written (undefined: the WAL held nothing). */
+  /** The first table written (undefined: the WAL held nothing). */
   table?: string;
+  /** Every table written: one per column family with records in the WAL. */
+  tables: string[];
+  /** Records (write batch entries) of column families repair could not name, skipped. */
+  skippedEntries: number;
 }
 
 /** A table left out of the repaired database: its data is not in it. */
@@ -102,7 +112,7 @@ export interface RepairReport {
   lastSequence: number;
   tables: RepairedTable[];
   logs: RepairedLog[];
-  /** Tables that did not open or hold nothing of the default column family. */
+  /** Tables that did not open, held nothing, or belong to a family repair cannot open. */
   dropped: DroppedFile[];
   /** Every file moved to `lost/`: dropped and salvaged tables, converted WALs, old MANIFESTs. */
   moved: MovedFile[];
@@ -136,7 +146,8 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
   const say = (line: string) => lines.push(line);
   const lock = fs.lock(lockFileName(dir));
   let report: RepairReport;
-  let needsCompaction = false;
+  /** The families whose tables share keys and sequence ranges. */
+  let toCompact: string[] = [];
   try {
     // 1. Find files.
     const names = fs.list(dir);
@@ -172,10 +183,16 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
     }
     let next = highest + 1;
     const newNumber = () => next++;
-    const builderOptions = {
-      ...tableWriteOptions(resolved, { dbId: "", dbSessionId: newDbSessionId() }),
-      comparator: icmp.user,
-    };
+    const identity = { dbId: "", dbSessionId: newDbSessionId() };
+    const { families, tableFamily, unknown } = findFamilies(
+      fs,
+      dir,
+      resolved,
+      icmp,
+      identity,
+      tables,
+      manifests,
+    );
     const dropped: DroppedFile[] = [];
     const moved: MovedFile[] = [];
     const lostDir = joinPath(dir, LOST);
@@ -194,43 +211,58 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
     for (const number of logs) {
       const path = logFileName(dir, number);
       const name = baseName(path);
-      const result = convertLog(fs, path, number, icmp);
+      const result = convertLog(fs, path, number, families);
       const entry: RepairedLog = {
         file: name,
         records: result.records,
         droppedBytes: result.droppedBytes,
+        tables: [],
+        skippedEntries: result.skippedEntries,
       };
-      if (result.mem.numEntries > 0 || result.mem.numRangeTombstones > 0) {
-        result.mem.seal();
-        const file = flushMemTable(fs, dir, newNumber(), result.mem, builderOptions);
-        if (file !== undefined) {
-          entry.table = baseName(tableFileName(dir, file.number));
-          tables.push(file.number);
-          fromLogs.set(file.number, name);
-        }
+      for (const [id, mem] of result.mems) {
+        if (mem.numEntries === 0 && mem.numRangeTombstones === 0) continue;
+        mem.seal();
+        const family = families.get(id)!;
+        const file = flushMemTable(fs, dir, newNumber(), mem, family.builderOptions);
+        if (file === undefined) continue;
+        entry.tables.push(baseName(tableFileName(dir, file.number)));
+        tables.push(file.number);
+        tableFamily.set(file.number, id);
+        fromLogs.set(file.number, name);
       }
+      if (entry.tables.length > 0) entry.table = entry.tables[0];
       repairedLogs.push(entry);
       say(
-        `${name}: ${result.records} batches replayed${result.droppedBytes > 0 ? `, ${result.droppedBytes} damaged bytes skipped` : ""}${entry.table !== undefined ? ` into ${entry.table}` : ""}`,
+        `${name}: ${result.records} batches replayed${result.droppedBytes > 0 ? `, ${result.droppedBytes} damaged bytes skipped` : ""}${result.skippedEntries > 0 ? `, ${result.skippedEntries} entries of unknown column families skipped` : ""}${entry.tables.length > 0 ? ` into ${entry.tables.join(", ")}` : ""}`,
       );
-      archive(name, entry.table !== undefined ? `converted to ${entry.table}` : "held nothing");
+      archive(
+        name,
+        entry.tables.length > 0 ? `converted to ${entry.tables.join(", ")}` : "held nothing",
+      );
     }
 
     // 3. Scan the tables.
     const repaired: RepairedTable[] = [];
-    const files: FileMetaData[] = [];
     let lastSequence = 0;
     for (const number of tables) {
       const path = tableFileName(dir, number);
       const name = baseName(path);
-      const scan = scanTable(fs, dir, path, number, icmp, builderOptions, newNumber);
+      const id = tableFamily.get(number) ?? 0;
+      const family = families.get(id);
+      if (family === undefined) {
+        const reason = `belongs to column family ${id} ("${unknown.get(id)}"), whose comparator shale does not have`;
+        dropped.push({ file: name, reason });
+        archive(name, `dropped: ${reason}`);
+        continue;
+      }
+      const scan = scanTable(fs, dir, path, number, family.icmp, family.builderOptions, newNumber);
       if (scan.kind === "dropped") {
         dropped.push({ file: name, reason: scan.reason });
         archive(name, `dropped: ${scan.reason}`);
         continue;
       }
       const f = scan.file;
-      files.push(f);
+      family.files.push(f);
       if (f.largestSeq > lastSequence) lastSequence = f.largestSeq;
       const fileName = baseName(tableFileName(dir, f.number));
       const source = fromLogs.get(number);
@@ -254,20 +286,17 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
     }
 
     // 4. The new MANIFEST, then CURRENT.
-    needsCompaction = sharesKeysAndSequences(files, icmp);
+    toCompact = [...families.values()]
+      .filter((f) => sharesKeysAndSequences(f.files, f.icmp))
+      .map((f) => f.name);
     const manifestNumber = newNumber();
-    const edit = new VersionEdit();
-    edit.comparator = icmp.name;
-    edit.logNumber = 0;
-    edit.prevLogNumber = 0;
-    edit.nextFileNumber = next;
-    edit.lastSequence = lastSequence;
-    for (const f of files) edit.addFile(0, f);
-    writeDescriptor(fs, dir, manifestNumber, edit);
+    writeDescriptor(fs, dir, manifestNumber, descriptorEdits(families, next, lastSequence));
     const manifest = baseName(manifestFileName(dir, manifestNumber));
     for (const name of manifests) archive(name, `replaced by ${manifest}`);
+    const count = [...families.values()].reduce((n, f) => n + f.files.length, 0);
+    const named = families.size > 1 ? ` of ${families.size} column families` : "";
     say(
-      `${manifest}: ${files.length} tables in L0, last sequence ${lastSequence}, next file ${next}`,
+      `${manifest}: ${count} tables${named} in L0, last sequence ${lastSequence}, next file ${next}`,
     );
     report = {
       manifest,
@@ -285,10 +314,10 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
 
   // 5. Tables sharing keys and sequence ranges: a full compaction puts each key's newest
   // version first (in a new MANIFEST the open writes).
-  if (needsCompaction) {
+  if (toCompact.length > 0) {
     const db = await DB.open(dir, { ...options, createIfMissing: false });
     try {
-      await db.compactRange();
+      for (const name of toCompact) await db.columnFamily(name).compactRange();
     } finally {
       await db.close();
     }
@@ -302,15 +331,30 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
   return report;
 }
 
-/** Replays one WAL into a memtable, skipping damage (SkipAnyCorrupted). */
+/**
+ * Replays one WAL into a memtable per column family, skipping damage (SkipAnyCorrupted) and
+ * the records of families not in `families`.
+ */
 function convertLog(
   fs: FileSystem,
   path: string,
   number: number,
-  icmp: InternalKeyComparator,
-): { mem: MemTable; records: number; droppedBytes: number } {
+  families: ReadonlyMap<number, RepairFamily>,
+): { mems: Map<number, MemTable>; records: number; droppedBytes: number; skippedEntries: number } {
   const name = baseName(path);
-  const mem = new MemTable({ comparator: icmp.user });
+  const mems = new Map<number, MemTable>();
+  const inserter = new FamilyInserter();
+  for (const f of families.values()) {
+    const mem = new MemTable({ comparator: f.icmp.user });
+    mems.set(f.id, mem);
+    inserter.mems[f.id] = mem;
+  }
+  let skippedEntries = 0;
+  const check = {
+    apply(_kind: unknown, _key: unknown, _value: unknown, _index: number, family: number) {
+      if (!families.has(family)) skippedEntries++;
+    },
+  };
   let droppedBytes = 0;
   let records = 0;
   const file = fs.openSequential(path);
@@ -323,17 +367,21 @@ function convertLog(
       droppedBytes += info.bytes;
     },
   });
-  const inserter = new MemTableInserter();
   try {
     for (let rec = reader.readRecord(); rec !== undefined; rec = reader.readRecord()) {
       const offset = reader.lastRecordOffset;
       try {
         if (rec.length < 12) throw ShaleError.corruption("short record", name, offset);
-        inserter.mem = mem;
         inserter.seq = WriteBatch.sequence(rec);
         // Checked whole first, so a bad batch adds nothing.
-        WriteBatch.iterate(rec, { apply() {} }, name, offset);
-        WriteBatch.iterate(rec, inserter, name, offset);
+        const skippedBefore = skippedEntries;
+        try {
+          WriteBatch.iterate(rec, check, name, offset, true);
+        } catch (e) {
+          skippedEntries = skippedBefore;
+          throw e;
+        }
+        WriteBatch.iterate(rec, inserter, name, offset, true);
         records++;
       } catch (e) {
         if (!ShaleError.isInstance(e) || e.code !== "Corruption") throw e;
@@ -343,7 +391,7 @@ function convertLog(
   } finally {
     file.close();
   }
-  return { mem, records, droppedBytes };
+  return { mems, records, droppedBytes, skippedEntries };
 }
 
 /**
@@ -365,12 +413,47 @@ function sharesKeysAndSequences(files: readonly FileMetaData[], icmp: InternalKe
   return false;
 }
 
-/** Writes MANIFEST-`number` holding `edit`, syncs it, and points CURRENT at it (durably). */
-function writeDescriptor(fs: FileSystem, dir: string, number: number, edit: VersionEdit): void {
+/**
+ * The rebuilt MANIFEST's edits: the default family's (comparator, counters, its tables), then
+ * per other family one adding it (id, name, comparator) and one with its tables.
+ */
+function descriptorEdits(
+  families: ReadonlyMap<number, RepairFamily>,
+  nextFileNumber: number,
+  lastSequence: number,
+): VersionEdit[] {
+  const edits: VersionEdit[] = [];
+  for (const family of [...families.values()].sort((a, b) => a.id - b.id)) {
+    const edit = new VersionEdit();
+    edit.columnFamily = family.id;
+    edit.logNumber = 0;
+    if (family.id === 0) {
+      edit.comparator = family.icmp.name;
+      edit.prevLogNumber = 0;
+      edit.nextFileNumber = nextFileNumber;
+      edit.lastSequence = lastSequence;
+      const maxColumnFamily = Math.max(...families.keys());
+      if (maxColumnFamily > 0) edit.maxColumnFamily = maxColumnFamily;
+    } else {
+      const add = new VersionEdit();
+      add.columnFamily = family.id;
+      add.columnFamilyAdd = family.name;
+      add.comparator = family.icmp.name;
+      add.logNumber = 0;
+      edits.push(add);
+    }
+    for (const f of family.files) edit.addFile(0, f);
+    edits.push(edit);
+  }
+  return edits;
+}
+
+/** Writes MANIFEST-`number` holding `edits`, syncs it, and points CURRENT at it (durably). */
+function writeDescriptor(fs: FileSystem, dir: string, number: number, edits: VersionEdit[]): void {
   const path = manifestFileName(dir, number);
   const writer = new LogWriter(fs.openWritable(path));
   try {
-    writer.addRecord(edit.encode());
+    for (const edit of edits) writer.addRecord(edit.encode());
     writer.sync();
   } finally {
     writer.close();

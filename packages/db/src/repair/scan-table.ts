@@ -40,8 +40,9 @@ const describe = (e: unknown): string =>
   e instanceof Error ? e.message.replace(/^\w+: /, "") : String(e);
 
 /**
- * Scans table `number` (at `path`); a salvage is written as table `newNumber()` in `dir`.
- * `columnFamilyId` of the table must be 0 (shale repairs the default family only).
+ * Scans table `number` (at `path`) of the column family ordered by `icmp` (families.ts found
+ * which); a salvage is written as table `newNumber()` in `dir` with `builderOptions` (the
+ * family's).
  */
 export function scanTable(
   fs: FileSystem,
@@ -64,12 +65,6 @@ export function scanTable(
     return { kind: "dropped", reason: `does not open: ${describe(e)}` };
   }
   try {
-    const family = reader.properties.columnFamilyId;
-    if (family !== undefined && family !== 0 && family !== 0x7fffffff)
-      return {
-        kind: "dropped",
-        reason: `belongs to column family ${family} (${reader.properties.columnFamilyName}); shale repairs the default one only`,
-      };
     let failure: string | undefined;
     let tombstones: RangeTombstone[] = [];
     try {

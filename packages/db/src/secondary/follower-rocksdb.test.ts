@@ -1,7 +1,7 @@
 /**
  * Read-only and secondary opens of RocksDB-written databases (testdata/rocksdb/): each sees
- * the fixture's expected contents (tables and WALs, range deletions, merges, a second column
- * family left alone) and leaves the directory exactly as it was.
+ * the fixture's expected contents (tables and WALs, range deletions, merges, every column
+ * family of a database with three) and leaves the directory exactly as it was.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,6 +46,32 @@ describe("read-only and secondary opens of RocksDB directories", () => {
     expect(shaleScan(secondary)).toEqual(expected);
     secondary.tryCatchUpWithPrimary();
     expect(shaleScan(secondary)).toEqual(expected);
+    await secondary.close();
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it("column-families: every family reads as RocksDB wrote it (cf2's batch from the WAL)", async () => {
+    const dir = copyFixture("column-families", tmp.path);
+    const before = snapshot(dir);
+    const families = ["default", "cf1", "cf2"];
+    const expected = (cf: string) =>
+      expectedEntries(
+        "column-families",
+        cf === "default" ? "expected.jsonl" : `expected-${cf}.jsonl`,
+      );
+    const ro = await DB.open(dir, { readOnly: true });
+    const secondary = await DB.openAsSecondary(dir);
+    secondary.tryCatchUpWithPrimary();
+    for (const db of [ro, secondary]) {
+      expect(db.listColumnFamilies()).toEqual(families);
+      for (const cf of families) {
+        const h = db.columnFamily(cf);
+        expect(shaleScan(h), `${db.role} ${cf}`).toEqual(expected(cf));
+        expect(shaleReverseScan(h), `${db.role} ${cf}`).toEqual([...expected(cf)].reverse());
+      }
+      expect(Buffer.from(db.columnFamily("cf2").get("cf2-wal1")!).toString()).toBe("in-the-wal");
+    }
+    await ro.close();
     await secondary.close();
     expect(snapshot(dir)).toEqual(before);
   });

@@ -7,9 +7,11 @@
  * primary's directory, so they open beside a writer that holds it. What they read:
  *
  *   CURRENT -> MANIFEST (ManifestTail: edits from where the last read stopped)
- *           -> Version installed in the db's VersionSet (its tables opened first)
- *   WALs >= the MANIFEST's log number (WalTail: one memtable per WAL, records from where
- *           the last read stopped) -> the db's memtables (newest WAL = `mem`, older = `imm`)
+ *           -> every column family's Version installed in the db's VersionSet (its
+ *              tables opened first); families created or dropped since are added or dropped
+ *   WALs >= the lowest log number of any family (WalTail: one memtable per WAL and family,
+ *           records from where the last read stopped) -> each family's memtables (those of
+ *           the WALs at or above its log number: newest WAL = `mem`, older = `imm`)
  *
  * - read-only: this happens once, at open; the instance shows the database as of then.
  *   Nothing is written anywhere. The tables of the version are opened at open (up to
@@ -34,16 +36,23 @@
  * primary does not know the secondary's snapshots, so its compactions may drop entries
  * older than the secondary's current state (as with RocksDB's secondaries).
  */
-import { type FileSystem, type InternalKeyComparator, ShaleError } from "@shale/base";
+import {
+  type Comparator,
+  type FileSystem,
+  type InternalKeyComparator,
+  ShaleError,
+} from "@shale/base";
 import type { MemTable } from "@shale/memtable";
 import type { TableCache } from "@shale/sstable";
 import type { WalRecoveryMode } from "@shale/wal";
 import { logFileName, tableFileName } from "../core/filenames.js";
-import type { VersionSet } from "../version/version-set.js";
+import type { FamilyComparator } from "../version/manifest-replay.js";
+import type { Version } from "../version/version.js";
+import type { FollowedFamilies, VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { isMissingFile, ManifestTail, Vanished } from "./manifest-tail.js";
 import { RegistrationWriter } from "./registration.js";
-import { WalTail } from "./wal-tail.js";
+import { FamilyNotYetKnown, type WalFamilies, WalTail } from "./wal-tail.js";
 
 export type DbRole = "primary" | "readOnly" | "secondary";
 
@@ -61,8 +70,18 @@ export interface CatchUpResult {
 export interface FollowerHost {
   readonly versions: VersionSet;
   readonly tableCache: TableCache;
-  /** Replaces the memtables reads see (`mem`: the newest WAL's; `imm`: newest first). */
-  setMemTables(mem: MemTable, imm: ImmutableMemTable[]): void;
+  /** Opens the families `versions.followManifest` added and retires those it dropped. */
+  familiesChanged(change: FollowedFamilies): void;
+  /**
+   * Opens table `number` of family `family` (its comparator `icmp`) in the table cache its
+   * reads use (a family not open yet: the shared cache if it orders like `default`).
+   */
+  openTable(family: number, icmp: InternalKeyComparator, number: number, size: number): void;
+  /**
+   * Replaces the memtables reads of family `id` see (`mem`: the newest WAL's; `imm`: newest
+   * first).
+   */
+  setMemTables(id: number, mem: MemTable, imm: ImmutableMemTable[]): void;
   /** The sequence number reads see. */
   readonly lastSequence: number;
   setLastSequence(seq: number): void;
@@ -81,11 +100,14 @@ export interface FollowerOptions {
   /** Lease of the secondary's registration (ms). */
   leaseMs: number;
   maxOpenFiles: number;
+  /** The comparator of each family other than default (manifest-replay.ts). */
+  familyComparator?: FamilyComparator;
 }
 
 export class Follower {
   readonly role: "readOnly" | "secondary";
   private readonly dir: string;
+  private readonly icmp: InternalKeyComparator;
   private readonly options: FollowerOptions;
   private readonly manifest: ManifestTail;
   private readonly wals: WalTail;
@@ -98,9 +120,10 @@ export class Follower {
   constructor(fs: FileSystem, dir: string, icmp: InternalKeyComparator, options: FollowerOptions) {
     this.role = options.role;
     this.dir = dir;
+    this.icmp = icmp;
     this.options = options;
-    this.manifest = new ManifestTail(fs, dir, icmp);
-    this.wals = new WalTail(fs, dir, icmp.user, options.walRecoveryMode);
+    this.manifest = new ManifestTail(fs, dir, icmp, options.familyComparator);
+    this.wals = new WalTail(fs, dir, options.walRecoveryMode);
     if (options.role === "secondary") {
       this.registration = new RegistrationWriter(fs, dir, options.leaseMs);
       this.heartbeat = setInterval(() => this.registration?.renew(), options.leaseMs / 3);
@@ -155,36 +178,42 @@ export class Follower {
         manifestEdits += edits;
         if (edits > 0) this.pending = true;
         if (this.pending) this.install(host);
-        const logNumber = this.manifest.state.logNumber ?? 0;
-        walRecords += this.wals.advance(logNumber);
+        walRecords += this.wals.advance(this.manifest.minLogNumber, this.walFamilies());
         // A flush installed while the WALs were read may have deleted a WAL we never listed
         // (its data is in a table the MANIFEST names now): read the MANIFEST on. Its edit is
         // synced before its WALs are deleted, so every WAL deleted before the listing is
-        // below the log number read now, and every WAL at or above it was listed: the
-        // version read now plus the WALs at or above its log number is whole. The WALs below
-        // it are in its tables (merge operands must not count twice): drop them.
+        // below the log number its family has now, and every WAL at or above the lowest log
+        // number read now was listed or holds nothing unflushed: the versions read now plus
+        // the WALs at or above each family's log number are whole. The WALs below them are
+        // in their tables (merge operands must not count twice): not read.
         const later = this.manifest.advance();
         manifestEdits += later;
         if (later > 0) this.pending = true;
-        const laterLogNumber = this.manifest.state.logNumber ?? 0;
-        this.wals.dropBelow(laterLogNumber);
-        // A WAL deleted under the read is below that log number too, or else it was lost.
+        this.wals.dropBelow(this.manifest.minLogNumber);
+        // A WAL deleted under the read is below the highest family log number (a family
+        // flushed past it), or else it was lost. (A family with a lower log number had no
+        // unflushed data there: the primary keeps a WAL while any family needs it.)
         const vanished = this.wals.vanished;
-        if (vanished !== undefined && vanished >= laterLogNumber)
+        if (vanished !== undefined && vanished >= this.manifest.maxLogNumber)
           throw new Vanished(logFileName(this.dir, vanished));
         if (this.pending) this.install(host);
         break;
       } catch (e) {
         if (!(e instanceof Vanished)) throw e;
         if (attempt >= MAX_ATTEMPTS)
-          throw ShaleError.ioError(
-            `catching up with the primary: ${e.path} vanished ${MAX_ATTEMPTS} times (the primary deleted files faster than they could be opened)`,
-            e.path,
-          );
+          throw e instanceof FamilyNotYetKnown
+            ? ShaleError.corruption(e.message, e.path, 0)
+            : ShaleError.ioError(
+                `catching up with the primary: ${e.path} vanished ${MAX_ATTEMPTS} times (the primary deleted files faster than they could be opened)`,
+                e.path,
+              );
         sleep(Math.min(2 * attempt, 20));
       }
     }
-    host.setMemTables(this.wals.mem, this.wals.imm);
+    for (const family of host.versions.families.values()) {
+      const { mem, imm } = this.wals.memTables(family.id, family.icmp.user, family.logNumber);
+      host.setMemTables(family.id, mem, imm);
+    }
     const seq = Math.max(
       host.lastSequence,
       this.manifest.state.lastSequence ?? 0,
@@ -201,39 +230,56 @@ export class Follower {
     if (reg === undefined) return;
     const tables = host.versions.liveTableNumbers();
     for (const n of extra) tables.push(n);
-    const logNumber = this.manifest.state.logNumber ?? 0;
+    const logNumber = this.manifest.minLogNumber;
     const minLog = Math.min(logNumber, this.wals.minLogNumber);
     reg.write(this.manifest.number, Number.isFinite(minLog) ? minLog : logNumber, [
       ...new Set(tables),
     ]);
   }
 
+  /** The families the MANIFEST read so far has (for the WAL reader). */
+  private walFamilies(): WalFamilies {
+    const state = this.manifest.state;
+    return {
+      comparatorOf: (id): Comparator | undefined =>
+        id === 0 ? this.icmp.user : state.families.get(id)?.icmp.user,
+      maxColumnFamily: state.maxColumnFamily,
+    };
+  }
+
   /**
-   * Installs the MANIFEST's version: registers its tables (secondary), opens them (up to
-   * `maxOpenFiles`; a table missing now is Vanished: the MANIFEST has moved on), then makes
-   * it the db's current version with the MANIFEST's counters.
+   * Installs the MANIFEST's versions, every family's: registers their tables (secondary),
+   * opens them (up to `maxOpenFiles`; a table missing now is Vanished: the MANIFEST has
+   * moved on), then makes them the db's current versions with the MANIFEST's counters, and
+   * opens (or retires) the families created (or dropped) since the last install.
    */
   private install(host: FollowerHost): void {
     const state = this.manifest.state;
-    const version = state.version;
-    const files = version.levels.flat();
-    this.register(host, [...files.map((f) => f.number), ...version.blobFiles.keys()]);
-    const limit = Math.min(files.length, this.options.maxOpenFiles);
-    for (let i = 0; i < limit; i++) {
-      const f = files[i]!;
-      try {
-        host.tableCache.get(f.number, f.size);
-      } catch (e) {
-        if (isMissingFile(e)) throw new Vanished(tableFileName(this.dir, f.number));
-        throw e;
+    const families: [number, InternalKeyComparator, Version][] = [[0, this.icmp, state.version]];
+    for (const f of state.families.values()) families.push([f.id, f.icmp, f.version]);
+    const tables: number[] = [];
+    for (const [, , version] of families) {
+      for (const f of version.levels.flat()) tables.push(f.number);
+      for (const n of version.blobFiles.keys()) tables.push(n);
+    }
+    this.register(host, tables);
+    let opened = 0;
+    for (const [id, icmp, version] of families) {
+      for (const f of version.levels.flat()) {
+        if (opened++ >= this.options.maxOpenFiles) break;
+        try {
+          host.openTable(id, icmp, f.number, f.size);
+        } catch (e) {
+          if (isMissingFile(e)) throw new Vanished(tableFileName(this.dir, f.number));
+          throw e;
+        }
       }
     }
-    host.versions.followVersion(version, {
-      logNumber: state.logNumber ?? 0,
-      lastSequence: state.lastSequence ?? 0,
+    const change = host.versions.followManifest(state, {
       nextFileNumber: state.nextFileNumber ?? 2,
       manifestNumber: this.manifest.number,
     });
+    host.familiesChanged(change);
     this.pending = false;
   }
 

@@ -18,7 +18,7 @@ import { baseName, type FileSystem, type InternalKeyComparator, ShaleError } fro
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import { currentFileName, manifestFileName } from "../core/filenames.js";
 import { readCurrent } from "../version/current-file.js";
-import { EditUnits, ManifestState } from "../version/manifest-replay.js";
+import { EditUnits, type FamilyComparator, ManifestState } from "../version/manifest-replay.js";
 import { VersionEdit } from "../version/version-edit.js";
 
 /** A file the primary deleted between our looking it up and opening it: look again. */
@@ -53,17 +53,45 @@ export class ManifestTail {
   private readonly fs: FileSystem;
   private readonly dir: string;
   private readonly icmp: InternalKeyComparator;
+  private readonly familyComparator: FamilyComparator | undefined;
   /** The MANIFEST followed (0 before the first advance). */
   number = 0;
   /** File offset just past the last whole edit (or atomic group) applied. */
   offset = 0;
   state: ManifestState;
 
-  constructor(fs: FileSystem, dir: string, icmp: InternalKeyComparator) {
+  /** `familyComparator`: the comparator of each family other than default (manifest-replay.ts). */
+  constructor(
+    fs: FileSystem,
+    dir: string,
+    icmp: InternalKeyComparator,
+    familyComparator?: FamilyComparator,
+  ) {
     this.fs = fs;
     this.dir = dir;
     this.icmp = icmp;
-    this.state = new ManifestState(icmp);
+    this.familyComparator = familyComparator;
+    this.state = new ManifestState(icmp, familyComparator);
+  }
+
+  /**
+   * WALs numbered below this hold nothing any family needs that is not in its tables: the
+   * lowest log number of any family (0 before the first advance).
+   */
+  get minLogNumber(): number {
+    let min = this.state.logNumber ?? 0;
+    for (const f of this.state.families.values()) if (f.logNumber < min) min = f.logNumber;
+    return min;
+  }
+
+  /**
+   * The highest log number of any family: a WAL at or above it holds data no family has
+   * flushed yet (0 before the first advance).
+   */
+  get maxLogNumber(): number {
+    let max = this.state.logNumber ?? 0;
+    for (const f of this.state.families.values()) if (f.logNumber > max) max = f.logNumber;
+    return max;
   }
 
   /**
@@ -75,7 +103,7 @@ export class ManifestTail {
     const number = readCurrentNumber(this.fs, this.dir);
     if (number !== this.number) {
       // A new MANIFEST: replayed from its start into a fresh state, installed only if whole.
-      const fresh = new ManifestTail(this.fs, this.dir, this.icmp);
+      const fresh = new ManifestTail(this.fs, this.dir, this.icmp, this.familyComparator);
       fresh.number = number;
       const applied = fresh.readFrom();
       fresh.checkCounters();

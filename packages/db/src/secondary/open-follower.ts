@@ -9,21 +9,25 @@
  */
 import { type FileLock, InternalKeyComparator, ShaleError } from "@shale/base";
 import type { TableCache } from "@shale/sstable";
-import type { ColumnFamilyData } from "../column-family/column-family-data.js";
+import { emptyMemTables } from "../column-family/column-family-data.js";
+import type { ColumnFamilySet } from "../column-family/column-family-set.js";
 import type { WriteLoop } from "../column-family/write-loop.js";
 import { lockFileName } from "../core/filenames.js";
-import type { ResolvedOptions } from "../core/options.js";
+import { type ResolvedOptions, resolveColumnFamilyOptions } from "../core/options.js";
 import { followerState } from "../open/follower-state.js";
-import type { RecoveredState } from "../open/recovery.js";
+import { familyComparator, type RecoveredState } from "../open/recovery.js";
 import type { VersionSet } from "../version/version-set.js";
 import { Follower, type FollowerHost } from "./follower.js";
 
 /** What a follower reads and sets of a database. */
 export interface FollowerParts {
   readonly versions: VersionSet;
+  /** The database's table cache (families ordered like `default` share it). */
   readonly tableCache: TableCache;
-  /** The family whose memtables the follower replaces. */
-  readonly family: ColumnFamilyData;
+  /** The database's key order. */
+  readonly icmp: InternalKeyComparator;
+  /** The families whose trees and memtables the follower changes. */
+  readonly families: ColumnFamilySet;
   readonly writes: WriteLoop;
 }
 
@@ -53,6 +57,7 @@ export async function openFollower<T extends { close(): Promise<void> }>(
   let db: T | undefined;
   try {
     const follower = new Follower(fs, dir, icmp, {
+      familyComparator: familyComparator(resolved, icmp),
       role,
       walRecoveryMode: resolved.walRecoveryMode,
       leaseMs,
@@ -60,7 +65,7 @@ export async function openFollower<T extends { close(): Promise<void> }>(
     });
     const built = construct(followerState(dir, resolved, icmp, follower), lock);
     db = built.db;
-    follower.attach(followerHost(built.parts));
+    follower.attach(followerHost(built.parts, resolved));
     follower.catchUp();
     return db;
   } catch (e) {
@@ -71,15 +76,23 @@ export async function openFollower<T extends { close(): Promise<void> }>(
 }
 
 /** What the follower changes in the database. */
-function followerHost(parts: FollowerParts): FollowerHost {
-  const { versions, family, writes } = parts;
+function followerHost(parts: FollowerParts, options: ResolvedOptions): FollowerHost {
+  const { versions, families, writes, tableCache, icmp } = parts;
   return {
     versions,
-    tableCache: parts.tableCache,
-    setMemTables: (mem, imm) => {
-      family.mem = mem;
-      family.flushes.imm.splice(0, family.flushes.imm.length, ...imm);
+    tableCache,
+    familiesChanged: ({ added, dropped }) => {
+      for (const v of dropped) families.retire(v.id);
+      for (const v of added) {
+        const own = { ...resolveColumnFamilyOptions(options, v.name), comparator: v.icmp.user };
+        families.add(v, own, emptyMemTables(v.icmp)).start();
+      }
     },
+    openTable: (id, familyIcmp, n, size) => {
+      const cache = families.get(id)?.tableCache;
+      (cache ?? (familyIcmp.name === icmp.name ? tableCache : undefined))?.get(n, size);
+    },
+    setMemTables: (id, mem, imm) => families.get(id)?.followMemTables(mem, imm),
     get lastSequence() {
       return writes.lastSeq;
     },

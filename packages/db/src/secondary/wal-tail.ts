@@ -1,9 +1,18 @@
 /**
- * Following the primary's WALs: one memtable per WAL (RocksDB's secondary keeps its
- * memtables by log the same way), filled from where the last read of that WAL stopped.
+ * Following the primary's WALs: one memtable per WAL and column family (RocksDB's secondary
+ * keeps its memtables by log the same way), filled from where the last read of that WAL
+ * stopped.
  *
- * - The WALs read are those numbered at or above the MANIFEST's log number; the memtables of
- *   WALs below it are dropped (their data is in tables the MANIFEST now names).
+ * - The WALs read are those numbered at or above the lowest log number of any family; the
+ *   memtables of WALs below it are dropped (their data is in tables the MANIFEST now names).
+ *   A family reads the memtables of the WALs at or above its own log number (`memTables`):
+ *   the older ones hold its records that are in its tables now.
+ * - Every family's records are kept (those of a family whose log number is above the WAL
+ *   too: its log number is applied when the memtables are read, so a family's log number
+ *   read later changes nothing already read). Records of a dropped family (an id at or
+ *   below the MANIFEST's max column family that it no longer has) are skipped. A record of
+ *   a family the MANIFEST read does not know yet (created after that read) stops the read
+ *   of that WAL before the record: `FamilyNotYetKnown`, the caller reads the MANIFEST on.
  * - The newest WAL is still being appended to: a record cut short at its end (or any damage
  *   there: a write in flight) ends the read, and the next advance reads it again from the
  *   end of the last whole record. A WAL that has a successor is complete (the primary hands
@@ -17,40 +26,88 @@
  * The memtables are never sealed: a WAL that got a successor can still receive the records
  * our previous read saw cut short.
  */
-import { baseName, type Comparator, type FileSystem, ShaleError } from "@shale/base";
+import {
+  baseName,
+  type Comparator,
+  type FileSystem,
+  ShaleError,
+  type ValueKind,
+} from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import { WAL_DECOMPRESSOR } from "../core/wal-codecs.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import { WriteBatch } from "../write/write-batch.js";
-import { MemTableInserter } from "../write/write-path.js";
-import { isMissingFile } from "./manifest-tail.js";
+import { isMissingFile, Vanished } from "./manifest-tail.js";
 
 interface FollowedLog {
   readonly number: number;
-  readonly mem: MemTable;
+  /** The memtable of each family with records in this WAL, by family id. */
+  readonly mems: Map<number, MemTable>;
   /** File offset just past the last whole record applied. */
   offset: number;
+}
+
+/** The column families the MANIFEST read so far knows. */
+export interface WalFamilies {
+  /** The user comparator of family `id`; undefined when the MANIFEST has no such family. */
+  comparatorOf(id: number): Comparator | undefined;
+  /** The highest family id the MANIFEST ever used (a higher id is not known yet). */
+  readonly maxColumnFamily: number;
+}
+
+/** A WAL record of a family the MANIFEST read does not know yet: read the MANIFEST on. */
+export class FamilyNotYetKnown extends Vanished {
+  constructor(
+    path: string,
+    readonly family: number,
+  ) {
+    super(path);
+    this.message = `${path} holds records of column family ${family}, which the MANIFEST does not have`;
+  }
+}
+
+/** The families a batch writes (its records' family ids). */
+class FamilyCollector {
+  readonly ids = new Set<number>();
+  apply(_kind: ValueKind, _key: Uint8Array, _value: Uint8Array, _index: number, family: number) {
+    this.ids.add(family);
+  }
+}
+
+/** Applies a batch's records to the WAL's memtable of each family (`mems`, by id). */
+class LogInserter {
+  mems!: Map<number, MemTable>;
+  families!: WalFamilies;
+  seq = 0;
+  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number, family: number) {
+    let mem = this.mems.get(family);
+    if (mem === undefined) {
+      const comparator = this.families.comparatorOf(family);
+      if (comparator === undefined) return; // a dropped family's
+      mem = new MemTable({ comparator });
+      this.mems.set(family, mem);
+    }
+    mem.add(this.seq + index, kind, key, value);
+  }
 }
 
 export class WalTail {
   private readonly fs: FileSystem;
   private readonly dir: string;
-  private readonly comparator: Comparator;
   private readonly mode: WalRecoveryMode;
   /** Oldest first. */
   private logs: FollowedLog[] = [];
-  private readonly inserter = new MemTableInserter();
+  private readonly inserter = new LogInserter();
   /** The highest sequence number applied from any WAL. */
   lastSequence = 0;
   /** The highest-numbered WAL the last `advance` found deleted (undefined: none). */
   vanished: number | undefined;
 
-  constructor(fs: FileSystem, dir: string, comparator: Comparator, mode: WalRecoveryMode) {
+  constructor(fs: FileSystem, dir: string, mode: WalRecoveryMode) {
     this.fs = fs;
     this.dir = dir;
-    this.comparator = comparator;
     this.mode = mode;
   }
 
@@ -59,25 +116,37 @@ export class WalTail {
     return this.logs.length > 0 ? this.logs[0]!.number : Number.POSITIVE_INFINITY;
   }
 
-  /** The memtable of the newest WAL (an empty one when there is none). */
-  get mem(): MemTable {
-    const last = this.logs[this.logs.length - 1];
-    return last !== undefined ? last.mem : new MemTable({ comparator: this.comparator });
-  }
-
-  /** The memtables of the older WALs, newest first. */
-  get imm(): ImmutableMemTable[] {
-    const out: ImmutableMemTable[] = [];
-    for (let i = this.logs.length - 2; i >= 0; i--)
-      out.push({ mem: this.logs[i]!.mem, logNumber: this.logs[i]!.number });
-    return out;
+  /**
+   * The memtables of family `id` (ordered by `comparator`) in the WALs at or above
+   * `logNumber`: `mem` of the newest WAL (made empty when the family has no records there),
+   * `imm` of the older ones with records of it, newest first.
+   */
+  memTables(
+    id: number,
+    comparator: Comparator,
+    logNumber: number,
+  ): { mem: MemTable; imm: ImmutableMemTable[] } {
+    const logs = this.logs.filter((l) => l.number >= logNumber);
+    const newest = logs[logs.length - 1];
+    let mem = newest?.mems.get(id);
+    if (mem === undefined) {
+      mem = new MemTable({ comparator });
+      newest?.mems.set(id, mem);
+    }
+    const imm: ImmutableMemTable[] = [];
+    for (let i = logs.length - 2; i >= 0; i--) {
+      const m = logs[i]!.mems.get(id);
+      if (m !== undefined) imm.push({ mem: m, logNumber: logs[i]!.number });
+    }
+    return { mem, imm };
   }
 
   /**
    * Drops the memtables of WALs below `logNumber`, then reads every WAL at or above it from
-   * where the last read stopped. Returns the number of records applied.
+   * where the last read stopped. Returns the number of records applied. Throws
+   * FamilyNotYetKnown (the records before it applied).
    */
-  advance(logNumber: number): number {
+  advance(logNumber: number, families: WalFamilies): number {
     this.dropBelow(logNumber);
     this.vanished = undefined;
     const known = new Set(this.logs.map((l) => l.number));
@@ -85,16 +154,12 @@ export class WalTail {
       const parsed = parseFileName(name);
       if (parsed?.type !== FileType.Log || parsed.number < logNumber || known.has(parsed.number))
         continue;
-      this.logs.push({
-        number: parsed.number,
-        mem: new MemTable({ comparator: this.comparator }),
-        offset: 0,
-      });
+      this.logs.push({ number: parsed.number, mems: new Map(), offset: 0 });
     }
     this.logs.sort((a, b) => a.number - b.number);
     let records = 0;
     for (let i = 0; i < this.logs.length; i++)
-      records += this.read(this.logs[i]!, i === this.logs.length - 1);
+      records += this.read(this.logs[i]!, i === this.logs.length - 1, families);
     return records;
   }
 
@@ -104,7 +169,7 @@ export class WalTail {
       this.logs = this.logs.filter((l) => l.number >= logNumber);
   }
 
-  private read(log: FollowedLog, newest: boolean): number {
+  private read(log: FollowedLog, newest: boolean, families: WalFamilies): number {
     const path = logFileName(this.dir, log.number);
     const name = baseName(path);
     let file: ReturnType<FileSystem["openSequential"]>;
@@ -125,6 +190,8 @@ export class WalTail {
       reporter: () => {},
     });
     const inserter = this.inserter;
+    inserter.mems = log.mems;
+    inserter.families = families;
     let records = 0;
     try {
       for (;;) {
@@ -141,9 +208,12 @@ export class WalTail {
           throw ShaleError.corruption("WAL record shorter than a write batch header", name, offset);
         const seq = WriteBatch.sequence(rec);
         const count = WriteBatch.countOf(rec);
-        inserter.mem = log.mem;
+        const written = new FamilyCollector();
+        WriteBatch.iterate(rec, written, name, offset, true);
+        for (const id of written.ids)
+          if (id > families.maxColumnFamily) throw new FamilyNotYetKnown(path, id);
         inserter.seq = seq;
-        WriteBatch.iterate(rec, inserter, name, offset);
+        WriteBatch.iterate(rec, inserter, name, offset, true);
         if (seq + count - 1 > this.lastSequence) this.lastSequence = seq + count - 1;
         log.offset = reader.lastRecordEndOffset;
         records++;

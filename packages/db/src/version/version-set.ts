@@ -27,7 +27,7 @@ import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { FamilyVersions, type FamilyVersionsOwner } from "./family-versions.js";
 import { FileNumberCounter } from "./file-numbers.js";
 import { recoverManifest } from "./manifest-recovery.js";
-import type { FamilyComparator } from "./manifest-replay.js";
+import type { FamilyComparator, ManifestState } from "./manifest-replay.js";
 import { Version } from "./version.js";
 import { VersionEdit } from "./version-edit.js";
 
@@ -40,6 +40,12 @@ export interface VersionSetOptions {
   icmp: InternalKeyComparator;
   /** Unused (the merge operator's name lives in the OPTIONS file); kept for callers. */
   mergeOperatorName?: string | undefined;
+}
+
+/** The families `followManifest` added and dropped. */
+export interface FollowedFamilies {
+  added: FamilyVersions[];
+  dropped: FamilyVersions[];
 }
 
 /** What `recover` found beyond the default column family's files. */
@@ -188,23 +194,42 @@ export class VersionSet implements FamilyVersionsOwner {
   }
 
   /**
-   * @internal Read-only and secondary instances (secondary/follower.ts): makes `v`, read from
-   * the primary's MANIFEST, current with the MANIFEST's counters. Writes nothing.
+   * @internal Read-only and secondary instances (secondary/follower.ts): makes the versions
+   * of `state`, read from the primary's MANIFEST, current with its counters — every family's:
+   * the families the state has and this set lacks are added, those it no longer has are
+   * dropped (their versions' references go). Writes nothing.
    */
-  followVersion(
-    v: Version,
-    counters: {
-      logNumber: number;
-      lastSequence: number;
-      nextFileNumber: number;
-      manifestNumber: number;
-    },
-  ): void {
-    this.logNumber = counters.logNumber;
-    if (counters.lastSequence > this.lastSequence) this.lastSequence = counters.lastSequence;
+  followManifest(
+    state: ManifestState,
+    counters: { nextFileNumber: number; manifestNumber: number },
+  ): FollowedFamilies {
+    const lastSequence = state.lastSequence ?? 0;
+    if (lastSequence > this.lastSequence) this.lastSequence = lastSequence;
     this.nextFileNumber = Math.max(this.nextFileNumber, counters.nextFileNumber);
     this.manifestNumber = counters.manifestNumber;
-    if (v !== this.defaultFamily.current) this.install(this.defaultFamily, v);
+    this.maxColumnFamily = Math.max(this.maxColumnFamily, state.maxColumnFamily);
+    this.logNumber = state.logNumber ?? 0;
+    if (state.version !== this.defaultFamily.current)
+      this.install(this.defaultFamily, state.version);
+    const added: FamilyVersions[] = [];
+    const dropped: FamilyVersions[] = [];
+    for (const family of this.families.values())
+      if (family.id !== 0 && !state.families.has(family.id)) dropped.push(family);
+    for (const family of dropped) {
+      this.families.delete(family.id);
+      family.current.unref();
+    }
+    for (const f of [...state.families.values()].sort((a, b) => a.id - b.id)) {
+      let family = this.families.get(f.id);
+      if (family === undefined) {
+        family = new FamilyVersions(this, f.id, f.name, f.icmp, Version.empty(), f.logNumber);
+        this.families.set(f.id, family);
+        added.push(family);
+      }
+      family.logNumber = f.logNumber;
+      if (f.version !== family.current) this.install(family, f.version);
+    }
+    return { added, dropped };
   }
 
   /** @internal The tables of every live version (a secondary registers them). */
