@@ -114,6 +114,7 @@ import {
   type Transaction,
   type TransactionHost,
 } from "./txn/transaction.js";
+import { AtomicFlush } from "./flush/atomic-flush.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";
@@ -220,6 +221,10 @@ export class DB extends ColumnFamilyMethods {
         for (const f of families!.values()) if (f.oldestLogNeeded < min) min = f.oldestLogNeeded;
         return min;
       },
+      atomicFlush:
+        options.atomicFlush === true && state.follower === undefined
+          ? new AtomicFlush({ fs, dir, versions, wal, status, families: () => families!.values() })
+          : undefined,
     };
     const own = state.families.get(0)?.options ?? options;
     const cf = new ColumnFamilyData(
