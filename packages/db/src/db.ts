@@ -78,6 +78,7 @@ import {
   type TransactionOptions,
 } from "./core/transaction-options.js";
 import { loadCodecs } from "./core/wal-codecs.js";
+import { AtomicFlush } from "./flush/atomic-flush.js";
 import type { DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
 import { type RecoveredState, recover, writeOptions } from "./open/recovery.js";
@@ -114,7 +115,6 @@ import {
   type Transaction,
   type TransactionHost,
 } from "./txn/transaction.js";
-import { AtomicFlush } from "./flush/atomic-flush.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";

@@ -220,7 +220,10 @@ export class FlushScheduler {
    * `files`: the tables added to L0, and the log number raised to the oldest WAL this family
    * still needs (that of the oldest memtable left, else the mutable memtable's).
    */
-  editFor(targets: readonly ImmutableMemTable[], files: readonly (FileMetaData | undefined)[]): VersionEdit {
+  editFor(
+    targets: readonly ImmutableMemTable[],
+    files: readonly (FileMetaData | undefined)[],
+  ): VersionEdit {
     const remaining = this.imm.filter((m) => !targets.includes(m));
     const edit = new VersionEdit();
     edit.logNumber =

@@ -37,11 +37,11 @@ import { StallCondition, type StallHost, WriteController } from "../background/w
 import { type BlobFileCache, type BlobResolver, BlobSource } from "../blob/blob-source.js";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
-import type { AtomicFlush } from "../flush/atomic-flush.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import type { SnapshotList } from "../core/snapshot.js";
+import type { AtomicFlush } from "../flush/atomic-flush.js";
 import { PointReader } from "../read/read-path.js";
 import { type KeyRange, rangeOfFiles } from "../version/key-range.js";
 import type { FamilyVersions, Version, VersionSet } from "../version/version-set.js";

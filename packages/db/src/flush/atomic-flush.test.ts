@@ -133,12 +133,12 @@ describe("atomicFlush", () => {
 
   it("refuses an atomicFlush that is not a boolean (TypeError naming it)", async () => {
     const fs = new MemoryFileSystem();
-    await expect(
-      DB.open("/db", { fs, atomicFlush: "yes" as unknown as boolean }),
-    ).rejects.toThrow(TypeError);
-    await expect(
-      DB.open("/db", { fs, atomicFlush: 1 as unknown as boolean }),
-    ).rejects.toThrow(/atomicFlush/);
+    await expect(DB.open("/db", { fs, atomicFlush: "yes" as unknown as boolean })).rejects.toThrow(
+      TypeError,
+    );
+    await expect(DB.open("/db", { fs, atomicFlush: 1 as unknown as boolean })).rejects.toThrow(
+      /atomicFlush/,
+    );
   });
 
   it("recovery ignores a group cut short at the MANIFEST's end and replays every family's WAL data", async () => {
