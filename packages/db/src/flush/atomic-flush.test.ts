@@ -131,6 +131,25 @@ describe("atomicFlush", () => {
     await off.close();
   });
 
+  it("a flush during recovery (avoidFlushDuringRecovery: false) installs the families as one group", async () => {
+    const fs = new MemoryFileSystem();
+    const options = {
+      fs,
+      atomicFlush: true,
+      createMissingColumnFamilies: true,
+      columnFamilies: FAMILIES,
+    };
+    const db = await DB.open("/db", options);
+    db.put("d", "1");
+    db.columnFamily("other").put("o", "1");
+    await db.close(); // the writes stay in the WAL
+    const again = await DB.open("/db", { ...options, avoidFlushDuringRecovery: false });
+    // The new MANIFEST: its snapshot, then the recovery flush's group (every family's edit).
+    expect(groups(fs)).toEqual(["0:3:1", "1:2:0", "2:1:0", "3:0:1"]);
+    expect(str(again.columnFamily("other").get("o"))).toBe("1");
+    await again.close();
+  });
+
   it("refuses an atomicFlush that is not a boolean (TypeError naming it)", async () => {
     const fs = new MemoryFileSystem();
     await expect(DB.open("/db", { fs, atomicFlush: "yes" as unknown as boolean })).rejects.toThrow(

@@ -412,7 +412,10 @@ export function recover(
       recoveredNext,
       families,
     );
-    for (const [f, edit] of edits) f.logAndApply(edit);
+    // With atomicFlush, the families' recovery flushes are installed together (one group).
+    if (options.atomicFlush === true && edits.some(([, e]) => e.newFiles.length > 0))
+      versions.logAndApplyGroup(edits.map(([family, edit]) => ({ edit, family })));
+    else for (const [f, edit] of edits) f.logAndApply(edit);
     const main = families.get(0)!;
 
     // A best-efforts open may have opened an older version than the files around it: it
