@@ -14,6 +14,11 @@
  * A failed flush or install is a background error: the database turns read-only, waiters
  * are rejected, and nothing more is flushed.
  *
+ * With `atomicFlush` this scheduler starts no flush itself: flush/atomic-flush.ts takes every
+ * family's immutable memtables at once (through `startJob`), writes one atomic group
+ * (`editFor` per family) and hands the results back (`installed`, `releaseWals`,
+ * `afterInstall`).
+ *
  * Recovered memtables: the ones a WAL replay left (`avoidFlushDuringRecovery`) are flushed
  * first, oldest first, like any other; until the last of them is installed
  * `recoveryFlushPending` is true, and the database holds L0 compactions back meanwhile (see
