@@ -129,7 +129,10 @@ export class FlushScheduler {
     return this.recovered.size > 0;
   }
 
-  /** Flushes running (or waiting for their atomic group's install): 0 or 1, more with `atomicFlush`. */
+  /**
+   * Flushes running (or waiting for their atomic group's install): 0 or 1; with `atomicFlush`,
+   * one per immutable memtable of the running group.
+   */
   get numRunning(): number {
     return this.running;
   }
@@ -177,7 +180,8 @@ export class FlushScheduler {
 
   /**
    * @internal Starts one flush job of `target` (one of `imm`); `done` is told its table once
-   * it is built and synced, still to be installed. Counts as running until `jobDone`.
+   * it is built and synced, still to be installed. Counts as running until the caller says
+   * it is over (`running--` for a lone flush, `jobsDone` for an atomic group).
    */
   startJob(target: ImmutableMemTable, done: FlushDone): void {
     const host = this.host;
