@@ -3,6 +3,9 @@
  * and installed by one atomic group in the MANIFEST; the option is recorded in the OPTIONS
  * file and read back; a group cut short at the MANIFEST's end is ignored at recovery.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemoryFileSystem } from "@shale/base";
 import { LogReader } from "@shale/wal";
 import { describe, expect, it } from "vitest";
@@ -148,6 +151,51 @@ describe("atomicFlush", () => {
     expect(groups(fs)).toEqual(["0:3:1", "1:2:0", "2:1:0", "3:0:1"]);
     expect(str(again.columnFamily("other").get("o"))).toBe("1");
     await again.close();
+  });
+
+  it("on the node file system (worker flushes): writes go on during groups, a family dropped mid-group leaves it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shale-atomic-flush-"));
+    try {
+      const db = await DB.open(dir, {
+        atomicFlush: true,
+        createMissingColumnFamilies: true,
+        columnFamilies: { busy: { writeBufferSize: 64 * 1024 }, idle: {}, other: {} },
+      });
+      const busy = db.columnFamily("busy");
+      const other = db.columnFamily("other");
+      const value = "v".repeat(2000);
+      for (let i = 0; i < 400; i++) {
+        const b = new WriteBatch();
+        b.put(`k${i}`, value, busy).put(`k${i}`, `d${i}`);
+        if (i % 50 === 0) b.put(`k${i}`, `o${i}`, other);
+        db.write(b);
+        if (i % 40 === 39) await new Promise((resolve) => setImmediate(resolve));
+      }
+      other.put("last", "in the group"); // other is in the next group for sure
+      const flushing = db.flush();
+      expect(Number(other.getProperty("shale.num-running-flushes"))).toBeGreaterThan(0);
+      await db.dropColumnFamily("other"); // waits for the group's jobs, then drops
+      await flushing;
+      await db.waitForCompactions();
+      expect(db.listColumnFamilies()).toEqual(["default", "busy", "idle"]);
+      for (let i = 0; i < 400; i++) {
+        expect(str(busy.get(`k${i}`))).toBe(value);
+        expect(str(db.get(`k${i}`))).toBe(`d${i}`);
+      }
+      await db.close();
+      const again = await DB.open(dir, {});
+      try {
+        expect(again.listColumnFamilies()).toEqual(["default", "busy", "idle"]);
+        for (let i = 0; i < 400; i++) {
+          expect(str(again.columnFamily("busy").get(`k${i}`))).toBe(value);
+          expect(str(again.get(`k${i}`))).toBe(`d${i}`);
+        }
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses an atomicFlush that is not a boolean (TypeError naming it)", async () => {
