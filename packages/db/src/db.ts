@@ -464,6 +464,7 @@ export class DB extends ColumnFamilyMethods {
     this.versions.dropFamily(cf.versions);
     this.families.delete(cf.id);
     retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm);
+    cf.flushes.dropped(); // its flush waiters are done
     this.rewriteOptions();
   }
 

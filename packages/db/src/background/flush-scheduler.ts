@@ -313,6 +313,14 @@ export class FlushScheduler {
     });
   }
 
+  /**
+   * The family was dropped: nothing of it will be flushed any more, so every `waitForAll`
+   * promise resolves (a `db.flush()` that waited for it, with atomicFlush too, is done).
+   */
+  dropped(): void {
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+
   /** Rejects every `waitForAll` promise, each with a `makeError()`. */
   rejectWaiters(makeError: () => Error): void {
     for (const w of this.waiters.splice(0)) w.reject(makeError());
