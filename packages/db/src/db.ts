@@ -42,6 +42,7 @@ import { FileRemover } from "./background/file-remover.js";
 import { builtinComparator } from "./background/protocol.js";
 import { WorkerExecutor } from "./background/worker-executor.js";
 import { BlobFileCache } from "./blob/blob-source.js";
+import { AtomicFlush } from "./column-family/atomic-flush.js";
 import {
   ColumnFamilyData,
   type ColumnFamilyHost,
@@ -78,7 +79,6 @@ import {
   type TransactionOptions,
 } from "./core/transaction-options.js";
 import { loadCodecs } from "./core/wal-codecs.js";
-import { AtomicFlush } from "./flush/atomic-flush.js";
 import type { DBIterator } from "./iterator/index.js";
 import { followerState } from "./open/follower-state.js";
 import { type RecoveredState, recover, writeOptions } from "./open/recovery.js";

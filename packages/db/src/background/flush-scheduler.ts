@@ -14,7 +14,7 @@
  * A failed flush or install is a background error: the database turns read-only, waiters
  * are rejected, and nothing more is flushed.
  *
- * With `atomicFlush` this scheduler starts no flush itself: flush/atomic-flush.ts takes every
+ * With `atomicFlush` this scheduler starts no flush itself: column-family/atomic-flush.ts takes every
  * family's immutable memtables at once (through `startJob`), writes one atomic group
  * (`editFor` per family) and hands the results back (`installed`, `releaseWals`,
  * `afterInstall`).
@@ -89,7 +89,7 @@ export interface FlushHost {
   snapshotSeqs(): number[];
   /**
    * With `atomicFlush`: the coordinator that flushes every family's immutable memtables
-   * together (flush/atomic-flush.ts); this scheduler then starts no flush of its own.
+   * together (column-family/atomic-flush.ts); this scheduler then starts no flush of its own.
    */
   readonly atomic?: { maybeSchedule(): void } | undefined;
 }

@@ -41,13 +41,13 @@ import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import type { SnapshotList } from "../core/snapshot.js";
-import type { AtomicFlush } from "../flush/atomic-flush.js";
 import { PointReader } from "../read/read-path.js";
 import { type KeyRange, rangeOfFiles } from "../version/key-range.js";
 import type { FamilyVersions, Version, VersionSet } from "../version/version-set.js";
 import { memtableChunkPool } from "../write/chunk-pool.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { ActiveWal } from "../write/write-path.js";
+import type { AtomicFlush } from "./atomic-flush.js";
 import type { DbStatus } from "./db-status.js";
 
 /** What a column family shares with the database and the other families. */
@@ -71,7 +71,7 @@ export interface ColumnFamilyHost {
   /** The db-wide WAL retention rule (FlushHost.minLogToKeep). */
   minLogToKeep(): number;
   /**
-   * With `atomicFlush`: switches and flushes every family together (flush/atomic-flush.ts).
+   * With `atomicFlush`: switches and flushes every family together (column-family/atomic-flush.ts).
    * Default: undefined (each family flushes on its own).
    */
   readonly atomicFlush?: AtomicFlush | undefined;
@@ -330,7 +330,7 @@ export class ColumnFamilyData {
   /**
    * Seals the memtable and starts a new one with a new WAL; the sealed one is queued for
    * flush. Stops writes while `maxWriteBufferNumber` memtables are full. With `atomicFlush`
-   * every family holding data switches with it (flush/atomic-flush.ts).
+   * every family holding data switches with it (column-family/atomic-flush.ts).
    */
   switchMemtable(): void {
     const host = this.host;
@@ -389,7 +389,7 @@ export class ColumnFamilyData {
   /**
    * Switches the memtable if it holds anything and waits until every immutable memtable is
    * on disk (with `{ wait: false }`: starts the flush and resolves at once). With
-   * `atomicFlush`: every family's, together (flush/atomic-flush.ts).
+   * `atomicFlush`: every family's, together (column-family/atomic-flush.ts).
    * REQUIRES: the caller checked that the database is writable.
    */
   async flush(options?: FlushOptions): Promise<void> {

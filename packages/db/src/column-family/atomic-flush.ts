@@ -23,13 +23,13 @@
  * Threading: the database's thread; job results arrive as in flush-scheduler.ts.
  */
 import type { FileSystem } from "@shale/base";
-import type { ColumnFamilyData } from "../column-family/column-family-data.js";
-import type { DbStatus } from "../column-family/db-status.js";
 import type { FlushOptions } from "../core/call-options.js";
 import type { FileMetaData } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { ActiveWal } from "../write/write-path.js";
+import type { ColumnFamilyData } from "./column-family-data.js";
+import type { DbStatus } from "./db-status.js";
 
 /** What atomic flushes need from their database. */
 export interface AtomicFlushHost {
