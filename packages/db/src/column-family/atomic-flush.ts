@@ -28,7 +28,7 @@ import type { FileMetaData } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { ActiveWal } from "../write/write-path.js";
-import type { ColumnFamilyData } from "./column-family-data.js";
+import type { AtomicFlushCoordinator, ColumnFamilyData } from "./column-family-data.js";
 import type { DbStatus } from "./db-status.js";
 
 /** What atomic flushes need from their database. */
@@ -50,7 +50,7 @@ interface Part {
   readonly files: (FileMetaData | undefined)[];
 }
 
-export class AtomicFlush {
+export class AtomicFlush implements AtomicFlushCoordinator {
   private readonly host: AtomicFlushHost;
   /** A group is being flushed (one at a time: groups install in switch order). */
   private running = false;

@@ -47,7 +47,6 @@ import type { FamilyVersions, Version, VersionSet } from "../version/version-set
 import { memtableChunkPool } from "../write/chunk-pool.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { ActiveWal } from "../write/write-path.js";
-import type { AtomicFlush } from "./atomic-flush.js";
 import type { DbStatus } from "./db-status.js";
 
 /** What a column family shares with the database and the other families. */
@@ -71,12 +70,22 @@ export interface ColumnFamilyHost {
   /** The db-wide WAL retention rule (FlushHost.minLogToKeep). */
   minLogToKeep(): number;
   /**
-   * With `atomicFlush`: switches and flushes every family together (column-family/atomic-flush.ts).
+   * With `atomicFlush`: switches and flushes every family together (atomic-flush.ts).
    * Default: undefined (each family flushes on its own).
    */
-  readonly atomicFlush?: AtomicFlush | undefined;
+  readonly atomicFlush?: AtomicFlushCoordinator | undefined;
   /** Deletes obsolete files (unless the database failed or holds deletions). */
   removeFiles(paths: string[]): void;
+}
+
+/** What a family asks of the atomic flush (atomic-flush.ts `AtomicFlush`). */
+export interface AtomicFlushCoordinator {
+  /** Switches every family holding data (one WAL roll) and queues them for one group. */
+  switchAll(): void;
+  /** `db.flush()` / a handle's flush: every family with data, waited for. */
+  flush(options?: FlushOptions): Promise<void>;
+  /** Starts the next group if none is running. */
+  maybeSchedule(): void;
 }
 
 /** The memtables recovery left a family (see open/recovery.ts). */
@@ -330,7 +339,7 @@ export class ColumnFamilyData {
   /**
    * Seals the memtable and starts a new one with a new WAL; the sealed one is queued for
    * flush. Stops writes while `maxWriteBufferNumber` memtables are full. With `atomicFlush`
-   * every family holding data switches with it (column-family/atomic-flush.ts).
+   * every family holding data switches with it (atomic-flush.ts).
    */
   switchMemtable(): void {
     const host = this.host;
@@ -389,7 +398,7 @@ export class ColumnFamilyData {
   /**
    * Switches the memtable if it holds anything and waits until every immutable memtable is
    * on disk (with `{ wait: false }`: starts the flush and resolves at once). With
-   * `atomicFlush`: every family's, together (column-family/atomic-flush.ts).
+   * `atomicFlush`: every family's, together (atomic-flush.ts).
    * REQUIRES: the caller checked that the database is writable.
    */
   async flush(options?: FlushOptions): Promise<void> {
