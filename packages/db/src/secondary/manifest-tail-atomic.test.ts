@@ -2,7 +2,7 @@
  * A follower tailing the primary's MANIFEST (manifest-tail.ts) applies an atomic group whole:
  * while the primary has written only part of it, nothing of the group is applied and the
  * read offset stays before it; once the group is complete, every family's edit is applied by
- * the same advance.
+ * the same advance. And a secondary instance follows a primary with atomicFlush.
  */
 import {
   bytewiseComparator,
@@ -13,6 +13,7 @@ import {
 } from "@shale/base";
 import { LogWriter } from "@shale/wal";
 import { describe, expect, it } from "vitest";
+import { DB } from "../db.js";
 import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
 import { ManifestTail } from "./manifest-tail.js";
 
@@ -86,5 +87,32 @@ describe("ManifestTail and atomic groups", () => {
     expect([tail.state.logNumber, tail.state.families.get(1)!.logNumber]).toEqual([9, 9]);
     expect(tail.offset).toBe(fs.fileSize("/db/MANIFEST-000001"));
     w.close();
+  });
+
+  it("a secondary follows a primary whose flushes are atomic groups", async () => {
+    const fs = new MemoryFileSystem();
+    const primary = await DB.open("/db", {
+      fs,
+      atomicFlush: true,
+      createMissingColumnFamilies: true,
+      columnFamilies: { busy: {} },
+    });
+    const busy = primary.columnFamily("busy");
+    for (let i = 0; i < 20; i++) {
+      primary.put(`k${i}`, `d${i}`);
+      busy.put(`k${i}`, `b${i}`);
+    }
+    const secondary = await DB.openAsSecondary("/db", "/secondary", { fs });
+    try {
+      await primary.flush(); // one group: default and busy
+      primary.put("after", "in the WAL");
+      secondary.tryCatchUpWithPrimary();
+      for (let i = 0; i < 20; i++) expect(secondary.get(`k${i}`)).toEqual(text(`d${i}`));
+      expect(secondary.get("after")).toEqual(text("in the WAL"));
+      expect(secondary.getProperty("shale.num-files-at-level0")).toBe("1");
+    } finally {
+      await secondary.close();
+      await primary.close();
+    }
   });
 });
