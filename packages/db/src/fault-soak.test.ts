@@ -14,6 +14,11 @@
  * (test-support/fault-model.test-support.ts): lost writes must be 0. Prints trials per
  * class and how each ended. The full soak runs with SHALE_STRESS=1; otherwise a small
  * bounded version runs (and says so).
+ *
+ * Every class runs three ways: `default` only; over three column families (`busy` takes
+ * most writes and flushes often, `idle` a few that stay in the WALs across busy's flushes,
+ * batches across families), where every family must keep every acknowledged write; and the
+ * same with `atomicFlush`.
  */
 import { FaultInjectionFileSystem, MemoryFileSystem } from "@shale/base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,16 +41,18 @@ if (!STRESS) {
   );
 }
 
-const WORKLOAD: WorkloadOptions = STRESS
+const BASE_WORKLOAD: WorkloadOptions = STRESS
   ? { seed: 1414, ops: 3000, syncEvery: 10, yieldEvery: 40, flushEvery: 700, compactEvery: 1100 }
   : { seed: 1414, ops: 700, syncEvery: 10, yieldEvery: 40, flushEvery: 300, compactEvery: 450 };
 /** Trials per class at most (the stride over the class's operations follows from it). */
 const TRIALS_PER_CLASS = STRESS ? 400 : 12;
 
 /** Writes and syncs the workload does without faults (to space the faults over them). */
-async function countOperations(): Promise<{ writes: number; syncs: number }> {
+async function countOperations(
+  WORKLOAD: WorkloadOptions,
+): Promise<{ writes: number; syncs: number }> {
   const fs = new FaultInjectionFileSystem(new MemoryFileSystem());
-  const db = await DB.open("/db", faultDbOptions(fs));
+  const db = await DB.open("/db", faultDbOptions(fs, WORKLOAD.families));
   const before = fs.counters;
   const log: RunLog = { acked: [], syncedPrefix: 0, inFlight: undefined, error: undefined };
   await runWorkload(db, WORKLOAD, log);
@@ -85,7 +92,7 @@ interface SoakClass {
   recovery?: boolean;
 }
 
-const CLASSES: SoakClass[] = [
+const classes = (WORKLOAD: WorkloadOptions): SoakClass[] => [
   {
     name: "write fail ENOSPC, close",
     fault: { op: "write", errno: "ENOSPC", end: "close" },
@@ -130,51 +137,61 @@ const CLASSES: SoakClass[] = [
   },
 ];
 
-describe(`fault soak${STRESS ? "" : " (bounded; SHALE_STRESS=1 for the full soak)"}`, () => {
-  let counts: { writes: number; syncs: number } = { writes: 0, syncs: 0 };
-  const reports: ClassReport[] = [];
-  beforeAll(async () => {
-    counts = await countOperations();
-  });
-  afterAll(() => {
-    const lines = [
-      `fault soak: ${WORKLOAD.ops} ops, ${counts.writes} writes, ${counts.syncs} syncs per run; ` +
-        `${reports.reduce((n, r) => n + r.trials, 0)} trials, lost keys ${reports.reduce((n, r) => n + r.lostKeys, 0)}`,
-    ];
-    for (const r of reports) {
-      lines.push(`  ${r.name}: ${r.trials} trials, lost keys ${r.lostKeys}`);
-      for (const [ending, n] of r.endings) lines.push(`    ${n} x ${ending}`);
-      for (const f of r.failures.slice(0, 5)) lines.push(`    FAILED ${f}`);
-    }
-    console.log(lines.join("\n"));
-  });
+const VARIANTS: { name: string; workload: WorkloadOptions }[] = [
+  { name: "", workload: BASE_WORKLOAD },
+  { name: " with column families", workload: { ...BASE_WORKLOAD, families: {} } },
+  {
+    name: " with column families and atomicFlush",
+    workload: { ...BASE_WORKLOAD, families: { atomicFlush: true } },
+  },
+];
 
-  for (const c of CLASSES) {
-    it(
-      `${c.name}: no acknowledged write lost`,
-      async () => {
-        const report: ClassReport = {
-          name: c.name,
-          trials: 0,
-          endings: new Map(),
-          lostKeys: 0,
-          failures: [],
-        };
-        reports.push(report);
-        const total = c.total(counts);
-        const stride = Math.max(1, Math.ceil(total / TRIALS_PER_CLASS));
-        let j = 0;
-        for (let at = 1; at <= total; at += stride, j++) {
-          const r =
-            c.fault.op === "powercut"
-              ? await runTrial(WORKLOAD, c.fault, at, 1, c.recovery ? 1 + (j % 24) : undefined)
-              : await runTrial(WORKLOAD, c.fault, 0, at);
-          tally(report, r, at);
-        }
-        expect(report.failures).toEqual([]);
-        expect(report.lostKeys).toBe(0);
-      },
-      STRESS ? 1_800_000 : 60_000,
-    );
-  }
-});
+for (const { name, workload: WORKLOAD } of VARIANTS)
+  describe(`fault soak${name}${STRESS ? "" : " (bounded; SHALE_STRESS=1 for the full soak)"}`, () => {
+    let counts: { writes: number; syncs: number } = { writes: 0, syncs: 0 };
+    const reports: ClassReport[] = [];
+    beforeAll(async () => {
+      counts = await countOperations(WORKLOAD);
+    });
+    afterAll(() => {
+      const lines = [
+        `fault soak${name}: ${WORKLOAD.ops} ops, ${counts.writes} writes, ${counts.syncs} syncs per run; ` +
+          `${reports.reduce((n, r) => n + r.trials, 0)} trials, lost keys ${reports.reduce((n, r) => n + r.lostKeys, 0)}`,
+      ];
+      for (const r of reports) {
+        lines.push(`  ${r.name}: ${r.trials} trials, lost keys ${r.lostKeys}`);
+        for (const [ending, n] of r.endings) lines.push(`    ${n} x ${ending}`);
+        for (const f of r.failures.slice(0, 5)) lines.push(`    FAILED ${f}`);
+      }
+      console.log(lines.join("\n"));
+    });
+
+    for (const c of classes(WORKLOAD)) {
+      it(
+        `${c.name}: no acknowledged write lost`,
+        async () => {
+          const report: ClassReport = {
+            name: c.name,
+            trials: 0,
+            endings: new Map(),
+            lostKeys: 0,
+            failures: [],
+          };
+          reports.push(report);
+          const total = c.total(counts);
+          const stride = Math.max(1, Math.ceil(total / TRIALS_PER_CLASS));
+          let j = 0;
+          for (let at = 1; at <= total; at += stride, j++) {
+            const r =
+              c.fault.op === "powercut"
+                ? await runTrial(WORKLOAD, c.fault, at, 1, c.recovery ? 1 + (j % 24) : undefined)
+                : await runTrial(WORKLOAD, c.fault, 0, at);
+            tally(report, r, at);
+          }
+          expect(report.failures).toEqual([]);
+          expect(report.lostKeys).toBe(0);
+        },
+        STRESS ? 1_800_000 : 60_000,
+      );
+    }
+  });

@@ -14,6 +14,11 @@
  * A failed flush or install is a background error: the database turns read-only, waiters
  * are rejected, and nothing more is flushed.
  *
+ * With `atomicFlush` this scheduler starts no flush itself: column-family/atomic-flush.ts takes every
+ * family's immutable memtables at once (through `startJob`), writes one atomic group
+ * (`editFor` per family) and hands the results back (`installed`, `releaseWals`,
+ * `afterInstall`).
+ *
  * Recovered memtables: the ones a WAL replay left (`avoidFlushDuringRecovery`) are flushed
  * first, oldest first, like any other; until the last of them is installed
  * `recoveryFlushPending` is true, and the database holds L0 compactions back meanwhile (see
@@ -82,7 +87,15 @@ export interface FlushHost {
   removeFiles(paths: string[]): void;
   /** The live snapshots' seqs (a flush keeps what they see). */
   snapshotSeqs(): number[];
+  /**
+   * With `atomicFlush`: the coordinator that flushes every family's immutable memtables
+   * together (column-family/atomic-flush.ts); this scheduler then starts no flush of its own.
+   */
+  readonly atomic?: { maybeSchedule(): void } | undefined;
 }
+
+/** A flush job's answer: the table, or undefined when the memtable left nothing to write. */
+export type FlushDone = (error: Error | undefined, file: FileMetaData | undefined) => void;
 
 interface Waiter {
   resolve: () => void;
@@ -95,8 +108,8 @@ export class FlushScheduler {
   /** Immutable memtables, newest first. Read it; only this class changes it. */
   readonly imm: ImmutableMemTable[];
   private readonly host: FlushHost;
-  /** The immutable memtable being flushed, if any. */
-  private flushing: ImmutableMemTable | undefined;
+  /** Flush jobs of this family running, or finished and not yet installed. */
+  private running = 0;
   private waiters: Waiter[] = [];
   /** The memtables recovery left that are not installed yet. */
   private readonly recovered: Set<ImmutableMemTable>;
@@ -116,9 +129,12 @@ export class FlushScheduler {
     return this.recovered.size > 0;
   }
 
-  /** Flushes running: 0 or 1. */
+  /**
+   * Flushes running (or waiting for their atomic group's install): 0 or 1; with `atomicFlush`,
+   * one per immutable memtable of the running group.
+   */
   get numRunning(): number {
-    return this.flushing !== undefined ? 1 : 0;
+    return this.running;
   }
 
   /** Queues a sealed memtable whose data is in WAL `logNumber` and later ones. */
@@ -130,13 +146,46 @@ export class FlushScheduler {
   /** Memtable bytes per ms the last flush took (0 before the first): the write throttle's rate. */
   bytesPerMs = 0;
 
-  /** Starts flushing the oldest immutable memtable if none is being flushed. */
+  /**
+   * Starts flushing the oldest immutable memtable if none is being flushed (with
+   * `atomicFlush`: asks the coordinator, which flushes every family's together).
+   */
   maybeSchedule(): void {
     const host = this.host;
-    if (this.flushing !== undefined || this.imm.length === 0 || host.failed() || host.closing())
+    if (host.atomic !== undefined) {
+      host.atomic.maybeSchedule();
       return;
+    }
+    if (this.running > 0 || this.imm.length === 0 || host.failed() || host.closing()) return;
     const target = this.imm[this.imm.length - 1]!;
-    this.flushing = target;
+    this.startJob(target, (error, file) => {
+      this.running--;
+      const tDone = tracingPauses ? pauseStart() : 0;
+      if (error === undefined) {
+        try {
+          this.installAll([target], [file]);
+        } catch (e) {
+          error = e instanceof Error ? e : new Error(String(e));
+        }
+      }
+      if (error !== undefined) {
+        host.backgroundFailed(error);
+        return;
+      }
+      this.afterInstall();
+      if (tracingPauses)
+        pauseEnd(tDone, "flush done", () => `L0 files ${host.versions.current.numFiles(0)}`);
+    });
+  }
+
+  /**
+   * @internal Starts one flush job of `target` (one of `imm`); `done` is told its table once
+   * it is built and synced, still to be installed. Counts as running until the caller says
+   * it is over (`running--` for a lone flush, `jobsDone` for an atomic group).
+   */
+  startJob(target: ImmutableMemTable, done: FlushDone): void {
+    const host = this.host;
+    this.running++;
     const fileNumber = host.versions.newFileNumber();
     const stats = host.statistics;
     const t0 = stats !== undefined ? stats.now() : 0;
@@ -152,62 +201,81 @@ export class FlushScheduler {
         snapshots: host.snapshotSeqs(),
       },
       (error, file) => {
-        this.flushing = undefined;
-        const tDone = tracingPauses ? pauseStart() : 0;
         if (error === undefined) {
-          try {
-            this.install(target, file);
-            const elapsedMs = performance.now() - started;
-            this.bytesPerMs = target.mem.approximateMemoryUsage() / Math.max(elapsedMs, 1);
-            if (file !== undefined) {
-              const micros = Math.round(elapsedMs * 1000);
-              host.compactionStats.recordFlush(file.size, micros, target.mem.numEntries);
-            }
-            if (stats !== undefined) {
-              stats.tick(Ticker.FlushCount);
-              stats.recordTime(Histogram.FlushMicros, t0, 1000);
-            }
-          } catch (e) {
-            error = e instanceof Error ? e : new Error(String(e));
+          const elapsedMs = performance.now() - started;
+          this.bytesPerMs = target.mem.approximateMemoryUsage() / Math.max(elapsedMs, 1);
+          if (file !== undefined) {
+            const micros = Math.round(elapsedMs * 1000);
+            host.compactionStats.recordFlush(file.size, micros, target.mem.numEntries);
+          }
+          if (stats !== undefined) {
+            stats.tick(Ticker.FlushCount);
+            stats.recordTime(Histogram.FlushMicros, t0, 1000);
           }
         }
-        if (error !== undefined) {
-          host.backgroundFailed(error);
-          return;
-        }
-        if (this.imm.length === 0) for (const w of this.waiters.splice(0)) w.resolve();
-        this.maybeSchedule();
-        host.versionChanged();
-        if (tracingPauses)
-          pauseEnd(tDone, "flush done", () => `L0 files ${host.versions.current.numFiles(0)}`);
+        done(error, file);
       },
     );
     if (tracingPauses) pauseEnd(tPost, "flush start");
   }
 
-  /** Makes a flushed table visible (MANIFEST first), drops the memtable, deletes old WALs. */
-  private install(target: ImmutableMemTable, file: FileMetaData | undefined): void {
-    const host = this.host;
-    const i = this.imm.indexOf(target);
-    const remaining = this.imm.filter((m) => m !== target);
-    // WALs older than every memtable still in memory hold nothing that is not in tables.
-    const logNumber =
+  /** @internal An atomic group's jobs of this family (`n` of them) are over, installed or not. */
+  jobsDone(n: number): void {
+    this.running -= n;
+  }
+
+  /**
+   * @internal The edit that installs the flushed `targets` (oldest first) with their tables
+   * `files`: the tables added to L0, and the log number raised to the oldest WAL this family
+   * still needs (that of the oldest memtable left, else the mutable memtable's).
+   */
+  editFor(
+    targets: readonly ImmutableMemTable[],
+    files: readonly (FileMetaData | undefined)[],
+  ): VersionEdit {
+    const remaining = this.imm.filter((m) => !targets.includes(m));
+    const edit = new VersionEdit();
+    edit.logNumber =
       remaining.length > 0
         ? remaining[remaining.length - 1]!.logNumber
-        : host.wal.memtableLogNumber;
-    const edit = new VersionEdit();
-    edit.logNumber = logNumber;
-    if (file !== undefined) edit.addFile(0, file);
-    host.versions.logAndApply(edit);
-    if (i >= 0) {
+        : this.host.wal.memtableLogNumber;
+    for (const f of files) if (f !== undefined) edit.addFile(0, f);
+    return edit;
+  }
+
+  /** Makes flushed tables visible (MANIFEST first), drops the memtables, deletes old WALs. */
+  private installAll(
+    targets: readonly ImmutableMemTable[],
+    files: readonly (FileMetaData | undefined)[],
+  ): void {
+    const edit = this.editFor(targets, files);
+    this.host.versions.logAndApply(edit);
+    this.installed(targets);
+    this.releaseWals(edit.logNumber!);
+  }
+
+  /**
+   * @internal After the MANIFEST edit of `targets` is synced and installed: they leave `imm`
+   * (the database's reference goes: once no iterator holds them either, their chunks are
+   * reused, write/chunk-pool.ts).
+   */
+  installed(targets: readonly ImmutableMemTable[]): void {
+    for (const target of targets) {
+      const i = this.imm.indexOf(target);
+      if (i < 0) continue;
       this.imm.splice(i, 1);
       this.recovered.delete(target);
-      // Reads no longer see it and the flush job replied: the database's reference goes, and
-      // with the iterators' the chunks are reused (write/chunk-pool.ts).
       target.mem.unref();
     }
+  }
+
+  /**
+   * @internal Closes and deletes the WALs below `logNumber` that no other column family still
+   * needs (`minLogToKeep`).
+   */
+  releaseWals(logNumber: number): void {
+    const host = this.host;
     let t0 = tracingPauses ? pauseStart() : 0;
-    // Not a WAL another column family still needs.
     const keepFrom = Math.min(logNumber, host.minLogToKeep());
     host.wal.releaseBelow(keepFrom);
     if (tracingPauses) {
@@ -224,6 +292,16 @@ export class FlushScheduler {
   }
 
   /**
+   * @internal After an install: resolves the waiters once nothing is left to flush, starts
+   * the next flush, re-decides stalls and compactions.
+   */
+  afterInstall(schedule = true): void {
+    if (this.imm.length === 0) for (const w of this.waiters.splice(0)) w.resolve();
+    if (schedule) this.maybeSchedule();
+    this.host.versionChanged();
+  }
+
+  /**
    * Resolves once no immutable memtable is left (flushing the oldest now if none is being
    * flushed); rejects if a background job fails or the database closes first. Call it only
    * while `imm` is not empty.
@@ -233,6 +311,14 @@ export class FlushScheduler {
       this.waiters.push({ resolve, reject });
       this.maybeSchedule();
     });
+  }
+
+  /**
+   * The family was dropped: nothing of it will be flushed any more, so every `waitForAll`
+   * promise resolves (a `db.flush()` that waited for it, with atomicFlush too, is done).
+   */
+  dropped(): void {
+    for (const w of this.waiters.splice(0)) w.resolve();
   }
 
   /** Rejects every `waitForAll` promise, each with a `makeError()`. */

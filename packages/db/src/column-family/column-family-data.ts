@@ -69,8 +69,23 @@ export interface ColumnFamilyHost {
   readonly follower: boolean;
   /** The db-wide WAL retention rule (FlushHost.minLogToKeep). */
   minLogToKeep(): number;
+  /**
+   * With `atomicFlush`: switches and flushes every family together (atomic-flush.ts).
+   * Default: undefined (each family flushes on its own).
+   */
+  readonly atomicFlush?: AtomicFlushCoordinator | undefined;
   /** Deletes obsolete files (unless the database failed or holds deletions). */
   removeFiles(paths: string[]): void;
+}
+
+/** What a family asks of the atomic flush (atomic-flush.ts `AtomicFlush`). */
+export interface AtomicFlushCoordinator {
+  /** Switches every family holding data (one WAL roll) and queues them for one group. */
+  switchAll(): void;
+  /** `db.flush()` / a handle's flush: every family with data, waited for. */
+  flush(options?: FlushOptions): Promise<void>;
+  /** Starts the next group if none is running. */
+  maybeSchedule(): void;
 }
 
 /** The memtables recovery left a family (see open/recovery.ts). */
@@ -223,6 +238,7 @@ export class ColumnFamilyData {
         versionChanged: () => this.versionChanged(),
         removeFiles: (paths) => host.removeFiles(paths),
         snapshotSeqs: () => host.snapshots.sequences(),
+        atomic: host.atomicFlush,
       },
       recovered.imm,
     );
@@ -329,22 +345,52 @@ export class ColumnFamilyData {
     controller.setThrottle(on ? this.flushes.bytesPerMs : 0, this.mem.approximateMemoryUsage());
   }
 
+  /** True when the mutable memtable holds anything (entries or range tombstones). */
+  get memHasData(): boolean {
+    return this.mem.numEntries > 0 || this.mem.numRangeTombstones > 0;
+  }
+
   /**
    * Seals the memtable and starts a new one with a new WAL; the sealed one is queued for
-   * flush. Stops writes while `maxWriteBufferNumber` memtables are full.
+   * flush. Stops writes while `maxWriteBufferNumber` memtables are full. With `atomicFlush`
+   * every family holding data switches with it (atomic-flush.ts).
    */
   switchMemtable(): void {
     const host = this.host;
+    if (host.atomicFlush !== undefined) {
+      host.atomicFlush.switchAll();
+      return;
+    }
     const t0 = tracingPauses ? pauseStart() : 0;
-    const sealedLog = this.memLogNumber;
     host.wal.roll(host.fs, host.dir, host.versions.newFileNumber());
+    const sealed = this.sealMemtable();
+    if (tracingPauses) pauseEnd(t0, "memtable switch (wal roll, seal, new memtable)");
+    this.flushes.add(sealed.mem, sealed.logNumber);
+    this.afterSwitch();
+  }
+
+  /**
+   * @internal Seals the mutable memtable, just after the WAL was rolled, and returns it with
+   * the oldest WAL of its data (to queue for flush); a new memtable takes the writes, its
+   * data starting in the new WAL.
+   */
+  sealMemtable(): { mem: MemTable; logNumber: number } {
+    const host = this.host;
+    const logNumber = this.memLogNumber;
     this.memLogNumber = host.wal.number;
     const sealed = this.mem;
     sealed.seal();
     this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
     this.memCreatedSeq = host.versions.lastSequence;
-    if (tracingPauses) pauseEnd(t0, "memtable switch (wal roll, seal, new memtable)");
-    this.flushes.add(sealed, sealedLog);
+    return { mem: sealed, logNumber };
+  }
+
+  /**
+   * @internal After a switch: stops writes while `maxWriteBufferNumber` memtables are full
+   * (throws if a background job failed meanwhile), and restarts the throttle's window.
+   */
+  afterSwitch(): void {
+    const host = this.host;
     if (this.flushes.imm.length + 1 > this.options.maxWriteBufferNumber) {
       this.flushes.stallWhileFull(this.options.maxWriteBufferNumber, this.writeController);
       if (host.status.backgroundError !== undefined) throw host.status.backgroundError;
@@ -365,11 +411,14 @@ export class ColumnFamilyData {
 
   /**
    * Switches the memtable if it holds anything and waits until every immutable memtable is
-   * on disk (with `{ wait: false }`: starts the flush and resolves at once).
+   * on disk (with `{ wait: false }`: starts the flush and resolves at once). With
+   * `atomicFlush`: every family's, together (atomic-flush.ts).
    * REQUIRES: the caller checked that the database is writable.
    */
   async flush(options?: FlushOptions): Promise<void> {
-    if (this.mem.numEntries > 0 || this.mem.numRangeTombstones > 0) this.switchMemtable();
+    const atomic = this.host.atomicFlush;
+    if (atomic !== undefined) return atomic.flush(options);
+    if (this.memHasData) this.switchMemtable();
     if (this.flushes.imm.length === 0 || options?.wait === false) return;
     await this.flushes.waitForAll();
   }

@@ -7,7 +7,8 @@
  * leave them, opened without closing), against a model holding each family's keys. After
  * every step (and so after every reopen) the family list, every key's get and both scans of
  * every family, and `db.iterators` over all of them at once, agree with the model, and each
- * snapshot still reads every family as it was when taken.
+ * snapshot still reads every family as it was when taken. Half the runs use atomicFlush
+ * (every flush takes every family with data, installed as one MANIFEST group).
  */
 import { compareBytes, MemoryFileSystem, ShaleError } from "@shale/base";
 import fc from "fast-check";
@@ -201,13 +202,15 @@ describe("column families against a model", () => {
       fc.asyncProperty(
         fc.nat({ max: 3 }),
         fc.array(op, { minLength: 1, maxLength: 40 }),
-        async (extra, ops) => {
+        fc.boolean(),
+        async (extra, ops, atomicFlush) => {
           let fs = new MemoryFileSystem();
           let base: DbOptions = {
             fs,
             mergeOperator: "stringappend",
             writeBufferSize: 64 * 1024,
             level0FileNumCompactionTrigger: 2,
+            atomicFlush,
           };
           const initial = NAMES.slice(0, extra);
           let db = await DB.open("/db", {

@@ -162,6 +162,7 @@ export class ColumnFamilySet {
     this.host.versions.dropFamily(cf.versions);
     this.byId.delete(cf.id);
     retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm);
+    cf.flushes.dropped(); // its flush waiters are done
     this.rewriteOptions();
   }
 

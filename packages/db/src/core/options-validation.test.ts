@@ -70,6 +70,7 @@ const openRows: Row[] = [
   ["paranoidChecks", "true", undefined, false],
   ["bestEffortsRecovery", 1, undefined, true],
   ["avoidFlushDuringRecovery", "no", undefined, false],
+  ["atomicFlush", "yes", undefined, true],
   ["readOnly", "yes", undefined, false],
   ["transactionDB", 5, { lockTimeoutMs: -2 }, { lockTimeoutMs: 10, deadlockDetect: true }],
   ["columnFamilies", "users", { users: { bogus: 1 } }, { default: { writeBufferSize: 1 << 20 } }],

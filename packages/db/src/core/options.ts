@@ -288,6 +288,16 @@ export interface DbOptions {
    */
   avoidFlushDuringRecovery?: boolean;
   /**
+   * RocksDB's atomic_flush: a flush — automatic, when any column family's memtable fills, or
+   * `db.flush()` / a handle's flush — switches and flushes every family holding unflushed
+   * data together, and writes their new versions to the MANIFEST as one atomic group, which
+   * recovery applies whole or not at all. After a crash the families' flushed data is then
+   * cut at the same write, even for writes with `disableWAL`. Recorded in the OPTIONS file
+   * (`atomic_flush`); an open that does not give it takes the recorded value. Default: the
+   * OPTIONS file's value, else false.
+   */
+  atomicFlush?: boolean;
+  /**
    * Open read-only (RocksDB's OpenForReadOnly; secondary/follower.ts): no LOCK, nothing
    * written or deleted, WALs replayed into memory only; works beside a writer in another
    * process. Writes, flushes and compactions throw NotSupported. Default: false.
@@ -344,6 +354,8 @@ export interface ResolvedOptions {
   paranoidChecks: boolean;
   bestEffortsRecovery: boolean;
   avoidFlushDuringRecovery: boolean;
+  /** Undefined until the open resolves it from the OPTIONS file (open/recovery.ts). */
+  atomicFlush: boolean | undefined;
   readOnly: boolean;
   transactionDB: ResolvedTransactionDBOptions | undefined;
   fs: FileSystem;
@@ -538,6 +550,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   booleanRow("paranoidChecks"),
   booleanRow("bestEffortsRecovery"),
   booleanRow("avoidFlushDuringRecovery"),
+  booleanRow("atomicFlush"),
   booleanRow("readOnly"),
   customRow("transactionDB", "an object", (v) => typeof v === "object" && v !== null),
   customRow(
@@ -652,6 +665,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     paranoidChecks: o.paranoidChecks ?? true,
     bestEffortsRecovery: o.bestEffortsRecovery ?? false,
     avoidFlushDuringRecovery: o.avoidFlushDuringRecovery ?? true,
+    atomicFlush: o.atomicFlush,
     readOnly: o.readOnly ?? false,
     columnFamilies: o.columnFamilies ?? {},
     createMissingColumnFamilies: o.createMissingColumnFamilies ?? false,

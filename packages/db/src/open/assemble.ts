@@ -17,6 +17,7 @@ import { type BackgroundExecutor, InlineExecutor } from "../background/executor.
 import { builtinComparator } from "../background/protocol.js";
 import { WorkerExecutor } from "../background/worker-executor.js";
 import { BlobFileCache } from "../blob/blob-source.js";
+import { AtomicFlush } from "../column-family/atomic-flush.js";
 import type { ColumnFamilyData, ColumnFamilyHost } from "../column-family/column-family-data.js";
 import { ColumnFamilySet, newTableCache } from "../column-family/column-family-set.js";
 import { DbStatus } from "../column-family/db-status.js";
@@ -76,6 +77,10 @@ export function assembleParts(
     removeFiles: (paths) => obsolete.remove(paths),
     // A WAL is deleted only once every family with data in it has flushed.
     minLogToKeep: () => families!.minLogToKeep(wal.number),
+    atomicFlush:
+      options.atomicFlush === true && state.follower === undefined
+        ? new AtomicFlush({ fs, dir, versions, wal, status, families: () => families!.values() })
+        : undefined,
   };
   families = new ColumnFamilySet(shared, state.icmp, options, state.identity);
   const own = state.families.get(0)?.options ?? options;

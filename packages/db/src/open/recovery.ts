@@ -207,6 +207,8 @@ export function recover(
     const previousOptions = readNewestOptions(fs, dir);
     if (previousOptions !== undefined)
       checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
+    // Not given: as the database was last opened (RocksDB's atomic_flush in DBOptions).
+    options.atomicFlush ??= recordedAtomicFlush(previousOptions?.sections ?? []);
     versions.recover({
       bestEfforts: options.bestEffortsRecovery,
       familyComparator: familyComparator(options, icmp),
@@ -410,7 +412,10 @@ export function recover(
       recoveredNext,
       families,
     );
-    for (const [f, edit] of edits) f.logAndApply(edit);
+    // With atomicFlush, the families' recovery flushes are installed together (one group).
+    if (options.atomicFlush === true && edits.some(([, e]) => e.newFiles.length > 0))
+      versions.logAndApplyGroup(edits.map(([family, edit]) => ({ edit, family })));
+    else for (const [f, edit] of edits) f.logAndApply(edit);
     const main = families.get(0)!;
 
     // A best-efforts open may have opened an older version than the files around it: it
@@ -518,6 +523,7 @@ export function writeOptions(
       wal_recovery_mode: WAL_RECOVERY_MODE_NAMES[options.walRecoveryMode],
       best_efforts_recovery: options.bestEffortsRecovery,
       avoid_flush_during_recovery: options.avoidFlushDuringRecovery,
+      atomic_flush: options.atomicFlush === true,
       wal_compression: options.walCompression === "zstd" ? "kZSTD" : "kNoCompression",
       create_missing_column_families: options.createMissingColumnFamilies,
     },
@@ -566,6 +572,12 @@ function recordedMergeOperator(
 ): string | undefined {
   const cf = previous.find((s) => s.title === `CFOptions "${family}"`);
   return mergeOperatorOf(cf?.entries.get("merge_operator"));
+}
+
+/** The `atomic_flush` of an OPTIONS file's DBOptions (false when absent, as RocksDB's default). */
+export function recordedAtomicFlush(previous: readonly OptionsSection[]): boolean {
+  const db = previous.find((s) => s.title === "DBOptions");
+  return db?.entries.get("atomic_flush") === "true";
 }
 
 /** RocksDB's OPTIONS spelling of each checksum type (options_helper.cc). */

@@ -24,49 +24,80 @@ import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
 import { WriteBatch } from "../write/write-batch.js";
 
+/**
+ * An operation; `cf` names its column family (absent: `default`). A batch's operations may
+ * name different families (one atomic write across them).
+ */
 export type Op =
-  | { kind: "put"; key: string; value: string }
-  | { kind: "delete"; key: string }
-  | { kind: "merge"; key: string; value: string }
-  | { kind: "deleteRange"; start: string; end: string }
+  | { kind: "put"; key: string; value: string; cf?: string }
+  | { kind: "delete"; key: string; cf?: string }
+  | { kind: "merge"; key: string; value: string; cf?: string }
+  | { kind: "deleteRange"; start: string; end: string; cf?: string }
   | { kind: "batch"; ops: Op[] };
 
 export const KEYS = 500;
 export const keyOf = (i: number): string => `k${String(i).padStart(4, "0")}`;
 
-/** The database options of every fault trial. */
-export function faultDbOptions(fs: FaultInjectionFileSystem): DbOptions {
-  return {
+/**
+ * The column families of a workload over several: `default`, `busy` (most writes: its
+ * memtable fills and flushes often) and `idle` (a few writes: its data stays in the WALs
+ * across busy's flushes, which must keep them).
+ */
+export const SOAK_FAMILIES = ["default", "busy", "idle"] as const;
+
+/** The database options of every fault trial (`families`: the workload's families). */
+export function faultDbOptions(
+  fs: FaultInjectionFileSystem,
+  families?: WorkloadFamilies,
+): DbOptions {
+  const options: DbOptions = {
     fs,
     writeBufferSize: 64 * 1024,
     level0FileNumCompactionTrigger: 2,
     mergeOperator: "stringappend",
   };
+  if (families === undefined) return options;
+  return {
+    ...options,
+    createMissingColumnFamilies: true,
+    columnFamilies: { busy: {}, idle: {} },
+    ...(families.atomicFlush ? { atomicFlush: true } : {}),
+  };
 }
+
+/** The model's key of `key` in family `cf` (`default`'s keys as they are). */
+const modelKey = (cf: string | undefined, key: string): string =>
+  cf === undefined || cf === "default" ? key : `${cf}/${key}`;
 
 /** Applies `op` to the model (a key absent from the map is absent from the database). */
 export function applyOp(model: Map<string, string>, op: Op, touched?: Set<string>): void {
   switch (op.kind) {
-    case "put":
-      model.set(op.key, op.value);
-      touched?.add(op.key);
+    case "put": {
+      const k = modelKey(op.cf, op.key);
+      model.set(k, op.value);
+      touched?.add(k);
       return;
-    case "delete":
-      model.delete(op.key);
-      touched?.add(op.key);
+    }
+    case "delete": {
+      const k = modelKey(op.cf, op.key);
+      model.delete(k);
+      touched?.add(k);
       return;
+    }
     case "merge": {
-      const old = model.get(op.key);
-      model.set(op.key, old === undefined ? op.value : `${old},${op.value}`);
-      touched?.add(op.key);
+      const k = modelKey(op.cf, op.key);
+      const old = model.get(k);
+      model.set(k, old === undefined ? op.value : `${old},${op.value}`);
+      touched?.add(k);
       return;
     }
     case "deleteRange":
       for (let i = 0; i < KEYS; i++) {
         const k = keyOf(i);
         if (k >= op.start && k < op.end) {
-          model.delete(k);
-          touched?.add(k);
+          const mk = modelKey(op.cf, k);
+          model.delete(mk);
+          touched?.add(mk);
         }
       }
       return;
@@ -76,17 +107,31 @@ export function applyOp(model: Map<string, string>, op: Op, touched?: Set<string
   }
 }
 
-/** The next operation of the workload. */
-export function randomOp(rnd: Random, serial: number): Op {
+/**
+ * The next operation of the workload. With `families`, each operation (and each operation of
+ * a batch) goes to `busy` 75 %, `default` 20 %, `idle` 5 % of the time; without, to
+ * `default` (and no random choice is spent on it: the single-family runs stay as they were).
+ */
+export function randomOp(rnd: Random, serial: number, families?: WorkloadFamilies): Op {
+  const family = (): { cf?: string } => {
+    if (families === undefined) return {};
+    const r = rnd.uniform(100);
+    return { cf: r < 75 ? "busy" : r < 95 ? "default" : "idle" };
+  };
   const key = keyOf(rnd.uniform(KEYS));
   const value = `v${serial}-${"x".repeat(40 + rnd.uniform(160))}`;
   const r = rnd.uniform(100);
-  if (r < 50) return { kind: "put", key, value };
-  if (r < 65) return { kind: "delete", key };
-  if (r < 85) return { kind: "merge", key, value: `m${serial}` };
+  if (r < 50) return { kind: "put", key, value, ...family() };
+  if (r < 65) return { kind: "delete", key, ...family() };
+  if (r < 85) return { kind: "merge", key, value: `m${serial}`, ...family() };
   if (r < 90) {
     const a = rnd.uniform(KEYS);
-    return { kind: "deleteRange", start: keyOf(a), end: keyOf(a + 1 + rnd.uniform(12)) };
+    return {
+      kind: "deleteRange",
+      start: keyOf(a),
+      end: keyOf(a + 1 + rnd.uniform(12)),
+      ...family(),
+    };
   }
   const ops: Op[] = [];
   const n = 2 + rnd.uniform(4);
@@ -94,33 +139,45 @@ export function randomOp(rnd: Random, serial: number): Op {
     const k = keyOf(rnd.uniform(KEYS));
     ops.push(
       rnd.oneIn(3)
-        ? { kind: "delete", key: k }
-        : { kind: "put", key: k, value: `b${serial}.${i}-${"y".repeat(rnd.uniform(100))}` },
+        ? { kind: "delete", key: k, ...family() }
+        : {
+            kind: "put",
+            key: k,
+            value: `b${serial}.${i}-${"y".repeat(rnd.uniform(100))}`,
+            ...family(),
+          },
     );
   }
   return { kind: "batch", ops };
+}
+
+/** The database itself for `default`, else the family's handle. */
+function target(db: DB, cf: string | undefined) {
+  return cf === undefined || cf === "default" ? db : db.columnFamily(cf);
 }
 
 function writeOp(db: DB, op: Op, sync: boolean): void {
   const wo = sync ? { sync: true } : undefined;
   switch (op.kind) {
     case "put":
-      db.put(op.key, op.value, wo);
+      target(db, op.cf).put(op.key, op.value, wo);
       return;
     case "delete":
-      db.delete(op.key, wo);
+      target(db, op.cf).delete(op.key, wo);
       return;
     case "merge":
-      db.merge(op.key, op.value, wo);
+      target(db, op.cf).merge(op.key, op.value, wo);
       return;
     case "deleteRange":
-      db.deleteRange(op.start, op.end, wo);
+      target(db, op.cf).deleteRange(op.start, op.end, wo);
       return;
     case "batch": {
       const b = new WriteBatch();
       for (const o of op.ops) {
-        if (o.kind === "put") b.put(o.key, o.value);
-        else if (o.kind === "delete") b.delete(o.key);
+        if (o.kind === "batch") continue; // batches hold puts and deletes only
+        const h = o.cf === undefined || o.cf === "default" ? undefined : db.columnFamily(o.cf);
+        if (o.kind === "put") b.put(o.key, o.value, h);
+        else if (o.kind === "delete") b.delete(o.key, h);
       }
       db.write(b, wo);
       return;
@@ -140,7 +197,15 @@ export interface RunLog {
   error: unknown;
 }
 
+/** A workload over several column families (SOAK_FAMILIES). */
+export interface WorkloadFamilies {
+  /** Open with `atomicFlush` (every flush takes every family with data). Default: false. */
+  atomicFlush?: boolean;
+}
+
 export interface WorkloadOptions {
+  /** Column families besides `default` (SOAK_FAMILIES). Default: `default` only. */
+  families?: WorkloadFamilies;
   seed: number;
   ops: number;
   /** Every n-th write is synced. */
@@ -168,7 +233,7 @@ export async function runWorkload(
   const rnd = new Random(w.seed);
   for (let i = 0; i < w.ops; i++) {
     before?.(i);
-    const op = randomOp(rnd, i);
+    const op = randomOp(rnd, i, w.families);
     const sync = (i + 1) % w.syncEvery === 0;
     try {
       writeOp(db, op, sync);
@@ -181,7 +246,11 @@ export async function runWorkload(
     if (sync) log.syncedPrefix = log.acked.length;
     try {
       if ((i + 1) % w.yieldEvery === 0) await turn();
-      if ((i + 1) % w.flushEvery === 0) await db.flush();
+      if ((i + 1) % w.flushEvery === 0) {
+        await db.flush();
+        // With families: busy's own flush too (the others' data stays in the WALs).
+        if (w.families !== undefined) await db.columnFamily("busy").flush();
+      }
       if ((i + 1) % w.compactEvery === 0) await db.compactRange();
     } catch (e) {
       log.error = e;
@@ -218,30 +287,45 @@ export async function reopenAndCheck(
   fs: FaultInjectionFileSystem,
   log: RunLog,
   required: number,
+  families?: WorkloadFamilies,
 ): Promise<CheckResult> {
   let db: DB;
   try {
-    db = await DB.open("/db", faultDbOptions(fs));
+    db = await DB.open("/db", faultDbOptions(fs, families));
   } catch (e) {
     return { outcome: "open-failed", lostKeys: 0, detail: String(e) };
   }
   const got = new Map<string, string>();
+  const names = families === undefined ? ["default"] : SOAK_FAMILIES;
+  const keys: string[] = [];
+  for (const cf of names) for (let i = 0; i < KEYS; i++) keys.push(modelKey(cf, keyOf(i)));
   try {
     const dec = new TextDecoder();
-    for (let i = 0; i < KEYS; i++) {
-      const v = db.get(keyOf(i));
-      if (v !== undefined) got.set(keyOf(i), dec.decode(v));
-    }
-    let n = 0;
-    for (const [k, v] of db.iterator()) {
-      const key = dec.decode(k);
-      if (got.get(key) !== dec.decode(v)) {
-        return { outcome: "read-failed", lostKeys: 0, detail: `iterator disagrees at ${key}` };
+    for (const cf of names) {
+      const source = target(db, cf);
+      let inFamily = 0;
+      for (let i = 0; i < KEYS; i++) {
+        const v = source.get(keyOf(i));
+        if (v !== undefined) {
+          got.set(modelKey(cf, keyOf(i)), dec.decode(v));
+          inFamily++;
+        }
       }
-      n++;
-    }
-    if (n !== got.size) {
-      return { outcome: "read-failed", lostKeys: 0, detail: `iterator saw ${n}/${got.size}` };
+      let n = 0;
+      for (const [k, v] of source.iterator()) {
+        const key = modelKey(cf, dec.decode(k));
+        if (got.get(key) !== dec.decode(v)) {
+          return { outcome: "read-failed", lostKeys: 0, detail: `iterator disagrees at ${key}` };
+        }
+        n++;
+      }
+      if (n !== inFamily) {
+        return {
+          outcome: "read-failed",
+          lostKeys: 0,
+          detail: `iterator of ${cf} saw ${n}/${inFamily}`,
+        };
+      }
     }
   } catch (e) {
     return { outcome: "read-failed", lostKeys: 0, detail: String(e) };
@@ -251,10 +335,7 @@ export async function reopenAndCheck(
   const model = new Map<string, string>();
   for (let i = 0; i < required; i++) applyOp(model, log.acked[i]!);
   const differs = new Set<string>();
-  for (let i = 0; i < KEYS; i++) {
-    const k = keyOf(i);
-    if (model.get(k) !== got.get(k)) differs.add(k);
-  }
+  for (const k of keys) if (model.get(k) !== got.get(k)) differs.add(k);
   let best = differs.size;
   let bestAt = required;
   const step = (op: Op, at: number): boolean => {
@@ -281,8 +362,8 @@ export async function reopenAndCheck(
   const near = new Map<string, string>();
   for (let i = 0; i < Math.min(bestAt, log.acked.length); i++) applyOp(near, log.acked[i]!);
   const examples: string[] = [];
-  for (let i = 0; i < KEYS && examples.length < 3; i++) {
-    const k = keyOf(i);
+  for (const k of keys) {
+    if (examples.length >= 3) break;
     if (near.get(k) !== got.get(k)) {
       examples.push(`${k}: want ${near.get(k)?.slice(0, 12)} got ${got.get(k)?.slice(0, 12)}`);
     }
@@ -330,7 +411,7 @@ export async function runTrial(
   recoveryCut?: number,
 ): Promise<TrialResult> {
   const fs = new FaultInjectionFileSystem(new MemoryFileSystem());
-  const db = await DB.open("/db", faultDbOptions(fs));
+  const db = await DB.open("/db", faultDbOptions(fs, w.families));
   const log: RunLog = { acked: [], syncedPrefix: 0, inFlight: undefined, error: undefined };
   let cut = false;
   await runWorkload(db, w, log, (i) => {
@@ -359,7 +440,7 @@ export async function runTrial(
     // already; a power cut during the reopen must not lose any of it.
     fs.failAfter("any", recoveryCut, "EIO");
     try {
-      const interrupted = await DB.open("/db", faultDbOptions(fs));
+      const interrupted = await DB.open("/db", faultDbOptions(fs, w.families));
       await interrupted.close().catch(() => undefined);
     } catch (e) {
       recoveryError = e;
@@ -369,7 +450,7 @@ export async function runTrial(
     fs.clearFaults();
     if (!powercut && closeRejected) required = log.syncedPrefix;
   }
-  const check = await reopenAndCheck(fs, log, required);
+  const check = await reopenAndCheck(fs, log, required, w.families);
   const outcome: Outcome = !fired && check.outcome === "recovered" ? "no-fault" : check.outcome;
   return {
     outcome,

@@ -103,6 +103,44 @@ describe("VersionEdit (RocksDB's encoding)", () => {
     expect(edits[11]!.newFiles[0]!.file.number).toBe(18);
   });
 
+  it("decodes and re-encodes RocksDB's atomic group (atomic_flush) bit for bit", () => {
+    const data = readFileSync(
+      new URL("../../testdata/rocksdb/atomic-flush/MANIFEST-000019", import.meta.url),
+    );
+    const recs = records(new Uint8Array(data));
+    const edits = recs.map((r) => VersionEdit.decode(r));
+    for (let i = 0; i < recs.length; i++)
+      expect(toHex(edits[i]!.encode()), `record ${i}`).toBe(toHex(recs[i]!));
+    // The flush of the three families, then RocksDB's MinLogNumberToKeep edit: 3, 2, 1, 0.
+    const group = edits.filter((e) => e.atomicGroupRemaining !== undefined);
+    expect(group.map((e) => [e.columnFamily, e.atomicGroupRemaining, e.newFiles.length])).toEqual([
+      [0, 3, 1],
+      [1, 2, 1],
+      [2, 1, 1],
+      [0, 0, 0],
+    ]);
+    expect(edits.slice(-4)).toEqual(group);
+    expect(group[3]!.minLogNumberToKeep).toBe(22);
+    // InAtomicGroup (300 = varint ac 02) ends each record, after ColumnFamily (200 = c8 01).
+    expect(toHex(recs.at(-4)!.subarray(-3))).toBe("ac 02 03");
+    expect(toHex(recs.at(-3)!.subarray(-6))).toBe("c8 01 01 ac 02 02");
+    expect(toHex(recs.at(-1)!)).toBe("09 00 03 1a 0a 16 04 50 ac 02 00");
+  });
+
+  it("writes InAtomicGroup after the column family, as RocksDB's EncodeTo does, and reads it back", () => {
+    const e = new VersionEdit();
+    e.columnFamily = 5;
+    e.atomicGroupRemaining = 300;
+    expect(toHex(e.encode())).toBe("c8 01 05 ac 02 ac 02");
+    const back = VersionEdit.decode(e.encode());
+    expect([back.columnFamily, back.atomicGroupRemaining]).toEqual([5, 300]);
+    const last = new VersionEdit();
+    last.atomicGroupRemaining = 0;
+    expect(toHex(last.encode())).toBe("ac 02 00");
+    expect(VersionEdit.decode(last.encode()).atomicGroupRemaining).toBe(0);
+    expect(VersionEdit.decode(new VersionEdit().encode()).atomicGroupRemaining).toBeUndefined();
+  });
+
   it("skips unknown tags with the safe-to-ignore bit and refuses others with Corruption at their offset", () => {
     // 8292 = 8192 + 100 (varint32 e4 40): unknown, safe to ignore; its payload is a varstring.
     const ignorable = hex("02 05 e4 40 03 aa bb cc 04 07");

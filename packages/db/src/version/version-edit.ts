@@ -206,13 +206,7 @@ export class VersionEdit {
       w.varint32(EditTag.NewFile4).varint32(level).varint64(file.number).varint64(file.size);
       w.lengthPrefixed(file.smallest).lengthPrefixed(file.largest);
       w.varint64(file.smallestSeq).varint64(file.largestSeq);
-      if (file.markedForCompaction === true) w.varint32(FileTag.NeedCompaction).varint32(1).byte(1);
-      if (this.minLogNumberToKeep !== undefined && !minLogWritten) {
-        w.varint32(FileTag.MinLogNumberToKeepHack).varint32(8).fixed64(this.minLogNumberToKeep);
-        minLogWritten = true;
-      }
-      if (file.oldestBlobFileNumber !== undefined)
-        customVarint(w, FileTag.OldestBlobFileNumber, file.oldestBlobFileNumber);
+      // Custom fields in the order RocksDB 7.8.3's EncodeTo writes them.
       customVarint(w, FileTag.OldestAncesterTime, file.oldestAncesterTime ?? 0);
       customVarint(w, FileTag.FileCreationTime, file.fileCreationTime ?? 0);
       w.varint32(FileTag.FileChecksum).lengthPrefixed(file.fileChecksum ?? EMPTY);
@@ -221,6 +215,13 @@ export class VersionEdit {
       );
       if (file.temperature !== undefined && file.temperature !== 0)
         w.varint32(FileTag.Temperature).varint32(1).byte(file.temperature);
+      if (file.markedForCompaction === true) w.varint32(FileTag.NeedCompaction).varint32(1).byte(1);
+      if (this.minLogNumberToKeep !== undefined && !minLogWritten) {
+        w.varint32(FileTag.MinLogNumberToKeepHack).varint32(8).fixed64(this.minLogNumberToKeep);
+        minLogWritten = true;
+      }
+      if (file.oldestBlobFileNumber !== undefined)
+        customVarint(w, FileTag.OldestBlobFileNumber, file.oldestBlobFileNumber);
       if (file.minTimestamp !== undefined)
         w.varint32(FileTag.MinTimestamp).lengthPrefixed(file.minTimestamp);
       if (file.maxTimestamp !== undefined)

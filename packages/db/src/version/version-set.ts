@@ -436,26 +436,53 @@ export class VersionSet implements FamilyVersionsOwner {
    * `addFamily`). Stamps the edit with the family's id.
    */
   logAndApplyFamily(edit: VersionEdit, family: FamilyVersions | undefined): void {
+    this.logAndApplyEdits([{ edit, family }]);
+  }
+
+  /**
+   * @internal Writes the edits of several families as ONE atomic group (RocksDB's
+   * kInAtomicGroup: each edit carries how many of the group follow it, n-1 down to 0), with
+   * one sync, then installs every family's new version. Recovery and followers apply a group
+   * whole or not at all (manifest-replay.ts `EditUnits`), so the families' new versions reach
+   * the disk together (atomic flush). One edit is written alone, unmarked (as RocksDB does).
+   * Failures as in `logAndApply`: nothing is installed, the error latches.
+   */
+  logAndApplyGroup(edits: readonly { edit: VersionEdit; family: FamilyVersions }[]): void {
+    if (edits.length > 1)
+      edits.forEach(({ edit }, i) => {
+        edit.atomicGroupRemaining = edits.length - 1 - i;
+      });
+    this.logAndApplyEdits(edits);
+  }
+
+  private logAndApplyEdits(
+    edits: readonly { edit: VersionEdit; family: FamilyVersions | undefined }[],
+  ): void {
     if (this.failure !== undefined) throw this.failure;
-    if (this.manifest === undefined) throw ShaleError.closed("the MANIFEST is not open");
-    if (family !== undefined) edit.columnFamily = family.id;
-    edit.prevLogNumber = 0;
-    edit.nextFileNumber = this.nextFileNumber;
-    edit.lastSequence = this.lastSequence;
-    if (edit.logNumber === undefined && family !== undefined && !edit.columnFamilyDrop)
-      edit.logNumber = family.logNumber;
-    if (edit.columnFamilyAdd !== undefined) edit.maxColumnFamily = this.maxColumnFamily;
+    const manifest = this.manifest;
+    if (manifest === undefined) throw ShaleError.closed("the MANIFEST is not open");
     let t0 = tracingPauses ? pauseStart() : 0;
-    const next =
-      family === undefined || edit.isColumnFamilyManipulation
-        ? undefined
-        : family.current.apply(edit, family.icmp);
+    const next: (Version | undefined)[] = [];
+    for (const { edit, family } of edits) {
+      if (family !== undefined) edit.columnFamily = family.id;
+      edit.prevLogNumber = 0;
+      edit.nextFileNumber = this.nextFileNumber;
+      edit.lastSequence = this.lastSequence;
+      if (edit.logNumber === undefined && family !== undefined && !edit.columnFamilyDrop)
+        edit.logNumber = family.logNumber;
+      if (edit.columnFamilyAdd !== undefined) edit.maxColumnFamily = this.maxColumnFamily;
+      next.push(
+        family === undefined || edit.isColumnFamilyManipulation
+          ? undefined
+          : family.current.apply(edit, family.icmp),
+      );
+    }
     if (tracingPauses) pauseEnd(t0, "version apply");
-    const wholeSize = this.manifest.size;
+    const wholeSize = manifest.size;
     try {
-      this.manifest.addRecord(edit.encode());
+      for (const { edit } of edits) manifest.addRecord(edit.encode());
       if (tracingPauses) t0 = pauseStart();
-      this.manifest.sync();
+      manifest.sync();
       if (tracingPauses) pauseEnd(t0, "manifest sync");
     } catch (e) {
       this.cutBack(wholeSize);
@@ -468,10 +495,13 @@ export class VersionSet implements FamilyVersionsOwner {
           );
       throw this.failure;
     }
-    if (family === undefined || next === undefined) return;
-    if (edit.logNumber !== undefined) family.logNumber = edit.logNumber;
     if (tracingPauses) t0 = pauseStart();
-    this.install(family, next);
+    edits.forEach(({ edit, family }, i) => {
+      const version = next[i];
+      if (family === undefined || version === undefined) return;
+      if (edit.logNumber !== undefined) family.logNumber = edit.logNumber;
+      this.install(family, version);
+    });
     if (tracingPauses) pauseEnd(t0, "version install");
   }
 
