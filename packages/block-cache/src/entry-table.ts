@@ -1,203 +1,243 @@
 /**
- * A shard's hash table from key `(id, offset)` to entry: open addressing with linear probing.
+ * A shard's entries, in typed arrays indexed by slot, and its hash table from key
+ * `(id, offset)` to slot: separate chaining through the slots themselves.
  *
- *   slots: Array<CacheEntry | null>, length 2^k (k >= 4), at most half full
+ *   slot e (1 .. length-1; slot 0 is the LRU list's sentinel and "none" in every chain)
  *
- *   home(e) = e.hash & (length - 1); an entry sits at its home slot or at the first free slot
- *   after it (wrapping around). There are no tombstones.
+ *   ids[e]       Uint32Array   id     (its low 32 bits if WIDE_KEY, the full id in wideIds)
+ *   offsets[e]   Uint32Array   offset (likewise, the full offset in wideOffsets)
+ *   charges[e]   Uint32Array   charge (0 if BIG_CHARGE: the charge is in bigCharges)
+ *   state[e]     Uint32Array   flags (low 8 bits, below) | pins << 8
+ *   prev[e]      Int32Array    LRU list links (shard.ts), 0 = the sentinel
+ *   next[e]      Int32Array
+ *   chain[e]     Int32Array    next slot of the same bucket, 0 at the end; for a free slot,
+ *                              the next free slot
+ *   values[e]    V[]           the value (undefined for a free slot)
+ *   buckets[b]   Int32Array    first slot of bucket b = hash & (length - 1), 0 if empty
  *
- *   find(id, offset)  probe from home until a null slot; match on `e.id === id &&
- *                     e.offset === offset`: both halves compared exactly, so keys up to 2^53-1
- *                     never collide (see key.ts; no combined number, no string).
- *   remove at i       backward shift: walk j = i+1, i+2, ... while slots[j] is not null; an
- *                     entry whose home is not cyclically in (i, j] moves back to i (i := j).
- *   growth            doubles when count * 2 > length; never shrinks.
- *   byId              per id, a doubly linked list of its entries (`idPrev` / `idNext`),
- *                     headed in a Map: `collectId` walks one table's blocks instead of
- *                     scanning every slot (erasing a deleted table's blocks cost ~1 µs per
- *                     entry of the whole cache, scanned; 40-65 ms per compaction here).
+ *   4+4+4+4+4+4+4+8 = 36 bytes a slot, plus 4 a bucket (as many buckets as slots): 40 bytes
+ *   a slot, at most one chain entry per bucket on average (load <= 1). The hash is not
+ *   kept: it is recomputed from the key (key.ts, a few ns) when a slot leaves its chain or
+ *   the table grows. Keys, charges and pins above 32 bits are exact through the side Maps,
+ *   which stay empty in a block cache (ids 1, 2, 3, ..., offsets in files below 4 GiB).
  *
- * Worked example (length 8): A and B hash home to 3, C to 4.
+ * Slots are allocated from the free list (through `chain`), then from `highWater` up; when
+ * none is left every array doubles and the buckets are rebuilt. Arrays never shrink. A slot
+ * is reused once its entry is freed; a handle of the old entry (entry.ts) was told so first.
  *
- *   insert A, B, C    [ .  .  .  A  B  C  .  . ]
- *   remove A          B's home 3 is not in (3,4]: B -> 3; C's home 4 is not in (4,5]: C -> 4
- *                     [ .  .  .  B  C  .  .  . ]
+ * Worked example (length 8, so buckets 0..7): keys A and B hash to bucket 3, C to 5.
  *
- * Why not `Map<id, Map<offset, entry>>`: a hit would cost two Map probes (each hashing a
- * possibly-heap number) and every id an inner Map; here a hit is one integer hash and, at a
- * load factor of at most 1/2, about 1.5 slot reads on average.
+ *   insert A, B, C    slots 1=A 2=B 3=C; buckets[3] = 2 -> chain[2] = 1 -> 0; buckets[5] = 3
+ *   remove B          buckets[3] = chain[2] = 1; slot 2 heads the free list
+ *   insert D (b. 5)   slot 2 = D; buckets[5] = 2 -> chain[2] = 3 -> 0
+ *
+ * Why not a Map keyed by a number or string: `id * 2^k + offset` loses bits above 2^53, a
+ * string allocates per lookup; and a Map entry costs ~28-56 bytes before the LRU links.
  */
-import type { CacheEntry } from "./entry.js";
+import { hashKey } from "./key.js";
 
+/** Entry flags, the low 8 bits of `state`. */
+export const IN_CACHE = 1;
+/** Read by `get`/`touch` since it was last linked into the LRU list (second chance). */
+export const REFERENCED = 2;
+/** In the LRU list's high-priority region. */
+export const IN_HIGH_POOL = 4;
+/** Inserted with priority "high". */
+export const HIGH_PRI = 8;
+/** A handle object of this entry exists (in `handles`). */
+export const HAS_HANDLE = 16;
+/** The id or the offset is 2^32 or more: the full key is in wideIds / wideOffsets. */
+export const WIDE_KEY = 32;
+/** The charge is 2^32 or more: it is in bigCharges. */
+export const BIG_CHARGE = 64;
+/** One pin, in `state`. */
+export const PIN = 256;
+/** Most pins an entry holds (state's top 24 bits). */
+export const MAX_PINS = 0xffffff;
+
+const TWO_POW_32 = 4294967296;
 const INITIAL_LENGTH = 16;
 
-function nullSlots<V>(length: number): (CacheEntry<V> | null)[] {
-  // Built by push so V8 keeps the array PACKED (no hole checks on reads).
-  const slots: (CacheEntry<V> | null)[] = [];
-  for (let i = 0; i < length; i++) slots.push(null);
-  return slots;
-}
-
 export class EntryTable<V> {
-  private slots: (CacheEntry<V> | null)[] = nullSlots<V>(INITIAL_LENGTH);
-  private mask = INITIAL_LENGTH - 1;
-  /** Number of entries in the table. */
+  ids: Uint32Array = new Uint32Array(INITIAL_LENGTH);
+  offsets: Uint32Array = new Uint32Array(INITIAL_LENGTH);
+  charges: Uint32Array = new Uint32Array(INITIAL_LENGTH);
+  state: Uint32Array = new Uint32Array(INITIAL_LENGTH);
+  prev: Int32Array = new Int32Array(INITIAL_LENGTH);
+  next: Int32Array = new Int32Array(INITIAL_LENGTH);
+  chain: Int32Array = new Int32Array(INITIAL_LENGTH);
+  buckets: Int32Array = new Int32Array(INITIAL_LENGTH);
+  values: (V | undefined)[] = [];
+  /** length - 1 (the bucket mask). */
+  mask = INITIAL_LENGTH - 1;
+  /** Slots below this have been used; slots from here up never were. */
+  private highWater = 1;
+  /** The first free slot below highWater, 0 if none. */
+  private freeHead = 0;
+  /** Entries in the table (reachable by key). */
   count = 0;
-  /** The first entry of each id's list. */
-  private readonly byId = new Map<number, CacheEntry<V>>();
+  /** Full keys and charges that do not fit 32 bits, by slot (usually empty). */
+  readonly wideIds = new Map<number, number>();
+  readonly wideOffsets = new Map<number, number>();
+  readonly bigCharges = new Map<number, number>();
 
-  /** The entry with this key, or undefined. */
-  find(hash: number, id: number, offset: number): CacheEntry<V> | undefined {
-    const slots = this.slots;
-    const mask = this.mask;
-    let i = hash & mask;
-    for (;;) {
-      const e = slots[i];
-      if (e === null) return undefined;
-      if (e.offset === offset && e.id === id) return e;
-      i = (i + 1) & mask;
+  constructor() {
+    for (let i = 0; i < INITIAL_LENGTH; i++) this.values.push(undefined);
+  }
+
+  /** The slot of the entry in the table with this key, or 0. */
+  find(hash: number, id: number, offset: number): number {
+    if (id >= TWO_POW_32 || offset >= TWO_POW_32) return this.findWide(hash, id, offset);
+    const ids = this.ids;
+    const offsets = this.offsets;
+    const state = this.state;
+    const chain = this.chain;
+    let e = this.buckets[hash & this.mask]!;
+    while (e !== 0) {
+      if (offsets[e] === offset && ids[e] === id && (state[e]! & WIDE_KEY) === 0) return e;
+      e = chain[e]!;
     }
+    return 0;
   }
 
-  /** Adds `e`, replacing and returning the entry with the same key if there is one. */
-  insert(e: CacheEntry<V>): CacheEntry<V> | undefined {
-    const slots = this.slots;
-    const mask = this.mask;
-    const id = e.id;
-    const offset = e.offset;
-    let i = e.hash & mask;
-    for (;;) {
-      const cur = slots[i];
-      if (cur === null) break;
-      if (cur.offset === offset && cur.id === id) {
-        slots[i] = e;
-        this.unlinkId(cur);
-        this.linkId(e);
-        return cur;
-      }
-      i = (i + 1) & mask;
-    }
-    slots[i] = e;
-    this.linkId(e);
-    if (++this.count * 2 > slots.length) this.grow();
-    return undefined;
-  }
-
-  /** Removes `e`. REQUIRES: `e` is in the table. */
-  remove(e: CacheEntry<V>): void {
-    const slots = this.slots;
-    const mask = this.mask;
-    let i = e.hash & mask;
-    while (slots[i] !== e) i = (i + 1) & mask;
-    this.removeAt(i);
-    this.unlinkId(e);
-  }
-
-  /** Removes and returns the entry with this key, or returns undefined. */
-  removeKey(hash: number, id: number, offset: number): CacheEntry<V> | undefined {
-    const slots = this.slots;
-    const mask = this.mask;
-    let i = hash & mask;
-    for (;;) {
-      const e = slots[i];
-      if (e === null) return undefined;
-      if (e.offset === offset && e.id === id) {
-        this.removeAt(i);
-        this.unlinkId(e);
+  private findWide(hash: number, id: number, offset: number): number {
+    const chain = this.chain;
+    let e = this.buckets[hash & this.mask]!;
+    while (e !== 0) {
+      if ((this.state[e]! & WIDE_KEY) !== 0 && this.offsetOf(e) === offset && this.idOf(e) === id) {
         return e;
       }
-      i = (i + 1) & mask;
+      e = chain[e]!;
     }
+    return 0;
   }
 
-  /** Appends every entry whose id is `id` to `out` (its list: no scan of the table). */
-  collectId(id: number, out: CacheEntry<V>[]): void {
-    let e = this.byId.get(id) ?? null;
-    for (; e !== null; e = e.idNext) out.push(e);
-  }
-
-  /** The first entry of `id`'s list, or null when the table holds none of that id. */
-  firstOfId(id: number): CacheEntry<V> | null {
-    return this.byId.get(id) ?? null;
-  }
-
-  /** Number of ids with an entry in the table (for checks and tests). */
-  get idCount(): number {
-    return this.byId.size;
-  }
-
-  /** Makes `e` the first entry of its id's list. */
-  private linkId(e: CacheEntry<V>): void {
-    const head = this.byId.get(e.id);
-    e.idPrev = null;
-    e.idNext = head ?? null;
-    if (head !== undefined) head.idPrev = e;
-    this.byId.set(e.id, e);
-  }
-
-  /** Takes `e` out of its id's list. */
-  private unlinkId(e: CacheEntry<V>): void {
-    const prev = e.idPrev;
-    const next = e.idNext;
-    if (next !== null) next.idPrev = prev;
-    if (prev !== null) prev.idNext = next;
-    else if (next !== null) this.byId.set(e.id, next);
-    else this.byId.delete(e.id);
-    e.idPrev = null;
-    e.idNext = null;
-  }
-
-  /** Every entry, in slot order (for checks and tests). */
-  entries(): CacheEntry<V>[] {
-    const out: CacheEntry<V>[] = [];
-    for (const e of this.slots) if (e !== null) out.push(e);
-    return out;
-  }
-
-  /** The length of the probe sequence that finds `e` (1 = at its home slot), for checks. */
-  probeLength(e: CacheEntry<V>): number {
-    const mask = this.mask;
-    let i = e.hash & mask;
-    let n = 1;
-    while (this.slots[i] !== e) {
-      if (this.slots[i] === null) return -1;
-      i = (i + 1) & mask;
-      n++;
+  /**
+   * A free slot holding this key, `value` and `charge`, in the table (head of its chain),
+   * flags `flags` | IN_CACHE, no pins. REQUIRES: no entry of this key is in the table.
+   */
+  add(hash: number, id: number, offset: number, value: V, charge: number, flags: number): number {
+    let e = this.freeHead;
+    if (e !== 0) this.freeHead = this.chain[e]!;
+    else {
+      if (this.highWater === this.mask + 1) this.grow();
+      e = this.highWater++;
     }
-    return n;
+    if (id >= TWO_POW_32 || offset >= TWO_POW_32) {
+      flags |= WIDE_KEY;
+      this.wideIds.set(e, id);
+      this.wideOffsets.set(e, offset);
+    }
+    if (charge >= TWO_POW_32) {
+      flags |= BIG_CHARGE;
+      this.bigCharges.set(e, charge);
+      charge = 0;
+    }
+    this.ids[e] = id;
+    this.offsets[e] = offset;
+    this.charges[e] = charge;
+    this.state[e] = flags | IN_CACHE;
+    this.values[e] = value;
+    const b = hash & this.mask;
+    this.chain[e] = this.buckets[b]!;
+    this.buckets[b] = e;
+    this.count++;
+    return e;
   }
 
-  private removeAt(i: number): void {
-    const slots = this.slots;
-    const mask = this.mask;
-    let j = i;
-    for (;;) {
-      j = (j + 1) & mask;
-      const e = slots[j];
-      if (e === null) break;
-      const home = e.hash & mask;
-      const stays = i <= j ? i < home && home <= j : i < home || home <= j;
-      if (!stays) {
-        slots[i] = e;
-        i = j;
-      }
+  /** Takes slot `e` out of its chain (lookups miss it; the slot stays allocated). */
+  unchain(e: number): void {
+    const chain = this.chain;
+    const b = this.hashOf(e) & this.mask;
+    let p = this.buckets[b]!;
+    if (p === e) this.buckets[b] = chain[e]!;
+    else {
+      while (chain[p] !== e) p = chain[p]!;
+      chain[p] = chain[e]!;
     }
-    slots[i] = null;
+    chain[e] = 0;
     this.count--;
   }
 
-  private grow(): void {
-    const old = this.slots;
-    const length = old.length * 2;
-    const slots = nullSlots<V>(length);
-    const mask = length - 1;
-    for (const e of old) {
-      if (e === null) continue;
-      let i = e.hash & mask;
-      while (slots[i] !== null) i = (i + 1) & mask;
-      slots[i] = e;
+  /** Returns slot `e` to the free list. REQUIRES: not in the table or the LRU list. */
+  freeSlot(e: number): void {
+    const st = this.state[e]!;
+    if ((st & WIDE_KEY) !== 0) {
+      this.wideIds.delete(e);
+      this.wideOffsets.delete(e);
     }
-    this.slots = slots;
-    this.mask = mask;
+    if ((st & BIG_CHARGE) !== 0) this.bigCharges.delete(e);
+    this.state[e] = 0;
+    this.values[e] = undefined;
+    this.chain[e] = this.freeHead;
+    this.freeHead = e;
+  }
+
+  idOf(e: number): number {
+    return (this.state[e]! & WIDE_KEY) === 0 ? this.ids[e]! : this.wideIds.get(e)!;
+  }
+
+  offsetOf(e: number): number {
+    return (this.state[e]! & WIDE_KEY) === 0 ? this.offsets[e]! : this.wideOffsets.get(e)!;
+  }
+
+  chargeOf(e: number): number {
+    return (this.state[e]! & BIG_CHARGE) === 0 ? this.charges[e]! : this.bigCharges.get(e)!;
+  }
+
+  hashOf(e: number): number {
+    return (this.state[e]! & WIDE_KEY) === 0
+      ? hashKey(this.ids[e]!, this.offsets[e]!)
+      : hashKey(this.wideIds.get(e)!, this.wideOffsets.get(e)!);
+  }
+
+  /** Slots ever used are 1 .. slotLimit - 1 (free ones have state 0). */
+  get slotLimit(): number {
+    return this.highWater;
+  }
+
+  /** Number of allocated slots (for checks): entries in the table plus pinned erased ones. */
+  get allocated(): number {
+    let free = 0;
+    for (let e = this.freeHead; e !== 0; e = this.chain[e]!) free++;
+    return this.highWater - 1 - free;
+  }
+
+  /** The number of chain steps that finds slot `e` (1 = first of its bucket), -1 if not. */
+  chainPosition(e: number): number {
+    let n = 1;
+    for (let s = this.buckets[this.hashOf(e) & this.mask]!; s !== 0; s = this.chain[s]!, n++) {
+      if (s === e) return n;
+    }
+    return -1;
+  }
+
+  private grow(): void {
+    const length = (this.mask + 1) * 2;
+    const widen = <T extends Uint32Array | Int32Array>(old: T, fresh: T): T => {
+      fresh.set(old);
+      return fresh;
+    };
+    this.ids = widen(this.ids, new Uint32Array(length));
+    this.offsets = widen(this.offsets, new Uint32Array(length));
+    this.charges = widen(this.charges, new Uint32Array(length));
+    this.state = widen(this.state, new Uint32Array(length));
+    this.prev = widen(this.prev, new Int32Array(length));
+    this.next = widen(this.next, new Int32Array(length));
+    const chain = new Int32Array(length);
+    const buckets = new Int32Array(length);
+    for (let i = this.values.length; i < length; i++) this.values.push(undefined);
+    this.mask = length - 1;
+    // Every slot in use is in the table (IN_CACHE) or pinned and erased (in no chain).
+    // Free slots: none below highWater when growing (the free list is empty).
+    const state = this.state;
+    for (let e = 1; e < this.highWater; e++) {
+      if ((state[e]! & IN_CACHE) === 0) continue;
+      const b = this.hashOf(e) & this.mask;
+      chain[e] = buckets[b]!;
+      buckets[b] = e;
+    }
+    this.chain = chain;
+    this.buckets = buckets;
   }
 }

@@ -4,12 +4,7 @@ import { ERASE_STEP_ENTRIES, LRUCache } from "./lru-cache.js";
 
 /** Keys of unpinned entries, oldest first, "*" marking the high pool (single-shard caches). */
 function lruOrder<V>(cache: LRUCache<V>): string[] {
-  const shard = cache["shards"][0]!;
-  const out: string[] = [];
-  for (let e = shard.lru.next!; e !== shard.lru; e = e.next!) {
-    out.push(`${e.id}/${e.offset}${e.inHighPriPool ? "*" : ""}`);
-  }
-  return out;
+  return cache["shards"][0]!.lruKeys();
 }
 
 const single = (capacity: number, extra: { highPriPoolRatio?: number; strict?: boolean } = {}) =>
@@ -56,7 +51,7 @@ describe("LRUCache basics", () => {
     });
   });
 
-  it("returns the entry itself as the handle (no allocation per lookup)", () => {
+  it("returns one handle object per entry (no allocation per lookup after the first)", () => {
     const cache = single(100);
     cache.insertUnpinned(1, 0, "a", 1);
     const a = cache.lookup(1, 0)!;

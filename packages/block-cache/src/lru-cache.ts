@@ -8,13 +8,14 @@
  *
  * Capacity is split exactly over the shards (floor, the remainder spread one byte each over
  * the first shards), so the shards' capacities sum to `capacity`. See shard.ts for the LRU
- * list, the high-priority pool and eviction; entry.ts for an entry's states.
+ * list, the high-priority pool and eviction; entry-table.ts for how entries are stored (typed
+ * arrays by slot: no object per entry) and entry.ts for handles and an entry's states.
  *
  * Single-threaded: no method may be called from inside another (except from `onEvict`, which
  * runs once the cache is consistent again).
  */
 import { ShaleError } from "@shale/base";
-import { CacheEntry, type CacheHandle, type CachePriority } from "./entry.js";
+import type { CacheHandle, CachePriority, EntryHandle } from "./entry.js";
 import { FreedList } from "./freed-list.js";
 import { checkBytes, hashKey, isKeyPart, keyError } from "./key.js";
 import { type LRUCacheOptions, resolveOptions } from "./options.js";
@@ -101,15 +102,19 @@ export class LRUCache<V> {
     charge: number,
     priority?: CachePriority,
   ): CacheHandle<V> {
-    const e = this.newEntry(id, offset, value, charge, priority);
-    const ok = e.shard.insert(e, true);
+    const highPri = this.checkInsert(id, offset, charge, priority);
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    const e = shard.insert(h, id, offset, value, charge, highPri, true);
+    // The handle is made before onEvict runs: a callback may free the entry again.
+    const handle = e === 0 ? undefined : shard.handleOf(e);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
-    if (!ok) {
+    if (handle === undefined) {
       throw ShaleError.incomplete(
         `insert of (${id}, ${offset}) with charge ${charge} failed: it does not fit in its shard without evicting pinned entries`,
       );
     }
-    return e;
+    return handle;
   }
 
   /**
@@ -125,10 +130,12 @@ export class LRUCache<V> {
     charge: number,
     priority?: CachePriority,
   ): boolean {
-    const e = this.newEntry(id, offset, value, charge, priority);
-    const ok = e.shard.insert(e, false);
+    const highPri = this.checkInsert(id, offset, charge, priority);
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    const e = shard.insert(h, id, offset, value, charge, highPri, false);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
-    return ok;
+    return e !== 0;
   }
 
   /**
@@ -145,10 +152,13 @@ export class LRUCache<V> {
     charge: number,
     priority?: CachePriority,
   ): CacheHandle<V> | undefined {
-    const e = this.newEntry(id, offset, value, charge, priority);
-    const ok = e.shard.insert(e, false);
+    const highPri = this.checkInsert(id, offset, charge, priority);
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    const e = shard.insert(h, id, offset, value, charge, highPri, false);
+    const ref = e === 0 ? undefined : shard.handleOf(e);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
-    return ok ? e : undefined;
+    return ref;
   }
 
   /**
@@ -158,12 +168,13 @@ export class LRUCache<V> {
    * nothing. TypeError for a reference of another cache.
    */
   touch(ref: CacheHandle<V>): V | undefined {
-    const e = ref as CacheEntry<V>;
-    const shard = e.shard;
+    const r = ref as EntryHandle<V>;
+    const shard = r.shard;
     if (shard === undefined || shard.owner !== this) {
       throw new TypeError("touch: not a reference of this cache");
     }
-    return e.inCache ? shard.touch(e) : undefined;
+    const slot = r.slot;
+    return slot > 0 && shard.inCache(slot) ? shard.touch(slot) : undefined;
   }
 
   /**
@@ -174,7 +185,7 @@ export class LRUCache<V> {
     const h = hashKey(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
     const e = shard.find(h, id, offset);
-    if (e !== undefined) return shard.pin(e);
+    if (e !== 0) return shard.pin(e);
     // Only a miss can come from a bad key (a hit equals, with ===, a key checked by insert),
     // so the key is checked here, off the hit path.
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
@@ -193,7 +204,7 @@ export class LRUCache<V> {
     const h = hashKey(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
     const e = shard.find(h, id, offset);
-    if (e !== undefined) return shard.touch(e);
+    if (e !== 0) return shard.touch(e);
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     shard.misses++;
     return undefined;
@@ -208,17 +219,18 @@ export class LRUCache<V> {
    * another pin of the same entry is held is not detected (it drops that other pin).
    */
   release(handle: CacheHandle<V>): void {
-    const e = handle as CacheEntry<V>;
-    const shard = e.shard;
+    const r = handle as EntryHandle<V>;
+    const shard = r.shard;
     if (shard === undefined || shard.owner !== this) {
       throw new TypeError("release: not a handle of this cache");
     }
-    if (e.refs <= 0) {
+    const slot = r.slot;
+    if (slot <= 0 || shard.pinsOf(slot) === 0) {
       throw ShaleError.invalidArgument(
-        `release: handle of (${e.id}, ${e.offset}) was already released`,
+        `release: handle of (${r.id}, ${r.offset}) was already released`,
       );
     }
-    shard.release(e);
+    shard.release(slot);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
@@ -356,7 +368,7 @@ export class LRUCache<V> {
       s.evictions += shard.evictions;
       s.usage += shard.usage;
       s.pinnedUsage += shard.usage - shard.lruUsage;
-      s.entries += shard.table.count;
+      s.entries += shard.count;
     }
     return s;
   }
@@ -379,24 +391,21 @@ export class LRUCache<V> {
     return ++this.lastId;
   }
 
-  private newEntry(
+  /** Validates an insert's arguments; true for priority "high". */
+  private checkInsert(
     id: number,
     offset: number,
-    value: V,
     charge: number,
     priority: CachePriority | undefined,
-  ): CacheEntry<V> {
+  ): boolean {
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     checkBytes("charge", charge);
-    let highPri = false;
-    if (priority === "high") highPri = true;
-    else if (priority !== undefined && priority !== "low") {
+    if (priority === "high") return true;
+    if (priority !== undefined && priority !== "low") {
       if (typeof priority !== "string") throw new TypeError("priority must be a string");
       throw ShaleError.invalidArgument(`priority must be "high" or "low", got "${priority}"`);
     }
-    const h = hashKey(id, offset);
-    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    return new CacheEntry<V>(shard, id, offset, h, value, charge, highPri);
+    return false;
   }
 
   private spreadCapacity(capacity: number): void {
@@ -416,8 +425,7 @@ export class LRUCache<V> {
     try {
       // onEvict may free more (a re-entrant call): `count` is read at every step.
       for (; i < freed.count; i++) {
-        const e = freed.at(i);
-        onEvict(e.value, e.id, e.offset);
+        onEvict(freed.valueAt(i), freed.idAt(i), freed.offsetAt(i));
       }
     } finally {
       // After a throw, the entry that threw is dropped with the ones before it.

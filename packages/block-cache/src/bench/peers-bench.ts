@@ -80,7 +80,10 @@ interface Contender {
 }
 
 interface ShaleModule {
-  LRUCache: new (options: { capacity: number; numShardBits?: number }) => {
+  LRUCache: new (options: {
+    capacity: number;
+    numShardBits?: number;
+  }) => {
     get(id: number, offset: number): unknown;
     insertUnpinned(id: number, offset: number, value: unknown, charge: number): boolean;
   };
