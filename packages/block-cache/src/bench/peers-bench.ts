@@ -45,9 +45,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { LRUCache as PeerLRU } from "lru-cache";
-import QuickLRU from "quick-lru";
 import { LRUCache } from "../index.js";
+import type { MapLike, ShaleLike } from "./peers-loop.js";
 
 function option(name: string): string | undefined {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -68,7 +67,7 @@ const value = new Uint8Array(16); // one shared value, charged VALUE_BYTES
 
 // ------------------------------------------------------------------ the contenders
 
-/** One cache under test: `run` makes a fresh cache and serves `keys`, returning the hits. */
+/** One cache under test. */
 interface Contender {
   name: string;
   /** A fresh cache. */
@@ -79,18 +78,28 @@ interface Contender {
   fill(cache: unknown, n: number): void;
 }
 
-interface ShaleModule {
-  LRUCache: new (options: {
-    capacity: number;
-    numShardBits?: number;
-  }) => {
-    get(id: number, offset: number): unknown;
-    insertUnpinned(id: number, offset: number, value: unknown, charge: number): boolean;
-  };
+type Loops = typeof import("./peers-loop.js");
+
+/** A copy of the loops of its own for contender `tag` (see peers-loop.ts). */
+async function loops(tag: string): Promise<Loops> {
+  return (await import(new URL(`./peers-loop.js?${tag}`, import.meta.url).href)) as Loops;
 }
 
-function shaleContender(name: string, module: ShaleModule, numShardBits?: number): Contender {
-  type Cache = InstanceType<ShaleModule["LRUCache"]>;
+/** A copy of package `name`'s module of its own for contender `tag`. */
+async function ownCopy<T>(name: string, tag: string): Promise<T> {
+  return (await import(`${import.meta.resolve(name)}?${tag}`)) as T;
+}
+
+interface ShaleModule {
+  LRUCache: new (options: { capacity: number; numShardBits?: number }) => ShaleLike;
+}
+
+async function shaleContender(
+  name: string,
+  module: ShaleModule,
+  numShardBits?: number,
+): Promise<Contender> {
+  const { runShale, fillShale } = await loops(name);
   return {
     name,
     make: () =>
@@ -99,50 +108,18 @@ function shaleContender(name: string, module: ShaleModule, numShardBits?: number
           ? { capacity: capacityBytes }
           : { capacity: capacityBytes, numShardBits },
       ),
-    run(c, keys) {
-      const cache = c as Cache;
-      let hits = 0;
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!;
-        const id = 1 + (k >> 10);
-        const offset = (k & 1023) * VALUE_BYTES;
-        if (cache.get(id, offset) !== undefined) hits++;
-        else cache.insertUnpinned(id, offset, value, VALUE_BYTES);
-      }
-      return hits;
-    },
-    fill(c, n) {
-      const cache = c as Cache;
-      for (let k = 0; k < n; k++) {
-        cache.insertUnpinned(1 + (k >> 10), (k & 1023) * VALUE_BYTES, value, VALUE_BYTES);
-      }
-    },
+    run: (c, keys) => runShale(c as ShaleLike, keys, value),
+    fill: (c, n) => fillShale(c as ShaleLike, n, value),
   };
 }
 
-interface MapLike {
-  get(k: number): unknown;
-  set(k: number, v: unknown): unknown;
-}
-
-function peerContender(name: string, make: () => MapLike): Contender {
+async function peerContender(name: string, make: () => MapLike): Promise<Contender> {
+  const { runMap, fillMap } = await loops(name);
   return {
     name,
     make,
-    run(c, keys) {
-      const cache = c as MapLike;
-      let hits = 0;
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!;
-        if (cache.get(k) !== undefined) hits++;
-        else cache.set(k, value);
-      }
-      return hits;
-    },
-    fill(c, n) {
-      const cache = c as MapLike;
-      for (let k = 0; k < n; k++) cache.set(k, value);
-    },
+    run: (c, keys) => runMap(c as MapLike, keys, value),
+    fill: (c, n) => fillMap(c as MapLike, n, value),
   };
 }
 
@@ -165,29 +142,34 @@ function version(packageName: string): string {
   }
 }
 
+type LruCacheModule = typeof import("lru-cache");
+type QuickLruModule = typeof import("quick-lru");
+const lruSize = await ownCopy<LruCacheModule>("lru-cache", "size");
+const lruMax = await ownCopy<LruCacheModule>("lru-cache", "max");
+const quick = await ownCopy<QuickLruModule>("quick-lru", "quick");
 const contenders: Contender[] = [
-  shaleContender("shale", { LRUCache } as unknown as ShaleModule),
-  shaleContender("shale-1shard", { LRUCache } as unknown as ShaleModule, 0),
-  peerContender(
+  await shaleContender("shale", { LRUCache } as unknown as ShaleModule),
+  await shaleContender("shale-1shard", { LRUCache } as unknown as ShaleModule, 0),
+  await peerContender(
     `lru-cache-size ${version("lru-cache")}`,
     () =>
-      new PeerLRU<number, Uint8Array>({
+      new lruSize.LRUCache<number, Uint8Array>({
         maxSize: capacityBytes,
         sizeCalculation: () => VALUE_BYTES,
       }) as unknown as MapLike,
   ),
-  peerContender(
+  await peerContender(
     `lru-cache-max ${version("lru-cache")}`,
-    () => new PeerLRU<number, Uint8Array>({ max: entries }) as unknown as MapLike,
+    () => new lruMax.LRUCache<number, Uint8Array>({ max: entries }) as unknown as MapLike,
   ),
-  peerContender(
+  await peerContender(
     `quick-lru ${version("quick-lru")}`,
-    () => new QuickLRU<number, Uint8Array>({ maxSize: entries }) as unknown as MapLike,
+    () => new quick.default<number, Uint8Array>({ maxSize: entries }) as unknown as MapLike,
   ),
 ];
 if (baselinePath !== undefined) {
   const module = (await import(baselinePath)) as ShaleModule;
-  contenders.push(shaleContender("baseline", module));
+  contenders.push(await shaleContender("baseline", module));
 }
 const active = contenders.filter(
   (c) => only === undefined || only.some((o) => c.name.split(" ")[0] === o),
