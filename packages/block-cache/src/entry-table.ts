@@ -4,22 +4,25 @@
  *
  *   slot e (1 .. length-1; slot 0 is the LRU list's sentinel and "none" in every chain)
  *
- *   ids[e]       Uint32Array   id     (its low 32 bits if WIDE_KEY, the full id in wideIds)
- *   offsets[e]   Uint32Array   offset (likewise, the full offset in wideOffsets)
- *   charges[e]   Uint32Array   charge (0 if BIG_CHARGE: the charge is in bigCharges)
- *   state[e]     Uint32Array   flags (low 8 bits, below) | pins << 8
- *   prev[e]      Int32Array    LRU list links (shard.ts), 0 = the sentinel
- *   next[e]      Int32Array
- *   chain[e]     Int32Array    next slot of the same bucket, 0 at the end; for a free slot,
- *                              the next free slot
- *   values[e]    V[]           the value (undefined for a free slot)
- *   buckets[b]   Int32Array    first slot of bucket b = hash & (length - 1), 0 if empty
+ *   meta: Uint32Array, 7 words a slot, at e * 7 (one slot spans at most two cache lines):
  *
- *   4+4+4+4+4+4+4+8 = 36 bytes a slot, plus 4 a bucket (as many buckets as slots): 40 bytes
- *   a slot, at most one chain entry per bucket on average (load <= 1). The hash is not
- *   kept: it is recomputed from the key (key.ts, a few ns) when a slot leaves its chain or
- *   the table grows. Keys, charges and pins above 32 bits are exact through the side Maps,
- *   which stay empty in a block cache (ids 1, 2, 3, ..., offsets in files below 4 GiB).
+ *   +0 OFFSET  the offset (its low 32 bits if WIDE_KEY: the full offset is in wideOffsets)
+ *   +1 ID      the id     (likewise, the full id in wideIds)
+ *   +2 STATE   flags (low 8 bits, below) | pins << 8
+ *   +3 CHAIN   next slot of the same bucket, 0 at the end; for a free slot, the next free one
+ *   +4 PREV    LRU list links (shard.ts), 0 = the sentinel
+ *   +5 NEXT
+ *   +6 CHARGE  the charge (0 if BIG_CHARGE: the charge is in bigCharges)
+ *
+ *   values[e]    V[]          the value (undefined for a free slot)
+ *   buckets[b]   Int32Array   first slot of bucket b = hash & (length - 1), 0 if empty
+ *
+ *   28 + 8 bytes a slot, plus 4 a bucket (as many buckets as slots): 40 bytes a slot, at
+ *   most one chain entry per bucket on average (load <= 1). A lookup reads its bucket, the
+ *   slot's words (offset, id and state side by side) and the value. The hash is not kept: it
+ *   is recomputed from the key (key.ts, a few ns) when a slot leaves its chain or the table
+ *   grows. Keys and charges of 2^32 or more are exact through the side Maps (made on first
+ *   use), which stay empty in a block cache (ids 1, 2, 3, ..., offsets in files below 4 GiB).
  *
  * Slots are allocated from the free list (through `chain`), then from `highWater` up; when
  * none is left every array doubles and the buckets are rebuilt. Arrays never shrink. A slot
@@ -35,6 +38,16 @@
  * string allocates per lookup; and a Map entry costs ~28-56 bytes before the LRU links.
  */
 import { hashKey } from "./key.js";
+
+/** Words of a slot in `meta`, and their places. */
+export const STRIDE = 7;
+export const OFFSET = 0;
+export const ID = 1;
+export const STATE = 2;
+export const CHAIN = 3;
+export const PREV = 4;
+export const NEXT = 5;
+export const CHARGE = 6;
 
 /** Entry flags, the low 8 bits of `state`. */
 export const IN_CACHE = 1;
@@ -59,13 +72,8 @@ const TWO_POW_32 = 4294967296;
 const INITIAL_LENGTH = 16;
 
 export class EntryTable<V> {
-  ids: Uint32Array = new Uint32Array(INITIAL_LENGTH);
-  offsets: Uint32Array = new Uint32Array(INITIAL_LENGTH);
-  charges: Uint32Array = new Uint32Array(INITIAL_LENGTH);
-  state: Uint32Array = new Uint32Array(INITIAL_LENGTH);
-  prev: Int32Array = new Int32Array(INITIAL_LENGTH);
-  next: Int32Array = new Int32Array(INITIAL_LENGTH);
-  chain: Int32Array = new Int32Array(INITIAL_LENGTH);
+  /** The slots' words (see the layout above). */
+  meta: Uint32Array = new Uint32Array(INITIAL_LENGTH * STRIDE);
   buckets: Int32Array = new Int32Array(INITIAL_LENGTH);
   values: (V | undefined)[] = [];
   /** length - 1 (the bucket mask). */
@@ -76,10 +84,10 @@ export class EntryTable<V> {
   private freeHead = 0;
   /** Entries in the table (reachable by key). */
   count = 0;
-  /** Full keys and charges that do not fit 32 bits, by slot (usually empty). */
-  readonly wideIds = new Map<number, number>();
-  readonly wideOffsets = new Map<number, number>();
-  readonly bigCharges = new Map<number, number>();
+  /** Full keys and charges that do not fit 32 bits, by slot (null until needed). */
+  wideIds: Map<number, number> | null = null;
+  wideOffsets: Map<number, number> | null = null;
+  bigCharges: Map<number, number> | null = null;
 
   constructor() {
     for (let i = 0; i < INITIAL_LENGTH; i++) this.values.push(undefined);
@@ -88,26 +96,34 @@ export class EntryTable<V> {
   /** The slot of the entry in the table with this key, or 0. */
   find(hash: number, id: number, offset: number): number {
     if (id >= TWO_POW_32 || offset >= TWO_POW_32) return this.findWide(hash, id, offset);
-    const ids = this.ids;
-    const offsets = this.offsets;
-    const state = this.state;
-    const chain = this.chain;
+    const meta = this.meta;
     let e = this.buckets[hash & this.mask]!;
     while (e !== 0) {
-      if (offsets[e] === offset && ids[e] === id && (state[e]! & WIDE_KEY) === 0) return e;
-      e = chain[e]!;
+      const at = e * STRIDE;
+      if (
+        meta[at + OFFSET] === offset &&
+        meta[at + ID] === id &&
+        (meta[at + STATE]! & WIDE_KEY) === 0
+      ) {
+        return e;
+      }
+      e = meta[at + CHAIN]!;
     }
     return 0;
   }
 
   private findWide(hash: number, id: number, offset: number): number {
-    const chain = this.chain;
+    const meta = this.meta;
     let e = this.buckets[hash & this.mask]!;
     while (e !== 0) {
-      if ((this.state[e]! & WIDE_KEY) !== 0 && this.offsetOf(e) === offset && this.idOf(e) === id) {
+      if (
+        (meta[e * STRIDE + STATE]! & WIDE_KEY) !== 0 &&
+        this.offsetOf(e) === offset &&
+        this.idOf(e) === id
+      ) {
         return e;
       }
-      e = chain[e]!;
+      e = meta[e * STRIDE + CHAIN]!;
     }
     return 0;
   }
@@ -118,28 +134,30 @@ export class EntryTable<V> {
    */
   add(hash: number, id: number, offset: number, value: V, charge: number, flags: number): number {
     let e = this.freeHead;
-    if (e !== 0) this.freeHead = this.chain[e]!;
+    if (e !== 0) this.freeHead = this.meta[e * STRIDE + CHAIN]!;
     else {
       if (this.highWater === this.mask + 1) this.grow();
       e = this.highWater++;
     }
     if (id >= TWO_POW_32 || offset >= TWO_POW_32) {
       flags |= WIDE_KEY;
-      this.wideIds.set(e, id);
-      this.wideOffsets.set(e, offset);
+      (this.wideIds ??= new Map()).set(e, id);
+      (this.wideOffsets ??= new Map()).set(e, offset);
     }
     if (charge >= TWO_POW_32) {
       flags |= BIG_CHARGE;
-      this.bigCharges.set(e, charge);
+      (this.bigCharges ??= new Map()).set(e, charge);
       charge = 0;
     }
-    this.ids[e] = id;
-    this.offsets[e] = offset;
-    this.charges[e] = charge;
-    this.state[e] = flags | IN_CACHE;
-    this.values[e] = value;
+    const meta = this.meta;
+    const at = e * STRIDE;
     const b = hash & this.mask;
-    this.chain[e] = this.buckets[b]!;
+    meta[at + OFFSET] = offset;
+    meta[at + ID] = id;
+    meta[at + STATE] = flags | IN_CACHE;
+    meta[at + CHAIN] = this.buckets[b]!;
+    meta[at + CHARGE] = charge;
+    this.values[e] = value;
     this.buckets[b] = e;
     this.count++;
     return e;
@@ -147,48 +165,62 @@ export class EntryTable<V> {
 
   /** Takes slot `e` out of its chain (lookups miss it; the slot stays allocated). */
   unchain(e: number): void {
-    const chain = this.chain;
+    const meta = this.meta;
     const b = this.hashOf(e) & this.mask;
+    const after = meta[e * STRIDE + CHAIN]!;
     let p = this.buckets[b]!;
-    if (p === e) this.buckets[b] = chain[e]!;
+    if (p === e) this.buckets[b] = after;
     else {
-      while (chain[p] !== e) p = chain[p]!;
-      chain[p] = chain[e]!;
+      let next = meta[p * STRIDE + CHAIN]!;
+      while (next !== e) {
+        p = next;
+        next = meta[p * STRIDE + CHAIN]!;
+      }
+      meta[p * STRIDE + CHAIN] = after;
     }
-    chain[e] = 0;
+    meta[e * STRIDE + CHAIN] = 0;
     this.count--;
   }
 
   /** Returns slot `e` to the free list. REQUIRES: not in the table or the LRU list. */
   freeSlot(e: number): void {
-    const st = this.state[e]!;
+    const at = e * STRIDE;
+    const st = this.meta[at + STATE]!;
     if ((st & WIDE_KEY) !== 0) {
-      this.wideIds.delete(e);
-      this.wideOffsets.delete(e);
+      this.wideIds!.delete(e);
+      this.wideOffsets!.delete(e);
     }
-    if ((st & BIG_CHARGE) !== 0) this.bigCharges.delete(e);
-    this.state[e] = 0;
+    if ((st & BIG_CHARGE) !== 0) this.bigCharges!.delete(e);
+    this.meta[at + STATE] = 0;
+    this.meta[at + CHAIN] = this.freeHead;
     this.values[e] = undefined;
-    this.chain[e] = this.freeHead;
     this.freeHead = e;
   }
 
   idOf(e: number): number {
-    return (this.state[e]! & WIDE_KEY) === 0 ? this.ids[e]! : this.wideIds.get(e)!;
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & WIDE_KEY) === 0 ? this.meta[at + ID]! : this.wideIds!.get(e)!;
   }
 
   offsetOf(e: number): number {
-    return (this.state[e]! & WIDE_KEY) === 0 ? this.offsets[e]! : this.wideOffsets.get(e)!;
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & WIDE_KEY) === 0
+      ? this.meta[at + OFFSET]!
+      : this.wideOffsets!.get(e)!;
   }
 
   chargeOf(e: number): number {
-    return (this.state[e]! & BIG_CHARGE) === 0 ? this.charges[e]! : this.bigCharges.get(e)!;
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & BIG_CHARGE) === 0
+      ? this.meta[at + CHARGE]!
+      : this.bigCharges!.get(e)!;
   }
 
   hashOf(e: number): number {
-    return (this.state[e]! & WIDE_KEY) === 0
-      ? hashKey(this.ids[e]!, this.offsets[e]!)
-      : hashKey(this.wideIds.get(e)!, this.wideOffsets.get(e)!);
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & WIDE_KEY) === 0
+      ? hashKey(this.meta[at + ID]!, this.meta[at + OFFSET]!)
+      : hashKey(this.wideIds!.get(e)!, this.wideOffsets!.get(e)!);
   }
 
   /** Slots ever used are 1 .. slotLimit - 1 (free ones have state 0). */
@@ -199,45 +231,34 @@ export class EntryTable<V> {
   /** Number of allocated slots (for checks): entries in the table plus pinned erased ones. */
   get allocated(): number {
     let free = 0;
-    for (let e = this.freeHead; e !== 0; e = this.chain[e]!) free++;
+    for (let e = this.freeHead; e !== 0; e = this.meta[e * STRIDE + CHAIN]!) free++;
     return this.highWater - 1 - free;
   }
 
   /** The number of chain steps that finds slot `e` (1 = first of its bucket), -1 if not. */
   chainPosition(e: number): number {
     let n = 1;
-    for (let s = this.buckets[this.hashOf(e) & this.mask]!; s !== 0; s = this.chain[s]!, n++) {
-      if (s === e) return n;
-    }
+    let s = this.buckets[this.hashOf(e) & this.mask]!;
+    for (; s !== 0; s = this.meta[s * STRIDE + CHAIN]!, n++) if (s === e) return n;
     return -1;
   }
 
   private grow(): void {
     const length = (this.mask + 1) * 2;
-    const widen = <T extends Uint32Array | Int32Array>(old: T, fresh: T): T => {
-      fresh.set(old);
-      return fresh;
-    };
-    this.ids = widen(this.ids, new Uint32Array(length));
-    this.offsets = widen(this.offsets, new Uint32Array(length));
-    this.charges = widen(this.charges, new Uint32Array(length));
-    this.state = widen(this.state, new Uint32Array(length));
-    this.prev = widen(this.prev, new Int32Array(length));
-    this.next = widen(this.next, new Int32Array(length));
-    const chain = new Int32Array(length);
+    const meta = new Uint32Array(length * STRIDE);
+    meta.set(this.meta);
+    this.meta = meta;
     const buckets = new Int32Array(length);
     for (let i = this.values.length; i < length; i++) this.values.push(undefined);
     this.mask = length - 1;
-    // Every slot in use is in the table (IN_CACHE) or pinned and erased (in no chain).
-    // Free slots: none below highWater when growing (the free list is empty).
-    const state = this.state;
+    // Every slot below highWater is in use (the free list is empty when growing): in the
+    // table (IN_CACHE), or pinned and erased (in no chain).
     for (let e = 1; e < this.highWater; e++) {
-      if ((state[e]! & IN_CACHE) === 0) continue;
+      if ((meta[e * STRIDE + STATE]! & IN_CACHE) === 0) continue;
       const b = this.hashOf(e) & this.mask;
-      chain[e] = buckets[b]!;
+      meta[e * STRIDE + CHAIN] = buckets[b]!;
       buckets[b] = e;
     }
-    this.chain = chain;
     this.buckets = buckets;
   }
 }

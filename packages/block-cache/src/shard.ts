@@ -1,11 +1,11 @@
 /**
  * One shard of the LRU cache (RocksDB's LRUCacheShard): its entries in typed arrays with a
  * hash table (entry-table.ts, which this class extends) plus an intrusive, circular,
- * doubly-linked LRU list by slot index (`prev` / `next`) of its UNPINNED entries (no pins).
+ * doubly-linked LRU list by slot index (the PREV / NEXT words) of its UNPINNED entries.
  * Pinned entries are in the table only, so they can never be evicted.
  *
  *       evict from here                                                 newest
- *        next[0]                                                        prev[0]
+ *       NEXT of 0                                                       PREV of 0
  *   [0] <-> L1 <-> ... <-> Lk <-> H1 <-> ... <-> Hm <-> [0]     (circular; slot 0 = sentinel)
  *           \______ low ______/   \________ high-priority pool ______/
  *                        ^ lowPriHead (= 0 when the low region is empty)
@@ -17,11 +17,11 @@
  * - The high pool holds at most highPriCapacity = floor(capacity * highPriPoolRatio) bytes:
  *   while it holds more, its oldest entry H1 is demoted by moving lowPriHead forward over it
  *   (the list order never changes, only the boundary).
- * - Eviction takes next[0] (the oldest low entry, then the oldest high entry) until
+ * - Eviction takes NEXT of 0 (the oldest low entry, then the oldest high entry) until
  *   usage + charge <= capacity or the list is empty.
  * - lookup unlinks an unpinned entry ("in use"); the last release links it back in, or frees
  *   it if it was erased meanwhile or if the shard is over capacity.
- * - get (no pin) only sets REFERENCED; eviction relinks a referenced next[0] as the newest
+ * - get (no pin) only sets REFERENCED; eviction relinks a referenced oldest entry as the newest
  *   of its pool, unreferenced, and goes on (CLOCK's second chance): a hit costs no list
  *   writes, and an entry read since it was linked in outlives every entry that was not.
  *
@@ -43,8 +43,12 @@ import {
   IN_CACHE,
   IN_HIGH_POOL,
   MAX_PINS,
+  NEXT,
   PIN,
+  PREV,
   REFERENCED,
+  STATE,
+  STRIDE,
 } from "./entry-table.js";
 import type { FreedList } from "./freed-list.js";
 
@@ -68,7 +72,7 @@ export class LRUShard<V> extends EntryTable<V> {
   /** The newest slot of the low-priority region, or 0 (the sentinel) if it is empty. */
   lowPriHead = 0;
   /** The handle object of each slot that has one (HAS_HANDLE). */
-  private readonly handles = new Map<number, EntryHandle<V>>();
+  private handles: Map<number, EntryHandle<V>> | null = null;
   /** Entries freed during the current cache call, for `onEvict` (null when there is none). */
   private readonly freed: FreedList<V> | null;
 
@@ -90,23 +94,23 @@ export class LRUShard<V> extends EntryTable<V> {
   /** Counts a hit on slot `e`, marks it referenced and returns its value (no pin). */
   touch(e: number): V {
     this.hits++;
-    this.state[e]! |= REFERENCED;
+    this.meta[e * STRIDE + STATE]! |= REFERENCED;
     return this.values[e] as V;
   }
 
   /** Pins slot `e` (taking it off the LRU list if unpinned), counts a hit; its handle. */
   pin(e: number): EntryHandle<V> {
-    const st = this.state[e]!;
+    const st = this.meta[e * STRIDE + STATE]!;
     if (st < PIN) this.unlink(e);
     else if (st >>> 8 === MAX_PINS) throw new RangeError("an entry holds too many pins");
-    this.state[e] = st + PIN;
+    this.meta[e * STRIDE + STATE] = st + PIN;
     this.hits++;
     return this.handleOf(e);
   }
 
   /** The handle object of slot `e`, made on first use. */
   handleOf(e: number): EntryHandle<V> {
-    if ((this.state[e]! & HAS_HANDLE) !== 0) return this.handles.get(e)!;
+    if ((this.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) return this.handles!.get(e)!;
     const h = new EntryHandle<V>(
       this,
       e,
@@ -115,19 +119,19 @@ export class LRUShard<V> extends EntryTable<V> {
       this.offsetOf(e),
       this.chargeOf(e),
     );
-    this.state[e]! |= HAS_HANDLE;
-    this.handles.set(e, h);
+    this.meta[e * STRIDE + STATE]! |= HAS_HANDLE;
+    (this.handles ??= new Map()).set(e, h);
     return h;
   }
 
   /** Pins held on slot `e`. */
   pinsOf(e: number): number {
-    return this.state[e]! >>> 8;
+    return this.meta[e * STRIDE + STATE]! >>> 8;
   }
 
   /** True if slot `e`'s entry is in the table (not erased, replaced or evicted). */
   inCache(e: number): boolean {
-    return (this.state[e]! & IN_CACHE) !== 0;
+    return (this.meta[e * STRIDE + STATE]! & IN_CACHE) !== 0;
   }
 
   /**
@@ -155,15 +159,15 @@ export class LRUShard<V> extends EntryTable<V> {
     const e = this.add(hash, id, offset, value, charge, highPri ? HIGH_PRI : 0);
     this.usage += charge;
     this.inserts++;
-    if (pin) this.state[e]! += PIN;
+    if (pin) this.meta[e * STRIDE + STATE]! += PIN;
     else this.link(e);
     return e;
   }
 
   /** Drops one pin of slot `e`. REQUIRES: it holds a pin. */
   release(e: number): void {
-    const st = this.state[e]! - PIN;
-    this.state[e] = st;
+    const st = this.meta[e * STRIDE + STATE]! - PIN;
+    this.meta[e * STRIDE + STATE] = st;
     if (st >= PIN) return;
     if ((st & IN_CACHE) !== 0) {
       if (this.usage <= this.capacity) {
@@ -199,7 +203,7 @@ export class LRUShard<V> extends EntryTable<V> {
     let n = 0;
     const limit = this.slotLimit;
     for (let e = 1; e < limit && n < max; e++) {
-      if ((this.state[e]! & IN_CACHE) !== 0 && this.idOf(e) === id) {
+      if ((this.meta[e * STRIDE + STATE]! & IN_CACHE) !== 0 && this.idOf(e) === id) {
         this.unchain(e);
         this.detach(e);
         n++;
@@ -217,8 +221,8 @@ export class LRUShard<V> extends EntryTable<V> {
 
   /** Marks an unchained slot as not in cache and frees it if unpinned. */
   private detach(e: number): void {
-    const st = this.state[e]! & ~IN_CACHE;
-    this.state[e] = st;
+    const st = this.meta[e * STRIDE + STATE]! & ~IN_CACHE;
+    this.meta[e * STRIDE + STATE] = st;
     if (st < PIN) {
       this.unlink(e);
       this.usage -= this.chargeOf(e);
@@ -228,18 +232,17 @@ export class LRUShard<V> extends EntryTable<V> {
 
   /** Evicts from the LRU end until usage + charge <= capacity or no unpinned entry is left. */
   private evict(charge: number): void {
-    const next = this.next;
     while (this.usage + charge > this.capacity) {
-      const old = next[0]!;
+      const old = this.meta[NEXT]!;
       if (old === 0) return;
       this.unlink(old);
-      if ((this.state[old]! & REFERENCED) !== 0) {
+      if ((this.meta[old * STRIDE + STATE]! & REFERENCED) !== 0) {
         // Second chance (see `touch`): it goes back in as newest of its pool, unreferenced.
         this.link(old);
         continue;
       }
       this.unchain(old);
-      this.state[old]! &= ~IN_CACHE;
+      this.meta[old * STRIDE + STATE]! &= ~IN_CACHE;
       this.usage -= this.chargeOf(old);
       this.evictions++;
       this.free(old);
@@ -250,37 +253,38 @@ export class LRUShard<V> extends EntryTable<V> {
   private free(e: number): void {
     if (invariants) assertInvariant(this.usage >= 0, "shard usage went negative");
     if (this.freed !== null) this.freed.push(this.values[e] as V, this.idOf(e), this.offsetOf(e));
-    if ((this.state[e]! & HAS_HANDLE) !== 0) {
-      this.handles.get(e)!.slot = -1;
-      this.handles.delete(e);
+    if ((this.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
+      const handles = this.handles!;
+      handles.get(e)!.slot = -1;
+      handles.delete(e);
     }
     this.freeSlot(e);
   }
 
   /** Links an unpinned slot in at the head of its pool (see the drawing above). */
   private link(e: number): void {
-    const prev = this.prev;
-    const next = this.next;
+    const meta = this.meta;
+    const at = e * STRIDE;
     const charge = this.chargeOf(e);
-    const st = this.state[e]! & ~(REFERENCED | IN_HIGH_POOL);
+    const st = meta[at + STATE]! & ~(REFERENCED | IN_HIGH_POOL);
     if ((st & HIGH_PRI) !== 0 && this.highPriPoolRatio > 0) {
-      const newest = prev[0]!;
-      next[e] = 0;
-      prev[e] = newest;
-      next[newest] = e;
-      prev[0] = e;
-      this.state[e] = st | IN_HIGH_POOL;
+      const newest = meta[PREV]!;
+      meta[at + NEXT] = 0;
+      meta[at + PREV] = newest;
+      meta[newest * STRIDE + NEXT] = e;
+      meta[PREV] = e;
+      meta[at + STATE] = st | IN_HIGH_POOL;
       this.highPriUsage += charge;
       this.lruUsage += charge;
       this.maintainPoolSize();
     } else {
       const head = this.lowPriHead;
-      const after = next[head]!;
-      next[e] = after;
-      prev[e] = head;
-      next[head] = e;
-      prev[after] = e;
-      this.state[e] = st;
+      const after = meta[head * STRIDE + NEXT]!;
+      meta[at + NEXT] = after;
+      meta[at + PREV] = head;
+      meta[head * STRIDE + NEXT] = e;
+      meta[after * STRIDE + PREV] = e;
+      meta[at + STATE] = st;
       this.lowPriHead = e;
       this.lruUsage += charge;
     }
@@ -288,39 +292,39 @@ export class LRUShard<V> extends EntryTable<V> {
 
   /** Unlinks a slot from the LRU list. REQUIRES: it is in the list. */
   private unlink(e: number): void {
-    const prev = this.prev;
-    const next = this.next;
-    const before = prev[e]!;
-    const after = next[e]!;
+    const meta = this.meta;
+    const at = e * STRIDE;
+    const before = meta[at + PREV]!;
+    const after = meta[at + NEXT]!;
     if (this.lowPriHead === e) this.lowPriHead = before;
-    prev[after] = before;
-    next[before] = after;
+    meta[after * STRIDE + PREV] = before;
+    meta[before * STRIDE + NEXT] = after;
     const charge = this.chargeOf(e);
     this.lruUsage -= charge;
-    const st = this.state[e]!;
+    const st = meta[at + STATE]!;
     if ((st & IN_HIGH_POOL) !== 0) {
       this.highPriUsage -= charge;
-      this.state[e] = st & ~IN_HIGH_POOL;
+      meta[at + STATE] = st & ~IN_HIGH_POOL;
     }
   }
 
   /** Demotes the oldest high-pool entries into the low region until the pool fits. */
   private maintainPoolSize(): void {
     while (this.highPriUsage > this.highPriCapacity) {
-      const e = this.next[this.lowPriHead]!;
+      const e = this.meta[this.lowPriHead * STRIDE + NEXT]!;
       this.lowPriHead = e;
-      this.state[e]! &= ~IN_HIGH_POOL;
+      this.meta[e * STRIDE + STATE]! &= ~IN_HIGH_POOL;
       this.highPriUsage -= this.chargeOf(e);
     }
   }
 
   /** The LRU list, oldest first, as "id/offset" with "*" for the high pool (for tests). */
   lruKeys(): string[] {
+    const meta = this.meta;
     const out: string[] = [];
-    for (let e = this.next[0]!; e !== 0; e = this.next[e]!) {
-      out.push(
-        `${this.idOf(e)}/${this.offsetOf(e)}${(this.state[e]! & IN_HIGH_POOL) !== 0 ? "*" : ""}`,
-      );
+    for (let e = meta[NEXT]!; e !== 0; e = meta[e * STRIDE + NEXT]!) {
+      const high = (meta[e * STRIDE + STATE]! & IN_HIGH_POOL) !== 0;
+      out.push(`${this.idOf(e)}/${this.offsetOf(e)}${high ? "*" : ""}`);
     }
     return out;
   }
@@ -328,21 +332,24 @@ export class LRUShard<V> extends EntryTable<V> {
   /** Slots of the entries in the table (for tests and checks). */
   tableSlots(): number[] {
     const out: number[] = [];
-    for (let e = 1; e < this.slotLimit; e++) if ((this.state[e]! & IN_CACHE) !== 0) out.push(e);
+    for (let e = 1; e < this.slotLimit; e++) if (this.inCache(e)) out.push(e);
     return out;
   }
 
   /** Walks the whole shard and throws if a structural invariant is broken (O(slots)). */
   verify(): void {
-    const { prev, next, state } = this;
+    const meta = this.meta;
+    const prev = (e: number): number => meta[e * STRIDE + PREV]!;
+    const next = (e: number): number => meta[e * STRIDE + NEXT]!;
+    const state = (e: number): number => meta[e * STRIDE + STATE]!;
     let lruUsage = 0;
     let highPriUsage = 0;
     // Low entries come up to and including lowPriHead; high-pool entries come after it.
     let sawHead = this.lowPriHead === 0;
     let listed = 0;
-    for (let e = next[0]!; e !== 0; e = next[e]!) {
-      assertInvariant(prev[next[e]!] === e && next[prev[e]!] === e, "LRU links are inconsistent");
-      const st = state[e]!;
+    for (let e = next(0); e !== 0; e = next(e)) {
+      assertInvariant(prev(next(e)) === e && next(prev(e)) === e, "LRU links are inconsistent");
+      const st = state(e);
       assertInvariant((st & IN_CACHE) !== 0 && st < PIN, "a pinned or erased entry is listed");
       if ((st & IN_HIGH_POOL) !== 0) {
         assertInvariant(sawHead, "a high-pool entry precedes lowPriHead");
@@ -358,16 +365,19 @@ export class LRUShard<V> extends EntryTable<V> {
     assertInvariant(lruUsage === this.lruUsage, "lruUsage does not match the list");
     assertInvariant(highPriUsage === this.highPriUsage, "highPriUsage does not match the list");
     assertInvariant(this.highPriUsage <= this.highPriCapacity, "the high pool is over capacity");
+    assertInvariant(this.values.length === this.mask + 1, "values has the wrong length");
     let inTable = 0;
     let unpinned = 0;
     let charged = 0;
+    let handles = 0;
     for (let e = 1; e < this.slotLimit; e++) {
-      const st = state[e]!;
+      const st = state(e);
       if (st === 0) continue; // free
       charged += this.chargeOf(e);
-      assertInvariant(this.values.length === this.mask + 1, "values has the wrong length");
-      assertInvariant(((st & HAS_HANDLE) !== 0) === this.handles.has(e), "handle flag is wrong");
-      if ((st & HAS_HANDLE) !== 0) assertInvariant(this.handles.get(e)!.slot === e, "bad handle");
+      if ((st & HAS_HANDLE) !== 0) {
+        handles++;
+        assertInvariant(this.handles?.get(e)?.slot === e, "a handle flag without its handle");
+      }
       if ((st & IN_CACHE) === 0) {
         assertInvariant(st >= PIN, "an erased entry with no pin was not freed");
         assertInvariant(this.chainPosition(e) === -1, "an erased entry is still findable");
@@ -384,6 +394,6 @@ export class LRUShard<V> extends EntryTable<V> {
     assertInvariant(inTable === this.count, "table count is wrong");
     assertInvariant(unpinned === listed, "unpinned table entries and the LRU list differ");
     assertInvariant(charged === this.usage, "usage does not match the charged slots");
-    assertInvariant(this.handles.size <= this.allocated, "a handle outlived its entry");
+    assertInvariant(handles === (this.handles?.size ?? 0), "a handle outlived its entry");
   }
 }
