@@ -40,6 +40,7 @@ import {
   EntryTable,
   HAS_HANDLE,
   HIGH_PRI,
+  ID,
   IN_CACHE,
   IN_HIGH_POOL,
   MAX_PINS,
@@ -49,6 +50,7 @@ import {
   REFERENCED,
   STATE,
   STRIDE,
+  WIDE_KEY,
 } from "./entry-table.js";
 import type { FreedList } from "./freed-list.js";
 
@@ -68,6 +70,8 @@ export class LRUShard<V> extends EntryTable<V> {
   misses = 0;
   inserts = 0;
   evictions = 0;
+  /** Entries the last `eraseIdInSlots` erased. */
+  erased = 0;
 
   /** The newest slot of the low-priority region, or 0 (the sentinel) if it is empty. */
   lowPriHead = 0;
@@ -190,26 +194,45 @@ export class LRUShard<V> extends EntryTable<V> {
     this.detach(e);
   }
 
-  /** Erases every entry whose id is `id` (a scan of the slots, ~1 ns each). */
+  /** Erases every entry whose id is `id` (a scan of the slots' words). */
   eraseId(id: number): void {
-    this.eraseIdSome(id, Number.POSITIVE_INFINITY);
+    this.eraseIdInSlots(id, 1, this.slotLimit, Number.POSITIVE_INFINITY);
   }
 
   /**
-   * Erases up to `max` entries whose id is `id`; returns how many it erased (fewer than
-   * `max`: none of that id is left here). Scans the slots from the first.
+   * Erases the entries whose id is `id` in slots `from` .. `to` - 1, at most `max` of them;
+   * returns the slot where it stopped (`to`, or the slot after the max-th entry erased) and
+   * leaves the number erased in `erased`.
    */
-  eraseIdSome(id: number, max: number): number {
+  eraseIdInSlots(id: number, from: number, to: number, max: number): number {
+    const meta = this.meta; // erasing never reallocates it
     let n = 0;
-    const limit = this.slotLimit;
-    for (let e = 1; e < limit && n < max; e++) {
-      if ((this.meta[e * STRIDE + STATE]! & IN_CACHE) !== 0 && this.idOf(e) === id) {
-        this.unchain(e);
-        this.detach(e);
-        n++;
+    let e = from;
+    if (id >= 4294967296) {
+      for (; e < to && n < max; e++) {
+        if ((meta[e * STRIDE + STATE]! & IN_CACHE) !== 0 && this.idOf(e) === id) {
+          this.unchain(e);
+          this.detach(e);
+          n++;
+        }
+      }
+    } else {
+      for (let at = e * STRIDE; e < to && n < max; e++, at += STRIDE) {
+        // A WIDE_KEY entry's ID word is its id's low half: compare the full id then.
+        const st = meta[at + STATE]!;
+        if (
+          meta[at + ID] === id &&
+          (st & IN_CACHE) !== 0 &&
+          ((st & WIDE_KEY) === 0 || this.idOf(e) === id)
+        ) {
+          this.unchain(e);
+          this.detach(e);
+          n++;
+        }
       }
     }
-    return n;
+    this.erased = n;
+    return e;
   }
 
   setCapacity(capacity: number): void {

@@ -147,6 +147,7 @@ type QuickLruModule = typeof import("quick-lru");
 const lruSize = await ownCopy<LruCacheModule>("lru-cache", "size");
 const lruMax = await ownCopy<LruCacheModule>("lru-cache", "max");
 const quick = await ownCopy<QuickLruModule>("quick-lru", "quick");
+const quickEqual = await ownCopy<QuickLruModule>("quick-lru", "quick-eq");
 const contenders: Contender[] = [
   await shaleContender("shale", { LRUCache } as unknown as ShaleModule),
   await shaleContender("shale-1shard", { LRUCache } as unknown as ShaleModule, 0),
@@ -165,6 +166,13 @@ const contenders: Contender[] = [
   await peerContender(
     `quick-lru ${version("quick-lru")}`,
     () => new quick.default<number, Uint8Array>({ maxSize: entries }) as unknown as MapLike,
+  ),
+  await peerContender(
+    `quick-lru-eq ${version("quick-lru")}`,
+    () =>
+      new quickEqual.default<number, Uint8Array>({
+        maxSize: Math.round(entries * 0.72),
+      }) as unknown as MapLike,
   ),
 ];
 if (baselinePath !== undefined) {
