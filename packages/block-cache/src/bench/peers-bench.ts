@@ -27,9 +27,15 @@
  *   shale-1shard      the same with numShardBits 0 (one LRU list, as the peers have)
  *   lru-cache-size    lru-cache LRUCache({ maxSize: bytes, sizeCalculation: () => 4096 })
  *   lru-cache-max     lru-cache LRUCache({ max: entries })
- *   quick-lru         QuickLRU({ maxSize: entries })
+ *   quick-lru         QuickLRU({ maxSize: entries }): as documented, it keeps up to twice
+ *                     maxSize items (two generations), so its hit rate is higher
+ *   quick-lru-eq      QuickLRU({ maxSize: 0.72 x entries }): about LRU's hit rate
  *   baseline          with `--baseline=PATH`: another build of @shale/block-cache (the
  *                     `dist/index.js` of an earlier commit's checkout), as `shale`
+ *
+ * Each contender runs its own copy of the request loop (peers-loop.ts) and of its library's
+ * module (imported with a query string), so no contender's classes make another's code
+ * polymorphic: lru-cache with both configurations sharing one copy ran 5x slower than alone.
  *
  * A round runs every contender once, in an order rotated per round: a fresh cache, one
  * untimed pass of the requests (fills it, warms the JIT), then the timed pass. Time is CPU
