@@ -2,7 +2,11 @@
  * A shard's entries, in typed arrays indexed by slot, and its hash table from key
  * `(id, offset)` to slot: separate chaining through the slots themselves.
  *
- *   slot e (1 .. length-1; slot 0 is the LRU list's sentinel and "none" in every chain)
+ * One table holds the entries of every shard of a cache (so a lookup loads the same few
+ * arrays whichever shard the key is in); each shard has its own LRU list through it.
+ *
+ *   slot e (firstSlot .. length-1; slots 0 .. shards-1 are the shards' LRU list sentinels,
+ *   and 0 is "none" in every chain: a sentinel is never in a chain)
  *
  *   meta: Uint32Array, 7 words a slot, at e * 7 (one slot spans at most two cache lines):
  *
@@ -10,7 +14,7 @@
  *   +1 ID      the id     (likewise, the full id in wideIds)
  *   +2 STATE   flags (low 8 bits, below) | pins << 8
  *   +3 CHAIN   next slot of the same bucket, 0 at the end; for a free slot, the next free one
- *   +4 PREV    LRU list links (shard.ts), 0 = the sentinel
+ *   +4 PREV    LRU list links (shard.ts); a shard's list starts and ends at its sentinel
  *   +5 NEXT
  *   +6 CHARGE  the charge (0 if BIG_CHARGE: the charge is in bigCharges)
  *
@@ -73,13 +77,13 @@ const INITIAL_LENGTH = 16;
 
 export class EntryTable<V> {
   /** The slots' words (see the layout above). */
-  meta: Uint32Array = new Uint32Array(INITIAL_LENGTH * STRIDE);
-  buckets: Int32Array = new Int32Array(INITIAL_LENGTH);
+  meta: Uint32Array;
+  buckets: Int32Array;
   values: (V | undefined)[] = [];
   /** length - 1 (the bucket mask). */
-  mask = INITIAL_LENGTH - 1;
+  mask: number;
   /** Slots below this have been used; slots from here up never were. */
-  private highWater = 1;
+  private highWater: number;
   /** The first free slot below highWater, 0 if none. */
   private freeHead = 0;
   /** Entries in the table (reachable by key). */
@@ -89,9 +93,20 @@ export class EntryTable<V> {
   wideOffsets: Map<number, number> | null = null;
   bigCharges: Map<number, number> | null = null;
 
-  constructor() {
-    for (let i = 0; i < INITIAL_LENGTH; i++) this.values.push(undefined);
+  /** The first `sentinels` slots are reserved (the shards' LRU list sentinels). */
+  constructor(sentinels = 1) {
+    let length = INITIAL_LENGTH;
+    while (length <= sentinels * 2) length *= 2;
+    this.meta = new Uint32Array(length * STRIDE);
+    this.buckets = new Int32Array(length);
+    this.mask = length - 1;
+    for (let i = 0; i < length; i++) this.values.push(undefined);
+    this.highWater = sentinels;
+    this.firstSlot = sentinels;
   }
+
+  /** The first slot that can hold an entry (the ones below are sentinels). */
+  readonly firstSlot: number;
 
   /** The slot of the entry in the table with this key, or 0. */
   find(hash: number, id: number, offset: number): number {
@@ -223,7 +238,7 @@ export class EntryTable<V> {
       : hashKey(this.wideIds!.get(e)!, this.wideOffsets!.get(e)!);
   }
 
-  /** Slots ever used are 1 .. slotLimit - 1 (free ones have state 0). */
+  /** Slots ever used are firstSlot .. slotLimit - 1 (free ones have state 0). */
   get slotLimit(): number {
     return this.highWater;
   }
@@ -232,7 +247,7 @@ export class EntryTable<V> {
   get allocated(): number {
     let free = 0;
     for (let e = this.freeHead; e !== 0; e = this.meta[e * STRIDE + CHAIN]!) free++;
-    return this.highWater - 1 - free;
+    return this.highWater - this.firstSlot - free;
   }
 
   /** The number of chain steps that finds slot `e` (1 = first of its bucket), -1 if not. */
@@ -253,7 +268,7 @@ export class EntryTable<V> {
     this.mask = length - 1;
     // Every slot below highWater is in use (the free list is empty when growing): in the
     // table (IN_CACHE), or pinned and erased (in no chain).
-    for (let e = 1; e < this.highWater; e++) {
+    for (let e = this.firstSlot; e < this.highWater; e++) {
       if ((meta[e * STRIDE + STATE]! & IN_CACHE) === 0) continue;
       const b = this.hashOf(e) & this.mask;
       meta[e * STRIDE + CHAIN] = buckets[b]!;

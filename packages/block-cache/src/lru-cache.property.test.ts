@@ -344,7 +344,7 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
     // Direct invariants, independent of the model.
     let liveCharges = 0;
     for (const shard of cache["shards"]) {
-      for (const e of shard.tableSlots()) liveCharges += shard.chargeOf(e);
+      for (const e of shard.tableSlots()) liveCharges += shard.table.chargeOf(e);
     }
     const erasedPinned = new Set<CacheHandle<number>>();
     for (const h of held) {

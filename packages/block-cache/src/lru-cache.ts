@@ -16,6 +16,7 @@
  */
 import { ShaleError } from "@shale/base";
 import type { CacheHandle, CachePriority, EntryHandle } from "./entry.js";
+import { EntryTable, ID, IN_CACHE, STATE, STRIDE, WIDE_KEY } from "./entry-table.js";
 import { FreedList } from "./freed-list.js";
 import { checkBytes, hashKey, isKeyPart, keyError } from "./key.js";
 import { type LRUCacheOptions, resolveOptions } from "./options.js";
@@ -48,6 +49,8 @@ export const ERASE_STEP_SLOTS = 1 << 16;
 
 export class LRUCache<V> {
   private readonly shards: LRUShard<V>[];
+  /** Every shard's entries: one table (see entry-table.ts). */
+  private readonly table: EntryTable<V>;
   private readonly shardShift: number;
   private readonly shardMask: number;
   private totalCapacity: number;
@@ -59,9 +62,8 @@ export class LRUCache<V> {
   /** Ids `eraseIdSoon` was given and has not finished erasing, oldest first. */
   private readonly pendingIds: number[] = [];
   private eraseScheduled = false;
-  /** Where `eraseIdSoon` goes on scanning for the first pending id: shard, then slot. */
-  private eraseShard = 0;
-  private eraseSlot = 1;
+  /** The slot where `eraseIdSoon` goes on scanning for the first pending id. */
+  private eraseSlot = 0;
 
   /** Throws TypeError / ShaleError (InvalidArgument) for bad options (see LRUCacheOptions). */
   constructor(options: LRUCacheOptions<V>) {
@@ -73,9 +75,14 @@ export class LRUCache<V> {
     this.onEvict = resolved.onEvict;
     this.freed = resolved.onEvict === undefined ? null : new FreedList<V>();
     this.shards = [];
+    this.table = new EntryTable<V>(1 << bits);
     for (let i = 0; i < 1 << bits; i++) {
       const shard = new LRUShard<V>(
         this,
+        this.table,
+        i,
+        this.shardShift,
+        this.shardMask,
         0,
         resolved.highPriPoolRatio,
         resolved.strictCapacityLimit,
@@ -189,7 +196,7 @@ export class LRUCache<V> {
   lookup(id: number, offset: number): CacheHandle<V> | undefined {
     const h = hashKey(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.find(h, id, offset);
+    const e = this.table.find(h, id, offset);
     if (e !== 0) return shard.pin(e);
     // Only a miss can come from a bad key (a hit equals, with ===, a key checked by insert),
     // so the key is checked here, off the hit path.
@@ -208,7 +215,7 @@ export class LRUCache<V> {
   get(id: number, offset: number): V | undefined {
     const h = hashKey(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.find(h, id, offset);
+    const e = this.table.find(h, id, offset);
     if (e !== 0) return shard.touch(e);
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     shard.misses++;
@@ -265,7 +272,7 @@ export class LRUCache<V> {
    */
   eraseId(id: number): void {
     if (!isKeyPart(id)) throw keyError(id, 0);
-    for (const shard of this.shards) shard.eraseId(id);
+    this.eraseIdInSlots(id, this.table.firstSlot, this.table.slotLimit, Number.POSITIVE_INFINITY);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
@@ -302,27 +309,51 @@ export class LRUCache<V> {
     let entries = ERASE_STEP_ENTRIES;
     let slots = ERASE_STEP_SLOTS;
     const pending = this.pendingIds;
-    const shards = this.shards;
+    const table = this.table;
     while (entries > 0 && slots > 0 && pending.length > 0) {
-      const shard = shards[this.eraseShard]!;
-      const from = this.eraseSlot;
-      const limit = shard.slotLimit;
+      const from = Math.max(this.eraseSlot, table.firstSlot);
+      const limit = table.slotLimit;
       const to = limit - from < slots ? limit : from + slots;
-      const stop = shard.eraseIdInSlots(pending[0]!, from, to, entries);
-      entries -= shard.erased;
+      const stop = this.eraseIdInSlots(pending[0]!, from, to, entries);
+      entries -= this.erased;
       slots -= stop - from;
       this.eraseSlot = stop;
       if (stop >= limit) {
-        this.eraseSlot = 1;
-        if (++this.eraseShard === shards.length) {
-          this.eraseShard = 0;
-          pending.shift();
-        }
+        this.eraseSlot = 0;
+        pending.shift();
       }
     }
     if (pending.length > 0) this.scheduleErase();
     if (this.freed !== null && this.freed.count !== 0) this.drain();
   };
+
+  /**
+   * Erases the entries whose id is `id` in slots `from` .. `to` - 1, at most `max` of them;
+   * returns the slot where it stopped (`to`, or the slot after the max-th entry erased) and
+   * leaves the number erased in `erased`. Compares each slot's id word in place.
+   */
+  private eraseIdInSlots(id: number, from: number, to: number, max: number): number {
+    const table = this.table;
+    const meta = table.meta; // erasing never reallocates it
+    const wide = id >= 4294967296;
+    let n = 0;
+    let e = from;
+    for (let at = e * STRIDE; e < to && n < max; e++, at += STRIDE) {
+      const st = meta[at + STATE]!;
+      if ((st & IN_CACHE) === 0) continue;
+      // A WIDE_KEY entry's ID word is its id's low half: compare the full id then.
+      if (wide || (st & WIDE_KEY) !== 0 ? table.idOf(e) === id : meta[at + ID] === id) {
+        const h = table.hashOf(e);
+        this.shards[(h >>> this.shardShift) & this.shardMask]!.eraseSlot(e);
+        n++;
+      }
+    }
+    this.erased = n;
+    return e;
+  }
+
+  /** Entries the last `eraseIdInSlots` erased. */
+  private erased = 0;
 
   /**
    * Sets the capacity in bytes; shrinking evicts unpinned entries at once (pinned ones keep
