@@ -78,7 +78,7 @@ export class LRUShard<V> {
   inserts = 0;
   evictions = 0;
 
-  /** The newest slot of the low-priority region, or 0 (the sentinel) if it is empty. */
+  /** The newest slot of the low-priority region, or the sentinel if that region is empty. */
   lowPriHead: number;
   /** The handle object of each slot that has one (HAS_HANDLE). */
   private handles: Map<number, EntryHandle<V>> | null = null;
