@@ -123,7 +123,11 @@ async function shaleContender(
   };
 }
 
-async function peerContender(name: string, make: () => MapLike): Promise<Contender> {
+async function peerContender(
+  name: string,
+  make: () => MapLike,
+  comparable = true,
+): Promise<Contender> {
   const { runMap, fillMap } = await loops(name);
   return {
     name,
