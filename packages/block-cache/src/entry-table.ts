@@ -144,6 +144,17 @@ export class EntryTable<V> {
   }
 
   /**
+   * Marks slot `e` REFERENCED (read since it was linked into its LRU list: eviction gives it
+   * a second chance) and returns its value. The word is written only if the flag was clear.
+   */
+  touch(e: number): V {
+    const at = e * STRIDE + STATE;
+    const st = this.meta[at]!;
+    if ((st & REFERENCED) === 0) this.meta[at] = st | REFERENCED;
+    return this.values[e] as V;
+  }
+
+  /**
    * A free slot holding this key, `value` and `charge`, in the table (head of its chain),
    * flags `flags` | IN_CACHE, no pins. REQUIRES: no entry of this key is in the table.
    */

@@ -25,7 +25,6 @@ export interface EntryShard<V> {
   pinsOf(slot: number): number;
   inCache(slot: number): boolean;
   release(slot: number): void;
-  touch(slot: number): V;
 }
 
 /** Where an entry lives in the LRU list. Default: `"low"`. */

@@ -51,6 +51,9 @@ export class LRUCache<V> {
   private readonly shards: LRUShard<V>[];
   /** Every shard's entries: one table (see entry-table.ts). */
   private readonly table: EntryTable<V>;
+  /** Lookups (get, lookup, touch) that found their entry, and that did not. */
+  private hits = 0;
+  private misses = 0;
   private readonly shardShift: number;
   private readonly shardMask: number;
   private totalCapacity: number;
@@ -186,7 +189,9 @@ export class LRUCache<V> {
       throw new TypeError("touch: not a reference of this cache");
     }
     const slot = r.slot;
-    return slot > 0 && shard.inCache(slot) ? shard.touch(slot) : undefined;
+    if (slot <= 0 || !shard.inCache(slot)) return undefined;
+    this.hits++;
+    return this.table.touch(slot);
   }
 
   /**
@@ -195,13 +200,15 @@ export class LRUCache<V> {
    */
   lookup(id: number, offset: number): CacheHandle<V> | undefined {
     const h = hashKey(id, offset);
-    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
     const e = this.table.find(h, id, offset);
-    if (e !== 0) return shard.pin(e);
+    if (e !== 0) {
+      this.hits++;
+      return this.shards[(h >>> this.shardShift) & this.shardMask]!.pin(e);
+    }
     // Only a miss can come from a bad key (a hit equals, with ===, a key checked by insert),
     // so the key is checked here, off the hit path.
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
-    shard.misses++;
+    this.misses++;
     return undefined;
   }
 
@@ -213,12 +220,13 @@ export class LRUCache<V> {
    * Counts a hit or a miss. Allocates nothing.
    */
   get(id: number, offset: number): V | undefined {
-    const h = hashKey(id, offset);
-    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = this.table.find(h, id, offset);
-    if (e !== 0) return shard.touch(e);
+    const e = this.table.find(hashKey(id, offset), id, offset);
+    if (e !== 0) {
+      this.hits++;
+      return this.table.touch(e);
+    }
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
-    shard.misses++;
+    this.misses++;
     return undefined;
   }
 
@@ -402,8 +410,8 @@ export class LRUCache<V> {
   /** A snapshot of the counters (since construction or `resetStats`) and gauges. */
   stats(): CacheStats {
     const s: CacheStats = {
-      hits: 0,
-      misses: 0,
+      hits: this.hits,
+      misses: this.misses,
       inserts: 0,
       evictions: 0,
       usage: 0,
@@ -412,8 +420,6 @@ export class LRUCache<V> {
       entries: 0,
     };
     for (const shard of this.shards) {
-      s.hits += shard.hits;
-      s.misses += shard.misses;
       s.inserts += shard.inserts;
       s.evictions += shard.evictions;
       s.usage += shard.usage;
@@ -425,9 +431,9 @@ export class LRUCache<V> {
 
   /** Zeroes hits, misses, inserts and evictions. */
   resetStats(): void {
+    this.hits = 0;
+    this.misses = 0;
     for (const shard of this.shards) {
-      shard.hits = 0;
-      shard.misses = 0;
       shard.inserts = 0;
       shard.evictions = 0;
     }

@@ -21,7 +21,7 @@
  *   usage + charge <= capacity or the list is empty.
  * - lookup unlinks an unpinned entry ("in use"); the last release links it back in, or frees
  *   it if it was erased meanwhile or if the shard is over capacity.
- * - get (no pin) only sets REFERENCED; eviction relinks a referenced oldest entry as the newest
+ * - get (no pin) only sets REFERENCED (entry-table.ts's `touch`); eviction relinks a referenced oldest entry as the newest
  *   of its pool, unreferenced, and goes on (CLOCK's second chance): a hit costs no list
  *   writes, and an entry read since it was linked in outlives every entry that was not.
  *
@@ -73,8 +73,6 @@ export class LRUShard<V> {
   lruUsage = 0;
   highPriUsage = 0;
 
-  hits = 0;
-  misses = 0;
   inserts = 0;
   evictions = 0;
 
@@ -111,20 +109,12 @@ export class LRUShard<V> {
     this.setCapacity(capacity);
   }
 
-  /** Counts a hit on slot `e`, marks it referenced and returns its value (no pin). */
-  touch(e: number): V {
-    this.hits++;
-    this.table.meta[e * STRIDE + STATE]! |= REFERENCED;
-    return this.table.values[e] as V;
-  }
-
-  /** Pins slot `e` (taking it off the LRU list if unpinned), counts a hit; its handle. */
+  /** Pins slot `e` (taking it off the LRU list if unpinned); returns its handle. */
   pin(e: number): EntryHandle<V> {
     const st = this.table.meta[e * STRIDE + STATE]!;
     if (st < PIN) this.unlink(e);
     else if (st >>> 8 === MAX_PINS) throw new RangeError("an entry holds too many pins");
     this.table.meta[e * STRIDE + STATE] = st + PIN;
-    this.hits++;
     return this.handleOf(e);
   }
 
