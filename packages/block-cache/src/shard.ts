@@ -43,9 +43,7 @@ import {
   IN_CACHE,
   IN_HIGH_POOL,
   MAX_PINS,
-  NEXT,
   PIN,
-  PREV,
   REFERENCED,
   STATE,
   STRIDE,
@@ -100,9 +98,8 @@ export class LRUShard<V> {
     this.shardMask = shardMask;
     this.sentinel = sentinel;
     this.lowPriHead = sentinel;
-    const at = sentinel * STRIDE;
-    table.meta[at + PREV] = sentinel;
-    table.meta[at + NEXT] = sentinel;
+    table.links[sentinel * 2] = sentinel;
+    table.links[sentinel * 2 + 1] = sentinel;
     this.highPriPoolRatio = highPriPoolRatio;
     this.strictCapacityLimit = strictCapacityLimit;
     this.freed = freed;
@@ -234,7 +231,7 @@ export class LRUShard<V> {
   /** Evicts from the LRU end until usage + charge <= capacity or no unpinned entry is left. */
   private evict(charge: number): void {
     while (this.usage + charge > this.capacity) {
-      const old = this.table.meta[this.sentinel * STRIDE + NEXT]!;
+      const old = this.table.links[this.sentinel * 2 + 1]!;
       if (old === this.sentinel) return;
       this.unlink(old);
       if ((this.table.meta[old * STRIDE + STATE]! & REFERENCED) !== 0) {
@@ -266,27 +263,28 @@ export class LRUShard<V> {
   /** Links an unpinned slot in at the head of its pool (see the drawing above). */
   private link(e: number): void {
     const meta = this.table.meta;
+    const links = this.table.links;
     const at = e * STRIDE;
     const charge = this.table.chargeOf(e);
     const st = meta[at + STATE]! & ~(REFERENCED | IN_HIGH_POOL);
     if ((st & HIGH_PRI) !== 0 && this.highPriPoolRatio > 0) {
       const sentinel = this.sentinel;
-      const newest = meta[sentinel * STRIDE + PREV]!;
-      meta[at + NEXT] = sentinel;
-      meta[at + PREV] = newest;
-      meta[newest * STRIDE + NEXT] = e;
-      meta[sentinel * STRIDE + PREV] = e;
+      const newest = links[sentinel * 2]!;
+      links[e * 2 + 1] = sentinel;
+      links[e * 2] = newest;
+      links[newest * 2 + 1] = e;
+      links[sentinel * 2] = e;
       meta[at + STATE] = st | IN_HIGH_POOL;
       this.highPriUsage += charge;
       this.lruUsage += charge;
       this.maintainPoolSize();
     } else {
       const head = this.lowPriHead;
-      const after = meta[head * STRIDE + NEXT]!;
-      meta[at + NEXT] = after;
-      meta[at + PREV] = head;
-      meta[head * STRIDE + NEXT] = e;
-      meta[after * STRIDE + PREV] = e;
+      const after = links[head * 2 + 1]!;
+      links[e * 2 + 1] = after;
+      links[e * 2] = head;
+      links[head * 2 + 1] = e;
+      links[after * 2] = e;
       meta[at + STATE] = st;
       this.lowPriHead = e;
       this.lruUsage += charge;
@@ -296,12 +294,13 @@ export class LRUShard<V> {
   /** Unlinks a slot from the LRU list. REQUIRES: it is in the list. */
   private unlink(e: number): void {
     const meta = this.table.meta;
+    const links = this.table.links;
     const at = e * STRIDE;
-    const before = meta[at + PREV]!;
-    const after = meta[at + NEXT]!;
+    const before = links[e * 2]!;
+    const after = links[e * 2 + 1]!;
     if (this.lowPriHead === e) this.lowPriHead = before;
-    meta[after * STRIDE + PREV] = before;
-    meta[before * STRIDE + NEXT] = after;
+    links[after * 2] = before;
+    links[before * 2 + 1] = after;
     const charge = this.table.chargeOf(e);
     this.lruUsage -= charge;
     const st = meta[at + STATE]!;
@@ -314,7 +313,7 @@ export class LRUShard<V> {
   /** Demotes the oldest high-pool entries into the low region until the pool fits. */
   private maintainPoolSize(): void {
     while (this.highPriUsage > this.highPriCapacity) {
-      const e = this.table.meta[this.lowPriHead * STRIDE + NEXT]!;
+      const e = this.table.links[this.lowPriHead * 2 + 1]!;
       this.lowPriHead = e;
       this.table.meta[e * STRIDE + STATE]! &= ~IN_HIGH_POOL;
       this.highPriUsage -= this.table.chargeOf(e);
@@ -324,9 +323,10 @@ export class LRUShard<V> {
   /** The LRU list, oldest first, as "id/offset" with "*" for the high pool (for tests). */
   lruKeys(): string[] {
     const meta = this.table.meta;
+    const links = this.table.links;
     const out: string[] = [];
     const sentinel = this.sentinel;
-    for (let e = meta[sentinel * STRIDE + NEXT]!; e !== sentinel; e = meta[e * STRIDE + NEXT]!) {
+    for (let e = links[sentinel * 2 + 1]!; e !== sentinel; e = links[e * 2 + 1]!) {
       const high = (meta[e * STRIDE + STATE]! & IN_HIGH_POOL) !== 0;
       out.push(`${this.table.idOf(e)}/${this.table.offsetOf(e)}${high ? "*" : ""}`);
     }
@@ -350,8 +350,9 @@ export class LRUShard<V> {
   /** Walks the whole shard and throws if a structural invariant is broken (O(slots)). */
   verify(): void {
     const meta = this.table.meta;
-    const prev = (e: number): number => meta[e * STRIDE + PREV]!;
-    const next = (e: number): number => meta[e * STRIDE + NEXT]!;
+    const links = this.table.links;
+    const prev = (e: number): number => links[e * 2]!;
+    const next = (e: number): number => links[e * 2 + 1]!;
     const state = (e: number): number => meta[e * STRIDE + STATE]!;
     let lruUsage = 0;
     let highPriUsage = 0;
