@@ -1,203 +1,296 @@
 /**
- * A shard's hash table from key `(id, offset)` to entry: open addressing with linear probing.
+ * A shard's entries, in typed arrays indexed by slot, and its hash table from key
+ * `(id, offset)` to slot: separate chaining through the slots themselves.
  *
- *   slots: Array<CacheEntry | null>, length 2^k (k >= 4), at most half full
+ * One table holds the entries of every shard of a cache (so a lookup loads the same few
+ * arrays whichever shard the key is in); each shard has its own LRU list through it.
  *
- *   home(e) = e.hash & (length - 1); an entry sits at its home slot or at the first free slot
- *   after it (wrapping around). There are no tombstones.
+ *   slot e (firstSlot .. length-1; slots 0 .. shards-1 are the shards' LRU list sentinels,
+ *   and 0 is "none" in every chain: a sentinel is never in a chain)
  *
- *   find(id, offset)  probe from home until a null slot; match on `e.id === id &&
- *                     e.offset === offset`: both halves compared exactly, so keys up to 2^53-1
- *                     never collide (see key.ts; no combined number, no string).
- *   remove at i       backward shift: walk j = i+1, i+2, ... while slots[j] is not null; an
- *                     entry whose home is not cyclically in (i, j] moves back to i (i := j).
- *   growth            doubles when count * 2 > length; never shrinks.
- *   byId              per id, a doubly linked list of its entries (`idPrev` / `idNext`),
- *                     headed in a Map: `collectId` walks one table's blocks instead of
- *                     scanning every slot (erasing a deleted table's blocks cost ~1 µs per
- *                     entry of the whole cache, scanned; 40-65 ms per compaction here).
+ *   meta: Uint32Array, 5 words a slot, at e * 5 (what a lookup reads, side by side):
  *
- * Worked example (length 8): A and B hash home to 3, C to 4.
+ *   +0 OFFSET  the offset (its low 32 bits if WIDE_KEY: the full offset is in wideOffsets)
+ *   +1 ID      the id     (likewise, the full id in wideIds)
+ *   +2 STATE   flags (low 8 bits, below) | pins << 8
+ *   +3 CHAIN   next slot of the same bucket, 0 at the end; for a free slot, the next free one
+ *   +4 CHARGE  the charge (0 if BIG_CHARGE: the charge is in bigCharges)
  *
- *   insert A, B, C    [ .  .  .  A  B  C  .  . ]
- *   remove A          B's home 3 is not in (3,4]: B -> 3; C's home 4 is not in (4,5]: C -> 4
- *                     [ .  .  .  B  C  .  .  . ]
+ *   links[e * 2], links[e * 2 + 1]   Int32Array   PREV, NEXT: the LRU list (shard.ts); a
+ *                                                 shard's list starts and ends at its sentinel
+ *   values[e]    V[]          the value (undefined for a free slot)
+ *   buckets[b]   Int32Array   first slot of bucket b = hash & (length - 1), 0 if empty
  *
- * Why not `Map<id, Map<offset, entry>>`: a hit would cost two Map probes (each hashing a
- * possibly-heap number) and every id an inner Map; here a hit is one integer hash and, at a
- * load factor of at most 1/2, about 1.5 slot reads on average.
+ *   20 + 8 + 8 bytes a slot, plus 4 a bucket (as many buckets as slots): 40 bytes a slot, at
+ *   most one chain entry per bucket on average (load <= 1). A lookup reads its bucket, the
+ *   slot's words (offset, id and state side by side) and the value; LRU list work touches the
+ *   links, 8 bytes a slot, so a list's neighbours share cache lines far more often than in
+ *   a wider record. The hash is not kept: it is recomputed from the key (key.ts, a few ns)
+ *   when a slot leaves its chain or the table grows. Keys and charges of 2^32 or more are
+ *   exact through the side Maps (made on first use), which stay empty in a block cache
+ *   (ids 1, 2, 3, ..., offsets in files below 4 GiB).
+ *
+ * Slots are allocated from the free list (through `chain`), then from `highWater` up; when
+ * none is left every array doubles and the buckets are rebuilt. Arrays never shrink. A slot
+ * is reused once its entry is freed; a handle of the old entry (entry.ts) was told so first.
+ *
+ * Worked example (length 8, so buckets 0..7): keys A and B hash to bucket 3, C to 5.
+ *
+ *   insert A, B, C    slots 1=A 2=B 3=C; buckets[3] = 2 -> chain[2] = 1 -> 0; buckets[5] = 3
+ *   remove B          buckets[3] = chain[2] = 1; slot 2 heads the free list
+ *   insert D (b. 5)   slot 2 = D; buckets[5] = 2 -> chain[2] = 3 -> 0
+ *
+ * Why not a Map keyed by a number or string: `id * 2^k + offset` loses bits above 2^53, a
+ * string allocates per lookup; and a Map entry costs ~28-56 bytes before the LRU links.
  */
-import type { CacheEntry } from "./entry.js";
+import { hashKey } from "./key.js";
 
+/** Words of a slot in `meta`, and their places. */
+export const STRIDE = 5;
+export const OFFSET = 0;
+export const ID = 1;
+export const STATE = 2;
+export const CHAIN = 3;
+export const CHARGE = 4;
+
+/** Entry flags, the low 8 bits of `state`. */
+export const IN_CACHE = 1;
+/** Read by `get`/`touch` since it was last linked into the LRU list (second chance). */
+export const REFERENCED = 2;
+/** In the LRU list's high-priority region. */
+export const IN_HIGH_POOL = 4;
+/** Inserted with priority "high". */
+export const HIGH_PRI = 8;
+/** A handle object of this entry exists (in `handles`). */
+export const HAS_HANDLE = 16;
+/** The id or the offset is 2^32 or more: the full key is in wideIds / wideOffsets. */
+export const WIDE_KEY = 32;
+/** The charge is 2^32 or more: it is in bigCharges. */
+export const BIG_CHARGE = 64;
+/** One pin, in `state`. */
+export const PIN = 256;
+/** Most pins an entry holds (state's top 24 bits). */
+export const MAX_PINS = 0xffffff;
+
+const TWO_POW_32 = 4294967296;
 const INITIAL_LENGTH = 16;
 
-function nullSlots<V>(length: number): (CacheEntry<V> | null)[] {
-  // Built by push so V8 keeps the array PACKED (no hole checks on reads).
-  const slots: (CacheEntry<V> | null)[] = [];
-  for (let i = 0; i < length; i++) slots.push(null);
-  return slots;
-}
-
 export class EntryTable<V> {
-  private slots: (CacheEntry<V> | null)[] = nullSlots<V>(INITIAL_LENGTH);
-  private mask = INITIAL_LENGTH - 1;
-  /** Number of entries in the table. */
+  /** The slots' words (see the layout above). */
+  meta: Uint32Array;
+  /** LRU list links, two words a slot: PREV at e * 2, NEXT at e * 2 + 1 (shard.ts). */
+  links: Int32Array;
+  buckets: Int32Array;
+  values: (V | undefined)[] = [];
+  /** length - 1 (the bucket mask). */
+  mask: number;
+  /** Slots below this have been used; slots from here up never were. */
+  private highWater: number;
+  /** The first free slot below highWater, 0 if none. */
+  private freeHead = 0;
+  /** Entries in the table (reachable by key). */
   count = 0;
-  /** The first entry of each id's list. */
-  private readonly byId = new Map<number, CacheEntry<V>>();
+  /** Full keys and charges that do not fit 32 bits, by slot (null until needed). */
+  wideIds: Map<number, number> | null = null;
+  wideOffsets: Map<number, number> | null = null;
+  bigCharges: Map<number, number> | null = null;
 
-  /** The entry with this key, or undefined. */
-  find(hash: number, id: number, offset: number): CacheEntry<V> | undefined {
-    const slots = this.slots;
-    const mask = this.mask;
-    let i = hash & mask;
-    for (;;) {
-      const e = slots[i];
-      if (e === null) return undefined;
-      if (e.offset === offset && e.id === id) return e;
-      i = (i + 1) & mask;
-    }
+  /** The first `sentinels` slots are reserved (the shards' LRU list sentinels). */
+  constructor(sentinels = 1) {
+    let length = INITIAL_LENGTH;
+    while (length <= sentinels * 2) length *= 2;
+    this.meta = new Uint32Array(length * STRIDE);
+    this.links = new Int32Array(length * 2);
+    this.buckets = new Int32Array(length);
+    this.mask = length - 1;
+    for (let i = 0; i < length; i++) this.values.push(undefined);
+    this.highWater = sentinels;
+    this.firstSlot = sentinels;
   }
 
-  /** Adds `e`, replacing and returning the entry with the same key if there is one. */
-  insert(e: CacheEntry<V>): CacheEntry<V> | undefined {
-    const slots = this.slots;
-    const mask = this.mask;
-    const id = e.id;
-    const offset = e.offset;
-    let i = e.hash & mask;
-    for (;;) {
-      const cur = slots[i];
-      if (cur === null) break;
-      if (cur.offset === offset && cur.id === id) {
-        slots[i] = e;
-        this.unlinkId(cur);
-        this.linkId(e);
-        return cur;
-      }
-      i = (i + 1) & mask;
-    }
-    slots[i] = e;
-    this.linkId(e);
-    if (++this.count * 2 > slots.length) this.grow();
-    return undefined;
-  }
+  /** The first slot that can hold an entry (the ones below are sentinels). */
+  readonly firstSlot: number;
 
-  /** Removes `e`. REQUIRES: `e` is in the table. */
-  remove(e: CacheEntry<V>): void {
-    const slots = this.slots;
-    const mask = this.mask;
-    let i = e.hash & mask;
-    while (slots[i] !== e) i = (i + 1) & mask;
-    this.removeAt(i);
-    this.unlinkId(e);
-  }
-
-  /** Removes and returns the entry with this key, or returns undefined. */
-  removeKey(hash: number, id: number, offset: number): CacheEntry<V> | undefined {
-    const slots = this.slots;
-    const mask = this.mask;
-    let i = hash & mask;
-    for (;;) {
-      const e = slots[i];
-      if (e === null) return undefined;
-      if (e.offset === offset && e.id === id) {
-        this.removeAt(i);
-        this.unlinkId(e);
+  /** The slot of the entry in the table with this key, or 0. */
+  find(hash: number, id: number, offset: number): number {
+    if (id >= TWO_POW_32 || offset >= TWO_POW_32) return this.findWide(hash, id, offset);
+    const meta = this.meta;
+    let e = this.buckets[hash & this.mask]!;
+    while (e !== 0) {
+      const at = e * STRIDE;
+      if (
+        meta[at + OFFSET] === offset &&
+        meta[at + ID] === id &&
+        (meta[at + STATE]! & WIDE_KEY) === 0
+      ) {
         return e;
       }
-      i = (i + 1) & mask;
+      e = meta[at + CHAIN]!;
     }
+    return 0;
   }
 
-  /** Appends every entry whose id is `id` to `out` (its list: no scan of the table). */
-  collectId(id: number, out: CacheEntry<V>[]): void {
-    let e = this.byId.get(id) ?? null;
-    for (; e !== null; e = e.idNext) out.push(e);
-  }
-
-  /** The first entry of `id`'s list, or null when the table holds none of that id. */
-  firstOfId(id: number): CacheEntry<V> | null {
-    return this.byId.get(id) ?? null;
-  }
-
-  /** Number of ids with an entry in the table (for checks and tests). */
-  get idCount(): number {
-    return this.byId.size;
-  }
-
-  /** Makes `e` the first entry of its id's list. */
-  private linkId(e: CacheEntry<V>): void {
-    const head = this.byId.get(e.id);
-    e.idPrev = null;
-    e.idNext = head ?? null;
-    if (head !== undefined) head.idPrev = e;
-    this.byId.set(e.id, e);
-  }
-
-  /** Takes `e` out of its id's list. */
-  private unlinkId(e: CacheEntry<V>): void {
-    const prev = e.idPrev;
-    const next = e.idNext;
-    if (next !== null) next.idPrev = prev;
-    if (prev !== null) prev.idNext = next;
-    else if (next !== null) this.byId.set(e.id, next);
-    else this.byId.delete(e.id);
-    e.idPrev = null;
-    e.idNext = null;
-  }
-
-  /** Every entry, in slot order (for checks and tests). */
-  entries(): CacheEntry<V>[] {
-    const out: CacheEntry<V>[] = [];
-    for (const e of this.slots) if (e !== null) out.push(e);
-    return out;
-  }
-
-  /** The length of the probe sequence that finds `e` (1 = at its home slot), for checks. */
-  probeLength(e: CacheEntry<V>): number {
-    const mask = this.mask;
-    let i = e.hash & mask;
-    let n = 1;
-    while (this.slots[i] !== e) {
-      if (this.slots[i] === null) return -1;
-      i = (i + 1) & mask;
-      n++;
-    }
-    return n;
-  }
-
-  private removeAt(i: number): void {
-    const slots = this.slots;
-    const mask = this.mask;
-    let j = i;
-    for (;;) {
-      j = (j + 1) & mask;
-      const e = slots[j];
-      if (e === null) break;
-      const home = e.hash & mask;
-      const stays = i <= j ? i < home && home <= j : i < home || home <= j;
-      if (!stays) {
-        slots[i] = e;
-        i = j;
+  private findWide(hash: number, id: number, offset: number): number {
+    const meta = this.meta;
+    let e = this.buckets[hash & this.mask]!;
+    while (e !== 0) {
+      if (
+        (meta[e * STRIDE + STATE]! & WIDE_KEY) !== 0 &&
+        this.offsetOf(e) === offset &&
+        this.idOf(e) === id
+      ) {
+        return e;
       }
+      e = meta[e * STRIDE + CHAIN]!;
     }
-    slots[i] = null;
+    return 0;
+  }
+
+  /**
+   * Marks slot `e` REFERENCED (read since it was linked into its LRU list: eviction gives it
+   * a second chance) and returns its value. The word is written only if the flag was clear.
+   */
+  touch(e: number): V {
+    const at = e * STRIDE + STATE;
+    const st = this.meta[at]!;
+    if ((st & REFERENCED) === 0) this.meta[at] = st | REFERENCED;
+    return this.values[e] as V;
+  }
+
+  /**
+   * A free slot holding this key, `value` and `charge`, in the table (head of its chain),
+   * flags `flags` | IN_CACHE, no pins. REQUIRES: no entry of this key is in the table.
+   */
+  add(hash: number, id: number, offset: number, value: V, charge: number, flags: number): number {
+    let e = this.freeHead;
+    if (e !== 0) this.freeHead = this.meta[e * STRIDE + CHAIN]!;
+    else {
+      if (this.highWater === this.mask + 1) this.grow();
+      e = this.highWater++;
+    }
+    if (id >= TWO_POW_32 || offset >= TWO_POW_32) {
+      flags |= WIDE_KEY;
+      (this.wideIds ??= new Map()).set(e, id);
+      (this.wideOffsets ??= new Map()).set(e, offset);
+    }
+    if (charge >= TWO_POW_32) {
+      flags |= BIG_CHARGE;
+      (this.bigCharges ??= new Map()).set(e, charge);
+      charge = 0;
+    }
+    const meta = this.meta;
+    const at = e * STRIDE;
+    const b = hash & this.mask;
+    meta[at + OFFSET] = offset;
+    meta[at + ID] = id;
+    meta[at + STATE] = flags | IN_CACHE;
+    meta[at + CHAIN] = this.buckets[b]!;
+    meta[at + CHARGE] = charge;
+    this.values[e] = value;
+    this.buckets[b] = e;
+    this.count++;
+    return e;
+  }
+
+  /** Takes slot `e` out of its chain (lookups miss it; the slot stays allocated). */
+  unchain(e: number): void {
+    const meta = this.meta;
+    const b = this.hashOf(e) & this.mask;
+    const after = meta[e * STRIDE + CHAIN]!;
+    let p = this.buckets[b]!;
+    if (p === e) this.buckets[b] = after;
+    else {
+      let next = meta[p * STRIDE + CHAIN]!;
+      while (next !== e) {
+        p = next;
+        next = meta[p * STRIDE + CHAIN]!;
+      }
+      meta[p * STRIDE + CHAIN] = after;
+    }
+    meta[e * STRIDE + CHAIN] = 0;
     this.count--;
   }
 
-  private grow(): void {
-    const old = this.slots;
-    const length = old.length * 2;
-    const slots = nullSlots<V>(length);
-    const mask = length - 1;
-    for (const e of old) {
-      if (e === null) continue;
-      let i = e.hash & mask;
-      while (slots[i] !== null) i = (i + 1) & mask;
-      slots[i] = e;
+  /** Returns slot `e` to the free list. REQUIRES: not in the table or the LRU list. */
+  freeSlot(e: number): void {
+    const at = e * STRIDE;
+    const st = this.meta[at + STATE]!;
+    if ((st & WIDE_KEY) !== 0) {
+      this.wideIds!.delete(e);
+      this.wideOffsets!.delete(e);
     }
-    this.slots = slots;
-    this.mask = mask;
+    if ((st & BIG_CHARGE) !== 0) this.bigCharges!.delete(e);
+    this.meta[at + STATE] = 0;
+    this.meta[at + CHAIN] = this.freeHead;
+    this.values[e] = undefined;
+    this.freeHead = e;
+  }
+
+  idOf(e: number): number {
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & WIDE_KEY) === 0 ? this.meta[at + ID]! : this.wideIds!.get(e)!;
+  }
+
+  offsetOf(e: number): number {
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & WIDE_KEY) === 0
+      ? this.meta[at + OFFSET]!
+      : this.wideOffsets!.get(e)!;
+  }
+
+  chargeOf(e: number): number {
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & BIG_CHARGE) === 0
+      ? this.meta[at + CHARGE]!
+      : this.bigCharges!.get(e)!;
+  }
+
+  hashOf(e: number): number {
+    const at = e * STRIDE;
+    return (this.meta[at + STATE]! & WIDE_KEY) === 0
+      ? hashKey(this.meta[at + ID]!, this.meta[at + OFFSET]!)
+      : hashKey(this.wideIds!.get(e)!, this.wideOffsets!.get(e)!);
+  }
+
+  /** Slots ever used are firstSlot .. slotLimit - 1 (free ones have state 0). */
+  get slotLimit(): number {
+    return this.highWater;
+  }
+
+  /** Number of allocated slots (for checks): entries in the table plus pinned erased ones. */
+  get allocated(): number {
+    let free = 0;
+    for (let e = this.freeHead; e !== 0; e = this.meta[e * STRIDE + CHAIN]!) free++;
+    return this.highWater - this.firstSlot - free;
+  }
+
+  /** The number of chain steps that finds slot `e` (1 = first of its bucket), -1 if not. */
+  chainPosition(e: number): number {
+    let n = 1;
+    let s = this.buckets[this.hashOf(e) & this.mask]!;
+    for (; s !== 0; s = this.meta[s * STRIDE + CHAIN]!, n++) if (s === e) return n;
+    return -1;
+  }
+
+  private grow(): void {
+    const length = (this.mask + 1) * 2;
+    const meta = new Uint32Array(length * STRIDE);
+    meta.set(this.meta);
+    this.meta = meta;
+    const links = new Int32Array(length * 2);
+    links.set(this.links);
+    this.links = links;
+    const buckets = new Int32Array(length);
+    for (let i = this.values.length; i < length; i++) this.values.push(undefined);
+    this.mask = length - 1;
+    // Every slot below highWater is in use (the free list is empty when growing): in the
+    // table (IN_CACHE), or pinned and erased (in no chain).
+    for (let e = this.firstSlot; e < this.highWater; e++) {
+      if ((meta[e * STRIDE + STATE]! & IN_CACHE) === 0) continue;
+      const b = this.hashOf(e) & this.mask;
+      meta[e * STRIDE + CHAIN] = buckets[b]!;
+      buckets[b] = e;
+    }
+    this.buckets = buckets;
   }
 }

@@ -1,27 +1,30 @@
 /**
- * A cache entry, which is also the handle returned to users (so a lookup allocates nothing).
+ * Handles: the objects a pinning lookup, a pinned insert or `insertReferenced` returns.
  *
- * One entry object per inserted value; entries are never recycled, so a stale handle can
- * never alias a newer entry. Its state:
+ * An entry itself is a slot of its shard's typed arrays (entry-table.ts), not an object; a
+ * handle object is made the first time an entry needs one and then returned for every pin of
+ * that entry (so a lookup hit allocates nothing after the first). When the entry is freed the
+ * shard sets the handle's `slot` to -1 and forgets it, so a stale handle never aliases the
+ * entry that reuses the slot. An entry's states (`state` flags and pins, entry-table.ts):
  *
- *   inCache  refs  where it is
- *   -------  ----  ---------------------------------------------------------------
- *   true     0     in its shard's table and LRU list (evictable)
- *   true     > 0   in its shard's table only ("in use": pinned by `refs` handles)
- *   false    > 0   erased, replaced or evicted-on-release pending; charged until released
- *   false    0     freed: owned by nobody; releasing it again throws
+ *   IN_CACHE  pins  where it is
+ *   --------  ----  ---------------------------------------------------------------
+ *   set       0     in its shard's table and LRU list (evictable)
+ *   set       > 0   in its shard's table only ("in use": pinned)
+ *   clear     > 0   erased, replaced or evicted-on-release pending; charged until released
+ *   (freed)         the slot is free; the handle has slot -1, releasing it again throws
  */
 
 /**
- * @internal What an entry knows of its shard (shard.ts's LRUShard): where LRUCache sends an inserted
- * entry and a released handle, and which cache owns it. An interface, so this file does not
- * import shard.ts (which imports this one).
+ * @internal What a handle knows of its shard (shard.ts's LRUShard): which cache owns it and
+ * the slot state it reads. An interface, so this file does not import shard.ts (which imports
+ * this one).
  */
 export interface EntryShard<V> {
   readonly owner: unknown;
-  insert(e: CacheEntry<V>, pin: boolean): boolean;
-  release(e: CacheEntry<V>): void;
-  touch(e: CacheEntry<V>): V;
+  pinsOf(slot: number): number;
+  inCache(slot: number): boolean;
+  release(slot: number): void;
 }
 
 /** Where an entry lives in the LRU list. Default: `"low"`. */
@@ -45,51 +48,30 @@ export interface CacheHandle<V> {
   readonly offset: number;
 }
 
-/** @internal The entry record: a handle plus the shard's bookkeeping. */
-export class CacheEntry<V> implements CacheHandle<V> {
+/** @internal A handle: the entry's key, value and charge, and where its slot is. */
+export class EntryHandle<V> implements CacheHandle<V> {
   readonly value: V;
   readonly charge: number;
   readonly id: number;
   readonly offset: number;
-  /** `hashKey(id, offset)`, kept for the table's probing and removal. */
-  readonly hash: number;
-  /** Inserted with priority "high". */
-  readonly highPri: boolean;
   /** The owning shard. */
   readonly shard: EntryShard<V>;
-  /** Number of unreleased handles. */
-  refs = 0;
-  /** In the shard's table (reachable by lookup). */
-  inCache = false;
-  /**
-   * Used by `LRUCache.get` or `touch` since the entry was last linked in: eviction gives it
-   * a second chance (relinks it as newest) instead of evicting it.
-   */
-  referenced = false;
-  /** In the LRU list's high-priority region (meaningful only while in the list). */
-  inHighPriPool = false;
-  /** LRU list links (both null when the entry is not in the list). */
-  prev: CacheEntry<V> | null = null;
-  next: CacheEntry<V> | null = null;
-  /** Links of its id's list in the shard's table (entry-table.ts), null at the ends. */
-  idPrev: CacheEntry<V> | null = null;
-  idNext: CacheEntry<V> | null = null;
+  /** The entry's slot in its shard, or -1 once the entry was freed. */
+  slot: number;
 
   constructor(
     shard: EntryShard<V>,
+    slot: number,
+    value: V,
     id: number,
     offset: number,
-    hash: number,
-    value: V,
     charge: number,
-    highPri: boolean,
   ) {
     this.value = value;
     this.charge = charge;
     this.id = id;
     this.offset = offset;
-    this.hash = hash;
-    this.highPri = highPri;
     this.shard = shard;
+    this.slot = slot;
   }
 }

@@ -1,12 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CacheEntry, type EntryShard } from "./entry.js";
 import { FreedList } from "./freed-list.js";
 
-const shard = {} as EntryShard<number>;
-const entry = (n: number) => new CacheEntry<number>(shard, 1, n, 0, n, 1, false);
 const slots = (list: FreedList<number>) =>
-  (list as unknown as { items: (CacheEntry<number> | undefined)[] }).items;
+  (list as unknown as { values: (number | undefined)[] }).values;
 
 describe("FreedList", () => {
   it("is a queue of pushes drained from the front, as an array would be", () => {
@@ -28,7 +25,7 @@ describe("FreedList", () => {
           for (const op of ops) {
             if ("push" in op) {
               for (let i = 0; i < op.push; i++) {
-                list.push(entry(next));
+                list.push(next, 1, next * 4096);
                 model.push(next++);
               }
             } else {
@@ -37,7 +34,11 @@ describe("FreedList", () => {
               model.splice(0, n);
             }
             expect(list.count).toBe(model.length);
-            for (let i = 0; i < model.length; i++) expect(list.at(i).value).toBe(model[i]);
+            for (let i = 0; i < model.length; i++) {
+              expect(list.valueAt(i)).toBe(model[i]);
+              expect(list.idAt(i)).toBe(1);
+              expect(list.offsetAt(i)).toBe(model[i]! * 4096);
+            }
             // Slots past the count hold nothing: a dropped entry (and its block) is not kept.
             const items = slots(list);
             for (let i = list.count; i < items.length; i++) expect(items[i]).toBeUndefined();
@@ -50,14 +51,14 @@ describe("FreedList", () => {
 
   it("keeps its slots when emptied, so the next evictions allocate nothing", () => {
     const list = new FreedList<number>();
-    for (let i = 0; i < 3; i++) list.push(entry(i));
+    for (let i = 0; i < 3; i++) list.push(i, 1, 0);
     const items = slots(list);
     list.dropFirst(3);
     expect(list.count).toBe(0);
     expect(items.length).toBe(3);
-    list.push(entry(7));
+    list.push(7, 1, 0);
     expect(slots(list)).toBe(items);
     expect(items.length).toBe(3);
-    expect(list.at(0).value).toBe(7);
+    expect(list.valueAt(0)).toBe(7);
   });
 });

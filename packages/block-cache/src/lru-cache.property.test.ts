@@ -7,7 +7,7 @@
 import { ShaleError } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { CacheEntry, CacheHandle } from "./entry.js";
+import type { CacheHandle, EntryHandle } from "./entry.js";
 import { hashKey } from "./key.js";
 import { LRUCache } from "./lru-cache.js";
 
@@ -188,13 +188,7 @@ class ModelCache {
 
 /** The real cache's LRU lists, oldest first, as "id/offset" plus "*" for the high pool. */
 function realLists(cache: LRUCache<number>): string[][] {
-  return cache["shards"].map((shard) => {
-    const out: string[] = [];
-    for (let e = shard.lru.next!; e !== shard.lru; e = e.next!) {
-      out.push(keyOf(e.id, e.offset) + (e.inHighPriPool ? "*" : ""));
-    }
-    return out;
-  });
+  return cache["shards"].map((shard) => shard.lruKeys());
 }
 const modelLists = (model: ModelCache): string[][] =>
   model.shards.map((s) => s.list.map((e) => keyOf(e.id, e.offset) + (e.inHigh ? "*" : "")));
@@ -348,15 +342,19 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
     expect([...realFreed].sort()).toEqual([...model.freed].sort());
     for (const shard of cache["shards"]) shard.verify();
     // Direct invariants, independent of the model.
-    const live = new Set<CacheHandle<number>>();
-    for (const shard of cache["shards"]) for (const e of shard.table.entries()) live.add(e);
-    for (const h of held) {
-      live.add(h.handle);
-      const e = h.handle as CacheEntry<number>;
-      if (!h.removedByUser) expect(e.inCache).toBe(true); // pinned: never evicted
-    }
     let liveCharges = 0;
-    for (const e of live) liveCharges += e.charge;
+    for (const shard of cache["shards"]) {
+      for (const e of shard.tableSlots()) liveCharges += shard.table.chargeOf(e);
+    }
+    const erasedPinned = new Set<CacheHandle<number>>();
+    for (const h of held) {
+      const e = h.handle as EntryHandle<number>;
+      expect(e.slot).toBeGreaterThan(0); // pinned: never freed
+      if (!h.removedByUser)
+        expect(e.shard.inCache(e.slot)).toBe(true); // nor evicted
+      else if (!e.shard.inCache(e.slot)) erasedPinned.add(e);
+    }
+    for (const e of erasedPinned) liveCharges += e.charge;
     expect(cache.usage).toBe(liveCharges);
     if (checkStrictBound) expect(cache.usage).toBeLessThanOrEqual(cache.capacity);
   }

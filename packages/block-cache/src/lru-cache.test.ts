@@ -1,15 +1,10 @@
 import { ShaleError } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { ERASE_STEP_ENTRIES, LRUCache } from "./lru-cache.js";
+import { ERASE_STEP_ENTRIES, ERASE_STEP_SLOTS, LRUCache } from "./lru-cache.js";
 
 /** Keys of unpinned entries, oldest first, "*" marking the high pool (single-shard caches). */
 function lruOrder<V>(cache: LRUCache<V>): string[] {
-  const shard = cache["shards"][0]!;
-  const out: string[] = [];
-  for (let e = shard.lru.next!; e !== shard.lru; e = e.next!) {
-    out.push(`${e.id}/${e.offset}${e.inHighPriPool ? "*" : ""}`);
-  }
-  return out;
+  return cache["shards"][0]!.lruKeys();
 }
 
 const single = (capacity: number, extra: { highPriPoolRatio?: number; strict?: boolean } = {}) =>
@@ -56,7 +51,7 @@ describe("LRUCache basics", () => {
     });
   });
 
-  it("returns the entry itself as the handle (no allocation per lookup)", () => {
+  it("returns one handle object per entry (no allocation per lookup after the first)", () => {
     const cache = single(100);
     cache.insertUnpinned(1, 0, "a", 1);
     const a = cache.lookup(1, 0)!;
@@ -252,6 +247,24 @@ describe("LRUCache basics", () => {
     cache.release(pinned);
     expect(freed.filter((id) => id === 1).length).toBe(n);
     expect(cache.usage).toBe(10 * n);
+  });
+
+  it("eraseIdSoon scans a bounded number of slots per step, however few entries match", async () => {
+    const cache = new LRUCache<string>({ capacity: 1 << 30, numShardBits: 0 });
+    const n = ERASE_STEP_SLOTS * 3;
+    for (let i = 0; i < n; i++) cache.insertUnpinned(2, i * 4096, "b", 1);
+    for (let i = 0; i < 10; i++) cache.insertUnpinned(1, i * 4096, "a", 1); // the last slots
+    cache.eraseIdSoon(1);
+    let steps = 0;
+    while (cache.pendingEraseIds.length > 0) {
+      await new Promise((r) => setTimeout(r, 1));
+      steps++;
+    }
+    expect(steps).toBeGreaterThanOrEqual(3);
+    expect(cache.stats().entries).toBe(n);
+    expect(cache.get(1, 0)).toBeUndefined();
+    expect(cache.get(2, 0)).toBe("b");
+    cache["shards"][0]!.verify();
   });
 
   it("eraseIdSoon rejects a bad id at once", () => {

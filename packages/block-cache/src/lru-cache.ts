@@ -8,13 +8,15 @@
  *
  * Capacity is split exactly over the shards (floor, the remainder spread one byte each over
  * the first shards), so the shards' capacities sum to `capacity`. See shard.ts for the LRU
- * list, the high-priority pool and eviction; entry.ts for an entry's states.
+ * list, the high-priority pool and eviction; entry-table.ts for how entries are stored (typed
+ * arrays by slot: no object per entry) and entry.ts for handles and an entry's states.
  *
  * Single-threaded: no method may be called from inside another (except from `onEvict`, which
  * runs once the cache is consistent again).
  */
 import { ShaleError } from "@shale/base";
-import { CacheEntry, type CacheHandle, type CachePriority } from "./entry.js";
+import type { CacheHandle, CachePriority, EntryHandle } from "./entry.js";
+import { EntryTable, ID, IN_CACHE, STATE, STRIDE, WIDE_KEY } from "./entry-table.js";
 import { FreedList } from "./freed-list.js";
 import { checkBytes, hashKey, isKeyPart, keyError } from "./key.js";
 import { type LRUCacheOptions, resolveOptions } from "./options.js";
@@ -40,11 +42,18 @@ export interface CacheStats {
   entries: number;
 }
 
-/** Entries one step of `eraseIdSoon` erases at most (~1-2 ms of work). */
+/** Entries one step of `eraseIdSoon` erases at most. */
 export const ERASE_STEP_ENTRIES = 1024;
+/** Slots one step of `eraseIdSoon` scans at most (~0.5-1 ms). */
+export const ERASE_STEP_SLOTS = 1 << 16;
 
 export class LRUCache<V> {
   private readonly shards: LRUShard<V>[];
+  /** Every shard's entries: one table (see entry-table.ts). */
+  private readonly table: EntryTable<V>;
+  /** Lookups (get, lookup, touch) that found their entry, and that did not. */
+  private hits = 0;
+  private misses = 0;
   private readonly shardShift: number;
   private readonly shardMask: number;
   private totalCapacity: number;
@@ -56,6 +65,8 @@ export class LRUCache<V> {
   /** Ids `eraseIdSoon` was given and has not finished erasing, oldest first. */
   private readonly pendingIds: number[] = [];
   private eraseScheduled = false;
+  /** The slot where `eraseIdSoon` goes on scanning for the first pending id. */
+  private eraseSlot = 0;
 
   /** Throws TypeError / ShaleError (InvalidArgument) for bad options (see LRUCacheOptions). */
   constructor(options: LRUCacheOptions<V>) {
@@ -67,9 +78,14 @@ export class LRUCache<V> {
     this.onEvict = resolved.onEvict;
     this.freed = resolved.onEvict === undefined ? null : new FreedList<V>();
     this.shards = [];
+    this.table = new EntryTable<V>(1 << bits);
     for (let i = 0; i < 1 << bits; i++) {
       const shard = new LRUShard<V>(
         this,
+        this.table,
+        i,
+        this.shardShift,
+        this.shardMask,
         0,
         resolved.highPriPoolRatio,
         resolved.strictCapacityLimit,
@@ -101,15 +117,19 @@ export class LRUCache<V> {
     charge: number,
     priority?: CachePriority,
   ): CacheHandle<V> {
-    const e = this.newEntry(id, offset, value, charge, priority);
-    const ok = e.shard.insert(e, true);
+    const highPri = this.checkInsert(id, offset, charge, priority);
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    const e = shard.insert(h, id, offset, value, charge, highPri, true);
+    // The handle is made before onEvict runs: a callback may free the entry again.
+    const handle = e === 0 ? undefined : shard.handleOf(e);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
-    if (!ok) {
+    if (handle === undefined) {
       throw ShaleError.incomplete(
         `insert of (${id}, ${offset}) with charge ${charge} failed: it does not fit in its shard without evicting pinned entries`,
       );
     }
-    return e;
+    return handle;
   }
 
   /**
@@ -125,10 +145,12 @@ export class LRUCache<V> {
     charge: number,
     priority?: CachePriority,
   ): boolean {
-    const e = this.newEntry(id, offset, value, charge, priority);
-    const ok = e.shard.insert(e, false);
+    const highPri = this.checkInsert(id, offset, charge, priority);
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    const e = shard.insert(h, id, offset, value, charge, highPri, false);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
-    return ok;
+    return e !== 0;
   }
 
   /**
@@ -145,10 +167,13 @@ export class LRUCache<V> {
     charge: number,
     priority?: CachePriority,
   ): CacheHandle<V> | undefined {
-    const e = this.newEntry(id, offset, value, charge, priority);
-    const ok = e.shard.insert(e, false);
+    const highPri = this.checkInsert(id, offset, charge, priority);
+    const h = hashKey(id, offset);
+    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+    const e = shard.insert(h, id, offset, value, charge, highPri, false);
+    const ref = e === 0 ? undefined : shard.handleOf(e);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
-    return ok ? e : undefined;
+    return ref;
   }
 
   /**
@@ -158,12 +183,15 @@ export class LRUCache<V> {
    * nothing. TypeError for a reference of another cache.
    */
   touch(ref: CacheHandle<V>): V | undefined {
-    const e = ref as CacheEntry<V>;
-    const shard = e.shard;
+    const r = ref as EntryHandle<V>;
+    const shard = r.shard;
     if (shard === undefined || shard.owner !== this) {
       throw new TypeError("touch: not a reference of this cache");
     }
-    return e.inCache ? shard.touch(e) : undefined;
+    const slot = r.slot;
+    if (slot <= 0 || !shard.inCache(slot)) return undefined;
+    this.hits++;
+    return this.table.touch(slot);
   }
 
   /**
@@ -172,13 +200,15 @@ export class LRUCache<V> {
    */
   lookup(id: number, offset: number): CacheHandle<V> | undefined {
     const h = hashKey(id, offset);
-    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.find(h, id, offset);
-    if (e !== undefined) return shard.pin(e);
+    const e = this.table.find(h, id, offset);
+    if (e !== 0) {
+      this.hits++;
+      return this.shards[(h >>> this.shardShift) & this.shardMask]!.pin(e);
+    }
     // Only a miss can come from a bad key (a hit equals, with ===, a key checked by insert),
     // so the key is checked here, off the hit path.
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
-    shard.misses++;
+    this.misses++;
     return undefined;
   }
 
@@ -190,12 +220,13 @@ export class LRUCache<V> {
    * Counts a hit or a miss. Allocates nothing.
    */
   get(id: number, offset: number): V | undefined {
-    const h = hashKey(id, offset);
-    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.find(h, id, offset);
-    if (e !== undefined) return shard.touch(e);
+    const e = this.table.find(hashKey(id, offset), id, offset);
+    if (e !== 0) {
+      this.hits++;
+      return this.table.touch(e);
+    }
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
-    shard.misses++;
+    this.misses++;
     return undefined;
   }
 
@@ -208,17 +239,18 @@ export class LRUCache<V> {
    * another pin of the same entry is held is not detected (it drops that other pin).
    */
   release(handle: CacheHandle<V>): void {
-    const e = handle as CacheEntry<V>;
-    const shard = e.shard;
+    const r = handle as EntryHandle<V>;
+    const shard = r.shard;
     if (shard === undefined || shard.owner !== this) {
       throw new TypeError("release: not a handle of this cache");
     }
-    if (e.refs <= 0) {
+    const slot = r.slot;
+    if (slot <= 0 || shard.pinsOf(slot) === 0) {
       throw ShaleError.invalidArgument(
-        `release: handle of (${e.id}, ${e.offset}) was already released`,
+        `release: handle of (${r.id}, ${r.offset}) was already released`,
       );
     }
-    shard.release(e);
+    shard.release(slot);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
@@ -242,21 +274,25 @@ export class LRUCache<V> {
 
   /**
    * Erases every entry whose id is `id` (e.g. the blocks of a deleted table), as `erase`.
-   * Cost: O(entries with this id): each shard keeps a list per id.
+   * Cost: a scan of every shard's slots (~1-15 ns a slot, by how much of the cache the CPU
+   * caches hold: ~0.2 ms at 16k entries, ~14 ms at 1M) plus the entries erased; use
+   * `eraseIdSoon` to spread it.
    */
   eraseId(id: number): void {
     if (!isKeyPart(id)) throw keyError(id, 0);
-    for (const shard of this.shards) shard.eraseId(id);
+    this.eraseIdInSlots(id, this.table.firstSlot, this.table.slotLimit, Number.POSITIVE_INFINITY);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
   }
 
   /**
-   * Erases every entry whose id is `id`, as `eraseId`, but in steps of at most
-   * `ERASE_STEP_ENTRIES` entries, one per macrotask (`setTimeout(0)`, unref'd in Node), so
-   * that a caller dropping a big table's blocks (thousands of entries, ~1-2 µs each) never
-   * pauses for it. Until erased the entries stay findable and evictable as before. Pending
-   * ids are erased in the order given. An `onEvict` exception in a step is thrown from the
-   * timer (uncaught); the step's other callbacks then run at the next cache call.
+   * Erases every entry whose id is `id`, as `eraseId`, but in steps, one per macrotask
+   * (`setTimeout(0)`, unref'd in Node), each scanning at most `ERASE_STEP_SLOTS` slots and
+   * erasing at most `ERASE_STEP_ENTRIES` entries, so that a caller dropping a big table's
+   * blocks never pauses for it. Until erased the entries stay findable and evictable as
+   * before; an entry of `id` inserted after this call may stay (a slot already scanned is
+   * not scanned again). Pending ids are erased in the order given. An `onEvict` exception in
+   * a step is thrown from the timer (uncaught); the step's other callbacks then run at the
+   * next cache call.
    */
   eraseIdSoon(id: number): void {
     if (!isKeyPart(id)) throw keyError(id, 0);
@@ -275,23 +311,57 @@ export class LRUCache<V> {
     timer.unref?.();
   }
 
-  /** One step of `eraseIdSoon`: at most ERASE_STEP_ENTRIES entries, then the next step. */
+  /** One step of `eraseIdSoon`: a bounded scan from where the last step stopped. */
   private readonly eraseStep = (): void => {
     this.eraseScheduled = false;
-    let budget = ERASE_STEP_ENTRIES;
+    let entries = ERASE_STEP_ENTRIES;
+    let slots = ERASE_STEP_SLOTS;
     const pending = this.pendingIds;
-    while (budget > 0 && pending.length > 0) {
-      const id = pending[0]!;
-      for (const shard of this.shards) {
-        budget -= shard.eraseIdSome(id, budget);
-        if (budget === 0) break;
+    const table = this.table;
+    while (entries > 0 && slots > 0 && pending.length > 0) {
+      const from = Math.max(this.eraseSlot, table.firstSlot);
+      const limit = table.slotLimit;
+      const to = limit - from < slots ? limit : from + slots;
+      const stop = this.eraseIdInSlots(pending[0]!, from, to, entries);
+      entries -= this.erased;
+      slots -= stop - from;
+      this.eraseSlot = stop;
+      if (stop >= limit) {
+        this.eraseSlot = 0;
+        pending.shift();
       }
-      // With budget left, every shard came back short: none of `id` is left.
-      if (budget > 0) pending.shift();
     }
     if (pending.length > 0) this.scheduleErase();
     if (this.freed !== null && this.freed.count !== 0) this.drain();
   };
+
+  /**
+   * Erases the entries whose id is `id` in slots `from` .. `to` - 1, at most `max` of them;
+   * returns the slot where it stopped (`to`, or the slot after the max-th entry erased) and
+   * leaves the number erased in `erased`. Compares each slot's id word in place.
+   */
+  private eraseIdInSlots(id: number, from: number, to: number, max: number): number {
+    const table = this.table;
+    const meta = table.meta; // erasing never reallocates it
+    const wide = id >= 4294967296;
+    let n = 0;
+    let e = from;
+    for (let at = e * STRIDE; e < to && n < max; e++, at += STRIDE) {
+      const st = meta[at + STATE]!;
+      if ((st & IN_CACHE) === 0) continue;
+      // A WIDE_KEY entry's ID word is its id's low half: compare the full id then.
+      if (wide || (st & WIDE_KEY) !== 0 ? table.idOf(e) === id : meta[at + ID] === id) {
+        const h = table.hashOf(e);
+        this.shards[(h >>> this.shardShift) & this.shardMask]!.eraseSlot(e);
+        n++;
+      }
+    }
+    this.erased = n;
+    return e;
+  }
+
+  /** Entries the last `eraseIdInSlots` erased. */
+  private erased = 0;
 
   /**
    * Sets the capacity in bytes; shrinking evicts unpinned entries at once (pinned ones keep
@@ -340,8 +410,8 @@ export class LRUCache<V> {
   /** A snapshot of the counters (since construction or `resetStats`) and gauges. */
   stats(): CacheStats {
     const s: CacheStats = {
-      hits: 0,
-      misses: 0,
+      hits: this.hits,
+      misses: this.misses,
       inserts: 0,
       evictions: 0,
       usage: 0,
@@ -350,22 +420,20 @@ export class LRUCache<V> {
       entries: 0,
     };
     for (const shard of this.shards) {
-      s.hits += shard.hits;
-      s.misses += shard.misses;
       s.inserts += shard.inserts;
       s.evictions += shard.evictions;
       s.usage += shard.usage;
       s.pinnedUsage += shard.usage - shard.lruUsage;
-      s.entries += shard.table.count;
+      s.entries += shard.count;
     }
     return s;
   }
 
   /** Zeroes hits, misses, inserts and evictions. */
   resetStats(): void {
+    this.hits = 0;
+    this.misses = 0;
     for (const shard of this.shards) {
-      shard.hits = 0;
-      shard.misses = 0;
       shard.inserts = 0;
       shard.evictions = 0;
     }
@@ -379,24 +447,21 @@ export class LRUCache<V> {
     return ++this.lastId;
   }
 
-  private newEntry(
+  /** Validates an insert's arguments; true for priority "high". */
+  private checkInsert(
     id: number,
     offset: number,
-    value: V,
     charge: number,
     priority: CachePriority | undefined,
-  ): CacheEntry<V> {
+  ): boolean {
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     checkBytes("charge", charge);
-    let highPri = false;
-    if (priority === "high") highPri = true;
-    else if (priority !== undefined && priority !== "low") {
+    if (priority === "high") return true;
+    if (priority !== undefined && priority !== "low") {
       if (typeof priority !== "string") throw new TypeError("priority must be a string");
       throw ShaleError.invalidArgument(`priority must be "high" or "low", got "${priority}"`);
     }
-    const h = hashKey(id, offset);
-    const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    return new CacheEntry<V>(shard, id, offset, h, value, charge, highPri);
+    return false;
   }
 
   private spreadCapacity(capacity: number): void {
@@ -416,8 +481,7 @@ export class LRUCache<V> {
     try {
       // onEvict may free more (a re-entrant call): `count` is read at every step.
       for (; i < freed.count; i++) {
-        const e = freed.at(i);
-        onEvict(e.value, e.id, e.offset);
+        onEvict(freed.valueAt(i), freed.idAt(i), freed.offsetAt(i));
       }
     } finally {
       // After a throw, the entry that threw is dropped with the ones before it.

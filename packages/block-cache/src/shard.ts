@@ -1,45 +1,67 @@
 /**
- * One shard of the LRU cache (RocksDB's LRUCacheShard): a hash table of its entries plus an
- * intrusive, circular, doubly-linked LRU list of its UNPINNED entries (refs === 0). Pinned
- * entries are in the table only, so they can never be evicted.
+ * One shard of the LRU cache (RocksDB's LRUCacheShard): its capacity, usage and an
+ * intrusive, circular, doubly-linked LRU list by slot index (the PREV / NEXT words of the
+ * cache's entry table, entry-table.ts, which every shard shares) of its UNPINNED entries.
+ * Pinned entries are in the table only, so they can never be evicted.
  *
  *       evict from here                                                 newest
- *        lru.next                                                      lru.prev
- *   [lru] <-> L1 <-> ... <-> Lk <-> H1 <-> ... <-> Hm <-> [lru]     (circular; [lru] = sentinel)
- *             \______ low ______/   \________ high-priority pool ______/
- *                          ^ lowPriHead (= [lru] when the low region is empty)
+ *       NEXT of [s]                                                    PREV of [s]
+ *   [s] <-> L1 <-> ... <-> Lk <-> H1 <-> ... <-> Hm <-> [s]     (circular; [s] = this shard's
+ *           \______ low ______/   \________ high-priority pool ______/     sentinel slot)
+ *                        ^ lowPriHead (= [s] when the low region is empty)
  *
  * - Unpinning (insertUnpinned, release of the last handle) links an entry in:
- *   priority "high" (and highPriPoolRatio > 0): at the head of the high pool (before [lru]);
+ *   priority "high" (and highPriPoolRatio > 0): at the head of the high pool (before [s]);
  *   otherwise: at the head of the low region (right after lowPriHead) — midpoint insertion,
  *   so a scan of low-priority blocks never pushes the high pool towards eviction.
  * - The high pool holds at most highPriCapacity = floor(capacity * highPriPoolRatio) bytes:
  *   while it holds more, its oldest entry H1 is demoted by moving lowPriHead forward over it
  *   (the list order never changes, only the boundary).
- * - Eviction takes lru.next (the oldest low entry, then the oldest high entry) until
+ * - Eviction takes NEXT of [s] (the oldest low entry, then the oldest high entry) until
  *   usage + charge <= capacity or the list is empty.
  * - lookup unlinks an unpinned entry ("in use"); the last release links it back in, or frees
  *   it if it was erased meanwhile or if the shard is over capacity.
- * - get (no pin) only sets `referenced`; eviction relinks a referenced lru.next as the newest
+ * - get (no pin) only sets REFERENCED (entry-table.ts's `touch`); eviction relinks a referenced oldest entry as the newest
  *   of its pool, unreferenced, and goes on (CLOCK's second chance): a hit costs no list
  *   writes, and an entry read since it was linked in outlives every entry that was not.
  *
  * usage counts every entry still charged: in the table, or erased but still pinned.
  * lruUsage counts the entries in the list; pinned usage = usage - lruUsage.
+ * No step allocates, except a table growth (amortized) and a handle's first creation.
  *
  * Worked example: capacity 100, highPriPoolRatio 0.5 (highPriCapacity 50), all unpinned:
- *   H1(30, high), H2(30, high)   high pool 60 > 50: H1 demoted     [lru] H1 | H2
- *   L1(20, low)                  after lowPriHead (H1)             [lru] H1 L1 | H2
- *   L2(30, low)                  110 > 100: evict H1, then insert  [lru] L1 L2 | H2
+ *   H1(30, high), H2(30, high)   high pool 60 > 50: H1 demoted     [s] H1 | H2
+ *   L1(20, low)                  after lowPriHead (H1)             [s] H1 L1 | H2
+ *   L2(30, low)                  110 > 100: evict H1, then insert  [s] L1 L2 | H2
  */
 import { assertInvariant, invariants } from "@shale/base";
-import { CacheEntry } from "./entry.js";
-import { EntryTable } from "./entry-table.js";
+import { EntryHandle } from "./entry.js";
+import {
+  type EntryTable,
+  HAS_HANDLE,
+  HIGH_PRI,
+  IN_CACHE,
+  IN_HIGH_POOL,
+  MAX_PINS,
+  PIN,
+  REFERENCED,
+  STATE,
+  STRIDE,
+} from "./entry-table.js";
 import type { FreedList } from "./freed-list.js";
 
 export class LRUShard<V> {
   /** The cache this shard belongs to (handles of other caches are rejected). */
   readonly owner: object;
+  /** The cache's entries, shared by its shards. */
+  readonly table: EntryTable<V>;
+  /** This shard's LRU list sentinel: a reserved slot of the table. */
+  readonly sentinel: number;
+  /** How the cache picks a key's shard (for checks): (hash >>> shift) & mask = sentinel. */
+  private readonly shardShift: number;
+  private readonly shardMask: number;
+  /** Entries of this shard in the table. */
+  count = 0;
   capacity = 0;
   highPriCapacity = 0;
   readonly highPriPoolRatio: number;
@@ -49,135 +71,137 @@ export class LRUShard<V> {
   lruUsage = 0;
   highPriUsage = 0;
 
-  hits = 0;
-  misses = 0;
   inserts = 0;
   evictions = 0;
 
-  readonly table = new EntryTable<V>();
-  /** The list sentinel: lru.next is the oldest unpinned entry, lru.prev the newest. */
-  readonly lru: CacheEntry<V>;
-  /** The newest entry of the low-priority region, or the sentinel if that region is empty. */
-  lowPriHead: CacheEntry<V>;
+  /** The newest slot of the low-priority region, or the sentinel if that region is empty. */
+  lowPriHead: number;
+  /** The handle object of each slot that has one (HAS_HANDLE). */
+  private handles: Map<number, EntryHandle<V>> | null = null;
   /** Entries freed during the current cache call, for `onEvict` (null when there is none). */
   private readonly freed: FreedList<V> | null;
 
   constructor(
     owner: object,
+    table: EntryTable<V>,
+    sentinel: number,
+    shardShift: number,
+    shardMask: number,
     capacity: number,
     highPriPoolRatio: number,
     strictCapacityLimit: boolean,
     freed: FreedList<V> | null,
   ) {
     this.owner = owner;
+    this.table = table;
+    this.shardShift = shardShift;
+    this.shardMask = shardMask;
+    this.sentinel = sentinel;
+    this.lowPriHead = sentinel;
+    table.links[sentinel * 2] = sentinel;
+    table.links[sentinel * 2 + 1] = sentinel;
     this.highPriPoolRatio = highPriPoolRatio;
     this.strictCapacityLimit = strictCapacityLimit;
     this.freed = freed;
-    const lru = new CacheEntry<V>(this, -1, -1, 0, undefined as unknown as V, 0, false);
-    lru.prev = lru;
-    lru.next = lru;
-    this.lru = lru;
-    this.lowPriHead = lru;
     this.setCapacity(capacity);
   }
 
-  /** The entry with this key, or undefined (no pin, no counting). */
-  find(hash: number, id: number, offset: number): CacheEntry<V> | undefined {
-    return this.table.find(hash, id, offset);
+  /** Pins slot `e` (taking it off the LRU list if unpinned); returns its handle. */
+  pin(e: number): EntryHandle<V> {
+    const st = this.table.meta[e * STRIDE + STATE]!;
+    if (st < PIN) this.unlink(e);
+    else if (st >>> 8 === MAX_PINS) throw new RangeError("an entry holds too many pins");
+    this.table.meta[e * STRIDE + STATE] = st + PIN;
+    return this.handleOf(e);
   }
 
-  /** Pins an entry found by `find` (taking it off the LRU list) and counts a hit. */
-  pin(e: CacheEntry<V>): CacheEntry<V> {
-    if (e.refs === 0) this.unlink(e);
-    e.refs++;
-    this.hits++;
+  /** The handle object of slot `e`, made on first use. */
+  handleOf(e: number): EntryHandle<V> {
+    if ((this.table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) return this.handles!.get(e)!;
+    const h = new EntryHandle<V>(
+      this,
+      e,
+      this.table.values[e] as V,
+      this.table.idOf(e),
+      this.table.offsetOf(e),
+      this.table.chargeOf(e),
+    );
+    this.table.meta[e * STRIDE + STATE]! |= HAS_HANDLE;
+    (this.handles ??= new Map()).set(e, h);
+    return h;
+  }
+
+  /** Pins held on slot `e`. */
+  pinsOf(e: number): number {
+    return this.table.meta[e * STRIDE + STATE]! >>> 8;
+  }
+
+  /** True if slot `e`'s entry is in the table (not erased, replaced or evicted). */
+  inCache(e: number): boolean {
+    return (this.table.meta[e * STRIDE + STATE]! & IN_CACHE) !== 0;
+  }
+
+  /**
+   * Adds the entry (pinned once if `pin`), evicting unpinned entries first as needed, and
+   * returns its slot. Returns 0, adding nothing, if it still does not fit and either the
+   * limit is strict or the entry would be unpinned (it would be evicted at once). A replaced
+   * entry is freed once unpinned.
+   */
+  insert(
+    hash: number,
+    id: number,
+    offset: number,
+    value: V,
+    charge: number,
+    highPri: boolean,
+    pin: boolean,
+  ): number {
+    this.evict(charge);
+    if (this.usage + charge > this.capacity && (this.strictCapacityLimit || !pin)) return 0;
+    const old = this.table.find(hash, id, offset);
+    if (old !== 0) {
+      this.unchainSlot(old);
+      this.detach(old);
+    }
+    const e = this.table.add(hash, id, offset, value, charge, highPri ? HIGH_PRI : 0);
+    this.count++;
+    this.usage += charge;
+    this.inserts++;
+    if (pin) this.table.meta[e * STRIDE + STATE]! += PIN;
+    else this.link(e);
     return e;
   }
 
-  /**
-   * Counts a hit and marks `e` referenced; returns its value. The list is not touched (its
-   * neighbours are other cache lines): eviction relinks a referenced entry as newest instead.
-   */
-  touch(e: CacheEntry<V>): V {
-    this.hits++;
-    e.referenced = true;
-    return e.value;
-  }
-
-  /**
-   * Adds `e` (pinned once if `pin`), evicting unpinned entries first as needed. Returns false,
-   * without adding `e`, if it still does not fit and either the limit is strict or `e` would
-   * be unpinned (it would be evicted at once). A replaced entry is freed once unpinned.
-   */
-  insert(e: CacheEntry<V>, pin: boolean): boolean {
-    const charge = e.charge;
-    this.evict(charge);
-    if (this.usage + charge > this.capacity && (this.strictCapacityLimit || !pin)) return false;
-    const old = this.table.insert(e);
-    e.inCache = true;
-    this.usage += charge;
-    this.inserts++;
-    if (old !== undefined) {
-      old.inCache = false;
-      if (old.refs === 0) {
-        this.unlink(old);
-        this.usage -= old.charge;
-        this.free(old);
-      }
-    }
-    if (pin) e.refs = 1;
-    else this.link(e);
-    return true;
-  }
-
-  /** Drops one pin of `e`. REQUIRES: e.refs > 0 and e belongs to this shard. */
-  release(e: CacheEntry<V>): void {
-    if (--e.refs !== 0) return;
-    if (e.inCache) {
+  /** Drops one pin of slot `e`. REQUIRES: it holds a pin. */
+  release(e: number): void {
+    const st = this.table.meta[e * STRIDE + STATE]! - PIN;
+    this.table.meta[e * STRIDE + STATE] = st;
+    if (st >= PIN) return;
+    if ((st & IN_CACHE) !== 0) {
       if (this.usage <= this.capacity) {
         this.link(e);
         return;
       }
       // Over capacity (pinned entries held it there): free instead of keeping.
-      this.table.remove(e);
-      e.inCache = false;
+      this.unchainSlot(e);
       this.evictions++;
     }
-    this.usage -= e.charge;
+    this.usage -= this.table.chargeOf(e);
     this.free(e);
   }
 
   /** Removes the entry with this key from the table; it is freed now or on its last release. */
   erase(hash: number, id: number, offset: number): void {
-    const e = this.table.removeKey(hash, id, offset);
-    if (e !== undefined) this.detach(e);
+    const e = this.table.find(hash, id, offset);
+    if (e === 0) return;
+    this.unchainSlot(e);
+    this.detach(e);
   }
 
-  /** Erases every entry whose id is `id` (walks its list in the table). */
-  eraseId(id: number): void {
-    const found: CacheEntry<V>[] = [];
-    this.table.collectId(id, found);
-    for (const e of found) {
-      this.table.remove(e);
-      this.detach(e);
-    }
-  }
-
-  /**
-   * Erases up to `max` entries whose id is `id`; returns how many it erased (fewer than
-   * `max`: none of that id is left here).
-   */
-  eraseIdSome(id: number, max: number): number {
-    let n = 0;
-    let e = this.table.firstOfId(id);
-    while (e !== null && n < max) {
-      const next = e.idNext;
-      this.table.remove(e);
-      this.detach(e);
-      n++;
-      e = next;
-    }
-    return n;
+  /** Erases the entry in slot `e` (in the table and of this shard), as `erase`. */
+  eraseSlot(e: number): void {
+    this.unchainSlot(e);
+    this.detach(e);
   }
 
   setCapacity(capacity: number): void {
@@ -187,144 +211,206 @@ export class LRUShard<V> {
     this.maintainPoolSize();
   }
 
-  /** Marks a just-removed-from-table entry as not in cache and frees it if unpinned. */
-  private detach(e: CacheEntry<V>): void {
-    e.inCache = false;
-    if (e.refs === 0) {
+  /** Takes slot `e` out of the table's chains (lookups miss it). */
+  private unchainSlot(e: number): void {
+    this.table.unchain(e);
+    this.count--;
+  }
+
+  /** Marks an unchained slot as not in cache and frees it if unpinned. */
+  private detach(e: number): void {
+    const st = this.table.meta[e * STRIDE + STATE]! & ~IN_CACHE;
+    this.table.meta[e * STRIDE + STATE] = st;
+    if (st < PIN) {
       this.unlink(e);
-      this.usage -= e.charge;
+      this.usage -= this.table.chargeOf(e);
       this.free(e);
     }
   }
 
   /** Evicts from the LRU end until usage + charge <= capacity or no unpinned entry is left. */
   private evict(charge: number): void {
-    const lru = this.lru;
     while (this.usage + charge > this.capacity) {
-      const old = lru.next!;
-      if (old === lru) return;
+      const old = this.table.links[this.sentinel * 2 + 1]!;
+      if (old === this.sentinel) return;
       this.unlink(old);
-      if (old.referenced) {
+      if ((this.table.meta[old * STRIDE + STATE]! & REFERENCED) !== 0) {
         // Second chance (see `touch`): it goes back in as newest of its pool, unreferenced.
         this.link(old);
         continue;
       }
-      this.table.remove(old);
-      old.inCache = false;
-      this.usage -= old.charge;
+      this.unchainSlot(old);
+      this.table.meta[old * STRIDE + STATE]! &= ~IN_CACHE;
+      this.usage -= this.table.chargeOf(old);
       this.evictions++;
       this.free(old);
     }
   }
 
-  private free(e: CacheEntry<V>): void {
+  /** Lets slot `e` go: to onEvict's list, its handle told, the slot reused. */
+  private free(e: number): void {
     if (invariants) assertInvariant(this.usage >= 0, "shard usage went negative");
-    if (this.freed !== null) this.freed.push(e);
+    if (this.freed !== null)
+      this.freed.push(this.table.values[e] as V, this.table.idOf(e), this.table.offsetOf(e));
+    if ((this.table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
+      const handles = this.handles!;
+      handles.get(e)!.slot = -1;
+      handles.delete(e);
+    }
+    this.table.freeSlot(e);
   }
 
-  /** Links an unpinned entry in at the head of its pool (see the drawing above). */
-  private link(e: CacheEntry<V>): void {
-    const charge = e.charge;
-    e.referenced = false;
-    if (e.highPri && this.highPriPoolRatio > 0) {
-      const lru = this.lru;
-      const newest = lru.prev!;
-      e.next = lru;
-      e.prev = newest;
-      newest.next = e;
-      lru.prev = e;
-      e.inHighPriPool = true;
+  /** Links an unpinned slot in at the head of its pool (see the drawing above). */
+  private link(e: number): void {
+    const meta = this.table.meta;
+    const links = this.table.links;
+    const at = e * STRIDE;
+    const charge = this.table.chargeOf(e);
+    const st = meta[at + STATE]! & ~(REFERENCED | IN_HIGH_POOL);
+    if ((st & HIGH_PRI) !== 0 && this.highPriPoolRatio > 0) {
+      const sentinel = this.sentinel;
+      const newest = links[sentinel * 2]!;
+      links[e * 2 + 1] = sentinel;
+      links[e * 2] = newest;
+      links[newest * 2 + 1] = e;
+      links[sentinel * 2] = e;
+      meta[at + STATE] = st | IN_HIGH_POOL;
       this.highPriUsage += charge;
       this.lruUsage += charge;
       this.maintainPoolSize();
     } else {
       const head = this.lowPriHead;
-      const next = head.next!;
-      e.next = next;
-      e.prev = head;
-      head.next = e;
-      next.prev = e;
-      e.inHighPriPool = false;
+      const after = links[head * 2 + 1]!;
+      links[e * 2 + 1] = after;
+      links[e * 2] = head;
+      links[head * 2 + 1] = e;
+      links[after * 2] = e;
+      meta[at + STATE] = st;
       this.lowPriHead = e;
       this.lruUsage += charge;
     }
   }
 
-  /** Unlinks an entry from the LRU list. REQUIRES: it is in the list. */
-  private unlink(e: CacheEntry<V>): void {
-    const prev = e.prev!;
-    const next = e.next!;
-    if (this.lowPriHead === e) this.lowPriHead = prev;
-    next.prev = prev;
-    prev.next = next;
-    e.prev = null;
-    e.next = null;
-    this.lruUsage -= e.charge;
-    if (e.inHighPriPool) {
-      this.highPriUsage -= e.charge;
-      e.inHighPriPool = false;
+  /** Unlinks a slot from the LRU list. REQUIRES: it is in the list. */
+  private unlink(e: number): void {
+    const meta = this.table.meta;
+    const links = this.table.links;
+    const at = e * STRIDE;
+    const before = links[e * 2]!;
+    const after = links[e * 2 + 1]!;
+    if (this.lowPriHead === e) this.lowPriHead = before;
+    links[after * 2] = before;
+    links[before * 2 + 1] = after;
+    const charge = this.table.chargeOf(e);
+    this.lruUsage -= charge;
+    const st = meta[at + STATE]!;
+    if ((st & IN_HIGH_POOL) !== 0) {
+      this.highPriUsage -= charge;
+      meta[at + STATE] = st & ~IN_HIGH_POOL;
     }
   }
 
   /** Demotes the oldest high-pool entries into the low region until the pool fits. */
   private maintainPoolSize(): void {
     while (this.highPriUsage > this.highPriCapacity) {
-      const e = this.lowPriHead.next!;
+      const e = this.table.links[this.lowPriHead * 2 + 1]!;
       this.lowPriHead = e;
-      e.inHighPriPool = false;
-      this.highPriUsage -= e.charge;
+      this.table.meta[e * STRIDE + STATE]! &= ~IN_HIGH_POOL;
+      this.highPriUsage -= this.table.chargeOf(e);
     }
   }
 
-  /** Walks the whole shard and throws if a structural invariant is broken (O(entries)). */
+  /** The LRU list, oldest first, as "id/offset" with "*" for the high pool (for tests). */
+  lruKeys(): string[] {
+    const meta = this.table.meta;
+    const links = this.table.links;
+    const out: string[] = [];
+    const sentinel = this.sentinel;
+    for (let e = links[sentinel * 2 + 1]!; e !== sentinel; e = links[e * 2 + 1]!) {
+      const high = (meta[e * STRIDE + STATE]! & IN_HIGH_POOL) !== 0;
+      out.push(`${this.table.idOf(e)}/${this.table.offsetOf(e)}${high ? "*" : ""}`);
+    }
+    return out;
+  }
+
+  /** True if slot `e` (allocated) holds a key of this shard. */
+  owns(e: number): boolean {
+    return ((this.table.hashOf(e) >>> this.shardShift) & this.shardMask) === this.sentinel;
+  }
+
+  /** Slots of this shard's entries in the table (for tests and checks). */
+  tableSlots(): number[] {
+    const out: number[] = [];
+    for (let e = this.table.firstSlot; e < this.table.slotLimit; e++) {
+      if (this.inCache(e) && this.owns(e)) out.push(e);
+    }
+    return out;
+  }
+
+  /** Walks the whole shard and throws if a structural invariant is broken (O(slots)). */
   verify(): void {
-    const lru = this.lru;
+    const meta = this.table.meta;
+    const links = this.table.links;
+    const prev = (e: number): number => links[e * 2]!;
+    const next = (e: number): number => links[e * 2 + 1]!;
+    const state = (e: number): number => meta[e * STRIDE + STATE]!;
     let lruUsage = 0;
     let highPriUsage = 0;
     // Low entries come up to and including lowPriHead; high-pool entries come after it.
-    let sawHead = this.lowPriHead === lru;
+    const sentinel = this.sentinel;
+    let sawHead = this.lowPriHead === sentinel;
     let listed = 0;
-    for (let e = lru.next!; e !== lru; e = e.next!) {
-      assertInvariant(e.next!.prev === e && e.prev!.next === e, "LRU links are inconsistent");
-      assertInvariant(e.inCache && e.refs === 0, "a pinned or erased entry is in the LRU list");
-      assertInvariant(e.shard === this, "an entry of another shard is in the LRU list");
-      if (e.inHighPriPool) {
+    for (let e = next(sentinel); e !== sentinel; e = next(e)) {
+      assertInvariant(prev(next(e)) === e && next(prev(e)) === e, "LRU links are inconsistent");
+      const st = state(e);
+      assertInvariant((st & IN_CACHE) !== 0 && st < PIN, "a pinned or erased entry is listed");
+      if ((st & IN_HIGH_POOL) !== 0) {
         assertInvariant(sawHead, "a high-pool entry precedes lowPriHead");
-        highPriUsage += e.charge;
+        highPriUsage += this.table.chargeOf(e);
       } else {
         assertInvariant(!sawHead, "a low entry follows lowPriHead");
       }
       if (e === this.lowPriHead) sawHead = true;
-      lruUsage += e.charge;
-      listed++;
+      lruUsage += this.table.chargeOf(e);
+      assertInvariant(++listed <= this.table.slotLimit, "the LRU list has a cycle");
     }
     assertInvariant(sawHead, "lowPriHead is not in the LRU list");
     assertInvariant(lruUsage === this.lruUsage, "lruUsage does not match the list");
     assertInvariant(highPriUsage === this.highPriUsage, "highPriUsage does not match the list");
     assertInvariant(this.highPriUsage <= this.highPriCapacity, "the high pool is over capacity");
-    const entries = this.table.entries();
-    assertInvariant(entries.length === this.table.count, "table count is wrong");
-    let tableUsage = 0;
+    assertInvariant(
+      this.table.values.length === this.table.mask + 1,
+      "values has the wrong length",
+    );
+    let inTable = 0;
     let unpinned = 0;
-    for (const e of entries) {
-      assertInvariant(e.inCache && e.shard === this, "a table entry is not in this cache shard");
-      assertInvariant(this.table.probeLength(e) > 0, "a table entry is not reachable");
-      assertInvariant(this.table.find(e.hash, e.id, e.offset) === e, "a key maps elsewhere");
-      tableUsage += e.charge;
-      if (e.refs === 0) unpinned++;
+    let charged = 0;
+    let handles = 0;
+    for (let e = this.table.firstSlot; e < this.table.slotLimit; e++) {
+      const st = state(e);
+      if (st === 0 || !this.owns(e)) continue; // free, or another shard's
+      charged += this.table.chargeOf(e);
+      if ((st & HAS_HANDLE) !== 0) {
+        handles++;
+        assertInvariant(this.handles?.get(e)?.slot === e, "a handle flag without its handle");
+      }
+      if ((st & IN_CACHE) === 0) {
+        assertInvariant(st >= PIN, "an erased entry with no pin was not freed");
+        assertInvariant(this.table.chainPosition(e) === -1, "an erased entry is still findable");
+        continue;
+      }
+      inTable++;
+      if (st < PIN) unpinned++;
+      assertInvariant(this.table.chainPosition(e) > 0, "a table entry is not reachable");
+      assertInvariant(
+        this.table.find(this.table.hashOf(e), this.table.idOf(e), this.table.offsetOf(e)) === e,
+        "a key maps elsewhere",
+      );
     }
+    assertInvariant(inTable === this.count, "the shard's count is wrong");
     assertInvariant(unpinned === listed, "unpinned table entries and the LRU list differ");
-    // Every entry is on its id's list exactly once, and the lists hold nothing else.
-    const ids = new Map<number, number>();
-    for (const e of entries) ids.set(e.id, (ids.get(e.id) ?? 0) + 1);
-    assertInvariant(ids.size === this.table.idCount, "an id list is empty or missing");
-    for (const [id, n] of ids) {
-      const listedOfId: CacheEntry<V>[] = [];
-      this.table.collectId(id, listedOfId);
-      assertInvariant(listedOfId.length === n, `id ${id}'s list does not match the table`);
-      for (const e of listedOfId)
-        assertInvariant(e.id === id && e.inCache, "a stale id list entry");
-    }
-    assertInvariant(this.usage >= tableUsage, "usage is below the charges in the table");
+    assertInvariant(charged === this.usage, "usage does not match the charged slots");
+    assertInvariant(handles === (this.handles?.size ?? 0), "a handle outlived its entry");
+    for (const e of this.handles?.keys() ?? []) assertInvariant(this.owns(e), "a foreign handle");
   }
 }
