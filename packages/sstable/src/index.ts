@@ -44,6 +44,15 @@ export {
   MetaBlockName,
   TableFormat,
 } from "./format.js";
+export {
+  builtinPrefixExtractor,
+  cappedPrefix,
+  checkPrefixExtractor,
+  fixedPrefix,
+  isBuiltinPrefixExtractor,
+  type PrefixExtractor,
+  samePrefix,
+} from "./prefix-extractor.js";
 export { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "./properties.js";
 export { TableBuilder } from "./table-builder.js";
 export { TableCache, type TableCacheOptions } from "./table-cache.js";

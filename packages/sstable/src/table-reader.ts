@@ -157,6 +157,13 @@ export class TableReader {
   /** Held index / filter (no cache, not cached, or pinned); undefined: look up per use. */
   private heldIndex: Block | undefined;
   private heldFilter: Block | undefined;
+  /** The full filter, when it holds prefixes (the table was written with a prefix extractor). */
+  private prefixFilterHandle: BlockHandle | undefined;
+  /**
+   * The prefix extractor whose prefixes the table's filter holds (its name, from the
+   * properties); undefined when it has no prefix filter (none, or a partitioned filter).
+   */
+  readonly prefixExtractorName: string | undefined;
   private readonly dataEnd: number;
 
   // Scratch state for `get` (calls are not re-entrant).
@@ -271,11 +278,16 @@ export class TableReader {
     };
     // A filter of prefixes only (RocksDB's whole_key_filtering = false) cannot rule out a
     // whole key: the table is read as if it had no filter.
-    this.filterHandle = props.wholeKeyFiltering
-      ? meta.get(MetaBlockName.FULL_FILTER_PREFIX + filterPolicy.compatibilityName)
-      : undefined;
-    if (this.filterHandle !== undefined) {
-      this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
+    // A table written with a prefix extractor holds the prefixes in the same full filter.
+    const fullFilter = meta.get(MetaBlockName.FULL_FILTER_PREFIX + filterPolicy.compatibilityName);
+    this.filterHandle = props.wholeKeyFiltering ? fullFilter : undefined;
+    const extractorName = props.prefixExtractorName;
+    if (extractorName !== "" && extractorName !== "nullptr" && fullFilter !== undefined) {
+      this.prefixExtractorName = extractorName;
+      this.prefixFilterHandle = fullFilter;
+    }
+    if (fullFilter !== undefined && (this.filterHandle ?? this.prefixFilterHandle) !== undefined) {
+      this.heldFilter = openMeta(fullFilter, this.readFilterBlock);
     }
     // Index and filter partitions are kept as the index and filter blocks are.
     const mode = !cacheMeta
@@ -353,9 +365,9 @@ export class TableReader {
 
   private filterReader(): FilterBitsReader | undefined {
     // (A table with partitioned filters has no filter block: see `partitionedFilter`.)
-    if (this.heldFilter !== undefined) return this.heldFilter.filter;
     const handle = this.filterHandle;
-    if (handle === undefined) return undefined;
+    if (handle === undefined) return undefined; // none, or prefixes only
+    if (this.heldFilter !== undefined) return this.heldFilter.filter;
     return this.source.metaBlock(handle, this.readFilterBlock).filter;
   }
 
@@ -382,6 +394,25 @@ export class TableReader {
   /** The table's range tombstones, fragmented once at open. Shared: do not modify. */
   rangeTombstones(): FragmentedRangeTombstoneList {
     return this.tombstoneList;
+  }
+
+  /**
+   * False if the table's prefix filter proves no key of this prefix is here: `prefix` is
+   * the `transform` of a key in the domain of the extractor named `prefixExtractorName`
+   * (RocksDB's PrefixMayMatch). True when the table has no prefix filter.
+   */
+  prefixMayMatch(prefix: Uint8Array): boolean {
+    this.checkOpen();
+    const handle = this.prefixFilterHandle;
+    if (handle === undefined) return true;
+    const held = this.heldFilter;
+    const filter =
+      held !== undefined ? held.filter : this.source.metaBlock(handle, this.readFilterBlock).filter;
+    const stats = this.stats;
+    if (stats !== undefined) stats.tick(Ticker.BloomPrefixChecked);
+    if (filter === undefined || filter.mayMatch(prefix)) return true;
+    if (stats !== undefined) stats.tick(Ticker.BloomPrefixUseful);
+    return false;
   }
 
   /** False if the Bloom filter proves `userKey` has no point entry here (true without a filter). */
