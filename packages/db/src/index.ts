@@ -29,6 +29,7 @@ export type {
   WriteOptions,
 } from "./core/options.js";
 export { Snapshot } from "./core/snapshot.js";
+export { cappedPrefix, fixedPrefix, type PrefixExtractor } from "@shale/sstable";
 export type {
   RunTransactionOptions,
   TransactionDBOptions,

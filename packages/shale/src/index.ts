@@ -61,6 +61,9 @@ export { type CacheStats, LRUCache, type LRUCacheOptions } from "@shale/block-ca
 export {
   type ApproximateSizeOptions,
   BackupEngine,
+  cappedPrefix,
+  fixedPrefix,
+  type PrefixExtractor,
   type BackupEngineOptions,
   type BackupInfo,
   BaseDeltaIterator,

@@ -13,6 +13,7 @@ import {
   toBytes,
   ValueKind,
 } from "@shale/base";
+import { type PrefixExtractor, samePrefix } from "@shale/sstable";
 import { viewGuard } from "../core/view-guard.js";
 import {
   DBIteratorCore,
@@ -34,6 +35,8 @@ export interface DBIteratorOptions extends DBIteratorCoreOptions {
   onClose: (() => void) | undefined;
   background: BackgroundPoll | undefined;
   tablesPerSeek: number;
+  /** prefixSameAsStart's extractor (undefined: not bounded by prefix). */
+  prefixExtractor: PrefixExtractor | undefined;
 }
 
 /**
@@ -98,10 +101,14 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   /** Entries it may still land on (`limit`); Infinity when unlimited. */
   private remaining: number;
   private closed = false;
+  /** prefixSameAsStart: the extractor, and the prefix of the last seek (undefined: none). */
+  private readonly prefixExtractor: PrefixExtractor | undefined;
+  private prefix: Uint8Array | undefined;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
   constructor(options: DBIteratorOptions) {
     super(options);
+    this.prefixExtractor = options.prefixExtractor;
     this.reverse = options.reverse;
     this.onClose = options.onClose;
     this.background = options.background;
@@ -124,6 +131,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     this.countSeek();
     this.seekToFirstInternal();
+    if (this.prefixExtractor !== undefined) this.startPrefixAtKey();
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -150,6 +158,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     this.countSeek();
     this.seekToLastInternal();
+    if (this.prefixExtractor !== undefined) this.startPrefixAtKey();
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -175,6 +184,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     const t = toBytes(target, "target");
     this.countSeek();
     this.seekInternal(t);
+    if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -204,6 +214,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     const t = toBytes(target, "target");
     this.countSeek();
     this.seekForPrevInternal(t);
+    if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -223,6 +234,31 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     // After every entry of target: (target, seq 0, the smallest kind).
     this.iter.seekForPrev(this.buffers.seekKey(t, t.length, 0, ValueKind.Deletion));
     this.prevInternal();
+  }
+
+  /**
+   * prefixSameAsStart after a seek to `target`: the iterator stays within target's prefix
+   * (a target outside the extractor's domain bounds nothing).
+   */
+  private startPrefix(target: Uint8Array): void {
+    const e = this.prefixExtractor!;
+    this.prefix = e.inDomain(target) ? e.transform(target).slice() : undefined;
+    if (this.prefix !== undefined) this.checkPrefix();
+  }
+
+  /** prefixSameAsStart after seekToFirst/seekToLast: the prefix of the key landed on. */
+  private startPrefixAtKey(): void {
+    const e = this.prefixExtractor!;
+    const key = this.isValid ? this.buffers.savedKey() : undefined;
+    this.prefix = key !== undefined && e.inDomain(key) ? e.transform(key).slice() : undefined;
+  }
+
+  /** prefixSameAsStart: not valid on a key outside the seek's prefix (RocksDB's DBIter). */
+  private checkPrefix(): void {
+    if (!this.isValid) return;
+    const e = this.prefixExtractor!;
+    const key = this.buffers.savedKey();
+    if (!e.inDomain(key) || !samePrefix(e.transform(key), this.prefix!)) this.isValid = false;
   }
 
   /**
@@ -251,6 +287,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.next();
     }
     this.findNextUserEntry(true);
+    if (this.prefix !== undefined) this.checkPrefix();
     if (before !== undefined)
       checkStep(this.order, before, this.isValid ? this.buffers.savedKey() : undefined, 1);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
@@ -270,6 +307,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.seekForPrev(this.buffers.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
     }
     this.prevInternal();
+    if (this.prefix !== undefined) this.checkPrefix();
     if (before !== undefined)
       checkStep(this.order, before, this.isValid ? this.buffers.savedKey() : undefined, -1);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();

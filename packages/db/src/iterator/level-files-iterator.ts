@@ -20,7 +20,9 @@
  * the run through several files (a step back, then a range-deletion skip or a seek).
  */
 import type { CompareFn, InternalIterator } from "@shale/base";
+import type { PrefixExtractor } from "@shale/sstable";
 import type { PinnedIterators } from "./pinned-iterators.js";
+import { leftTargetPrefix } from "./prefix-seek.js";
 
 /** A table of the run: its internal-key bounds and how to iterate it. */
 export interface RunFile {
@@ -37,22 +39,27 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   /** The iterator of the file the run left last, closed when it leaves the next one. */
   private left: InternalIterator | undefined;
   private readonly pins: PinnedIterators | undefined;
+  private readonly prefixExtractor: PrefixExtractor | undefined;
 
   /**
    * @param files sorted by `compare` on their bounds, not overlapping.
    * @param open makes an iterator over one file; it is closed when the run leaves the file.
    * @param pins holds the iterators of files left while it is active (see the file comment).
+   * @param prefixExtractor a prefix seek's (prefix-seek.ts): a seek that moves on to a later
+   *   file and lands on another prefix than the target's leaves the run invalid.
    */
   constructor(
     files: readonly F[],
     open: (file: F) => InternalIterator,
     compare: CompareFn,
     pins?: PinnedIterators,
+    prefixExtractor?: PrefixExtractor,
   ) {
     this.files = files;
     this.open = open;
     this.compare = compare;
     this.pins = pins;
+    this.prefixExtractor = prefixExtractor;
   }
 
   valid(): boolean {
@@ -83,6 +90,9 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
     if (!this.openAt(lo)) return;
     this.it!.seek(target);
     this.skipForward();
+    const e = this.prefixExtractor;
+    if (e !== undefined && this.index !== lo && this.valid() && leftTargetPrefix(e, target, this.key()))
+      this.leave();
   }
 
   seekForPrev(target: Uint8Array): void {
