@@ -10,9 +10,9 @@
  * (all stayed 0).
  */
 import { Histogram, MemoryFileSystem, Statistics, Ticker } from "@shale/base";
+import { fixedPrefix } from "@shale/sstable";
 import { describe, expect, it } from "vitest";
 import { encodeUint64, uint64AddOperator } from "./core/merge-operator.js";
-import { fixedPrefix } from "@shale/sstable";
 import type { DbOptions } from "./core/options.js";
 import { DB } from "./db.js";
 import { WriteBatch } from "./write/write-batch.js";

@@ -15,7 +15,6 @@ import {
   type FilterBuildingContext,
   type FilterPolicy,
 } from "./filter-policy.js";
-import { checkPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
 import {
   ChecksumType,
   FormatVersion,
@@ -23,6 +22,7 @@ import {
   isChecksumType,
   usesContextChecksum,
 } from "./format.js";
+import { checkPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
 
 /** Collects user properties while a table is built (RocksDB's TablePropertiesCollector). */
 export interface TablePropertiesCollector {

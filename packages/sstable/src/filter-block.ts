@@ -38,7 +38,6 @@
  * Not thread-safe (a writer belongs to one table builder; readers are shared read-only).
  */
 import { BloomFilterPolicy, hashKey64 } from "@shale/bloom";
-import { type PrefixExtractor, samePrefix } from "./prefix-extractor.js";
 import {
   DEFAULT_FILTER_POLICY,
   type FilterBitsBuilder,
@@ -46,6 +45,7 @@ import {
   type FilterBuildingContext,
   type FilterPolicy,
 } from "./filter-policy.js";
+import { type PrefixExtractor, samePrefix } from "./prefix-extractor.js";
 
 /** Names RocksDB gives the filter. Part of the file format; do not change. */
 export const FilterBlockNames = {

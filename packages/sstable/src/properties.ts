@@ -393,7 +393,8 @@ export function encodeProperties(props: TableProperties): Uint8Array {
   const indexType = new Uint8Array(4);
   putFixed32(indexType, 0, props.indexType);
   entries.push([PropertyName.INDEX_TYPE, indexType]);
-  const prefixFiltering = props.prefixExtractorName !== "" && props.prefixExtractorName !== "nullptr";
+  const prefixFiltering =
+    props.prefixExtractorName !== "" && props.prefixExtractorName !== "nullptr";
   entries.push([PropertyName.PREFIX_FILTERING, encoder.encode(prefixFiltering ? "1" : "0")]);
   entries.push([
     PropertyName.WHOLE_KEY_FILTERING,

@@ -9,8 +9,8 @@
 import {
   type ColumnFamilyHandle,
   type DB,
-  isShaleError,
   fixedPrefix,
+  isShaleError,
   open,
   Statistics,
   WriteBatch,

@@ -9,7 +9,13 @@
  * Their ops count both reads and writes (db_bench reports only the readers).
  */
 import { mergeKeyCount, readCount } from "../flags.js";
-import { FastRandom, KeyGenerator, keyGenerator, Stream, ValueGenerator } from "../generators.js";
+import {
+  FastRandom,
+  type KeyGenerator,
+  keyGenerator,
+  Stream,
+  ValueGenerator,
+} from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, opClock, result } from "./context.js";
 import { mergeOperand, readWriteCount } from "./writes.js";

@@ -5,7 +5,7 @@
  * order untimed, then walk them with seeks and `seek_nexts` reads on one iterator, timed).
  */
 import { readCount } from "../flags.js";
-import { FastRandom, KeyGenerator, keyGenerator, Stream } from "../generators.js";
+import { FastRandom, keyGenerator, Stream } from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, opClock, result } from "./context.js";
 import { fill } from "./writes.js";

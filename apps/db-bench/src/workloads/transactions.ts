@@ -10,7 +10,14 @@
  * - filltransaction: fillrandom with every put in a transaction of its own: against
  *   fillrandom, the cost of a transaction around one put.
  */
-import { FastRandom, KeyGenerator, keyGenerator, KeyNumbers, Stream, ValueGenerator } from "../generators.js";
+import {
+  FastRandom,
+  type KeyGenerator,
+  KeyNumbers,
+  keyGenerator,
+  Stream,
+  ValueGenerator,
+} from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, notAvailable, opClock, result } from "./context.js";
 import { readWriteCount } from "./writes.js";

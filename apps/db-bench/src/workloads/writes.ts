@@ -14,9 +14,9 @@ import { BatchOps, DELETE, DELETE_RANGE, PUT } from "../engines/engine.js";
 import { mergeKeyCount, readCount } from "../flags.js";
 import {
   FastRandom,
-  KeyGenerator,
-  keyGenerator,
+  type KeyGenerator,
   KeyNumbers,
+  keyGenerator,
   Stream,
   UINT64_ONE,
   ValueGenerator,

@@ -66,7 +66,10 @@ function run(job: JobMessage): ResultMessage {
     if (mergeOperator === undefined)
       throw new Error(`merge operator ${job.mergeOperator} cannot run in a worker`);
   }
-  const spec = job.table.prefixExtractor === undefined ? job : { ...job, table: revivePrefixExtractor(job.table) };
+  const spec =
+    job.table.prefixExtractor === undefined
+      ? job
+      : { ...job, table: revivePrefixExtractor(job.table) };
   const result = runCompactionJob(fs, spec, comparator, mergeOperator);
   return { id: job.id, ok: true, type: "compact", result };
 }

@@ -112,7 +112,9 @@ const loadavg = (await import("node:os")).loadavg()[0]!.toFixed(2);
 console.log(
   `seekrandom ${NUM} keys in ${TABLES} L0 tables, ${NEXTS} nexts${SAME ? ", prefixSameAsStart" : ""}; load average ${loadavg}`,
 );
-console.log(`  no prefix extractor:      ${median(a).toFixed(2)} µs CPU per seek (median of ${ROUNDS})`);
+console.log(
+  `  no prefix extractor:      ${median(a).toFixed(2)} µs CPU per seek (median of ${ROUNDS})`,
+);
 console.log(`  fixedPrefix(8):           ${median(b).toFixed(2)} µs CPU per seek`);
 console.log(`  ratio (prefix / none):    ${(median(b) / median(a)).toFixed(2)}`);
 await plain.close();

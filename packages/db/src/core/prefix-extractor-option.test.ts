@@ -57,12 +57,16 @@ async function fill(db: DB) {
 describe("prefixExtractor option", () => {
   it("is recorded in OPTIONS and in every table, with wholeKeyFiltering", async () => {
     const fs = new MemoryFileSystem();
-    const db = await DB.open("/db", { fs, prefixExtractor: fixedPrefix(2), wholeKeyFiltering: false });
+    const db = await DB.open("/db", {
+      fs,
+      prefixExtractor: fixedPrefix(2),
+      wholeKeyFiltering: false,
+    });
     await fill(db);
     expect(cfOption(fs, "/db", "default", "prefix_extractor")).toBe("rocksdb.FixedPrefix.2");
-    expect(cfOption(fs, "/db", "default", "whole_key_filtering", "TableOptions/BlockBasedTable")).toBe(
-      "false",
-    );
+    expect(
+      cfOption(fs, "/db", "default", "whole_key_filtering", "TableOptions/BlockBasedTable"),
+    ).toBe("false");
     const [p] = tables(fs, "/db");
     expect(p!.prefixExtractorName).toBe("rocksdb.FixedPrefix.2");
     expect(p!.wholeKeyFiltering).toBe(false);
@@ -162,7 +166,9 @@ describe("prefixExtractor option", () => {
     await expect(open({ prefixExtractor: {} })).rejects.toThrow(TypeError);
     await expect(open({ prefixExtractor: "fixed:8" })).rejects.toThrow(TypeError);
     await expect(
-      open({ prefixExtractor: { name: "nullptr", transform: (k: Uint8Array) => k, inDomain: () => true } }),
+      open({
+        prefixExtractor: { name: "nullptr", transform: (k: Uint8Array) => k, inDomain: () => true },
+      }),
     ).rejects.toThrow(/nullptr/);
     await expect(open({ wholeKeyFiltering: 1 })).rejects.toThrow(TypeError);
     await expect(
@@ -183,7 +189,11 @@ describe("flushes and compactions with an extractor on the node file system", ()
     ["built-in (in a worker)", fixedPrefix(2)],
     [
       "user (on the main thread)",
-      { name: "app.Two", transform: (k: Uint8Array) => k.subarray(0, 2), inDomain: (k: Uint8Array) => k.length >= 2 },
+      {
+        name: "app.Two",
+        transform: (k: Uint8Array) => k.subarray(0, 2),
+        inDomain: (k: Uint8Array) => k.length >= 2,
+      },
     ],
   ] as const)("%s write tables with prefix filters", async (_what, e) => {
     const dir = mkdtempSync(join(tmpdir(), "shale-prefix-"));

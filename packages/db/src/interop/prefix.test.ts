@@ -13,13 +13,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { NodeFileSystem, Statistics, Ticker, toHex } from "@shale/base";
-import {
-  fixedPrefix,
-  MetaBlockName,
-  TableBuilder,
-  TableReader,
-  tableLayout,
-} from "@shale/sstable";
+import { fixedPrefix, MetaBlockName, TableBuilder, TableReader, tableLayout } from "@shale/sstable";
 import { afterAll, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import {
@@ -85,9 +79,9 @@ describe.skipIf(toolsMissing !== undefined)("prefix extractors with RocksDB's to
       "--disable_auto_compactions=1",
       "--seed=1",
     ]);
-    expect(readFileSync(join(dir, filesEnding(dir, "").find((f) => f.startsWith("OPTIONS-"))!), "utf8")).toMatch(
-      /prefix_extractor=rocksdb\.FixedPrefix\.8/,
-    );
+    expect(
+      readFileSync(join(dir, filesEnding(dir, "").find((f) => f.startsWith("OPTIONS-"))!), "utf8"),
+    ).toMatch(/prefix_extractor=rocksdb\.FixedPrefix\.8/);
     const model = ldbScan(dir);
     expect(model.length).toBeGreaterThan(1000);
 

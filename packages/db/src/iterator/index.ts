@@ -22,8 +22,8 @@ import {
 } from "@shale/base";
 import { newMergingIterator } from "@shale/merging-iterator";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
-import type { BlobResolver } from "../blob/blob-source.js";
 import type { PrefixExtractor } from "@shale/sstable";
+import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
 import type { PinnedIterators } from "./pinned-iterators.js";

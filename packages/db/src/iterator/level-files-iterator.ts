@@ -91,7 +91,12 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
     this.it!.seek(target);
     this.skipForward();
     const e = this.prefixExtractor;
-    if (e !== undefined && this.index !== lo && this.valid() && leftTargetPrefix(e, target, this.key()))
+    if (
+      e !== undefined &&
+      this.index !== lo &&
+      this.valid() &&
+      leftTargetPrefix(e, target, this.key())
+    )
       this.leave();
   }
 

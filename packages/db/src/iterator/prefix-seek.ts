@@ -70,7 +70,9 @@ function upperBoundCompatible(p: PrefixSeek, prefix: Uint8Array): boolean {
   if (samePrefix(p.extractor.transform(upper), prefix)) return true;
   if (p.upperInclusive || !p.bytewise) return false;
   const full = p.extractor.fullLength;
-  return full !== undefined && upper.length === full && isSameLengthImmediateSuccessor(prefix, upper);
+  return (
+    full !== undefined && upper.length === full && isSameLengthImmediateSuccessor(prefix, upper)
+  );
 }
 
 /**

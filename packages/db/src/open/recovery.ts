@@ -63,10 +63,6 @@ import {
   resolveColumnFamilyOptions,
 } from "../core/options.js";
 import {
-  recordedPrefixExtractor,
-  resolvePrefixExtractor,
-} from "../core/prefix-extractor-option.js";
-import {
   checkOptionsFile,
   compressionEntries,
   ensureIdentity,
@@ -76,6 +72,10 @@ import {
   readNewestOptions,
   writeOptionsFile,
 } from "../core/options-file.js";
+import {
+  recordedPrefixExtractor,
+  resolvePrefixExtractor,
+} from "../core/prefix-extractor-option.js";
 import { WAL_DECOMPRESSOR, walCompressor } from "../core/wal-codecs.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { Follower } from "../secondary/follower.js";

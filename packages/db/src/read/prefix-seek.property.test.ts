@@ -11,8 +11,8 @@ import { MemoryFileSystem, Statistics, Ticker, toBytes } from "@shale/base";
 import { cappedPrefix, fixedPrefix, type PrefixExtractor } from "@shale/sstable";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DB } from "../db.js";
 import type { IteratorOptions } from "../core/options.js";
+import { DB } from "../db.js";
 
 const text = (b: Uint8Array) => Buffer.from(b).toString("latin1");
 const keyArb = fc.string({ unit: fc.constantFrom("a", "b", "c", "\u00ff"), maxLength: 4 });
@@ -25,15 +25,26 @@ type Op =
   | { kind: "compact" };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant("put" as const), key: keyArb, value: fc.string({ maxLength: 3 }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant("put" as const),
+      key: keyArb,
+      value: fc.string({ maxLength: 3 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("del" as const), key: keyArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("range" as const), start: keyArb, end: keyArb }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("range" as const), start: keyArb, end: keyArb }),
+  },
   { weight: 2, arbitrary: fc.constant({ kind: "flush" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "compact" as const }) },
 );
 
 /** Bytewise order of latin1 strings. */
-const cmp = (a: string, b: string) => Buffer.compare(Buffer.from(a, "latin1"), Buffer.from(b, "latin1"));
+const cmp = (a: string, b: string) =>
+  Buffer.compare(Buffer.from(a, "latin1"), Buffer.from(b, "latin1"));
 
 function prefixOf(e: PrefixExtractor, key: string): string | undefined {
   const k = Buffer.from(key, "latin1");
@@ -137,11 +148,14 @@ describe.each(Object.entries(extractors))("prefix seek with %s", (_name, e) => {
                 if (got.length < 64) expect(got.filter(same)).toEqual(inPrefix);
               }
               // autoPrefixMode: total order within the bound.
-              for (const upper of [t + "b", `${t}\u00ff`, "c"]) {
+              for (const upper of [`${t}b`, `${t}\u00ff`, "c"]) {
                 const want = geq.filter((k) => cmp(k, upper) < 0);
-                expect(forward(db, t, { autoPrefixMode: true, upperBound: Buffer.from(upper, "latin1") })).toEqual(
-                  want.slice(0, 64),
-                );
+                expect(
+                  forward(db, t, {
+                    autoPrefixMode: true,
+                    upperBound: Buffer.from(upper, "latin1"),
+                  }),
+                ).toEqual(want.slice(0, 64));
               }
             }
           } finally {
