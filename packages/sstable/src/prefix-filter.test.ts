@@ -103,15 +103,18 @@ describe("tables with a prefix extractor", () => {
     }
   });
 
-  it("hold prefixes only with whole-key filtering off (point lookups are not filtered)", () => {
+  it("hold prefixes only with whole-key filtering off (point lookups ask for the prefix)", () => {
     const t = build(keys, { prefixExtractor: extractor, wholeKeyFiltering: false });
     expect(t.properties.wholeKeyFiltering).toBe(false);
     expect(t.properties.numFilterEntries).toBe(20);
     const r = openTable(t);
     try {
       for (const k of keys) expect(r.prefixMayMatch(extractor.transform(bytes(k)))).toBe(true);
-      // A filter of prefixes cannot rule out a whole key.
-      expect(r.mayContain(bytes("zzzz-absent"))).toBe(true);
+      // Point lookups ask for the key's prefix (the table's built-in extractor, by name).
+      expect(r.mayContain(bytes("zzzz-absent"))).toBe(false);
+      expect(r.mayContain(bytes("p02-absent"))).toBe(true);
+      expect(r.get(bytes("zzzz-absent")).value).toBeUndefined();
+      expect(text(r.get(bytes("p02-k01")).value!)).toBe("v");
     } finally {
       r.close();
     }

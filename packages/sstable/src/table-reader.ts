@@ -66,6 +66,7 @@ import { PartitionedIndex, PartitionMode } from "./partitioned-index.js";
 import { PartitionedIndexIterator } from "./partitioned-index-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { decodeProperties, type TableProperties } from "./properties.js";
+import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
 import { TableIterator } from "./table-iterator.js";
 import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
 import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
@@ -164,6 +165,8 @@ export class TableReader {
    * properties); undefined when it has no prefix filter (none, or a partitioned filter).
    */
   readonly prefixExtractorName: string | undefined;
+  /** A prefixes-only filter's built-in extractor, for point lookups (undefined: none). */
+  private pointPrefixExtractor: PrefixExtractor | undefined;
   private readonly dataEnd: number;
 
   // Scratch state for `get` (calls are not re-entrant).
@@ -285,6 +288,9 @@ export class TableReader {
     if (extractorName !== "" && extractorName !== "nullptr" && fullFilter !== undefined) {
       this.prefixExtractorName = extractorName;
       this.prefixFilterHandle = fullFilter;
+      // Prefixes only: point lookups ask the filter for the key's prefix, by the table's own
+      // extractor (RocksDB's, for a built-in one it can make from the name).
+      if (!props.wholeKeyFiltering) this.pointPrefixExtractor = builtinPrefixExtractor(extractorName);
     }
     if (fullFilter !== undefined && (this.filterHandle ?? this.prefixFilterHandle) !== undefined) {
       this.heldFilter = openMeta(fullFilter, this.readFilterBlock);
@@ -423,7 +429,20 @@ export class TableReader {
       return partitioned.mayMatch(userKey, this.seekKey(userKey, MAX_SEQ), undefined);
     }
     const filter = this.filterReader();
-    return filter === undefined || filterMayMatch(filter, userKey, undefined);
+    if (filter === undefined) return this.pointPrefixMayMatch(userKey);
+    return filterMayMatch(filter, userKey, undefined);
+  }
+
+  /** A prefixes-only filter's answer for `userKey` (true when it has none or cannot tell). */
+  private pointPrefixMayMatch(userKey: Uint8Array): boolean {
+    const e = this.pointPrefixExtractor;
+    if (e === undefined || !e.inDomain(userKey)) return true;
+    const held = this.heldFilter;
+    const filter =
+      held !== undefined
+        ? held.filter
+        : this.source.metaBlock(this.prefixFilterHandle!, this.readFilterBlock).filter;
+    return filter === undefined || filter.mayMatch(e.transform(userKey));
   }
 
   private seekKey(userKey: Uint8Array, snapshotSeq: number): Uint8Array {
@@ -509,6 +528,12 @@ export class TableReader {
       const filter = this.filterReader()!;
       if (stats !== undefined) stats.tick(Ticker.BloomChecked);
       if (!filterMayMatch(filter, userKey, keyHash)) {
+        if (stats !== undefined) stats.tick(Ticker.BloomUseful);
+        return;
+      }
+    } else if (this.pointPrefixExtractor !== undefined) {
+      if (stats !== undefined) stats.tick(Ticker.BloomChecked);
+      if (!this.pointPrefixMayMatch(userKey)) {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
