@@ -137,6 +137,19 @@ describe("prefixExtractor option", () => {
     await db.close();
   });
 
+  it("a read-only open takes the recorded extractor too", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", { fs, prefixExtractor: fixedPrefix(2) });
+    await fill(db);
+    await db.close();
+    const ro = await DB.open("/db", { fs, readOnly: true });
+    expect(samePrefixKeys(ro, "aa")).toEqual(["aa1", "aa2"]);
+    await ro.close();
+    await expect(
+      DB.open("/db", { fs, readOnly: true, prefixExtractor: fixedPrefix(3) }),
+    ).rejects.toThrow(/FixedPrefix\.2/);
+  });
+
   it("lives in a column family's options", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", {
