@@ -26,6 +26,7 @@ import {
 import { EntryIterator } from "./entry-iterator.js";
 import { giveBuffers } from "./iterator-buffers.js";
 import { checkStep } from "./order-check.js";
+import type { PrefixSeek } from "./prefix-seek.js";
 
 /** @internal What `newDBIterator` hands the constructor. */
 export interface DBIteratorOptions extends DBIteratorCoreOptions {
@@ -37,6 +38,8 @@ export interface DBIteratorOptions extends DBIteratorCoreOptions {
   tablesPerSeek: number;
   /** prefixSameAsStart's extractor (undefined: not bounded by prefix). */
   prefixExtractor: PrefixExtractor | undefined;
+  /** The children's prefix filtering: on for seeks, off for seekToFirst/Last. */
+  prefixSeek: PrefixSeek | undefined;
 }
 
 /**
@@ -104,11 +107,13 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   /** prefixSameAsStart: the extractor, and the prefix of the last seek (undefined: none). */
   private readonly prefixExtractor: PrefixExtractor | undefined;
   private prefix: Uint8Array | undefined;
+  private readonly prefixSeek: PrefixSeek | undefined;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
   constructor(options: DBIteratorOptions) {
     super(options);
     this.prefixExtractor = options.prefixExtractor;
+    this.prefixSeek = options.prefixSeek;
     this.reverse = options.reverse;
     this.onClose = options.onClose;
     this.background = options.background;
@@ -130,6 +135,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   seekToFirst(): void {
     this.checkOpen();
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = false;
     this.seekToFirstInternal();
     if (this.prefixExtractor !== undefined) this.startPrefixAtKey();
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
@@ -157,6 +163,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   seekToLast(): void {
     this.checkOpen();
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = false;
     this.seekToLastInternal();
     if (this.prefixExtractor !== undefined) this.startPrefixAtKey();
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
@@ -183,6 +190,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     const t = toBytes(target, "target");
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = true;
     this.seekInternal(t);
     if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
@@ -213,6 +221,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     const t = toBytes(target, "target");
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = true;
     this.seekForPrevInternal(t);
     if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();

@@ -27,6 +27,7 @@ import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
 import type { PinnedIterators } from "./pinned-iterators.js";
+import type { PrefixSeek } from "./prefix-seek.js";
 import { maxVisibleTombstoneSeq, RangeDelAggregator } from "./range-del-aggregator.js";
 import { RangeDelSkippingIterator } from "./skipping-iterator.js";
 import { UserKeyOrder } from "./user-key-order.js";
@@ -99,6 +100,8 @@ export interface DBIteratorSources {
    * `prefixExtractor`. Default: false.
    */
   prefixSameAsStart?: boolean | undefined;
+  /** The prefix seek the children filter by, which the iterator switches (prefix-seek.ts). */
+  prefixSeek?: PrefixSeek | undefined;
 }
 
 function checkSeq(seq: unknown, what: string): number {
@@ -216,5 +219,6 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     pins: sources.pins,
     blobs: sources.blobs,
     prefixExtractor: sources.prefixSameAsStart === true ? sources.prefixExtractor : undefined,
+    prefixSeek: sources.prefixSeek,
   });
 }

@@ -20,9 +20,8 @@
  * the run through several files (a step back, then a range-deletion skip or a seek).
  */
 import type { CompareFn, InternalIterator } from "@shale/base";
-import type { PrefixExtractor } from "@shale/sstable";
 import type { PinnedIterators } from "./pinned-iterators.js";
-import { leftTargetPrefix } from "./prefix-seek.js";
+import { leftTargetPrefix, type PrefixSeek } from "./prefix-seek.js";
 
 /** A table of the run: its internal-key bounds and how to iterate it. */
 export interface RunFile {
@@ -39,13 +38,13 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   /** The iterator of the file the run left last, closed when it leaves the next one. */
   private left: InternalIterator | undefined;
   private readonly pins: PinnedIterators | undefined;
-  private readonly prefixExtractor: PrefixExtractor | undefined;
+  private readonly prefixSeek: PrefixSeek | undefined;
 
   /**
    * @param files sorted by `compare` on their bounds, not overlapping.
    * @param open makes an iterator over one file; it is closed when the run leaves the file.
    * @param pins holds the iterators of files left while it is active (see the file comment).
-   * @param prefixExtractor a prefix seek's (prefix-seek.ts): a seek that moves on to a later
+   * @param prefixSeek a plain prefix seek's (prefix-seek.ts): a seek that moves on to a later
    *   file and lands on another prefix than the target's leaves the run invalid.
    */
   constructor(
@@ -53,13 +52,13 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
     open: (file: F) => InternalIterator,
     compare: CompareFn,
     pins?: PinnedIterators,
-    prefixExtractor?: PrefixExtractor,
+    prefixSeek?: PrefixSeek,
   ) {
     this.files = files;
     this.open = open;
     this.compare = compare;
     this.pins = pins;
-    this.prefixExtractor = prefixExtractor;
+    this.prefixSeek = prefixSeek;
   }
 
   valid(): boolean {
@@ -90,12 +89,12 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
     if (!this.openAt(lo)) return;
     this.it!.seek(target);
     this.skipForward();
-    const e = this.prefixExtractor;
+    const p = this.prefixSeek;
     if (
-      e !== undefined &&
+      p !== undefined &&
       this.index !== lo &&
       this.valid() &&
-      leftTargetPrefix(e, target, this.key())
+      leftTargetPrefix(p, target, this.key())
     )
       this.leave();
   }

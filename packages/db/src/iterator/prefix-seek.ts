@@ -16,6 +16,11 @@
  * prefix may hold later keys. A seek key outside the extractor's domain filters nothing
  * (and bounds nothing with `prefixSameAsStart`).
  *
+ * Only `seek` and `seekForPrev` filter: `seekToFirst` and `seekToLast` (bounded or not, so
+ * every for-of walk and `clear`) read in total order — RocksDB's SeekToFirst with a lower
+ * bound seeks it by prefix, whose results past that prefix are undefined; total order is
+ * one of those results and the one a range scan wants. The DB iterator sets `active`.
+ *
  * A table's filter is used only when the table was written with an extractor of the same
  * name (`TableReader.prefixExtractorName`).
  */
@@ -30,6 +35,8 @@ export interface PrefixSeek {
   readonly upperInclusive: boolean;
   /** The comparator is bytewise (RocksDB's IsSameLengthImmediateSuccessor is bytewise only). */
   readonly bytewise: boolean;
+  /** The DB iterator's current positioning is a seek (true) or a seekToFirst/Last (false). */
+  active: boolean;
 }
 
 /** The prefix seek of an iterator, or undefined for a total-order one. */
@@ -42,7 +49,7 @@ export function prefixSeekOf(
   bytewise: boolean,
 ): PrefixSeek | undefined {
   if (extractor === undefined || totalOrderSeek) return undefined;
-  return { extractor, auto: autoPrefixMode, upperBound, upperInclusive, bytewise };
+  return { extractor, auto: autoPrefixMode, upperBound, upperInclusive, bytewise, active: true };
 }
 
 /**
@@ -93,7 +100,7 @@ export class PrefixFilteredIterator implements InternalIterator {
   /** Whether `internalKey`'s prefix is certainly not in the table. */
   private ruledOut(internalKey: Uint8Array, backward: boolean): boolean {
     const p = this.p;
-    if (backward && p.auto) return false;
+    if (!p.active || (backward && p.auto)) return false;
     const user = internalKey.subarray(0, internalKey.length - 8);
     const e = p.extractor;
     if (!e.inDomain(user)) return false;
@@ -173,11 +180,9 @@ export function prefixFiltered(
  * landed on a key of another prefix than the target's ends the level's part of the seek.
  * True when the level should be invalidated. Only in plain prefix mode (not autoPrefixMode).
  */
-export function leftTargetPrefix(
-  extractor: PrefixExtractor,
-  target: Uint8Array,
-  key: Uint8Array,
-): boolean {
+export function leftTargetPrefix(p: PrefixSeek, target: Uint8Array, key: Uint8Array): boolean {
+  if (!p.active) return false;
+  const extractor = p.extractor;
   const t = target.subarray(0, target.length - 8);
   if (!extractor.inDomain(t)) return false;
   const k = key.subarray(0, key.length - 8);

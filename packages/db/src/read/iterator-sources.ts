@@ -97,6 +97,7 @@ export function openDBIterator(
     blobs: settings.blobs,
     prefixExtractor: settings.prefixExtractor,
     prefixSameAsStart: settings.prefixSameAsStart,
+    prefixSeek: s.prefixSeek,
     onClose: () => {
       pin.release();
       if (invariants) trackClosed(it);
@@ -184,7 +185,7 @@ export function collectSources(s: SourceState): CollectedSources {
             tableIterator,
             compare,
             pins,
-            p !== undefined && !p.auto ? p.extractor : undefined,
+            p !== undefined && !p.auto ? p : undefined,
           ),
         );
       }

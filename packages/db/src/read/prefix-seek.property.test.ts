@@ -4,7 +4,8 @@
  * then seeks with every read-option combination (iterator/prefix-seek.ts):
  * - totalOrderSeek, autoPrefixMode (with an upper bound): exactly the model's keys;
  * - prefixSameAsStart: exactly the model's keys of the seek key's prefix, both ways;
- * - the default prefix seek: exact while the keys have the seek key's prefix.
+ * - the default prefix seek: exact while the keys have the seek key's prefix;
+ * - a for-of walk over a range (seekToFirst at its lower bound): exactly the model's keys.
  * And that a prefix seek skips tables (BloomPrefixUseful) where a total-order one cannot.
  */
 import { MemoryFileSystem, Statistics, Ticker, toBytes } from "@shale/base";
@@ -129,6 +130,11 @@ describe.each(Object.entries(extractors))("prefix seek with %s", (_name, e) => {
               const leq = sorted.filter((k) => cmp(k, t) <= 0).reverse();
               const p = prefixOf(e, t);
               const same = (k: string) => p === undefined || prefixOf(e, k) === p;
+              // A for-of walk over a range (seekToFirst at the lower bound): total order.
+              const walk = Array.from(db.iterator({ gte: Buffer.from(t, "latin1") }), ([k]) =>
+                text(k),
+              );
+              expect(walk).toEqual(geq);
               // Total order: everything.
               expect(forward(db, t, { totalOrderSeek: true })).toEqual(geq.slice(0, 64));
               expect(backward(db, t, { totalOrderSeek: true })).toEqual(leq.slice(0, 64));
