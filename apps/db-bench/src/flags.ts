@@ -36,6 +36,13 @@ export interface Flags {
   mergeReadPercent: number;
   multireadBatchSize: number;
   seekNexts: number;
+  /** --prefix_size: shale's prefixExtractor fixedPrefix(n) (0: none); with keys_per_prefix, key layout. */
+  prefixSize: number;
+  /** --keys_per_prefix: keys share prefixes of prefix_size bytes, this many each (0: no prefix in keys). */
+  keysPerPrefix: number;
+  /** --prefix_same_as_start / --total_order_seek: the seeks' read options (db_bench's). */
+  prefixSameAsStart: boolean;
+  totalOrderSeek: boolean;
   benchmarkWriteRateLimit: number;
   seed: number;
   histogram: boolean;
@@ -205,6 +212,26 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "int",
     help: "keys per getMany in multireadrandom (Default: 64)",
   },
+  prefix_size: {
+    key: "prefixSize",
+    kind: "int",
+    help: "a fixed prefix extractor of this many bytes (shale's prefixExtractor: fixedPrefix(n), with prefix Bloom entries in the tables); seeks then use the prefix filters as db_bench's do; 0 = none (Default: 0)",
+  },
+  keys_per_prefix: {
+    key: "keysPerPrefix",
+    kind: "int",
+    help: "keys share a prefix of prefix_size bytes, this many keys per prefix, as db_bench's keys (prefix = n mod (num / keys_per_prefix)); 0 = plain keys (Default: 0)",
+  },
+  prefix_same_as_start: {
+    key: "prefixSameAsStart",
+    kind: "bool",
+    help: "seeks stay within the seek key's prefix (ReadOptions.prefix_same_as_start; with --prefix_size) (Default: false)",
+  },
+  total_order_seek: {
+    key: "totalOrderSeek",
+    kind: "bool",
+    help: "seeks ignore the prefix filters (ReadOptions.total_order_seek) (Default: false)",
+  },
   seek_nexts: {
     key: "seekNexts",
     kind: "int",
@@ -323,6 +350,10 @@ export function defaultFlags(): Flags {
     mergeReadPercent: 70,
     multireadBatchSize: 64,
     seekNexts: 10,
+    prefixSize: 0,
+    keysPerPrefix: 0,
+    prefixSameAsStart: false,
+    totalOrderSeek: false,
     benchmarkWriteRateLimit: 0,
     seed: 301,
     histogram: false,
@@ -420,6 +451,12 @@ function validate(f: Flags): void {
   );
   check(f.multireadBatchSize >= 1, "--multiread_batch_size must be positive");
   check(f.seekNexts >= 0, "--seek_nexts must not be negative");
+  check(f.prefixSize >= 0 && f.prefixSize <= f.keySize, "--prefix_size must be in [0, key_size]");
+  check(f.keysPerPrefix >= 0, "--keys_per_prefix must not be negative");
+  check(
+    f.keysPerPrefix === 0 || (f.prefixSize > 0 && f.keySize >= f.prefixSize + 1),
+    "--keys_per_prefix needs --prefix_size > 0 and key_size > prefix_size",
+  );
   check(f.benchmarkWriteRateLimit >= 0, "--benchmark_write_rate_limit must not be negative");
   check(f.rangeTombstoneWidth >= 1, "--range_tombstone_width must be positive");
   check(f.writesBeforeDeleteRange >= 0, "--writes_before_delete_range must not be negative");

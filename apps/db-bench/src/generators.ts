@@ -11,14 +11,29 @@
 
 export class KeyGenerator {
   readonly buf: Buffer;
+  /** With `keysPerPrefix`: the prefix's bytes (at most 8) and the number of prefixes. */
+  private readonly prefixSize: number;
+  private readonly numPrefixes: number;
 
-  constructor(keySize: number) {
+  /**
+   * @param prefix db_bench's --prefix_size/--keys_per_prefix: key n starts with its prefix
+   *   n mod (num / keysPerPrefix) in prefixSize big-endian bytes (beyond 8: '0'), then n in
+   *   the (at most 8) bytes after it. Default: none (n in the first 8 bytes).
+   */
+  constructor(
+    keySize: number,
+    prefix?: { prefixSize: number; keysPerPrefix: number; num: number },
+  ) {
     this.buf = Buffer.alloc(keySize, 0x30);
+    const per = prefix?.keysPerPrefix ?? 0;
+    this.prefixSize = per > 0 ? prefix!.prefixSize : 0;
+    this.numPrefixes = per > 0 ? Math.max(1, Math.floor(prefix!.num / per)) : 0;
   }
 
   /** The key for `n`: the shared buffer, overwritten by the next call. */
   key(n: number): Buffer {
     const b = this.buf;
+    if (this.prefixSize > 0) return this.prefixedKey(n);
     const hi = Math.floor(n / 4294967296);
     const lo = n >>> 0;
     b[0] = hi >>> 24;
@@ -31,6 +46,26 @@ export class KeyGenerator {
     b[7] = lo;
     return b;
   }
+
+  /** db_bench's GenerateKeyFromInt with keys_per_prefix > 0. */
+  private prefixedKey(n: number): Buffer {
+    const b = this.buf;
+    const p = n % this.numPrefixes;
+    const ps = this.prefixSize;
+    const fill = Math.min(ps, 8);
+    for (let i = 0; i < fill; i++) b[i] = Math.floor(p / 2 ** (8 * (fill - i - 1))) % 256;
+    const rest = Math.min(b.length - ps, 8);
+    for (let i = 0; i < rest; i++) b[ps + i] = Math.floor(n / 2 ** (8 * (rest - i - 1))) % 256;
+    return b;
+  }
+}
+
+/** The key generator of these flags (db_bench's key layout, prefixes included). */
+export function keyGenerator(
+  flags: { keySize: number; prefixSize: number; keysPerPrefix: number; num: number },
+  extraBytes = 0,
+): KeyGenerator {
+  return new KeyGenerator(flags.keySize + extraBytes, flags);
 }
 
 /**

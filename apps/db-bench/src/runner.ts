@@ -48,6 +48,9 @@ export function engineOptions(flags: Flags): EngineOptions {
     cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
     transactionDb: flags.transactionDb,
+    prefixSize: flags.prefixSize,
+    prefixSameAsStart: flags.prefixSameAsStart,
+    totalOrderSeek: flags.totalOrderSeek,
   };
 }
 

@@ -52,6 +52,10 @@ export const Ticker = Object.freeze({
   WalRecoveryDroppedBytes: 28,
   /** Runs of WAL bytes (or undecodable records) recovery dropped: one per report. */
   WalRecoveryDrops: 29,
+  /** Prefix seeks that asked a table's prefix filter (RocksDB's BLOOM_FILTER_PREFIX_CHECKED). */
+  BloomPrefixChecked: 30,
+  /** Of those, the seeks the filter let skip the table (BLOOM_FILTER_PREFIX_USEFUL). */
+  BloomPrefixUseful: 31,
 } as const);
 export type Ticker = (typeof Ticker)[keyof typeof Ticker];
 

@@ -3,6 +3,7 @@
  * with defaults; use @shale/db directly to assemble an engine with your own parts.
  */
 
+export { cappedPrefix, fixedPrefix, type PrefixExtractor } from "@shale/sstable";
 export { ColumnFamilyHandle } from "./column-family/handle.js";
 export type {
   ClearOptions,

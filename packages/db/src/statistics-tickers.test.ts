@@ -10,6 +10,7 @@
  * (all stayed 0).
  */
 import { Histogram, MemoryFileSystem, Statistics, Ticker } from "@shale/base";
+import { fixedPrefix } from "@shale/sstable";
 import { describe, expect, it } from "vitest";
 import { encodeUint64, uint64AddOperator } from "./core/merge-operator.js";
 import type { DbOptions } from "./core/options.js";
@@ -340,6 +341,31 @@ const ROWS: Row[] = [
     },
     act: async (c) => {
       c.db = await DB.open("/db", { ...c.options, fs: c.fs, statistics: c.stats });
+    },
+    expect: 1,
+  },
+  {
+    // Keys "key000000".."key000099" in one table: prefix "key000" is there, "zzz000" is not.
+    name: "BloomPrefixChecked",
+    options: { prefixExtractor: fixedPrefix(6) },
+    setUp: (c) => fillTables(c.db, 100),
+    act: (c) => {
+      for (const t of ["key000", "zzz000"]) {
+        const it = c.db.iterator();
+        it.seek(t);
+        it.close();
+      }
+    },
+    expect: 2,
+  },
+  {
+    name: "BloomPrefixUseful",
+    options: { prefixExtractor: fixedPrefix(6) },
+    setUp: (c) => fillTables(c.db, 100),
+    act: (c) => {
+      const it = c.db.iterator({ prefixSameAsStart: true });
+      it.seek("zzz000");
+      it.close();
     },
     expect: 1,
   },

@@ -46,6 +46,15 @@ export {
   type TablePropertiesCollector,
 } from "./table/builder-options.js";
 export { type FlushOptions, type FlushSource, flushMemTable } from "./table/flush.js";
+export {
+  builtinPrefixExtractor,
+  cappedPrefix,
+  checkPrefixExtractor,
+  fixedPrefix,
+  isBuiltinPrefixExtractor,
+  type PrefixExtractor,
+  samePrefix,
+} from "./table/prefix-extractor.js";
 export { TableBuilder } from "./table/table-builder.js";
 export { TableCache, type TableCacheOptions } from "./table/table-cache.js";
 export {

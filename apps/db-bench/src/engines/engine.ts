@@ -34,6 +34,11 @@ export interface EngineOptions {
   compactionCpuPriority?: "normal" | "low" | "idle";
   /** Pessimistic transactions (shale: open with transactionDB); other engines ignore it. */
   transactionDb?: boolean;
+  /** --prefix_size: a fixed prefix extractor of this many bytes (0: none; shale only). */
+  prefixSize?: number;
+  /** The seeks' ReadOptions prefix_same_as_start / total_order_seek (shale only). */
+  prefixSameAsStart?: boolean;
+  totalOrderSeek?: boolean;
 }
 
 /** Capabilities some engines lack; `Engine.unsupported` says why. */

@@ -9,6 +9,7 @@
 import {
   type ColumnFamilyHandle,
   type DB,
+  fixedPrefix,
   isShaleError,
   open,
   Statistics,
@@ -83,6 +84,8 @@ export class ShaleEngine implements Engine {
     },
   };
   private extras: DesignExtras = {};
+  /** Read options of seekOnce and openCursor's iterators. */
+  private seekOptions: { prefixSameAsStart?: boolean; totalOrderSeek?: boolean } = {};
   private writeOptions: { sync: boolean; disableWAL: boolean } = { sync: false, disableWAL: false };
   private readonly batch = new WriteBatch();
   /** --transaction_db: transactions are pessimistic (their calls return promises). */
@@ -119,6 +122,11 @@ export class ShaleEngine implements Engine {
       options.columnFamilies = named;
       options.createMissingColumnFamilies = true;
     }
+    if ((o.prefixSize ?? 0) > 0) options.prefixExtractor = fixedPrefix(o.prefixSize!);
+    // The seeks' read options (db_bench's seekrandom: total_order_seek, prefix_same_as_start).
+    this.seekOptions = {};
+    if (o.prefixSameAsStart === true) this.seekOptions.prefixSameAsStart = true;
+    if (o.totalOrderSeek === true) this.seekOptions.totalOrderSeek = true;
     this.pessimistic = o.transactionDb === true;
     if (this.pessimistic) options.transactionDB = {};
     for (;;) {
@@ -313,13 +321,13 @@ export class ShaleEngine implements Engine {
   }
 
   seekOnce(target: Uint8Array, nexts: number, out: SeekResult): void {
-    const it = this.extras.iterator!.call(this.db);
+    const it = this.extras.iterator!.call(this.db, this.seekOptions);
     seekAndRead(it, target, nexts, out);
     it.close();
   }
 
   openCursor(): Cursor {
-    const it = this.extras.iterator!.call(this.db);
+    const it = this.extras.iterator!.call(this.db, this.seekOptions);
     return {
       seek: (target, nexts, out) => seekAndRead(it, target, nexts, out),
       close: () => it.close(),

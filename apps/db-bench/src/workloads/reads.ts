@@ -9,7 +9,13 @@
  * Their ops count both reads and writes (db_bench reports only the readers).
  */
 import { mergeKeyCount, readCount } from "../flags.js";
-import { FastRandom, KeyGenerator, Stream, ValueGenerator } from "../generators.js";
+import {
+  FastRandom,
+  type KeyGenerator,
+  keyGenerator,
+  Stream,
+  ValueGenerator,
+} from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, opClock, result } from "./context.js";
 import { mergeOperand, readWriteCount } from "./writes.js";
@@ -23,7 +29,7 @@ export async function readRandom(
 ): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const reads = readCount(flags);
-  const keys = new KeyGenerator(flags.keySize + (missing ? 1 : 0));
+  const keys = keyGenerator(flags, missing ? 1 : 0);
   if (missing) keys.buf[flags.keySize] = 0x2e; // "." makes the key absent
   const rnd = new FastRandom(flags.seed + Stream.read);
   const num = flags.num;
@@ -54,7 +60,7 @@ export async function multiReadRandom(ctx: BenchContext): Promise<BenchResult> {
   const reads = readCount(flags);
   const batchSize = flags.multireadBatchSize;
   const generators: KeyGenerator[] = [];
-  for (let i = 0; i < batchSize; i++) generators.push(new KeyGenerator(flags.keySize));
+  for (let i = 0; i < batchSize; i++) generators.push(keyGenerator(flags));
   const full = generators.map((g) => g.buf as Uint8Array);
   const rnd = new FastRandom(flags.seed + Stream.read);
   const tally = { found: 0, bytes: 0 };
@@ -88,8 +94,8 @@ export async function readWhileWriting(
 ): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const reads = readCount(flags);
-  const readKeys = new KeyGenerator(flags.keySize);
-  const writeKeys = new KeyGenerator(flags.keySize);
+  const readKeys = keyGenerator(flags);
+  const writeKeys = keyGenerator(flags);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
   const rnd = new FastRandom(flags.seed + Stream.read);
   const wrnd = new FastRandom(flags.seed + Stream.readWhileWritingWrites);
@@ -132,7 +138,7 @@ export async function readWhileWriting(
 /** db_bench's ReadRandomMergeRandom: `mergereadpercent`% merges, the rest gets. */
 export async function readRandomMergeRandom(ctx: BenchContext): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
-  const keys = new KeyGenerator(flags.keySize);
+  const keys = keyGenerator(flags);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
   const rnd = new FastRandom(flags.seed + Stream.readRandomMergeRandom);
   const ops = readWriteCount(ctx);

@@ -5,7 +5,7 @@
  * order untimed, then walk them with seeks and `seek_nexts` reads on one iterator, timed).
  */
 import { readCount } from "../flags.js";
-import { FastRandom, KeyGenerator, Stream } from "../generators.js";
+import { FastRandom, keyGenerator, Stream } from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, opClock, result } from "./context.js";
 import { fill } from "./writes.js";
@@ -31,7 +31,7 @@ export async function scan(
 export async function seekRandom(ctx: BenchContext): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const reads = readCount(flags);
-  const keys = new KeyGenerator(flags.keySize);
+  const keys = keyGenerator(flags);
   const rnd = new FastRandom(flags.seed + Stream.seek);
   const out = { exact: false, entries: 0, bytes: 0 };
   const nexts = flags.seekNexts;
@@ -59,7 +59,7 @@ export async function fillSeekSeq(ctx: BenchContext): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const num = flags.num;
   await fill(ctx, "fillseekseq", "seq", num, flags.valueSize);
-  const keys = new KeyGenerator(flags.keySize);
+  const keys = keyGenerator(flags);
   const nexts = flags.seekNexts;
   const step = Math.max(1, nexts);
   const out = { exact: false, entries: 0, bytes: 0 };

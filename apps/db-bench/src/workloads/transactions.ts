@@ -10,7 +10,14 @@
  * - filltransaction: fillrandom with every put in a transaction of its own: against
  *   fillrandom, the cost of a transaction around one put.
  */
-import { FastRandom, KeyGenerator, KeyNumbers, Stream, ValueGenerator } from "../generators.js";
+import {
+  FastRandom,
+  type KeyGenerator,
+  KeyNumbers,
+  keyGenerator,
+  Stream,
+  ValueGenerator,
+} from "../generators.js";
 import type { BenchResult } from "../report.js";
 import { type BenchContext, notAvailable, opClock, result } from "./context.js";
 import { readWriteCount } from "./writes.js";
@@ -23,7 +30,7 @@ export async function randomTransaction(ctx: BenchContext): Promise<BenchResult>
   const ops = readWriteCount(ctx);
   const sets = flags.transactionSets;
   const generators: KeyGenerator[] = [];
-  for (let i = 0; i < sets; i++) generators.push(new KeyGenerator(flags.keySize));
+  for (let i = 0; i < sets; i++) generators.push(keyGenerator(flags));
   const keys: Uint8Array[] = new Array(sets);
   const rnd = new FastRandom(flags.seed + Stream.transaction);
   let retries = 0;
@@ -57,7 +64,7 @@ export async function fillTransaction(ctx: BenchContext): Promise<BenchResult> {
   if (typeof engine.transactionPut !== "function")
     return notAvailable(ctx, name, `${engine.name} has no transactions in db-bench`);
   const ops = flags.num;
-  const keys = new KeyGenerator(flags.keySize);
+  const keys = keyGenerator(flags);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
   // fillrandom's key stream, so the two write the same keys
   const numbers = new KeyNumbers(false, flags.num, new FastRandom(flags.seed + Stream.fill));

@@ -14,8 +14,9 @@ import { BatchOps, DELETE, DELETE_RANGE, PUT } from "../engines/engine.js";
 import { mergeKeyCount, readCount } from "../flags.js";
 import {
   FastRandom,
-  KeyGenerator,
+  type KeyGenerator,
   KeyNumbers,
+  keyGenerator,
   Stream,
   UINT64_ONE,
   ValueGenerator,
@@ -48,8 +49,8 @@ class Tombstones {
     this.max = f.maxNumRangeTombstones;
     this.width = f.rangeTombstoneWidth;
     this.expand = f.expandRangeTombstones;
-    this.start = new KeyGenerator(f.keySize);
-    this.end = new KeyGenerator(f.keySize);
+    this.start = keyGenerator(f);
+    this.end = keyGenerator(f);
   }
 
   get enabled(): boolean {
@@ -103,9 +104,9 @@ class Tombstones {
 const EMPTY = new Uint8Array(0);
 
 /** Distinct reusable key buffers for one batch. */
-function keyPool(n: number, keySize: number): KeyGenerator[] {
+function keyPool(n: number, flags: BenchContext["flags"]): KeyGenerator[] {
   const pool: KeyGenerator[] = [];
-  for (let i = 0; i < n; i++) pool.push(new KeyGenerator(keySize));
+  for (let i = 0; i < n; i++) pool.push(keyGenerator(flags));
   return pool;
 }
 
@@ -140,7 +141,7 @@ async function writeKeys(
   stream: number,
 ): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
-  const keys = new KeyGenerator(flags.keySize);
+  const keys = keyGenerator(flags);
   const values = deletes ? undefined : new ValueGenerator(flags.compressionRatio, flags.seed);
   const rnd = new FastRandom(flags.seed + stream);
   const numbers = new KeyNumbers(order === "seq", flags.num, rnd);
@@ -148,7 +149,7 @@ async function writeKeys(
   const batchSize = flags.batchSize;
   const tombstones = new Tombstones(ctx, numbers);
   const ranges = !deletes && tombstones.enabled; // db_bench's DoDelete writes none
-  const pool = batchSize > 1 ? keyPool(batchSize, flags.keySize) : [];
+  const pool = batchSize > 1 ? keyPool(batchSize, flags) : [];
   const batch = new BatchOps();
   progress.start(`${engine.name} ${name}`);
   const clock = opClock(ctx, Math.ceil(ops / batchSize));
@@ -205,7 +206,7 @@ export function mergeOperand(ctx: BenchContext, values: ValueGenerator): Uint8Ar
 export async function merges(ctx: BenchContext, seq: boolean): Promise<BenchResult> {
   const { flags, engine, progress } = ctx;
   const name = seq ? "mergeseq" : "mergerandom";
-  const keys = new KeyGenerator(flags.keySize);
+  const keys = keyGenerator(flags);
   const values = new ValueGenerator(flags.compressionRatio, flags.seed);
   const rnd = new FastRandom(flags.seed + Stream.merge);
   const ops = seq ? flags.num : readWriteCount(ctx);

@@ -44,6 +44,7 @@ import {
   type WorkerOptions,
 } from "node:worker_threads";
 import { type FileSystem, ShaleError } from "@shale/base";
+import { prefixExtractorCrossesThreads } from "../compaction/build-table.js";
 import type { CpuPriority } from "../core/options.js";
 import {
   type BackgroundExecutor,
@@ -293,7 +294,7 @@ export class WorkerExecutor implements BackgroundExecutor {
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
-    if (this.noWorkers) {
+    if (this.noWorkers || !prefixExtractorCrossesThreads(request.table)) {
       this.inline.flush(request, done);
       return;
     }
@@ -322,6 +323,7 @@ export class WorkerExecutor implements BackgroundExecutor {
     if (
       this.noWorkers ||
       builtinComparator(request.comparator.name) !== request.comparator ||
+      !prefixExtractorCrossesThreads(request.spec.table) ||
       (op !== undefined && opName === undefined)
     ) {
       if (this.closed) throw ShaleError.closed("the background executor is closed");

@@ -8,6 +8,7 @@ import { setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { NodeFileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
+import { revivePrefixExtractor } from "../compaction/build-table.js";
 import { runCompactionJob } from "../compaction/compaction-job.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { flushMemTable } from "../flush/flush-job.js";
@@ -55,7 +56,7 @@ function run(job: JobMessage): ResultMessage {
     throw new Error(`comparator ${job.comparator} cannot run in a worker`);
   if (job.type === "flush") {
     const mem = MemTable.fromShared(job.memtable, { comparator });
-    const table = { ...job.table, comparator };
+    const table = { ...revivePrefixExtractor(job.table), comparator };
     const file = flushMemTable(fs, job.dir, job.fileNumber, mem, table, job.snapshots);
     return { id: job.id, ok: true, type: "flush", file };
   }
@@ -65,7 +66,11 @@ function run(job: JobMessage): ResultMessage {
     if (mergeOperator === undefined)
       throw new Error(`merge operator ${job.mergeOperator} cannot run in a worker`);
   }
-  const result = runCompactionJob(fs, job, comparator, mergeOperator);
+  const spec =
+    job.table.prefixExtractor === undefined
+      ? job
+      : { ...job, table: revivePrefixExtractor(job.table) };
+  const result = runCompactionJob(fs, spec, comparator, mergeOperator);
   return { id: job.id, ok: true, type: "compact", result };
 }
 

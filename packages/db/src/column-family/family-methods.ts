@@ -7,7 +7,7 @@
  * Threading: the database's thread. Everything is synchronous except `flush` and
  * `compactRange`.
  */
-import { invariants, ShaleError, toBytes, ValueKind } from "@shale/base";
+import { bytewiseComparator, invariants, ShaleError, toBytes, ValueKind } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
 import type { Block, TableCache } from "@shale/sstable";
 import {
@@ -28,6 +28,7 @@ import { resolveLimit, resolveRange } from "../core/range-options.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "../iterator/index.js";
+import { prefixSeekOf } from "../iterator/prefix-seek.js";
 import { type RecoveryDrop, recoveryProperty } from "../open/recovery.js";
 import {
   type ApproximateSizeOptions,
@@ -414,6 +415,8 @@ export abstract class ColumnFamilyMethods {
       limit: resolveLimit(ro.limit),
       statistics: this.core.statistics,
       background: this.core.backgroundPoll,
+      prefixExtractor: cf.options.prefixExtractor,
+      prefixSameAsStart: ro.prefixSameAsStart === true,
     };
     const pin = this.pinCurrentVersion();
     settings.blobs = cf.blobsFor(pin.version);
@@ -424,6 +427,14 @@ export abstract class ColumnFamilyMethods {
       tableCache: cf.tableCache,
       icmp: cf.icmp,
       readOptions: ro.fillCache !== undefined || ro.verifyChecksums !== undefined ? ro : undefined,
+      prefixSeek: prefixSeekOf(
+        cf.options.prefixExtractor,
+        ro.totalOrderSeek === true,
+        ro.autoPrefixMode === true,
+        range.upper,
+        range.upperInclusive === true,
+        cf.icmp.user === bytewiseComparator,
+      ),
     };
     return { sources, pin, settings };
   }

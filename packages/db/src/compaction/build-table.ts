@@ -13,7 +13,13 @@ import {
   ValueKind,
   type WritableFile,
 } from "@shale/base";
-import { TableBuilder, type TableBuilderOptions } from "@shale/sstable";
+import {
+  builtinPrefixExtractor,
+  isBuiltinPrefixExtractor,
+  type PrefixExtractor,
+  TableBuilder,
+  type TableBuilderOptions,
+} from "@shale/sstable";
 import { decodeBlobIndex } from "../blob/blob-format.js";
 import { tableFileName } from "../core/filenames.js";
 import {
@@ -45,6 +51,13 @@ export interface TableWriteOptions {
   zstdLevel: number;
   /** 0: no dictionary. */
   zstdMaxDictBytes: number;
+  /**
+   * The family's prefix extractor. A built-in one crosses to a worker as data and is
+   * rebuilt there by name (`revivePrefixExtractor`); a user one keeps the job on the main
+   * thread.
+   */
+  prefixExtractor?: PrefixExtractor;
+  wholeKeyFiltering: boolean;
   /** Recorded in every table's properties, under RocksDB's `rocksdb.*` names. */
   columnFamily: { id: number; name: string };
   mergeOperatorName: string;
@@ -78,6 +91,8 @@ export function tableWriteOptions(
     bottommostCompression: TableWriteOptions["compression"] | undefined;
     zstdLevel: number;
     zstdMaxDictBytes: number;
+    prefixExtractor?: PrefixExtractor | undefined;
+    wholeKeyFiltering?: boolean;
     mergeOperator?: { readonly name: string } | undefined;
   },
   identity: TableIdentity,
@@ -103,6 +118,8 @@ export function tableWriteOptions(
     metadataBlockSize: options.metadataBlockSize,
     zstdLevel: options.zstdLevel,
     zstdMaxDictBytes: options.zstdMaxDictBytes,
+    ...(options.prefixExtractor !== undefined ? { prefixExtractor: options.prefixExtractor } : {}),
+    wholeKeyFiltering: options.wholeKeyFiltering ?? true,
     columnFamily: { id: columnFamily.id, name: columnFamily.name },
     mergeOperatorName:
       options.mergeOperator === undefined
@@ -111,6 +128,27 @@ export function tableWriteOptions(
     dbId: identity.dbId,
     dbSessionId: identity.dbSessionId,
   };
+}
+
+/**
+ * Whether a job writing tables with `table` can run in a worker thread: its prefix extractor
+ * (if any) is a built-in one, rebuilt there from its name.
+ */
+export function prefixExtractorCrossesThreads(table: TableWriteOptions): boolean {
+  const e = table.prefixExtractor;
+  return e === undefined || isBuiltinPrefixExtractor(e);
+}
+
+/**
+ * In a worker: `table` with its prefix extractor rebuilt from its name (a structured clone
+ * keeps the built-in extractor's fields, not its methods).
+ */
+export function revivePrefixExtractor(table: TableWriteOptions): TableWriteOptions {
+  const e = table.prefixExtractor;
+  if (e === undefined) return table;
+  const revived = builtinPrefixExtractor(e.name);
+  if (revived === undefined) throw new Error(`prefix extractor ${e.name} cannot run in a worker`);
+  return { ...table, prefixExtractor: revived };
 }
 
 /**

@@ -56,6 +56,25 @@ export interface IteratorOptions extends ReadOptions, RangeOptions {
    * last `limit` keys, largest first). The cursor methods are not affected. Default: false.
    */
   reverse?: boolean;
+  /**
+   * RocksDB's prefix_same_as_start: with the family's `prefixExtractor`, a seek stays within
+   * the seek key's prefix — the iterator is not valid past the last key of that prefix (after
+   * seekToFirst/seekToLast: the first/last key's prefix). Ignored without an extractor.
+   * Default: false.
+   */
+  prefixSameAsStart?: boolean;
+  /**
+   * RocksDB's total_order_seek: seeks use no prefix filter, so every seek is exact over all
+   * keys (as without an extractor). Without it (and without `autoPrefixMode`), a seek with a
+   * `prefixExtractor` skips the tables whose filter lacks the seek key's prefix, and what
+   * follows that prefix is undefined (iterator/prefix-seek.ts). Default: false.
+   */
+  totalOrderSeek?: boolean;
+  /**
+   * RocksDB's auto_prefix_mode: results as in total order, the prefix filters used only
+   * where the upper bound keeps a seek within the seek key's prefix. Default: false.
+   */
+  autoPrefixMode?: boolean;
 }
 
 /**
@@ -123,6 +142,9 @@ export const ITERATOR_OPTIONS = new OptionTable("readOptions", [
   ...RANGE_OPTION_ROWS,
   LIMIT_ROW,
   booleanRow("reverse"),
+  booleanRow("prefixSameAsStart"),
+  booleanRow("totalOrderSeek"),
+  booleanRow("autoPrefixMode"),
 ]);
 
 export const CLEAR_OPTIONS = new OptionTable("clearOptions", [

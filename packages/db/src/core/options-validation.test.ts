@@ -10,6 +10,7 @@
  */
 import { bytewiseComparator, isShaleError, MemoryFileSystem, Statistics } from "@shale/base";
 import { LRUCache } from "@shale/block-cache";
+import { fixedPrefix } from "@shale/sstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import { WriteBatch } from "../write/write-batch.js";
@@ -49,6 +50,13 @@ const openRows: Row[] = [
   ["indexType", 2, "hashSearch", "twoLevelIndex"],
   ["partitionFilters", "yes", undefined, false],
   ["metadataBlockSize", "4096", 0, 256],
+  [
+    "prefixExtractor",
+    "fixed:8",
+    { name: "nullptr", transform: (k: Uint8Array) => k, inDomain: () => true },
+    fixedPrefix(8),
+  ],
+  ["wholeKeyFiltering", "no", undefined, false],
   ["compression", 1, "lz4hc", "zstd"],
   ["compressionPerLevel", ["lz4", 4], ["none", "lz5"], ["none", "snappy", "lz4", "zstd"]],
   ["bottommostCompression", 7, "bzip2", "zstd"],
@@ -105,6 +113,9 @@ const iteratorRows: Row[] = [
   ...rangeRows,
   limitRow,
   ["reverse", "yes", undefined, true],
+  ["prefixSameAsStart", 1, undefined, true],
+  ["totalOrderSeek", "yes", undefined, true],
+  ["autoPrefixMode", 0, undefined, true],
 ];
 
 const clearRows: Row[] = [

@@ -23,6 +23,7 @@ import {
   FormatVersion,
   type IndexTypeName,
   newBlockCache,
+  type PrefixExtractor,
   WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
@@ -81,6 +82,8 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "indexType",
   "partitionFilters",
   "metadataBlockSize",
+  "prefixExtractor",
+  "wholeKeyFiltering",
   "level0FileNumCompactionTrigger",
   "level0SlowdownWritesTrigger",
   "level0StopWritesTrigger",
@@ -178,6 +181,25 @@ export interface DbOptions {
   partitionFilters?: boolean;
   /** Target bytes of index and filter partitions (RocksDB's `metadata_block_size`). Default: 4096. */
   metadataBlockSize?: number;
+  /**
+   * RocksDB's `prefix_extractor`: `fixedPrefix(n)`, `cappedPrefix(n)` or your own
+   * `{ name, transform(key), inDomain(key) }` (@shale/sstable's prefix-extractor.ts). New
+   * tables add each key's prefix to their filter and record the name
+   * (`rocksdb.prefix.extractor.name`); the OPTIONS file records it (`prefix_extractor=`);
+   * iterators seek by prefix (read options `prefixSameAsStart`, `totalOrderSeek`,
+   * `autoPrefixMode`): a seek skips the tables whose filter has not got the seek key's
+   * prefix. A database whose OPTIONS name an extractor opens with that one when none is
+   * given (a built-in one; another name is InvalidArgument). Flushes and compactions with
+   * your own extractor run on the main thread. Not with `partitionFilters`. Default: none.
+   */
+  prefixExtractor?: PrefixExtractor;
+  /**
+   * RocksDB's `whole_key_filtering`: the tables' filters hold whole keys (for point
+   * lookups). false with a `prefixExtractor` keeps only prefixes (a smaller filter, for
+   * databases read by prefix seeks); point lookups then read every table whose key range
+   * holds the key. Default: true.
+   */
+  wholeKeyFiltering?: boolean;
   /**
    * Block compression of new tables: "snappy", "lz4", "zstd" or "none" (the codecs shale
    * writes; every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
@@ -333,6 +355,8 @@ export interface ResolvedOptions {
   indexType: IndexTypeName;
   partitionFilters: boolean;
   metadataBlockSize: number;
+  prefixExtractor: PrefixExtractor | undefined;
+  wholeKeyFiltering: boolean;
   /** Empty when not given. */
   compressionPerLevel: readonly CompressionName[];
   bottommostCompression: CompressionName | undefined;
@@ -404,6 +428,11 @@ export function resolveColumnFamilyOptions(
   if (out.partitionFilters && out.indexType !== "twoLevelIndex") {
     throw ShaleError.invalidArgument(
       `column family ${JSON.stringify(name)}: partitionFilters requires indexType "twoLevelIndex"; got "${out.indexType}"`,
+    );
+  }
+  if (out.partitionFilters && out.prefixExtractor !== undefined) {
+    throw ShaleError.notSupported(
+      `column family ${JSON.stringify(name)}: prefixExtractor with partitionFilters is not supported`,
     );
   }
   if (out.partitionFilters && out.zstdMaxDictBytes > 0) {
@@ -502,6 +531,18 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   enumRow("indexType", ["binarySearch", "twoLevelIndex", "binarySearchWithFirstKey"]),
   booleanRow("partitionFilters"),
   integerRow("metadataBlockSize", 1, 2 ** 31 - 1),
+  customRow(
+    "prefixExtractor",
+    "a prefix extractor (fixedPrefix(n), cappedPrefix(n), or { name, transform(key), inDomain(key) })",
+    (v) =>
+      isObject(v) &&
+      typeof v["name"] === "string" &&
+      typeof v["transform"] === "function" &&
+      typeof v["inDomain"] === "function",
+    (v: PrefixExtractor) =>
+      v.name === "" || v.name === "nullptr" ? 'must have a name (not "" or "nullptr")' : undefined,
+  ),
+  booleanRow("wholeKeyFiltering"),
   enumRow("compression", WRITTEN_COMPRESSIONS),
   customRow(
     "compressionPerLevel",
@@ -616,6 +657,11 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
       `options.partitionFilters requires options.indexType "twoLevelIndex"; got "${indexType}"`,
     );
   }
+  if (o.partitionFilters === true && o.prefixExtractor !== undefined) {
+    throw ShaleError.notSupported(
+      "options.prefixExtractor with options.partitionFilters is not supported (prefix filters are written into full filters)",
+    );
+  }
   if (o.partitionFilters === true && (o.zstdMaxDictBytes ?? 0) > 0) {
     throw ShaleError.notSupported(
       "options.zstdMaxDictBytes with options.partitionFilters is not supported (a dictionary holds data blocks back from the filter partitions)",
@@ -645,6 +691,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     indexType,
     partitionFilters: o.partitionFilters ?? false,
     metadataBlockSize: o.metadataBlockSize ?? 4096,
+    prefixExtractor: o.prefixExtractor,
+    wholeKeyFiltering: o.wholeKeyFiltering ?? true,
     compressionPerLevel: Object.freeze([...(o.compressionPerLevel ?? [])]),
     bottommostCompression: o.bottommostCompression,
     zstdLevel: o.zstdLevel ?? 3,

@@ -13,6 +13,7 @@ import {
   toBytes,
   ValueKind,
 } from "@shale/base";
+import { type PrefixExtractor, samePrefix } from "@shale/sstable";
 import { viewGuard } from "../core/view-guard.js";
 import {
   DBIteratorCore,
@@ -25,6 +26,7 @@ import {
 import { EntryIterator } from "./entry-iterator.js";
 import { giveBuffers } from "./iterator-buffers.js";
 import { checkStep } from "./order-check.js";
+import type { PrefixSeek } from "./prefix-seek.js";
 
 /** @internal What `newDBIterator` hands the constructor. */
 export interface DBIteratorOptions extends DBIteratorCoreOptions {
@@ -34,6 +36,10 @@ export interface DBIteratorOptions extends DBIteratorCoreOptions {
   onClose: (() => void) | undefined;
   background: BackgroundPoll | undefined;
   tablesPerSeek: number;
+  /** prefixSameAsStart's extractor (undefined: not bounded by prefix). */
+  prefixExtractor: PrefixExtractor | undefined;
+  /** The children's prefix filtering: on for seeks, off for seekToFirst/Last. */
+  prefixSeek: PrefixSeek | undefined;
 }
 
 /**
@@ -98,10 +104,16 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   /** Entries it may still land on (`limit`); Infinity when unlimited. */
   private remaining: number;
   private closed = false;
+  /** prefixSameAsStart: the extractor, and the prefix of the last seek (undefined: none). */
+  private readonly prefixExtractor: PrefixExtractor | undefined;
+  private prefix: Uint8Array | undefined;
+  private readonly prefixSeek: PrefixSeek | undefined;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
   constructor(options: DBIteratorOptions) {
     super(options);
+    this.prefixExtractor = options.prefixExtractor;
+    this.prefixSeek = options.prefixSeek;
     this.reverse = options.reverse;
     this.onClose = options.onClose;
     this.background = options.background;
@@ -123,7 +135,9 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   seekToFirst(): void {
     this.checkOpen();
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = false;
     this.seekToFirstInternal();
+    if (this.prefixExtractor !== undefined) this.startPrefixAtKey();
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -149,7 +163,9 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   seekToLast(): void {
     this.checkOpen();
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = false;
     this.seekToLastInternal();
+    if (this.prefixExtractor !== undefined) this.startPrefixAtKey();
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -174,7 +190,9 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     const t = toBytes(target, "target");
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = true;
     this.seekInternal(t);
+    if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -203,7 +221,9 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     const t = toBytes(target, "target");
     this.countSeek();
+    if (this.prefixSeek !== undefined) this.prefixSeek.active = true;
     this.seekForPrevInternal(t);
+    if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
   }
 
@@ -223,6 +243,31 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     // After every entry of target: (target, seq 0, the smallest kind).
     this.iter.seekForPrev(this.buffers.seekKey(t, t.length, 0, ValueKind.Deletion));
     this.prevInternal();
+  }
+
+  /**
+   * prefixSameAsStart after a seek to `target`: the iterator stays within target's prefix
+   * (a target outside the extractor's domain bounds nothing).
+   */
+  private startPrefix(target: Uint8Array): void {
+    const e = this.prefixExtractor!;
+    this.prefix = e.inDomain(target) ? e.transform(target).slice() : undefined;
+    if (this.prefix !== undefined) this.checkPrefix();
+  }
+
+  /** prefixSameAsStart after seekToFirst/seekToLast: the prefix of the key landed on. */
+  private startPrefixAtKey(): void {
+    const e = this.prefixExtractor!;
+    const key = this.isValid ? this.buffers.savedKey() : undefined;
+    this.prefix = key !== undefined && e.inDomain(key) ? e.transform(key).slice() : undefined;
+  }
+
+  /** prefixSameAsStart: not valid on a key outside the seek's prefix (RocksDB's DBIter). */
+  private checkPrefix(): void {
+    if (!this.isValid) return;
+    const e = this.prefixExtractor!;
+    const key = this.buffers.savedKey();
+    if (!e.inDomain(key) || !samePrefix(e.transform(key), this.prefix!)) this.isValid = false;
   }
 
   /**
@@ -251,6 +296,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.next();
     }
     this.findNextUserEntry(true);
+    if (this.prefix !== undefined) this.checkPrefix();
     if (before !== undefined)
       checkStep(this.order, before, this.isValid ? this.buffers.savedKey() : undefined, 1);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
@@ -270,6 +316,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
       this.iter.seekForPrev(this.buffers.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
     }
     this.prevInternal();
+    if (this.prefix !== undefined) this.checkPrefix();
     if (before !== undefined)
       checkStep(this.order, before, this.isValid ? this.buffers.savedKey() : undefined, -1);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();

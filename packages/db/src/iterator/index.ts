@@ -22,10 +22,12 @@ import {
 } from "@shale/base";
 import { newMergingIterator } from "@shale/merging-iterator";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
+import type { PrefixExtractor } from "@shale/sstable";
 import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
 import type { PinnedIterators } from "./pinned-iterators.js";
+import type { PrefixSeek } from "./prefix-seek.js";
 import { maxVisibleTombstoneSeq, RangeDelAggregator } from "./range-del-aggregator.js";
 import { RangeDelSkippingIterator } from "./skipping-iterator.js";
 import { UserKeyOrder } from "./user-key-order.js";
@@ -90,6 +92,16 @@ export interface DBIteratorSources {
   pins?: PinnedIterators | undefined;
   /** Reads the values of BlobIndex entries (blob files). Default: none (meeting one is Corruption). */
   blobs?: BlobResolver | undefined;
+  /** The family's prefix extractor, for `prefixSameAsStart`. Default: none. */
+  prefixExtractor?: PrefixExtractor | undefined;
+  /**
+   * RocksDB's prefix_same_as_start: after a seek, the iterator is valid only on keys of the
+   * seek key's prefix (after seekToFirst/seekToLast: of the first key's). Needs
+   * `prefixExtractor`. Default: false.
+   */
+  prefixSameAsStart?: boolean | undefined;
+  /** The prefix seek the children filter by, which the iterator switches (prefix-seek.ts). */
+  prefixSeek?: PrefixSeek | undefined;
 }
 
 function checkSeq(seq: unknown, what: string): number {
@@ -206,5 +218,7 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     tablesPerSeek: sources.tablesPerSeek ?? 0,
     pins: sources.pins,
     blobs: sources.blobs,
+    prefixExtractor: sources.prefixSameAsStart === true ? sources.prefixExtractor : undefined,
+    prefixSeek: sources.prefixSeek,
   });
 }

@@ -21,6 +21,7 @@
  */
 import type { CompareFn, InternalIterator } from "@shale/base";
 import type { PinnedIterators } from "./pinned-iterators.js";
+import { leftTargetPrefix, type PrefixSeek } from "./prefix-seek.js";
 
 /** A table of the run: its internal-key bounds and how to iterate it. */
 export interface RunFile {
@@ -37,22 +38,27 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
   /** The iterator of the file the run left last, closed when it leaves the next one. */
   private left: InternalIterator | undefined;
   private readonly pins: PinnedIterators | undefined;
+  private readonly prefixSeek: PrefixSeek | undefined;
 
   /**
    * @param files sorted by `compare` on their bounds, not overlapping.
    * @param open makes an iterator over one file; it is closed when the run leaves the file.
    * @param pins holds the iterators of files left while it is active (see the file comment).
+   * @param prefixSeek a plain prefix seek's (prefix-seek.ts): a seek that moves on to a later
+   *   file and lands on another prefix than the target's leaves the run invalid.
    */
   constructor(
     files: readonly F[],
     open: (file: F) => InternalIterator,
     compare: CompareFn,
     pins?: PinnedIterators,
+    prefixSeek?: PrefixSeek,
   ) {
     this.files = files;
     this.open = open;
     this.compare = compare;
     this.pins = pins;
+    this.prefixSeek = prefixSeek;
   }
 
   valid(): boolean {
@@ -83,6 +89,14 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
     if (!this.openAt(lo)) return;
     this.it!.seek(target);
     this.skipForward();
+    const p = this.prefixSeek;
+    if (
+      p !== undefined &&
+      this.index !== lo &&
+      this.valid() &&
+      leftTargetPrefix(p, target, this.key())
+    )
+      this.leave();
   }
 
   seekForPrev(target: Uint8Array): void {

@@ -14,6 +14,10 @@ import { LogWriter } from "@shale/wal";
 import { newDbSessionId } from "../compaction/build-table.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { checkOptionsFile, readNewestOptions } from "../core/options-file.js";
+import {
+  recordedPrefixExtractor,
+  resolvePrefixExtractor,
+} from "../core/prefix-extractor-option.js";
 import type { Follower } from "../secondary/follower.js";
 import { isMissingFile } from "../secondary/manifest-tail.js";
 import { VersionSet } from "../version/version-set.js";
@@ -53,8 +57,17 @@ export function followerState(
       : `this is a secondary instance of ${dir}: writes, flushes and compactions are not supported (write through the primary; see tryCatchUpWithPrimary)`;
   const versions = new VersionSet({ fs, dir, icmp });
   const mem = new MemTable({ comparator: icmp.user });
-  // The other families are added by the follower's first catch-up (db.ts followerHost).
-  const main = { versions: versions.defaultFamily, options, mem, imm: [], memLogNumber: 0 };
+  // The recorded prefix extractor, as the primary's open decides it (prefix-extractor-option.ts).
+  const prefixExtractor = resolvePrefixExtractor(
+    recordedPrefixExtractor(previousOptions?.sections ?? [], "default"),
+    options.prefixExtractor,
+    "default",
+    previousOptions?.name ?? "OPTIONS",
+  );
+  const own =
+    prefixExtractor === options.prefixExtractor ? options : { ...options, prefixExtractor };
+  // The other families are added by the follower's first catch-up (secondary/open-follower.ts).
+  const main = { versions: versions.defaultFamily, options: own, mem, imm: [], memLogNumber: 0 };
   return {
     icmp,
     versions,

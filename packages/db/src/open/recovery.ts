@@ -72,6 +72,10 @@ import {
   readNewestOptions,
   writeOptionsFile,
 } from "../core/options-file.js";
+import {
+  recordedPrefixExtractor,
+  resolvePrefixExtractor,
+} from "../core/prefix-extractor-option.js";
 import { WAL_DECOMPRESSOR, walCompressor } from "../core/wal-codecs.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { Follower } from "../secondary/follower.js";
@@ -224,7 +228,13 @@ export function recover(
     const familyOptions = new Map<number, ResolvedOptions>();
     for (const f of versions.families.values()) {
       const own = resolveColumnFamilyOptions(options, f.name);
-      familyOptions.set(f.id, { ...own, comparator: f.icmp.user });
+      const prefixExtractor = resolvePrefixExtractor(
+        recordedPrefixExtractor(previousOptions?.sections ?? [], f.name),
+        own.prefixExtractor,
+        f.name,
+        previousOptions?.name ?? "OPTIONS",
+      );
+      familyOptions.set(f.id, { ...own, comparator: f.icmp.user, prefixExtractor });
     }
     if (options.paranoidChecks && !options.bestEffortsRecovery)
       checkLiveTables(fs, dir, versions.current);
@@ -527,8 +537,8 @@ export function writeOptions(
       wal_compression: options.walCompression === "zstd" ? "kZSTD" : "kNoCompression",
       create_missing_column_families: options.createMissingColumnFamilies,
     },
-    cf: cfRecord(options),
-    table: tableRecord(options),
+    cf: cfRecord(families.get(0)?.options ?? options),
+    table: tableRecord(families.get(0)?.options ?? options),
     foreignSections: [],
     families: others,
   });
@@ -548,6 +558,7 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
     target_file_size_base: options.targetFileSizeBase,
     disable_auto_compactions: options.disableAutoCompactions,
     level_compaction_dynamic_level_bytes: false,
+    prefix_extractor: options.prefixExtractor?.name ?? "nullptr",
     ...compressionEntries(options),
   };
 }
@@ -556,7 +567,7 @@ function tableRecord(options: ResolvedOptions): Record<string, string | number |
   return {
     block_size: options.blockSize,
     filter_policy: filterPolicyId(options.filterPolicy),
-    whole_key_filtering: true,
+    whole_key_filtering: options.wholeKeyFiltering,
     cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
     format_version: options.formatVersion,
     checksum: ROCKSDB_CHECKSUM_NAMES[options.checksum],

@@ -33,6 +33,7 @@ import {
   PinnedIterators,
 } from "../iterator/index.js";
 import { LevelFilesIterator } from "../iterator/level-files-iterator.js";
+import { type PrefixSeek, prefixFiltered } from "../iterator/prefix-seek.js";
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
 
@@ -44,6 +45,8 @@ export interface SourceState {
   tableCache: TableCache;
   icmp: InternalKeyComparator;
   readOptions: TableReadOptions | undefined;
+  /** Seeks filter tables by prefix (iterator/prefix-seek.ts); undefined: total order. */
+  prefixSeek?: PrefixSeek | undefined;
 }
 
 export type CollectedSources = Pick<
@@ -92,6 +95,9 @@ export function openDBIterator(
     statistics: settings.statistics,
     background: settings.background,
     blobs: settings.blobs,
+    prefixExtractor: settings.prefixExtractor,
+    prefixSameAsStart: settings.prefixSameAsStart,
+    prefixSeek: s.prefixSeek,
     onClose: () => {
       pin.release();
       if (invariants) trackClosed(it);
@@ -144,9 +150,14 @@ export function collectSources(s: SourceState): CollectedSources {
       childMaxSeqs.push(mem.largestSeq);
     }
     const open = (f: FileMetaData) => s.tableCache.get(f.number, f.size);
+    const p = s.prefixSeek;
+    const tableIterator = (f: FileMetaData) => {
+      const reader = open(f);
+      return prefixFiltered(reader.newIterator(s.readOptions), reader, p);
+    };
     for (const f of s.version.levels[0]!) {
       const reader = open(f);
-      children.push(reader.newIterator(s.readOptions));
+      children.push(prefixFiltered(reader.newIterator(s.readOptions), reader, p));
       childMaxSeqs.push(f.largestSeq);
       tables++;
       const list = reader.rangeTombstones();
@@ -165,11 +176,17 @@ export function collectSources(s: SourceState): CollectedSources {
       if (files.length === 1) {
         // One file: its table iterator itself (as for an L0 file), one layer less on every
         // move and read of a scan or seek; nothing to concatenate, so nothing to pin.
-        children.push(open(files[0]!).newIterator(s.readOptions));
+        children.push(tableIterator(files[0]!));
       } else {
         pins ??= new PinnedIterators();
         children.push(
-          new LevelFilesIterator(files, (f) => open(f).newIterator(s.readOptions), compare, pins),
+          new LevelFilesIterator(
+            files,
+            tableIterator,
+            compare,
+            pins,
+            p !== undefined && !p.auto ? p : undefined,
+          ),
         );
       }
       childMaxSeqs.push(maxSeq);

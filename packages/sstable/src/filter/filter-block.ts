@@ -38,6 +38,7 @@
  * Not thread-safe (a writer belongs to one table builder; readers are shared read-only).
  */
 import { BloomFilterPolicy, hashKey64 } from "@shale/bloom";
+import { type PrefixExtractor, samePrefix } from "../table/prefix-extractor.js";
 import {
   DEFAULT_FILTER_POLICY,
   type FilterBitsBuilder,
@@ -82,6 +83,34 @@ export class FilterBlockWriter {
     if (!repeated) this.builder.addKey(userKey);
   }
 
+  /**
+   * Adds the next point entry's user key as RocksDB's FullFilterBlockBuilder does with a
+   * prefix extractor: the whole key once per distinct key (when `wholeKey`), and the key's
+   * prefix once per run of equal prefixes (when the key is in the extractor's domain). A key
+   * outside the domain is added whole when `wholeKey`, else not at all. `repeated` as for `add`.
+   */
+  addWithPrefix(
+    userKey: Uint8Array,
+    repeated: boolean,
+    extractor: PrefixExtractor,
+    wholeKey: boolean,
+  ): void {
+    if (repeated) return; // same key, same prefix: both already added
+    if (!extractor.inDomain(userKey)) {
+      if (wholeKey) this.builder.addKey(userKey);
+      return;
+    }
+    if (wholeKey) this.builder.addKey(userKey);
+    const prefix = extractor.transform(userKey);
+    const last = this.lastPrefix;
+    if (last !== undefined && samePrefix(last, prefix)) return;
+    this.builder.addKey(prefix);
+    this.lastPrefix = prefix.slice();
+  }
+
+  /** The prefix `addWithPrefix` added last (RocksDB's last_prefix_str_). */
+  private lastPrefix: Uint8Array | undefined;
+
   /** Hashes added so far (consecutive equal keys once): `rocksdb.num.filter_entries`. */
   get numEntries(): number {
     return this.builder.numEntries;
@@ -92,6 +121,7 @@ export class FilterBlockWriter {
    * no filter block). Resets the writer. Returns a new array owned by the caller.
    */
   finish(): Uint8Array | undefined {
+    this.lastPrefix = undefined;
     if (this.builder.numEntries === 0) return undefined;
     return this.builder.finish();
   }

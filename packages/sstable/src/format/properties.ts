@@ -7,9 +7,9 @@
  * Values: counts as varint64, names and options as raw strings, and a few fixed forms:
  * ```
  * rocksdb.block.based.table.index.type         fixed32 (IndexType; 0 binary search)
- * rocksdb.block.based.table.prefix.filtering   "0" (no prefix extractor)
+ * rocksdb.block.based.table.prefix.filtering   "1" with a prefix extractor, else "0"
  * rocksdb.block.based.table.whole.key.filtering "1" (whole keys are filtered; "0": the
- *                                              filter holds prefixes only, not used here)
+ *                                              filter holds prefixes only)
  * rocksdb.column.family.id                     varint64 (0x7fffffff: unknown)
  * rocksdb.column.family.name                   string (absent when unknown)
  * rocksdb.comparator                           string, e.g. "leveldb.BytewiseComparator"
@@ -44,7 +44,7 @@
  *   / num.range-deletions                      varint64
  * rocksdb.oldest.key.time                      varint64 (0: unknown)
  * rocksdb.original.file.number                 varint64 (absent when unknown)
- * rocksdb.prefix.extractor.name                string ("nullptr")
+ * rocksdb.prefix.extractor.name                string: the extractor's name ("nullptr": none)
  * rocksdb.property.collectors                  string ("[]" or "[name,...]")
  * rocksdb.raw.key.size / raw.value.size        varint64: internal keys / values, range
  *                                              tombstones' keys and end keys included
@@ -393,7 +393,9 @@ export function encodeProperties(props: TableProperties): Uint8Array {
   const indexType = new Uint8Array(4);
   putFixed32(indexType, 0, props.indexType);
   entries.push([PropertyName.INDEX_TYPE, indexType]);
-  entries.push([PropertyName.PREFIX_FILTERING, encoder.encode("0")]);
+  const prefixFiltering =
+    props.prefixExtractorName !== "" && props.prefixExtractorName !== "nullptr";
+  entries.push([PropertyName.PREFIX_FILTERING, encoder.encode(prefixFiltering ? "1" : "0")]);
   entries.push([
     PropertyName.WHOLE_KEY_FILTERING,
     encoder.encode(props.wholeKeyFiltering ? "1" : "0"),

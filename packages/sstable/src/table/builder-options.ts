@@ -22,6 +22,7 @@ import {
   isChecksumType,
   usesContextChecksum,
 } from "../format/format.js";
+import { checkPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
 
 /** Collects user properties while a table is built (RocksDB's TablePropertiesCollector). */
 export interface TablePropertiesCollector {
@@ -124,6 +125,18 @@ export interface TableBuilderOptions {
    */
   metadataBlockSize?: number;
   /**
+   * Adds each key's prefix to the full filter and records the extractor's name in the
+   * properties (`rocksdb.prefix.extractor.name`), as RocksDB's `prefix_extractor`
+   * (prefix-extractor.ts). Not with `partitionFilters` (NotSupported). Default: none.
+   */
+  prefixExtractor?: PrefixExtractor;
+  /**
+   * Adds whole keys to the filter (RocksDB's `whole_key_filtering`); false with a
+   * `prefixExtractor` makes a filter of prefixes only (point lookups then read the table).
+   * Default: true.
+   */
+  wholeKeyFiltering?: boolean;
+  /**
    * Seconds since the epoch recorded as the creation time (`rocksdb.creation.time`,
    * `rocksdb.file.creation.time`), for reproducible files. Default: the time of `finish`.
    */
@@ -203,6 +216,8 @@ export interface ResolvedBuilderOptions {
   indexType: IndexTypeName;
   partitionFilters: boolean;
   metadataBlockSize: number;
+  prefixExtractor: PrefixExtractor | undefined;
+  wholeKeyFiltering: boolean;
 }
 
 /**
@@ -332,6 +347,18 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
       "zstdMaxDictBytes with partitionFilters is not supported (use a full filter or no dictionary)",
     );
   }
+  const prefixExtractor =
+    options.prefixExtractor === undefined
+      ? undefined
+      : checkPrefixExtractor(options.prefixExtractor, "prefixExtractor");
+  const wholeKeyFiltering = options.wholeKeyFiltering ?? true;
+  if (typeof wholeKeyFiltering !== "boolean")
+    throw new TypeError("wholeKeyFiltering must be a boolean");
+  if (prefixExtractor !== undefined && partitionFilters && filterPolicy !== undefined) {
+    throw ShaleError.notSupported(
+      "prefixExtractor with partitionFilters is not supported (use a full filter)",
+    );
+  }
   const fileNumber = options.fileNumber ?? 0;
   if (typeof fileNumber !== "number") throw new TypeError("fileNumber must be a number");
   if (!Number.isSafeInteger(fileNumber) || fileNumber < 0) {
@@ -374,5 +401,7 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
     indexType,
     partitionFilters,
     metadataBlockSize: positiveInteger(options.metadataBlockSize, 4096, "metadataBlockSize", 1),
+    prefixExtractor,
+    wholeKeyFiltering,
   };
 }

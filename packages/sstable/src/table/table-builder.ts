@@ -110,6 +110,7 @@ import {
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
+import type { PrefixExtractor } from "./prefix-extractor.js";
 
 const POINT_KINDS = new Set<number>([
   ValueKind.Value,
@@ -154,6 +155,9 @@ export class TableBuilder {
   private readonly compressionTypesUsed = new Set<number>();
   private readonly collectors: readonly TablePropertiesCollector[];
   private readonly recorded: ResolvedBuilderOptions;
+  /** Prefixes go into the (full) filter too; builder-options.ts refuses partitioned ones. */
+  private readonly prefixExtractor: PrefixExtractor | undefined;
+  private readonly wholeKeyFiltering: boolean;
 
   private readonly dataBlock: BlockBuilder;
   /** A partitioned index (`indexType: "twoLevelIndex"`, partitioned-index-builder.ts) or one block. */
@@ -235,6 +239,8 @@ export class TableBuilder {
     this.baseContextChecksum = o.baseContextChecksum;
     this.collectors = o.collectors;
     this.recorded = o;
+    this.prefixExtractor = o.prefixExtractor;
+    this.wholeKeyFiltering = o.wholeKeyFiltering;
   }
 
   /** Point entries added so far. */
@@ -328,11 +334,20 @@ export class TableBuilder {
       this.buffered![this.buffered!.length - 1]!.next = key.slice();
       this.bufferedAwaitsNext = false;
     }
-    if (this.filter !== undefined) {
+    const filter = this.filter;
+    if (filter !== undefined) {
       const sameUser =
         hasPrevious &&
         this.order.compareUserKeys(this.lastKey, this.lastKeyLength, key, keyLength) === 0;
-      this.filter.add(key.subarray(0, userLength), sameUser);
+      const extractor = this.prefixExtractor;
+      if (extractor === undefined) filter.add(key.subarray(0, userLength), sameUser);
+      else
+        (filter as FilterBlockWriter).addWithPrefix(
+          key.subarray(0, userLength),
+          sameUser,
+          extractor,
+          this.wholeKeyFiltering,
+        );
     }
     if (this.firstKeys && block.empty) this.blockFirstKey = key.slice();
     this.dataBlock.add(key, value);
@@ -665,11 +680,11 @@ export class TableBuilder {
                 `max_dict_buffer_bytes=${this.maxDictBufferBytes}`,
               )
           : DEFAULT_COMPRESSION_OPTIONS,
-      prefixExtractorName: "nullptr",
+      prefixExtractorName: o.prefixExtractor?.name ?? "nullptr",
       propertyCollectors: "[]",
       columnFamilyId: o.columnFamilyId,
       columnFamilyName: o.columnFamilyName,
-      wholeKeyFiltering: true,
+      wholeKeyFiltering: o.wholeKeyFiltering,
       indexKeyIsUserKey,
       indexValueIsDeltaEncoded: this.formatVersion >= FormatVersion.V4,
       indexType: INDEX_TYPE_NAMES[o.indexType],

@@ -66,6 +66,7 @@ import { PartitionedGet } from "../index/partitioned-get.js";
 import { PartitionedIndex, PartitionMode } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
+import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
 import { TableIterator } from "./table-iterator.js";
 import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
 import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
@@ -157,6 +158,15 @@ export class TableReader {
   /** Held index / filter (no cache, not cached, or pinned); undefined: look up per use. */
   private heldIndex: Block | undefined;
   private heldFilter: Block | undefined;
+  /** The full filter, when it holds prefixes (the table was written with a prefix extractor). */
+  private prefixFilterHandle: BlockHandle | undefined;
+  /**
+   * The prefix extractor whose prefixes the table's filter holds (its name, from the
+   * properties); undefined when it has no prefix filter (none, or a partitioned filter).
+   */
+  readonly prefixExtractorName: string | undefined;
+  /** A prefixes-only filter's built-in extractor, for point lookups (undefined: none). */
+  private pointPrefixExtractor: PrefixExtractor | undefined;
   private readonly dataEnd: number;
 
   // Scratch state for `get` (calls are not re-entrant).
@@ -271,11 +281,20 @@ export class TableReader {
     };
     // A filter of prefixes only (RocksDB's whole_key_filtering = false) cannot rule out a
     // whole key: the table is read as if it had no filter.
-    this.filterHandle = props.wholeKeyFiltering
-      ? meta.get(MetaBlockName.FULL_FILTER_PREFIX + filterPolicy.compatibilityName)
-      : undefined;
-    if (this.filterHandle !== undefined) {
-      this.heldFilter = openMeta(this.filterHandle, this.readFilterBlock);
+    // A table written with a prefix extractor holds the prefixes in the same full filter.
+    const fullFilter = meta.get(MetaBlockName.FULL_FILTER_PREFIX + filterPolicy.compatibilityName);
+    this.filterHandle = props.wholeKeyFiltering ? fullFilter : undefined;
+    const extractorName = props.prefixExtractorName;
+    if (extractorName !== "" && extractorName !== "nullptr" && fullFilter !== undefined) {
+      this.prefixExtractorName = extractorName;
+      this.prefixFilterHandle = fullFilter;
+      // Prefixes only: point lookups ask the filter for the key's prefix, by the table's own
+      // extractor (RocksDB's, for a built-in one it can make from the name).
+      if (!props.wholeKeyFiltering)
+        this.pointPrefixExtractor = builtinPrefixExtractor(extractorName);
+    }
+    if (fullFilter !== undefined && (this.filterHandle ?? this.prefixFilterHandle) !== undefined) {
+      this.heldFilter = openMeta(fullFilter, this.readFilterBlock);
     }
     // Index and filter partitions are kept as the index and filter blocks are.
     const mode = !cacheMeta
@@ -353,9 +372,9 @@ export class TableReader {
 
   private filterReader(): FilterBitsReader | undefined {
     // (A table with partitioned filters has no filter block: see `partitionedFilter`.)
-    if (this.heldFilter !== undefined) return this.heldFilter.filter;
     const handle = this.filterHandle;
-    if (handle === undefined) return undefined;
+    if (handle === undefined) return undefined; // none, or prefixes only
+    if (this.heldFilter !== undefined) return this.heldFilter.filter;
     return this.source.metaBlock(handle, this.readFilterBlock).filter;
   }
 
@@ -384,6 +403,25 @@ export class TableReader {
     return this.tombstoneList;
   }
 
+  /**
+   * False if the table's prefix filter proves no key of this prefix is here: `prefix` is
+   * the `transform` of a key in the domain of the extractor named `prefixExtractorName`
+   * (RocksDB's PrefixMayMatch). True when the table has no prefix filter.
+   */
+  prefixMayMatch(prefix: Uint8Array): boolean {
+    this.checkOpen();
+    const handle = this.prefixFilterHandle;
+    if (handle === undefined) return true;
+    const held = this.heldFilter;
+    const filter =
+      held !== undefined ? held.filter : this.source.metaBlock(handle, this.readFilterBlock).filter;
+    const stats = this.stats;
+    if (stats !== undefined) stats.tick(Ticker.BloomPrefixChecked);
+    if (filter === undefined || filter.mayMatch(prefix)) return true;
+    if (stats !== undefined) stats.tick(Ticker.BloomPrefixUseful);
+    return false;
+  }
+
   /** False if the Bloom filter proves `userKey` has no point entry here (true without a filter). */
   mayContain(userKey: Uint8Array): boolean {
     this.checkOpen();
@@ -392,7 +430,20 @@ export class TableReader {
       return partitioned.mayMatch(userKey, this.seekKey(userKey, MAX_SEQ), undefined);
     }
     const filter = this.filterReader();
-    return filter === undefined || filterMayMatch(filter, userKey, undefined);
+    if (filter === undefined) return this.pointPrefixMayMatch(userKey);
+    return filterMayMatch(filter, userKey, undefined);
+  }
+
+  /** A prefixes-only filter's answer for `userKey` (true when it has none or cannot tell). */
+  private pointPrefixMayMatch(userKey: Uint8Array): boolean {
+    const e = this.pointPrefixExtractor;
+    if (e === undefined || !e.inDomain(userKey)) return true;
+    const held = this.heldFilter;
+    const filter =
+      held !== undefined
+        ? held.filter
+        : this.source.metaBlock(this.prefixFilterHandle!, this.readFilterBlock).filter;
+    return filter === undefined || filter.mayMatch(e.transform(userKey));
   }
 
   private seekKey(userKey: Uint8Array, snapshotSeq: number): Uint8Array {
@@ -478,6 +529,12 @@ export class TableReader {
       const filter = this.filterReader()!;
       if (stats !== undefined) stats.tick(Ticker.BloomChecked);
       if (!filterMayMatch(filter, userKey, keyHash)) {
+        if (stats !== undefined) stats.tick(Ticker.BloomUseful);
+        return;
+      }
+    } else if (this.pointPrefixExtractor !== undefined) {
+      if (stats !== undefined) stats.tick(Ticker.BloomChecked);
+      if (!this.pointPrefixMayMatch(userKey)) {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
