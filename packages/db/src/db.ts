@@ -75,6 +75,7 @@ import {
   RUN_TRANSACTION_OPTIONS,
   type RunTransactionOptions,
   TRANSACTION_OPTIONS,
+  type TransactionDBOptions,
   type TransactionOptions,
 } from "./core/transaction-options.js";
 import { loadCodecs } from "./core/wal-codecs.js";
@@ -114,6 +115,11 @@ import {
   type Transaction,
   type TransactionHost,
 } from "./txn/transaction.js";
+import {
+  installLockingWrites,
+  type LockingWriteHost,
+  type TransactionDB,
+} from "./txn/transaction-db.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";
@@ -161,6 +167,7 @@ export class DB extends ColumnFamilyMethods {
   /** A TransactionDB's key locks (txn/lock-manager.ts); undefined otherwise. */
   private readonly txnLocks: LockManager | undefined;
   private txnHostCache: TransactionHost | undefined;
+  private lockingHostCache: LockingWriteHost | undefined;
   /** What the conflict check reads of family `id` (undefined: not open). */
   private readonly conflictFamily = (id: number): ConflictFamily | undefined => {
     const cf = this.families.get(id);
@@ -280,7 +287,8 @@ export class DB extends ColumnFamilyMethods {
     this.shutdown = shutdown;
     this.remover = new FileRemover(executor);
     this.txnLocks = options.transactionDB !== undefined ? new LockManager() : undefined;
-    writes.locks = this.txnLocks;
+    if (this.txnLocks !== undefined)
+      installLockingWrites(this, 0, undefined, this.lockingWriteHost(this.txnLocks), true);
     for (const [id, f] of state.families) {
       if (id === 0) continue;
       const own = f.versions.icmp.name === state.icmp.name ? tableCache : undefined;
@@ -344,8 +352,17 @@ export class DB extends ColumnFamilyMethods {
     if (tracingPauses) pauseEnd(t0, "take finished jobs");
   }
 
-  /** Opens (creating if allowed) the database in `dir`. See DbOptions for the options. */
-  static async open(dir: string, options?: DbOptions): Promise<DB> {
+  /**
+   * Opens (creating if allowed) the database in `dir`. See DbOptions for the options. With
+   * `transactionDB` the database is a TransactionDB: its plain writes wait for the locks of
+   * pessimistic transactions and return promises (txn/transaction-db.ts).
+   */
+  static open(
+    dir: string,
+    options: DbOptions & { transactionDB: TransactionDBOptions },
+  ): Promise<TransactionDB>;
+  static open(dir: string, options?: DbOptions): Promise<DB>;
+  static async open(dir: string, options?: DbOptions): Promise<DB | TransactionDB> {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
     const resolved = resolveOptions(options);
@@ -493,6 +510,8 @@ export class DB extends ColumnFamilyMethods {
     let h = this.handles.get(cf);
     if (h === undefined) {
       h = new ColumnFamilyHandle(this.core, cf);
+      if (this.txnLocks !== undefined)
+        installLockingWrites(h, cf.id, h, this.lockingWriteHost(this.txnLocks), false);
       this.handles.set(cf, h);
     }
     return h;
@@ -592,6 +611,17 @@ export class DB extends ColumnFamilyMethods {
     }
   }
 
+  /** What a TransactionDB's plain writes use (txn/transaction-db.ts). */
+  private lockingWriteHost(locks: LockManager): LockingWriteHost {
+    return (this.lockingHostCache ??= {
+      locks,
+      lockTimeoutMs: this.options.transactionDB!.defaultLockTimeoutMs,
+      deadlockDetect: this.options.transactionDB!.deadlockDetect,
+      comparatorOf: (id) => (this.families.get(id) ?? this.cf).icmp.user,
+      writeBatch: (batch, options) => this.writes.write(batch, options),
+    });
+  }
+
   /** @internal what transactions use of the database. */
   transactionHost(): TransactionHost {
     if (this.txnHostCache !== undefined) return this.txnHostCache;
@@ -613,9 +643,9 @@ export class DB extends ColumnFamilyMethods {
         this.status.checkOpen();
         return checkConflicts(keys, this.conflictFamily, this.writes.lastSeq, result);
       },
-      commitBatch: (batch, options) => this.writes.write(batch, options, false),
+      commitBatch: (batch, options) => this.writes.write(batch, options),
       commitOne: (kind, key, value, options) =>
-        this.writes.writeOne(this.cf, kind, key, value, options, false),
+        this.writes.writeOne(this.cf, kind, key, value, options),
       takeBatch: () => {
         const spare = this.spareTxnBatch;
         if (spare !== undefined) {

@@ -71,6 +71,11 @@ export {
   Transaction,
   type TransactionFamily,
 } from "./txn/transaction.js";
+export type {
+  LockingWriteMethods,
+  TransactionColumnFamilyHandle,
+  TransactionDB,
+} from "./txn/transaction-db.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";
 export { WriteBatch } from "./write/write-batch.js";

@@ -27,7 +27,6 @@ import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
 import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
-import { lockKey } from "../write/write-batch-with-index.js";
 import {
   type ActiveWal,
   checkRangeOrder,
@@ -54,24 +53,6 @@ export interface WriteLoopHost {
   familyOf(handle: BatchFamily): ColumnFamilyData;
 }
 
-/**
- * A TransactionDB's key locks, as the write loop sees them (txn/lock-manager.ts): a plain
- * write of a locked key fails. Keys are `lockKey(familyId, key)`.
- */
-export interface KeyLocks {
-  /** The number of keys locked. */
-  readonly size: number;
-  /** The transaction holding `key`'s lock, if any. */
-  holder(key: string): { readonly id: number } | undefined;
-}
-
-/** A plain write of a key a transaction holds locked (it cannot wait: writes are synchronous). */
-function lockedKeyError(holder: number): ShaleError {
-  return ShaleError.timedOut(
-    `the key is locked by transaction ${holder} (a plain write does not wait for a lock)`,
-  );
-}
-
 export class WriteLoop {
   /** The sequence number of the last write. */
   lastSeq: number;
@@ -88,18 +69,6 @@ export class WriteLoop {
   private readonly familyInserter = new FamilyInserter();
   /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
   private readonly views = viewGuard;
-  /** A TransactionDB's key locks: plain writes of locked keys fail. Undefined otherwise. */
-  locks: KeyLocks | undefined;
-  /** The plain-write lock check's batch handler (allocated once). */
-  private readonly lockedKeyCheck = {
-    locks: undefined as KeyLocks | undefined,
-    apply(kind: ValueKind, key: Uint8Array, _value: Uint8Array, _index: number, id: number): void {
-      if (kind === ValueKind.RangeDeletion) return;
-      const holder = this.locks!.holder(lockKey(id, key));
-      if (holder !== undefined) throw lockedKeyError(holder.id);
-    },
-  };
-
   constructor(host: WriteLoopHost, defaultFamily: ColumnFamilyData, lastSeq: number) {
     this.host = host;
     this.cf = defaultFamily;
@@ -112,17 +81,12 @@ export class WriteLoop {
   }
 
   /**
-   * Applies a batch atomically: all of it or none of it survives a crash. `checkLocks`:
-   * false for a transaction's commit (its own locks are held).
+   * Applies a batch atomically: all of it or none of it survives a crash. (A TransactionDB
+   * takes the keys' locks before it calls this: txn/transaction-db.ts.)
    */
-  write(batch: WriteBatch, options: WriteOptions | undefined, checkLocks = true): void {
+  write(batch: WriteBatch, options: WriteOptions | undefined): void {
     if (!(batch instanceof WriteBatch))
       throw new TypeError("write() takes a WriteBatch or a WriteBatchWithIndex");
-    const locks = this.locks;
-    if (checkLocks && locks !== undefined && locks.size > 0 && batch.count > 0) {
-      this.lockedKeyCheck.locks = locks;
-      WriteBatch.iterate(batch.seal(0), this.lockedKeyCheck, undefined, 0, true);
-    }
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
     const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
@@ -215,17 +179,13 @@ export class WriteLoop {
     throw ShaleError.invalidArgument(`the batch names column family ${id}, which is not open`);
   }
 
-  /**
-   * One operation on family `cf`: put, delete, merge or deleteRange. `checkLocks`: false for
-   * a transaction's commit (its own locks are held).
-   */
+  /** One operation on family `cf`: put, delete, merge or deleteRange. */
   writeOne(
     cf: ColumnFamilyData,
     kind: ValueKind,
     key: Uint8Array,
     value: Uint8Array,
     options: WriteOptions | undefined,
-    checkLocks = true,
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
@@ -233,11 +193,6 @@ export class WriteLoop {
     if (Atomics.load(this.finished, 0) !== 0) this.host.takeFinished();
     this.status.checkWritable();
     if (cf.dropped) throw cf.droppedError();
-    const locks = this.locks;
-    if (checkLocks && locks !== undefined && locks.size > 0 && kind !== ValueKind.RangeDeletion) {
-      const holder = locks.holder(lockKey(cf.id, key));
-      if (holder !== undefined) throw lockedKeyError(holder.id);
-    }
     if (cf.stalled) cf.delayWrite(key.length + value.length);
     const seq = this.lastSeq + 1;
     const batch = this.scratch.clear();

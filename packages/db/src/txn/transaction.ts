@@ -176,6 +176,25 @@ export abstract class Transaction {
   /** Writes the transaction's batch atomically, or throws and writes nothing. */
   abstract commit(options?: WriteOptions): void;
 
+  /**
+   * Not supported: `NotSupported`, as RocksDB's transactions have no DeleteRange (its
+   * TransactionDB and OptimisticTransactionDB refuse `DeleteRange`, and its
+   * WriteBatchWithIndex too): a range can be neither conflict-checked nor locked key by key.
+   * Delete the keys one by one in the transaction (an iterator finds them), or call
+   * `db.deleteRange` outside it (on a TransactionDB it waits for the locks of the keys in
+   * the range).
+   */
+  deleteRange(
+    _start: Uint8Array | string,
+    _end: Uint8Array | string,
+    _family?: TransactionFamily,
+  ): never {
+    this.checkActive();
+    throw ShaleError.notSupported(
+      "deleteRange is not supported in a transaction (as in RocksDB): delete the keys one by one, or call db.deleteRange outside the transaction",
+    );
+  }
+
   /** The snapshot taken at begin (`{ snapshot: true }`), or undefined. Released at the end. */
   getSnapshot(): Snapshot | undefined {
     this.checkActive();
