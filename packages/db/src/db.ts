@@ -175,6 +175,7 @@ export class DB extends ColumnFamilyMethods {
     return {
       mem: cf.mem,
       imm: cf.flushes.imm,
+      history: cf.flushes.history,
       comparator: cf.icmp.user,
       memCreatedSeq: cf.memCreatedSeq,
     };
@@ -475,7 +476,7 @@ export class DB extends ColumnFamilyMethods {
       await new Promise((resolve) => setTimeout(resolve, 2));
     this.versions.dropFamily(cf.versions);
     this.families.delete(cf.id);
-    retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm);
+    retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm, cf.flushes.history);
     this.rewriteOptions();
   }
 
@@ -716,7 +717,8 @@ export class DB extends ColumnFamilyMethods {
     try {
       // Running flushes finish (and are installed) before the MANIFEST closes.
       await this.executor.close();
-      for (const f of this.families.values()) retireMemtables(f.chunkPool, f.mem, f.flushes.imm);
+      for (const f of this.families.values())
+        retireMemtables(f.chunkPool, f.mem, f.flushes.imm, f.flushes.history);
     } catch (e) {
       closeError ??= e;
     }

@@ -82,6 +82,13 @@ export interface FlushHost {
   removeFiles(paths: string[]): void;
   /** The live snapshots' seqs (a flush keeps what they see). */
   snapshotSeqs(): number[];
+  /**
+   * Bytes of memtables to keep after they are flushed (RocksDB's
+   * max_write_buffer_size_to_maintain; 0: none), for transactions' conflict checks.
+   */
+  readonly maxWriteBufferSizeToMaintain: number;
+  /** The mutable memtable's memory (bytes). */
+  mutableMemoryUsage(): number;
 }
 
 interface Waiter {
@@ -94,6 +101,12 @@ const LOG_FILE = /^(\d+)\.log$/;
 export class FlushScheduler {
   /** Immutable memtables, newest first. Read it; only this class changes it. */
   readonly imm: ImmutableMemTable[];
+  /**
+   * Flushed memtables kept for conflict checks (RocksDB's memtable history,
+   * `maxWriteBufferSizeToMaintain`), newest first; reads never see them. Only this class
+   * changes it.
+   */
+  readonly history: ImmutableMemTable[] = [];
   private readonly host: FlushHost;
   /** The immutable memtable being flushed, if any. */
   private flushing: ImmutableMemTable | undefined;
@@ -124,7 +137,25 @@ export class FlushScheduler {
   /** Queues a sealed memtable whose data is in WAL `logNumber` and later ones. */
   add(mem: MemTable, logNumber: number): void {
     this.imm.unshift({ mem, logNumber });
+    if (this.history.length > 0) this.trimHistory();
     this.maybeSchedule();
+  }
+
+  /**
+   * Drops the oldest kept flushed memtables while the memtables without it (mutable,
+   * immutable, the rest of the history) still take `maxWriteBufferSizeToMaintain` bytes
+   * (RocksDB's MemTableList::TrimHistory).
+   */
+  private trimHistory(): void {
+    const history = this.history;
+    const limit = this.host.maxWriteBufferSizeToMaintain;
+    let usage = this.host.mutableMemoryUsage();
+    for (const m of this.imm) usage += m.mem.approximateMemoryUsage();
+    for (let i = 0; i < history.length - 1; i++) usage += history[i]!.mem.approximateMemoryUsage();
+    while (history.length > 0 && usage >= limit) {
+      history.pop()!.mem.unref();
+      if (history.length > 0) usage -= history[history.length - 1]!.mem.approximateMemoryUsage();
+    }
   }
 
   /** Memtable bytes per ms the last flush took (0 before the first): the write throttle's rate. */
@@ -202,9 +233,13 @@ export class FlushScheduler {
     if (i >= 0) {
       this.imm.splice(i, 1);
       this.recovered.delete(target);
-      // Reads no longer see it and the flush job replied: the database's reference goes, and
-      // with the iterators' the chunks are reused (write/chunk-pool.ts).
-      target.mem.unref();
+      // Reads no longer see it and the flush job replied: the database's reference goes
+      // (unless it is kept for conflict checks until trimmed), and with the iterators' the
+      // chunks are reused (write/chunk-pool.ts).
+      if (host.maxWriteBufferSizeToMaintain > 0) {
+        this.history.unshift(target);
+        this.trimHistory();
+      } else target.mem.unref();
     }
     let t0 = tracingPauses ? pauseStart() : 0;
     // Not a WAL another column family still needs.

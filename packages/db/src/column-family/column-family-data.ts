@@ -212,6 +212,8 @@ export class ColumnFamilyData {
           releaseBelow: (n) => host.wal.releaseBelow(n),
         },
         minLogToKeep: () => host.minLogToKeep(),
+        maxWriteBufferSizeToMaintain: options.maxWriteBufferSizeToMaintain,
+        mutableMemoryUsage: () => cf.mem.approximateMemoryUsage(),
         failed,
         closing: () => status.closed || this.dropped,
         backgroundFailed: (e) => status.failBackground(e),

@@ -533,6 +533,7 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
   return {
     write_buffer_size: options.writeBufferSize,
     max_write_buffer_number: options.maxWriteBufferNumber,
+    max_write_buffer_size_to_maintain: options.maxWriteBufferSizeToMaintain,
     num_levels: NUM_LEVELS,
     level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
     level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
