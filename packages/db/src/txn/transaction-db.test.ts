@@ -113,6 +113,21 @@ describe("TransactionDB plain writes", () => {
     expect(str(db.get("w"))).toBe("1");
   });
 
+  it("a waiting write keeps its own copy of the key and value arrays", async () => {
+    const db = await newDB({ defaultLockTimeoutMs: -1 });
+    const t = db.beginTransaction();
+    await t.put("k", "txn");
+    const key = new TextEncoder().encode("k");
+    const value = new TextEncoder().encode("plain");
+    const p = db.put(key, value);
+    key[0] = 0x78; // "x"
+    value.fill(0x30);
+    t.commit();
+    await p;
+    expect(str(db.get("k"))).toBe("plain");
+    expect(db.get("x")).toBeUndefined();
+  });
+
   it("times out with TimedOut after defaultLockTimeoutMs, writing nothing", async () => {
     const db = await newDB({ lockTimeoutMs: -1, defaultLockTimeoutMs: 20 });
     const t = db.beginTransaction();

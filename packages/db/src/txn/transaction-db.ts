@@ -126,6 +126,7 @@ interface SyncWrites {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
+const EMPTY = new Uint8Array(0);
 
 /** A plain write as the lock manager sees it (id 0: "a plain write" in messages). */
 class PlainWriter implements LockOwner {
@@ -172,27 +173,34 @@ export function installLockingWrites(
   };
 
   /** One key: written now unless a transaction holds its lock. */
-  const writeKey = (key: Uint8Array | string, write: (k: Uint8Array) => void): Promise<void> => {
+  /**
+   * One key: written now unless a transaction holds its lock; then `value` (if bytes) and
+   * the key are copied, so the caller may reuse its arrays while the write waits.
+   */
+  const writeKey = (
+    key: Uint8Array | string,
+    value: Uint8Array | string,
+    write: (k: Uint8Array, v: Uint8Array | string) => void,
+  ): Promise<void> => {
     let k: Uint8Array;
+    let v: Uint8Array | string;
     try {
       k = toBytes(key, "key");
+      v = typeof value === "string" ? value : toBytes(value, "value");
     } catch (e) {
       return Promise.reject(e);
     }
-    if (locks.size === 0) return now(() => write(k));
+    if (locks.size === 0) return now(() => write(k, v));
     const name = lockKey(familyId, k);
-    if (locks.holder(name) === undefined) return now(() => write(k));
-    const copy = k.slice();
-    return lockAndWrite(host, [name], undefined, () => write(copy));
+    if (locks.holder(name) === undefined) return now(() => write(k, v));
+    const kc = k.slice();
+    const vc = typeof v === "string" ? v : v.slice();
+    return lockAndWrite(host, [name], undefined, () => write(kc, vc));
   };
 
-  self.put = (key, value, options) =>
-    writeKey(key, (k) => put(k, typeof value === "string" ? value : value.slice(), options));
-  self.delete = (key, options) => writeKey(key, (k) => del(k, options));
-  self.merge = (key, operand, options) =>
-    writeKey(key, (k) =>
-      merge(k, typeof operand === "string" ? operand : operand.slice(), options),
-    );
+  self.put = (key, value, options) => writeKey(key, value, (k, v) => put(k, v, options));
+  self.delete = (key, options) => writeKey(key, EMPTY, (k) => del(k, options));
+  self.merge = (key, operand, options) => writeKey(key, operand, (k, v) => merge(k, v, options));
   self.deleteRange = (start, end, options) => {
     let s: Uint8Array;
     let e: Uint8Array;
