@@ -112,6 +112,7 @@ import { LockManager } from "./txn/lock-manager.js";
 import {
   OptimisticTransaction,
   PessimisticTransaction,
+  restorePrepared,
   type Transaction,
   type TransactionHost,
 } from "./txn/transaction.js";
@@ -120,6 +121,7 @@ import {
   type LockingWriteHost,
   type TransactionDB,
 } from "./txn/transaction-db.js";
+import { PreparedLogs, unflushedMemtables } from "./txn/two-phase.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { FamilyVersions, Version, VersionSet } from "./version/version-set.js";
 import { retireMemtables } from "./write/chunk-pool.js";
@@ -180,6 +182,8 @@ export class DB extends ColumnFamilyMethods {
       memCreatedSeq: cf.memCreatedSeq,
     };
   };
+  /** The WALs two-phase commit needs kept (txn/two-phase.ts). */
+  private readonly preparedLogs = new PreparedLogs();
   /** A finished transaction's batch, kept for the next transaction. */
   private spareTxnBatch: WriteBatchWithIndex | undefined;
 
@@ -226,8 +230,12 @@ export class DB extends ColumnFamilyMethods {
       minLogToKeep: () => {
         let min = wal.number;
         for (const f of families!.values()) if (f.oldestLogNeeded < min) min = f.oldestLogNeeded;
+        const prepared = this?.preparedLogs;
+        if (prepared?.used)
+          min = Math.min(min, prepared.minLog(unflushedMemtables(families!.values())));
         return min;
       },
+      twoPhaseMinLog: () => (this?.preparedLogs.used ? host.minLogToKeep() : undefined),
     };
     const own = state.families.get(0)?.options ?? options;
     const cf = new ColumnFamilyData(
@@ -307,6 +315,7 @@ export class DB extends ColumnFamilyMethods {
     };
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
     for (const family of this.families.values()) family.start();
+    restorePrepared(this.preparedLogs, state, this.versions, () => this.transactionHost());
   }
 
   /**
@@ -623,6 +632,21 @@ export class DB extends ColumnFamilyMethods {
     });
   }
 
+  /**
+   * The prepared transactions (two-phase commit) not decided yet: those prepared since the
+   * open, and those recovery found (RocksDB's GetAllPreparedTransactions). Commit or roll
+   * back each.
+   */
+  getPreparedTransactions(): Transaction[] {
+    return [...this.transactionHost().names.values()].filter((t) => t.isPrepared);
+  }
+
+  /** The transaction named `name` (`setName`) not ended yet, or undefined. */
+  getTransactionByName(name: string): Transaction | undefined {
+    if (typeof name !== "string") throw new TypeError("the transaction name must be a string");
+    return this.transactionHost().names.get(name);
+  }
+
   /** @internal what transactions use of the database. */
   transactionHost(): TransactionHost {
     if (this.txnHostCache !== undefined) return this.txnHostCache;
@@ -661,6 +685,23 @@ export class DB extends ColumnFamilyMethods {
       },
       returnBatch: (batch) => {
         this.spareTxnBatch = batch;
+      },
+      names: new Map(),
+      preparedLogs: this.preparedLogs,
+      appendToWal: (record, options) => {
+        this.writes.appendToWal(record, options);
+        return this.writes.walNumber;
+      },
+      commitPrepared: (batch, walRecord, options) => {
+        const mems = [this.cf.mem];
+        for (const h of batch.families ?? []) mems.push(this.familyOf(h).mem);
+        this.writes.write(batch, options, walRecord);
+        return mems;
+      },
+      familyHandle: (id) => {
+        const cf = this.families.get(id);
+        if (cf === undefined) throw ShaleError.invalidArgument(`no column family ${id}`);
+        return this.handleOf(cf);
       },
     };
     this.txnHostCache = host;

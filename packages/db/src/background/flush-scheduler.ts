@@ -89,6 +89,11 @@ export interface FlushHost {
   readonly maxWriteBufferSizeToMaintain: number;
   /** The mutable memtable's memory (bytes). */
   mutableMemoryUsage(): number;
+  /**
+   * While two-phase commit is in use, the oldest WAL still needed (recorded in the flush's
+   * edit as MinLogNumberToKeep, txn/two-phase.ts); undefined otherwise.
+   */
+  twoPhaseMinLog(): number | undefined;
 }
 
 interface Waiter {
@@ -228,6 +233,8 @@ export class FlushScheduler {
         : host.wal.memtableLogNumber;
     const edit = new VersionEdit();
     edit.logNumber = logNumber;
+    const keep = host.twoPhaseMinLog();
+    if (keep !== undefined) edit.minLogNumberToKeep = Math.min(keep, logNumber);
     if (file !== undefined) edit.addFile(0, file);
     host.versions.logAndApply(edit);
     if (i >= 0) {

@@ -69,6 +69,8 @@ export interface ColumnFamilyHost {
   readonly follower: boolean;
   /** The db-wide WAL retention rule (FlushHost.minLogToKeep). */
   minLogToKeep(): number;
+  /** FlushHost.twoPhaseMinLog. */
+  twoPhaseMinLog(): number | undefined;
   /** Deletes obsolete files (unless the database failed or holds deletions). */
   removeFiles(paths: string[]): void;
 }
@@ -212,6 +214,7 @@ export class ColumnFamilyData {
           releaseBelow: (n) => host.wal.releaseBelow(n),
         },
         minLogToKeep: () => host.minLogToKeep(),
+        twoPhaseMinLog: () => host.twoPhaseMinLog(),
         maxWriteBufferSizeToMaintain: options.maxWriteBufferSizeToMaintain,
         mutableMemoryUsage: () => cf.mem.approximateMemoryUsage(),
         failed,

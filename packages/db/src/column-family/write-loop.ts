@@ -82,9 +82,14 @@ export class WriteLoop {
 
   /**
    * Applies a batch atomically: all of it or none of it survives a crash. (A TransactionDB
-   * takes the keys' locks before it calls this: txn/transaction-db.ts.)
+   * takes the keys' locks before it calls this: txn/transaction-db.ts.) `walRecord`: what
+   * the WAL gets instead of the batch, given its seq (a two-phase commit's Commit record).
    */
-  write(batch: WriteBatch, options: WriteOptions | undefined): void {
+  write(
+    batch: WriteBatch,
+    options: WriteOptions | undefined,
+    walRecord?: (seq: number) => Uint8Array,
+  ): void {
     if (!(batch instanceof WriteBatch))
       throw new TypeError("write() takes a WriteBatch or a WriteBatchWithIndex");
     if (options !== undefined) WRITE_OPTIONS.check(options);
@@ -95,7 +100,7 @@ export class WriteLoop {
     const count = batch.count;
     if (count === 0) return;
     if (batch.families !== undefined) {
-      this.writeFamilies(batch, options, t0);
+      this.writeFamilies(batch, options, t0, walRecord);
       return;
     }
     const cf = this.cf;
@@ -113,7 +118,7 @@ export class WriteLoop {
     }
     const seq = this.lastSeq + 1;
     const rep = batch.seal(seq);
-    this.wal.append(rep, count, options);
+    this.wal.append(walRecord === undefined ? rep : walRecord(seq), count, options);
     const inserter = this.inserter;
     inserter.mem = cf.mem;
     inserter.seq = seq;
@@ -126,7 +131,12 @@ export class WriteLoop {
    * database's and live, its stalls, its merge operator), then ONE WAL record, then each
    * record goes to its family's memtable.
    */
-  private writeFamilies(batch: WriteBatch, options: WriteOptions | undefined, t0: number): void {
+  private writeFamilies(
+    batch: WriteBatch,
+    options: WriteOptions | undefined,
+    t0: number,
+    walRecord: ((seq: number) => Uint8Array) | undefined,
+  ): void {
     const touched = new Set<ColumnFamilyData>([this.cf]);
     for (const h of batch.families!) touched.add(this.host.familyOf(h));
     const inserter = this.familyInserter;
@@ -156,7 +166,7 @@ export class WriteLoop {
       0,
       true,
     );
-    this.wal.append(rep, count, options);
+    this.wal.append(walRecord === undefined ? rep : walRecord(seq), count, options);
     inserter.seq = seq;
     WriteBatch.iterate(rep, inserter, undefined, 0, true);
     if (this.cf.chunkPool.hasPending) this.cf.chunkPool.promote();
@@ -177,6 +187,22 @@ export class WriteLoop {
   private familyById(touched: Set<ColumnFamilyData>, id: number): ColumnFamilyData {
     for (const cf of touched) if (cf.id === id) return cf;
     throw ShaleError.invalidArgument(`the batch names column family ${id}, which is not open`);
+  }
+
+  /**
+   * Appends `record` to the WAL only (no memtable, no sequence number): a two-phase commit's
+   * prepare or rollback record (txn/two-phase.ts).
+   */
+  appendToWal(record: Uint8Array, options: WriteOptions | undefined): void {
+    if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (Atomics.load(this.finished, 0) !== 0) this.host.takeFinished();
+    this.status.checkWritable();
+    this.wal.append(record, 0, options);
+  }
+
+  /** The number of the WAL written now. */
+  get walNumber(): number {
+    return this.wal.number;
   }
 
   /** One operation on family `cf`: put, delete, merge or deleteRange. */

@@ -76,6 +76,7 @@ import { WAL_DECOMPRESSOR, walCompressor } from "../core/wal-codecs.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { Follower } from "../secondary/follower.js";
 import { SecondaryPins } from "../secondary/primary-pins.js";
+import { PreparedReplay, prepareRecord, type RecoveredPrepared } from "../txn/two-phase.js";
 import { checkLiveTables } from "../version/paranoid-checks.js";
 import { NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
 import { type FamilyVersions, VersionSet } from "../version/version-set.js";
@@ -124,6 +125,13 @@ export interface RecoveredState {
   identity: TableIdentity;
   /** Read-only and secondary opens: what follows the primary (secondary/follower.ts). */
   follower?: Follower;
+  /**
+   * A TransactionDB's prepared transactions the WALs left undecided (their prepare records
+   * written again into the new WAL, `logNumber`).
+   */
+  prepared?: RecoveredPrepared[];
+  /** Per replayed memtable: the oldest WAL of a prepare whose commit it holds ops of. */
+  prepLogRefs?: Map<MemTable, number>;
 }
 
 /** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
@@ -269,6 +277,10 @@ export function recover(
     }
     let lastSeq = versions.lastSequence;
     const inserter = new FamilyInserter();
+    // A TransactionDB replays two-phase commits (txn/two-phase.ts); elsewhere a prepare
+    // marker is NotSupported (as RocksDB without allow_2pc).
+    const replay = options.transactionDB !== undefined ? new PreparedReplay(inserter) : undefined;
+    const handler = replay ?? inserter;
     const drops: RecoveryDrop[] = [];
     const modeName = MODE_NAMES[walMode] ?? String(walMode);
     for (let i = 0; i < logs.length; i++) {
@@ -284,6 +296,7 @@ export function recover(
       // and the next open would replay the flushed records again (a merge operand twice;
       // RocksDB, which filters by log number alone, too).
       inserter.mems.length = 0;
+      if (replay !== undefined) replay.logNumber = number;
       for (const f of versions.families.values()) {
         const r = replays.get(f.id)!;
         if (number < f.logNumber) {
@@ -324,7 +337,8 @@ export function recover(
             seq = WriteBatch.sequence(rec);
             count = WriteBatch.countOf(rec);
             inserter.seq = seq;
-            WriteBatch.iterate(rec, inserter, name, offset, true);
+            if (replay !== undefined) replay.recordSeq = seq;
+            WriteBatch.iterate(rec, handler, name, offset, true);
           } catch (e) {
             if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) {
               drops.push({
@@ -339,6 +353,7 @@ export function recover(
             throw e;
           }
           if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
+          if (replay !== undefined && replay.maxSeq > lastSeq) lastSeq = replay.maxSeq;
         }
       } finally {
         file.close();
@@ -364,6 +379,13 @@ export function recover(
       compressor !== undefined ? { compressor } : {},
     );
     fs.syncDir(dir);
+    // Prepared transactions not decided: their prepare records again, in the new WAL (so
+    // the WALs they were in may go like any other).
+    const prepared = replay === undefined ? [] : [...replay.pending.values()];
+    if (prepared.length > 0) {
+      for (const p of prepared) wal.addRecord(prepareRecord(p.batch, p.name, lastSeq + 1));
+      wal.sync();
+    }
     versions.rollManifest(!options.bestEffortsRecovery);
 
     // What was replayed, oldest first. Kept in memory (its WALs kept: the log number stays
@@ -445,6 +467,8 @@ export function recover(
       writeRefusal,
       drops,
       identity,
+      prepared,
+      prepLogRefs: replay?.memRefs ?? new Map(),
     };
   } catch (e) {
     try {
