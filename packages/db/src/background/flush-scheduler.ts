@@ -261,6 +261,9 @@ export class FlushScheduler {
       const m = LOG_FILE.exec(name);
       if (m !== null && Number(m[1]) < keepFrom) obsolete.push(joinPath(host.dir, name));
     }
+    // Oldest first (names are zero-padded): cut off midway, the WALs left are the newer
+    // ones, never a two-phase prepare without the WAL of its commit (txn/two-phase.ts).
+    obsolete.sort();
     host.removeFiles(obsolete);
     if (tracingPauses) pauseEnd(t0, "obsolete wals");
   }

@@ -244,6 +244,12 @@ export function recover(
     const writeRefusal: ShaleError | undefined = undefined;
 
     const logs: number[] = [];
+    // A TransactionDB reads, for their prepare records only, the WALs below every family's
+    // log number that are still there when the MANIFEST recorded no MinLogNumberToKeep
+    // (RocksDB keeps a prepare's WAL without recording one; txn/two-phase.ts).
+    const familyMinLog = versions.minLogNumberToKeep;
+    const readOlder =
+      options.transactionDB !== undefined && versions.recordedMinLogNumberToKeep === 0;
     for (const name of fs.list(dir)) {
       const parsed = parseFileName(name);
       if (parsed === undefined) continue;
@@ -252,7 +258,7 @@ export function recover(
       // be older than the WALs' data).
       if (
         parsed.type === FileType.Log &&
-        parsed.number >= versions.minLogNumberToKeep &&
+        (parsed.number >= familyMinLog || readOlder) &&
         !options.bestEffortsRecovery
       )
         logs.push(parsed.number);
@@ -358,7 +364,13 @@ export function recover(
       } finally {
         file.close();
       }
-      if (firstDrop !== undefined && walMode !== WalRecoveryMode.SkipAnyCorrupted) {
+      // A WAL below every family's log number is read for prepare records alone: its
+      // damage loses nothing (it stays as it is).
+      if (
+        firstDrop !== undefined &&
+        walMode !== WalRecoveryMode.SkipAnyCorrupted &&
+        number >= familyMinLog
+      ) {
         if (!isLast) {
           throw ShaleError.corruption(
             "damaged records in a WAL that later WALs follow",
@@ -451,7 +463,11 @@ export function recover(
           versions.bestEffortsReport === "" ? line : `${versions.bestEffortsReport}\n${line}`;
       }
     } else {
-      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
+      // A kept memtable holding a commit whose prepare is in an older WAL keeps that WAL.
+      let keepLog = versions.minLogNumberToKeep;
+      if (keep && replay !== undefined)
+        for (const log of replay.memRefs.values()) if (log < keepLog) keepLog = log;
+      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext, keepLog);
     }
     if (versions.bestEffortsReport !== "")
       warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
@@ -629,8 +645,8 @@ function removeObsoleteFiles(
   versions: VersionSet,
   replayed: ReadonlySet<number>,
   recoveredNext: number,
+  minLog: number,
 ): void {
-  const minLog = versions.minLogNumberToKeep;
   const pinned = SecondaryPins.pinned(fs, dir); // files a live secondary reads
   for (const name of fs.list(dir)) {
     const parsed = parseFileName(name);
