@@ -11,13 +11,16 @@
 // the pessimistic mode every 5th transfer is followed by a plain `put` of a random
 // `note<i>` (a TransactionDB's plain write: it waits for the lock of a transaction writing
 // that note; notes are outside the bank's invariants). Each transfer is acknowledged on stdout ("ack <n>") once its commit
-// returned; every 4th commit is synced.
+// returned; every 4th commit is synced. Mode "two-phase" names and prepares each transfer
+// (an await between its prepare and its commit), so a kill leaves prepared transactions.
 import { DB } from "@shale/db";
 
 const [dir, run, mode] = process.argv.slice(2);
 const ACCOUNTS = 20;
 const WORKERS = 8;
-const pessimistic = mode === "pessimistic";
+// "two-phase": pessimistic, and each transfer is named and prepared before its commit.
+const twoPhase = mode === "two-phase";
+const pessimistic = mode === "pessimistic" || twoPhase;
 const db = await DB.open(dir, {
   columnFamilies: {
     vault: { maxWriteBufferSizeToMaintain: 4 << 20 },
@@ -60,6 +63,11 @@ async function worker() {
         await txn.put(`acct${to}`, String(b + amount), familyOf(to));
         await txn.put(`note${from}`, `txn ${run}-${n}`, familyOf(from));
         await txn.put(`log-${run}-${n}`, `${from},${to},${amount}`, ledger);
+        if (twoPhase) {
+          txn.setName(`t-${run}-${n}`);
+          txn.prepare({ sync: n % 4 === 0 });
+          await new Promise((r) => setImmediate(r)); // a kill may find it prepared
+        }
       },
       { retries: 1000, snapshot: true, sync: n % 4 === 0 },
     );

@@ -3,8 +3,11 @@
  * families ("default" and "vault") and whose transfers record themselves in a third
  * ("ledger", with a small write buffer so it flushes and releases WALs often), run by a child
  * process (test-fixtures/crash-txn-cf-writer.mjs) that is killed at a random moment, many
- * times over the same directory, alternating optimistic and pessimistic (`transactionDB`,
- * with plain writes waiting for locks) writers. After each reopen:
+ * times over the same directory: optimistic and pessimistic (`transactionDB`, with plain
+ * writes waiting for locks) writers, then pessimistic and two-phase (named, prepared, then
+ * committed) ones.
+ * After each reopen (as a TransactionDB; the prepared transfers a kill left are committed
+ * first — each must come back whole):
  *
  * - every transfer acknowledged to the writer is there (its ledger entry);
  * - each account's balance, in whichever family it lives, is its start plus exactly the
@@ -12,8 +15,8 @@
  *   family or absent from all of them;
  * - every note a transaction wrote beside its transfer names a transfer in the ledger.
  *
- * Runs against the BUILT package (the child imports "@shale/db" from dist). Rounds: 4 by
- * default, SHALE_STRESS=1 for 40.
+ * Runs against the BUILT package (the child imports "@shale/db" from dist). Rounds: 6 by
+ * default, SHALE_STRESS=1 for 60.
  */
 import { Random } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
@@ -59,7 +62,7 @@ function checkBank(db: DB, vault: ColumnFamilyHandle, ledger: ColumnFamilyHandle
 }
 
 const fixture = fixturePath("crash-txn-cf-writer.mjs");
-const rounds = crashRounds(4, 40);
+const rounds = crashRounds(6, 60);
 const dir = crashTestDir("shale-crash-txn-cf-");
 
 describe("transactions over column families across crashes", () => {
@@ -68,9 +71,20 @@ describe("transactions over column families across crashes", () => {
     async () => {
       const rnd = new Random(20261206);
       let logged = 0;
+      let recovered = 0;
       for (let run = 0; run < rounds; run++) {
         const acked = new Set<number>();
-        const mode = run % 2 === 0 ? "pessimistic" : "optimistic";
+        // Once a WAL holds prepare records only a TransactionDB opens it (as in RocksDB):
+        // the first half alternates optimistic and pessimistic, the second half pessimistic
+        // and two-phase.
+        const mode =
+          run < rounds / 2
+            ? run % 2 === 0
+              ? "pessimistic"
+              : "optimistic"
+            : run % 2 === 0
+              ? "pessimistic"
+              : "two-phase";
         await runAndKill(
           fixture,
           [dir, String(run), mode],
@@ -78,8 +92,16 @@ describe("transactions over column families across crashes", () => {
           undefined,
           (n) => acked.add(n),
         );
-        const db = await DB.open(dir);
+        // A TransactionDB open: prepared transfers come back; each is committed (whole).
+        const db = await DB.open(dir, { transactionDB: {} });
         try {
+          const prepared = db.getPreparedTransactions();
+          if (mode !== "two-phase") expect(prepared).toEqual([]);
+          for (const t of prepared) {
+            expect(t.name).toMatch(new RegExp(`^t-${run}-\\d+$`));
+            t.commit();
+            recovered++;
+          }
           expect(db.listColumnFamilies()).toEqual(["default", "vault", "ledger"]);
           const vault = db.columnFamily("vault");
           const ledger = db.columnFamily("ledger");
@@ -92,7 +114,7 @@ describe("transactions over column families across crashes", () => {
           await db.close();
         }
       }
-      expect(logged).toBeGreaterThan(0);
+      expect(logged, `${recovered} prepared transfers recovered and committed`).toBeGreaterThan(0);
     },
     60_000 + rounds * 6_000,
   );
