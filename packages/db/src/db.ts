@@ -119,7 +119,7 @@ import {
 import {
   installLockingWrites,
   type LockingWriteHost,
-  type TransactionDB,
+  type TransactionDBOf,
 } from "./txn/transaction-db.js";
 import { PreparedLogs, unflushedMemtables } from "./txn/two-phase.js";
 import { listColumnFamilies } from "./version/list-families.js";
@@ -131,6 +131,13 @@ import { ActiveWal } from "./write/write-path.js";
 
 export type { PinnedVersion } from "./column-family/family-methods.js";
 export type { ImmutableMemTable } from "./write/immutable-memtable.js";
+
+/**
+ * A database opened with `transactionDB` (what `DB.open` returns then): a `DB` whose plain
+ * writes wait for the locks of pessimistic transactions and so return promises
+ * (txn/transaction-db.ts).
+ */
+export type TransactionDB = TransactionDBOf<DB>;
 
 export class DB extends ColumnFamilyMethods {
   readonly dir: string;

@@ -35,7 +35,7 @@ export type {
   TransactionOptions,
 } from "./core/transaction-options.js";
 export type { ImmutableMemTable, PinnedVersion } from "./db.js";
-export { DB } from "./db.js";
+export { DB, type TransactionDB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";
 export {
@@ -74,7 +74,7 @@ export {
 export type {
   LockingWriteMethods,
   TransactionColumnFamilyHandle,
-  TransactionDB,
+  TransactionDBMethods,
 } from "./txn/transaction-db.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";

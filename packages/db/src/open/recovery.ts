@@ -76,11 +76,15 @@ import { WAL_DECOMPRESSOR, walCompressor } from "../core/wal-codecs.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { Follower } from "../secondary/follower.js";
 import { SecondaryPins } from "../secondary/primary-pins.js";
-import { PreparedReplay, prepareRecord, type RecoveredPrepared } from "../txn/two-phase.js";
 import { checkLiveTables } from "../version/paranoid-checks.js";
 import { NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
 import { type FamilyVersions, VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import {
+  PreparedReplay,
+  prepareRecord,
+  type RecoveredPrepared,
+} from "../write/two-phase-records.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { FamilyInserter } from "../write/write-path.js";
 

@@ -33,7 +33,10 @@ const ACCOUNTS = 20;
 const dec = new TextDecoder();
 
 /** Checks the invariants; returns the number of transfers in the ledger. */
-function checkBank(db: DB, vault: ColumnFamilyHandle, ledger: ColumnFamilyHandle): number {
+/** What the check reads of the database or a family (a TransactionDB's handles are not DB-typed). */
+type Store = Pick<ColumnFamilyHandle, "get" | "iterator">;
+
+function checkBank(db: Store, vault: Store, ledger: Store): number {
   const balance = new Array<number>(ACCOUNTS).fill(1000);
   const logged = new Set<string>();
   for (const [k, v] of ledger.iterator({ gte: "log-", lt: "log." })) {

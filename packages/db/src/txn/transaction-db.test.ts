@@ -8,10 +8,10 @@
 import { isShaleError, MemoryFileSystem } from "@shale/base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TransactionDBOptions } from "../core/transaction-options.js";
+import type { TransactionDB } from "../db.js";
 import { DB } from "../db.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { WriteBatchWithIndex } from "../write/write-batch-with-index.js";
-import type { TransactionDB } from "./transaction-db.js";
 
 const dec = new TextDecoder();
 const str = (b: Uint8Array | undefined) => (b === undefined ? undefined : dec.decode(b));

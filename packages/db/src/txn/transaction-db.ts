@@ -39,7 +39,6 @@ import { type Comparator, toBytes, ValueKind } from "@shale/base";
 import type { ColumnFamilyHandle } from "../column-family/handle.js";
 import type { ClearOptions, WriteOptions } from "../core/call-options.js";
 import type { ColumnFamilyOptions, IteratorOptions } from "../core/options.js";
-import type { DB } from "../db.js";
 import type { DBIterator } from "../iterator/db-iterator.js";
 import { clearRange } from "../ops/clear.js";
 import { type BatchFamily, WriteBatch } from "../write/write-batch.js";
@@ -81,13 +80,8 @@ export interface TransactionColumnFamilyHandle
   extends Omit<ColumnFamilyHandle, LockingWrites>,
     LockingWriteMethods {}
 
-/**
- * A database opened with `transactionDB` (what `DB.open` returns then): a `DB` whose plain
- * writes wait for the locks of pessimistic transactions and so return promises.
- */
-export interface TransactionDB
-  extends Omit<DB, LockingWrites | "write" | "columnFamily" | "createColumnFamily" | "iterators">,
-    LockingWriteMethods {
+/** The members of a TransactionDB that differ from a DB's. */
+export interface TransactionDBMethods extends LockingWriteMethods {
   /** Writes `batch` atomically once none of its keys is locked by a transaction. */
   write(batch: WriteBatch | WriteBatchWithIndex, options?: WriteOptions): Promise<void>;
   /** The handle of column family `name` (see DB.columnFamily). */
@@ -103,6 +97,12 @@ export interface TransactionDB
     readOptions?: IteratorOptions,
   ): DBIterator[];
 }
+
+/**
+ * `D` (the DB class, db.ts: `TransactionDB = TransactionDBOf<DB>`) with the members of a
+ * TransactionDB: what `DB.open` returns with the `transactionDB` option.
+ */
+export type TransactionDBOf<D> = Omit<D, keyof TransactionDBMethods> & TransactionDBMethods;
 
 /** What the locking writes need of the database. */
 export interface LockingWriteHost {

@@ -37,6 +37,12 @@ import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import type { IteratorOptions, ReadOptions } from "../core/options.js";
 import type { Snapshot } from "../core/snapshot.js";
 import type { BaseDeltaIterator } from "../write/base-delta-iterator.js";
+import {
+  MAX_NAME_BYTES,
+  markerRecord,
+  prepareRecord,
+  type RecoveredPrepared,
+} from "../write/two-phase-records.js";
 import { type BatchFamily, BatchMarker, WriteBatch } from "../write/write-batch.js";
 import {
   type BatchReadDB,
@@ -45,13 +51,7 @@ import {
 } from "../write/write-batch-with-index.js";
 import { CONFLICT, NO_CONFLICT } from "./conflict-check.js";
 import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
-import {
-  MAX_NAME_BYTES,
-  markerRecord,
-  type PreparedLogs,
-  prepareRecord,
-  type RecoveredPrepared,
-} from "./two-phase.js";
+import type { PreparedLogs } from "./two-phase.js";
 
 const EMPTY = new Uint8Array(0);
 

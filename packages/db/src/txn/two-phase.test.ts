@@ -8,8 +8,8 @@
 import { isShaleError, MemoryFileSystem } from "@shale/base";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
+import { markerRecord, prepareRecord } from "../write/two-phase-records.js";
 import { WriteBatch } from "../write/write-batch.js";
-import { markerRecord, prepareRecord } from "./two-phase.js";
 
 const dec = new TextDecoder();
 const str = (b: Uint8Array | undefined) => (b === undefined ? undefined : dec.decode(b));
