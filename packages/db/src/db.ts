@@ -242,7 +242,7 @@ export class DB extends ColumnFamilyMethods {
           min = Math.min(min, prepared.minLog(unflushedMemtables(families!.values())));
         return min;
       },
-      twoPhaseMinLog: () => (this?.preparedLogs.used ? host.minLogToKeep() : undefined),
+      twoPhaseMinLog: () => (this?.preparedLogs?.used ? host.minLogToKeep() : undefined),
     };
     const own = state.families.get(0)?.options ?? options;
     const cf = new ColumnFamilyData(
