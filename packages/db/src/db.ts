@@ -62,7 +62,11 @@ import {
 } from "./core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "./core/pause-trace.js";
 import type { Snapshot } from "./core/snapshot.js";
-import type { RunTransactionOptions, TransactionOptions } from "./core/transaction-options.js";
+import type {
+  RunTransactionOptions,
+  TransactionDBOptions,
+  TransactionOptions,
+} from "./core/transaction-options.js";
 import { loadCodecs } from "./core/wal-codecs.js";
 import type { DBIterator } from "./iterator/index.js";
 import { assembleParts } from "./open/assemble.js";
@@ -83,7 +87,8 @@ import type { CatchUpResult, DbRole, Follower } from "./secondary/follower.js";
 import { openFollower } from "./secondary/open-follower.js";
 import { resolveSecondaryOptions, type SecondaryOptions } from "./secondary/secondary-options.js";
 import { DbTransactions } from "./txn/db-transactions.js";
-import type { Transaction, TransactionHost } from "./txn/transaction.js";
+import { restorePrepared, type Transaction, type TransactionHost } from "./txn/transaction.js";
+import type { TransactionDBOf } from "./txn/transaction-db.js";
 import { listColumnFamilies } from "./version/list-families.js";
 import type { Version, VersionSet } from "./version/version-set.js";
 import type { WriteBatch } from "./write/write-batch.js";
@@ -91,6 +96,13 @@ import { WriteBatchWithIndex } from "./write/write-batch-with-index.js";
 
 export type { PinnedVersion } from "./column-family/family-methods.js";
 export type { ImmutableMemTable } from "./write/immutable-memtable.js";
+
+/**
+ * A database opened with `transactionDB` (what `DB.open` returns then): a `DB` whose plain
+ * writes wait for the locks of pessimistic transactions and so return promises
+ * (txn/transaction-db.ts).
+ */
+export type TransactionDB = TransactionDBOf<DB>;
 
 export class DB extends ColumnFamilyMethods {
   readonly dir: string;
@@ -138,12 +150,14 @@ export class DB extends ColumnFamilyMethods {
         writes: this.writes,
         status: this.status,
         defaultFamily: this.cf,
+        preparedLogs: parts.preparedLogs,
         snapshot: () => this.snapshot(),
         checkWritable: () => this.checkWritable(),
       },
       options.transactionDB,
     );
-    this.writes.locks = this.txns.locks;
+    this.txns.installLockingWrites(this, 0, undefined);
+    families.onHandle = (h, cf) => this.txns.installLockingWrites(h, cf.id, h);
     this.closing = {
       ...shared,
       families,
@@ -154,6 +168,7 @@ export class DB extends ColumnFamilyMethods {
     };
     // The memtables a WAL replay left (avoidFlushDuringRecovery) go to the background flush.
     for (const family of families.values()) family.start();
+    restorePrepared(parts.preparedLogs, state, shared.versions, () => this.transactionHost());
   }
 
   /**
@@ -174,8 +189,17 @@ export class DB extends ColumnFamilyMethods {
     if (tracingPauses) pauseEnd(t0, "take finished jobs");
   }
 
-  /** Opens (creating if allowed) the database in `dir`. See DbOptions for the options. */
-  static async open(dir: string, options?: DbOptions): Promise<DB> {
+  /**
+   * Opens (creating if allowed) the database in `dir`. See DbOptions for the options. With
+   * `transactionDB` the database is a TransactionDB: its plain writes wait for the locks of
+   * pessimistic transactions and return promises (txn/transaction-db.ts).
+   */
+  static open(
+    dir: string,
+    options: DbOptions & { transactionDB: TransactionDBOptions },
+  ): Promise<TransactionDB>;
+  static open(dir: string, options?: DbOptions): Promise<DB>;
+  static async open(dir: string, options?: DbOptions): Promise<DB | TransactionDB> {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
     const resolved = resolveOptions(options);
@@ -319,6 +343,21 @@ export class DB extends ColumnFamilyMethods {
     options?: RunTransactionOptions,
   ): Promise<T> {
     return this.txns.run(fn, options);
+  }
+
+  /**
+   * The prepared transactions (two-phase commit) not decided yet: those prepared since the
+   * open, and those recovery found (RocksDB's GetAllPreparedTransactions). Commit or roll
+   * back each.
+   */
+  getPreparedTransactions(): Transaction[] {
+    return [...this.transactionHost().names.values()].filter((t) => t.isPrepared);
+  }
+
+  /** The transaction named `name` (`setName`) not ended yet, or undefined. */
+  getTransactionByName(name: string): Transaction | undefined {
+    if (typeof name !== "string") throw new TypeError("the transaction name must be a string");
+    return this.transactionHost().names.get(name);
   }
 
   /** @internal what transactions use of the database. */

@@ -35,7 +35,7 @@ export type {
   TransactionDBOptions,
   TransactionOptions,
 } from "./core/transaction-options.js";
-export { DB } from "./db.js";
+export { DB, type TransactionDB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";
 export {
@@ -71,6 +71,11 @@ export {
   Transaction,
   type TransactionFamily,
 } from "./txn/transaction.js";
+export type {
+  LockingWriteMethods,
+  TransactionColumnFamilyHandle,
+  TransactionDBMethods,
+} from "./txn/transaction-db.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";
 export { WriteBatch } from "./write/write-batch.js";
 export {

@@ -16,13 +16,20 @@
  * fault-injecting file system) are in `shale/testing`; the background worker, for
  * bundlers, is `shale/worker`.
  */
-import { DB, type DbOptions } from "@shale/db";
+import { DB, type DbOptions, type TransactionDB, type TransactionDBOptions } from "@shale/db";
 
 /**
  * Opens (creating if missing) the database in `dir`; `{ readOnly: true }` opens it read-only
- * beside a writer in another process (see @shale/db's README, "More than one process").
+ * beside a writer in another process (see @shale/db's README, "More than one process");
+ * `{ transactionDB: {...} }` opens a TransactionDB, whose plain writes wait for the locks of
+ * pessimistic transactions and return promises.
  */
-export function open(dir: string, options?: DbOptions): Promise<DB> {
+export function open(
+  dir: string,
+  options: DbOptions & { transactionDB: TransactionDBOptions },
+): Promise<TransactionDB>;
+export function open(dir: string, options?: DbOptions): Promise<DB>;
+export function open(dir: string, options?: DbOptions): Promise<DB | TransactionDB> {
   return DB.open(dir, options);
 }
 
@@ -85,6 +92,7 @@ export {
   type LiveFiles,
   type LiveTable,
   type LiveWal,
+  type LockingWriteMethods,
   type MergeOperator,
   maxOperator,
   OptimisticTransaction,
@@ -102,6 +110,8 @@ export {
   Snapshot,
   stringAppendOperator,
   Transaction,
+  type TransactionColumnFamilyHandle,
+  type TransactionDB,
   type TransactionDBOptions,
   type TransactionFamily,
   type TransactionOptions,

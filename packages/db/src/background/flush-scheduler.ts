@@ -92,6 +92,18 @@ export interface FlushHost {
    * together (column-family/atomic-flush.ts); this scheduler then starts no flush of its own.
    */
   readonly atomic?: { maybeSchedule(): void } | undefined;
+  /**
+   * Bytes of memtables to keep after they are flushed (RocksDB's
+   * max_write_buffer_size_to_maintain; 0: none), for transactions' conflict checks.
+   */
+  readonly maxWriteBufferSizeToMaintain: number;
+  /** The mutable memtable's memory (bytes). */
+  mutableMemoryUsage(): number;
+  /**
+   * While two-phase commit is in use, the oldest WAL still needed (recorded in the flush's
+   * edit as MinLogNumberToKeep, txn/two-phase.ts); undefined otherwise.
+   */
+  twoPhaseMinLog(): number | undefined;
 }
 
 /** A flush job's answer: the table, or undefined when the memtable left nothing to write. */
@@ -107,6 +119,12 @@ const LOG_FILE = /^(\d+)\.log$/;
 export class FlushScheduler {
   /** Immutable memtables, newest first. Read it; only this class changes it. */
   readonly imm: ImmutableMemTable[];
+  /**
+   * Flushed memtables kept for conflict checks (RocksDB's memtable history,
+   * `maxWriteBufferSizeToMaintain`), newest first; reads never see them. Only this class
+   * changes it.
+   */
+  readonly history: ImmutableMemTable[] = [];
   private readonly host: FlushHost;
   /** Flush jobs of this family running, or finished and not yet installed. */
   private running = 0;
@@ -140,7 +158,25 @@ export class FlushScheduler {
   /** Queues a sealed memtable whose data is in WAL `logNumber` and later ones. */
   add(mem: MemTable, logNumber: number): void {
     this.imm.unshift({ mem, logNumber });
+    if (this.history.length > 0) this.trimHistory();
     this.maybeSchedule();
+  }
+
+  /**
+   * Drops the oldest kept flushed memtables while the memtables without it (mutable,
+   * immutable, the rest of the history) still take `maxWriteBufferSizeToMaintain` bytes
+   * (RocksDB's MemTableList::TrimHistory).
+   */
+  private trimHistory(): void {
+    const history = this.history;
+    const limit = this.host.maxWriteBufferSizeToMaintain;
+    let usage = this.host.mutableMemoryUsage();
+    for (const m of this.imm) usage += m.mem.approximateMemoryUsage();
+    for (let i = 0; i < history.length - 1; i++) usage += history[i]!.mem.approximateMemoryUsage();
+    while (history.length > 0 && usage >= limit) {
+      history.pop()!.mem.unref();
+      if (history.length > 0) usage -= history[history.length - 1]!.mem.approximateMemoryUsage();
+    }
   }
 
   /** Memtable bytes per ms the last flush took (0 before the first): the write throttle's rate. */
@@ -239,6 +275,8 @@ export class FlushScheduler {
       remaining.length > 0
         ? remaining[remaining.length - 1]!.logNumber
         : this.host.wal.memtableLogNumber;
+    const keep = this.host.twoPhaseMinLog();
+    if (keep !== undefined) edit.minLogNumberToKeep = Math.min(keep, edit.logNumber);
     for (const f of files) if (f !== undefined) edit.addFile(0, f);
     return edit;
   }
@@ -256,8 +294,8 @@ export class FlushScheduler {
 
   /**
    * @internal After the MANIFEST edit of `targets` is synced and installed: they leave `imm`
-   * (the database's reference goes: once no iterator holds them either, their chunks are
-   * reused, write/chunk-pool.ts).
+   * (the database's reference goes, unless it is kept for conflict checks until trimmed: once
+   * no iterator holds them either, their chunks are reused, write/chunk-pool.ts).
    */
   installed(targets: readonly ImmutableMemTable[]): void {
     for (const target of targets) {
@@ -265,7 +303,10 @@ export class FlushScheduler {
       if (i < 0) continue;
       this.imm.splice(i, 1);
       this.recovered.delete(target);
-      target.mem.unref();
+      if (this.host.maxWriteBufferSizeToMaintain > 0) {
+        this.history.unshift(target);
+        this.trimHistory();
+      } else target.mem.unref();
     }
   }
 
@@ -287,6 +328,9 @@ export class FlushScheduler {
       const m = LOG_FILE.exec(name);
       if (m !== null && Number(m[1]) < keepFrom) obsolete.push(joinPath(host.dir, name));
     }
+    // Oldest first (names are zero-padded): cut off midway, the WALs left are the newer
+    // ones, never a two-phase prepare without the WAL of its commit (txn/two-phase.ts).
+    obsolete.sort();
     host.removeFiles(obsolete);
     if (tracingPauses) pauseEnd(t0, "obsolete wals");
   }

@@ -74,6 +74,8 @@ export interface ColumnFamilyHost {
    * Default: undefined (each family flushes on its own).
    */
   readonly atomicFlush?: AtomicFlushCoordinator | undefined;
+  /** FlushHost.twoPhaseMinLog. */
+  twoPhaseMinLog(): number | undefined;
   /** Deletes obsolete files (unless the database failed or holds deletions). */
   removeFiles(paths: string[]): void;
 }
@@ -232,6 +234,9 @@ export class ColumnFamilyData {
           releaseBelow: (n) => host.wal.releaseBelow(n),
         },
         minLogToKeep: () => host.minLogToKeep(),
+        twoPhaseMinLog: () => host.twoPhaseMinLog(),
+        maxWriteBufferSizeToMaintain: options.maxWriteBufferSizeToMaintain,
+        mutableMemoryUsage: () => cf.mem.approximateMemoryUsage(),
         failed,
         closing: () => status.closed || this.dropped,
         backgroundFailed: (e) => status.failBackground(e),

@@ -36,6 +36,8 @@ export class ColumnFamilySet {
   private readonly handles = new Map<ColumnFamilyData, ColumnFamilyHandle>();
   /** The data-method core handles are made with (set once the database is built). */
   core: FamilyMethodsCore | undefined;
+  /** Called with each handle made (a TransactionDB installs its waiting writes). */
+  onHandle: ((handle: ColumnFamilyHandle, cf: ColumnFamilyData) => void) | undefined;
 
   constructor(
     private readonly host: ColumnFamilyHost,
@@ -115,6 +117,7 @@ export class ColumnFamilySet {
     let h = this.handles.get(cf);
     if (h === undefined) {
       h = new ColumnFamilyHandle(this.core!, cf);
+      this.onHandle?.(h, cf);
       this.handles.set(cf, h);
     }
     return h;
@@ -161,7 +164,7 @@ export class ColumnFamilySet {
       await new Promise((resolve) => setTimeout(resolve, 2));
     this.host.versions.dropFamily(cf.versions);
     this.byId.delete(cf.id);
-    retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm);
+    retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm, cf.flushes.history);
     cf.flushes.dropped(); // its flush waiters are done
     this.rewriteOptions();
   }

@@ -27,7 +27,6 @@ import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
 import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
-import { lockKey } from "../write/write-batch-with-index.js";
 import {
   type ActiveWal,
   checkRangeOrder,
@@ -54,24 +53,6 @@ export interface WriteLoopHost {
   familyOf(handle: BatchFamily): ColumnFamilyData;
 }
 
-/**
- * A TransactionDB's key locks, as the write loop sees them (txn/lock-manager.ts): a plain
- * write of a locked key fails. Keys are `lockKey(familyId, key)`.
- */
-export interface KeyLocks {
-  /** The number of keys locked. */
-  readonly size: number;
-  /** The transaction holding `key`'s lock, if any. */
-  holder(key: string): { readonly id: number } | undefined;
-}
-
-/** A plain write of a key a transaction holds locked (it cannot wait: writes are synchronous). */
-function lockedKeyError(holder: number): ShaleError {
-  return ShaleError.timedOut(
-    `the key is locked by transaction ${holder} (a plain write does not wait for a lock)`,
-  );
-}
-
 export class WriteLoop {
   /** The sequence number of the last write. */
   lastSeq: number;
@@ -88,18 +69,6 @@ export class WriteLoop {
   private readonly familyInserter = new FamilyInserter();
   /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
   private readonly views = viewGuard;
-  /** A TransactionDB's key locks: plain writes of locked keys fail. Undefined otherwise. */
-  locks: KeyLocks | undefined;
-  /** The plain-write lock check's batch handler (allocated once). */
-  private readonly lockedKeyCheck = {
-    locks: undefined as KeyLocks | undefined,
-    apply(kind: ValueKind, key: Uint8Array, _value: Uint8Array, _index: number, id: number): void {
-      if (kind === ValueKind.RangeDeletion) return;
-      const holder = this.locks!.holder(lockKey(id, key));
-      if (holder !== undefined) throw lockedKeyError(holder.id);
-    },
-  };
-
   constructor(host: WriteLoopHost, defaultFamily: ColumnFamilyData, lastSeq: number) {
     this.host = host;
     this.cf = defaultFamily;
@@ -112,17 +81,17 @@ export class WriteLoop {
   }
 
   /**
-   * Applies a batch atomically: all of it or none of it survives a crash. `checkLocks`:
-   * false for a transaction's commit (its own locks are held).
+   * Applies a batch atomically: all of it or none of it survives a crash. (A TransactionDB
+   * takes the keys' locks before it calls this: txn/transaction-db.ts.) `walRecord`: what
+   * the WAL gets instead of the batch, given its seq (a two-phase commit's Commit record).
    */
-  write(batch: WriteBatch, options: WriteOptions | undefined, checkLocks = true): void {
+  write(
+    batch: WriteBatch,
+    options: WriteOptions | undefined,
+    walRecord?: (seq: number) => Uint8Array,
+  ): void {
     if (!(batch instanceof WriteBatch))
       throw new TypeError("write() takes a WriteBatch or a WriteBatchWithIndex");
-    const locks = this.locks;
-    if (checkLocks && locks !== undefined && locks.size > 0 && batch.count > 0) {
-      this.lockedKeyCheck.locks = locks;
-      WriteBatch.iterate(batch.seal(0), this.lockedKeyCheck, undefined, 0, true);
-    }
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
     const t0 = this.stats?.timersEnabled ? this.stats.now() : 0;
@@ -131,7 +100,7 @@ export class WriteLoop {
     const count = batch.count;
     if (count === 0) return;
     if (batch.families !== undefined) {
-      this.writeFamilies(batch, options, t0);
+      this.writeFamilies(batch, options, t0, walRecord);
       return;
     }
     const cf = this.cf;
@@ -149,7 +118,7 @@ export class WriteLoop {
     }
     const seq = this.lastSeq + 1;
     const rep = batch.seal(seq);
-    this.wal.append(rep, count, options);
+    this.wal.append(walRecord === undefined ? rep : walRecord(seq), count, options);
     const inserter = this.inserter;
     inserter.mem = cf.mem;
     inserter.seq = seq;
@@ -162,7 +131,12 @@ export class WriteLoop {
    * database's and live, its stalls, its merge operator), then ONE WAL record, then each
    * record goes to its family's memtable.
    */
-  private writeFamilies(batch: WriteBatch, options: WriteOptions | undefined, t0: number): void {
+  private writeFamilies(
+    batch: WriteBatch,
+    options: WriteOptions | undefined,
+    t0: number,
+    walRecord: ((seq: number) => Uint8Array) | undefined,
+  ): void {
     const touched = new Set<ColumnFamilyData>([this.cf]);
     for (const h of batch.families!) touched.add(this.host.familyOf(h));
     const inserter = this.familyInserter;
@@ -192,7 +166,7 @@ export class WriteLoop {
       0,
       true,
     );
-    this.wal.append(rep, count, options);
+    this.wal.append(walRecord === undefined ? rep : walRecord(seq), count, options);
     inserter.seq = seq;
     WriteBatch.iterate(rep, inserter, undefined, 0, true);
     if (this.cf.chunkPool.hasPending) this.cf.chunkPool.promote();
@@ -216,16 +190,28 @@ export class WriteLoop {
   }
 
   /**
-   * One operation on family `cf`: put, delete, merge or deleteRange. `checkLocks`: false for
-   * a transaction's commit (its own locks are held).
+   * Appends `record` to the WAL only (no memtable, no sequence number): a two-phase commit's
+   * prepare or rollback record (txn/two-phase.ts).
    */
+  appendToWal(record: Uint8Array, options: WriteOptions | undefined): void {
+    if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (Atomics.load(this.finished, 0) !== 0) this.host.takeFinished();
+    this.status.checkWritable();
+    this.wal.append(record, 0, options);
+  }
+
+  /** The number of the WAL written now. */
+  get walNumber(): number {
+    return this.wal.number;
+  }
+
+  /** One operation on family `cf`: put, delete, merge or deleteRange. */
   writeOne(
     cf: ColumnFamilyData,
     kind: ValueKind,
     key: Uint8Array,
     value: Uint8Array,
     options: WriteOptions | undefined,
-    checkLocks = true,
   ): void {
     if (options !== undefined) WRITE_OPTIONS.check(options);
     if (invariants && this.views.pending) this.views.verify();
@@ -233,11 +219,6 @@ export class WriteLoop {
     if (Atomics.load(this.finished, 0) !== 0) this.host.takeFinished();
     this.status.checkWritable();
     if (cf.dropped) throw cf.droppedError();
-    const locks = this.locks;
-    if (checkLocks && locks !== undefined && locks.size > 0 && kind !== ValueKind.RangeDeletion) {
-      const holder = locks.holder(lockKey(cf.id, key));
-      if (holder !== undefined) throw lockedKeyError(holder.id);
-    }
     if (cf.stalled) cf.delayWrite(key.length + value.length);
     const seq = this.lastSeq + 1;
     const batch = this.scratch.clear();

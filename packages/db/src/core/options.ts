@@ -69,6 +69,7 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "mergeOperator",
   "writeBufferSize",
   "maxWriteBufferNumber",
+  "maxWriteBufferSizeToMaintain",
   "blockSize",
   "bloomBitsPerKey",
   "filterPolicy",
@@ -114,6 +115,15 @@ export interface DbOptions {
   writeBufferSize?: number;
   /** Memtables (mutable + immutable) before writes stop and wait for a flush. Default: 2. */
   maxWriteBufferNumber?: number;
+  /**
+   * RocksDB's `max_write_buffer_size_to_maintain`: bytes of memtables (mutable, immutable and
+   * flushed ones kept) to keep in memory after they are flushed, only so that optimistic
+   * transactions (and pessimistic ones with a snapshot) can still decide conflicts from them
+   * instead of failing with `TryAgain` after a flush. The oldest kept memtable is dropped once
+   * the total without it would still reach this. Reads never look at kept memtables. 0: none
+   * kept; -1: `maxWriteBufferNumber * writeBufferSize`. Default: 0.
+   */
+  maxWriteBufferSizeToMaintain?: number;
   /**
    * A block cache to share between databases (`newBlockCache` of @shale/sstable; pass
    * `recycleBlocks: true` to reuse evicted blocks' memory, as the default cache does).
@@ -342,6 +352,8 @@ export interface ResolvedOptions {
   mergeOperator: MergeOperator | undefined;
   writeBufferSize: number;
   maxWriteBufferNumber: number;
+  /** Bytes (resolved: -1 became maxWriteBufferNumber * writeBufferSize). */
+  maxWriteBufferSizeToMaintain: number;
   blockCache: LRUCache<Block>;
   cacheIndexAndFilterBlocks: boolean;
   blockSize: number;
@@ -400,6 +412,9 @@ export function resolveColumnFamilyOptions(
   const own = resolveOptions({
     // partitionFilters is checked against the index type the family will have.
     indexType: options.indexType,
+    // maxWriteBufferSizeToMaintain -1 resolves against the family's memtable sizes.
+    writeBufferSize: options.writeBufferSize,
+    maxWriteBufferNumber: options.maxWriteBufferNumber,
     ...cf,
     blockCache: options.blockCache,
     fs: options.fs,
@@ -508,6 +523,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   ),
   integerRow("writeBufferSize", 64 * 1024),
   integerRow("maxWriteBufferNumber", 2),
+  integerRow("maxWriteBufferSizeToMaintain", -1),
   customRow("blockCache", "an LRUCache from @shale/block-cache", (v) => v instanceof LRUCache),
   integerRow("blockCacheSize", 0),
   booleanRow("cacheIndexAndFilterBlocks"),
@@ -677,6 +693,10 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
         : resolveMergeOperator(o.mergeOperator),
     writeBufferSize: o.writeBufferSize ?? 64 * 1024 * 1024,
     maxWriteBufferNumber: o.maxWriteBufferNumber ?? 2,
+    maxWriteBufferSizeToMaintain:
+      o.maxWriteBufferSizeToMaintain === -1
+        ? (o.maxWriteBufferNumber ?? 2) * (o.writeBufferSize ?? 64 * 1024 * 1024)
+        : (o.maxWriteBufferSizeToMaintain ?? 0),
     blockCache:
       o.blockCache ??
       newBlockCache(o.blockCacheSize ?? defaultBlockCacheSize(machineMemory()), {

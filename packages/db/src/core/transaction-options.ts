@@ -15,9 +15,17 @@ export interface TransactionDBOptions {
    */
   lockTimeoutMs?: number;
   /**
+   * How long a plain write (`db.put`, `delete`, `merge`, `deleteRange`, `clear`, `write`,
+   * of the database or a column family handle) waits for the lock of a key a transaction
+   * holds before its promise rejects with `TimedOut`, per key, in milliseconds; 0 and -1 as
+   * for `lockTimeoutMs`. Default: 1000 (RocksDB's default_lock_timeout).
+   */
+  defaultLockTimeoutMs?: number;
+  /**
    * Detect deadlocks when a transaction starts to wait: if the wait would close a cycle of
    * waiters, it fails at once with `Busy` ("deadlock") instead of waiting out the timeout.
    * Default: false (RocksDB's deadlock_detect); a transaction can turn it on for itself.
+   * Plain writes that wait for a lock check too when this is on.
    */
   deadlockDetect?: boolean;
 }
@@ -63,6 +71,7 @@ const lockTimeoutRow = (name: string): OptionRow =>
 
 export const TRANSACTION_DB_OPTIONS = new OptionTable("options.transactionDB", [
   lockTimeoutRow("lockTimeoutMs"),
+  lockTimeoutRow("defaultLockTimeoutMs"),
   booleanRow("deadlockDetect"),
 ]);
 
@@ -86,11 +95,16 @@ export const RUN_TRANSACTION_OPTIONS = new OptionTable("transactionOptions", [
 /** The resolved `transactionDB` option. */
 export interface ResolvedTransactionDBOptions {
   lockTimeoutMs: number;
+  defaultLockTimeoutMs: number;
   deadlockDetect: boolean;
 }
 
 export function resolveTransactionDBOptions(o: unknown): ResolvedTransactionDBOptions {
   TRANSACTION_DB_OPTIONS.check(o);
   const t = o as TransactionDBOptions;
-  return { lockTimeoutMs: t.lockTimeoutMs ?? 1000, deadlockDetect: t.deadlockDetect ?? false };
+  return {
+    lockTimeoutMs: t.lockTimeoutMs ?? 1000,
+    defaultLockTimeoutMs: t.defaultLockTimeoutMs ?? 1000,
+    deadlockDetect: t.deadlockDetect ?? false,
+  };
 }

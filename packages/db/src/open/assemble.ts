@@ -26,6 +26,7 @@ import { WriteLoop } from "../column-family/write-loop.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { SnapshotList } from "../core/snapshot.js";
 import { ObsoleteFiles } from "../ops/obsolete-files.js";
+import { PreparedLogs, unflushedMemtables } from "../txn/two-phase.js";
 import { ActiveWal } from "../write/write-path.js";
 import type { RecoveredState } from "./recovery.js";
 
@@ -39,6 +40,8 @@ export interface DbParts {
   readonly obsolete: ObsoleteFiles;
   /** What the data methods of every family use. */
   readonly core: FamilyMethodsCore;
+  /** The WALs two-phase commit keeps (txn/two-phase.ts). */
+  readonly preparedLogs: PreparedLogs;
 }
 
 /**
@@ -61,6 +64,7 @@ export function assembleParts(
   const executor = newExecutor(options, state);
   const obsolete = new ObsoleteFiles({ dir, fs, executor, status, wal, follower: state.follower });
   let families: ColumnFamilySet | undefined;
+  const preparedLogs = new PreparedLogs();
   const shared: ColumnFamilyHost = {
     dir,
     fs,
@@ -75,8 +79,14 @@ export function assembleParts(
     status,
     follower: state.follower !== undefined,
     removeFiles: (paths) => obsolete.remove(paths),
-    // A WAL is deleted only once every family with data in it has flushed.
-    minLogToKeep: () => families!.minLogToKeep(wal.number),
+    // A WAL is deleted only once every family with data in it has flushed, and no prepared
+    // transaction (two-phase commit) needs it.
+    minLogToKeep: () => {
+      const min = families!.minLogToKeep(wal.number);
+      if (!preparedLogs.used) return min;
+      return Math.min(min, preparedLogs.minLog(unflushedMemtables(families!.values())));
+    },
+    twoPhaseMinLog: () => (preparedLogs.used ? shared.minLogToKeep() : undefined),
     atomicFlush:
       options.atomicFlush === true && state.follower === undefined
         ? new AtomicFlush({ fs, dir, versions, wal, status, families: () => families!.values() })
@@ -111,7 +121,7 @@ export function assembleParts(
     recoveryDrops: state.drops,
   };
   families.core = core;
-  return { shared, families, defaultFamily, obsolete, core };
+  return { shared, families, defaultFamily, obsolete, core, preparedLogs };
 }
 
 /**

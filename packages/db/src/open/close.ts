@@ -69,7 +69,8 @@ export async function closeDatabase(parts: ClosingParts): Promise<void> {
   try {
     // Running flushes finish (and are installed) before the MANIFEST closes.
     await parts.executor.close();
-    for (const f of families.values()) retireMemtables(f.chunkPool, f.mem, f.flushes.imm);
+    for (const f of families.values())
+      retireMemtables(f.chunkPool, f.mem, f.flushes.imm, f.flushes.history);
   } catch (e) {
     closeError ??= e;
   }

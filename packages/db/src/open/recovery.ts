@@ -84,6 +84,11 @@ import { checkLiveTables } from "../version/paranoid-checks.js";
 import { NUM_LEVELS, VersionEdit } from "../version/version-edit.js";
 import { type FamilyVersions, VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import {
+  PreparedReplay,
+  prepareRecord,
+  type RecoveredPrepared,
+} from "../write/two-phase-records.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { FamilyInserter } from "../write/write-path.js";
 
@@ -128,6 +133,13 @@ export interface RecoveredState {
   identity: TableIdentity;
   /** Read-only and secondary opens: what follows the primary (secondary/follower.ts). */
   follower?: Follower;
+  /**
+   * A TransactionDB's prepared transactions the WALs left undecided (their prepare records
+   * written again into the new WAL, `logNumber`).
+   */
+  prepared?: RecoveredPrepared[];
+  /** Per replayed memtable: the oldest WAL of a prepare whose commit it holds ops of. */
+  prepLogRefs?: Map<MemTable, number>;
 }
 
 /** `shale.ignored-column-families` and `shale.best-efforts-recovery`. */
@@ -248,6 +260,12 @@ export function recover(
     const writeRefusal: ShaleError | undefined = undefined;
 
     const logs: number[] = [];
+    // A TransactionDB reads, for their prepare records only, the WALs below every family's
+    // log number that are still there when the MANIFEST recorded no MinLogNumberToKeep
+    // (RocksDB keeps a prepare's WAL without recording one; txn/two-phase.ts).
+    const familyMinLog = versions.minLogNumberToKeep;
+    const readOlder =
+      options.transactionDB !== undefined && versions.recordedMinLogNumberToKeep === 0;
     for (const name of fs.list(dir)) {
       const parsed = parseFileName(name);
       if (parsed === undefined) continue;
@@ -256,7 +274,7 @@ export function recover(
       // be older than the WALs' data).
       if (
         parsed.type === FileType.Log &&
-        parsed.number >= versions.minLogNumberToKeep &&
+        (parsed.number >= familyMinLog || readOlder) &&
         !options.bestEffortsRecovery
       )
         logs.push(parsed.number);
@@ -281,6 +299,10 @@ export function recover(
     }
     let lastSeq = versions.lastSequence;
     const inserter = new FamilyInserter();
+    // A TransactionDB replays two-phase commits (txn/two-phase.ts); elsewhere a prepare
+    // marker is NotSupported (as RocksDB without allow_2pc).
+    const replay = options.transactionDB !== undefined ? new PreparedReplay(inserter) : undefined;
+    const handler = replay ?? inserter;
     const drops: RecoveryDrop[] = [];
     const modeName = MODE_NAMES[walMode] ?? String(walMode);
     for (let i = 0; i < logs.length; i++) {
@@ -296,6 +318,7 @@ export function recover(
       // and the next open would replay the flushed records again (a merge operand twice;
       // RocksDB, which filters by log number alone, too).
       inserter.mems.length = 0;
+      if (replay !== undefined) replay.logNumber = number;
       for (const f of versions.families.values()) {
         const r = replays.get(f.id)!;
         if (number < f.logNumber) {
@@ -336,7 +359,8 @@ export function recover(
             seq = WriteBatch.sequence(rec);
             count = WriteBatch.countOf(rec);
             inserter.seq = seq;
-            WriteBatch.iterate(rec, inserter, name, offset, true);
+            if (replay !== undefined) replay.recordSeq = seq;
+            WriteBatch.iterate(rec, handler, name, offset, true);
           } catch (e) {
             if (walMode === WalRecoveryMode.SkipAnyCorrupted && ShaleError.isInstance(e)) {
               drops.push({
@@ -351,11 +375,18 @@ export function recover(
             throw e;
           }
           if (seq + count - 1 > lastSeq) lastSeq = seq + count - 1;
+          if (replay !== undefined && replay.maxSeq > lastSeq) lastSeq = replay.maxSeq;
         }
       } finally {
         file.close();
       }
-      if (firstDrop !== undefined && walMode !== WalRecoveryMode.SkipAnyCorrupted) {
+      // A WAL below every family's log number is read for prepare records alone: its
+      // damage loses nothing (it stays as it is).
+      if (
+        firstDrop !== undefined &&
+        walMode !== WalRecoveryMode.SkipAnyCorrupted &&
+        number >= familyMinLog
+      ) {
         if (!isLast) {
           throw ShaleError.corruption(
             "damaged records in a WAL that later WALs follow",
@@ -376,6 +407,13 @@ export function recover(
       compressor !== undefined ? { compressor } : {},
     );
     fs.syncDir(dir);
+    // Prepared transactions not decided: their prepare records again, in the new WAL (so
+    // the WALs they were in may go like any other).
+    const prepared = replay === undefined ? [] : [...replay.pending.values()];
+    if (prepared.length > 0) {
+      for (const p of prepared) wal.addRecord(prepareRecord(p.batch, p.name, lastSeq + 1));
+      wal.sync();
+    }
     versions.rollManifest(!options.bestEffortsRecovery);
 
     // What was replayed, oldest first. Kept in memory (its WALs kept: the log number stays
@@ -444,7 +482,11 @@ export function recover(
           versions.bestEffortsReport === "" ? line : `${versions.bestEffortsReport}\n${line}`;
       }
     } else {
-      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext);
+      // A kept memtable holding a commit whose prepare is in an older WAL keeps that WAL.
+      let keepLog = versions.minLogNumberToKeep;
+      if (keep && replay !== undefined)
+        for (const log of replay.memRefs.values()) if (log < keepLog) keepLog = log;
+      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext, keepLog);
     }
     if (versions.bestEffortsReport !== "")
       warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
@@ -460,6 +502,8 @@ export function recover(
       writeRefusal,
       drops,
       identity,
+      prepared,
+      prepLogRefs: replay?.memRefs ?? new Map(),
     };
   } catch (e) {
     try {
@@ -549,6 +593,7 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
   return {
     write_buffer_size: options.writeBufferSize,
     max_write_buffer_number: options.maxWriteBufferNumber,
+    max_write_buffer_size_to_maintain: options.maxWriteBufferSizeToMaintain,
     num_levels: NUM_LEVELS,
     level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
     level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
@@ -627,8 +672,8 @@ function removeObsoleteFiles(
   versions: VersionSet,
   replayed: ReadonlySet<number>,
   recoveredNext: number,
+  minLog: number,
 ): void {
-  const minLog = versions.minLogNumberToKeep;
   const pinned = SecondaryPins.pinned(fs, dir); // files a live secondary reads
   for (const name of fs.list(dir)) {
     const parsed = parseFileName(name);

@@ -16,6 +16,15 @@
  *   S >= lastSeq         -> nothing was written since: no lookup
  * ```
  *
+ * Flushed memtables kept for this (`maxWriteBufferSizeToMaintain`, RocksDB's memtable
+ * history) extend the reach: they are looked at after the immutable ones, and the oldest
+ * kept one moves `historyStart` back (a commit after a flush is decided instead of TryAgain):
+ *
+ * ```
+ *   seqs:  ...flushed, dropped... | kept 41..100 | imm 101..180 | mem 181..lastSeq
+ *                                 ^ historyStart = 40
+ * ```
+ *
  * Column families: a key is checked against its own family's memtables (tracked keys are
  * named by `lockKey(familyId, key)`). A family's mutable memtable also knows the sequence it
  * was made at: with no immutable memtable, every write of the family after that seq is in
@@ -38,6 +47,8 @@ export interface ConflictFamily {
   readonly mem: MemTable;
   /** The immutable memtables, newest first. */
   readonly imm: readonly { mem: MemTable }[];
+  /** The flushed memtables kept for conflict checks, newest first (older than `imm`). */
+  readonly history: readonly { mem: MemTable }[];
   readonly comparator: Comparator;
   /** The last sequence when `mem` was made (see ColumnFamilyData.memCreatedSeq). */
   readonly memCreatedSeq: number;
@@ -51,10 +62,11 @@ export const NO_HISTORY = 2;
 
 /** The seq after which every write is still in a memtable. */
 export function historyStart(family: ConflictFamily): number {
-  const imm = family.imm;
-  for (let i = imm.length - 1; i >= 0; i--) {
-    const first = imm[i]!.mem.firstSeq;
-    if (first > 0) return first - 1;
+  for (const list of [family.history, family.imm]) {
+    for (let i = list.length - 1; i >= 0; i--) {
+      const first = list[i]!.mem.firstSeq;
+      if (first > 0) return first - 1;
+    }
   }
   return family.memCreatedSeq;
 }
@@ -71,7 +83,10 @@ export function checkConflicts(
   result: { key: Uint8Array | undefined },
 ): number {
   let open:
-    | Map<number, { family: ConflictFamily; start: number; iters: InternalIterator[] }>
+    | Map<
+        number,
+        { family: ConflictFamily; start: number; mems: MemTable[]; iters: InternalIterator[] }
+      >
     | undefined;
   try {
     for (const [name, tracked] of keys) {
@@ -81,20 +96,22 @@ export function checkConflicts(
       if (f === undefined) {
         const family = families(id);
         if (family === undefined) continue;
-        f = { family, start: historyStart(family), iters: [] };
+        f = { family, start: historyStart(family), mems: [], iters: [] };
         (open ??= new Map()).set(id, f);
       }
       if (tracked < f.start) {
         result.key = lockKeyBytes(name);
         return NO_HISTORY;
       }
-      const { mem, imm, comparator } = f.family;
       if (f.iters.length === 0) {
-        f.iters.push(mem.newIterator());
-        for (let i = 0; i < imm.length; i++) f.iters.push(imm[i]!.mem.newIterator());
+        const { mem, imm, history } = f.family;
+        f.mems.push(mem);
+        for (let i = 0; i < imm.length; i++) f.mems.push(imm[i]!.mem);
+        for (let i = 0; i < history.length; i++) f.mems.push(history[i]!.mem);
+        for (const m of f.mems) f.iters.push(m.newIterator());
       }
       const key = lockKeyBytes(name);
-      if (latestSeq(key, mem, imm, f.iters, comparator) > tracked) {
+      if (latestSeq(key, f.mems, f.iters, f.family.comparator) > tracked) {
         result.key = key;
         return CONFLICT;
       }
@@ -105,17 +122,19 @@ export function checkConflicts(
   }
 }
 
-/** The newest seq of a write of `key` in the memtables (0 if none); `iters`: one per memtable. */
+/**
+ * The newest seq of a write of `key` in `mems` (newest first; 0 if none); `iters`: one per
+ * memtable.
+ */
 function latestSeq(
   key: Uint8Array,
-  mem: MemTable,
-  imm: readonly { mem: MemTable }[],
+  mems: readonly MemTable[],
   iters: InternalIterator[],
   comparator: Comparator,
 ): number {
   const target = makeInternalKey(key, MAX_SEQ, KIND_FOR_SEEK);
   for (let i = 0; i < iters.length; i++) {
-    const m = i === 0 ? mem : imm[i - 1]!.mem;
+    const m = mems[i]!;
     let seq = m.numRangeTombstones > 0 ? m.maxCoveringTombstoneSeq(key, MAX_SEQ) : 0;
     const it = iters[i]!;
     it.seek(target);

@@ -1,8 +1,10 @@
 /**
  * DbTransactions: what a database keeps for its transactions — the key locks of a
- * TransactionDB (lock-manager.ts), the host transactions call back into (transaction.ts), a
- * finished transaction's batch for reuse — and `begin` and `run`, which back
- * `db.beginTransaction` and `db.transaction`. db.ts keeps the public methods.
+ * TransactionDB (lock-manager.ts) and the waiting plain writes installed on the database
+ * and its handles (transaction-db.ts), the WALs two-phase commit keeps (two-phase.ts), the
+ * host transactions call back into (transaction.ts), a finished transaction's batch for
+ * reuse — and `begin` and `run`, which back `db.beginTransaction` and `db.transaction`.
+ * db.ts keeps the public methods.
  *
  * Threading: the database's thread.
  */
@@ -10,6 +12,7 @@ import { ShaleError } from "@shale/base";
 import type { ColumnFamilyData } from "../column-family/column-family-data.js";
 import type { ColumnFamilySet } from "../column-family/column-family-set.js";
 import type { DbStatus } from "../column-family/db-status.js";
+import type { FamilyMethodsCore } from "../column-family/family-methods.js";
 import { ColumnFamilyHandle } from "../column-family/handle.js";
 import type { WriteLoop } from "../column-family/write-loop.js";
 import type { WriteOptions } from "../core/call-options.js";
@@ -30,6 +33,8 @@ import {
   type Transaction,
   type TransactionHost,
 } from "./transaction.js";
+import { installLockingWrites, type LockingWriteHost } from "./transaction-db.js";
+import type { PreparedLogs } from "./two-phase.js";
 
 /** What DbTransactions uses of the database. */
 export interface DbTransactionsParts {
@@ -39,6 +44,8 @@ export interface DbTransactionsParts {
   readonly status: DbStatus;
   /** The `default` family (a transaction's batch orders keys like it). */
   readonly defaultFamily: ColumnFamilyData;
+  /** The WALs two-phase commit keeps (made with the database's parts: its WAL rule reads them). */
+  readonly preparedLogs: PreparedLogs;
   snapshot(): Snapshot;
   /** Throws what a write would throw. */
   checkWritable(): void;
@@ -48,6 +55,7 @@ export class DbTransactions {
   /** A TransactionDB's key locks; undefined for other databases. */
   readonly locks: LockManager | undefined;
   private hostCache: TransactionHost | undefined;
+  private lockingHost: LockingWriteHost | undefined;
   /** A finished transaction's batch, kept for the next transaction. */
   private spareBatch: WriteBatchWithIndex | undefined;
 
@@ -56,6 +64,36 @@ export class DbTransactions {
     private readonly options: ResolvedTransactionDBOptions | undefined,
   ) {
     this.locks = options !== undefined ? new LockManager() : undefined;
+  }
+
+  /**
+   * On a TransactionDB, makes the plain writes of `target` (the database, `family` undefined,
+   * or a family's handle) wait for the key locks of pessimistic transactions
+   * (transaction-db.ts); nothing otherwise.
+   */
+  installLockingWrites(
+    target: FamilyMethodsCore | object,
+    familyId: number,
+    family: ColumnFamilyHandle | undefined,
+  ): void {
+    const locks = this.locks;
+    if (locks === undefined) return;
+    const { families, writes, defaultFamily } = this.parts;
+    const options = this.options!;
+    this.lockingHost ??= {
+      locks,
+      lockTimeoutMs: options.defaultLockTimeoutMs,
+      deadlockDetect: options.deadlockDetect,
+      comparatorOf: (id) => (families.get(id) ?? defaultFamily).icmp.user,
+      writeBatch: (batch, writeOptions) => writes.write(batch, writeOptions),
+    };
+    installLockingWrites(
+      target as Parameters<typeof installLockingWrites>[0],
+      familyId,
+      family,
+      this.lockingHost,
+      family === undefined,
+    );
   }
 
   /** `db.beginTransaction`: optimistic, or pessimistic on a TransactionDB. */
@@ -115,6 +153,7 @@ export class DbTransactions {
       return {
         mem: cf.mem,
         imm: cf.flushes.imm,
+        history: cf.flushes.history,
         comparator: cf.icmp.user,
         memCreatedSeq: cf.memCreatedSeq,
       };
@@ -136,9 +175,9 @@ export class DbTransactions {
         status.checkOpen();
         return checkConflicts(keys, conflictFamily, writes.lastSeq, result);
       },
-      commitBatch: (batch, options) => writes.write(batch, options, false),
+      commitBatch: (batch, options) => writes.write(batch, options),
       commitOne: (kind, key, value, options) =>
-        writes.writeOne(defaultFamily, kind, key, value, options, false),
+        writes.writeOne(defaultFamily, kind, key, value, options),
       takeBatch: () => {
         const spare = this.spareBatch;
         if (spare !== undefined) {
@@ -154,6 +193,23 @@ export class DbTransactions {
       },
       returnBatch: (batch) => {
         this.spareBatch = batch;
+      },
+      names: new Map(),
+      preparedLogs: this.parts.preparedLogs,
+      appendToWal: (record, options) => {
+        writes.appendToWal(record, options);
+        return writes.walNumber;
+      },
+      commitPrepared: (batch, walRecord, options) => {
+        const mems = [defaultFamily.mem];
+        for (const h of batch.families ?? []) mems.push(families.familyOf(h).mem);
+        writes.write(batch, options, walRecord);
+        return mems;
+      },
+      familyHandle: (id) => {
+        const cf = families.get(id);
+        if (cf === undefined) throw ShaleError.invalidArgument(`no column family ${id}`);
+        return families.handleOf(cf);
       },
     };
     this.hostCache = host;

@@ -27,8 +27,17 @@ import { ShaleError } from "@shale/base";
 export interface LockOwner {
   /** @internal The lock it waits for now, if any (stripped from the published declarations, as the transaction's own). */
   waitingFor: KeyLock | undefined;
-  /** For messages. */
+  /** For messages (0: a plain write of a TransactionDB, transaction-db.ts). */
   readonly id: number;
+}
+
+/** `owner` in messages. */
+function who(owner: LockOwner | undefined): string {
+  return owner === undefined
+    ? "nobody"
+    : owner.id === 0
+      ? "a plain write"
+      : `transaction ${owner.id}`;
 }
 
 /** How far deadlock detection follows the waits-for graph (RocksDB's deadlock_detect_depth). */
@@ -70,6 +79,11 @@ export class LockManager {
     return this.locks.get(key)?.owner;
   }
 
+  /** Calls `fn` for every key locked, with its holder. */
+  forEachHeld(fn: (key: string, owner: LockOwner) => void): void {
+    for (const lock of this.locks.values()) if (lock.owner !== undefined) fn(lock.key, lock.owner);
+  }
+
   /**
    * Takes `key`'s lock for `owner`: undefined when granted at once (free, or already
    * `owner`'s), else a promise that resolves once granted, or rejects with `TimedOut` after
@@ -95,14 +109,12 @@ export class LockManager {
     }
     if (timeoutMs === 0)
       return Promise.reject(
-        ShaleError.timedOut(
-          `transaction ${owner.id}: key is locked by transaction ${lock.owner.id}`,
-        ),
+        ShaleError.timedOut(`${who(owner)}: key is locked by ${who(lock.owner)}`),
       );
     if (detectDeadlock && this.wouldDeadlock(owner, lock))
       return Promise.reject(
         ShaleError.busy(
-          `deadlock: transaction ${owner.id} waiting for a key locked by transaction ${lock.owner.id} closes a cycle of waiters`,
+          `deadlock: ${who(owner)} waiting for a key locked by ${who(lock.owner)} closes a cycle of waiters`,
         ),
       );
     const target = lock;
@@ -119,7 +131,7 @@ export class LockManager {
           if (target.owner === undefined && target.waiters.length === 0) this.locks.delete(key);
           reject(
             ShaleError.timedOut(
-              `transaction ${owner.id}: lock wait timed out after ${timeoutMs} ms (held by transaction ${target.owner?.id})`,
+              `${who(owner)}: lock wait timed out after ${timeoutMs} ms (held by ${who(target.owner)})`,
             ),
           );
         }, timeoutMs);

@@ -32,11 +32,18 @@
  * the locks taken since.
  */
 import { ShaleError, toBytes, ValueKind } from "@shale/base";
+import type { MemTable } from "@shale/memtable";
 import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import type { IteratorOptions, ReadOptions } from "../core/options.js";
 import type { Snapshot } from "../core/snapshot.js";
 import type { BaseDeltaIterator } from "../write/base-delta-iterator.js";
-import type { BatchFamily, WriteBatch } from "../write/write-batch.js";
+import {
+  MAX_NAME_BYTES,
+  markerRecord,
+  prepareRecord,
+  type RecoveredPrepared,
+} from "../write/two-phase-records.js";
+import { type BatchFamily, BatchMarker, WriteBatch } from "../write/write-batch.js";
 import {
   type BatchReadDB,
   lockKey,
@@ -44,6 +51,7 @@ import {
 } from "../write/write-batch-with-index.js";
 import { CONFLICT, NO_CONFLICT } from "./conflict-check.js";
 import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
+import type { PreparedLogs } from "./two-phase.js";
 
 const EMPTY = new Uint8Array(0);
 
@@ -85,11 +93,30 @@ export interface TransactionHost {
   ): void;
   /** Writes `batch` without the plain-write lock check. */
   commitBatch(batch: WriteBatch, options: WriteOptions | undefined): void;
+  /** The names of the named transactions not ended yet (two-phase commit). */
+  readonly names: Map<string, Transaction>;
+  /** The WALs two-phase commit needs kept (txn/two-phase.ts). */
+  readonly preparedLogs: PreparedLogs;
+  /** Appends a two-phase commit record to the WAL only; returns the WAL's number. */
+  appendToWal(record: Uint8Array, options: WriteOptions | undefined): number;
+  /**
+   * Commits a prepared batch: the WAL gets `walRecord(seq)` (the Commit record), the
+   * memtables the batch's operations; returns the memtables written.
+   */
+  commitPrepared(
+    batch: WriteBatch,
+    walRecord: (seq: number) => Uint8Array,
+    options: WriteOptions | undefined,
+  ): Iterable<import("@shale/memtable").MemTable>;
+  /** The handle of family `id` (for a recovered prepared transaction's writes). */
+  familyHandle(id: number): TransactionFamily;
 }
 
 const STARTED = 0;
 const COMMITTED = 1;
 const ROLLED_BACK = 2;
+/** ROLLED_BACK, for the subclasses. */
+const ROLLED_BACK_STATE = ROLLED_BACK;
 
 let nextId = 1;
 
@@ -145,6 +172,8 @@ export abstract class Transaction {
   /** Per savepoint: how many keys were tracked then. Undefined until the first one. */
   private savePoints: number[] | undefined = undefined;
   private state = STARTED;
+  /** The name (`setName`), for two-phase commit. */
+  private txnName: string | undefined = undefined;
 
   /** @internal made by `db.beginTransaction()`. */
   constructor(host: TransactionHost, snapshot: boolean) {
@@ -175,6 +204,70 @@ export abstract class Transaction {
   ): Uint8Array | undefined | Promise<Uint8Array | undefined>;
   /** Writes the transaction's batch atomically, or throws and writes nothing. */
   abstract commit(options?: WriteOptions): void;
+
+  /**
+   * Not supported: `NotSupported`, as RocksDB's transactions have no DeleteRange (its
+   * TransactionDB and OptimisticTransactionDB refuse `DeleteRange`, and its
+   * WriteBatchWithIndex too): a range can be neither conflict-checked nor locked key by key.
+   * Delete the keys one by one in the transaction (an iterator finds them), or call
+   * `db.deleteRange` outside it (on a TransactionDB it waits for the locks of the keys in
+   * the range).
+   */
+  deleteRange(
+    _start: Uint8Array | string,
+    _end: Uint8Array | string,
+    _family?: TransactionFamily,
+  ): never {
+    this.checkActive();
+    throw ShaleError.notSupported(
+      "deleteRange is not supported in a transaction (as in RocksDB): delete the keys one by one, or call db.deleteRange outside the transaction",
+    );
+  }
+
+  /**
+   * Names the transaction (RocksDB's SetName), which two-phase commit needs: `prepare()`
+   * writes the name into the WAL, and after a crash the prepared transaction is found again
+   * by it (`db.getTransactionByName`). A non-empty string of at most 512 UTF-8 bytes,
+   * unique among the database's transactions not ended yet; set once, before `prepare()`.
+   * InvalidArgument otherwise (TypeError for a non-string).
+   */
+  setName(name: string): void {
+    this.checkActive();
+    if (typeof name !== "string") throw new TypeError("the transaction name must be a string");
+    const bytes = new TextEncoder().encode(name).length;
+    if (bytes === 0 || bytes > MAX_NAME_BYTES)
+      throw ShaleError.invalidArgument(
+        `the transaction name must be 1 to ${MAX_NAME_BYTES} bytes (UTF-8), not ${bytes}`,
+      );
+    if (this.txnName !== undefined)
+      throw ShaleError.invalidArgument(`transaction ${this.id} is already named "${this.txnName}"`);
+    const names = this.host.names;
+    if (names.has(name))
+      throw ShaleError.invalidArgument(
+        `the transaction name "${name}" is taken (names must be unique)`,
+      );
+    names.set(name, this);
+    this.txnName = name;
+  }
+
+  /** The name given by `setName`, or undefined. */
+  get name(): string | undefined {
+    return this.txnName;
+  }
+
+  /**
+   * Two-phase commit, phase one (RocksDB's Prepare): makes the transaction's writes durable
+   * in the WAL (a prepare record, txn/two-phase.ts) without applying them; `commit()` or
+   * `rollback()` then decides it, also after a crash (`db.getPreparedTransactions()`).
+   * Pessimistic transactions only (optimistic ones: InvalidArgument, as in RocksDB); needs a
+   * name (`setName`) and the WAL (`disableWAL`: InvalidArgument). No write after it.
+   */
+  abstract prepare(options?: WriteOptions): void;
+
+  /** True once `prepare()` succeeded (until the transaction ends). */
+  get isPrepared(): boolean {
+    return false;
+  }
 
   /** The snapshot taken at begin (`{ snapshot: true }`), or undefined. Released at the end. */
   getSnapshot(): Snapshot | undefined {
@@ -291,6 +384,8 @@ export abstract class Transaction {
   /** Releases what the transaction holds; the state becomes final. */
   protected finish(state: number): void {
     this.state = state;
+    if (this.txnName !== undefined && this.host.names.get(this.txnName) === this)
+      this.host.names.delete(this.txnName);
     this.snapshot?.release();
     this.snapshot = undefined;
     this.savePoints = undefined;
@@ -396,6 +491,14 @@ export abstract class Transaction {
 export class OptimisticTransaction extends Transaction {
   readonly pessimistic = false;
 
+  /** InvalidArgument: two-phase commit is for pessimistic transactions (as in RocksDB). */
+  prepare(_options?: WriteOptions): void {
+    this.checkActive();
+    throw ShaleError.invalidArgument(
+      "two-phase commit is not supported for optimistic transactions (open with transactionDB)",
+    );
+  }
+
   put(key: Uint8Array | string, value: Uint8Array | string, family?: TransactionFamily): void {
     this.checkActive();
     const k = toBytes(key, "key");
@@ -463,6 +566,8 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
   readonly pessimistic = true;
   /** @internal the lock this transaction waits for (lock-manager.ts). */
   waitingFor: KeyLock | undefined = undefined;
+  /** Set by a successful `prepare()` (or for a prepared transaction recovery found). */
+  private prepared = false;
   private readonly locks: LockManager;
   private readonly lockTimeoutMs: number;
   private readonly deadlockDetect: boolean;
@@ -486,6 +591,7 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     family?: TransactionFamily,
   ): Promise<void> {
     this.checkActive();
+    this.checkNotPrepared();
     const k = toBytes(key, "key");
     const v = toBytes(value, "value");
     const f = this.writeFamily(family);
@@ -495,6 +601,7 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
 
   async delete(key: Uint8Array | string, family?: TransactionFamily): Promise<void> {
     this.checkActive();
+    this.checkNotPrepared();
     const k = toBytes(key, "key");
     const f = this.writeFamily(family);
     await this.lockKey(k, f);
@@ -507,6 +614,7 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     family?: TransactionFamily,
   ): Promise<void> {
     this.checkActive();
+    this.checkNotPrepared();
     const k = toBytes(key, "key");
     const v = toBytes(operand, "operand");
     const f = this.writeFamily(family);
@@ -529,7 +637,11 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     return this.read(db, k, readOptions);
   }
 
-  /** Writes the batch and releases the locks (also when the write fails: then rolled back). */
+  /**
+   * Writes the batch and releases the locks (also when the write fails: then rolled back).
+   * A prepared transaction's commit writes a Commit record to the WAL and applies the
+   * prepared writes (two-phase commit, txn/two-phase.ts).
+   */
   commit(options?: WriteOptions): void {
     this.checkActive();
     if (options !== undefined) WRITE_OPTIONS.check(options);
@@ -538,12 +650,123 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
         `transaction ${this.id}: commit while a lock wait is pending (await the call first)`,
       );
     try {
-      this.writeBatch(options);
+      if (this.prepared) this.commitPrepared(options);
+      else this.writeBatch(options);
     } catch (e) {
       this.markRolledBack();
       throw e;
     }
     this.markCommitted();
+  }
+
+  prepare(options?: WriteOptions): void {
+    this.checkActive();
+    if (options !== undefined) WRITE_OPTIONS.check(options);
+    if (this.prepared)
+      throw ShaleError.invalidArgument(`transaction ${this.id} is already prepared`);
+    if (this.name === undefined)
+      throw ShaleError.invalidArgument(
+        `transaction ${this.id} cannot be prepared without a name (setName)`,
+      );
+    if (options?.disableWAL === true)
+      throw ShaleError.invalidArgument("prepare needs the WAL (disableWAL is not allowed)");
+    if (this.waitingFor !== undefined)
+      throw ShaleError.invalidArgument(
+        `transaction ${this.id}: prepare while a lock wait is pending (await the call first)`,
+      );
+    const host = this.host;
+    const record = prepareRecord(this.batch.getWriteBatch(), this.name, host.lastSequence() + 1);
+    const log = host.appendToWal(record, options);
+    host.preparedLogs.prepare(this, log);
+    this.prepared = true;
+  }
+
+  override get isPrepared(): boolean {
+    return this.prepared;
+  }
+
+  /**
+   * Discards the transaction; a prepared one first writes a Rollback record to the WAL (so
+   * recovery does not bring it back). Locks and snapshot are released.
+   */
+  override rollback(): void {
+    this.checkActive();
+    if (this.prepared) {
+      const host = this.host;
+      host.appendToWal(
+        markerRecord(BatchMarker.Rollback, this.name!, host.lastSequence() + 1),
+        undefined,
+      );
+      host.preparedLogs.decided(this, []);
+    }
+    this.finish(ROLLED_BACK_STATE);
+  }
+
+  /** The Commit record to the WAL, the prepared writes to the memtables. */
+  private commitPrepared(options: WriteOptions | undefined): void {
+    const host = this.host;
+    const name = this.name!;
+    const batch = this.batch.getWriteBatch();
+    if (batch.count === 0) {
+      host.appendToWal(markerRecord(BatchMarker.Commit, name, host.lastSequence() + 1), options);
+      host.preparedLogs.decided(this, []);
+      return;
+    }
+    const mems = host.commitPrepared(
+      batch,
+      (seq) => markerRecord(BatchMarker.Commit, name, seq),
+      options,
+    );
+    host.preparedLogs.decided(this, mems);
+  }
+
+  /** InvalidArgument once prepared: a prepared transaction takes no more writes. */
+  private checkNotPrepared(): void {
+    if (this.prepared)
+      throw ShaleError.invalidArgument(`transaction ${this.id} is prepared: no more writes`);
+  }
+
+  /**
+   * @internal a prepared transaction recovery found (txn/two-phase.ts): its writes buffered
+   * again, its keys locked, prepared in WAL `logNumber` (the open wrote its prepare record
+   * there again).
+   */
+  static recovered(
+    host: TransactionHost,
+    prepared: RecoveredPrepared,
+    logNumber: number,
+  ): PessimisticTransaction {
+    const txn = new PessimisticTransaction(host, false, host.lockTimeoutMs, host.deadlockDetect);
+    txn.setName(prepared.name);
+    txn.restore(prepared.batch);
+    host.preparedLogs.prepare(txn, logNumber);
+    txn.prepared = true;
+    return txn;
+  }
+
+  /** Buffers the operations of `batch` and locks their keys (free: the database just opened). */
+  private restore(batch: WriteBatch): void {
+    if (batch.count === 0) return;
+    WriteBatch.iterate(
+      batch.seal(0),
+      {
+        apply: (kind, key, value, _index, id) => {
+          const family = id === 0 ? undefined : this.host.familyHandle(id);
+          const k = key.slice();
+          this.batch.append(kind, k, value.slice(), family);
+          if (kind === ValueKind.RangeDeletion) return;
+          const s = lockKey(id, k);
+          if (this.tracked.has(s)) return;
+          // Free at open (prepared transactions never shared a key); a clash would only
+          // leave this one without that lock.
+          this.locks.lock(this, s, 0, false)?.catch(() => undefined);
+          this.tracked.set(s, 0);
+        },
+      },
+      undefined,
+      0,
+      true,
+    );
   }
 
   /** Number of keys this transaction holds locked. */
@@ -556,6 +779,9 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
   }
 
   protected override finish(state: number): void {
+    // A prepared transaction whose commit failed: its WAL is no longer kept for it here (the
+    // next open finds it prepared again: the outcome of a failed write is unknown).
+    if (this.prepared) this.host.preparedLogs.decided(this, []);
     if (this.waitingFor !== undefined)
       this.locks.cancelWait(
         this,
@@ -598,4 +824,27 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     }
     return s;
   }
+}
+
+/**
+ * At open: the memtable references and prepared transactions recovery found go to
+ * `logs` and back into transactions (`host()`: the database's TransactionHost), each
+ * prepared in the open's new WAL, where recovery wrote its prepare record again.
+ */
+export function restorePrepared(
+  logs: PreparedLogs,
+  state: {
+    readonly prepared?: readonly RecoveredPrepared[];
+    readonly prepLogRefs?: ReadonlyMap<MemTable, number>;
+    readonly logNumber: number;
+  },
+  versions: { readonly recordedMinLogNumberToKeep: number },
+  host: () => TransactionHost,
+): void {
+  if (versions.recordedMinLogNumberToKeep > 0) logs.used = true;
+  if (state.prepLogRefs !== undefined)
+    for (const [mem, log] of state.prepLogRefs) logs.refMemTable(mem, log);
+  if (state.prepared === undefined || state.prepared.length === 0) return;
+  const h = host();
+  for (const p of state.prepared) PessimisticTransaction.recovered(h, p, state.logNumber);
 }

@@ -133,11 +133,20 @@ export class VersionSet implements FamilyVersionsOwner {
     this.fileNumbers.next = n;
   }
 
-  /** WALs numbered below this hold nothing any column family still needs (as recorded). */
+  /**
+   * WALs numbered below this hold nothing any column family still needs (as recorded): the
+   * least family log number, and the MANIFEST's MinLogNumberToKeep when one was recorded
+   * (two-phase commit: a WAL with a prepare record still needed, txn/two-phase.ts).
+   */
   get minLogNumberToKeep(): number {
-    let min = Number.POSITIVE_INFINITY;
+    let min = this.recordedMinLogToKeep > 0 ? this.recordedMinLogToKeep : Number.POSITIVE_INFINITY;
     for (const f of this.families.values()) if (f.logNumber < min) min = f.logNumber;
     return min;
+  }
+
+  /** The MinLogNumberToKeep the MANIFEST recorded (0: none). */
+  get recordedMinLogNumberToKeep(): number {
+    return this.recordedMinLogToKeep;
   }
 
   /**
@@ -471,6 +480,11 @@ export class VersionSet implements FamilyVersionsOwner {
       if (edit.logNumber === undefined && family !== undefined && !edit.columnFamilyDrop)
         edit.logNumber = family.logNumber;
       if (edit.columnFamilyAdd !== undefined) edit.maxColumnFamily = this.maxColumnFamily;
+      if (
+        edit.minLogNumberToKeep !== undefined &&
+        edit.minLogNumberToKeep > this.recordedMinLogToKeep
+      )
+        this.recordedMinLogToKeep = edit.minLogNumberToKeep;
       next.push(
         family === undefined || edit.isColumnFamilyManipulation
           ? undefined

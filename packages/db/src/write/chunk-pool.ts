@@ -45,8 +45,11 @@ export function retireMemtables(
   pool: ChunkPool,
   mem: MemTable,
   imm: readonly ImmutableMemTable[],
+  history: ImmutableMemTable[] = [],
 ): void {
   mem.unref();
   for (const m of imm) m.mem.unref();
+  // Flushed memtables kept for conflict checks (background/flush-scheduler.ts).
+  for (const m of history.splice(0)) m.mem.unref();
   pool.retire();
 }

@@ -12,6 +12,11 @@
  * varstring := varint32 length ‖ bytes
  * ```
  *
+ * Two-phase commit markers (RocksDB's, WAL only; txn/two-phase.ts writes and replays them)
+ * take no sequence number and are not counted: 0x09 BeginPrepare, 0x0A EndPrepare ‖
+ * varstring xid, 0x0B Commit ‖ varstring xid, 0x0C Rollback ‖ varstring xid, and 0x0D Noop
+ * (RocksDB's transactions start their batches with one; skipped everywhere).
+ *
  * Example: seq 5, one put("k", "v") →
  * `05 00 00 00 00 00 00 00 | 01 00 00 00 | 01 01 6b 01 76`; op i gets seq 5 + i.
  *
@@ -37,6 +42,38 @@ export interface WriteBatchHandler {
    * column family id (0 = default; other ids only with `iterate(..., allFamilies)`).
    */
   apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number, family: number): void;
+  /**
+   * A two-phase commit marker (`BatchMarker`; `xid` for EndPrepare, Commit and Rollback, a
+   * view into the batch); `index`: the number of operations before it. Without this method
+   * a marker is NotSupported (a WAL of prepared transactions opened without transactionDB).
+   */
+  marker?(type: number, xid: Uint8Array | undefined, index: number): void;
+}
+
+/**
+ * RocksDB's two-phase commit record types (db/dbformat.h): part of the WAL format; do not
+ * change.
+ */
+export const BatchMarker = {
+  BeginPrepare: 0x09,
+  EndPrepare: 0x0a,
+  Commit: 0x0b,
+  Rollback: 0x0c,
+  Noop: 0x0d,
+  /** WritePrepared / WriteUnprepared transactions' begin markers: not supported. */
+  BeginPersistedPrepare: 0x12,
+  BeginUnprepare: 0x13,
+  CommitWithTimestamp: 0x15,
+} as const;
+
+/** True for a marker type (see BatchMarker). */
+function isMarker(type: number): boolean {
+  return (
+    (type >= BatchMarker.BeginPrepare && type <= BatchMarker.Noop) ||
+    type === BatchMarker.BeginPersistedPrepare ||
+    type === BatchMarker.BeginUnprepare ||
+    type === BatchMarker.CommitWithTimestamp
+  );
 }
 
 /** A column family handle as a batch sees it (`db.columnFamily(name)`). */
@@ -239,6 +276,9 @@ export class WriteBatch {
         } else if (kind === LOG_DATA) {
           d.readLengthPrefixed();
           continue;
+        } else if (isMarker(kind)) {
+          WriteBatch.marker(d, kind, handler, i, file, fileOffset + at);
+          continue;
         }
       }
       const key = d.readLengthPrefixed();
@@ -263,12 +303,43 @@ export class WriteBatch {
       if (family === 0 || allFamilies) handler.apply(kind as ValueKind, key, value, i, family);
       i++;
     }
+    // Markers after the last operation (EndPrepare, Commit, Rollback).
+    while (!d.done && isMarker(rep[d.pos]!)) {
+      const at = d.pos;
+      WriteBatch.marker(d, d.readByte(), handler, count, file, fileOffset + at);
+    }
     if (!d.done)
       throw ShaleError.corruption(
         "write batch has bytes after its last record",
         file,
         fileOffset + d.pos,
       );
+  }
+
+  /** Reads one marker's payload and hands it to `handler.marker` (see BatchMarker). */
+  private static marker(
+    d: Decoder,
+    type: number,
+    handler: WriteBatchHandler,
+    index: number,
+    file: string | undefined,
+    offset: number,
+  ): void {
+    if (type === BatchMarker.Noop) return;
+    if (
+      type === BatchMarker.BeginPersistedPrepare ||
+      type === BatchMarker.BeginUnprepare ||
+      type === BatchMarker.CommitWithTimestamp
+    )
+      throw ShaleError.notSupported(
+        `the WAL holds a transaction of RocksDB's WritePrepared/WriteUnprepared policy or a commit timestamp (record type ${type}; ${file ?? "batch"} offset ${offset}): shale replays WriteCommitted two-phase commits only`,
+      );
+    const xid = type === BatchMarker.BeginPrepare ? undefined : d.readLengthPrefixed();
+    if (handler.marker === undefined)
+      throw ShaleError.notSupported(
+        `the WAL holds prepared transactions (two-phase commit markers, ${file ?? "batch"} offset ${offset}): open it with transactionDB`,
+      );
+    handler.marker(type, xid, index);
   }
 
   /** @internal The first sequence number stamped in an encoded batch. */
