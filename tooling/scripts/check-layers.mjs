@@ -27,7 +27,7 @@ export const LAYERS = [
   ["open/assemble.ts", "open/close.ts", "secondary/open-follower.ts"], // what db.ts composes
   ["db.ts"], // the DB class
   ["repair/", "ops/backup/engine.ts"], // tools that take or open a DB
-  ["index.ts"], // the package surface
+  ["index.ts", "internal.ts"], // the package surface (and the internals tools use)
 ];
 
 const EXEMPT =
