@@ -80,7 +80,7 @@ import {
 } from "./core/transaction-options.js";
 import { loadCodecs } from "./core/wal-codecs.js";
 import type { DBIterator } from "./iterator/index.js";
-import { followerState } from "./open/follower-state.js";
+import { checkFollowerFamilies, followerState } from "./open/follower-state.js";
 import { familyComparator, type RecoveredState, recover, writeOptions } from "./open/recovery.js";
 import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
@@ -886,6 +886,7 @@ export class DB extends ColumnFamilyMethods {
       db = new DB(dir, resolved, followerState(dir, resolved, icmp, follower), lock);
       follower.attach(db.followerHost());
       follower.catchUp();
+      checkFollowerFamilies(dir, resolved, db.listColumnFamilies());
       return db;
     } catch (e) {
       if (db !== undefined) await db.close().catch(() => {});
