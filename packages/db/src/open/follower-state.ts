@@ -84,6 +84,23 @@ export function followerState(
   };
 }
 
+/**
+ * After a follower's first catch-up: the families `options.columnFamilies` names must exist
+ * (RocksDB's OpenForReadOnly and OpenAsSecondary refuse a missing one too; a follower creates
+ * none). InvalidArgument naming the missing ones.
+ */
+export function checkFollowerFamilies(
+  dir: string,
+  options: ResolvedOptions,
+  families: readonly string[],
+): void {
+  const missing = Object.keys(options.columnFamilies).filter((n) => !families.includes(n));
+  if (missing.length > 0)
+    throw ShaleError.invalidArgument(
+      `column families not found in ${dir}: ${missing.map((n) => JSON.stringify(n)).join(", ")} (a read-only or secondary open creates none)`,
+    );
+}
+
 /** Tries of reading the newest OPTIONS file while the primary keeps replacing it. */
 const OPTIONS_ATTEMPTS = 20;
 

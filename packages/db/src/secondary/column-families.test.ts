@@ -145,6 +145,27 @@ describe("a read-only open of a database with column families", () => {
   });
 });
 
+describe("families named in the options of a read-only or secondary open", () => {
+  it("must exist: InvalidArgument naming the missing ones; their options apply to those that do", async () => {
+    const dir = tempDir();
+    const primary = await openPrimary(dir);
+    primary.columnFamily("users").put("k", "v");
+    for (const open of [
+      (o: object) => DB.open(dir, { readOnly: true, ...o }),
+      (o: object) => DB.openAsSecondary(dir, undefined, o),
+    ]) {
+      await expect(open({ columnFamilies: { users: {}, typo: {} } })).rejects.toMatchObject({
+        code: ErrorCode.InvalidArgument,
+        message: expect.stringMatching(/"typo"/),
+      });
+      const ok = await open({ columnFamilies: { users: { blockSize: 8192 } } });
+      expect(text(ok.columnFamily("users").get("k"))).toBe("v");
+      await ok.close();
+    }
+    await primary.close();
+  });
+});
+
 describe("a secondary of a database with column families", () => {
   it("follows every family's writes, flushes and compactions, and families created and dropped", async () => {
     const dir = tempDir();

@@ -14,7 +14,7 @@ import type { ColumnFamilySet } from "../column-family/column-family-set.js";
 import type { WriteLoop } from "../column-family/write-loop.js";
 import { lockFileName } from "../core/filenames.js";
 import { type ResolvedOptions, resolveColumnFamilyOptions } from "../core/options.js";
-import { followerState } from "../open/follower-state.js";
+import { checkFollowerFamilies, followerState } from "../open/follower-state.js";
 import { familyComparator, type RecoveredState } from "../open/recovery.js";
 import type { VersionSet } from "../version/version-set.js";
 import { Follower, type FollowerHost } from "./follower.js";
@@ -67,6 +67,7 @@ export async function openFollower<T extends { close(): Promise<void> }>(
     db = built.db;
     follower.attach(followerHost(built.parts, resolved));
     follower.catchUp();
+    checkFollowerFamilies(dir, resolved, built.parts.families.names());
     return db;
   } catch (e) {
     if (db !== undefined) await db.close().catch(() => {});
