@@ -35,7 +35,7 @@
  *   L2(30, low)                  110 > 100: evict H1, then insert  [s] L1 L2 | H2
  */
 import { assertInvariant, invariants } from "@shale/base";
-import { EntryHandle } from "./entry.js";
+import { type CacheHandle, EntryHandle } from "./entry.js";
 import {
   type EntryTable,
   HAS_HANDLE,
@@ -107,7 +107,7 @@ export class LRUShard<V> {
   }
 
   /** Pins slot `e` (taking it off the LRU list if unpinned); returns its handle. */
-  pin(e: number): EntryHandle<V> {
+  pin(e: number): CacheHandle<V> {
     const st = this.table.meta[e * STRIDE + STATE]!;
     if (st < PIN) this.unlink(e);
     else if (st >>> 8 === MAX_PINS) throw new RangeError("an entry holds too many pins");
@@ -116,7 +116,7 @@ export class LRUShard<V> {
   }
 
   /** The handle object of slot `e`, made on first use. */
-  handleOf(e: number): EntryHandle<V> {
+  handleOf(e: number): CacheHandle<V> {
     if ((this.table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) return this.handles!.get(e)!;
     const h = new EntryHandle<V>(
       this,
