@@ -43,6 +43,7 @@
  * Why not a Map keyed by a number or string: `id * 2^k + offset` loses bits above 2^53, a
  * string allocates per lookup; and a Map entry costs ~28-56 bytes before the LRU links.
  */
+import type { EntryHandle } from "./entry.js";
 import { hashKey } from "./key.js";
 
 /** Words of a slot in `meta`, and their places. */
@@ -61,7 +62,7 @@ export const REFERENCED = 2;
 export const IN_HIGH_POOL = 4;
 /** Inserted with priority "high". */
 export const HIGH_PRI = 8;
-/** A handle object of this entry exists (in `handles`). */
+/** A handle object of this entry exists (in `handles`, at its slot). */
 export const HAS_HANDLE = 16;
 /** The id or the offset is 2^32 or more: the full key is in wideIds / wideOffsets. */
 export const WIDE_KEY = 32;
@@ -92,13 +93,19 @@ export class EntryTable<V> {
   count = 0;
   /** Full keys and charges that do not fit 32 bits, by slot (null until needed). */
   wideIds: Map<number, number> | null = null;
+  /**
+   * The handle object of each slot that has one (HAS_HANDLE), by slot; null until the first
+   * handle is made (a cache used only through get / insertUnpinned never pays its 8 bytes a
+   * slot).
+   */
+  handles: (EntryHandle<V> | undefined)[] | null = null;
   wideOffsets: Map<number, number> | null = null;
   bigCharges: Map<number, number> | null = null;
 
   /** The first `sentinels` slots are reserved (the shards' LRU list sentinels). */
   constructor(sentinels = 1) {
     let length = INITIAL_LENGTH;
-    while (length <= sentinels * 2) length *= 2;
+    while (length <= sentinels) length *= 2;
     this.meta = new Uint32Array(length * STRIDE);
     this.links = new Int32Array(length * 2);
     this.buckets = new Int32Array(length);
@@ -252,6 +259,14 @@ export class EntryTable<V> {
       : hashKey(this.wideIds!.get(e)!, this.wideOffsets!.get(e)!);
   }
 
+  /** Makes `handles` (as long as the other arrays). */
+  makeHandles(): (EntryHandle<V> | undefined)[] {
+    const handles: (EntryHandle<V> | undefined)[] = [];
+    for (let i = 0; i <= this.mask; i++) handles.push(undefined);
+    this.handles = handles;
+    return handles;
+  }
+
   /** Slots ever used are firstSlot .. slotLimit - 1 (free ones have state 0). */
   get slotLimit(): number {
     return this.highWater;
@@ -282,6 +297,8 @@ export class EntryTable<V> {
     this.links = links;
     const buckets = new Int32Array(length);
     for (let i = this.values.length; i < length; i++) this.values.push(undefined);
+    const handles = this.handles;
+    if (handles !== null) for (let i = handles.length; i < length; i++) handles.push(undefined);
     this.mask = length - 1;
     // Every slot below highWater is in use (the free list is empty when growing): in the
     // table (IN_CACHE), or pinned and erased (in no chain).
