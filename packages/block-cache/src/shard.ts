@@ -378,7 +378,7 @@ export class LRUShard<V> {
     assertInvariant(highPriUsage === this.highPriUsage, "highPriUsage does not match the list");
     assertInvariant(this.highPriUsage <= this.highPriCapacity, "the high pool is over capacity");
     assertInvariant(
-      this.table.values.length === this.table.mask + 1,
+      this.table.values.length === this.table.capacity,
       "values has the wrong length",
     );
     let inTable = 0;
