@@ -44,7 +44,6 @@
  * Why not a Map keyed by a number or string: `id * 2^k + offset` loses bits above 2^53, a
  * string allocates per lookup; and a Map entry costs ~28-56 bytes before the LRU links.
  */
-import type { EntryHandle } from "./entry.js";
 import { hashKey } from "./key.js";
 
 /** Words of a slot in `meta`, and their places. */
@@ -77,6 +76,11 @@ export const MAX_PINS = 0xffffff;
 const TWO_POW_32 = 4294967296;
 const INITIAL_LENGTH = 16;
 
+/** What the table knows of a handle (entry.ts's EntryHandle): the slot it points at. */
+export interface SlotHandle {
+  slot: number;
+}
+
 export class EntryTable<V> {
   /** The slots' words (see the layout above). */
   meta: Uint32Array;
@@ -99,7 +103,7 @@ export class EntryTable<V> {
    * handle is made (a cache used only through get / insertUnpinned never pays its 8 bytes a
    * slot).
    */
-  handles: (EntryHandle<V> | undefined)[] | null = null;
+  handles: (SlotHandle | undefined)[] | null = null;
   /** Full keys and charges that do not fit 32 bits, by slot (null until needed). */
   wideIds: Map<number, number> | null = null;
   wideOffsets: Map<number, number> | null = null;
@@ -264,8 +268,8 @@ export class EntryTable<V> {
   }
 
   /** Makes `handles` (as long as the other arrays). */
-  makeHandles(): (EntryHandle<V> | undefined)[] {
-    const handles = resized<EntryHandle<V>>([], this.capacity);
+  makeHandles(): (SlotHandle | undefined)[] {
+    const handles = resized<SlotHandle>([], this.capacity);
     this.handles = handles;
     return handles;
   }

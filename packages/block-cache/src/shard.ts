@@ -116,7 +116,9 @@ export class LRUShard<V> {
   /** The handle object of slot `e`, made on first use. */
   handleOf(e: number): CacheHandle<V> {
     const table = this.table;
-    if ((table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) return table.handles![e]!;
+    if ((table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
+      return table.handles![e] as EntryHandle<V>;
+    }
     const h = new EntryHandle<V>(
       this,
       e,
