@@ -21,7 +21,7 @@
  *   values[e]    V[]          the value (undefined for a free slot)
  *   buckets[b]   Int32Array   first slot of bucket b = hash & (length - 1), 0 if empty
  *
- *   20 + 8 + 8 bytes a slot, plus 4 a bucket (as many buckets as slots): 40 bytes a slot, at
+ *   20 + 8 + 8 bytes a slot, plus 4 a bucket (1 or 2 buckets a slot): 40-44 bytes a slot, at
  *   most one chain entry per bucket on average (load <= 1). A lookup reads its bucket, the
  *   slot's words (offset, id and state side by side) and the value; LRU list work touches the
  *   links, 8 bytes a slot, so a list's neighbours share cache lines far more often than in
@@ -31,7 +31,8 @@
  *   (ids 1, 2, 3, ..., offsets in files below 4 GiB).
  *
  * Slots are allocated from the free list (through `chain`), then from `highWater` up; when
- * none is left every array doubles and the buckets are rebuilt. Arrays never shrink. A slot
+ * none is left the per-slot arrays grow (see `grow`), and the buckets double (their chains
+ * rebuilt) once the slots outnumber them. Arrays never shrink. A slot
  * is reused once its entry is freed; a handle of the old entry (entry.ts) was told so first.
  *
  * Worked example (length 8, so buckets 0..7): keys A and B hash to bucket 3, C to 5.
@@ -61,7 +62,7 @@ export const REFERENCED = 2;
 export const IN_HIGH_POOL = 4;
 /** Inserted with priority "high". */
 export const HIGH_PRI = 8;
-/** A handle object of this entry exists (in `handles`). */
+/** A handle object of this entry exists (in `handles`, at its slot). */
 export const HAS_HANDLE = 16;
 /** The id or the offset is 2^32 or more: the full key is in wideIds / wideOffsets. */
 export const WIDE_KEY = 32;
@@ -75,14 +76,21 @@ export const MAX_PINS = 0xffffff;
 const TWO_POW_32 = 4294967296;
 const INITIAL_LENGTH = 16;
 
+/** What the table knows of a handle (entry.ts's EntryHandle): the slot it points at. */
+export interface SlotHandle {
+  slot: number;
+}
+
 export class EntryTable<V> {
   /** The slots' words (see the layout above). */
   meta: Uint32Array;
   /** LRU list links, two words a slot: PREV at e * 2, NEXT at e * 2 + 1 (shard.ts). */
   links: Int32Array;
   buckets: Int32Array;
-  values: (V | undefined)[] = [];
-  /** length - 1 (the bucket mask). */
+  values: (V | undefined)[];
+  /** Slots the per-slot arrays hold (meta, links, values, handles); grows by half. */
+  capacity: number;
+  /** buckets.length - 1 (a power of two, at least capacity, minus one). */
   mask: number;
   /** Slots below this have been used; slots from here up never were. */
   private highWater: number;
@@ -90,6 +98,12 @@ export class EntryTable<V> {
   private freeHead = 0;
   /** Entries in the table (reachable by key). */
   count = 0;
+  /**
+   * The handle object of each slot that has one (HAS_HANDLE), by slot; null until the first
+   * handle is made (a cache used only through get / insertUnpinned never pays its 8 bytes a
+   * slot).
+   */
+  handles: (SlotHandle | undefined)[] | null = null;
   /** Full keys and charges that do not fit 32 bits, by slot (null until needed). */
   wideIds: Map<number, number> | null = null;
   wideOffsets: Map<number, number> | null = null;
@@ -98,12 +112,13 @@ export class EntryTable<V> {
   /** The first `sentinels` slots are reserved (the shards' LRU list sentinels). */
   constructor(sentinels = 1) {
     let length = INITIAL_LENGTH;
-    while (length <= sentinels * 2) length *= 2;
+    while (length <= sentinels) length *= 2;
     this.meta = new Uint32Array(length * STRIDE);
     this.links = new Int32Array(length * 2);
     this.buckets = new Int32Array(length);
     this.mask = length - 1;
-    for (let i = 0; i < length; i++) this.values.push(undefined);
+    this.capacity = length;
+    this.values = resized([], length);
     this.highWater = sentinels;
     this.firstSlot = sentinels;
   }
@@ -165,7 +180,7 @@ export class EntryTable<V> {
     let e = this.freeHead;
     if (e !== 0) this.freeHead = this.meta[e * STRIDE + CHAIN]!;
     else {
-      if (this.highWater === this.mask + 1) this.grow();
+      if (this.highWater === this.capacity) this.grow();
       e = this.highWater++;
     }
     if (id >= TWO_POW_32 || offset >= TWO_POW_32) {
@@ -252,6 +267,13 @@ export class EntryTable<V> {
       : hashKey(this.wideIds!.get(e)!, this.wideOffsets!.get(e)!);
   }
 
+  /** Makes `handles` (as long as the other arrays). */
+  makeHandles(): (SlotHandle | undefined)[] {
+    const handles = resized<SlotHandle>([], this.capacity);
+    this.handles = handles;
+    return handles;
+  }
+
   /** Slots ever used are firstSlot .. slotLimit - 1 (free ones have state 0). */
   get slotLimit(): number {
     return this.highWater;
@@ -272,16 +294,28 @@ export class EntryTable<V> {
     return -1;
   }
 
+  /**
+   * Makes room for more slots: capacities go 2^k, 1.5 x 2^k, 2^(k+1), ... (the arrays'
+   * slack stays under a third of them), and the buckets, a power of two, double (their chains
+   * rebuilt) when the slots outgrow them, every other growth: at most 1 and at least 0.375
+   * entries a bucket when full.
+   */
   private grow(): void {
-    const length = (this.mask + 1) * 2;
-    const meta = new Uint32Array(length * STRIDE);
+    const capacity =
+      this.capacity === this.mask + 1 ? this.capacity + (this.capacity >> 1) : this.mask + 1;
+    const meta = new Uint32Array(capacity * STRIDE);
     meta.set(this.meta);
     this.meta = meta;
-    const links = new Int32Array(length * 2);
+    const links = new Int32Array(capacity * 2);
     links.set(this.links);
     this.links = links;
+    this.values = resized(this.values, capacity);
+    if (this.handles !== null) this.handles = resized(this.handles, capacity);
+    this.capacity = capacity;
+    if (capacity <= this.mask + 1) return;
+    let length = this.mask + 1;
+    while (length < capacity) length *= 2;
     const buckets = new Int32Array(length);
-    for (let i = this.values.length; i < length; i++) this.values.push(undefined);
     this.mask = length - 1;
     // Every slot below highWater is in use (the free list is empty when growing): in the
     // table (IN_CACHE), or pinned and erased (in no chain).
@@ -293,4 +327,12 @@ export class EntryTable<V> {
     }
     this.buckets = buckets;
   }
+}
+
+/** A copy of `old` exactly `length` long, the rest undefined (no growth slack of push). */
+function resized<T>(old: (T | undefined)[], length: number): (T | undefined)[] {
+  const out = new Array<T | undefined>(length);
+  for (let i = 0; i < old.length; i++) out[i] = old[i];
+  for (let i = old.length; i < length; i++) out[i] = undefined;
+  return out;
 }

@@ -20,7 +20,7 @@
  * the slot state it reads. An interface, so this file does not import shard.ts (which imports
  * this one).
  */
-export interface EntryShard<V> {
+export interface EntryShard {
   readonly owner: unknown;
   pinsOf(slot: number): number;
   inCache(slot: number): boolean;
@@ -55,12 +55,12 @@ export class EntryHandle<V> implements CacheHandle<V> {
   readonly id: number;
   readonly offset: number;
   /** The owning shard. */
-  readonly shard: EntryShard<V>;
+  readonly shard: EntryShard;
   /** The entry's slot in its shard, or -1 once the entry was freed. */
   slot: number;
 
   constructor(
-    shard: EntryShard<V>,
+    shard: EntryShard,
     slot: number,
     value: V,
     id: number,

@@ -353,6 +353,48 @@ describe("high-priority pool", () => {
   });
 });
 
+describe("slots and handles", () => {
+  it("a stale handle or reference never reaches the entry that reuses its slot", () => {
+    const cache = single(10);
+    const a = cache.insert(1, 0, "a", 10);
+    cache.release(a);
+    const ref = cache.insertReferenced(1, 4096, "r", 0)!; // newer than (1, 0)
+    cache.insertUnpinned(2, 0, "b", 10); // evicts (1, 0) only: its slot is free
+    expect(cache.touch(ref)).toBe("r");
+    cache.erase(1, 4096); // the reference's entry leaves; its slot is free too
+    const b = cache.lookup(2, 0)!;
+    cache.insertUnpinned(3, 0, "c", 0); // reuses a freed slot
+    cache.insertUnpinned(3, 4096, "d", 0);
+    expect(() => cache.release(a)).toThrow(invalid);
+    expect(cache.touch(ref)).toBeUndefined();
+    expect(cache.pinnedUsage).toBe(10); // b's pin is untouched
+    expect(a.value).toBe("a"); // a handle keeps what it was given
+    cache.release(b);
+    expect(cache.pinnedUsage).toBe(0);
+    expect(cache.get(3, 0)).toBe("c");
+    expect(cache.get(3, 4096)).toBe("d");
+    cache["shards"][0]!.verify();
+  });
+
+  it("grows its table without moving what handles and lookups see", () => {
+    const cache = new LRUCache<number>({ capacity: 1 << 20, numShardBits: 2 });
+    const handles = [];
+    for (let i = 0; i < 5000; i++) {
+      const h = cache.insert(i >> 6, (i & 63) * 4096, i, 1, i % 3 === 0 ? "high" : "low");
+      if (i % 7 === 0) handles.push(h);
+      else cache.release(h);
+    }
+    for (const h of handles) {
+      expect(cache.lookup(h.id, h.offset)).toBe(h); // the same handle object
+      cache.release(h);
+      cache.release(h);
+    }
+    for (let i = 0; i < 5000; i++) expect(cache.get(i >> 6, (i & 63) * 4096)).toBe(i);
+    expect(cache.pinnedUsage).toBe(0);
+    for (const shard of cache["shards"]) shard.verify();
+  });
+});
+
 describe("onEvict", () => {
   it("may call back into the cache", () => {
     const log: string[] = [];

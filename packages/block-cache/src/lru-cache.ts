@@ -274,9 +274,9 @@ export class LRUCache<V> {
 
   /**
    * Erases every entry whose id is `id` (e.g. the blocks of a deleted table), as `erase`.
-   * Cost: a scan of every shard's slots (~1-15 ns a slot, by how much of the cache the CPU
-   * caches hold: ~0.2 ms at 16k entries, ~14 ms at 1M) plus the entries erased; use
-   * `eraseIdSoon` to spread it.
+   * Cost: a scan of the entry table (~10 ns a slot once it is bigger than the CPU caches:
+   * 0.16 ms at 16k entries, 12-13 ms at 1M) plus the entries erased; `eraseIdSoon` spreads
+   * it over bounded steps.
    */
   eraseId(id: number): void {
     if (!isKeyPart(id)) throw keyError(id, 0);

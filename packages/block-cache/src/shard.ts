@@ -35,7 +35,7 @@
  *   L2(30, low)                  110 > 100: evict H1, then insert  [s] L1 L2 | H2
  */
 import { assertInvariant, invariants } from "@shale/base";
-import { EntryHandle } from "./entry.js";
+import { type CacheHandle, EntryHandle } from "./entry.js";
 import {
   type EntryTable,
   HAS_HANDLE,
@@ -76,8 +76,6 @@ export class LRUShard<V> {
 
   /** The newest slot of the low-priority region, or the sentinel if that region is empty. */
   lowPriHead: number;
-  /** The handle object of each slot that has one (HAS_HANDLE). */
-  private handles: Map<number, EntryHandle<V>> | null = null;
   /** Entries freed during the current cache call, for `onEvict` (null when there is none). */
   private readonly freed: FreedList<V> | null;
 
@@ -107,7 +105,7 @@ export class LRUShard<V> {
   }
 
   /** Pins slot `e` (taking it off the LRU list if unpinned); returns its handle. */
-  pin(e: number): EntryHandle<V> {
+  pin(e: number): CacheHandle<V> {
     const st = this.table.meta[e * STRIDE + STATE]!;
     if (st < PIN) this.unlink(e);
     else if (st >>> 8 === MAX_PINS) throw new RangeError("an entry holds too many pins");
@@ -116,8 +114,11 @@ export class LRUShard<V> {
   }
 
   /** The handle object of slot `e`, made on first use. */
-  handleOf(e: number): EntryHandle<V> {
-    if ((this.table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) return this.handles!.get(e)!;
+  handleOf(e: number): CacheHandle<V> {
+    const table = this.table;
+    if ((table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
+      return table.handles![e] as EntryHandle<V>;
+    }
     const h = new EntryHandle<V>(
       this,
       e,
@@ -127,7 +128,7 @@ export class LRUShard<V> {
       this.table.chargeOf(e),
     );
     this.table.meta[e * STRIDE + STATE]! |= HAS_HANDLE;
-    (this.handles ??= new Map()).set(e, h);
+    (table.handles ?? table.makeHandles())[e] = h;
     return h;
   }
 
@@ -253,9 +254,9 @@ export class LRUShard<V> {
     if (this.freed !== null)
       this.freed.push(this.table.values[e] as V, this.table.idOf(e), this.table.offsetOf(e));
     if ((this.table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
-      const handles = this.handles!;
-      handles.get(e)!.slot = -1;
-      handles.delete(e);
+      const handles = this.table.handles!;
+      handles[e]!.slot = -1;
+      handles[e] = undefined;
     }
     this.table.freeSlot(e);
   }
@@ -379,7 +380,7 @@ export class LRUShard<V> {
     assertInvariant(highPriUsage === this.highPriUsage, "highPriUsage does not match the list");
     assertInvariant(this.highPriUsage <= this.highPriCapacity, "the high pool is over capacity");
     assertInvariant(
-      this.table.values.length === this.table.mask + 1,
+      this.table.values.length === this.table.capacity,
       "values has the wrong length",
     );
     let inTable = 0;
@@ -392,7 +393,7 @@ export class LRUShard<V> {
       charged += this.table.chargeOf(e);
       if ((st & HAS_HANDLE) !== 0) {
         handles++;
-        assertInvariant(this.handles?.get(e)?.slot === e, "a handle flag without its handle");
+        assertInvariant(this.table.handles?.[e]?.slot === e, "a handle flag without its handle");
       }
       if ((st & IN_CACHE) === 0) {
         assertInvariant(st >= PIN, "an erased entry with no pin was not freed");
@@ -410,7 +411,9 @@ export class LRUShard<V> {
     assertInvariant(inTable === this.count, "the shard's count is wrong");
     assertInvariant(unpinned === listed, "unpinned table entries and the LRU list differ");
     assertInvariant(charged === this.usage, "usage does not match the charged slots");
-    assertInvariant(handles === (this.handles?.size ?? 0), "a handle outlived its entry");
-    for (const e of this.handles?.keys() ?? []) assertInvariant(this.owns(e), "a foreign handle");
+    const all = this.table.handles ?? [];
+    let kept = 0;
+    for (let e = 0; e < all.length; e++) if (all[e] !== undefined && this.owns(e)) kept++;
+    assertInvariant(handles === kept, "a handle outlived its entry");
   }
 }
