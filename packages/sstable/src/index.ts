@@ -46,6 +46,15 @@ export {
   type TablePropertiesCollector,
 } from "./table/builder-options.js";
 export { type FlushOptions, type FlushSource, flushMemTable } from "./table/flush.js";
+export {
+  EXTERNAL_SST_FILE_VERSION,
+  type ExternalSstFileInfo,
+  ExternalSstFilePropertyName,
+  externalFileInfo,
+  SstFileWriter,
+  type SstFileWriterOptions,
+  type SstFileWriterTableOptions,
+} from "./table/sst-file-writer.js";
 export { TableBuilder } from "./table/table-builder.js";
 export { TableCache, type TableCacheOptions } from "./table/table-cache.js";
 export {
