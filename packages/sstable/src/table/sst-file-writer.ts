@@ -23,7 +23,10 @@
  * Rules (RocksDB's): point operations (`put`, `merge`, `delete`) in strictly increasing user
  * key order by the comparator; range deletions in any order relative to them and to each
  * other (they go to the range-deletion block, sorted at `finish`); an empty range
- * (start == end) is accepted and ignored; a file with no entries cannot be finished.
+ * (start == end) is accepted and ignored; a file with no entries cannot be finished. A range
+ * deletion covers keys with a smaller sequence number, and every entry of the file has the
+ * same one, so it deletes what the database held before the file came in, never the file's
+ * own keys (the interop test shows RocksDB doing so).
  *
  * Worked example: `open("a.sst")`, `put("k1", "v1")`, `put("k2", "v2")`, `finish()` writes
  * the entries `k1#0,SET` and `k2#0,SET` and returns `{ smallestKey: "k1", largestKey: "k2",
