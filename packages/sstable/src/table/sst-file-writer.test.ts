@@ -207,6 +207,13 @@ describe("SstFileWriter", () => {
     w.finish();
     const { reader, entries } = readBack(fs, "/2.sst");
     expect(entries.map((e) => e.key)).toEqual(["a"]);
+    // RocksDB's numbering: one session per writer, file numbers 1, 2, ... in it
+    const first = readBack(fs, "/1.sst").reader;
+    expect(first.properties.originalFileNumber).toBe(1);
+    expect(reader.properties.originalFileNumber).toBe(2);
+    expect(reader.properties.dbSessionId).toMatch(/^[0-9A-Z]{20}$/);
+    expect(reader.properties.dbSessionId).toBe(first.properties.dbSessionId);
+    first.close();
     reader.close();
   });
 

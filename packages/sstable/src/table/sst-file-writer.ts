@@ -17,8 +17,10 @@
  * - the column family is unknown (id 0x7fffffff, no name) unless one is named, so RocksDB
  *   ingests the file into any column family.
  *
- * Like RocksDB 7.8.3's writer it records `rocksdb.creating.db.identity` "SST Writer",
- * `rocksdb.original.file.number` 1 and creation time 0.
+ * Like RocksDB's writer it records `rocksdb.creating.db.identity` "SST Writer", a session id
+ * of its own (one per writer, as RocksDB's `GenerateDbSessionId`), file numbers 1, 2, ... for
+ * the files it opens (`rocksdb.original.file.number`; session id and file number make
+ * RocksDB's cache keys unique) and creation time 0.
  *
  * Rules (RocksDB's): point operations (`put`, `merge`, `delete`) in strictly increasing user
  * key order by the comparator; range deletions in any order relative to them and to each
@@ -122,6 +124,17 @@ export interface ExternalSstFileInfo {
   sequenceNumber: number;
 }
 
+/**
+ * A session id as RocksDB makes them: 20 characters of base 36 (digits, upper-case letters).
+ * (`@shale/db` draws its sessions' ids the same way.)
+ */
+function newSessionId(): string {
+  const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  let id = "";
+  for (let i = 0; i < 20; i++) id += digits[Math.floor(Math.random() * 36)];
+  return id;
+}
+
 /** A key for messages: quoted when it is UTF-8, in hex otherwise. */
 function describeKey(key: Uint8Array): string {
   try {
@@ -210,6 +223,8 @@ export class SstFileWriter {
   private readonly comparator: Comparator;
   private readonly builderOptions: TableBuilderOptions;
   private current: OpenFile | undefined;
+  /** `rocksdb.original.file.number` of the next file opened. */
+  private nextFileNumber = 1;
 
   /**
    * Checks the options (TypeError for a wrong type, InvalidArgument for a bad value, as
@@ -234,7 +249,7 @@ export class SstFileWriter {
     }
     this.builderOptions = {
       dbId: "SST Writer",
-      fileNumber: 1,
+      dbSessionId: newSessionId(),
       creationTime: 0,
       ...table,
       columnFamily: {
@@ -263,12 +278,14 @@ export class SstFileWriter {
     try {
       builder = new TableBuilder(file, {
         ...this.builderOptions,
+        fileNumber: this.nextFileNumber,
         collectors: [...(this.builderOptions.collectors ?? []), externalFileCollector()],
       });
     } catch (e) {
       file.close();
       throw e;
     }
+    this.nextFileNumber++;
     this.current = {
       path,
       file,
