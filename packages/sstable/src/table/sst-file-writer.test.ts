@@ -5,6 +5,7 @@
  */
 import {
   bytesToString,
+  FaultInjectionFileSystem,
   MemoryFileSystem,
   parseInternalKey,
   reverseBytewiseComparator,
@@ -224,6 +225,31 @@ describe("SstFileWriter", () => {
     w.abandon();
     expect(fs.exists("/x.sst")).toBe(false);
     expect(() => w.put("l", "v")).toThrow(invalidArgument);
+  });
+
+  it("finish fsyncs the file: it survives a power cut; a failed sync removes it", () => {
+    const fs = new FaultInjectionFileSystem(new MemoryFileSystem());
+    fs.mkdir("/d");
+    fs.syncDir("/");
+    const w = new SstFileWriter({ fs });
+    w.open("/d/ok.sst");
+    w.put("k", "v");
+    const info = w.finish();
+    fs.syncDir("/d"); // the directory entry is the caller's, as in RocksDB
+    fs.dropUnsyncedData();
+    fs.clearFaults();
+    expect(fs.fileSize("/d/ok.sst")).toBe(info.fileSize);
+
+    w.open("/d/bad.sst");
+    w.put("k", "v");
+    fs.failAfter("sync", 1, "EIO");
+    expect(() => w.finish()).toThrow(expect.objectContaining({ code: "IOError" }));
+    fs.clearFaults();
+    expect(fs.exists("/d/bad.sst")).toBe(false);
+    // the writer is usable again
+    w.open("/d/again.sst");
+    w.put("k", "v");
+    expect(w.finish().entries).toBe(1);
   });
 
   it("checks option types", () => {
