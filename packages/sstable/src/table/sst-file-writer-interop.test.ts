@@ -4,7 +4,7 @@
  * | direction                 | tool                                          | checked                                  |
  * |---------------------------|-----------------------------------------------|------------------------------------------|
  * | shale writes, RocksDB reads | sst_dump --command=scan --show_properties   | every entry at seq 0, external_sst_file.version 2, global_seqno 0 |
- * | shale writes, RocksDB ingests | ldb ingest_extern_sst, then ldb scan      | the keys, with the range deletion and the deletion applied |
+ * | shale writes, RocksDB ingests | ldb ingest_extern_sst, then ldb scan and idump | the keys, the deletion and range deletion applied to older data; a global seqno when overlapping, 0 kept otherwise |
  * | RocksDB writes, shale reads | ldb write_extern_sst                        | TableReader reads the entries; externalFileInfo is { version 2, globalSeqno 0 } |
  *
  * Runs when `sst_dump` and `ldb` (Debian rocksdb-tools) are on the PATH; otherwise the tests
@@ -88,6 +88,27 @@ describe.skipIf(missing.length > 0)("SstFileWriter and RocksDB 7.8.3's tools", (
       expected.push(`key${String(i).padStart(4, "0")} : value${i}`);
     }
     expect(lines).toEqual(expected);
+    // It overlapped what the database held, so RocksDB gave it a global sequence number
+    // above those (shown for each of its keys), instead of the 0 it was written with.
+    const dump = run("ldb", [`--db=${db}`, "idump"]);
+    expect(dump).toMatch(/'key0008' seq:[1-9]\d*, type:1 => value8/);
+  });
+
+  it("ldb ingest_extern_sst takes shale's file into an empty database (no global seqno)", () => {
+    const path = shaleFile("fresh.sst");
+    const db = join(dir, "fresh-db");
+    run("ldb", [`--db=${db}`, "--create_if_missing", "put", "zzz", "after"]);
+    run("ldb", [`--db=${db}`, "delete", "zzz"]);
+    run("ldb", [`--db=${db}`, "compact"]);
+    run("ldb", [`--db=${db}`, "ingest_extern_sst", path]);
+    const lines = run("ldb", [`--db=${db}`, "scan"])
+      .trim()
+      .split("\n");
+    expect(lines).toHaveLength(199); // 200 entries, one of them a deletion
+    expect(lines[0]).toBe("key0000 : value0");
+    expect(lines.at(-1)).toBe("key0299 : value299");
+    const dump = run("ldb", [`--db=${db}`, "idump"]);
+    expect(dump).toContain("'key0008' seq:0, type:1 => value8");
   });
 
   it("shale reads a file ldb write_extern_sst wrote, with its external-file properties", () => {
