@@ -288,6 +288,24 @@ describe("SstFileWriter", () => {
     expect(() =>
       externalFileInfo({ user: { [ExternalSstFilePropertyName.VERSION]: "\u0002" } }),
     ).toThrow(expect.objectContaining({ code: "Corruption" }));
+    // fixed64 0xa9c3 is c3 a9 00 00 00 00 00 00 (little-endian), which is UTF-8: "é" and NULs
+    const version = "\u0002\0\0\0";
+    expect(
+      externalFileInfo({
+        user: {
+          [ExternalSstFilePropertyName.VERSION]: version,
+          [ExternalSstFilePropertyName.GLOBAL_SEQNO]: "\u00e9\0\0\0\0\0\0",
+        },
+      }),
+    ).toEqual({ version: 2, globalSeqno: 0xa9c3 });
+    expect(() =>
+      externalFileInfo({
+        user: {
+          [ExternalSstFilePropertyName.VERSION]: version,
+          [ExternalSstFilePropertyName.GLOBAL_SEQNO]: "\uFFFD\0\0\0\0\0",
+        },
+      }),
+    ).toThrow(expect.objectContaining({ code: "NotSupported" }));
   });
 
   it("property: accepts exactly the strictly increasing keys, and reads them back", () => {

@@ -159,19 +159,22 @@ function externalFileCollector(): TablePropertiesCollector {
 }
 
 function propertyBytes(value: string, name: string): Uint8Array {
-  const bytes = new TextEncoder().encode(value);
-  // Property values are kept as UTF-8 strings (properties.ts); a binary value with bytes
-  // >= 0x80 that are not UTF-8 does not survive that, and shows as a wrong length here.
-  if (bytes.length !== value.length) {
-    throw ShaleError.corruption(`property ${name} is not a fixed-width binary value`);
+  // Property values are kept as UTF-8 strings (properties.ts): bytes that are UTF-8 come back
+  // exactly; bytes that are not were replaced by U+FFFD when the table was opened and are lost.
+  if (value.includes("\uFFFD")) {
+    throw ShaleError.notSupported(
+      `property ${name} holds bytes that are not UTF-8, which table properties do not keep`,
+    );
   }
-  return bytes;
+  return new TextEncoder().encode(value);
 }
 
 /**
  * The external-file properties of a table (`TableReader`'s `properties`): `undefined` for a
  * table that is not an external file, else its version and global sequence number (0 for
- * version 1 files, which had none). A value of the wrong width is Corruption.
+ * version 1 files, which had none). A value of the wrong width is Corruption; a value whose
+ * bytes are not UTF-8 (a global seqno RocksDB rewrote to a number with such bytes) is
+ * NotSupported, because table properties keep user values as UTF-8 strings.
  */
 export function externalFileInfo(
   properties: Pick<TableProperties, "user">,
