@@ -98,6 +98,7 @@ describe("SstFileWriter", () => {
     expect(props.originalFileNumber).toBe(1);
     expect(props.smallestSeq).toBe(0);
     expect(props.largestSeq).toBe(0);
+    expect(props.externalFile).toEqual({ version: 2, globalSeqno: 0 });
     expect(externalFileInfo(props)).toEqual({ version: 2, globalSeqno: 0 });
     reader.close();
   });

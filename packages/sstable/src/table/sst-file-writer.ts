@@ -50,7 +50,7 @@ import {
   ValueKind,
   type WritableFile,
 } from "@shale/base";
-import { type TableProperties, UNKNOWN_COLUMN_FAMILY } from "../format/properties.js";
+import { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "../format/properties.js";
 import {
   resolveBuilderOptions,
   type TableBuilderOptions,
@@ -61,9 +61,9 @@ import { TableBuilder } from "./table-builder.js";
 /** RocksDB's external-file property names. Part of the file format; do not change. */
 export const ExternalSstFilePropertyName = {
   /** fixed32: the external file version (2). */
-  VERSION: "rocksdb.external_sst_file.version",
+  VERSION: PropertyName.EXTERNAL_SST_FILE_VERSION,
   /** fixed64: the global sequence number (0 as written). */
-  GLOBAL_SEQNO: "rocksdb.external_sst_file.global_seqno",
+  GLOBAL_SEQNO: PropertyName.EXTERNAL_SST_FILE_GLOBAL_SEQNO,
 } as const;
 
 /** The external-file version this writer records (RocksDB's SstFileWriter writes 2). */
@@ -170,15 +170,17 @@ function propertyBytes(value: string, name: string): Uint8Array {
 }
 
 /**
- * The external-file properties of a table (`TableReader`'s `properties`): `undefined` for a
- * table that is not an external file, else its version and global sequence number (0 for
- * version 1 files, which had none). A value of the wrong width is Corruption; a value whose
- * bytes are not UTF-8 (a global seqno RocksDB rewrote to a number with such bytes) is
- * NotSupported, because table properties keep user values as UTF-8 strings.
+ * The external-file properties of a table: `undefined` for a table that is not an external
+ * file, else its version and global sequence number (0 for version 1 files, which had none).
+ * From `properties.externalFile` when the table was opened (`TableReader`'s `properties`,
+ * read from the bytes); otherwise (properties a builder returned, or made by hand) from the
+ * `user` strings, where a value of the wrong width is Corruption and bytes that are not UTF-8
+ * (lost when kept as a string) are NotSupported.
  */
 export function externalFileInfo(
-  properties: Pick<TableProperties, "user">,
+  properties: Pick<TableProperties, "user" | "externalFile">,
 ): { version: number; globalSeqno: number } | undefined {
+  if (properties.externalFile !== undefined) return { ...properties.externalFile };
   const user = properties.user;
   const version = user[ExternalSstFilePropertyName.VERSION];
   if (version === undefined) return undefined;
