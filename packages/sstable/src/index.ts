@@ -30,6 +30,11 @@ export {
   type FilterPolicy,
 } from "./filter/filter-policy.js";
 export {
+  EXTERNAL_SST_FILE_VERSION,
+  ExternalSstFilePropertyName,
+  externalFileInfo,
+} from "./format/external-file.js";
+export {
   type BlockHandle,
   ChecksumType,
   CompressionType,
@@ -47,10 +52,7 @@ export {
 } from "./table/builder-options.js";
 export { type FlushOptions, type FlushSource, flushMemTable } from "./table/flush.js";
 export {
-  EXTERNAL_SST_FILE_VERSION,
   type ExternalSstFileInfo,
-  ExternalSstFilePropertyName,
-  externalFileInfo,
   SstFileWriter,
   type SstFileWriterOptions,
   type SstFileWriterTableOptions,

@@ -53,7 +53,7 @@
  *                                              empty table)
  * <collector names>                            UTF-8 strings from TablePropertiesCollectors
  * rocksdb.external_sst_file.version / .global_seqno   fixed32 2 / fixed64 0, external
- *                                              files only (sst-file-writer.ts)
+ *                                              files only (external-file.ts)
  * ```
  * The `shale.*` entries and the collectors' are RocksDB "user-collected" properties: RocksDB
  * shows them and otherwise ignores them. Names this reader does not know are kept as user

@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bytesToString, NodeFileSystem, parseInternalKey, ValueKind } from "@shale/base";
 import { afterAll, describe, expect, it } from "vitest";
-import { externalFileInfo, SstFileWriter } from "./sst-file-writer.js";
+import { externalFileInfo } from "../format/external-file.js";
+import { SstFileWriter } from "./sst-file-writer.js";
 import { TableReader } from "./table-reader.js";
 
 function onPath(tool: string): boolean {

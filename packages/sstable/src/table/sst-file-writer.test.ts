@@ -14,11 +14,10 @@ import {
 } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ExternalSstFilePropertyName, externalFileInfo } from "../format/external-file.js";
 import { PropertyName, UNKNOWN_COLUMN_FAMILY } from "../format/properties.js";
 import {
   type ExternalSstFileInfo,
-  ExternalSstFilePropertyName,
-  externalFileInfo,
   SstFileWriter,
   type SstFileWriterOptions,
 } from "./sst-file-writer.js";
@@ -279,34 +278,6 @@ describe("SstFileWriter", () => {
     expect(reader.properties.formatVersion).toBe(6);
     expect(reader.properties.compression).toBe("NoCompression");
     reader.close();
-  });
-
-  it("externalFileInfo: undefined for an ordinary table, Corruption for a bad width", () => {
-    expect(externalFileInfo({ user: {} })).toBeUndefined();
-    expect(
-      externalFileInfo({ user: { [ExternalSstFilePropertyName.VERSION]: "\u0001\0\0\0" } }),
-    ).toEqual({ version: 1, globalSeqno: 0 });
-    expect(() =>
-      externalFileInfo({ user: { [ExternalSstFilePropertyName.VERSION]: "\u0002" } }),
-    ).toThrow(expect.objectContaining({ code: "Corruption" }));
-    // fixed64 0xa9c3 is c3 a9 00 00 00 00 00 00 (little-endian), which is UTF-8: "é" and NULs
-    const version = "\u0002\0\0\0";
-    expect(
-      externalFileInfo({
-        user: {
-          [ExternalSstFilePropertyName.VERSION]: version,
-          [ExternalSstFilePropertyName.GLOBAL_SEQNO]: "\u00e9\0\0\0\0\0\0",
-        },
-      }),
-    ).toEqual({ version: 2, globalSeqno: 0xa9c3 });
-    expect(() =>
-      externalFileInfo({
-        user: {
-          [ExternalSstFilePropertyName.VERSION]: version,
-          [ExternalSstFilePropertyName.GLOBAL_SEQNO]: "\uFFFD\0\0\0\0\0",
-        },
-      }),
-    ).toThrow(expect.objectContaining({ code: "NotSupported" }));
   });
 
   it("property: accepts exactly the strictly increasing keys, and reads them back", () => {

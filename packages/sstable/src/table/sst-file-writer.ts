@@ -6,14 +6,8 @@
  * three differences, all RocksDB's:
  * - every entry has sequence number 0 (the ingesting database assigns one: either 0 kept, or
  *   a "global sequence number" that stands for every entry's);
- * - its properties carry two user-collected properties (RocksDB's
- *   `ExternalSstFilePropertyNames`; part of the file format, do not change):
- *   ```
- *   rocksdb.external_sst_file.version       fixed32 little-endian: 2      02 00 00 00
- *   rocksdb.external_sst_file.global_seqno  fixed64 little-endian: 0      00 x 8
- *   ```
- *   (version 1 files, RocksDB before 5.x, had no global_seqno; ingestion rewrites the
- *   global_seqno value in place when `write_global_seqno` is set);
+ * - its properties carry RocksDB's two external-file properties, version 2 and global seqno 0
+ *   (drawn in format/external-file.ts);
  * - the column family is unknown (id 0x7fffffff, no name) unless one is named, so RocksDB
  *   ingests the file into any column family.
  *
@@ -40,8 +34,6 @@
 import {
   type Comparator,
   type FileSystem,
-  getFixed32,
-  getFixed64,
   makeInternalKey,
   NodeFileSystem,
   ShaleError,
@@ -50,24 +42,14 @@ import {
   ValueKind,
   type WritableFile,
 } from "@shale/base";
-import { PropertyName, type TableProperties, UNKNOWN_COLUMN_FAMILY } from "../format/properties.js";
+import { EXTERNAL_SST_FILE_VERSION, ExternalSstFilePropertyName } from "../format/external-file.js";
+import { UNKNOWN_COLUMN_FAMILY } from "../format/properties.js";
 import {
   resolveBuilderOptions,
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
 import { TableBuilder } from "./table-builder.js";
-
-/** RocksDB's external-file property names. Part of the file format; do not change. */
-export const ExternalSstFilePropertyName = {
-  /** fixed32: the external file version (2). */
-  VERSION: PropertyName.EXTERNAL_SST_FILE_VERSION,
-  /** fixed64: the global sequence number (0 as written). */
-  GLOBAL_SEQNO: PropertyName.EXTERNAL_SST_FILE_GLOBAL_SEQNO,
-} as const;
-
-/** The external-file version this writer records (RocksDB's SstFileWriter writes 2). */
-export const EXTERNAL_SST_FILE_VERSION = 2;
 
 /** The table options an SstFileWriter takes (each as in `TableBuilderOptions`). */
 export type SstFileWriterTableOptions = Pick<
@@ -156,52 +138,6 @@ function externalFileCollector(): TablePropertiesCollector {
       [ExternalSstFilePropertyName.GLOBAL_SEQNO]: globalSeqno,
     }),
   };
-}
-
-function propertyBytes(value: string, name: string): Uint8Array {
-  // Property values are kept as UTF-8 strings (properties.ts): bytes that are UTF-8 come back
-  // exactly; bytes that are not were replaced by U+FFFD when the table was opened and are lost.
-  if (value.includes("\uFFFD")) {
-    throw ShaleError.notSupported(
-      `property ${name} holds bytes that are not UTF-8, which table properties do not keep`,
-    );
-  }
-  return new TextEncoder().encode(value);
-}
-
-/**
- * The external-file properties of a table: `undefined` for a table that is not an external
- * file, else its version and global sequence number (0 for version 1 files, which had none).
- * From `properties.externalFile` when the table was opened (`TableReader`'s `properties`,
- * read from the bytes); otherwise (properties a builder returned, or made by hand) from the
- * `user` strings, where a value of the wrong width is Corruption and bytes that are not UTF-8
- * (lost when kept as a string) are NotSupported.
- */
-export function externalFileInfo(
-  properties: Pick<TableProperties, "user" | "externalFile">,
-): { version: number; globalSeqno: number } | undefined {
-  if (properties.externalFile !== undefined) return { ...properties.externalFile };
-  const user = properties.user;
-  const version = user[ExternalSstFilePropertyName.VERSION];
-  if (version === undefined) return undefined;
-  const versionBytes = propertyBytes(version, ExternalSstFilePropertyName.VERSION);
-  if (versionBytes.length !== 4) {
-    throw ShaleError.corruption(
-      `${ExternalSstFilePropertyName.VERSION} is ${versionBytes.length} bytes, not 4`,
-    );
-  }
-  const seqno = user[ExternalSstFilePropertyName.GLOBAL_SEQNO];
-  let globalSeqno = 0;
-  if (seqno !== undefined) {
-    const seqnoBytes = propertyBytes(seqno, ExternalSstFilePropertyName.GLOBAL_SEQNO);
-    if (seqnoBytes.length !== 8) {
-      throw ShaleError.corruption(
-        `${ExternalSstFilePropertyName.GLOBAL_SEQNO} is ${seqnoBytes.length} bytes, not 8`,
-      );
-    }
-    globalSeqno = getFixed64(seqnoBytes, 0);
-  }
-  return { version: getFixed32(versionBytes, 0), globalSeqno };
 }
 
 interface OpenFile {
