@@ -7,10 +7,15 @@
  * rocksdb.external_sst_file.version       fixed32 little-endian: 2      02 00 00 00
  * rocksdb.external_sst_file.global_seqno  fixed64 little-endian: 0      00 x 8
  * ```
- * Version 1 files (RocksDB before 5.x) had no global_seqno. RocksDB's ingestion may rewrite
- * the global_seqno value in place (`write_global_seqno`). A table with the version property
+ * Version 1 files (RocksDB before 5.x) had no global_seqno. A table with the version property
  * is an external file; its entries all carry sequence number 0, and the global seqno, when
  * not 0, stands for each one's.
+ *
+ * Not read yet: RocksDB's ingestion with `write_global_seqno` (7.8.3's default) rewrites the
+ * global_seqno value in place and leaves the properties block's checksum as it was (computed
+ * over a global seqno of 0), so opening such a file in a RocksDB database is Corruption
+ * ("block checksum mismatch" at the properties block) here. Reading it needs that checksum
+ * checked with the value zeroed, as RocksDB does, and the global seqno applied to every entry.
  */
 import { getFixed32, getFixed64, ShaleError } from "@shale/base";
 import { PropertyName, type TableProperties } from "./properties.js";
