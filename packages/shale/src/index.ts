@@ -126,5 +126,12 @@ export {
   type WriteOptions,
 } from "@shale/db";
 export type { Block } from "@shale/sstable";
+// External SST files for bulk loading (RocksDB's SstFileWriter).
+export {
+  type ExternalSstFileInfo,
+  externalFileInfo,
+  SstFileWriter,
+  type SstFileWriterOptions,
+} from "@shale/sstable";
 // Write-ahead log recovery (`walRecoveryMode` option).
 export { WalRecoveryMode } from "@shale/wal";

@@ -30,6 +30,11 @@ export {
   type FilterPolicy,
 } from "./filter/filter-policy.js";
 export {
+  EXTERNAL_SST_FILE_VERSION,
+  ExternalSstFilePropertyName,
+  externalFileInfo,
+} from "./format/external-file.js";
+export {
   type BlockHandle,
   ChecksumType,
   CompressionType,
@@ -55,6 +60,12 @@ export {
   type PrefixExtractor,
   samePrefix,
 } from "./table/prefix-extractor.js";
+export {
+  type ExternalSstFileInfo,
+  SstFileWriter,
+  type SstFileWriterOptions,
+  type SstFileWriterTableOptions,
+} from "./table/sst-file-writer.js";
 export { TableBuilder } from "./table/table-builder.js";
 export { TableCache, type TableCacheOptions } from "./table/table-cache.js";
 export {

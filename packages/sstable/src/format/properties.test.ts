@@ -236,4 +236,23 @@ describe("properties block", () => {
     unordered.add(toBytes("rocksdb.a"), new Uint8Array([1]));
     expect(() => decode(unordered.finish().slice(), "f", 7)).toThrow(/out of order/);
   });
+
+  it("reads an external file's version and global seqno from their bytes", () => {
+    const block = new BlockBuilder(0x7fffffff);
+    // a global seqno RocksDB's ingestion may write: bytes that are not UTF-8
+    block.add(
+      toBytes("rocksdb.external_sst_file.global_seqno"),
+      new Uint8Array([0x80, 0xff, 1, 0, 0, 0, 0, 0]),
+    );
+    block.add(toBytes("rocksdb.external_sst_file.version"), new Uint8Array([2, 0, 0, 0]));
+    const props = decode(block.finish().slice());
+    expect(props.externalFile).toEqual({ version: 2, globalSeqno: 0x1ff80 });
+    expect(decode(new BlockBuilder(0x7fffffff).finish().slice()).externalFile).toBeUndefined();
+    const bad = new BlockBuilder(0x7fffffff);
+    bad.add(toBytes("rocksdb.external_sst_file.global_seqno"), new Uint8Array([0, 0, 0, 0]));
+    bad.add(toBytes("rocksdb.external_sst_file.version"), new Uint8Array([2, 0, 0, 0]));
+    expect(() => decode(bad.finish().slice(), "f", 7)).toThrow(
+      expect.objectContaining({ code: "Corruption", file: "f", offset: 7 }),
+    );
+  });
 });

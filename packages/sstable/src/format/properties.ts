@@ -52,6 +52,8 @@
  * shale.largest.seqno / shale.smallest.seqno   varint64 (with the keys; absent for an
  *                                              empty table)
  * <collector names>                            UTF-8 strings from TablePropertiesCollectors
+ * rocksdb.external_sst_file.version / .global_seqno   fixed32 2 / fixed64 0, external
+ *                                              files only (external-file.ts)
  * ```
  * The `shale.*` entries and the collectors' are RocksDB "user-collected" properties: RocksDB
  * shows them and otherwise ignores them. Names this reader does not know are kept as user
@@ -68,6 +70,7 @@
 import {
   bytewiseComparator,
   getFixed32,
+  getFixed64,
   putFixed32,
   putVarint64,
   ShaleError,
@@ -188,6 +191,13 @@ export interface TableProperties {
    * `rocksdb.block.based.table.whole.key.filtering`).
    */
   user: Record<string, string>;
+  /**
+   * An external file's properties (`rocksdb.external_sst_file.version`, fixed32, and
+   * `.global_seqno`, fixed64, 0 when absent as in version 1 files), read from their bytes:
+   * RocksDB's SstFileWriter and shale's write them (sst-file-writer.ts). Absent for other
+   * tables and in the properties a builder returns.
+   */
+  externalFile?: { version: number; globalSeqno: number };
 }
 
 /** Property names. Part of the file format; do not change. */
@@ -232,6 +242,9 @@ export const PropertyName = {
   SHALE_LARGEST_SEQ: "shale.largest.seqno",
   SHALE_SMALLEST_KEY: "shale.smallest.key",
   SHALE_SMALLEST_SEQ: "shale.smallest.seqno",
+  /** User-collected (not reserved): written by SstFileWriter's collector. */
+  EXTERNAL_SST_FILE_VERSION: "rocksdb.external_sst_file.version",
+  EXTERNAL_SST_FILE_GLOBAL_SEQNO: "rocksdb.external_sst_file.global_seqno",
 } as const;
 
 /** Restart interval of the properties block (RocksDB's: one restart point). */
@@ -529,6 +542,20 @@ export function decodeProperties(
   if (smallest !== undefined) props.smallestKey = smallest;
   const largest = raw.get(PropertyName.SHALE_LARGEST_KEY);
   if (largest !== undefined) props.largestKey = largest;
+  const externalVersion = raw.get(PropertyName.EXTERNAL_SST_FILE_VERSION);
+  if (externalVersion !== undefined) {
+    if (externalVersion.length !== 4)
+      fail(`property ${PropertyName.EXTERNAL_SST_FILE_VERSION} is not a fixed32`);
+    const seqno = raw.get(PropertyName.EXTERNAL_SST_FILE_GLOBAL_SEQNO);
+    if (seqno !== undefined && seqno.length !== 8)
+      fail(`property ${PropertyName.EXTERNAL_SST_FILE_GLOBAL_SEQNO} is not a fixed64`);
+    if (seqno !== undefined && getFixed32(seqno, 4) > 0x1fffff)
+      fail(`property ${PropertyName.EXTERNAL_SST_FILE_GLOBAL_SEQNO} exceeds 2^53 - 1`);
+    props.externalFile = {
+      version: getFixed32(externalVersion, 0),
+      globalSeqno: seqno === undefined ? 0 : getFixed64(seqno, 0),
+    };
+  }
   const known = new Set<string>([
     ...NUMBERS.map((e) => e[0]),
     ...STRINGS.map((e) => e[0]),
