@@ -217,6 +217,7 @@ describe("flushes and compactions with an extractor on the node file system", ()
       await db.flush();
     }
     await db.compactRange();
+    await db.waitForCompactions(); // the compaction's inputs are deleted in the background
     const props = tables(new NodeFileSystem(), dir);
     expect(props.length).toBeGreaterThan(0);
     for (const p of props) expect(p.prefixExtractorName).toBe(e.name);
