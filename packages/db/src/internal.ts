@@ -4,11 +4,11 @@
  * `FileMetaData`) and the WAL's records (a write batch as RocksDB encodes it). Not the
  * database API: these follow the on-disk formats and may change with them in any release.
  */
-import { WriteBatch, type WriteBatchHandler } from "./write/write-batch.js";
+import { BatchMarker, WriteBatch, type WriteBatchHandler } from "./write/write-batch.js";
 
 export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
-export type { WriteBatchHandler };
+export { BatchMarker, type WriteBatchHandler };
 
 /** The first sequence number of a WAL record (an encoded write batch). */
 export function batchSequence(record: Uint8Array): number {
@@ -22,8 +22,9 @@ export function batchCount(record: Uint8Array): number {
 
 /**
  * Calls `handler.apply` for every operation of a WAL record, in order, with its column
- * family id (every family's operations). Corruption naming `file` and the offset of the
- * damage for a record that does not decode.
+ * family id (every family's operations), and `handler.marker` for its two-phase commit
+ * markers (`BatchMarker`; without `marker`, a record holding one is NotSupported).
+ * Corruption naming `file` and the offset of the damage for a record that does not decode.
  */
 export function iterateBatch(
   record: Uint8Array,

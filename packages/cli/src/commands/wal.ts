@@ -2,12 +2,13 @@
  * `shale wal <file>`: the records of a write-ahead log and the write batch each holds
  * (ldb dump_wal --print_value): `@offset seq S count N bytes B`, then one line per
  * operation (of every column family: an operation of another family than `default` names its
- * id). A torn tail is reported on standard error; damage elsewhere exits 3 with the
+ * id) and two-phase commit marker (BEGIN_PREPARE, END_PREPARE / COMMIT / ROLLBACK and the
+ * transaction's name). A torn tail is reported on standard error; damage elsewhere exits 3 with the
  * file and offset, unless `--skip-corrupted` (damaged records are skipped and reported).
  */
 import { existsSync } from "node:fs";
 import { NodeFileSystem, ValueKind } from "@shale/base";
-import { batchCount, batchSequence, iterateBatch } from "@shale/db/internal";
+import { BatchMarker, batchCount, batchSequence, iterateBatch } from "@shale/db/internal";
 import { LogReader, WalRecoveryMode } from "@shale/wal";
 import type { Command } from "commander";
 import { formatBytes, jsonBytes } from "../bytes-format.js";
@@ -34,6 +35,14 @@ function opLine(ctx: CommandContext, kind: number, key: Uint8Array, value: Uint8
       return `  ${OP_NAMES[kind] ?? `KIND(${kind})`} ${k}`;
   }
 }
+
+/** Two-phase commit markers, as `ldb dump_wal` names them. */
+const MARKER_NAMES: Record<number, string> = {
+  [BatchMarker.BeginPrepare]: "BEGIN_PREPARE",
+  [BatchMarker.EndPrepare]: "END_PREPARE",
+  [BatchMarker.Commit]: "COMMIT",
+  [BatchMarker.Rollback]: "ROLLBACK",
+};
 
 function opJson(ctx: CommandContext, kind: number, key: Uint8Array, value: Uint8Array) {
   const op: Record<string, unknown> = {
@@ -95,6 +104,21 @@ export function registerWal(program: Command, act: Act): void {
                       : `  ${OP_NAMES[kind]} ${formatBytes(key, ctx.keyEncoding)}`;
                     ctx.line(family === 0 ? line : `${line} (column family ${family})`);
                   }
+                },
+                marker: (type, xid) => {
+                  const name = MARKER_NAMES[type] ?? `MARKER(${type})`;
+                  if (ctx.json)
+                    ops.push(
+                      xid === undefined
+                        ? { op: name }
+                        : { op: name, ...jsonBytes("xid", xid, ctx.keyEncoding) },
+                    );
+                  else
+                    ctx.line(
+                      xid === undefined
+                        ? `  ${name}`
+                        : `  ${name} ${formatBytes(xid, ctx.keyEncoding)}`,
+                    );
                 },
               },
               file,
