@@ -138,7 +138,9 @@ function reportError(out: Output, error: unknown, exit: number, json: boolean): 
   } else if (isShaleError(error) && error.offset !== undefined && !message.includes("offset")) {
     where = ` (at offset ${error.offset})`;
   }
-  const prefix = isShaleError(error) ? `${error.code}: ` : "";
+  // A ShaleError's message already starts with its code; other errors get none.
+  const prefix =
+    isShaleError(error) && !message.startsWith(`${error.code}: `) ? `${error.code}: ` : "";
   out.error(`shale: ${prefix}${message}${where}\n`);
   if (exit === ExitCode.Internal && error instanceof Error && error.stack !== undefined) {
     out.error(`${error.stack}\n`);

@@ -91,6 +91,7 @@ describe("a database another process has open", () => {
       const r = shale(["put", dir, "k", "w"]);
       expect(r.code).toBe(ExitCode.Busy);
       expect(r.stderr).toMatch(/^shale: Busy: /);
+      expect(r.stderr).not.toContain("Busy: Busy:");
       expect(new TextDecoder().decode(db.get("k"))).toBe("v");
     } finally {
       await db.close();
