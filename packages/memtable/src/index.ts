@@ -10,4 +10,5 @@ export {
   POISON_BYTE,
 } from "./chunk-pool.js";
 export { MemTable, type MemTableOptions } from "./memtable.js";
+export type { MemTableIterator } from "./memtable-iterator.js";
 export type { SharedMemTableData } from "./shared.js";

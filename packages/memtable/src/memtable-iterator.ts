@@ -22,14 +22,17 @@ export class MemTableIterator implements InternalIterator {
   private entry = 0;
   /** The tree's version when (leaf, slot) was last known to hold `entry`. */
   private version = 0;
+  /** Where the current entry's key and value lie in its chunk, read on first access. */
+  private offsetsFor = -1;
+  private keyStart = 0;
+  private keyLengthNow = 0;
+  private valueStart = 0;
+  private valueLengthNow = 0;
   /** Views of the current entry, built on first access after a move. */
   private keyView: Uint8Array = EMPTY_BYTES;
   private valueView: Uint8Array = EMPTY_BYTES;
-  private viewsFor = -1;
+  private keyFor = -1;
   private valueFor = -1;
-  /** Where the current entry's value lies (set with `keyView`). */
-  private valueStart = 0;
-  private valueLength = 0;
   /** @internal Sink of the prefetching loads (`BTree.touchEntries`). */
   touched = 0;
   /** Whose reference this iterator holds (dropped on close); undefined once closed. */
@@ -101,20 +104,70 @@ export class MemTableIterator implements InternalIterator {
 
   /** The internal key: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
   key(): Uint8Array {
-    if (this.viewsFor !== this.entry || this.leaf === NONE) this.loadViews();
+    if (this.keyFor !== this.entry || this.leaf === NONE) {
+      if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+      const t = this.tree;
+      const buffer = t.arena.entryBuffers[this.entry >>> t.arena.shift]!;
+      // On the chunk's buffer: cheaper than subarray (no species lookup).
+      this.keyView = new Uint8Array(buffer, this.keyStart, this.keyLengthNow);
+      this.keyFor = this.entry;
+    }
     return this.keyView;
   }
 
   /** The value: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
   value(): Uint8Array {
-    if (this.viewsFor !== this.entry || this.leaf === NONE) this.loadViews();
-    if (this.valueFor !== this.entry) {
+    if (this.valueFor !== this.entry || this.leaf === NONE) {
+      if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
       const t = this.tree;
       const buffer = t.arena.entryBuffers[this.entry >>> t.arena.shift]!;
-      this.valueView = new Uint8Array(buffer, this.valueStart, this.valueLength);
+      this.valueView = new Uint8Array(buffer, this.valueStart, this.valueLengthNow);
       this.valueFor = this.entry;
     }
     return this.valueView;
+  }
+
+  // ---- allocation-free access ----------------------------------------------------------
+  //
+  // The current entry's bytes in place: `entryBytes()` is the arena chunk that holds it (one
+  // array per chunk, not per entry), and the offsets say where the internal key and the
+  // value lie in it. A scan through these makes no object per entry.
+  //
+  //   entryBytes(): ... | varint32 | user key | trailer (8) | varint32 | value | ...
+  //                                 ^ keyOffset()                      ^ valueOffset()
+  //                                 \___ keyLength() ____/              \_ valueLength()
+
+  /**
+   * The arena chunk holding the current entry (the same array for every entry of the chunk;
+   * its bytes never change while the memtable lives). REQUIRES: valid().
+   */
+  entryBytes(): Uint8Array {
+    if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+    return this.tree.entryChunks[this.entry >>> this.tree.arena.shift]!;
+  }
+
+  /** Where the internal key starts in `entryBytes()`. REQUIRES: valid(). */
+  keyOffset(): number {
+    if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+    return this.keyStart;
+  }
+
+  /** Length of the internal key (user key + 8-byte trailer). REQUIRES: valid(). */
+  keyLength(): number {
+    if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+    return this.keyLengthNow;
+  }
+
+  /** Where the value starts in `entryBytes()`. REQUIRES: valid(). */
+  valueOffset(): number {
+    if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+    return this.valueStart;
+  }
+
+  /** Length of the value. REQUIRES: valid(). */
+  valueLength(): number {
+    if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+    return this.valueLengthNow;
   }
 
   /**
@@ -136,7 +189,8 @@ export class MemTableIterator implements InternalIterator {
     this.leaf = NONE;
     this.keyView = EMPTY_BYTES;
     this.valueView = EMPTY_BYTES;
-    this.viewsFor = -1;
+    this.offsetsFor = -1;
+    this.keyFor = -1;
     this.valueFor = -1;
   }
 
@@ -163,20 +217,18 @@ export class MemTableIterator implements InternalIterator {
     this.version = t.version;
   }
 
-  private loadViews(): void {
+  private loadOffsets(): void {
     if (this.leaf === NONE) throw new RangeError("key()/value() on an invalid iterator");
     const t = this.tree;
     const address = this.entry;
-    const index = address >>> t.arena.shift;
-    const chunk = t.entryChunks[index]!;
+    const chunk = t.entryChunks[address >>> t.arena.shift]!;
     const ikeyLength = readVarint32(chunk, address & t.arena.mask);
     const keyStart = varintEnd;
-    this.valueLength = readVarint32(chunk, keyStart + ikeyLength);
+    this.keyStart = keyStart;
+    this.keyLengthNow = ikeyLength;
+    this.valueLengthNow = readVarint32(chunk, keyStart + ikeyLength);
     this.valueStart = varintEnd;
-    // On the chunk's buffer (offset 0): cheaper than subarray (no species lookup). The value's
-    // view is made by value(), if asked for (a merge reads the keys of older versions only).
-    this.keyView = new Uint8Array(t.arena.entryBuffers[index]!, keyStart, ikeyLength);
-    this.viewsFor = address;
+    this.offsetsFor = address;
   }
 }
 

@@ -23,7 +23,6 @@ import {
   assertInvariant,
   bytewiseComparator,
   type Comparator,
-  type InternalIterator,
   invariants,
   isValueKind,
   LookupResult,
@@ -298,7 +297,7 @@ export class MemTable {
    * until it is closed (see the header). Entries added after the iterator was created may
    * or may not be seen by it. Closed (ShaleError) once the memtable was released.
    */
-  newIterator(): InternalIterator {
+  newIterator(): MemTableIterator {
     if (this.refs === 0) throw releasedError();
     this.refs++;
     return new MemTableIterator(this.points, this);
