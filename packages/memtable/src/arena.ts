@@ -25,6 +25,24 @@
  *                    sit together
  * ```
  *
+ * Chunks grow (when the arena is made with a `firstChunkSize` below `chunkSize`, as the
+ * memtable does with FIRST_CHUNK_SIZE, and takes no chunks from a ChunkSource): the first
+ * entry chunk and the first node chunk are `firstChunkSize` bytes, each next one of its kind
+ * twice the previous, up to the full size. A small memtable then costs a few KiB, not
+ * megabytes, and a large one a few more chunks (4 KiB .. 512 KiB add 8 of the 2048 chunk
+ * numbers of 1 MiB chunks). Addresses do not change: a chunk of any size is addressed with
+ * the full size's offset bits.
+ *
+ * ```
+ *   entry chunks:  [4K][8K][ 16K ][  32K  ] ... [ 512K ][ chunk of 1 MiB ][ 1 MiB ] ...
+ *                   \___ ArrayBuffers ______________/    \__ SharedArrayBuffers ___
+ * ```
+ *
+ * Growing chunks are plain ArrayBuffers, which cost a tenth of a SharedArrayBuffer of their
+ * size to make; `exportShared` copies them into SharedArrayBuffers first (once: the arena
+ * keeps the copies, whose bytes are the same, so views handed out earlier stay right).
+ * Full-size chunks and big entries' chunks are SharedArrayBuffers from the start.
+ *
  * An allocation larger than a quarter of a chunk (RocksDB's rule) gets a chunk of its own,
  * sized exactly (plus its alignment padding, below), at offset 0 (or the padding) — so an
  * entry larger than a chunk is always stored whole and its bytes past `2^shift` are reached
@@ -60,6 +78,8 @@ export const MAX_CHUNK_SIZE = 1 << 30;
 export const NODE_LANES = 2;
 /** Default chunk size: 1 MiB. */
 export const DEFAULT_CHUNK_SIZE = 1 << 20;
+/** Size of a memtable arena's first chunks, entry and node (they grow from it). */
+export const FIRST_CHUNK_SIZE = 1 << 12;
 
 function ceilLog2(n: number): number {
   let s = 0;
@@ -71,7 +91,7 @@ function ceilLog2(n: number): number {
 export interface ChunkSource {
   /** The arena chunk size this source serves. */
   readonly chunkSize: number;
-  /** A chunk of `size` bytes (zeroed if `node`). */
+  /** A SharedArrayBuffer chunk of `size` bytes (zeroed if `node`). */
   allocate(size: number, node: boolean): SharedArrayBuffer;
   /** Takes back chunks nothing reads any more. */
   release(buffers: readonly SharedArrayBuffer[]): void;
@@ -97,15 +117,24 @@ export class Arena {
   readonly entryChunks: Uint8Array[] = [];
   /** Int32 views of the node chunks, indexed by chunk number. */
   readonly nodeChunks: Int32Array[] = [];
-  /** @internal The entry chunks' buffers, indexed by chunk number (views are made on them). */
-  readonly entryBuffers: SharedArrayBuffer[] = [];
-  private readonly nodeBuffers: SharedArrayBuffer[] = [];
+  /**
+   * @internal The entry chunks' buffers, indexed by chunk number (views are made on them):
+   * SharedArrayBuffers, or ArrayBuffers for growing chunks until `exportShared` (see top).
+   */
+  readonly entryBuffers: ArrayBufferLike[] = [];
+  private readonly nodeBuffers: ArrayBufferLike[] = [];
   private readonly maxEntryChunks: number;
   private readonly maxNodeChunks: number;
   private readonly nodeChunkWords: number;
   private readonly bigThreshold: number;
   private entryChunk = -1;
   private entryPos = 0;
+  /** Bytes of the current entry chunk, and of the next one. */
+  private entryLimit = 0;
+  private nextEntrySize: number;
+  /** Words of each lane's current node chunk, and bytes of the next node chunk. */
+  private readonly laneLimit = new Int32Array(NODE_LANES);
+  private nextNodeSize: number;
   /** Per node lane: current chunk (-1: none yet) and word position in it. */
   private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
   private readonly lanePos = new Int32Array(NODE_LANES);
@@ -113,7 +142,12 @@ export class Arena {
   private source: ChunkSource | undefined = undefined;
   private releasedFlag = false;
 
-  constructor(chunkSize: number = DEFAULT_CHUNK_SIZE) {
+  /**
+   * `chunkSize`: the full chunk size (see MemTableOptions.arenaChunkSize). `firstChunkSize`:
+   * the size of the first entry and node chunks, which then double up to the full size
+   * (see top). Default: `chunkSize` (no growth).
+   */
+  constructor(chunkSize: number = DEFAULT_CHUNK_SIZE, firstChunkSize: number = chunkSize) {
     if (typeof chunkSize !== "number") throw new TypeError("arenaChunkSize must be a number");
     if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE || chunkSize > MAX_CHUNK_SIZE) {
       throw ShaleError.invalidArgument(
@@ -129,6 +163,12 @@ export class Arena {
     this.maxEntryChunks = 2 ** (31 - this.shift);
     this.maxNodeChunks = 2 ** (31 - this.nodeShift);
     this.bigThreshold = chunkSize >>> 2;
+    this.nextEntrySize = Math.min(firstChunkSize, chunkSize);
+    // Node chunks grow from at least 1 KiB (a node takes up to 776 bytes).
+    this.nextNodeSize =
+      firstChunkSize >= chunkSize
+        ? this.nodeChunkWords * 4
+        : Math.min(Math.max(firstChunkSize, 1024), this.nodeChunkWords * 4);
   }
 
   /** Reopens exported chunks (read-only use: allocating from them is not supported). */
@@ -162,6 +202,9 @@ export class Arena {
       );
     }
     this.source = source;
+    // Pooled chunks are full-size: no more growing ones.
+    this.nextEntrySize = this.chunkSize;
+    this.nextNodeSize = this.nodeChunkWords * 4;
   }
 
   /** True once `release()` ran. */
@@ -178,8 +221,8 @@ export class Arena {
     this.releasedFlag = true;
     const source = this.source;
     if (source !== undefined) {
-      source.release(this.entryBuffers);
-      source.release(this.nodeBuffers);
+      source.release(sharedOnly(this.entryBuffers));
+      source.release(sharedOnly(this.nodeBuffers));
     }
     this.entryBuffers.length = 0;
     this.entryChunks.length = 0;
@@ -187,8 +230,10 @@ export class Arena {
     this.nodeChunks.length = 0;
   }
 
-  private newBuffer(size: number, node: boolean): SharedArrayBuffer {
+  /** A chunk: full-size ones shared (from the source, if any), growing ones plain (see top). */
+  private newBuffer(size: number, node: boolean, full: boolean): ArrayBufferLike {
     if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
+    if (!full) return new ArrayBuffer(size);
     const source = this.source;
     return source !== undefined ? source.allocate(size, node) : new SharedArrayBuffer(size);
   }
@@ -206,24 +251,51 @@ export class Arena {
     return n;
   }
 
-  /** The chunks, for `exportShared`. The arrays are copies; the buffers are shared. */
+  /**
+   * The chunks, for `exportShared`. The arrays are copies; the buffers are shared. Growing
+   * chunks are copied into SharedArrayBuffers first, which replace them here (see top).
+   * REQUIRES: nothing allocated from here on (the memtable is sealed).
+   */
   exportShared(): SharedArenaData {
-    return {
-      chunkSize: this.chunkSize,
-      entryChunks: this.entryBuffers.slice(),
-      nodeChunks: this.nodeBuffers.slice(),
-      usedBytes: this.used,
-    };
+    const entryChunks: SharedArrayBuffer[] = [];
+    for (let i = 0; i < this.entryBuffers.length; i++) {
+      const b = this.entryBuffers[i]!;
+      if (b instanceof SharedArrayBuffer) {
+        entryChunks.push(b);
+        continue;
+      }
+      const shared = new SharedArrayBuffer(b.byteLength);
+      const view = new Uint8Array(shared);
+      view.set(this.entryChunks[i]!);
+      this.entryBuffers[i] = shared;
+      this.entryChunks[i] = view;
+      entryChunks.push(shared);
+    }
+    const nodeChunks: SharedArrayBuffer[] = [];
+    for (let i = 0; i < this.nodeBuffers.length; i++) {
+      const b = this.nodeBuffers[i]!;
+      if (b instanceof SharedArrayBuffer) {
+        nodeChunks.push(b);
+        continue;
+      }
+      const shared = new SharedArrayBuffer(b.byteLength);
+      const view = new Int32Array(shared);
+      view.set(this.nodeChunks[i]!);
+      this.nodeBuffers[i] = shared;
+      this.nodeChunks[i] = view;
+      nodeChunks.push(shared);
+    }
+    return { chunkSize: this.chunkSize, entryChunks, nodeChunks, usedBytes: this.used };
   }
 
-  private newEntryChunk(size: number): number {
+  private newEntryChunk(size: number, full: boolean): number {
     const index = this.entryBuffers.length;
     if (index >= this.maxEntryChunks) {
       throw ShaleError.invalidArgument(
         `memtable arena is full: ${index} chunks of ${this.chunkSize} bytes address all it can`,
       );
     }
-    const buffer = this.newBuffer(size, false);
+    const buffer = this.newBuffer(size, false, full);
     this.entryBuffers.push(buffer);
     this.entryChunks.push(new Uint8Array(buffer));
     return index;
@@ -239,17 +311,24 @@ export class Arena {
   allocateEntry(n: number, residue = -1): number {
     if (n > this.bigThreshold) {
       const pad = residue < 0 ? 0 : residue;
-      const chunk = this.newEntryChunk(n + pad);
+      const chunk = this.newEntryChunk(n + pad, true);
       this.used += n + pad;
       return (chunk << this.shift) | pad;
     }
     let pos = this.entryPos;
     let pad = residue < 0 ? 0 : (residue - pos) & 7;
-    if (this.entryChunk < 0 || pos + pad + n > this.chunkSize) {
-      if (this.entryChunk >= 0) this.used += this.chunkSize - pos;
-      this.entryChunk = this.newEntryChunk(this.chunkSize);
-      pos = 0;
+    if (this.entryChunk < 0 || pos + pad + n > this.entryLimit) {
+      if (this.entryChunk >= 0) this.used += this.entryLimit - pos;
       pad = residue < 0 ? 0 : residue;
+      // A growing chunk at least twice the previous one and large enough for this entry
+      // (n <= a quarter of the full size, so the full size always is).
+      let size = this.nextEntrySize;
+      while (size < pad + n) size *= 2;
+      if (size > this.chunkSize) size = this.chunkSize;
+      this.nextEntrySize = Math.min(size * 2, this.chunkSize);
+      this.entryChunk = this.newEntryChunk(size, size === this.chunkSize);
+      this.entryLimit = size;
+      pos = 0;
     }
     const address = (this.entryChunk << this.shift) | (pos + pad);
     this.entryPos = pos + pad + n;
@@ -265,20 +344,32 @@ export class Arena {
   allocateNode(words: number, lane: number): number {
     let chunk = this.laneChunk[lane]!;
     let pos = this.lanePos[lane]!;
-    if (chunk < 0 || pos + words > this.nodeChunkWords) {
-      if (chunk >= 0) this.used += (this.nodeChunkWords - pos) * 4;
+    if (chunk < 0 || pos + words > this.laneLimit[lane]!) {
+      if (chunk >= 0) this.used += (this.laneLimit[lane]! - pos) * 4;
       chunk = this.nodeBuffers.length;
       if (chunk >= this.maxNodeChunks) {
         throw ShaleError.invalidArgument(`memtable arena is full: ${chunk} node chunks`);
       }
-      const buffer = this.newBuffer(this.nodeChunkWords * 4, true);
+      // Growing as entry chunks do; a node (<= 1 KiB) fits in the smallest chunk.
+      const full = this.nodeChunkWords * 4;
+      const size = this.nextNodeSize;
+      this.nextNodeSize = Math.min(size * 2, full);
+      const buffer = this.newBuffer(size, true, size === full);
       this.nodeBuffers.push(buffer);
       this.nodeChunks.push(new Int32Array(buffer));
       this.laneChunk[lane] = chunk;
+      this.laneLimit[lane] = size >>> 2;
       pos = 0;
     }
     this.lanePos[lane] = pos + words;
     this.used += words * 4;
     return (chunk << this.nodeShift) | pos;
   }
+}
+
+/** The SharedArrayBuffers among `buffers` (the ones a ChunkSource may take back). */
+function sharedOnly(buffers: readonly ArrayBufferLike[]): SharedArrayBuffer[] {
+  const out: SharedArrayBuffer[] = [];
+  for (const b of buffers) if (b instanceof SharedArrayBuffer) out.push(b);
+  return out;
 }

@@ -61,7 +61,7 @@ export function hashKey(key: Uint8Array, off: number, len: number): number {
 }
 
 /** Slots of a new table. */
-export const INITIAL_SLOTS = 1024;
+export const INITIAL_SLOTS = 64;
 /** The table doubles when more than this share of its slots would be used. */
 export const MAX_LOAD = 0.7;
 /** Inserts queued before they are applied together (see `insert`). */
@@ -75,8 +75,18 @@ export interface SharedIndexData {
   readonly count: number;
 }
 
+/** Tables this large or larger are SharedArrayBuffers from the start; smaller ones plain. */
+export const SHARED_TABLE_BYTES = 1 << 16;
+
+/**
+ * A zeroed table. A small one is a plain ArrayBuffer (a tenth of the cost of a shared one
+ * to make, which matters for small memtables); `exportShared` copies it into shared memory.
+ */
 function newTable(slots: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(8 * slots));
+  const bytes = 8 * slots;
+  return new Int32Array(
+    bytes >= SHARED_TABLE_BYTES ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes),
+  );
 }
 
 export class HashIndex {
@@ -114,13 +124,19 @@ export class HashIndex {
   }
 
   /**
-   * The table (shared, not copied) and key count, for exportShared; applies the queue.
+   * The table (shared, not copied; a small one is copied into shared memory once) and key
+   * count, for exportShared; applies the queue.
    * Undefined while a doubling is under way (finishing it here would be the pause the
    * incremental doubling avoids): the reopened memtable then searches its tree.
    */
   exportShared(): SharedIndexData | undefined {
     this.flush();
     if (this.old !== undefined) return undefined;
+    if (!(this.table.buffer instanceof SharedArrayBuffer)) {
+      const shared = new Int32Array(new SharedArrayBuffer(this.table.byteLength));
+      shared.set(this.table);
+      this.table = shared;
+    }
     return { table: this.table.buffer as SharedArrayBuffer, count: this.count };
   }
 

@@ -17,6 +17,7 @@ import {
 } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { FIRST_CHUNK_SIZE } from "./arena.js";
 import { MemTable } from "./index.js";
 
 interface Op {
@@ -339,6 +340,8 @@ describe("MemTable.get", () => {
     mem.add(7, ValueKind.Value, text("k"), text("value"));
     const r = new LookupResult();
     mem.get(text("k"), MAX_SEQ, r);
-    expect(r.value!.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // A view into the arena's first chunk.
+    expect(r.value!.buffer.byteLength).toBe(FIRST_CHUNK_SIZE);
+    expect(r.value!.byteOffset).toBeGreaterThan(0);
   });
 });

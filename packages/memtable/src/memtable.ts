@@ -34,7 +34,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
-import { Arena, DEFAULT_CHUNK_SIZE } from "./arena.js";
+import { Arena, DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE } from "./arena.js";
 import { BTree } from "./btree.js";
 import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
 import { ChunkPool } from "./chunk-pool.js";
@@ -123,7 +123,10 @@ export class MemTable {
       const pool = options.chunkPool;
       if (pool !== undefined && !(pool instanceof ChunkPool))
         throw new TypeError("chunkPool must be a ChunkPool");
-      this.arena = new Arena(options.arenaChunkSize ?? pool?.chunkSize ?? DEFAULT_CHUNK_SIZE);
+      this.arena = new Arena(
+        options.arenaChunkSize ?? pool?.chunkSize ?? DEFAULT_CHUNK_SIZE,
+        FIRST_CHUNK_SIZE,
+      );
       if (pool !== undefined) this.arena.useSource(pool);
       this.points = new BTree(this.arena, comparator);
       this.tombstoneList = new BTree(this.arena, comparator);

@@ -9,6 +9,8 @@
  *   npx tsc -b && node --expose-gc dist/bench/memtable-peers-bench.js
  *     [--sizes=10000,100000,1000000] [--rounds=5] [--only=shale,sorted-btree,...]
  *   SHALE_BENCH_5M=1 adds 5M entries to the default sizes.
+ *   --baseline=DIR adds "shale-before": the MemTable of another build of this package (DIR
+ *   holds its compiled index.js), for a before/after comparison in the same run.
  *
  * Contenders (versions printed at the start):
  *   shale            MemTable: `add(seq, Value, key, value)` copies key and value into its
@@ -42,6 +44,8 @@
  *               bytes); measured once, in the first round (needs --expose-gc)
  */
 import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   KIND_FOR_SEEK,
   LookupResult,
@@ -236,22 +240,28 @@ interface Contender {
   buildCopies(d: Data): unknown;
 }
 
+/** The memtable's class: this build's, or an earlier build's (--baseline). */
+type MemTableClass = typeof MemTable;
+
 class Shale implements Contender {
   readonly name: string;
-  private mem = new MemTable();
+  private readonly Table: MemTableClass;
+  private mem: MemTable;
   private readonly result = new LookupResult();
   private readonly target = new Uint8Array(KEY_SIZE + 8);
   private readonly offsets: boolean;
 
-  constructor(offsets: boolean) {
+  constructor(Table: MemTableClass, name: string, offsets: boolean) {
+    this.Table = Table;
+    this.mem = new Table();
     this.offsets = offsets;
-    this.name = offsets ? "shale-offsets" : "shale";
+    this.name = name;
     // A seek target is the user key with the largest trailer: (MAX_SEQ, KIND_FOR_SEEK).
     putTrailer(this.target, KEY_SIZE, MAX_SEQ, KIND_FOR_SEEK);
   }
   reset(): void {
     this.mem.unref();
-    this.mem = new MemTable();
+    this.mem = new this.Table();
   }
   insertAll(d: Data): void {
     const mem = this.mem;
@@ -310,7 +320,7 @@ class Shale implements Contender {
     const result = this.result;
     let found = 0;
     for (let t = 0; t < SMALL_TABLES; t++) {
-      const mem = new MemTable();
+      const mem = new this.Table();
       for (let i = 0; i < SMALL_ENTRIES; i++)
         mem.add(i + 1, ValueKind.Value, d.keys[i]!, d.values[i]!);
       result.reset();
@@ -321,7 +331,7 @@ class Shale implements Contender {
     return found;
   }
   buildCopies(d: Data): unknown {
-    const mem = new MemTable();
+    const mem = new this.Table();
     const key = new Uint8Array(KEY_SIZE);
     for (let i = 0; i < d.n; i++) {
       key.set(d.keys[i]!);
@@ -576,32 +586,47 @@ function heapBytes(): number {
 
 let sink = 0;
 
-/** Runs every workload once on a fresh store; returns ns/op (bytes/entry for memory). */
+/**
+ * Runs every workload on fresh stores; returns ns/op (bytes/entry for memory). Below 100k
+ * entries each workload is repeated (`reps` stores built and scanned, the gets and seeks
+ * run `reps` times) so that every figure covers at least 100k operations.
+ */
 function runRound(c: Contender, d: Data, withMemory: boolean): Map<Workload, number> {
   const out = new Map<Workload, number>();
-  c.reset();
-  let t = now();
-  c.insertAll(d);
-  out.set("insert", (now() - t) / d.n);
-  t = now();
-  sink += c.scan();
-  out.set("scan-first", (now() - t) / d.n);
-  const scans: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  const reps = Math.max(1, Math.round(100_000 / d.n));
+  let insert = 0;
+  let first = 0;
+  for (let r = 0; r < reps; r++) {
+    c.reset();
+    let t = now();
+    c.insertAll(d);
+    insert += now() - t;
     t = now();
     sink += c.scan();
-    scans.push((now() - t) / d.n);
+    first += now() - t;
+  }
+  out.set("insert", insert / (reps * d.n));
+  out.set("scan-first", first / (reps * d.n));
+  const scans: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = now();
+    for (let r = 0; r < reps; r++) sink += c.scan();
+    scans.push((now() - t) / (reps * d.n));
   }
   out.set("scan", median(scans));
+  let t = now();
+  for (let r = 0; r < reps; r++) {
+    if (c.getAll(d, d.keys) !== d.n) throw new Error(`${c.name}: get-hit missed`);
+  }
+  out.set("get-hit", (now() - t) / (reps * d.n));
   t = now();
-  if (c.getAll(d, d.keys) !== d.n) throw new Error(`${c.name}: get-hit missed`);
-  out.set("get-hit", (now() - t) / d.n);
+  for (let r = 0; r < reps; r++) {
+    if (c.getAll(d, d.missing) !== 0) throw new Error(`${c.name}: get-miss found`);
+  }
+  out.set("get-miss", (now() - t) / (reps * d.n));
   t = now();
-  if (c.getAll(d, d.missing) !== 0) throw new Error(`${c.name}: get-miss found`);
-  out.set("get-miss", (now() - t) / d.n);
-  t = now();
-  sink += c.seekScans(d);
-  out.set("seek+10", (now() - t) / d.seeks);
+  for (let r = 0; r < reps; r++) sink += c.seekScans(d);
+  out.set("seek+10", (now() - t) / (reps * d.seeks));
   t = now();
   sink += c.smallTables(d);
   out.set("create", (now() - t) / SMALL_TABLES);
@@ -625,9 +650,19 @@ function fmt(x: number): string {
   return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 }
 
+const baseline = arg("baseline");
+const Before =
+  baseline === undefined
+    ? undefined
+    : (
+        (await import(pathToFileURL(resolve(baseline, "index.js")).href)) as {
+          MemTable: MemTableClass;
+        }
+      ).MemTable;
 const all: Contender[] = [
-  new Shale(false),
-  new Shale(true),
+  ...(Before === undefined ? [] : [new Shale(Before, "shale-before", false)]),
+  new Shale(MemTable, "shale", false),
+  new Shale(MemTable, "shale-offsets", true),
   new SortedBTreeContender(),
   new SdslContender(),
   new FrbtContender(),
