@@ -81,10 +81,9 @@ export const DEFAULT_CHUNK_SIZE = 1 << 20;
 /** Size of a memtable arena's first chunks, entry and node (they grow from it). */
 export const FIRST_CHUNK_SIZE = 1 << 12;
 
+/** ceil(log2(n)) for n in [1, 2^31]. */
 function ceilLog2(n: number): number {
-  let s = 0;
-  while (2 ** s < n) s++;
-  return s;
+  return n <= 1 ? 0 : 32 - Math.clz32(n - 1);
 }
 
 /** Where an arena takes its chunks from and gives them back to (ChunkPool, chunk-pool.ts). */

@@ -85,6 +85,11 @@ export interface TreeRoots {
   readonly lastLeaf: number;
 }
 
+/** Rows of BTree's path array (see there). */
+const P_INDEX = MAX_DEPTH;
+const P_LOW = 2 * MAX_DEPTH;
+const P_HIGH = 3 * MAX_DEPTH;
+
 export class BTree extends KeyTarget {
   root: number;
   /** Levels: 1 while the root is a leaf. */
@@ -101,10 +106,9 @@ export class BTree extends KeyTarget {
   private readonly nodeShift: number;
   private readonly nodeMask: number;
   // The path of the last insert: node and child index per inner level, fences per level.
-  private readonly pathNode = new Int32Array(MAX_DEPTH);
-  private readonly pathIndex = new Int32Array(MAX_DEPTH);
-  private readonly pathLow = new Int32Array(MAX_DEPTH);
-  private readonly pathHigh = new Int32Array(MAX_DEPTH);
+  // One array, four rows of MAX_DEPTH (one allocation per tree: small memtables are made
+  // often): node at [d], child index at [P_INDEX + d], fences at [P_LOW + d], [P_HIGH + d].
+  private readonly path = new Int32Array(4 * MAX_DEPTH);
   /** True when the path describes the leaf of the last insert (for the sequential shortcut). */
   private pathValid = false;
   /** Where prepareInsert found the target's place: a leaf and a slot in it. */
@@ -266,18 +270,18 @@ export class BTree extends KeyTarget {
       const b = node & this.nodeMask;
       const i = childFor(this, words, b, left || right, true);
       const n = words[b + W_COUNT]!;
-      this.pathNode[d] = node;
-      this.pathIndex[d] = i;
-      this.pathLow[d] = low;
-      this.pathHigh[d] = high;
+      this.path[d] = node;
+      this.path[P_INDEX + d] = i;
+      this.path[P_LOW + d] = low;
+      this.path[P_HIGH + d] = high;
       if (i > 0) low = words[b + W_SLOTS + 3 * i - 1]!;
       if (i + 1 < n) high = words[b + W_SLOTS + 3 * i + 2]!;
       left = left && i === 0;
       right = right && i === n - 1;
       node = words[b + W_SLOTS + 3 * i]!;
     }
-    this.pathLow[leafDepth] = low;
-    this.pathHigh[leafDepth] = high;
+    this.path[P_LOW + leafDepth] = low;
+    this.path[P_HIGH + leafDepth] = high;
     this.pathValid = true;
     const words = chunks[node >>> this.nodeShift]!;
     const b = node & this.nodeMask;
@@ -312,7 +316,7 @@ export class BTree extends KeyTarget {
         if (c2 < 0) return false;
         this.found = c2 === 0;
       } else {
-        const high = this.pathHigh[leafDepth]!;
+        const high = this.path[P_HIGH + leafDepth]!;
         if (high !== NONE && this.compareEntry(high) <= 0) return false;
       }
       this.insertSlot = s + 1;
@@ -328,7 +332,7 @@ export class BTree extends KeyTarget {
         return true;
       }
     } else {
-      const low = this.pathLow[leafDepth]!;
+      const low = this.path[P_LOW + leafDepth]!;
       if (low !== NONE && this.compareEntry(low) > 0) return false;
     }
     return true;
@@ -360,15 +364,15 @@ export class BTree extends KeyTarget {
   // ---- helpers for splits (btree-split.ts) ----------------------------------------------
 
   /** @internal */ pathNodeAt(depth: number): number {
-    return this.pathNode[depth]!;
+    return this.path[depth]!;
   }
   /** @internal */ pathIndexAt(depth: number): number {
-    return this.pathIndex[depth]!;
+    return this.path[P_INDEX + depth]!;
   }
   /** @internal */ fenceLow(depth: number): number {
-    return this.pathLow[depth]!;
+    return this.path[P_LOW + depth]!;
   }
   /** @internal */ fenceHigh(depth: number): number {
-    return this.pathHigh[depth]!;
+    return this.path[P_HIGH + depth]!;
   }
 }

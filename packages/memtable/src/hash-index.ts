@@ -60,8 +60,8 @@ export function hashKey(key: Uint8Array, off: number, len: number): number {
   return h ^ (h >>> 16);
 }
 
-/** Slots of a new table. */
-export const INITIAL_SLOTS = 64;
+/** Slots of a new table (room for a memtable's first INDEX_MIN_ENTRIES keys without doubling). */
+export const INITIAL_SLOTS = 128;
 /** The table doubles when more than this share of its slots would be used. */
 export const MAX_LOAD = 0.7;
 /** Inserts queued before they are applied together (see `insert`). */

@@ -20,6 +20,7 @@ import { Random } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { fingerprint, type SharedReadReply } from "./fingerprint.test-support.js";
 import { MemTable, type MemTableOptions, type SharedMemTableData } from "./index.js";
+import { INDEX_MIN_ENTRIES } from "./memtable.js";
 
 function buildRandom(
   seed: number,
@@ -144,6 +145,10 @@ describe("exportShared / fromShared", () => {
         "InvalidArgument",
       ),
     ).toBe(true);
+    // Enough entries for the hash index (made at INDEX_MIN_ENTRIES).
+    for (let i = 2; i <= INDEX_MIN_ENTRIES; i++) {
+      mem.add(i, ValueKind.Value, new Uint8Array([i]), new Uint8Array([2]));
+    }
     mem.seal();
     const data = mem.exportShared();
     expect(

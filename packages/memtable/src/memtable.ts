@@ -37,6 +37,7 @@ import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { Arena, DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE } from "./arena.js";
 import { BTree } from "./btree.js";
 import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
+import { NONE } from "./btree-layout.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
 import { HashIndex, hashKey } from "./hash-index.js";
@@ -60,7 +61,8 @@ export interface MemTableOptions {
    * snapshot reads a table slot and the entry instead of descending the tree, about twice
    * as fast at a million keys, for 8-16 bytes per user key (counted by
    * `approximateMemoryUsage`) and a little time per insert. Only with the bytewise
-   * comparator (ignored otherwise). `fromShared` keeps what the exported memtable had.
+   * comparator (ignored otherwise). Made once the memtable holds 64 point entries (a
+   * smaller one is searched as fast). `fromShared` keeps what the exported memtable had.
    * Default: true.
    */
   hashIndex?: boolean;
@@ -83,6 +85,15 @@ function releasedError(): ShaleError {
   return ShaleError.closed("memtable was released: its chunks may hold other data now");
 }
 
+/** Point entries from which a memtable keeps its hash index (see MemTable.index). */
+export const INDEX_MIN_ENTRIES = 64;
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The value of a deletion added without one. */
 const NO_VALUE = new Uint8Array(0);
 
@@ -91,8 +102,13 @@ export class MemTable {
   private readonly arena: Arena;
   private readonly points: BTree;
   private readonly tombstoneList: BTree;
-  /** User key -> newest entry, for gets (bytewise comparator, not reopened; hash-index.ts). */
-  private readonly index: HashIndex | undefined;
+  /**
+   * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Built once the
+   * memtable holds INDEX_MIN_ENTRIES point entries (`indexLater` until then): a smaller one
+   * is a leaf or two, searched as fast, and is cheaper to make without a table.
+   */
+  private index: HashIndex | undefined = undefined;
+  private indexLater = false;
   /** The range tombstones in insertion order, views into the arena; append-only. */
   private readonly tombstones: RangeTombstone[] = [];
   private readonly tombstoneAddresses: number[] = [];
@@ -132,7 +148,7 @@ export class MemTable {
       this.tombstoneList = new BTree(this.arena, comparator);
       const hashIndex = options.hashIndex ?? true;
       if (typeof hashIndex !== "boolean") throw new TypeError("hashIndex must be a boolean");
-      this.index = hashIndex && this.points.bytewise ? new HashIndex(this.points) : undefined;
+      this.indexLater = hashIndex && this.points.bytewise;
       return;
     }
     const d = r.data;
@@ -229,8 +245,10 @@ export class MemTable {
     );
     list.insert(address);
     if (invariants) checkInserted(list, address);
-    if (this.index !== undefined && !isTombstone) {
-      this.index.insert(hashKey(userKey, 0, userKey.length), address);
+    if (!isTombstone) {
+      const index = this.index;
+      if (index !== undefined) index.insert(hashKey(userKey, 0, userKey.length), address);
+      else if (this.indexLater && this.entries + 1 >= INDEX_MIN_ENTRIES) this.buildIndex();
     }
     if (isTombstone) {
       this.tombstoneAddresses.push(address);
@@ -243,6 +261,28 @@ export class MemTable {
       this.maxSeq = seq;
     } else if (seq < this.minSeq) this.minSeq = seq;
     else if (seq > this.maxSeq) this.maxSeq = seq;
+  }
+
+  /**
+   * Makes the hash index of the entries so far: the first entry of each user key in the
+   * tree's order is its newest.
+   */
+  private buildIndex(): void {
+    const points = this.points;
+    const index = new HashIndex(points);
+    let previous: Uint8Array | undefined;
+    for (let leaf = points.firstLeaf; leaf !== NONE; leaf = points.nextLeaf(leaf)) {
+      const n = points.count(leaf);
+      for (let slot = 0; slot < n; slot++) {
+        const address = points.entryAt(leaf, slot);
+        const userKey = points.userKeyOf(address);
+        if (previous !== undefined && bytesEqual(previous, userKey)) continue;
+        index.insert(hashKey(userKey, 0, userKey.length), address);
+        previous = userKey;
+      }
+    }
+    this.index = index;
+    this.indexLater = false;
   }
 
   private addTombstoneView(address: number): void {
