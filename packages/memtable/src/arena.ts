@@ -39,7 +39,8 @@
  * ```
  *
  * Growing chunks are plain ArrayBuffers, which cost a tenth of a SharedArrayBuffer of their
- * size to make; `exportShared` copies them into SharedArrayBuffers first (once: the arena
+ * size to make, and the first entry chunk and the first node chunk share one (entries at
+ * its start, nodes after them: a chunk's views, not its buffer, give its size); `exportShared` copies them into SharedArrayBuffers first (once: the arena
  * keeps the copies, whose bytes are the same, so views handed out earlier stay right).
  * Full-size chunks and big entries' chunks are SharedArrayBuffers from the start.
  *
@@ -134,6 +135,11 @@ export class Arena {
   /** Words of each lane's current node chunk, and bytes of the next node chunk. */
   private readonly laneLimit = new Int32Array(NODE_LANES);
   private nextNodeSize: number;
+  /**
+   * The buffer whose first `nextEntrySize` bytes are kept for the first entry chunk: the
+   * first growing node chunk is made with them, one allocation for both (see top).
+   */
+  private firstEntryBuffer: ArrayBuffer | undefined = undefined;
   /** Per node lane: current chunk (-1: none yet) and word position in it. */
   private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
   private readonly lanePos = new Int32Array(NODE_LANES);
@@ -245,8 +251,8 @@ export class Arena {
   /** Bytes of all chunks allocated so far. */
   get allocatedBytes(): number {
     let n = 0;
-    for (const b of this.entryBuffers) n += b.byteLength;
-    for (const b of this.nodeBuffers) n += b.byteLength;
+    for (const c of this.entryChunks) n += c.byteLength;
+    for (const c of this.nodeChunks) n += c.byteLength;
     return n;
   }
 
@@ -263,9 +269,10 @@ export class Arena {
         entryChunks.push(b);
         continue;
       }
-      const shared = new SharedArrayBuffer(b.byteLength);
+      const old = this.entryChunks[i]!;
+      const shared = new SharedArrayBuffer(old.byteLength);
       const view = new Uint8Array(shared);
-      view.set(this.entryChunks[i]!);
+      view.set(old);
       this.entryBuffers[i] = shared;
       this.entryChunks[i] = view;
       entryChunks.push(shared);
@@ -277,9 +284,10 @@ export class Arena {
         nodeChunks.push(b);
         continue;
       }
-      const shared = new SharedArrayBuffer(b.byteLength);
+      const old = this.nodeChunks[i]!;
+      const shared = new SharedArrayBuffer(old.byteLength);
       const view = new Int32Array(shared);
-      view.set(this.nodeChunks[i]!);
+      view.set(old);
       this.nodeBuffers[i] = shared;
       this.nodeChunks[i] = view;
       nodeChunks.push(shared);
@@ -324,8 +332,16 @@ export class Arena {
       let size = this.nextEntrySize;
       while (size < pad + n) size *= 2;
       if (size > this.chunkSize) size = this.chunkSize;
+      const kept = this.firstEntryBuffer;
+      this.firstEntryBuffer = undefined;
+      if (kept !== undefined && size === this.nextEntrySize) {
+        this.entryChunk = this.entryBuffers.length;
+        this.entryBuffers.push(kept);
+        this.entryChunks.push(new Uint8Array(kept, 0, size));
+      } else {
+        this.entryChunk = this.newEntryChunk(size, size === this.chunkSize);
+      }
       this.nextEntrySize = Math.min(size * 2, this.chunkSize);
-      this.entryChunk = this.newEntryChunk(size, size === this.chunkSize);
       this.entryLimit = size;
       pos = 0;
     }
@@ -353,9 +369,24 @@ export class Arena {
       const full = this.nodeChunkWords * 4;
       const size = this.nextNodeSize;
       this.nextNodeSize = Math.min(size * 2, full);
-      const buffer = this.newBuffer(size, true, size === full);
-      this.nodeBuffers.push(buffer);
-      this.nodeChunks.push(new Int32Array(buffer));
+      const entrySize = this.nextEntrySize;
+      if (
+        chunk === 0 &&
+        this.entryBuffers.length === 0 &&
+        size < full &&
+        entrySize < this.chunkSize
+      ) {
+        // The first chunks: entries [0, entrySize), nodes after, in one buffer.
+        if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
+        const buffer = new ArrayBuffer(entrySize + size);
+        this.firstEntryBuffer = buffer;
+        this.nodeBuffers.push(buffer);
+        this.nodeChunks.push(new Int32Array(buffer, entrySize, size >>> 2));
+      } else {
+        const buffer = this.newBuffer(size, true, size === full);
+        this.nodeBuffers.push(buffer);
+        this.nodeChunks.push(new Int32Array(buffer));
+      }
       this.laneChunk[lane] = chunk;
       this.laneLimit[lane] = size >>> 2;
       pos = 0;

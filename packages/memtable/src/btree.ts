@@ -65,7 +65,6 @@ import {
   LEAF_CAP,
   LEAF_LANE,
   LEAF_WORDS,
-  MAX_DEPTH,
   NONE,
   W_COUNT,
   W_NEXT,
@@ -85,10 +84,11 @@ export interface TreeRoots {
   readonly lastLeaf: number;
 }
 
-/** Rows of BTree's path array (see there). */
-const P_INDEX = MAX_DEPTH;
-const P_LOW = 2 * MAX_DEPTH;
-const P_HIGH = 3 * MAX_DEPTH;
+/** Words of BTree's path array per level (see there), and their places. */
+const P_STRIDE = 4;
+const P_INDEX = 1;
+const P_LOW = 2;
+const P_HIGH = 3;
 
 export class BTree extends KeyTarget {
   root: number;
@@ -105,10 +105,11 @@ export class BTree extends KeyTarget {
   readonly nodeChunks: Int32Array[];
   private readonly nodeShift: number;
   private readonly nodeMask: number;
-  // The path of the last insert: node and child index per inner level, fences per level.
-  // One array, four rows of MAX_DEPTH (one allocation per tree: small memtables are made
-  // often): node at [d], child index at [P_INDEX + d], fences at [P_LOW + d], [P_HIGH + d].
-  private readonly path = new Int32Array(4 * MAX_DEPTH);
+  // The path of the last insert, P_STRIDE small integers per level d: node at
+  // [P_STRIDE * d], child index at [+ P_INDEX], fences at [+ P_LOW] and [+ P_HIGH]. A plain
+  // array grown with the tree (a typed array of all levels would be a buffer of its
+  // own to allocate, which small memtables, made often, notice).
+  private readonly path: number[] = [];
   /** True when the path describes the leaf of the last insert (for the sequential shortcut). */
   private pathValid = false;
   /** Where prepareInsert found the target's place: a leaf and a slot in it. */
@@ -260,6 +261,8 @@ export class BTree extends KeyTarget {
     if (this.pathValid && this.sequentialPlace()) return !this.found;
     const chunks = this.nodeChunks;
     const leafDepth = this.height - 1;
+    const path = this.path;
+    while (path.length < P_STRIDE * this.height) path.push(0);
     let node = this.root;
     let low = NONE;
     let high = NONE;
@@ -270,18 +273,18 @@ export class BTree extends KeyTarget {
       const b = node & this.nodeMask;
       const i = childFor(this, words, b, left || right, true);
       const n = words[b + W_COUNT]!;
-      this.path[d] = node;
-      this.path[P_INDEX + d] = i;
-      this.path[P_LOW + d] = low;
-      this.path[P_HIGH + d] = high;
+      this.path[P_STRIDE * d] = node;
+      this.path[P_STRIDE * d + P_INDEX] = i;
+      this.path[P_STRIDE * d + P_LOW] = low;
+      this.path[P_STRIDE * d + P_HIGH] = high;
       if (i > 0) low = words[b + W_SLOTS + 3 * i - 1]!;
       if (i + 1 < n) high = words[b + W_SLOTS + 3 * i + 2]!;
       left = left && i === 0;
       right = right && i === n - 1;
       node = words[b + W_SLOTS + 3 * i]!;
     }
-    this.path[P_LOW + leafDepth] = low;
-    this.path[P_HIGH + leafDepth] = high;
+    this.path[P_STRIDE * leafDepth + P_LOW] = low;
+    this.path[P_STRIDE * leafDepth + P_HIGH] = high;
     this.pathValid = true;
     const words = chunks[node >>> this.nodeShift]!;
     const b = node & this.nodeMask;
@@ -316,7 +319,7 @@ export class BTree extends KeyTarget {
         if (c2 < 0) return false;
         this.found = c2 === 0;
       } else {
-        const high = this.path[P_HIGH + leafDepth]!;
+        const high = this.path[P_STRIDE * leafDepth + P_HIGH]!;
         if (high !== NONE && this.compareEntry(high) <= 0) return false;
       }
       this.insertSlot = s + 1;
@@ -332,7 +335,7 @@ export class BTree extends KeyTarget {
         return true;
       }
     } else {
-      const low = this.path[P_LOW + leafDepth]!;
+      const low = this.path[P_STRIDE * leafDepth + P_LOW]!;
       if (low !== NONE && this.compareEntry(low) > 0) return false;
     }
     return true;
@@ -364,15 +367,15 @@ export class BTree extends KeyTarget {
   // ---- helpers for splits (btree-split.ts) ----------------------------------------------
 
   /** @internal */ pathNodeAt(depth: number): number {
-    return this.path[depth]!;
+    return this.path[P_STRIDE * depth]!;
   }
   /** @internal */ pathIndexAt(depth: number): number {
-    return this.path[P_INDEX + depth]!;
+    return this.path[P_STRIDE * depth + P_INDEX]!;
   }
   /** @internal */ fenceLow(depth: number): number {
-    return this.path[P_LOW + depth]!;
+    return this.path[P_STRIDE * depth + P_LOW]!;
   }
   /** @internal */ fenceHigh(depth: number): number {
-    return this.path[P_HIGH + depth]!;
+    return this.path[P_STRIDE * depth + P_HIGH]!;
   }
 }

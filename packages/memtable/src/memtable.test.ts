@@ -58,7 +58,9 @@ describe("MemTable", () => {
       mem.rangeTombstones().map((t) => `${Buffer.from(t.start)}-${Buffer.from(t.end)}@${t.seq}`),
     ).toEqual(["m-p@5", "a-c@3", "a-z@9", "k-k@6"]);
     // Views into the arena's first chunk (a growing one: an ArrayBuffer until exported).
-    expect(mem.rangeTombstones()[0]!.start.buffer.byteLength).toBe(FIRST_CHUNK_SIZE);
+    expect(mem.rangeTombstones()[0]!.start.buffer.byteLength).toBeGreaterThanOrEqual(
+      FIRST_CHUNK_SIZE,
+    );
     expect(mem.maxCoveringTombstoneSeq(text("n"), MAX_SEQ)).toBe(9);
     expect(mem.maxCoveringTombstoneSeq(text("n"), 8)).toBe(5);
     expect(mem.maxCoveringTombstoneSeq(text("k"), 8)).toBe(0);
