@@ -28,8 +28,12 @@ export class MemTableIterator implements InternalIterator {
   private keyLengthNow = 0;
   private valueStart = 0;
   private valueLengthNow = 0;
-  /** Views of the current entry, built on first access after a move. */
-  private keyView: Uint8Array = EMPTY_BYTES;
+  /**
+   * The current internal key, copied on first access after a move into this array, which
+   * is reused while keys keep its length (no allocation per entry for fixed-length keys).
+   */
+  private keyCopy: Uint8Array = EMPTY_BYTES;
+  /** The current value's view, built on first access after a move. */
   private valueView: Uint8Array = EMPTY_BYTES;
   private keyFor = -1;
   private valueFor = -1;
@@ -102,17 +106,27 @@ export class MemTableIterator implements InternalIterator {
     }
   }
 
-  /** The internal key: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
+  /**
+   * The internal key: a copy in the iterator's own array (the same array while keys keep
+   * their length: no allocation per entry), valid until the iterator moves, as a block
+   * iterator's. `entryBytes()` and `keyOffset()` give it in place. REQUIRES: valid().
+   */
   key(): Uint8Array {
     if (this.keyFor !== this.entry || this.leaf === NONE) {
       if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+      const n = this.keyLengthNow;
+      let key = this.keyCopy;
+      if (key.length !== n) {
+        key = new Uint8Array(n);
+        this.keyCopy = key;
+      }
       const t = this.tree;
-      const buffer = t.arena.entryBuffers[this.entry >>> t.arena.shift]!;
-      // On the chunk's buffer: cheaper than subarray (no species lookup).
-      this.keyView = new Uint8Array(buffer, this.keyStart, this.keyLengthNow);
+      const chunk = t.entryChunks[this.entry >>> t.arena.shift]!;
+      const start = this.keyStart;
+      for (let i = 0; i < n; i++) key[i] = chunk[start + i]!;
       this.keyFor = this.entry;
     }
-    return this.keyView;
+    return this.keyCopy;
   }
 
   /** The value: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
@@ -187,7 +201,7 @@ export class MemTableIterator implements InternalIterator {
       owner.unref();
     }
     this.leaf = NONE;
-    this.keyView = EMPTY_BYTES;
+    this.keyCopy = EMPTY_BYTES;
     this.valueView = EMPTY_BYTES;
     this.offsetsFor = -1;
     this.keyFor = -1;

@@ -334,9 +334,11 @@ export class MemTable {
   }
 
   /**
-   * An iterator over the point entries in internal-key order. `key()` is the internal key,
-   * `value()` the value: views into the arena, valid until the iterator moves (the value:
-   * until it is closed, `isValuePinned`). The iterator holds a reference to the memtable
+   * An iterator over the point entries in internal-key order. `key()` is the internal key
+   * (a copy in an array the iterator reuses), `value()` the value (a view into the arena),
+   * valid until the iterator moves (the value: until it is closed, `isValuePinned`);
+   * `entryBytes()` with `keyOffset()`, `keyLength()`, `valueOffset()` and `valueLength()`
+   * give both in place, with no object per entry. The iterator holds a reference to the memtable
    * until it is closed (see the header). Entries added after the iterator was created may
    * or may not be seen by it. Closed (ShaleError) once the memtable was released.
    */
