@@ -32,6 +32,13 @@ describeIteratorConformance("memtable iterator (256-byte chunks)", {
   build: (keys, values) => build(keys, values, { arenaChunkSize: 256 }).newIterator(),
 });
 
+// Chunks growing from 4 KiB to 16 KiB: entries over chunks of several sizes.
+describeIteratorConformance("memtable iterator (growing chunks)", {
+  keys: "internal",
+  sizes: [0, 1, 300, 3000],
+  build: (keys, values) => build(keys, values, { arenaChunkSize: 1 << 14 }).newIterator(),
+});
+
 describe("memtable iterator", () => {
   const text = (s: string) => new TextEncoder().encode(s);
 
