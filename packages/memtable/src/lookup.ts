@@ -60,7 +60,11 @@ export function lookupPoints(
     if (kind === ValueKind.Merge || kind === ValueKind.Value || kind === ValueKind.BlobIndex) {
       const valueLength = readVarint32(chunk, t + TRAILER_SIZE);
       const valueStart = varintEnd;
-      const view = chunk.subarray(valueStart, valueStart + valueLength);
+      const view = new Uint8Array(
+        points.arena.entryBuffers[address >>> shift]!,
+        valueStart,
+        valueLength,
+      );
       if (kind !== ValueKind.Merge) {
         result.state = LookupState.Found;
         result.value = view;
@@ -112,6 +116,11 @@ function lookupIndexed(
   const valueStart = varintEnd;
   result.state = LookupState.Found;
   result.blobIndex = kind === ValueKind.BlobIndex;
-  result.value = chunk.subarray(valueStart, valueStart + valueLength);
+  // On the chunk's buffer (where the chunk starts): cheaper than subarray (no species lookup).
+  result.value = new Uint8Array(
+    points.arena.entryBuffers[address >>> points.arena.shift]!,
+    valueStart,
+    valueLength,
+  );
   return true;
 }
