@@ -10,7 +10,7 @@
  */
 import { EMPTY_BYTES, type InternalIterator, ShaleError, TRAILER_SIZE } from "@shale/base";
 import type { BTree } from "./btree.js";
-import { NONE } from "./btree-layout.js";
+import { NONE, W_COUNT, W_NEXT, W_SLOTS } from "./btree-layout.js";
 import { readVarint32, varintEnd } from "./entry.js";
 
 export class MemTableIterator implements InternalIterator {
@@ -18,6 +18,9 @@ export class MemTableIterator implements InternalIterator {
   /** Current leaf; NONE when not valid. */
   private leaf = NONE;
   private slot = 0;
+  /** The current leaf's node chunk and the leaf's word offset in it (when valid). */
+  private words: Int32Array = EMPTY_WORDS;
+  private base = 0;
   /** Entry address of the current key. */
   private entry = 0;
   /** The tree's version when (leaf, slot) was last known to hold `entry`. */
@@ -86,9 +89,15 @@ export class MemTableIterator implements InternalIterator {
     if (this.leaf === NONE) throw new RangeError("next() on an invalid iterator");
     const t = this.tree;
     if (this.version !== t.version) this.sync();
-    if (this.slot + 1 < t.count(this.leaf)) this.setPosition(this.leaf, this.slot + 1);
-    else {
-      const leaf = t.nextLeaf(this.leaf);
+    const words = this.words;
+    const b = this.base;
+    const slot = this.slot + 1;
+    if (slot < words[b + W_COUNT]!) {
+      // Within the leaf: the tree has not changed since the position was set (or synced).
+      this.slot = slot;
+      this.entry = words[b + W_SLOTS + 2 * slot + 1]!;
+    } else {
+      const leaf = words[b + W_NEXT]!;
       if (leaf !== NONE) this.touched = t.touchEntries(leaf);
       this.setPosition(leaf, 0);
     }
@@ -209,10 +218,17 @@ export class MemTableIterator implements InternalIterator {
   }
 
   private setPosition(leaf: number, slot: number): void {
+    const t = this.tree;
     this.leaf = leaf;
     this.slot = slot;
-    if (leaf !== NONE) this.entry = this.tree.entryAt(leaf, slot);
-    this.version = this.tree.version;
+    if (leaf !== NONE) {
+      const words = t.nodeChunks[leaf >>> t.arena.nodeShift]!;
+      const b = leaf & t.arena.nodeMask;
+      this.words = words;
+      this.base = b;
+      this.entry = words[b + W_SLOTS + 2 * slot + 1]!;
+    }
+    this.version = t.version;
   }
 
   /**
@@ -226,9 +242,7 @@ export class MemTableIterator implements InternalIterator {
     if (this.slot < t.count(this.leaf) && t.entryAt(this.leaf, this.slot) === this.entry) return;
     t.setTargetEntry(this.entry);
     t.seek(false);
-    this.leaf = t.leaf;
-    this.slot = t.slot;
-    this.version = t.version;
+    this.setPosition(t.leaf, t.slot);
   }
 
   private loadOffsets(): void {
@@ -245,6 +259,8 @@ export class MemTableIterator implements InternalIterator {
     this.offsetsFor = address;
   }
 }
+
+const EMPTY_WORDS = new Int32Array(0);
 
 function closedError(): ShaleError {
   return ShaleError.closed("the memtable iterator is closed");

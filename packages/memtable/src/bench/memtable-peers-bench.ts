@@ -4,7 +4,7 @@
  * ordered bytewise, and runs the same workloads in the same process. Contenders run one after
  * another within a round, in an order that rotates every round (A/B alternation), each on a
  * fresh store, after one uncounted warm-up round each; the figure is the median over rounds
- * of ns per operation, with its spread (min-max).
+ * of CPU ns per operation (see `now`), with its spread (min-max).
  *
  *   npx tsc -b && node --expose-gc dist/bench/memtable-peers-bench.js
  *     [--sizes=10000,100000,1000000] [--rounds=5] [--only=shale,sorted-btree,...]
@@ -243,102 +243,112 @@ interface Contender {
 /** The memtable's class: this build's, or an earlier build's (--baseline). */
 type MemTableClass = typeof MemTable;
 
-class Shale implements Contender {
-  readonly name: string;
-  private readonly Table: MemTableClass;
-  private mem: MemTable;
-  private readonly result = new LookupResult();
-  private readonly target = new Uint8Array(KEY_SIZE + 8);
-  private readonly offsets: boolean;
+/**
+ * A new contender class per call: its methods are new closures, with feedback of their own,
+ * so a baseline build's MemTable does not make this build's call sites polymorphic.
+ */
+function shaleContender(Table: MemTableClass, name: string, offsets: boolean): Contender {
+  return new (makeShaleClass())(Table, name, offsets);
+}
 
-  constructor(Table: MemTableClass, name: string, offsets: boolean) {
-    this.Table = Table;
-    this.mem = new Table();
-    this.offsets = offsets;
-    this.name = name;
-    // A seek target is the user key with the largest trailer: (MAX_SEQ, KIND_FOR_SEEK).
-    putTrailer(this.target, KEY_SIZE, MAX_SEQ, KIND_FOR_SEEK);
-  }
-  reset(): void {
-    this.mem.unref();
-    this.mem = new this.Table();
-  }
-  insertAll(d: Data): void {
-    const mem = this.mem;
-    const keys = d.keys;
-    const values = d.values;
-    for (let i = 0; i < d.n; i++) mem.add(i + 1, ValueKind.Value, keys[i]!, values[i]!);
-  }
-  getAll(d: Data, keys: Uint8Array[]): number {
-    const mem = this.mem;
-    const result = this.result;
-    const order = d.getOrder;
-    let found = 0;
-    for (let i = 0; i < d.n; i++) {
-      result.reset();
-      mem.get(keys[order[i]!]!, MAX_SEQ, result);
-      if (result.state === LookupState.Found) found++;
+function makeShaleClass() {
+  return class Shale implements Contender {
+    readonly name: string;
+    private readonly Table: MemTableClass;
+    private mem: MemTable;
+    private readonly result = new LookupResult();
+    private readonly target = new Uint8Array(KEY_SIZE + 8);
+    private readonly offsets: boolean;
+
+    constructor(Table: MemTableClass, name: string, offsets: boolean) {
+      this.Table = Table;
+      this.mem = new Table();
+      this.offsets = offsets;
+      this.name = name;
+      // A seek target is the user key with the largest trailer: (MAX_SEQ, KIND_FOR_SEEK).
+      putTrailer(this.target, KEY_SIZE, MAX_SEQ, KIND_FOR_SEEK);
     }
-    return found;
-  }
-  scan(): number {
-    const it = this.mem.newIterator();
-    let sum = 0;
-    if (this.offsets) {
-      for (it.seekToFirst(); it.valid(); it.next()) {
-        sum += it.entryBytes()[it.keyOffset()]! + it.valueLength();
+    reset(): void {
+      this.mem.unref();
+      this.mem = new this.Table();
+    }
+    insertAll(d: Data): void {
+      const mem = this.mem;
+      const keys = d.keys;
+      const values = d.values;
+      for (let i = 0; i < d.n; i++) mem.add(i + 1, ValueKind.Value, keys[i]!, values[i]!);
+    }
+    getAll(d: Data, keys: Uint8Array[]): number {
+      const mem = this.mem;
+      const result = this.result;
+      const order = d.getOrder;
+      let found = 0;
+      for (let i = 0; i < d.n; i++) {
+        result.reset();
+        mem.get(keys[order[i]!]!, MAX_SEQ, result);
+        if (result.state === LookupState.Found) found++;
       }
-    } else {
-      for (it.seekToFirst(); it.valid(); it.next()) sum += it.key()[0]! + it.value().length;
+      return found;
     }
-    it.close();
-    return sum;
-  }
-  seekScans(d: Data): number {
-    const it = this.mem.newIterator();
-    const target = this.target;
-    const keys = d.keys;
-    let sum = 0;
-    for (let i = 0; i < d.seeks; i++) {
-      const key = keys[d.seekOrder[i]!]!;
-      for (let j = 0; j < KEY_SIZE; j++) target[j] = key[j]!;
-      it.seek(target);
+    scan(): number {
+      const it = this.mem.newIterator();
+      let sum = 0;
       if (this.offsets) {
-        for (let j = 0; j < SCAN_LENGTH && it.valid(); j++, it.next()) {
+        for (it.seekToFirst(); it.valid(); it.next()) {
           sum += it.entryBytes()[it.keyOffset()]! + it.valueLength();
         }
       } else {
-        for (let j = 0; j < SCAN_LENGTH && it.valid(); j++, it.next()) {
-          sum += it.key()[0]! + it.value().length;
+        for (it.seekToFirst(); it.valid(); it.next()) sum += it.key()[0]! + it.value().length;
+      }
+      it.close();
+      return sum;
+    }
+    seekScans(d: Data): number {
+      const it = this.mem.newIterator();
+      const target = this.target;
+      const keys = d.keys;
+      let sum = 0;
+      for (let i = 0; i < d.seeks; i++) {
+        const key = keys[d.seekOrder[i]!]!;
+        for (let j = 0; j < KEY_SIZE; j++) target[j] = key[j]!;
+        it.seek(target);
+        if (this.offsets) {
+          for (let j = 0; j < SCAN_LENGTH && it.valid(); j++, it.next()) {
+            sum += it.entryBytes()[it.keyOffset()]! + it.valueLength();
+          }
+        } else {
+          for (let j = 0; j < SCAN_LENGTH && it.valid(); j++, it.next()) {
+            sum += it.key()[0]! + it.value().length;
+          }
         }
       }
+      it.close();
+      return sum;
     }
-    it.close();
-    return sum;
-  }
-  smallTables(d: Data): number {
-    const result = this.result;
-    let found = 0;
-    for (let t = 0; t < SMALL_TABLES; t++) {
+    smallTables(d: Data): number {
+      const result = this.result;
+      let found = 0;
+      for (let t = 0; t < SMALL_TABLES; t++) {
+        const mem = new this.Table();
+        for (let i = 0; i < SMALL_ENTRIES; i++)
+          mem.add(i + 1, ValueKind.Value, d.keys[i]!, d.values[i]!);
+        result.reset();
+        mem.get(d.keys[t % SMALL_ENTRIES]!, MAX_SEQ, result);
+        if (result.state === LookupState.Found) found++;
+        mem.unref();
+      }
+      return found;
+    }
+    buildCopies(d: Data): unknown {
       const mem = new this.Table();
-      for (let i = 0; i < SMALL_ENTRIES; i++)
-        mem.add(i + 1, ValueKind.Value, d.keys[i]!, d.values[i]!);
-      result.reset();
-      mem.get(d.keys[t % SMALL_ENTRIES]!, MAX_SEQ, result);
-      if (result.state === LookupState.Found) found++;
-      mem.unref();
+      const key = new Uint8Array(KEY_SIZE);
+      for (let i = 0; i < d.n; i++) {
+        key.set(d.keys[i]!);
+        mem.add(i + 1, ValueKind.Value, key, d.values[i]!);
+      }
+      return mem;
     }
-    return found;
-  }
-  buildCopies(d: Data): unknown {
-    const mem = new this.Table();
-    const key = new Uint8Array(KEY_SIZE);
-    for (let i = 0; i < d.n; i++) {
-      key.set(d.keys[i]!);
-      mem.add(i + 1, ValueKind.Value, key, d.values[i]!);
-    }
-    return mem;
-  }
+  };
 }
 
 class SortedBTreeContender implements Contender {
@@ -573,8 +583,14 @@ type Workload = (typeof WORKLOADS)[number];
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
+/**
+ * The process's CPU time (user + system, all threads: the garbage collector's helpers
+ * too) in ns. On a machine shared with other work it is far steadier than wall time, which
+ * counts the time the process waits for a core.
+ */
 function now(): number {
-  return performance.now() * 1e6;
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
 }
 
 function heapBytes(): number {
@@ -660,9 +676,9 @@ const Before =
         }
       ).MemTable;
 const all: Contender[] = [
-  ...(Before === undefined ? [] : [new Shale(Before, "shale-before", false)]),
-  new Shale(MemTable, "shale", false),
-  new Shale(MemTable, "shale-offsets", true),
+  ...(Before === undefined ? [] : [shaleContender(Before, "shale-before", false)]),
+  shaleContender(MemTable, "shale", false),
+  shaleContender(MemTable, "shale-offsets", true),
   new SortedBTreeContender(),
   new SdslContender(),
   new FrbtContender(),
