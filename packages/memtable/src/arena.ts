@@ -140,6 +140,7 @@ export class Arena {
    * first growing node chunk is made with them, one allocation for both (see top).
    */
   private firstEntryBuffer: ArrayBuffer | undefined = undefined;
+  private firstEntrySize = 0;
   /** Per node lane: current chunk (-1: none yet) and word position in it. */
   private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
   private readonly lanePos = new Int32Array(NODE_LANES);
@@ -207,7 +208,9 @@ export class Arena {
       );
     }
     this.source = source;
-    // Pooled chunks are full-size: no more growing ones.
+    // Pooled chunks are full-size: no more growing ones (and no first entry chunk kept in
+    // the first node chunk's buffer).
+    this.firstEntryBuffer = undefined;
     this.nextEntrySize = this.chunkSize;
     this.nextNodeSize = this.nodeChunkWords * 4;
   }
@@ -334,7 +337,7 @@ export class Arena {
       if (size > this.chunkSize) size = this.chunkSize;
       const kept = this.firstEntryBuffer;
       this.firstEntryBuffer = undefined;
-      if (kept !== undefined && size === this.nextEntrySize) {
+      if (kept !== undefined && size === this.firstEntrySize) {
         this.entryChunk = this.entryBuffers.length;
         this.entryBuffers.push(kept);
         this.entryChunks.push(new Uint8Array(kept, 0, size));
@@ -380,6 +383,7 @@ export class Arena {
         if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
         const buffer = new ArrayBuffer(entrySize + size);
         this.firstEntryBuffer = buffer;
+        this.firstEntrySize = entrySize;
         this.nodeBuffers.push(buffer);
         this.nodeChunks.push(new Int32Array(buffer, entrySize, size >>> 2));
       } else {

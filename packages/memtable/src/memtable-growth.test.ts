@@ -10,7 +10,7 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Arena, FIRST_CHUNK_SIZE } from "./arena.js";
-import { MemTable } from "./index.js";
+import { ChunkPool, MemTable } from "./index.js";
 import { INDEX_MIN_ENTRIES } from "./memtable.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);
@@ -43,6 +43,22 @@ describe("Arena growth", () => {
     const reopened = Arena.fromShared(data);
     expect([...reopened.entryChunks[0]!.subarray(entry, entry + 3)]).toEqual([1, 2, 3]);
     expect(reopened.nodeChunks[0]![node + 5]).toBe(77);
+  });
+
+  it("takes full-size chunks from a source given after the first node chunk", () => {
+    const arena = new Arena(1 << 16, FIRST_CHUNK_SIZE);
+    arena.allocateNode(16, 0); // made with room for the first entry chunk
+    const pool = new ChunkPool({ chunkSize: 1 << 16 });
+    arena.useSource(pool);
+    const entry = arena.allocateEntry(100);
+    expect(arena.entryChunks[entry >>> arena.shift]!.length).toBe(1 << 16);
+    expect(arena.entryBuffers[0]).toBeInstanceOf(SharedArrayBuffer);
+    const mem = new MemTable();
+    mem.add(1, ValueKind.Value, new Uint8Array([1]), new Uint8Array([2]));
+    mem.useChunkPool(new ChunkPool());
+    for (let i = 2; i < 2000; i++)
+      mem.add(i, ValueKind.Value, new Uint8Array([i & 0xff, i >> 8]), new Uint8Array(100));
+    mem.checkInvariants();
   });
 
   it("property: growth never moves or corrupts earlier allocations; exports keep every byte", () => {
