@@ -614,6 +614,9 @@ let sink = 0;
  */
 function runRound(c: Contender, d: Data, withMemory: boolean): Map<Workload, number> {
   const out = new Map<Workload, number>();
+  // The previous contender's garbage (and external memory) is collected before, not
+  // during, this one's workloads.
+  gc?.();
   const reps = Math.max(1, Math.round(100_000 / d.n));
   let insert = 0;
   let first = 0;
