@@ -38,11 +38,12 @@
  *                   \___ ArrayBuffers ______________/    \__ SharedArrayBuffers ___
  * ```
  *
- * Growing chunks are plain ArrayBuffers, which cost a tenth of a SharedArrayBuffer of their
- * size to make, and the first entry chunk and the first node chunk share one (entries at
- * its start, nodes after them: a chunk's views, not its buffer, give its size); `exportShared` copies them into SharedArrayBuffers first (once: the arena
- * keeps the copies, whose bytes are the same, so views handed out earlier stay right).
- * Full-size chunks and big entries' chunks are SharedArrayBuffers from the start.
+ * Growing chunks are plain ArrayBuffers, several times cheaper to make than
+ * SharedArrayBuffers, and the first entry chunk and the first node chunk share one (entries
+ * at its start, nodes after them: a chunk's view, not its buffer, gives its size).
+ * `exportShared` copies them into SharedArrayBuffers (once: the arena keeps the copies,
+ * whose bytes are the same, so views handed out earlier stay right). Full-size chunks and
+ * big entries' chunks are SharedArrayBuffers from the start.
  *
  * An allocation larger than a quarter of a chunk (RocksDB's rule) gets a chunk of its own,
  * sized exactly (plus its alignment padding, below), at offset 0 (or the padding) — so an
@@ -136,7 +137,7 @@ export class Arena {
   private readonly laneLimit = new Int32Array(NODE_LANES);
   private nextNodeSize: number;
   /**
-   * The buffer whose first `nextEntrySize` bytes are kept for the first entry chunk: the
+   * The buffer whose first `firstEntrySize` bytes are kept for the first entry chunk: the
    * first growing node chunk is made with them, one allocation for both (see top).
    */
   private firstEntryBuffer: ArrayBuffer | undefined = undefined;
