@@ -8,7 +8,8 @@
  *
  *   npx tsc -b && node --expose-gc dist/bench/memtable-peers-bench.js
  *     [--sizes=10000,100000,1000000] [--rounds=5] [--only=shale,sorted-btree,...]
- *   SHALE_BENCH_5M=1 adds 5M entries to the default sizes.
+ *   SHALE_BENCH_5M=1 adds 5M entries to the default sizes; --create=0 leaves out the
+ *   small-table workload.
  *   --baseline=DIR adds "shale-before": the MemTable of another build of this package (DIR
  *   holds its compiled index.js), for a before/after comparison in the same run.
  *
@@ -39,7 +40,8 @@
  *   seek+10     min(N, 100k) seeks to present keys, each followed by reading 10 entries,
  *               ns/seek
  *   create      a new store, 16 inserts, 1 get, dropped: ns per table (batches of 64 tables
- *               for 100 ms of CPU time, at most 4096 tables)
+ *               for 100 ms of CPU time, at most 4096 tables), in rounds of its own after
+ *               the other workloads' (its garbage would weigh on them)
  *   memory      bytes per entry retained by a store built from fresh key and value copies
  *               (heap + array buffers after a full GC, 116 of them are the key and value
  *               bytes); measured once, in the first round (needs --expose-gc)
@@ -135,6 +137,8 @@ const defaultSizes = process.env.SHALE_BENCH_5M
 const sizes = (arg("sizes") ?? defaultSizes).split(",").map(Number);
 const rounds = Number(arg("rounds") ?? 5);
 const only = arg("only")?.split(",");
+/** --create=0 leaves the small-table workload out. */
+const skipCreate = arg("create") === "0";
 const KEY_SIZE = 16;
 const VALUE_SIZE = 100;
 const SCAN_LENGTH = 10;
@@ -608,7 +612,8 @@ function heapBytes(): number {
 let sink = 0;
 
 /**
- * Runs every workload on fresh stores; returns ns/op (bytes/entry for memory). Below 100k
+ * Runs every workload but `create` on fresh stores; returns ns/op (bytes/entry for
+ * memory). Below 100k
  * entries each workload is repeated (`reps` stores built and scanned, the gets and seeks
  * run `reps` times) so that every figure covers at least 100k operations.
  */
@@ -651,13 +656,6 @@ function runRound(c: Contender, d: Data, withMemory: boolean): Map<Workload, num
   t = now();
   for (let r = 0; r < reps; r++) sink += c.seekScans(d);
   out.set("seek+10", (now() - t) / (reps * d.seeks));
-  t = now();
-  let tables = 0;
-  while (tables < MAX_SMALL_TABLES && now() - t < SMALL_TABLES_NS) {
-    sink += c.smallTables(d, SMALL_TABLES_BATCH);
-    tables += SMALL_TABLES_BATCH;
-  }
-  out.set("create", (now() - t) / tables);
   c.reset();
   if (withMemory && gc !== undefined) {
     const before = heapBytes();
@@ -667,6 +665,21 @@ function runRound(c: Contender, d: Data, withMemory: boolean): Map<Workload, num
     out.set("memory", (after - before) / d.n);
   }
   return out;
+}
+
+/**
+ * The small-table workload, in rounds of its own after the others: its garbage (thousands
+ * of stores) would otherwise weigh on the workloads that follow it.
+ */
+function runCreate(c: Contender, d: Data): number {
+  gc?.();
+  const t = now();
+  let tables = 0;
+  while (tables < MAX_SMALL_TABLES && now() - t < SMALL_TABLES_NS) {
+    sink += c.smallTables(d, SMALL_TABLES_BATCH);
+    tables += SMALL_TABLES_BATCH;
+  }
+  return (now() - t) / tables;
 }
 
 function median(xs: number[]): number {
@@ -722,6 +735,12 @@ for (const n of sizes) {
       const c = contenders[(i + r) % contenders.length]!;
       const got = runRound(c, d, r === 0);
       for (const [w, v] of got) results.get(c.name)!.get(w)!.push(v);
+    }
+  }
+  for (let r = 0; r < rounds && !skipCreate; r++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const c = contenders[(i + r) % contenders.length]!;
+      results.get(c.name)!.get("create")!.push(runCreate(c, d));
     }
   }
   console.log(`\n${n} entries (ns/op; memory: bytes/entry)`);
