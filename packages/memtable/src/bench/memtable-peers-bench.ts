@@ -613,9 +613,9 @@ let sink = 0;
 
 /**
  * Runs every workload but `create` on fresh stores; returns ns/op (bytes/entry for
- * memory). Below 100k
- * entries each workload is repeated (`reps` stores built and scanned, the gets and seeks
- * run `reps` times) so that every figure covers at least 100k operations.
+ * memory). Below 100k entries each workload is repeated (`reps` stores built and scanned,
+ * the gets and seeks run `reps` times) so that every figure covers at least 100k
+ * operations.
  */
 function runRound(c: Contender, d: Data, withMemory: boolean): Map<Workload, number> {
   const out = new Map<Workload, number>();
