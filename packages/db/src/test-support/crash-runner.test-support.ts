@@ -35,9 +35,11 @@ export function crashTestDir(prefix: string): string {
 
 /**
  * Runs `node <fixture> ...args`, kills it with SIGKILL `killAfterMs` after it printed
- * "ready", and resolves with the last batch it acknowledged ("ack <b>"), or -1. Every other
- * line goes to `onLine`. `onAck`, if given, sees every acknowledgement (writers with
- * concurrent loops acknowledge out of order).
+ * "ready" (or, with `minAcks`, after it acknowledged that many batches: a loaded machine
+ * may otherwise kill a slow child before it did what the test needs), and resolves with the
+ * last batch it acknowledged ("ack <b>"), or -1. Every other line goes to `onLine`. `onAck`,
+ * if given, sees every acknowledgement (writers with concurrent loops acknowledge out of
+ * order).
  */
 export function runAndKill(
   fixture: string,
@@ -45,6 +47,7 @@ export function runAndKill(
   killAfterMs: number,
   onLine?: (line: string) => void,
   onAck?: (n: number) => void,
+  minAcks = 0,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [fixture, ...args], {
@@ -55,15 +58,21 @@ export function runAndKill(
     let buffered = "";
     let stderr = "";
     let timer: NodeJS.Timeout | undefined;
+    let acks = 0;
+    const startTimer = () => {
+      timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    };
     child.stdout!.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();
       let nl = buffered.indexOf("\n");
       while (nl >= 0) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
-        if (line === "ready") timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-        else if (line.startsWith("ack ")) {
+        if (line === "ready") {
+          if (minAcks === 0) startTimer();
+        } else if (line.startsWith("ack ")) {
           lastAck = Number(line.slice(4));
+          if (++acks === minAcks) startTimer();
           onAck?.(lastAck);
         } else onLine?.(line);
         nl = buffered.indexOf("\n");
