@@ -54,6 +54,8 @@ import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
 import type { PreparedLogs } from "./two-phase.js";
 
 const EMPTY = new Uint8Array(0);
+/** What a pessimistic write that needed no wait returns. */
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** A column family handle as a transaction takes it (a ColumnFamilyHandle). */
 export type TransactionFamily = BatchReadDB & BatchFamily;
@@ -585,56 +587,91 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     this.deadlockDetect = deadlockDetect;
   }
 
-  async put(
+  // The writes and getForUpdate return promises, but when the key's lock is free (or
+  // already held) they do their work before returning, with no microtask: a promise
+  // already settled. Their errors are rejections, never throws, as an async function's.
+
+  put(
     key: Uint8Array | string,
     value: Uint8Array | string,
     family?: TransactionFamily,
   ): Promise<void> {
-    this.checkActive();
-    this.checkNotPrepared();
-    const k = toBytes(key, "key");
-    const v = toBytes(value, "value");
-    const f = this.writeFamily(family);
-    await this.lockKey(k, f);
-    this.batch.append(ValueKind.Value, k, v, f);
+    try {
+      this.checkActive();
+      this.checkNotPrepared();
+      const k = toBytes(key, "key");
+      const v = toBytes(value, "value");
+      const f = this.writeFamily(family);
+      return this.afterLock(this.lockKey(k, f), ValueKind.Value, k, v, f);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
-  async delete(key: Uint8Array | string, family?: TransactionFamily): Promise<void> {
-    this.checkActive();
-    this.checkNotPrepared();
-    const k = toBytes(key, "key");
-    const f = this.writeFamily(family);
-    await this.lockKey(k, f);
-    this.batch.append(ValueKind.Deletion, k, EMPTY, f);
+  delete(key: Uint8Array | string, family?: TransactionFamily): Promise<void> {
+    try {
+      this.checkActive();
+      this.checkNotPrepared();
+      const k = toBytes(key, "key");
+      const f = this.writeFamily(family);
+      return this.afterLock(this.lockKey(k, f), ValueKind.Deletion, k, EMPTY, f);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
-  async merge(
+  merge(
     key: Uint8Array | string,
     operand: Uint8Array | string,
     family?: TransactionFamily,
   ): Promise<void> {
-    this.checkActive();
-    this.checkNotPrepared();
-    const k = toBytes(key, "key");
-    const v = toBytes(operand, "operand");
-    const f = this.writeFamily(family);
-    this.checkMerge(f);
-    await this.lockKey(k, f);
-    this.batch.append(ValueKind.Merge, k, v, f);
+    try {
+      this.checkActive();
+      this.checkNotPrepared();
+      const k = toBytes(key, "key");
+      const v = toBytes(operand, "operand");
+      const f = this.writeFamily(family);
+      this.checkMerge(f);
+      return this.afterLock(this.lockKey(k, f), ValueKind.Merge, k, v, f);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** Locks `key`, then reads it as `get` does. */
-  async getForUpdate(
+  getForUpdate(
     key: Uint8Array | string,
     readOptions?: ReadOptions | TransactionFamily,
     family?: TransactionFamily,
   ): Promise<Uint8Array | undefined> {
-    this.checkActive();
-    if (isHandle(readOptions)) return this.getForUpdate(key, undefined, readOptions);
-    const k = toBytes(key, "key");
-    const db = this.reader(family);
-    await this.lockKey(k, family === undefined || family.id === 0 ? undefined : family);
-    return this.read(db, k, readOptions);
+    try {
+      this.checkActive();
+      if (isHandle(readOptions)) return this.getForUpdate(key, undefined, readOptions);
+      const k = toBytes(key, "key");
+      const db = this.reader(family);
+      const locked = this.lockKey(k, family === undefined || family.id === 0 ? undefined : family);
+      if (typeof locked === "string") return Promise.resolve(this.read(db, k, readOptions));
+      return locked.then(() => this.read(db, k, readOptions));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Appends the write once `locked` (lockKey's answer) says the key is locked. */
+  private afterLock(
+    locked: string | Promise<string>,
+    kind: ValueKind,
+    k: Uint8Array,
+    v: Uint8Array,
+    f: BatchFamily | undefined,
+  ): Promise<void> {
+    if (typeof locked === "string") {
+      this.batch.append(kind, k, v, f);
+      return SETTLED;
+    }
+    return locked.then(() => {
+      this.batch.append(kind, k, v, f);
+    });
   }
 
   /**
@@ -796,9 +833,10 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
    * Takes `key`'s lock (waiting if another transaction holds it), tracks it, and with a
    * snapshot checks it was not written after the snapshot (Busy; TryAgain when the
    * memtables cannot tell). `family`: undefined for the default family. Returns the key's
-   * lockKey name.
+   * lockKey name, or a promise of it while the lock is waited for; throws when the lock
+   * is refused at once.
    */
-  private async lockKey(key: Uint8Array, family: BatchFamily | undefined): Promise<string> {
+  private lockKey(key: Uint8Array, family: BatchFamily | undefined): string | Promise<string> {
     const s = lockKey(family === undefined ? 0 : family.id, key);
     if (this.tracked.has(s)) return s;
     if (this.waitingFor !== undefined)
@@ -806,7 +844,12 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
         `transaction ${this.id}: a lock wait is already pending (await each call in turn)`,
       );
     const wait = this.locks.lock(this, s, this.lockTimeoutMs, this.deadlockDetect);
-    if (wait !== undefined) await wait;
+    if (wait === undefined) return this.granted(s, key);
+    return wait.then(() => this.granted(s, key));
+  }
+
+  /** Tracks the lock just granted on `s` (`key`'s name) and checks for a conflict. */
+  private granted(s: string, key: Uint8Array): string {
     if (!this.isActive) {
       this.locks.unlock(this, s);
       this.checkActive();
