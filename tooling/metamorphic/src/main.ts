@@ -3,13 +3,15 @@
  * `pnpm metamorphic`: runs metamorphic tests (metamorphic.ts) from the command line.
  *
  *   pnpm metamorphic [--seed N] [--seeds N | --minutes M] [--ops N] [--sets N] [--out DIR]
+ *                    [--keep-going 1]
  *
  * Each seed generates `--ops` operations (default 1000) and runs them on `--sets` option
  * sets (default 6: the reference set and 5 drawn from the seed). Seeds: `--seed` (default
  * random), then the next ones, `--seeds` of them (default 1) or as many as fit in
  * `--minutes`. A line per seed; on a mismatch the seed, the operation, both option sets and
  * results, then a minimised reproduction written to `--out` (default: the package's
- * testdata directory, which the test suite replays), and exit code 1.
+ * testdata directory, which the test suite replays), and exit code 1 (with `--keep-going 1`
+ * after the remaining seeds).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +27,7 @@ interface Args {
   ops: number;
   sets: number;
   out: string;
+  keepGoing: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -35,6 +38,7 @@ function parseArgs(argv: readonly string[]): Args {
     ops: 1000,
     sets: 6,
     out: join(import.meta.dirname, "..", "testdata"),
+    keepGoing: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -51,6 +55,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (name === "--minutes") args.minutes = n;
     else if (name === "--ops") args.ops = Math.floor(n);
     else if (name === "--sets") args.sets = Math.max(1, Math.floor(n));
+    else if (name === "--keep-going") args.keepGoing = n !== 0;
     else throw new TypeError(`unknown argument ${name}`);
   }
   return args;
@@ -61,6 +66,9 @@ async function main(): Promise<number> {
   const until = args.minutes === undefined ? undefined : Date.now() + args.minutes * 60_000;
   let totalOps = 0;
   let runs = 0;
+  let failures = 0;
+  let seedsRun = 0;
+  const fsRuns = new Map<string, number>();
   for (let n = 0; until !== undefined ? Date.now() < until : n < args.seeds; n++) {
     const seed = args.seed + n;
     const started = Date.now();
@@ -69,6 +77,8 @@ async function main(): Promise<number> {
     const failure = await runAll(ops, sets);
     totalOps += ops.length;
     runs += sets.length;
+    seedsRun++;
+    for (const s of sets) fsRuns.set(s.fs, (fsRuns.get(s.fs) ?? 0) + 1);
     if (failure === undefined) {
       console.log(
         `seed ${seed}: ${ops.length} ops x ${sets.length} option sets ok (${Date.now() - started} ms; fs ${sets.map((s) => s.fs).join(",")})`,
@@ -91,10 +101,14 @@ async function main(): Promise<number> {
       ),
     );
     console.log(`minimised to ${small.length} ops: ${file}`);
-    return 1;
+    failures++;
+    if (!args.keepGoing) return 1;
   }
-  console.log(`metamorphic: ${totalOps} ops, ${runs} runs, no mismatch`);
-  return 0;
+  const byFs = [...fsRuns].map(([fs, n]) => `${fs} ${n}`).join(", ");
+  console.log(
+    `metamorphic: ${seedsRun} seeds, ${totalOps} ops, ${runs} runs (${byFs}), ${failures} mismatches`,
+  );
+  return failures > 0 ? 1 : 0;
 }
 
 process.exitCode = await main();
