@@ -22,7 +22,7 @@ export function soakSummary(
   title: string,
   rows: readonly (readonly [string, SoakTally])[],
 ): string {
-  const all: [string, SoakTally][] = [...rows];
+  const all: (readonly [string, SoakTally])[] = [...rows];
   if (rows.length > 1) {
     const total: SoakTally = { rounds: 0, trials: 0, lost: 0, wrong: 0, failedOpens: 0 };
     for (const [, t] of rows) {
