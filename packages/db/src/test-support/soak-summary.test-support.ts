@@ -17,10 +17,15 @@ export interface SoakTally {
   failedOpens: number;
 }
 
-/** The table of `rows` (name, tally) under `title`, with a total row when there are several. */
+/**
+ * The table of `rows` (name, tally) under `title`, with a total row when there are several.
+ * `labels` names the first two columns (the fault soak counts trials, and those whose fault
+ * fired).
+ */
 export function soakSummary(
   title: string,
   rows: readonly (readonly [string, SoakTally])[],
+  labels: readonly [string, string] = ["rounds", "trials"],
 ): string {
   const all: (readonly [string, SoakTally])[] = [...rows];
   if (rows.length > 1) {
@@ -35,7 +40,7 @@ export function soakSummary(
     all.push(["total", total]);
   }
   const width = Math.max(title.length, ...all.map(([n]) => n.length + 2));
-  const cols = ["rounds", "trials", "lost", "wrong", "failed opens"];
+  const cols = [...labels, "lost", "wrong", "failed opens"];
   const line = (name: string, cells: readonly (string | number)[]) =>
     name.padEnd(width) + cells.map((c, i) => String(c).padStart(cols[i]!.length + 2)).join("");
   return [
