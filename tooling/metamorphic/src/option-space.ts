@@ -9,8 +9,10 @@
  * 64 KiB (shale's and RocksDB's minimum) to 64 MiB, L0 triggers, level sizes and target
  * file size (tiny ones cascade everything to the last level), cacheIndexAndFilterBlocks,
  * paranoidChecks, background jobs, the prefix extractor (none, fixed or capped at
- * PREFIX_LENGTH; with or without whole-key filtering), and the options of the other column
- * families (their own write buffer, block size and codec, or the database's).
+ * PREFIX_LENGTH; with or without whole-key filtering), the options of the other column
+ * families (their own write buffer, block size and codec, or the database's), and 0-3
+ * extra column families the database is opened with and the operations never touch (with
+ * more than one family, flushes and WAL retention take other paths).
  */
 import type { Random } from "@shale/base/testing/random";
 import { cappedPrefix, type DbOptions, fixedPrefix } from "@shale/db";
@@ -49,6 +51,8 @@ export interface OptionSet {
   wholeKeyFiltering: boolean;
   /** Options of every family but `default`. */
   families: FamilyOptionSet;
+  /** Families `extra0`.. the database is opened with, never written or read. */
+  extraFamilies: number;
 }
 
 /** shale's defaults on the memory file system: the reference set, drawn first. */
@@ -75,6 +79,7 @@ export const DEFAULT_OPTION_SET: OptionSet = {
   prefix: "none",
   wholeKeyFiltering: true,
   families: {},
+  extraFamilies: 0,
 };
 
 function oneOf<T>(rnd: Random, xs: readonly T[]): T {
@@ -128,8 +133,12 @@ export function drawOptionSet(rnd: Random): OptionSet {
           blockSize: powerOfTwo(rnd, 8, 14),
           compression: oneOf(rnd, WRITTEN_COMPRESSIONS),
         },
+    extraFamilies: rnd.uniform(4),
   };
 }
+
+/** The name of extra family i (no generated family is named so). */
+export const extraFamilyName = (i: number): string => `extra${i}`;
 
 /** `count` option sets for a seed: the reference set first, then drawn ones. */
 export function optionSets(rnd: Random, count: number): OptionSet[] {

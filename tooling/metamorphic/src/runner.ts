@@ -35,7 +35,7 @@ import {
 } from "@shale/db";
 import { ModelState, renderValue } from "./model.js";
 import { type IterStep, type Op, PREFIX_LENGTH, type WriteOp } from "./ops.js";
-import { dbOptions, familyOptions, type OptionSet } from "./option-space.js";
+import { dbOptions, extraFamilyName, familyOptions, type OptionSet } from "./option-space.js";
 
 const decoder = new TextDecoder();
 const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : decoder.decode(b));
@@ -81,10 +81,13 @@ export class Runner {
     const columnFamilies: Record<string, object> = {};
     for (const name of this.current.families.keys())
       if (name !== "default") columnFamilies[name] = familyOptions(this.set);
+    for (let i = 0; i < (this.set.extraFamilies ?? 0); i++)
+      columnFamilies[extraFamilyName(i)] = familyOptions(this.set);
     return {
       ...dbOptions(this.set),
       ...(this.fs !== undefined ? { fs: this.fs } : {}),
       columnFamilies,
+      createMissingColumnFamilies: true,
     };
   }
 
@@ -331,7 +334,13 @@ export class Runner {
     await this.db.checkpoint(dir);
     const copy = await DB.open(dir, { ...this.options(), createIfMissing: false });
     try {
-      return this.dumpOf(copy, copy.listColumnFamilies());
+      const extra = new Set(
+        Array.from({ length: this.set.extraFamilies ?? 0 }, (_, i) => extraFamilyName(i)),
+      );
+      return this.dumpOf(
+        copy,
+        copy.listColumnFamilies().filter((n) => !extra.has(n)),
+      );
     } finally {
       await copy.close();
     }
