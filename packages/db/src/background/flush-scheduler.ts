@@ -63,9 +63,15 @@ export interface FlushHost {
   /**
    * The WAL of this family's mutable memtable: its data is in `memtableLogNumber` and later
    * logs (the current log when it is empty). `releaseBelow` closes the switched-away logs
-   * below a number.
+   * below a number. `syncBeforeInstall` makes the switched-away logs durable before a
+   * flush's edit when other families may have earlier writes in them (RocksDB's
+   * SyncClosedLogs with more than one column family); a failure throws.
    */
-  readonly wal: { readonly memtableLogNumber: number; releaseBelow(logNumber: number): void };
+  readonly wal: {
+    readonly memtableLogNumber: number;
+    releaseBelow(logNumber: number): void;
+    syncBeforeInstall(): void;
+  };
   /**
    * WALs numbered below this hold nothing any column family still needs in memory (the
    * least, over the families, of the oldest log of their unflushed memtables): only those
@@ -287,6 +293,9 @@ export class FlushScheduler {
     files: readonly (FileMetaData | undefined)[],
   ): void {
     const edit = this.editFor(targets, files);
+    // A power cut after this edit must not keep the table and lose earlier writes of other
+    // families still only in unsynced logs: the recovered state stays a prefix.
+    this.host.wal.syncBeforeInstall();
     this.host.versions.logAndApply(edit);
     this.installed(targets);
     this.releaseWals(edit.logNumber!);

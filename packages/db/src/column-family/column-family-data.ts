@@ -69,6 +69,8 @@ export interface ColumnFamilyHost {
   readonly follower: boolean;
   /** The db-wide WAL retention rule (FlushHost.minLogToKeep). */
   minLogToKeep(): number;
+  /** The column families open now (`default` included). */
+  familyCount(): number;
   /**
    * With `atomicFlush`: switches and flushes every family together (atomic-flush.ts).
    * Default: undefined (each family flushes on its own).
@@ -232,6 +234,9 @@ export class ColumnFamilyData {
             return m.numEntries > 0 || m.numRangeTombstones > 0 ? cf.memLogNumber : host.wal.number;
           },
           releaseBelow: (n) => host.wal.releaseBelow(n),
+          syncBeforeInstall: () => {
+            if (host.familyCount() > 1) host.wal.syncSwitchedLogs();
+          },
         },
         minLogToKeep: () => host.minLogToKeep(),
         twoPhaseMinLog: () => host.twoPhaseMinLog(),

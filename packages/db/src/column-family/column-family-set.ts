@@ -49,6 +49,11 @@ export class ColumnFamilySet {
   ) {}
 
   /** The families, in the order they were added (`default` first). */
+  /** The families open now (`default` included). */
+  get size(): number {
+    return this.byId.size;
+  }
+
   values(): IterableIterator<ColumnFamilyData> {
     return this.byId.values();
   }

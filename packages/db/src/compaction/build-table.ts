@@ -35,6 +35,7 @@ import { flushCompression } from "./output-compression.js";
 /** Table options that cross to a worker (structured-clone friendly: no functions). */
 export interface TableWriteOptions {
   blockSize: number;
+  blockRestartInterval: number;
   /** Bloom bits per key (0: none), unless `filter` says Ribbon. */
   bitsPerKey: number;
   /** A Ribbon policy, made into a `RibbonFilterPolicy` where the table is written. */
@@ -79,6 +80,7 @@ export interface TableIdentity {
 export function tableWriteOptions(
   options: {
     blockSize: number;
+    blockRestartInterval: number;
     bloomBitsPerKey: number;
     filterPolicy?: Required<FilterPolicyOption> | undefined;
     compression: TableWriteOptions["compression"];
@@ -100,6 +102,7 @@ export function tableWriteOptions(
 ): TableWriteOptions {
   return {
     blockSize: options.blockSize,
+    blockRestartInterval: options.blockRestartInterval,
     bitsPerKey: options.bloomBitsPerKey,
     ...(options.filterPolicy?.type === "ribbon"
       ? {

@@ -44,6 +44,7 @@ const openRows: Row[] = [
   ["blockCacheSize", "1", -1, 1 << 20],
   ["cacheIndexAndFilterBlocks", "no", undefined, false],
   ["blockSize", "4096", 100, 4096],
+  ["blockRestartInterval", "16", 0, 4],
   ["bloomBitsPerKey", "10", 101, 10],
   ["filterPolicy", 10, { type: "cuckoo" }, { type: "ribbon", bitsPerKey: 10 }],
   ["formatVersion", "6", 8, 6],

@@ -71,6 +71,7 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "maxWriteBufferNumber",
   "maxWriteBufferSizeToMaintain",
   "blockSize",
+  "blockRestartInterval",
   "bloomBitsPerKey",
   "filterPolicy",
   "compression",
@@ -147,6 +148,13 @@ export interface DbOptions {
   cacheIndexAndFilterBlocks?: boolean;
   /** Uncompressed bytes per data block. Default: 4096. */
   blockSize?: number;
+  /**
+   * Keys between restart points of the data blocks (RocksDB's `block_restart_interval`): a
+   * restart stores its key whole, the keys after it only what differs from the previous
+   * one; seeks binary-search the restarts, then step. Smaller: faster seeks, larger blocks.
+   * An integer >= 1. Tables of every interval are read whatever this says. Default: 16.
+   */
+  blockRestartInterval?: number;
   /**
    * Bloom filter bits per key (0 = no filter): shorthand for
    * `filterPolicy: { type: "bloom", bitsPerKey }`. 0 or a number in [1, 100]; fractions
@@ -357,6 +365,7 @@ export interface ResolvedOptions {
   blockCache: LRUCache<Block>;
   cacheIndexAndFilterBlocks: boolean;
   blockSize: number;
+  blockRestartInterval: number;
   /** Bloom bits per key of a Bloom policy; 0 for none or Ribbon. */
   bloomBitsPerKey: number;
   /** The filter policy; undefined: no filter. */
@@ -528,6 +537,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("blockCacheSize", 0),
   booleanRow("cacheIndexAndFilterBlocks"),
   integerRow("blockSize", 256, 2 ** 31 - 1),
+  integerRow("blockRestartInterval", 1, 2 ** 31 - 1),
   customRow(
     "bloomBitsPerKey",
     "a number",
@@ -704,6 +714,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
       }),
     cacheIndexAndFilterBlocks: o.cacheIndexAndFilterBlocks ?? true,
     blockSize: o.blockSize ?? 4096,
+    blockRestartInterval: o.blockRestartInterval ?? 16,
     ...resolvedFilter(o),
     compression: o.compression ?? DEFAULT_COMPRESSION,
     formatVersion: o.formatVersion ?? FormatVersion.DEFAULT,

@@ -87,6 +87,7 @@ export function assembleParts(
       return Math.min(min, preparedLogs.minLog(unflushedMemtables(families!.values())));
     },
     twoPhaseMinLog: () => (preparedLogs.used ? shared.minLogToKeep() : undefined),
+    familyCount: () => families!.size,
     atomicFlush:
       options.atomicFlush === true && state.follower === undefined
         ? new AtomicFlush({ fs, dir, versions, wal, status, families: () => families!.values() })

@@ -611,6 +611,7 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
 function tableRecord(options: ResolvedOptions): Record<string, string | number | boolean> {
   return {
     block_size: options.blockSize,
+    block_restart_interval: options.blockRestartInterval,
     filter_policy: filterPolicyId(options.filterPolicy),
     whole_key_filtering: options.wholeKeyFiltering,
     cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,

@@ -87,7 +87,8 @@ export class ActiveWal {
   /**
    * Logs switched away from and not synced yet, oldest first (their data is in the OS).
    * They are synced before the next synced write (so a synced write never survives a power
-   * cut that loses earlier writes), and closed unsynced once their memtables are flushed
+   * cut that loses earlier writes) and, with several column families, before a flush is
+   * installed (`syncSwitchedLogs`), and closed unsynced once their memtables are flushed
    * (`releaseBelow`): syncing a 64 MiB log at the switch stalled the writer for ~50 ms.
    */
   private readonly unsynced: { number: number; writer: LogWriter }[] = [];
@@ -174,8 +175,13 @@ export class ActiveWal {
     }
   }
 
-  /** Syncs and closes the logs switched away from (see `unsynced`). */
-  private syncSwitchedLogs(): void {
+  /**
+   * Syncs and closes the logs switched away from (see `unsynced`). Also before a flush is
+   * installed while there are several column families (RocksDB's SyncClosedLogs): the
+   * flushed table must not outlive, after a power cut, earlier writes of the other families
+   * that are only in those logs. A failure throws (the caller fails the flush).
+   */
+  syncSwitchedLogs(): void {
     const logs = this.unsynced;
     while (logs.length > 0) {
       const log = logs[0]!;

@@ -43,7 +43,9 @@
  *   is at 4506 - 5 - 104 = 4397. fv7-xxh3.sst differs in its checksum, base and version 7.
  *
  * Format version 0 used LevelDB's 48-byte footer (two padded handles and the legacy magic
- * 0xdb4775248b80fb57): it is recognised and refused as NotSupported, as are versions 1 and 8+.
+ * 0xdb4775248b80fb57): it is recognised and refused as NotSupported, as is version 1 (a
+ * RocksDB version shale does not read). Any other version outside 2-7 is no version shale
+ * knows, a damaged footer: Corruption, as RocksDB's "Corrupt or unsupported format_version".
  */
 import { blockChecksum, getFixed32, putFixed32, ShaleError } from "@shale/base";
 import {
@@ -127,9 +129,10 @@ export function encodeFooter(footer: Footer, footerOffset: number): Uint8Array {
  * Corruption naming the file and the footer offset for a bad magic number, a malformed
  * footer (bad handles, non-zero padding, handles whose last block does not end at the
  * footer; from version 6 a bad extended magic, a zero base context checksum, a footer
- * checksum mismatch or a metaindex reaching before the file); NotSupported (naming them too)
- * for format version 0 (the legacy magic), a version outside 2-7, an unknown checksum type or
- * non-zero reserved bytes of a version-6 footer (a future feature).
+ * checksum mismatch or a metaindex reaching before the file; a format version that is none
+ * of RocksDB's 0-7); NotSupported (naming them too) for format version 0 (the legacy magic)
+ * or 1, an unknown checksum type or non-zero reserved bytes of a version-6 footer (a future
+ * feature).
  */
 export function decodeFooter(
   src: Uint8Array,
@@ -155,7 +158,10 @@ export function decodeFooter(
     fail(`bad magic number 0x${magic} (not a block-based table)`);
   }
   const formatVersion = getFixed32(src, TableFormat.FOOTER_VERSION_OFFSET);
-  if (formatVersion < FormatVersion.MIN_READ || formatVersion > FormatVersion.LATEST) {
+  if (formatVersion > FormatVersion.LATEST || formatVersion === 0) {
+    fail(`corrupt or unknown format_version ${formatVersion}`);
+  }
+  if (formatVersion < FormatVersion.MIN_READ) {
     unsupported(
       `table format_version ${formatVersion} is not supported (read: ` +
         `${FormatVersion.MIN_READ}-${FormatVersion.LATEST})`,
