@@ -234,6 +234,7 @@ export class CompactionScheduler {
     const job = (f: FileMetaData): JobFile => ({
       number: f.number,
       size: f.size,
+      largestSeq: f.largestSeq,
       smallest: f.smallest,
       largest: f.largest,
     });
