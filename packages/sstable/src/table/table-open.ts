@@ -102,7 +102,7 @@ export function readTombstones(
 }
 
 /** Offset in `block`'s bytes of the 8-byte global seqno property value; -1 when absent. */
-function globalSeqnoValueOffset(block: Block, source: BlockSource, at: number): number {
+export function globalSeqnoValueOffset(block: Block, source: BlockSource, at: number): number {
   const it = new BlockIterator(new KeyOrder(bytewiseComparator, false)).init(
     block,
     source.fileName,

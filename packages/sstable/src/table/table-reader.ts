@@ -70,7 +70,13 @@ import { GlobalSeqnoIterator } from "./global-seqno-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
 import { TableIterator } from "./table-iterator.js";
-import { readFooter, readMetaindex, readPropertiesBlock, readTombstones } from "./table-open.js";
+import {
+  globalSeqnoValueOffset,
+  readFooter,
+  readMetaindex,
+  readPropertiesBlock,
+  readTombstones,
+} from "./table-open.js";
 import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
 
 function indexTypeName(type: number): string {
@@ -145,6 +151,11 @@ export class TableReader {
    * external file's global seqno); 0 when the stored ones are (format/external-file.ts).
    */
   readonly globalSeqno: number;
+  /**
+   * File offset of the 8-byte value of the external-file global seqno property (where
+   * RocksDB's `write_global_seqno` writes it); -1 when the table has none.
+   */
+  readonly globalSeqnoOffset: number;
   /** The table's id in the block cache (0 without a cache). */
   readonly cacheId: number;
   /** @internal */ readonly order: KeyOrder;
@@ -254,6 +265,11 @@ export class TableReader {
       throw new TypeError("options.largestSeqno must be a safe integer");
     }
     this.globalSeqno = globalSeqnoOf(props, options.largestSeqno, this.fileName);
+    const seqnoAt =
+      props.externalFile === undefined
+        ? -1
+        : globalSeqnoValueOffset(propertiesBlock, source, propertiesHandle.offset);
+    this.globalSeqnoOffset = seqnoAt < 0 ? -1 : propertiesHandle.offset + seqnoAt;
     // kHashSearch is read as its binary-search index (the prefix hash blocks are skipped).
     const indexType = props.indexType;
     if (
