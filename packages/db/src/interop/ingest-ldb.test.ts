@@ -4,10 +4,12 @@
  *
  * | who ingests | file written by | checked |
  * |-------------|-----------------|---------|
- * | `ldb ingest_extern_sst` (write_global_seqno true, its default; and false) | shale's SstFileWriter | `ldb scan` shows the file over older data; shale opens the directory and reads the same, point lookups and scans both ways |
+ * | `ldb ingest_extern_sst` (write_global_seqno true, its default; and false) | shale's SstFileWriter | `ldb scan` shows the file over older data; shale opens the directory and reads the same, point lookups and scans both ways, before and after compacting everything; `ldb scan` after that agrees |
  * | `ldb ingest_extern_sst`, no overlap | shale's SstFileWriter | global seqno 0 kept; shale reads it |
- * | shale's `ingestExternalFile` | `ldb write_extern_sst` | shale reads it over older data; `ldb scan` of the directory agrees |
+ * | shale's `ingestExternalFile`, over older data and apart | `ldb write_extern_sst` | shale reads it, a snapshot taken before does not; `ldb scan` of the directory agrees, also after shale compacts it |
  */
+
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { SstFileWriter } from "@shale/sstable";
 import { afterAll, describe, expect, it } from "vitest";
@@ -21,6 +23,12 @@ import {
   shaleScan,
   tempDir,
 } from "./interop.test-support.js";
+
+function mustRunWithInput(tool: string, args: string[], input: string): void {
+  const r = spawnSync(tool, args, { encoding: "utf8", input, timeout: 120_000 });
+  if (r.error !== undefined) throw r.error;
+  expect(r.status, r.stdout + r.stderr).toBe(0);
+}
 
 const toolsMissing = missingToolsReason();
 if (toolsMissing !== undefined) console.log(`ingest interop: skipped — ${toolsMissing}`);
@@ -70,17 +78,45 @@ function shaleFile(path: string, model: Map<string, string>, first: number, coun
   w.finish();
 }
 
+function expectReads(db: DB, model: Map<string, string>): void {
+  const want = entries(model);
+  expect(shaleScan(db)).toEqual(want);
+  expect(shaleReverseScan(db)).toEqual([...want].reverse());
+  for (const [k, v] of model) expect(new TextDecoder().decode(db.get(enc.encode(k)))).toBe(v);
+  expect(db.get(enc.encode("key99999"))).toBeUndefined();
+}
+
+/** shale opens `dir` and reads `model`, also after compacting everything (in a worker). */
 async function expectShaleReads(dir: string, model: Map<string, string>): Promise<void> {
   const db = await DB.open(dir, { createIfMissing: false });
   try {
-    const want = entries(model);
-    expect(shaleScan(db)).toEqual(want);
-    expect(shaleReverseScan(db)).toEqual([...want].reverse());
-    for (const [k, v] of model) expect(new TextDecoder().decode(db.get(enc.encode(k)))).toBe(v);
-    expect(db.get(enc.encode("key99999"))).toBeUndefined();
+    expectReads(db, model);
+    await db.compactRange();
+    expectReads(db, model);
   } finally {
     await db.close();
   }
+  expect(ldbScan(dir)).toEqual(entries(model));
+}
+
+/** `ldb write_extern_sst` of keys [first, first + count) with values `rocks<i>`. */
+function ldbFile(
+  scratchDb: string,
+  path: string,
+  model: Map<string, string>,
+  first: number,
+  count: number,
+) {
+  const lines: string[] = [];
+  for (let i = first; i < first + count; i++) {
+    lines.push(`${key(i)} ==> rocks${i}`);
+    model.set(key(i), `rocks${i}`);
+  }
+  mustRunWithInput(
+    "ldb",
+    [`--db=${scratchDb}`, "--create_if_missing", "write_extern_sst", path],
+    `${lines.join("\n")}\n`,
+  );
 }
 
 describe.skipIf(toolsMissing !== undefined)("ingestion and RocksDB 7.8.3's ldb", () => {
@@ -102,6 +138,32 @@ describe.skipIf(toolsMissing !== undefined)("ingestion and RocksDB 7.8.3's ldb",
       const dump = mustRun("ldb", [`--db=${dir}`, "manifest_dump"]);
       // The ingested file's largest seqno is the sequence after the 205 puts.
       expect(dump).toContain("[206 .. 206]");
+      expect(ldbScan(dir)).toEqual(entries(model));
+      await expectShaleReads(dir, model);
+    });
+  }
+
+  for (const overlap of [true, false]) {
+    it(`shale ingests ldb write_extern_sst's file ${overlap ? "over older data (global seqno)" : "apart (seqno 0)"}; ldb scan agrees`, async () => {
+      const dir = join(tmp.path, `shale-ingests-${overlap}`);
+      const model = new Map<string, string>();
+      const db = await DB.open(dir);
+      for (let i = 0; i < 200; i += 2) {
+        db.put(key(i), `old${i}`);
+        model.set(key(i), `old${i}`);
+      }
+      await db.flush();
+      db.put(key(1), "mem");
+      model.set(key(1), "mem");
+      const snap = db.snapshot();
+      const before = entries(model);
+      const file = join(tmp.path, `rocks-${overlap}.sst`);
+      ldbFile(join(tmp.path, `scratch-${overlap}`), file, model, overlap ? 50 : 1000, 100);
+      await db.ingestExternalFile(file);
+      expectReads(db, model);
+      expect(shaleScan({ iterator: () => db.iterator({ snapshot: snap }) })).toEqual(before);
+      snap.release();
+      await db.close();
       expect(ldbScan(dir)).toEqual(entries(model));
       await expectShaleReads(dir, model);
     });
