@@ -22,7 +22,10 @@ type Step =
   | { op: "compact" }
   | { op: "snapshot" }
   | { op: "reopen" }
-  | { op: "ingest"; files: { keys: number[]; deletes: number[]; range?: [number, number] }[] };
+  | {
+      op: "ingest";
+      files: { keys: number[]; deletes: number[]; range: [number, number] | undefined }[];
+    };
 
 const fileArb = fc.record({
   keys: fc.uniqueArray(fc.integer({ min: 0, max: KEYS - 1 }), { minLength: 1, maxLength: 12 }),
@@ -63,7 +66,9 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /** The files of one ingestion, made apart: the second file's keys above the first's range. */
-function layOut(files: { keys: number[]; deletes: number[]; range?: [number, number] }[]) {
+function layOut(
+  files: { keys: number[]; deletes: number[]; range: [number, number] | undefined }[],
+) {
   let floor = 0;
   const out: { entries: [string, string | undefined][]; range?: [string, string] }[] = [];
   for (const f of files) {
