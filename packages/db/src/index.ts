@@ -47,6 +47,7 @@ export {
 export { RESTORE_MARKER } from "./ops/backup/restore-marker.js";
 export type { CheckpointInfo, CheckpointOptions } from "./ops/checkpoint.js";
 export type { DeletedFiles } from "./ops/delete-files-in-range.js";
+export type { IngestExternalFileOptions } from "./ops/ingest/ingest-options.js";
 export type { LiveFiles, LiveTable, LiveWal } from "./ops/live-files.js";
 export type {
   VerifiedFile,
