@@ -251,6 +251,26 @@ describe("db.ingestExternalFile", () => {
     );
   });
 
+  it("checks every block first with verifyChecksumsBeforeIngest; refuses a table that is not an external file", async () => {
+    const { fs, db } = await openDb();
+    const path = writeSst(fs, "/damaged.sst", { puts: puts(0, 2000, "d") });
+    const bytes = fs.readFile(path).slice();
+    bytes[100]! ^= 0xff; // inside the first data block
+    fs.writeFile(path, bytes);
+    await expect(
+      db.ingestExternalFile(path, { verifyChecksumsBeforeIngest: true }),
+    ).rejects.toThrow(/\/damaged\.sst: .*checksum mismatch/);
+    expect(db.getLiveFiles().tables).toEqual([]);
+    // A table of a database is not an external file.
+    const other = await DB.open("/other", { fs });
+    other.put(key(1), "x");
+    await other.flush();
+    const table = `/other/${other.getLiveFiles().tables[0]!.name}`;
+    await other.close();
+    await expect(db.ingestExternalFile(table)).rejects.toThrow(/not an external SST file/);
+    await db.close();
+  });
+
   it("moveFiles links the file in and removes the original name; a copy leaves it", async () => {
     const { fs, db } = await openDb();
     await db.ingestExternalFile(writeSst(fs, "/copy.sst", { puts: puts(0, 10, "c") }));
