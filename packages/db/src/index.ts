@@ -5,6 +5,7 @@
 
 export { cappedPrefix, fixedPrefix, type PrefixExtractor } from "@shale/sstable";
 export { ColumnFamilyHandle } from "./column-family/handle.js";
+export type { IngestExternalFileArg } from "./column-family/ingest-files-arg.js";
 export type {
   ClearOptions,
   CompactRangeOptions,

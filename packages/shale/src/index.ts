@@ -88,6 +88,7 @@ export {
   encodeUint64,
   type FlushOptions,
   fixedPrefix,
+  type IngestExternalFileArg,
   type IngestExternalFileOptions,
   type IteratorOptions,
   type LiveFiles,

@@ -6,7 +6,7 @@
  * Threading: the database's thread.
  */
 
-import type { FileSystem } from "@shale/base";
+import { type FileSystem, ShaleError } from "@shale/base";
 import {
   type IngestTarget,
   memtableHasDataIn,
@@ -27,6 +27,9 @@ export interface IngestCore {
   takeFinished(): void;
 }
 
+/** The family of each target made here (`applyEdits` groups targets of several families). */
+const familyOfTarget = new WeakMap<IngestTarget, { cf: ColumnFamilyData; core: IngestCore }>();
+
 export function ingestTargetOf(
   core: IngestCore,
   cf: ColumnFamilyData,
@@ -34,7 +37,7 @@ export function ingestTargetOf(
 ): IngestTarget {
   const ucmp = cf.icmp.user;
   const versions = core.versions;
-  return {
+  const target: IngestTarget = {
     fs: core.fs,
     dir: core.dir,
     id: cf.id,
@@ -56,11 +59,21 @@ export function ingestTargetOf(
     },
     newFileNumber: () => versions.newFileNumber(),
     recordFileNumbers: () => versions.logAndApplyFamily(new VersionEdit(), cf.versions),
-    applyEdit: (edit) => {
-      versions.logAndApplyFamily(edit, cf.versions);
-      cf.versionChanged();
+    applyEdits: (edits) => {
+      const group = edits.map(({ target, edit }) => {
+        const made = familyOfTarget.get(target);
+        if (made === undefined || made.core !== core)
+          throw ShaleError.invalidArgument("a column family of another database");
+        return { edit, family: made.cf };
+      });
+      if (group.length === 1) versions.logAndApplyFamily(group[0]!.edit, group[0]!.family.versions);
+      else
+        versions.logAndApplyGroup(group.map((g) => ({ edit: g.edit, family: g.family.versions })));
+      for (const g of group) g.family.versionChanged();
     },
     checkWritable,
     takeFinished: () => core.takeFinished(),
   };
+  familyOfTarget.set(target, { cf, core });
+  return target;
 }

@@ -18,8 +18,10 @@
  *    c. copy (or hard-link, `moveFiles`) each file into the database directory as
  *       `<number>.sst`, writing the global seqno into a copy when asked or needed;
  *    d. sync each file and the directory;
- *    e. one synced MANIFEST edit adds every file, with the last sequence number: the files
- *       are in, all of them, or (if the edit never reached the disk) none of them.
+ *    e. one synced MANIFEST edit adds every file, with the last sequence number (one edit
+ *       per family in an atomic group when several families ingest together,
+ *       `ingestExternalFiles`): the files are in, all of them, or (if the edit never
+ *       reached the disk) none of them.
  *    f. with `moveFiles`, the caller's names are removed.
  *    A failure before e removes the files made; a failure of e itself leaves the outcome
  *    unknown (the edit may be on disk), so nothing is removed and the database stops taking
@@ -78,91 +80,143 @@ function endsBeforeSentinel(target: IngestTarget, a: ExternalFile, b: ExternalFi
   return a.range.hiExclusive && target.icmp.user.compare(a.range.hi, b.range.lo) <= 0;
 }
 
-export async function ingestExternalFile(
+/** One family's part of an ingestion (RocksDB's IngestExternalFileArg, its family resolved). */
+export interface IngestRequest {
+  readonly target: IngestTarget;
+  readonly paths: unknown;
+  readonly options?: unknown;
+}
+
+interface Job {
+  readonly target: IngestTarget;
+  readonly files: readonly ExternalFile[];
+  readonly opts: ResolvedIngestOptions;
+}
+
+/** `ingestExternalFile` of one family. */
+export function ingestExternalFile(
   target: IngestTarget,
   paths: unknown,
   options?: IngestExternalFileOptions,
 ): Promise<void> {
-  const list = pathList(paths);
-  const opts = resolveIngestOptions(options);
-  target.checkWritable();
-  target.takeFinished();
-  if (opts.ingestBehind)
-    throw ShaleError.notSupported(
-      "ingestBehind: RocksDB allows it only in a database opened with allow_ingest_behind " +
-        "(the bottom level kept for ingested files), which shale does not offer",
-    );
-  const files = list.map((p) => inspectExternalFile(target.fs, p, target, opts));
-  checkApart(target, files);
-  for (let flushes = 0; ; flushes++) {
-    target.checkWritable();
-    target.takeFinished();
-    if (!files.some((f) => target.memtablesHaveDataIn(f.range))) break;
-    if (!opts.allowBlockingFlush) {
-      const f = files.find((x) => target.memtablesHaveDataIn(x.range))!;
+  return ingestExternalFiles([{ target, paths, options }]);
+}
+
+/**
+ * RocksDB's IngestExternalFiles: the files of several families (each family once) in one
+ * ingestion — all of them or none, one MANIFEST atomic group when there are several
+ * families. Each family's files are checked and placed as for one family.
+ */
+export async function ingestExternalFiles(requests: readonly IngestRequest[]): Promise<void> {
+  if (requests.length === 0)
+    throw ShaleError.invalidArgument("ingestExternalFiles: nothing to ingest");
+  const ids = new Set<number>();
+  for (const r of requests) {
+    if (ids.has(r.target.id))
       throw ShaleError.invalidArgument(
-        `external file ${f.path} overlaps the memtable, which allowBlockingFlush false does not let flush`,
+        `ingestExternalFiles: column family ${r.target.id} is named twice (one entry per family)`,
       );
+    ids.add(r.target.id);
+  }
+  const jobs: Job[] = requests.map((r) => {
+    const list = pathList(r.paths);
+    const opts = resolveIngestOptions(r.options);
+    r.target.checkWritable();
+    r.target.takeFinished();
+    if (opts.ingestBehind)
+      throw ShaleError.notSupported(
+        "ingestBehind: RocksDB allows it only in a database opened with allow_ingest_behind " +
+          "(the bottom level kept for ingested files), which shale does not offer",
+      );
+    return {
+      target: r.target,
+      files: list.map((p) => inspectExternalFile(r.target.fs, p, r.target, opts)),
+      opts,
+    };
+  });
+  for (const job of jobs) checkApart(job.target, job.files);
+  for (let flushes = 0; ; flushes++) {
+    const overlapping = jobs.filter((j) =>
+      j.files.some((f) => j.target.memtablesHaveDataIn(f.range)),
+    );
+    if (overlapping.length === 0) break;
+    for (const job of overlapping) {
+      if (!job.opts.allowBlockingFlush) {
+        const f = job.files.find((x) => job.target.memtablesHaveDataIn(x.range))!;
+        throw ShaleError.invalidArgument(
+          `external file ${f.path} overlaps the memtable, which allowBlockingFlush false does not let flush`,
+        );
+      }
     }
     if (flushes === MAX_FLUSHES)
       throw ShaleError.busy(
         `ingestExternalFile: writes kept coming into the files' ranges through ${MAX_FLUSHES} flushes`,
       );
-    await target.flush();
+    for (const job of overlapping) await job.target.flush();
+    for (const job of jobs) {
+      job.target.checkWritable();
+      job.target.takeFinished();
+    }
   }
-  install(target, files, opts);
+  install(jobs);
 }
 
 /** Step 3 of the file comment: synchronous. */
-function install(
-  target: IngestTarget,
-  files: readonly ExternalFile[],
-  opts: ResolvedIngestOptions,
-): void {
-  const version = target.current();
-  const force = opts.snapshotConsistency && target.snapshotCount() > 0;
-  let lastSeq = target.lastSequence();
-  const placements: Placement[] = [];
-  for (const f of files) {
-    const p = pickLevel(version, target, f.range, lastSeq, force);
-    if (p.seqno !== f.originalSeqno && !opts.allowGlobalSeqNo) {
-      throw ShaleError.invalidArgument(
-        `external file ${f.path} needs a global sequence number (it overlaps data in the ` +
-          `family${force ? " or a snapshot is held" : ""}), which allowGlobalSeqNo false forbids`,
-      );
+function install(jobs: readonly Job[]): void {
+  const first = jobs[0]!.target;
+  let lastSeq = first.lastSequence();
+  const placements: Placement[][] = [];
+  for (const { target, files, opts } of jobs) {
+    const version = target.current();
+    const force = opts.snapshotConsistency && target.snapshotCount() > 0;
+    const placed: Placement[] = [];
+    for (const f of files) {
+      const p = pickLevel(version, target, f.range, lastSeq, force);
+      if (p.seqno !== f.originalSeqno && !opts.allowGlobalSeqNo) {
+        throw ShaleError.invalidArgument(
+          `external file ${f.path} needs a global sequence number (it overlaps data in the ` +
+            `family${force ? " or a snapshot is held" : ""}), which allowGlobalSeqNo false forbids`,
+        );
+      }
+      if (p.seqno !== 0 && f.globalSeqnoOffset < 0) {
+        throw ShaleError.invalidArgument(
+          `external file ${f.path} needs a global sequence number and has no global seqno field`,
+        );
+      }
+      if (p.seqno > lastSeq) lastSeq = p.seqno;
+      placed.push(p);
     }
-    if (p.seqno !== 0 && f.globalSeqnoOffset < 0) {
-      throw ShaleError.invalidArgument(
-        `external file ${f.path} needs a global sequence number and has no global seqno field`,
-      );
-    }
-    if (p.seqno > lastSeq) lastSeq = p.seqno;
-    placements.push(p);
+    placements.push(placed);
   }
-  const fs = target.fs;
-  const numbers = files.map(() => target.newFileNumber());
-  target.recordFileNumbers();
+  const fs = first.fs;
+  const numbers = jobs.map((j) => j.files.map(() => first.newFileNumber()));
+  first.recordFileNumbers();
   const made: string[] = [];
   const linked: string[] = [];
-  const edit = new VersionEdit();
+  const edits: { target: IngestTarget; edit: VersionEdit }[] = [];
   try {
-    files.forEach((f, i) => {
-      const p = placements[i]!;
-      const to = tableFileName(target.dir, numbers[i]!);
-      const writeSeqno =
-        f.originalSeqno !== p.seqno && (opts.writeGlobalSeqno || f.originalSeqno !== 0);
-      made.push(to);
-      const how = placeFile(fs, f, to, opts.moveFiles && !writeSeqno, writeSeqno ? p.seqno : -1);
-      if (how === "linked") linked.push(f.path);
-      edit.addFile(p.level, fileMeta(f, numbers[i]!, p.seqno));
+    jobs.forEach(({ target, files, opts }, j) => {
+      const edit = new VersionEdit();
+      files.forEach((f, i) => {
+        const p = placements[j]![i]!;
+        const number = numbers[j]![i]!;
+        const to = tableFileName(target.dir, number);
+        const writeSeqno =
+          f.originalSeqno !== p.seqno && (opts.writeGlobalSeqno || f.originalSeqno !== 0);
+        made.push(to);
+        const how = placeFile(fs, f, to, opts.moveFiles && !writeSeqno, writeSeqno ? p.seqno : -1);
+        if (how === "linked") linked.push(f.path);
+        edit.addFile(p.level, fileMeta(f, number, p.seqno));
+      });
+      edits.push({ target, edit });
     });
-    fs.syncDir(target.dir);
+    fs.syncDir(first.dir);
   } catch (e) {
     removeQuietly(fs, made);
     throw e;
   }
-  if (lastSeq > target.lastSequence()) target.setLastSequence(lastSeq);
-  target.applyEdit(edit);
+  if (lastSeq > first.lastSequence()) first.setLastSequence(lastSeq);
+  first.applyEdits(edits);
   for (const path of linked) removeQuietly(fs, [path]);
 }
 

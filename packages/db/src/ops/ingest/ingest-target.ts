@@ -43,8 +43,12 @@ export interface IngestTarget extends LevelProbe {
   newFileNumber(): number;
   /** Writes the file-number counter to the MANIFEST (an edit of counters only), synced. */
   recordFileNumbers(): void;
-  /** Writes `edit` for the family to the MANIFEST (synced), installs it, re-plans work. */
-  applyEdit(edit: VersionEdit): void;
+  /**
+   * Writes each edit for its target's family to the MANIFEST, as one atomic group when
+   * there are several (synced), installs them and re-plans the families' work. Every target
+   * must be of this database (made by the same `ingestTargetOf` core).
+   */
+  applyEdits(edits: readonly { readonly target: IngestTarget; readonly edit: VersionEdit }[]): void;
   checkWritable(): void;
   takeFinished(): void;
 }

@@ -323,6 +323,48 @@ describe("db.ingestExternalFile", () => {
     await db.close();
   });
 
+  it("ingestExternalFiles: several families at once, all or none", async () => {
+    const fs = new MemoryFileSystem();
+    const options = { fs, createMissingColumnFamilies: true, columnFamilies: { users: {} } };
+    let db = await DB.open("/db", options);
+    let users = db.columnFamily("users");
+    db.put(key(1), "d-old");
+    users.put(key(1), "u-old");
+    await db.flush();
+    const seq = lastSeq(db);
+    const d = writeSst(fs, "/d.sst", { puts: puts(0, 5, "d") });
+    const u = writeSst(fs, "/u.sst", { puts: puts(0, 5, "u") });
+    // A bad file in one family: nothing of the other goes in either.
+    fs.writeFile("/bad.sst", new Uint8Array(100));
+    await expect(
+      db.ingestExternalFiles([{ paths: d }, { columnFamily: users, paths: "/bad.sst" }]),
+    ).rejects.toThrow(/\/bad\.sst: not a valid table/);
+    expect(text(db.get(key(1)))).toBe("d-old");
+    await expect(
+      db.ingestExternalFiles([
+        { paths: d },
+        { columnFamily: db.columnFamily("default"), paths: u },
+      ]),
+    ).rejects.toThrow(/named twice/);
+    await expect(db.ingestExternalFiles([{ paths: d, option: {} } as never])).rejects.toThrow(
+      invalidArgument,
+    );
+    await expect(
+      db.ingestExternalFiles([{ columnFamily: "users", paths: u } as never]),
+    ).rejects.toThrow(TypeError);
+    await expect(db.ingestExternalFiles([])).rejects.toThrow(invalidArgument);
+    await db.ingestExternalFiles([{ paths: d }, { columnFamily: users, paths: [u] }]);
+    expect(lastSeq(db)).toBe(seq + 2); // each family's file overlapped its data
+    expect(text(db.get(key(1)))).toBe("d1");
+    expect(text(users.get(key(1)))).toBe("u1");
+    await db.close();
+    db = await DB.open("/db", options);
+    users = db.columnFamily("users");
+    expect(text(db.get(key(3)))).toBe("d3");
+    expect(text(users.get(key(3)))).toBe("u3");
+    await db.close();
+  });
+
   it("ingests into a column family through its handle", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", {
