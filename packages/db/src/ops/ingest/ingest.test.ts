@@ -125,6 +125,35 @@ describe("db.ingestExternalFile", () => {
     await db.close();
   });
 
+  it("stops above the first level holding data in the file's range: L5 over an L6 file", async () => {
+    const { fs, db } = await openDb();
+    await db.ingestExternalFile(writeSst(fs, "/a.sst", { puts: puts(0, 100, "a") }));
+    expect(levelsOf(db)).toEqual([6]);
+    const seq = lastSeq(db);
+    await db.ingestExternalFile(writeSst(fs, "/b.sst", { puts: puts(50, 60, "b") }));
+    expect(levelsOf(db)).toEqual([5, 6]);
+    expect(lastSeq(db)).toBe(seq + 1);
+    expect(text(db.get(key(55)))).toBe("b55");
+    // Apart from both: the bottom level.
+    await db.ingestExternalFile(
+      writeSst(fs, "/c.sst", {
+        puts: [
+          [300, "c"],
+          [1000, "c"],
+        ],
+      }),
+    );
+    expect(levelsOf(db)).toEqual([5, 6, 6]);
+    // Inside that file's range but between its keys: no data there (sequence 0), yet L6
+    // does not fit (the ranges overlap): L5.
+    const before = lastSeq(db);
+    await db.ingestExternalFile(writeSst(fs, "/d.sst", { puts: puts(500, 510, "d") }));
+    expect(levelsOf(db)).toEqual([5, 5, 6, 6]);
+    expect(lastSeq(db)).toBe(before);
+    expect(text(db.get(key(505)))).toBe("d505");
+    await db.close();
+  });
+
   it("flushes an overlapping memtable first; allowBlockingFlush false refuses instead", async () => {
     const { fs, db } = await openDb();
     db.put(key(10), "mem");
