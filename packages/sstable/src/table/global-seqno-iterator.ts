@@ -9,25 +9,37 @@
  * kept: the user key and kind bytes are copied into a buffer the iterator reuses.
  *
  * Order is unchanged: an external file holds one entry per user key, so replacing every
- * sequence by the same number keeps the entries sorted. A seek lands where it would on the
- * stored keys: for the target's own user key that is the entry even when its global seqno
- * is above the target's sequence, one step early; readers skip entries above their snapshot.
+ * sequence by the same number keeps the entries sorted. Seeks are by the presented keys:
+ * the stored entry of the target's own user key sorts after any target (it is at 0), the
+ * presented one before a target of a lower sequence; `seek` steps past it then, and
+ * `seekForPrev` comes back to it when it is at or before the target (a merging iterator
+ * changing direction relies on both).
  *
  * Ownership: `key()` is a view valid until the next move; `value()` is the table's view.
  * Thread safety: one thread.
  */
-import { type InternalIterator, putTrailer, TRAILER_SIZE } from "@shale/base";
+import {
+  type InternalIterator,
+  KIND_FOR_SEEK,
+  MAX_SEQ,
+  putTrailer,
+  TRAILER_SIZE,
+} from "@shale/base";
+import type { KeyOrder } from "../block/key-order.js";
 
 export class GlobalSeqnoIterator implements InternalIterator {
   private readonly inner: InternalIterator;
   private readonly seq: number;
+  private readonly order: KeyOrder;
+  private seekBuf = new Uint8Array(64);
   private buf = new Uint8Array(64);
   private view: Uint8Array = this.buf.subarray(0, 0);
 
-  /** `seq`: the global sequence number (> 0), in [1, 2^56). */
-  constructor(inner: InternalIterator, seq: number) {
+  /** `seq`: the global sequence number (> 0); `order`: the table's internal-key order. */
+  constructor(inner: InternalIterator, seq: number, order: KeyOrder) {
     this.inner = inner;
     this.seq = seq;
+    this.order = order;
   }
 
   valid(): boolean {
@@ -39,11 +51,34 @@ export class GlobalSeqnoIterator implements InternalIterator {
   seekToLast(): void {
     this.inner.seekToLast();
   }
+  /** The first entry whose presented key is >= `target`. */
   seek(target: Uint8Array): void {
-    this.inner.seek(target);
+    const inner = this.inner;
+    inner.seek(target);
+    if (!inner.valid()) return;
+    const stored = inner.key();
+    if (this.order.compareUserKeys(stored, stored.length, target, target.length) !== 0) return;
+    if (this.order.compare(this.key(), target) < 0) inner.next();
   }
+
+  /** The last entry whose presented key is <= `target`. */
   seekForPrev(target: Uint8Array): void {
-    this.inner.seekForPrev(target);
+    const inner = this.inner;
+    // The stored entry of the target's user key, if any (the first at or after it).
+    const u = target.length - TRAILER_SIZE;
+    if (this.seekBuf.length < target.length) this.seekBuf = new Uint8Array(target.length * 2);
+    const first = this.seekBuf.subarray(0, target.length);
+    first.set(target.subarray(0, u), 0);
+    putTrailer(first, u, MAX_SEQ, KIND_FOR_SEEK);
+    inner.seek(first);
+    if (!inner.valid()) {
+      inner.seekToLast();
+      return;
+    }
+    const stored = inner.key();
+    const sameUser = this.order.compareUserKeys(stored, stored.length, target, target.length) === 0;
+    if (sameUser && this.order.compare(this.key(), target) <= 0) return;
+    inner.prev();
   }
   next(): void {
     this.inner.next();

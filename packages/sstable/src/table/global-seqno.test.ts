@@ -6,6 +6,8 @@
  */
 import {
   bytesToString,
+  bytewiseComparator,
+  InternalKeyComparator,
   LookupResult,
   LookupState,
   MemoryFileSystem,
@@ -168,6 +170,42 @@ describe("a table with a global seqno", () => {
     expect(globalSeqnoOf(v2, 5, "f")).toBe(5);
     expect(() => globalSeqnoOf(v2, 6, "f")).toThrow(corruption);
     expect(globalSeqnoOf({ user: {} }, 12, "f")).toBe(0);
+  });
+
+  it("seeks by the presented keys: seek and seekForPrev agree with a sorted list (property)", () => {
+    const fs = new MemoryFileSystem();
+    const names = Array.from({ length: 30 }, (_, i) => `k${String(i * 2).padStart(3, "0")}`);
+    writeFile(fs, "/s.sst", names);
+    const G = 50;
+    const reader = TableReader.open(fs.openRandomAccess("/s.sst"), { largestSeqno: G });
+    const icmp = new InternalKeyComparator(bytewiseComparator);
+    const presented: Uint8Array[] = [];
+    const all = reader.newIterator();
+    for (all.seekToFirst(); all.valid(); all.next()) presented.push(all.key().slice());
+    all.close();
+    const it = reader.newIterator();
+    try {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 62 }),
+          fc.integer({ min: 0, max: 100 }),
+          fc.constantFrom(ValueKind.Value, ValueKind.Deletion, ValueKind.Merge),
+          (k, seq, kind) => {
+            const target = makeInternalKey(enc.encode(`k${String(k).padStart(3, "0")}`), seq, kind);
+            const ge = presented.find((p) => icmp.compare(p, target) >= 0);
+            it.seek(target);
+            expect(it.valid() ? it.key().slice() : undefined).toEqual(ge);
+            const le = presented.findLast((p) => icmp.compare(p, target) <= 0);
+            it.seekForPrev(target);
+            expect(it.valid() ? it.key().slice() : undefined).toEqual(le);
+          },
+        ),
+        { numRuns: 400 },
+      );
+    } finally {
+      it.close();
+      reader.close();
+    }
   });
 
   it("presents any file's entries in order at any global seqno (property)", () => {

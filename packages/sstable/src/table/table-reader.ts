@@ -709,7 +709,7 @@ export class TableReader {
         ? new TableIterator(this, fill, verify)
         : new PartitionedTableIterator(this, partitioned, fill, verify);
     this.openIterators++;
-    return this.globalSeqno === 0 ? it : new GlobalSeqnoIterator(it, this.globalSeqno);
+    return this.globalSeqno === 0 ? it : new GlobalSeqnoIterator(it, this.globalSeqno, this.order);
   }
 
   /** @internal Called by an iterator's close(). */
