@@ -195,7 +195,7 @@ describe("a table with a global seqno", () => {
             const ge = presented.find((p) => icmp.compare(p, target) >= 0);
             it.seek(target);
             expect(it.valid() ? it.key().slice() : undefined).toEqual(ge);
-            const le = presented.findLast((p) => icmp.compare(p, target) <= 0);
+            const le = presented.filter((p) => icmp.compare(p, target) <= 0).at(-1);
             it.seekForPrev(target);
             expect(it.valid() ? it.key().slice() : undefined).toEqual(le);
           },
