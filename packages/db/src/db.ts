@@ -45,6 +45,8 @@ import type { ColumnFamilyData } from "./column-family/column-family-data.js";
 import type { ColumnFamilySet } from "./column-family/column-family-set.js";
 import { ColumnFamilyMethods } from "./column-family/family-methods.js";
 import { ColumnFamilyHandle } from "./column-family/handle.js";
+import { type IngestExternalFileArg, ingestRequests } from "./column-family/ingest-files-arg.js";
+import { ingestTargetOf } from "./column-family/ingest-target-of.js";
 import {
   ITERATOR_OPTIONS,
   type IteratorOptions,
@@ -76,6 +78,7 @@ import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
 import type { OpsFamily, OpsHost } from "./ops/host.js";
+import { ingestExternalFiles } from "./ops/ingest/ingest-external-file.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
 import type { ObsoleteFiles } from "./ops/obsolete-files.js";
 import {
@@ -441,6 +444,19 @@ export class DB extends ColumnFamilyMethods {
     columnFamily?: ColumnFamilyHandle,
   ): DeletedFiles {
     return deleteFilesInRange(this.opsHost(), start, end, columnFamily);
+  }
+
+  /**
+   * RocksDB's IngestExternalFiles: the files of several column families (each once) in one
+   * ingestion, all or none — one MANIFEST atomic group. As `ingestExternalFile` per family
+   * (ops/ingest/).
+   */
+  async ingestExternalFiles(args: readonly IngestExternalFileArg[]): Promise<void> {
+    const targetOf = (h: ColumnFamilyHandle | undefined) =>
+      ingestTargetOf(this.core, h === undefined ? this.cf : this.families.familyOf(h), () =>
+        this.checkWritable(),
+      );
+    await ingestExternalFiles(ingestRequests(args, targetOf));
   }
 
   /**

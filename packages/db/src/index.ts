@@ -5,6 +5,7 @@
 
 export { cappedPrefix, fixedPrefix, type PrefixExtractor } from "@shale/sstable";
 export { ColumnFamilyHandle } from "./column-family/handle.js";
+export type { IngestExternalFileArg } from "./column-family/ingest-files-arg.js";
 export type {
   ClearOptions,
   CompactRangeOptions,
@@ -47,6 +48,7 @@ export {
 export { RESTORE_MARKER } from "./ops/backup/restore-marker.js";
 export type { CheckpointInfo, CheckpointOptions } from "./ops/checkpoint.js";
 export type { DeletedFiles } from "./ops/delete-files-in-range.js";
+export type { IngestExternalFileOptions } from "./ops/ingest/ingest-options.js";
 export type { LiveFiles, LiveTable, LiveWal } from "./ops/live-files.js";
 export type {
   VerifiedFile,

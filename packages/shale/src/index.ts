@@ -88,6 +88,8 @@ export {
   encodeUint64,
   type FlushOptions,
   fixedPrefix,
+  type IngestExternalFileArg,
+  type IngestExternalFileOptions,
   type IteratorOptions,
   type LiveFiles,
   type LiveTable,

@@ -33,6 +33,7 @@ export {
   EXTERNAL_SST_FILE_VERSION,
   ExternalSstFilePropertyName,
   externalFileInfo,
+  globalSeqnoOf,
 } from "./format/external-file.js";
 export {
   type BlockHandle,

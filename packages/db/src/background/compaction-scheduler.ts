@@ -41,7 +41,7 @@ import { CompactionStats } from "../compaction/compaction-stats.js";
 import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
-import { fileRange, type KeyRange } from "../version/key-range.js";
+import { fileRange, type KeyRange, rangesOverlap } from "../version/key-range.js";
 import type { Version } from "../version/version.js";
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
 import type { TreeVersions } from "../version/version-set.js";
@@ -99,6 +99,18 @@ export class CompactionScheduler {
 
   get numRunning(): number {
     return this.running.size;
+  }
+
+  /**
+   * True when a running compaction writes to `level` over user keys that overlap `range`
+   * (RocksDB's RangeOverlapWithCompaction: an ingested file must not go there).
+   */
+  writesOver(level: number, range: KeyRange): boolean {
+    const ucmp = this.host.icmp.user;
+    for (const c of this.running) {
+      if (c.outputLevel === level && rangesOverlap(ucmp, c.range, range)) return true;
+    }
+    return false;
   }
 
   private get maxRunning(): number {
@@ -234,6 +246,7 @@ export class CompactionScheduler {
     const job = (f: FileMetaData): JobFile => ({
       number: f.number,
       size: f.size,
+      largestSeq: f.largestSeq,
       smallest: f.smallest,
       largest: f.largest,
     });

@@ -7,7 +7,14 @@
  * Threading: the database's thread. Everything is synchronous except `flush` and
  * `compactRange`.
  */
-import { bytewiseComparator, invariants, ShaleError, toBytes, ValueKind } from "@shale/base";
+import {
+  bytewiseComparator,
+  type FileSystem,
+  invariants,
+  ShaleError,
+  toBytes,
+  ValueKind,
+} from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
 import type { Block, TableCache } from "@shale/sstable";
 import {
@@ -36,6 +43,8 @@ import {
   type SizeRange,
 } from "../ops/approximate-sizes.js";
 import { clearRange } from "../ops/clear.js";
+import { ingestExternalFile } from "../ops/ingest/ingest-external-file.js";
+import type { IngestExternalFileOptions } from "../ops/ingest/ingest-options.js";
 import { formatProperty } from "../ops/properties.js";
 import { type IteratorSettings, openDBIterator } from "../read/iterator-sources.js";
 import type { Version } from "../version/version.js";
@@ -44,6 +53,7 @@ import type { BatchFamily } from "../write/write-batch.js";
 import type { BatchReadSupport } from "../write/write-batch-with-index.js";
 import type { ColumnFamilyData } from "./column-family-data.js";
 import type { DbStatus } from "./db-status.js";
+import { ingestTargetOf } from "./ingest-target-of.js";
 import type { WriteLoop } from "./write-loop.js";
 
 const EMPTY = new Uint8Array(0);
@@ -72,6 +82,9 @@ export interface FamilyMethodsCore {
   readonly recoveryDrops: readonly RecoveryDrop[];
   /** Installs finished background jobs (db.ts). */
   takeFinished(): void;
+  /** The database's file system and directory. */
+  readonly fs: FileSystem;
+  readonly dir: string;
 }
 
 export abstract class ColumnFamilyMethods {
@@ -163,6 +176,20 @@ export abstract class ColumnFamilyMethods {
     if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
     this.checkWritable();
     await this.cf.flush(options);
+  }
+
+  /**
+   * Bulk-loads external SST files (SstFileWriter's or RocksDB's) into this family, all or
+   * none (RocksDB's IngestExternalFile; options by its names). See ops/ingest/ and the
+   * README's "Ingesting external files".
+   */
+  async ingestExternalFile(
+    paths: string | readonly string[],
+    options?: IngestExternalFileOptions,
+  ): Promise<void> {
+    if (invariants && this.views.pending) this.views.verify();
+    const target = ingestTargetOf(this.core, this.cf, () => this.checkWritable());
+    await ingestExternalFile(target, paths, options);
   }
 
   /**

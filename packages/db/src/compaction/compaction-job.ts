@@ -46,6 +46,8 @@ import { CompactionOutputs, type GrandparentFile } from "./output-writer.js";
 export interface JobFile {
   number: number;
   size: number;
+  /** The MANIFEST's largest sequence number (an ingested file's global seqno may be it). */
+  largestSeq: number;
   smallest: Uint8Array;
   largest: Uint8Array;
 }
@@ -128,6 +130,7 @@ export function runCompactionJob(
         fileSize: f.size,
         fileName: path,
         fileNumber: f.number,
+        largestSeqno: f.largestSeq,
         comparator,
         fillCache: false,
       });

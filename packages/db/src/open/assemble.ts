@@ -120,6 +120,8 @@ export function assembleParts(
     takeFinished,
     blockCache: options.blockCache,
     recoveryDrops: state.drops,
+    fs: options.fs,
+    dir,
   };
   families.core = core;
   return { shared, families, defaultFamily, obsolete, core, preparedLogs };

@@ -116,7 +116,7 @@ export function approximateSizes(
             total += f.size;
             continue;
           }
-          const reader = host.tableCache.get(f.number, f.size);
+          const reader = host.tableCache.get(f.number, f.size, f.largestSeq);
           const from = startsInside ? 0 : reader.approximateOffsetOf(seekKey(start));
           const to = endsInside ? f.size : reader.approximateOffsetOf(seekKey(end));
           if (to > from) total += to - from;

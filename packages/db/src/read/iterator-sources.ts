@@ -149,7 +149,7 @@ export function collectSources(s: SourceState): CollectedSources {
       children.push(mem.newIterator());
       childMaxSeqs.push(mem.largestSeq);
     }
-    const open = (f: FileMetaData) => s.tableCache.get(f.number, f.size);
+    const open = (f: FileMetaData) => s.tableCache.get(f.number, f.size, f.largestSeq);
     const p = s.prefixSeek;
     const tableIterator = (f: FileMetaData) => {
       const reader = open(f);

@@ -171,7 +171,7 @@ export class PointReader {
       )
         continue;
       probed++;
-      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
+      this.tableCache.get(f.number, f.size, f.largestSeq).get(key, snapshot, r, ro, keyHash);
       if (r.done) {
         this.hitLevel = 0;
         return probed;
@@ -199,7 +199,7 @@ export class PointReader {
         return probed;
       }
       probed++;
-      this.tableCache.get(f.number, f.size).get(key, snapshot, r, ro, keyHash);
+      this.tableCache.get(f.number, f.size, f.largestSeq).get(key, snapshot, r, ro, keyHash);
       if (r.done) {
         this.hitLevel = level;
         return probed;

@@ -127,6 +127,31 @@ export class BlockSource {
     return data;
   }
 
+  /**
+   * The block at `handle` as stored: its bytes and 5-byte trailer (compression type,
+   * checksum), unchecked. Corruption for a block past the blocks' region or a short read.
+   */
+  readStored(handle: BlockHandle): Uint8Array {
+    const n = handle.size + TableFormat.BLOCK_TRAILER_SIZE;
+    if (handle.offset + n > this.limit) {
+      throw ShaleError.corruption(
+        `block [${handle.offset}, ${handle.offset + n}) extends past the blocks (${this.limit} bytes)`,
+        this.fileName,
+        handle.offset,
+      );
+    }
+    const out = new Uint8Array(n);
+    const got = this.file.read(handle.offset, n, out, 0);
+    if (got !== n) {
+      throw ShaleError.corruption(
+        `truncated block read: ${got} of ${n} bytes`,
+        this.fileName,
+        handle.offset,
+      );
+    }
+    return out;
+  }
+
   /** Reads and parses a key/value block (no cache). */
   readKeyValueBlock(handle: BlockHandle, verify = this.verifyChecksums): Block {
     return Block.keyValue(this.readRaw(handle, verify), this.fileName, handle.offset);

@@ -11,11 +11,18 @@
  * is an external file; its entries all carry sequence number 0, and the global seqno, when
  * not 0, stands for each one's.
  *
- * Not read yet: RocksDB's ingestion with `write_global_seqno` (7.8.3's default) rewrites the
- * global_seqno value in place and leaves the properties block's checksum as it was (computed
- * over a global seqno of 0), so opening such a file in a RocksDB database is Corruption
- * ("block checksum mismatch" at the properties block) here. Reading it needs that checksum
- * checked with the value zeroed, as RocksDB does, and the global seqno applied to every entry.
+ * The global seqno a reader applies (RocksDB's GetGlobalSequenceNumber, `globalSeqnoOf`):
+ * the property when it is not 0; else, when the database knows the file's largest sequence
+ * number (the MANIFEST's, `FileMetaData.largestSeq`), that number. RocksDB's ingestion with
+ * `write_global_seqno` (`ldb ingest_extern_sst`'s default) rewrites the property in place and
+ * leaves the properties block's checksum as it was, computed over 0: the checksum is then
+ * checked with those 8 bytes zeroed (table/table-open.ts `readPropertiesBlock`). Without
+ * `write_global_seqno` (RocksDB's IngestExternalFileOptions default, and shale's) the
+ * property stays 0 and the MANIFEST's largest sequence number is the global seqno. A table
+ * with a global seqno presents every entry and range deletion at it
+ * (table/global-seqno-iterator.ts). Worked example: a file ingested over newer data at
+ * sequence 8 holds `k1#0,SET`; its MANIFEST entry says largest seqno 8; a reader shows
+ * `k1#8,SET`, hidden from a snapshot at 7.
  */
 import { getFixed32, getFixed64, ShaleError } from "@shale/base";
 import { PropertyName, type TableProperties } from "./properties.js";
@@ -75,4 +82,52 @@ export function externalFileInfo(
     globalSeqno = getFixed64(seqnoBytes, 0);
   }
   return { version: getFixed32(versionBytes, 0), globalSeqno };
+}
+
+/**
+ * The global sequence number of a table (RocksDB's GetGlobalSequenceNumber): 0 when it has
+ * none (not an external file, a version 1 file, or an external file kept at 0), else the
+ * number that stands for each entry's. `largestSeqno`: the file's largest sequence number
+ * as the database's MANIFEST records it; undefined when unknown (a table opened alone), and
+ * then only the property counts. Corruption (naming `fileName`) for a global seqno property
+ * on a table that is not an external file or is version 1, a version 0, and a property that
+ * disagrees with a known largest sequence number.
+ */
+export function globalSeqnoOf(
+  properties: Pick<TableProperties, "user" | "externalFile">,
+  largestSeqno: number | undefined,
+  fileName: string | undefined,
+): number {
+  const hasSeqno = properties.user[ExternalSstFilePropertyName.GLOBAL_SEQNO] !== undefined;
+  const external = properties.externalFile;
+  if (external === undefined) {
+    if (hasSeqno) {
+      throw ShaleError.corruption(
+        "a table that is not an external file has a global seqno property",
+        fileName,
+      );
+    }
+    return 0;
+  }
+  if (external.version < 2) {
+    if (hasSeqno || external.version !== 1) {
+      throw ShaleError.corruption(
+        `an external file of version ${external.version} has a global seqno property`,
+        fileName,
+      );
+    }
+    return 0;
+  }
+  let seqno = external.globalSeqno;
+  if (largestSeqno !== undefined) {
+    if (seqno === 0) seqno = largestSeqno;
+    if (seqno !== largestSeqno) {
+      throw ShaleError.corruption(
+        `an external file has global seqno ${external.globalSeqno}, while its largest ` +
+          `sequence number is ${largestSeqno}`,
+        fileName,
+      );
+    }
+  }
+  return seqno;
 }

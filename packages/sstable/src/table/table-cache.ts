@@ -68,11 +68,13 @@ export class TableCache {
   }
 
   /**
-   * The reader of table `fileNumber` (opened if needed; `fileSize` is its size in bytes).
+   * The reader of table `fileNumber` (opened if needed; `fileSize` is its size in bytes,
+   * `largestSeqno` its largest sequence number as the MANIFEST records it, which an ingested
+   * file's global seqno may come from: `TableReaderOptions.largestSeqno`; Default: unknown).
    * The reader belongs to the cache: do not close it. Throws what `TableReader.open` throws
    * (Corruption, IOError), and Closed after `close()`.
    */
-  get(fileNumber: number, fileSize: number): TableReader {
+  get(fileNumber: number, fileSize: number, largestSeqno?: number): TableReader {
     if (this.closed) throw ShaleError.closed("table cache is closed");
     const found = this.readers.get(fileNumber);
     if (found !== undefined) {
@@ -94,6 +96,7 @@ export class TableCache {
         fileSize,
         fileName,
         fileNumber,
+        ...(largestSeqno !== undefined ? { largestSeqno } : {}),
         ...(o.comparator !== undefined ? { comparator: o.comparator } : {}),
         ...(o.blockCache !== undefined ? { blockCache: o.blockCache } : {}),
         ...(cacheId !== undefined ? { cacheId } : {}),

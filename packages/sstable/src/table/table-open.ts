@@ -1,10 +1,16 @@
 /**
- * The fixed reads of opening a table: the footer, the metaindex (name -> BlockHandle) and
- * the range-deletion block (decoded into tombstones, to be fragmented once by the reader).
- * Formats in `format.ts`, `block-builder.ts` and docs/formats/sstable.md.
+ * The fixed reads of opening a table: the footer, the metaindex (name -> BlockHandle), the
+ * properties block and the range-deletion block (decoded into tombstones, to be fragmented
+ * once by the reader). Formats in `format.ts`, `block-builder.ts` and docs/formats/sstable.md.
+ *
+ * The properties block of an ingested external file may hold a global seqno that RocksDB's
+ * ingestion (`write_global_seqno`) wrote in place after the block's checksum was computed
+ * over 0: as RocksDB's ReadTablePropertiesHelper, a checksum mismatch is checked again with
+ * those 8 bytes zeroed (format/external-file.ts).
  */
 import {
   bytewiseComparator,
+  isShaleError,
   type RandomAccessFile,
   type RangeTombstone,
   ShaleError,
@@ -12,11 +18,19 @@ import {
   trailerSeq,
   ValueKind,
 } from "@shale/base";
+import { Block } from "../block/block.js";
+import { decodeBlock } from "../block/block-io.js";
 import { BlockIterator } from "../block/block-iterator.js";
 import type { BlockSource } from "../block/block-source.js";
 import { KeyOrder } from "../block/key-order.js";
 import { decodeFooter, type Footer } from "../format/footer.js";
-import { type BlockHandle, decodeBlockHandleInto, TableFormat } from "../format/format.js";
+import {
+  type BlockHandle,
+  CompressionType,
+  decodeBlockHandleInto,
+  TableFormat,
+} from "../format/format.js";
+import { PropertyName } from "../format/properties.js";
 
 /** Reads and checks the footer: Corruption for a file shorter than a footer or a bad one. */
 export function readFooter(
@@ -85,4 +99,61 @@ export function readTombstones(
     out.push({ start: key.slice(0, t), end: it.value().slice(), seq: trailerSeq(key, t) });
   }
   return out;
+}
+
+/** Offset in `block`'s bytes of the 8-byte global seqno property value; -1 when absent. */
+export function globalSeqnoValueOffset(block: Block, source: BlockSource, at: number): number {
+  const it = new BlockIterator(new KeyOrder(bytewiseComparator, false)).init(
+    block,
+    source.fileName,
+    at,
+  );
+  const name = new TextEncoder().encode(PropertyName.EXTERNAL_SST_FILE_GLOBAL_SEQNO);
+  for (it.seekToFirst(); it.valid(); it.next()) {
+    if (bytewiseComparator.compare(it.key(), name) !== 0) continue;
+    return it.valueLength === 8 ? it.valueOffset : -1;
+  }
+  return -1;
+}
+
+/**
+ * The properties block at `handle`. A checksum mismatch is accepted when the block holds the
+ * external-file global seqno and its checksum matches with that value zeroed (RocksDB's
+ * `write_global_seqno` leaves the checksum computed over 0); any other mismatch is the
+ * Corruption it was.
+ */
+export function readPropertiesBlock(source: BlockSource, handle: BlockHandle): Block {
+  try {
+    return source.readKeyValueBlock(handle);
+  } catch (e) {
+    if (!isShaleError(e, "Corruption") || !source.verifyChecksums) throw e;
+    const stored = source.readStored(handle);
+    if (stored[handle.size] !== CompressionType.None) throw e;
+    const block = Block.keyValue(stored.slice(0, handle.size), source.fileName, handle.offset);
+    let at: number;
+    try {
+      at = globalSeqnoValueOffset(block, source, handle.offset);
+    } catch {
+      throw e;
+    }
+    if (at < 0) throw e;
+    stored.fill(0, at, at + 8);
+    try {
+      decodeBlock(
+        stored,
+        0,
+        handle,
+        source.fileName,
+        source.checksumType,
+        true,
+        true,
+        undefined,
+        false,
+        source.contextChecksum,
+      );
+    } catch {
+      throw e;
+    }
+    return block;
+  }
 }

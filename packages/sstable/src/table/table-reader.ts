@@ -52,6 +52,7 @@ import {
   type FilterPolicy,
 } from "../filter/filter-policy.js";
 import { PartitionedFilter } from "../filter/partitioned-filter.js";
+import { globalSeqnoOf } from "../format/external-file.js";
 import { type Footer, resolveIndexHandle } from "../format/footer.js";
 import {
   type BlockHandle,
@@ -65,10 +66,17 @@ import { decodeProperties, type TableProperties } from "../format/properties.js"
 import { PartitionedGet } from "../index/partitioned-get.js";
 import { PartitionedIndex, PartitionMode } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
+import { GlobalSeqnoIterator } from "./global-seqno-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
 import { TableIterator } from "./table-iterator.js";
-import { readFooter, readMetaindex, readTombstones } from "./table-open.js";
+import {
+  globalSeqnoValueOffset,
+  readFooter,
+  readMetaindex,
+  readPropertiesBlock,
+  readTombstones,
+} from "./table-open.js";
 import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
 
 function indexTypeName(type: number): string {
@@ -116,6 +124,12 @@ export interface TableReaderOptions {
   pinIndexAndFilterBlocks?: boolean;
   /** Counters: BlockCacheHit/Miss/Add, BloomChecked/Useful, BytesRead. Default: none. */
   statistics?: Statistics;
+  /**
+   * The table's largest sequence number as the database's MANIFEST records it: for an
+   * ingested external file whose global seqno property is 0, the global seqno
+   * (format/external-file.ts `globalSeqnoOf`). Default: unknown (only the property counts).
+   */
+  largestSeqno?: number;
 }
 
 /** Per-call read options. */
@@ -132,6 +146,16 @@ export class TableReader {
   readonly fileSize: number;
   /** The table's properties, as written by the builder. */
   readonly properties: TableProperties;
+  /**
+   * The sequence number every entry and range deletion is presented at (an ingested
+   * external file's global seqno); 0 when the stored ones are (format/external-file.ts).
+   */
+  readonly globalSeqno: number;
+  /**
+   * File offset of the 8-byte value of the external-file global seqno property (where
+   * RocksDB's `write_global_seqno` writes it); -1 when the table has none.
+   */
+  readonly globalSeqnoOffset: number;
   /** The table's id in the block cache (0 without a cache). */
   readonly cacheId: number;
   /** @internal */ readonly order: KeyOrder;
@@ -229,7 +253,7 @@ export class TableReader {
       const at = this.footer.metaindexHandle.offset;
       throw ShaleError.corruption("table has no properties block", this.fileName, at);
     }
-    const propertiesBlock = source.readKeyValueBlock(propertiesHandle);
+    const propertiesBlock = readPropertiesBlock(source, propertiesHandle);
     this.properties = decodeProperties(
       propertiesBlock,
       this.footer.formatVersion,
@@ -237,6 +261,15 @@ export class TableReader {
       propertiesHandle.offset,
     );
     const props = this.properties;
+    if (options.largestSeqno !== undefined && !Number.isSafeInteger(options.largestSeqno)) {
+      throw new TypeError("options.largestSeqno must be a safe integer");
+    }
+    this.globalSeqno = globalSeqnoOf(props, options.largestSeqno, this.fileName);
+    const seqnoAt =
+      props.externalFile === undefined
+        ? -1
+        : globalSeqnoValueOffset(propertiesBlock, source, propertiesHandle.offset);
+    this.globalSeqnoOffset = seqnoAt < 0 ? -1 : propertiesHandle.offset + seqnoAt;
     // kHashSearch is read as its binary-search index (the prefix hash blocks are skipped).
     const indexType = props.indexType;
     if (
@@ -319,6 +352,7 @@ export class TableReader {
     }
     const rangeDel = meta.get(MetaBlockName.RANGE_DEL);
     const tombstones = rangeDel !== undefined ? readTombstones(source, rangeDel, this.order) : [];
+    if (this.globalSeqno !== 0) for (const t of tombstones) t.seq = this.globalSeqno;
     this.tombstoneList = new FragmentedRangeTombstoneList(tombstones, this.comparator);
     this.hasTombstones = !this.tombstoneList.isEmpty;
     this.heldIndex = openMeta(this.footer.indexHandle, this.readIndexBlock);
@@ -520,6 +554,8 @@ export class TableReader {
     readOptions: TableReadOptions | undefined,
     keyHash: Uint32Array | undefined,
   ): void {
+    // Every entry of a table with a global seqno is at it: all newer than the snapshot.
+    if (this.globalSeqno > snapshotSeq) return;
     if (this.hasTombstones) {
       const covering = this.tombstoneList.maxCoveringSeq(userKey, snapshotSeq);
       if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
@@ -622,7 +658,7 @@ export class TableReader {
       const kb = it.keyBuf;
       const t = it.keyLength - TRAILER_SIZE;
       if (order.compareUserKeyAt(kb, 0, it.keyLength, userKey) !== 0) return false;
-      const seq = trailerSeq(kb, t);
+      const seq = this.globalSeqno === 0 ? trailerSeq(kb, t) : this.globalSeqno;
       if (seq < result.maxCoveringSeq) {
         result.state = LookupState.Deleted;
         result.seq = result.maxCoveringSeq;
@@ -673,7 +709,7 @@ export class TableReader {
         ? new TableIterator(this, fill, verify)
         : new PartitionedTableIterator(this, partitioned, fill, verify);
     this.openIterators++;
-    return it;
+    return this.globalSeqno === 0 ? it : new GlobalSeqnoIterator(it, this.globalSeqno, this.order);
   }
 
   /** @internal Called by an iterator's close(). */
