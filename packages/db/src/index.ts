@@ -48,6 +48,10 @@ export { RESTORE_MARKER } from "./ops/backup/restore-marker.js";
 export type { CheckpointInfo, CheckpointOptions } from "./ops/checkpoint.js";
 export type { DeletedFiles } from "./ops/delete-files-in-range.js";
 export type { LiveFiles, LiveTable, LiveWal } from "./ops/live-files.js";
+export {
+  type BatchWithSequence,
+  TransactionLogIterator,
+} from "./ops/updates-since.js";
 export type {
   VerifiedFile,
   VerifyChecksumsOptions,
@@ -77,7 +81,8 @@ export type {
   TransactionDBMethods,
 } from "./txn/transaction-db.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";
-export { WriteBatch } from "./write/write-batch.js";
+export { ARCHIVE_DIR } from "./write/wal-archive.js";
+export { type BatchOperation, FamilyId, WriteBatch } from "./write/write-batch.js";
 export {
   WriteBatchWithIndex,
   type WriteBatchWithIndexOptions,
