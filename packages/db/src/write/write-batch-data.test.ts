@@ -58,6 +58,7 @@ function build(ops: readonly Op[]): { batch: WriteBatch; expected: BatchOperatio
 describe("WriteBatch data() / fromData()", () => {
   it("documents the bytes of one put (RocksDB's representation)", () => {
     const batch = new WriteBatch().put("k", "v");
+    expect(batch.sequence).toBe(0);
     expect(toHex(batch.data())).toBe("0000000000000000" + "01000000" + "01016b0176");
   });
 
@@ -73,6 +74,7 @@ describe("WriteBatch data() / fromData()", () => {
         expect(back.byteSize).toBe(data.length);
         expect(toHex(back.data())).toBe(toHex(data));
         expect(WriteBatch.sequence(back.data())).toBe(seq);
+        expect(back.sequence).toBe(seq);
         expect([...back]).toEqual(expected);
         expect([...batch]).toEqual(expected);
       }),

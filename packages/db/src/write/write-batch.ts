@@ -282,6 +282,14 @@ export class WriteBatch {
     return this.n;
   }
 
+  /**
+   * The sequence number in the batch's header: the one it was last written with (or came
+   * with, from `fromData`), its first operation's; 0 for a batch never written.
+   */
+  get sequence(): number {
+    return WriteBatch.sequence(this.rep.buf);
+  }
+
   /** Encoded size in bytes (what the WAL record will hold). */
   get byteSize(): number {
     return this.rep.pos;
