@@ -18,19 +18,26 @@
  *   duplicate is skipped) stops the follower with NotFound naming the missing sequence;
  *   nothing after it is applied. `waitFor` then rejects with that error.
  *
+ * A new follower (an empty directory) of a stream whose first batch is not sequence 1
+ * starts from the newest checkpoint in the stream's object store bucket that reaches it
+ * (bootstrap.ts), then follows from the batch after the checkpoint.
+ *
  * The application reads `f.db`, a read-only view (read-only.ts); `promote()` ends the
  * following and hands back the writable database, which `publishChanges` then continues
  * the same stream from (docs in the README: failover).
  *
  * Threading: the event loop; batches are applied as JetStream delivers them.
  */
+import { readdirSync } from "node:fs";
 import { ShaleError } from "@shale/base";
 import { DB, type DbOptions, WriteBatch } from "@shale/db";
 import { type ConsumerMessages, connect, type NatsConnection } from "nats";
+import { newestCheckpoint, restoreCheckpoint } from "./bootstrap.js";
 import { readReplicaRecord, writeReplicaRecord } from "./identity.js";
 import { checkServers } from "./publisher.js";
 import { readOnlyView } from "./read-only.js";
 import {
+  batchAt,
   batchSubject,
   checkStreamName,
   findBatch,
@@ -93,6 +100,22 @@ export async function followChanges(dir: string, options: FollowOptions): Promis
     const source = streamIdentity(info);
     if (source === undefined)
       throw ShaleError.invalidArgument(`stream ${stream} is not a shale change feed`);
+    if (readReplicaRecord(dir) === undefined && isEmptyDir(dir)) {
+      // A new follower: from a checkpoint when the stream lacks the feed's beginning.
+      const first =
+        info.state.messages === 0 ? undefined : await batchAt(jsm, stream, info.state.first_seq);
+      if (first === undefined || first.sequence > 1) {
+        const checkpoint = await newestCheckpoint(nc, stream);
+        if (
+          checkpoint !== undefined &&
+          checkpoint.source === source &&
+          (first === undefined || checkpoint.sequence + 1 >= first.sequence)
+        ) {
+          await restoreCheckpoint(nc, stream, checkpoint, dir);
+          writeReplicaRecord(dir, { stream, source });
+        }
+      }
+    }
     db = await DB.open(dir, options.dbOptions);
     const record = readReplicaRecord(dir);
     if (record === undefined) {
@@ -113,6 +136,16 @@ export async function followChanges(dir: string, options: FollowOptions): Promis
   } catch (e) {
     await db?.close();
     await nc.close();
+    throw e;
+  }
+}
+
+/** True when `dir` does not exist or holds nothing. */
+function isEmptyDir(dir: string): boolean {
+  try {
+    return readdirSync(dir).length === 0;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return true;
     throw e;
   }
 }

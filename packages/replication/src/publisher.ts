@@ -11,6 +11,9 @@
  *   be the one before it (`expect.lastSequence`): a publish that failed makes every later
  *   one fail too, so the stream never has a hole. The publisher then stops with that error
  *   (`drain()` rejects with it); a new `publishChanges` resumes from what was stored.
+ * - A new stream for a database whose WALs no longer hold sequence 1 starts with a
+ *   checkpoint in the object store (bootstrap.ts) and the batches after it; `checkpoint()`
+ *   uploads another one at any time (then older batches may leave the stream).
  * - Up to `maxInFlight` publishes wait for their acknowledgements at once; new writes are
  *   picked up every `pollMs` (at once while there is a backlog).
  *
@@ -20,6 +23,7 @@
 import { ShaleError } from "@shale/base";
 import type { DB, TransactionLogIterator } from "@shale/db";
 import { connect, type JetStreamClient, type NatsConnection, type PubAck } from "nats";
+import { uploadCheckpoint } from "./bootstrap.js";
 import { feedIdentity } from "./identity.js";
 import { batchHeaders, batchSubject, checkStreamName, ensureStream, lastBatch } from "./stream.js";
 
@@ -48,6 +52,13 @@ export interface ChangePublisher {
    * JetStream; rejects if the publisher stops on an error first.
    */
   drain(): Promise<void>;
+  /**
+   * Uploads a checkpoint of the database to the stream's object store bucket
+   * (`<stream>-checkpoints`, bootstrap.ts): a new follower starts from the newest one when
+   * the stream no longer holds the feed's beginning. Returns its sequence. After it, the
+   * stream's batches up to that sequence may be dropped (JetStream retention or purge).
+   */
+  checkpoint(): Promise<number>;
   /** Stops publishing (waits for the acknowledgements in flight) and disconnects. */
   close(): Promise<void>;
 }
@@ -95,13 +106,23 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
       throw ShaleError.invalidArgument(
         `stream ${stream} holds batches up to sequence ${next - 1}, but the database's last sequence is ${db.latestSequence}: it is not the database that fed the stream, or it lost writes`,
       );
-    const feed = db.getUpdatesSince(next);
+    let start = next;
+    let feed: TransactionLogIterator;
+    try {
+      feed = db.getUpdatesSince(start);
+    } catch (e) {
+      // A new stream for a database whose WALs no longer hold its beginning: the followers
+      // start from a checkpoint in the object store (bootstrap.ts), the stream after it.
+      if (!(last === undefined && ShaleError.isInstance(e) && e.code === "NotFound")) throw e;
+      start = (await uploadCheckpoint(nc, db, stream, identity)).sequence + 1;
+      feed = db.getUpdatesSince(start);
+    }
     return new Publisher(nc, nc.jetstream(), feed, {
       db,
       stream,
       identity,
       streamSeq: info.state.last_seq,
-      stored: next - 1,
+      stored: start - 1,
       maxInFlight,
       pollMs,
     });
@@ -232,6 +253,13 @@ class Publisher implements ChangePublisher {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     for (const w of this.waiters.splice(0)) w.reject(this.failure);
+  }
+
+  async checkpoint(): Promise<number> {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.stopped) throw ShaleError.closed("the publisher is closed");
+    return (await uploadCheckpoint(this.nc, this.state.db, this.state.stream, this.state.identity))
+      .sequence;
   }
 
   drain(): Promise<void> {

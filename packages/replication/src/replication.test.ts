@@ -3,7 +3,8 @@
  * printed, where it is missing): followers converge on the writer's contents; a restarted
  * publisher or follower resumes with nothing sent or applied twice; another database's
  * stream is refused; a hole in the stream stops the follower before it; the follower's
- * database is read-only; a promoted follower publishes on.
+ * database is read-only; new followers start from a checkpoint in the object store when the
+ * stream lost its beginning; a promoted follower publishes on.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -162,6 +163,49 @@ describe.skipIf(missing !== undefined)("replication through JetStream", () => {
     expect(f.appliedSequence).toBe(3);
     expect(f.db.get("late")).toBeUndefined();
     await f.close();
+    await leader.close();
+  }, 60_000);
+
+  it("a new follower starts from a checkpoint in the object store when the stream lost its beginning", async () => {
+    const servers = server.url;
+    const stream = "trimmed";
+    const leader = await DB.open(join(root, "tr-leader"), dbOptions);
+    for (let i = 0; i < 100; i++) leader.put(`k${i}`, `v${i}`);
+    const pub = await publishChanges(leader, { servers, stream });
+    await pub.drain();
+    const at = await pub.checkpoint();
+    expect(at).toBe(100);
+    for (let i = 100; i < 150; i++) leader.put(`k${i}`, `w${i}`);
+    await pub.drain();
+    // Retention drops the batches the checkpoint holds (stream sequences 1..100).
+    const nc = await connect({ servers });
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.purge(stream, { seq: 101 });
+    expect((await jsm.streams.info(stream)).state.first_seq).toBe(101);
+    await nc.close();
+    const f = await followChanges(join(root, "tr-f"), { servers, stream, dbOptions });
+    await f.waitFor(150);
+    expect(contents(f.db)).toEqual(contents(leader));
+    await f.close();
+    await pub.close();
+    await leader.close();
+  }, 60_000);
+
+  it("a database whose WALs lack its beginning is published from a checkpoint", async () => {
+    const servers = server.url;
+    const stream = "late";
+    const leader = await DB.open(join(root, "late-leader"), { mergeOperator: "stringappend" });
+    for (let i = 0; i < 20; i++) leader.put(`k${i}`, `v${i}`);
+    await leader.flush(); // no archive: the WAL holding 1..20 is deleted
+    expect(() => leader.getUpdatesSince(1)).toThrow(/no longer in the WALs/);
+    const pub = await publishChanges(leader, { servers, stream });
+    leader.put("after", "the checkpoint");
+    await pub.drain();
+    const f = await followChanges(join(root, "late-f"), { servers, stream, dbOptions });
+    await f.waitFor(21);
+    expect(contents(f.db)).toEqual(contents(leader));
+    await f.close();
+    await pub.close();
     await leader.close();
   }, 60_000);
 
