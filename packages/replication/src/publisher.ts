@@ -38,6 +38,11 @@ export interface PublishOptions {
   maxInFlight?: number;
   /** How often new writes are looked for when caught up, in ms. Default: 2. */
   pollMs?: number;
+  /**
+   * How long a publish may wait for JetStream's acknowledgement before the publisher stops
+   * with TimedOut, in ms. Default: 10000.
+   */
+  ackTimeoutMs?: number;
 }
 
 export interface ChangePublisher {
@@ -63,7 +68,14 @@ export interface ChangePublisher {
   close(): Promise<void>;
 }
 
-const OPTION_NAMES = new Set(["servers", "stream", "replicas", "maxInFlight", "pollMs"]);
+const OPTION_NAMES = new Set([
+  "servers",
+  "stream",
+  "replicas",
+  "maxInFlight",
+  "pollMs",
+  "ackTimeoutMs",
+]);
 
 function positiveInteger(options: PublishOptions, name: keyof PublishOptions, fallback: number) {
   const v = options[name];
@@ -95,6 +107,7 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
   const replicas = positiveInteger(options, "replicas", 1);
   const maxInFlight = positiveInteger(options, "maxInFlight", 256);
   const pollMs = positiveInteger(options, "pollMs", 2);
+  const ackTimeoutMs = positiveInteger(options, "ackTimeoutMs", 10_000);
   const identity = feedIdentity(db.dir);
   const nc = await connect({ servers, maxReconnectAttempts: -1 });
   try {
@@ -125,6 +138,7 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
       stored: start - 1,
       maxInFlight,
       pollMs,
+      ackTimeoutMs,
     });
   } catch (e) {
     await nc.close();
@@ -142,6 +156,7 @@ interface PublisherState {
   stored: number;
   readonly maxInFlight: number;
   readonly pollMs: number;
+  readonly ackTimeoutMs: number;
 }
 
 interface Waiter {
@@ -153,7 +168,8 @@ interface Waiter {
 class Publisher implements ChangePublisher {
   private readonly subject: string;
   /** Batches published and not yet acknowledged, oldest first: the sequence each ends at. */
-  private readonly inFlight: { end: number; ack: Promise<PubAck>; done: boolean }[] = [];
+  private readonly inFlight: { end: number; ack: Promise<PubAck>; done: boolean; at: number }[] =
+    [];
   private waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
   private failure: Error | undefined;
@@ -194,6 +210,17 @@ class Publisher implements ChangePublisher {
     if (this.stopped) return;
     const { state } = this;
     let sent = 0;
+    // An acknowledgement that never comes (a request lost while the cluster moves its
+    // leader) must not hold drain() forever: the publisher stops, and a new one resumes.
+    const head = this.inFlight[0];
+    if (head !== undefined && Date.now() - head.at > state.ackTimeoutMs) {
+      this.fail(
+        ShaleError.timedOut(
+          `JetStream did not acknowledge the batch ending at sequence ${head.end} within ${state.ackTimeoutMs} ms`,
+        ),
+      );
+      return;
+    }
     try {
       while (this.inFlight.length < state.maxInFlight) {
         const u = this.feed.read();
@@ -204,8 +231,9 @@ class Publisher implements ChangePublisher {
           msgID: String(u.sequence),
           headers: batchHeaders(state.identity, u.sequence),
           expect: { lastSequence: expected, streamName: state.stream },
+          timeout: state.ackTimeoutMs,
         });
-        const entry = { end: u.sequence + u.batch.count - 1, ack, done: false };
+        const entry = { end: u.sequence + u.batch.count - 1, ack, done: false, at: Date.now() };
         this.inFlight.push(entry);
         ack.then(
           () => {

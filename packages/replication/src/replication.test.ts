@@ -136,6 +136,20 @@ describe.skipIf(missing !== undefined)("replication through JetStream", () => {
     expect(await codeOf(() => publishChanges(b, { servers, stream: "a.b" }))).toBe(
       "InvalidArgument",
     );
+    expect(await codeOf(() => publishChanges(b, { servers, stream: "s", ackTimeoutMs: 0 }))).toBe(
+      "InvalidArgument",
+    );
+    const bogus = { servers, stream: "s", bogus: 1 } as unknown as {
+      servers: string;
+      stream: string;
+    };
+    expect(await codeOf(() => publishChanges(b, bogus))).toBe("InvalidArgument");
+    await expect(
+      publishChanges(b, { servers: 5 as unknown as string, stream: "s" }),
+    ).rejects.toThrow(TypeError);
+    await expect(
+      followChanges(join(root, "y"), { servers, stream: 7 as unknown as string }),
+    ).rejects.toThrow(TypeError);
     await pubB.close();
     await b.close();
   }, 60_000);
@@ -196,8 +210,17 @@ describe.skipIf(missing !== undefined)("replication through JetStream", () => {
     const stream = "late";
     const leader = await DB.open(join(root, "late-leader"), { mergeOperator: "stringappend" });
     for (let i = 0; i < 20; i++) leader.put(`k${i}`, `v${i}`);
-    await leader.flush(); // no archive: the WAL holding 1..20 is deleted
-    expect(() => leader.getUpdatesSince(1)).toThrow(/no longer in the WALs/);
+    await leader.flush(); // no archive: the WAL holding 1..20 is deleted (in the background)
+    for (let tries = 0; ; tries++) {
+      try {
+        leader.getUpdatesSince(1).close();
+      } catch (e) {
+        expect(String(e)).toMatch(/no longer in the WALs/);
+        break;
+      }
+      expect(tries).toBeLessThan(500);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const pub = await publishChanges(leader, { servers, stream });
     leader.put("after", "the checkpoint");
     await pub.drain();
