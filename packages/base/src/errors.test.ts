@@ -33,6 +33,7 @@ describe("ShaleError", () => {
         "IOError",
         "Incomplete",
         "InvalidArgument",
+        "NotFound",
         "NotSupported",
         "TimedOut",
         "TryAgain",

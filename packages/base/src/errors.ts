@@ -22,6 +22,11 @@ export const ErrorCode = Object.freeze({
   /** A resource is held by someone else (e.g. the database LOCK file). */
   Busy: "Busy",
   /**
+   * What was asked for is not there (and a missing key is not this: `get` returns
+   * undefined): e.g. a change feed from a sequence number the WALs no longer hold.
+   */
+  NotFound: "NotFound",
+  /**
    * A transaction could not tell whether it conflicts: the history it needs is gone (an
    * optimistic commit whose tracked keys' writes left the memtables). Retrying may succeed.
    */
@@ -106,6 +111,10 @@ export class ShaleError extends Error {
 
   static notSupported(message: string): ShaleError {
     return new ShaleError(ErrorCode.NotSupported, message);
+  }
+
+  static notFound(message: string): ShaleError {
+    return new ShaleError(ErrorCode.NotFound, message);
   }
 
   static busy(message: string, file?: string): ShaleError {

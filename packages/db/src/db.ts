@@ -81,6 +81,7 @@ import type { OpsFamily, OpsHost } from "./ops/host.js";
 import { ingestExternalFiles } from "./ops/ingest/ingest-external-file.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
 import type { ObsoleteFiles } from "./ops/obsolete-files.js";
+import { getUpdatesSince, type TransactionLogIterator } from "./ops/updates-since.js";
 import {
   type VerifyChecksumsOptions,
   type VerifyReport,
@@ -466,6 +467,16 @@ export class DB extends ColumnFamilyMethods {
    */
   verifyChecksums(options?: VerifyChecksumsOptions): VerifyReport {
     return verifyChecksums(this.opsHost(), options);
+  }
+
+  /**
+   * The change feed (RocksDB's GetUpdatesSince): every batch written from `sequence` on, in
+   * order, each whole (the batch containing `sequence` too), read from the live and archived
+   * WALs (keep them with `walTtlSeconds` / `walSizeLimitMb`). NotFound when the WALs no
+   * longer hold `sequence` (naming the oldest available). See ops/updates-since.ts.
+   */
+  getUpdatesSince(sequence: number): TransactionLogIterator {
+    return getUpdatesSince(this.opsHost(), sequence);
   }
 
   /** @internal What ops/ (and BackupEngine) use of the database. */

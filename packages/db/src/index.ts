@@ -50,6 +50,10 @@ export type { CheckpointInfo, CheckpointOptions } from "./ops/checkpoint.js";
 export type { DeletedFiles } from "./ops/delete-files-in-range.js";
 export type { IngestExternalFileOptions } from "./ops/ingest/ingest-options.js";
 export type { LiveFiles, LiveTable, LiveWal } from "./ops/live-files.js";
+export {
+  type BatchWithSequence,
+  TransactionLogIterator,
+} from "./ops/updates-since.js";
 export type {
   VerifiedFile,
   VerifyChecksumsOptions,
@@ -79,7 +83,8 @@ export type {
   TransactionDBMethods,
 } from "./txn/transaction-db.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";
-export { WriteBatch } from "./write/write-batch.js";
+export { ARCHIVE_DIR } from "./write/wal-archive.js";
+export { type BatchOperation, FamilyId, WriteBatch } from "./write/write-batch.js";
 export {
   WriteBatchWithIndex,
   type WriteBatchWithIndexOptions,

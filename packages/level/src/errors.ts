@@ -15,8 +15,9 @@
  * | `AssertionFailed` | `LEVEL_ASSERTION_FAILED`    | an engine invariant broke (a shale bug)    |
  * | `TryAgain`        | `LEVEL_TRY_AGAIN`           | a transaction could not decide a conflict  |
  * | `TimedOut`        | `LEVEL_TIMED_OUT`           | a transaction's lock wait timed out        |
+ * | `NotFound`        | `LEVEL_NOT_FOUND`           | a change feed's sequence is no longer kept |
  *
- * The last five have no documented Level code; they keep the `LEVEL_` prefix so a Level
+ * The last six have no documented Level code; they keep the `LEVEL_` prefix so a Level
  * program's `err.code.startsWith('LEVEL_')` checks still hold. A failed open is reported
  * by abstract-level itself as `LEVEL_DATABASE_NOT_OPEN` whose `cause` is this error (so a
  * held LOCK reads `err.cause.code === 'LEVEL_LOCKED'`, as with classic-level). TypeErrors
@@ -36,6 +37,7 @@ export const LEVEL_CODES: Readonly<Record<ErrorCode, string>> = Object.freeze({
   AssertionFailed: "LEVEL_ASSERTION_FAILED",
   TryAgain: "LEVEL_TRY_AGAIN",
   TimedOut: "LEVEL_TIMED_OUT",
+  NotFound: "LEVEL_NOT_FOUND",
 });
 
 /** An error of a ShaleLevel call: a Level `code`, the `ShaleError` as `cause`. */

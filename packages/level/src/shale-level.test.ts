@@ -53,6 +53,7 @@ describe("errors", () => {
       [ShaleError.assertionFailed("x"), "LEVEL_ASSERTION_FAILED"],
       [ShaleError.tryAgain("x"), "LEVEL_TRY_AGAIN"],
       [ShaleError.timedOut("x"), "LEVEL_TIMED_OUT"],
+      [ShaleError.notFound("x"), "LEVEL_NOT_FOUND"],
     ];
     expect(cases.map(([e]) => e.code).sort()).toEqual(Object.keys(LEVEL_CODES).sort());
     for (const [cause, code] of cases) {

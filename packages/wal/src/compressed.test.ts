@@ -11,7 +11,8 @@ import fc from "fast-check";
 import { decompress as fzstdDecompress } from "fzstd";
 import { describe, expect, it } from "vitest";
 import { BLOCK_SIZE, HEADER_SIZE, RecordType } from "./format.js";
-import { LOG, parseFragments, payload, readLog } from "./log.test-support.js";
+import { LOG, parseFragments, payload, readLog, sequentialFile } from "./log.test-support.js";
+import { LogReader } from "./reader.js";
 import { type WalDecompressor, WalRecoveryMode } from "./recovery-mode.js";
 import { LogWriter, type WalCompressor } from "./writer.js";
 
@@ -92,6 +93,46 @@ describe("compressed logs", () => {
       );
       expect(rows).toEqual(dump);
     }
+  });
+
+  it("a reader resuming past SetCompressionType reads on with startCompression", () => {
+    fc.assert(
+      fc.property(recordSizes, fc.nat(), (sizes, cut) => {
+        const records = sizes.map((n, i) => payload(n, i + 1));
+        const bytes = writeCompressed(records);
+        const first = readLog(bytes, AbsoluteConsistency, { decompressor: xorCodec });
+        expect(keys(first.records)).toEqual(keys(records));
+        if (records.length === 0) return;
+        // A first reader sees the type; a second one starts at the end of record `at`.
+        const probe = new LogReader(sequentialFile(bytes), { decompressor: xorCodec });
+        const at = cut % records.length;
+        for (let i = 0; i <= at; i++) probe.readRecord();
+        expect(probe.compressionType).toBe(ZSTD);
+        const rest = readLog(bytes, AbsoluteConsistency, {
+          decompressor: xorCodec,
+          startOffset: probe.lastRecordEndOffset,
+          startCompression: probe.compressionType,
+        });
+        expect(rest.error).toBeUndefined();
+        expect(keys(rest.records)).toEqual(keys(records.slice(at + 1)));
+      }),
+    );
+    const bytes = writeCompressed([payload(10, 1), payload(10, 2)]);
+    const none: WalDecompressor = {
+      canDecompress: () => false,
+      decompress: () => new Uint8Array(0),
+    };
+    expect(
+      () =>
+        new LogReader(sequentialFile(bytes), {
+          startOffset: 7,
+          startCompression: ZSTD,
+          decompressor: none,
+        }),
+    ).toThrow(/does not read/);
+    expect(
+      () => new LogReader(sequentialFile(bytes), { startOffset: 7, startCompression: 300 }),
+    ).toThrow(TypeError);
   });
 
   it("a decompressor that lacks the log's compression is NotSupported", () => {

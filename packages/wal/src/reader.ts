@@ -200,7 +200,22 @@ export class LogReader {
       this.pos = Math.min(start - blockStart, this.bufferEnd);
       // Records before `start` were returned by an earlier reader: none here.
       this.returnedAny = true;
+      const compression = options.startCompression ?? 0;
+      if (!Number.isInteger(compression) || compression < 0 || compression > 255)
+        throw new TypeError("LogReader: startCompression must be a compression type byte");
+      if (compression !== 0 && decompressor?.canDecompress(compression) !== true)
+        throw this.refuseCompression(compression, start);
+      this.compression = compression;
     }
+  }
+
+  /**
+   * The log's compression (the type byte of its SetCompressionType record, RocksDB's
+   * CompressionType), 0 for none or not seen yet. Hand it to a later reader that starts
+   * past that record (`startCompression`).
+   */
+  get compressionType(): number {
+    return this.compression;
   }
 
   /**

@@ -93,6 +93,12 @@ export interface LogReaderOptions {
    */
   startOffset?: number;
   /**
+   * With `startOffset`: the log's compression, as an earlier reader of the same file saw it
+   * in its SetCompressionType record (`compressionType`), since a reader starting past that
+   * record cannot see it. Default: 0 (none).
+   */
+  startCompression?: number;
+  /**
    * Decompresses the records of a log that starts with a SetCompressionType record naming
    * a compression (RocksDB's `wal_compression`: zstd). Without one, such a log is refused
    * with NotSupported. `@shale/db` passes its zstd codec. Default: none.

@@ -110,6 +110,12 @@ export interface FileSystem {
   link(existing: string, newPath: string): void;
   /** Removes an empty directory (ENOTEMPTY if it holds anything, ENOENT if missing). */
   removeDir(path: string): void;
+  /**
+   * Optional: when the file's contents last changed, in milliseconds since the epoch (its
+   * mtime; a rename keeps it). Archived WALs are aged by it (`walTtlSeconds`); without it
+   * they are aged from when the database first saw them in its archive.
+   */
+  modifiedTime?(path: string): number;
 }
 
 /** Joins path segments with "/", collapsing duplicate separators. */

@@ -253,6 +253,14 @@ export class NodeFileSystem implements FileSystem {
     }
   }
 
+  modifiedTime(path: string): number {
+    try {
+      return statSync(path).mtimeMs;
+    } catch (err) {
+      throw ioError("stat", path, err);
+    }
+  }
+
   rename(from: string, to: string): void {
     try {
       renameSync(from, to);

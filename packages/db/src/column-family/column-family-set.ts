@@ -21,7 +21,7 @@ import { readNewestOptions } from "../core/options-file.js";
 import { writeOptions } from "../open/recovery.js";
 import type { FamilyVersions } from "../version/version-set.js";
 import { retireMemtables } from "../write/chunk-pool.js";
-import type { BatchFamily } from "../write/write-batch.js";
+import { type BatchFamily, FamilyId } from "../write/write-batch.js";
 import {
   ColumnFamilyData,
   type ColumnFamilyHost,
@@ -128,8 +128,21 @@ export class ColumnFamilySet {
     return h;
   }
 
-  /** The tree a handle names; InvalidArgument for another database's handle or a dropped family. */
+  /**
+   * The tree a handle names (or, for a `FamilyId` of a batch from `WriteBatch.fromData`, the
+   * family of that id); InvalidArgument for another database's handle, an id this database
+   * does not have, or a dropped family.
+   */
   familyOf(handle: BatchFamily): ColumnFamilyData {
+    if (handle instanceof FamilyId) {
+      const byId = this.byId.get(handle.id);
+      if (byId === undefined)
+        throw ShaleError.invalidArgument(
+          `the batch names column family ${handle.id}, which this database does not have`,
+        );
+      if (byId.dropped) throw byId.droppedError();
+      return byId;
+    }
     const cf = handle instanceof ColumnFamilyHandle ? handle.familyFor(this.core!) : undefined;
     if (cf === undefined)
       throw ShaleError.invalidArgument("the column family handle belongs to another database");

@@ -65,6 +65,8 @@ const openRows: Row[] = [
   ["zstdLevel", "3", 23, -5],
   ["zstdMaxDictBytes", "16384", -1, 16384],
   ["walCompression", 1, "lz4", "zstd"],
+  ["walTtlSeconds", "60", -1, 60],
+  ["walSizeLimitMb", true, 1.5, 64],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],
   ["level0FileNumCompactionTrigger", "4", 0, 4],

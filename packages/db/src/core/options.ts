@@ -255,6 +255,21 @@ export interface DbOptions {
    */
   walCompression?: "zstd" | "none";
   /**
+   * RocksDB's WAL_ttl_seconds: with a value above 0, a WAL no longer needed for recovery is
+   * moved into `archive/` under the database directory instead of being deleted, and kept
+   * there until it is older than this many seconds (its modification time), so the change
+   * feed (`db.getUpdatesSince`) can still read it. With `walSizeLimitMb` too, both limits
+   * prune. Recorded in the OPTIONS file (`WAL_ttl_seconds`). Default: 0 (no archive by age).
+   */
+  walTtlSeconds?: number;
+  /**
+   * RocksDB's WAL_size_limit_MB: with a value above 0, obsolete WALs are archived as with
+   * `walTtlSeconds`, and the oldest archived ones are deleted while the archive holds more
+   * than this many MiB. Recorded in the OPTIONS file (`WAL_size_limit_MB`). Default: 0 (no
+   * archive by size).
+   */
+  walSizeLimitMb?: number;
+  /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
    */
@@ -384,6 +399,8 @@ export interface ResolvedOptions {
   zstdLevel: number;
   zstdMaxDictBytes: number;
   walCompression: "zstd" | "none";
+  walTtlSeconds: number;
+  walSizeLimitMb: number;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   level0FileNumCompactionTrigger: number;
@@ -585,6 +602,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("zstdLevel", -131072, 22),
   integerRow("zstdMaxDictBytes", 0, 2 ** 31 - 1),
   enumRow("walCompression", ["zstd", "none"]),
+  integerRow("walTtlSeconds", 0),
+  integerRow("walSizeLimitMb", 0),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   integerRow("level0FileNumCompactionTrigger", 1),
@@ -729,6 +748,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     zstdLevel: o.zstdLevel ?? 3,
     zstdMaxDictBytes: o.zstdMaxDictBytes ?? 0,
     walCompression: o.walCompression ?? "none",
+    walTtlSeconds: o.walTtlSeconds ?? 0,
+    walSizeLimitMb: o.walSizeLimitMb ?? 0,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     level0FileNumCompactionTrigger: trigger,

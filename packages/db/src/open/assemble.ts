@@ -27,6 +27,7 @@ import type { ResolvedOptions } from "../core/options.js";
 import { SnapshotList } from "../core/snapshot.js";
 import { ObsoleteFiles } from "../ops/obsolete-files.js";
 import { PreparedLogs, unflushedMemtables } from "../txn/two-phase.js";
+import { WalArchive } from "../write/wal-archive.js";
 import { ActiveWal } from "../write/write-path.js";
 import type { RecoveredState } from "./recovery.js";
 
@@ -62,7 +63,19 @@ export function assembleParts(
   const tableCache = newTableCache(dir, options, state.icmp);
   const blobs = new BlobFileCache({ fs, dir });
   const executor = newExecutor(options, state);
-  const obsolete = new ObsoleteFiles({ dir, fs, executor, status, wal, follower: state.follower });
+  const archive = new WalArchive(fs, dir, {
+    ttlSeconds: options.walTtlSeconds,
+    sizeLimitMb: options.walSizeLimitMb,
+  });
+  const obsolete = new ObsoleteFiles({
+    dir,
+    fs,
+    executor,
+    status,
+    wal,
+    follower: state.follower,
+    archive,
+  });
   let families: ColumnFamilySet | undefined;
   const preparedLogs = new PreparedLogs();
   const shared: ColumnFamilyHost = {

@@ -89,6 +89,7 @@ import {
   prepareRecord,
   type RecoveredPrepared,
 } from "../write/two-phase-records.js";
+import { WalArchive } from "../write/wal-archive.js";
 import { WriteBatch } from "../write/write-batch.js";
 import { FamilyInserter } from "../write/write-path.js";
 
@@ -486,7 +487,11 @@ export function recover(
       let keepLog = versions.minLogNumberToKeep;
       if (keep && replay !== undefined)
         for (const log of replay.memRefs.values()) if (log < keepLog) keepLog = log;
-      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext, keepLog);
+      const archive = new WalArchive(fs, dir, {
+        ttlSeconds: options.walTtlSeconds,
+        sizeLimitMb: options.walSizeLimitMb,
+      });
+      removeObsoleteFiles(fs, dir, versions, new Set(logs), recoveredNext, keepLog, archive);
     }
     if (versions.bestEffortsReport !== "")
       warn(`best-efforts recovery of ${dir} left out: ${versions.bestEffortsReport}`);
@@ -579,6 +584,8 @@ export function writeOptions(
       avoid_flush_during_recovery: options.avoidFlushDuringRecovery,
       atomic_flush: options.atomicFlush === true,
       wal_compression: options.walCompression === "zstd" ? "kZSTD" : "kNoCompression",
+      WAL_ttl_seconds: options.walTtlSeconds,
+      WAL_size_limit_MB: options.walSizeLimitMb,
       create_missing_column_families: options.createMissingColumnFamilies,
     },
     cf: cfRecord(families.get(0)?.options ?? options),
@@ -663,7 +670,8 @@ const WAL_RECOVERY_MODE_NAMES: Readonly<Record<number, string>> = Object.freeze(
  * Deletes the files this open made obsolete — and only files the database made: a file is
  * considered only if the MANIFEST history named it (tables), this open replayed it (WALs),
  * or it parses as a db file numbered below the MANIFEST's NextFileNumber (RocksDB's rule:
- * numbers at or above it were never handed out by this database). Never deleted: the live
+ * numbers at or above it were never handed out by this database); obsolete WALs are archived
+ * instead when the options ask for it (write/wal-archive.ts). Never deleted: the live
  * version's tables and blob files of every family, WALs any family still
  * needs, CURRENT, IDENTITY, LOCK, OPTIONS files (writeOptionsFile keeps two), info logs.
  */
@@ -674,8 +682,10 @@ function removeObsoleteFiles(
   replayed: ReadonlySet<number>,
   recoveredNext: number,
   minLog: number,
+  archive: WalArchive,
 ): void {
   const pinned = SecondaryPins.pinned(fs, dir); // files a live secondary reads
+  const wals: string[] = [];
   for (const name of fs.list(dir)) {
     const parsed = parseFileName(name);
     if (parsed === undefined) continue;
@@ -700,8 +710,13 @@ function removeObsoleteFiles(
         obsolete = ours;
         break;
     }
-    if (obsolete && !pinned(name)) fs.remove(joinPath(dir, name));
+    if (!obsolete || pinned(name)) continue;
+    if (parsed.type === FileType.Log) wals.push(joinPath(dir, name));
+    else fs.remove(joinPath(dir, name));
   }
+  // With walTtlSeconds / walSizeLimitMb the WALs go to archive/ (write/wal-archive.ts).
+  for (const path of archive.take(wals)) fs.remove(path);
+  archive.prune();
 }
 
 /** Syncs an existing log file (its contents as they are). */

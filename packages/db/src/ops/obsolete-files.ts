@@ -6,6 +6,8 @@
  *   on disk (the outcome of a failed MANIFEST write is unknown);
  * - while a checkpoint or backup holds deletions (file-deletions.ts) they wait;
  * - files a registered secondary reads wait for it (secondary/primary-pins.ts);
+ * - WALs are moved into `archive/` instead when `walTtlSeconds` or `walSizeLimitMb` ask
+ *   for it (write/wal-archive.ts, which also prunes the archive);
  * - the rest are unlinked through the background executor (background/file-remover.ts).
  *
  * Threading: the database's thread; the unlinking runs off it with worker threads.
@@ -18,6 +20,7 @@ import type { BlobFileCache } from "../blob/blob-source.js";
 import { blobFileName, tableFileName } from "../core/filenames.js";
 import type { Follower } from "../secondary/follower.js";
 import { SecondaryPins } from "../secondary/primary-pins.js";
+import type { WalArchive } from "../write/wal-archive.js";
 import type { ActiveWal } from "../write/write-path.js";
 import { FileDeletionHold } from "./file-deletions.js";
 
@@ -29,6 +32,8 @@ export interface ObsoleteFilesParts {
   readonly status: { readonly closed: boolean; readonly backgroundError: Error | undefined };
   readonly wal: ActiveWal;
   readonly follower: Follower | undefined;
+  /** Where obsolete WALs go when the options keep them (write/wal-archive.ts). */
+  readonly archive: WalArchive;
 }
 
 export class ObsoleteFiles {
@@ -69,7 +74,7 @@ export class ObsoleteFiles {
     }
     if (status.backgroundError !== undefined || wal.error !== undefined) return;
     if (this.hold.defer(paths)) return;
-    this.remover.remove(this.pins.keep(paths));
+    this.remover.remove(this.parts.archive.take(this.pins.keep(paths)));
   }
 
   /** Resolves once no deletion asked for is still running. */

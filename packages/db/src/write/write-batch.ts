@@ -21,6 +21,12 @@
  * `05 00 00 00 00 00 00 00 | 01 00 00 00 | 01 01 6b 01 76`; op i gets seq 5 + i.
  *
  * Keys and values are copied into the batch when added, so callers may reuse their buffers.
+ *
+ * Outside the engine a batch travels as these bytes: `batch.data()` is the representation
+ * (exactly a WAL record's payload: the header holds the sequence the batch was written
+ * with, 0 before that, and its count), `WriteBatch.fromData(bytes)` checks and adopts one
+ * (a batch RocksDB wrote, or one from the change feed, `db.getUpdatesSince`), and
+ * `for (const op of batch)` walks its operations as `BatchOperation`s.
  */
 import {
   ByteWriter,
@@ -108,6 +114,73 @@ const COLUMN_FAMILY_KINDS: Readonly<Record<number, ValueKind>> = Object.freeze({
 /** The operation a column-family record type carries (undefined: not one). @internal */
 export function familyRecordKind(type: number): ValueKind | undefined {
   return COLUMN_FAMILY_KINDS[type];
+}
+
+/**
+ * A column family named by its id alone: what `WriteBatch.fromData` records for a batch's
+ * records of families other than default. The database that writes the batch maps the id to
+ * its own family of that id (InvalidArgument if it has none).
+ */
+export class FamilyId implements BatchFamily {
+  constructor(readonly id: number) {}
+}
+
+/**
+ * One operation of a batch, as `for (const op of batch)` yields it. `key` and `value` are
+ * copies the caller owns. `columnFamily` is RocksDB's column family id (0: default).
+ * - `put`: `value` is the value; `merge`: the operand;
+ * - `delete`, `singleDelete`: no value;
+ * - `deleteRange`: `key` is the range's start and `value` its end (exclusive), as RocksDB's
+ *   record stores them;
+ * - `blobIndex`: a RocksDB BlobDB record (the value is a blob index, not the value); only
+ *   batches RocksDB wrote hold one.
+ */
+export type BatchOperation =
+  | {
+      readonly type: "put" | "merge" | "deleteRange" | "blobIndex";
+      readonly key: Uint8Array;
+      readonly value: Uint8Array;
+      readonly columnFamily: number;
+    }
+  | {
+      readonly type: "delete" | "singleDelete";
+      readonly key: Uint8Array;
+      readonly columnFamily: number;
+    };
+
+/** The operation names of `BatchOperation`, by ValueKind. */
+const OPERATION_TYPES: Readonly<Record<number, BatchOperation["type"]>> = Object.freeze({
+  [ValueKind.Value]: "put",
+  [ValueKind.Deletion]: "delete",
+  [ValueKind.SingleDeletion]: "singleDelete",
+  [ValueKind.Merge]: "merge",
+  [ValueKind.RangeDeletion]: "deleteRange",
+  [ValueKind.BlobIndex]: "blobIndex",
+});
+
+/** Collects a batch's operations as BatchOperations (copies). */
+class OperationCollector implements WriteBatchHandler {
+  readonly ops: BatchOperation[] = [];
+  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, _index: number, family: number) {
+    const type = OPERATION_TYPES[kind]!;
+    this.ops.push(
+      type === "delete" || type === "singleDelete"
+        ? { type, key: key.slice(), columnFamily: family }
+        : { type, key: key.slice(), value: value.slice(), columnFamily: family },
+    );
+  }
+  marker(): void {}
+}
+
+/** What `fromData` learns while checking a batch: its kinds and column families. */
+class BatchSurvey implements WriteBatchHandler {
+  kinds = 0;
+  readonly families = new Set<number>();
+  apply(kind: ValueKind, _key: Uint8Array, _value: Uint8Array, _index: number, family: number) {
+    this.kinds |= 1 << kind;
+    if (family !== 0) this.families.add(family);
+  }
+  marker(): void {}
 }
 
 export class WriteBatch {
@@ -209,6 +282,14 @@ export class WriteBatch {
     return this.n;
   }
 
+  /**
+   * The sequence number in the batch's header: the one it was last written with (or came
+   * with, from `fromData`), its first operation's; 0 for a batch never written.
+   */
+  get sequence(): number {
+    return WriteBatch.sequence(this.rep.buf);
+  }
+
   /** Encoded size in bytes (what the WAL record will hold). */
   get byteSize(): number {
     return this.rep.pos;
@@ -230,6 +311,58 @@ export class WriteBatch {
     this.kinds = 0;
     this.families = undefined;
     return this;
+  }
+
+  /**
+   * RocksDB's representation of the batch (a copy): `sequence: fixed64 ‖ count: fixed32 ‖
+   * records`, exactly what a WAL record of it holds. The sequence is the one the batch was
+   * last written with (or came with, from `fromData`); 0 for a batch never written.
+   */
+  data(): Uint8Array {
+    return this.stamped().slice();
+  }
+
+  /**
+   * The batch whose representation is `data` (as `data()` returns it, or a RocksDB WAL
+   * record's payload), checked record by record and copied. Records of column families
+   * other than default keep their family id (`FamilyId`): the database that writes the
+   * batch applies them to its family of that id. Two-phase commit markers and LogData blobs
+   * are kept as they are. TypeError if `data` is not a Uint8Array; Corruption if it is not a
+   * whole, well-formed batch (too short, an unknown record type, a record cut short, fewer
+   * records than the header's count, or bytes after the last record).
+   */
+  static fromData(data: Uint8Array): WriteBatch {
+    if (!(data instanceof Uint8Array)) throw new TypeError("fromData takes a Uint8Array");
+    const survey = new BatchSurvey();
+    WriteBatch.iterate(data, survey, "write batch data", 0, true);
+    const batch = new WriteBatch();
+    const w = batch.rep;
+    w.pos = 0;
+    w.ensure(data.length);
+    w.buf.set(data, 0);
+    w.pos = data.length;
+    batch.n = WriteBatch.countOf(data);
+    batch.kinds = survey.kinds;
+    if (survey.families.size > 0)
+      batch.families = [...survey.families].sort((a, b) => a - b).map((id) => new FamilyId(id));
+    return batch;
+  }
+
+  /**
+   * The operations of the batch, in order, as `BatchOperation`s (copies; markers and LogData
+   * blobs are not operations). Operation i of a batch written at sequence s has sequence
+   * s + i.
+   */
+  [Symbol.iterator](): IterableIterator<BatchOperation> {
+    const collector = new OperationCollector();
+    WriteBatch.iterate(this.stamped(), collector, undefined, 0, true);
+    return collector.ops[Symbol.iterator]();
+  }
+
+  /** The encoded batch with its count stamped (a view; the sequence as it is). */
+  private stamped(): Uint8Array {
+    putFixed32(this.rep.buf, 8, this.n);
+    return this.rep.finish();
   }
 
   /** @internal stamps the first sequence number and count; returns the encoded batch (a view). */
