@@ -128,6 +128,22 @@ export abstract class ColumnFamilyMethods {
     this.writes.writeOne(this.cf, ValueKind.Deletion, toBytes(key, "key"), EMPTY, options);
   }
 
+  /**
+   * Removes `key` with a SingleDelete record (RocksDB's SingleDelete): `get` sees it as
+   * deleted at once, and a compaction or flush drops it together with the Put it deletes
+   * when no snapshot lies between them (compaction-iterator.ts, rule 5) — cheaper than
+   * `delete`, whose tombstone lives until the last level.
+   *
+   * Contract (as in RocksDB): the key was put at most once since its last SingleDelete, and
+   * is never deleted with `delete`/`deleteRange` or merged. Breaking it is not detected and
+   * the outcome is undefined: after two Puts, an older value may show again once the
+   * SingleDelete and the newer Put vanish; mixed with Delete or Merge, any of the values
+   * written may be read. `options` as for `put`.
+   */
+  singleDelete(key: Uint8Array | string, options?: WriteOptions): void {
+    this.writes.writeOne(this.cf, ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY, options);
+  }
+
   /** Adds a merge operand for `key`; needs `options.mergeOperator`. */
   merge(key: Uint8Array | string, operand: Uint8Array | string, options?: WriteOptions): void {
     if (this.cf.mergeOperator === undefined) {
