@@ -366,7 +366,10 @@ export abstract class ColumnFamilyMethods {
 
   /**
    * `get` for many keys, all at one sequence number (one snapshot, even without
-   * `options.snapshot`); results in the same order, each a copy the caller owns.
+   * `options.snapshot`); results in the same order, each a copy the caller owns. RocksDB's
+   * batched MultiGet (read/multi-get.ts): the keys are sorted once, and each memtable and
+   * table is visited once for the whole batch, a data block read once for the keys in it.
+   * Not an array, or a key neither bytes nor a string: TypeError (naming `keys[i]`).
    */
   getMany(
     keys: readonly (Uint8Array | string)[],
@@ -377,13 +380,12 @@ export abstract class ColumnFamilyMethods {
     this.checkOpen();
     if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
     const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
-    const out = new Array<Uint8Array | undefined>(keys.length);
+    const n = keys.length;
+    const bytes = new Array<Uint8Array>(n);
+    for (let i = 0; i < n; i++) bytes[i] = toBytes(keys[i], `keys[${i}]`);
+    const out = new Array<Uint8Array | undefined>(n).fill(undefined);
     const cf = this.cf;
-    for (let i = 0; i < keys.length; i++) {
-      const k = toBytes(keys[i], `keys[${i}]`);
-      const v = cf.reader.get(k, snapshot, cf.mem, cf.flushes.imm, options);
-      out[i] = v === undefined ? undefined : ownedCopy(v);
-    }
+    cf.reader.getMany(bytes, snapshot, cf.mem, cf.flushes.imm, options, out);
     return out;
   }
 
