@@ -29,6 +29,8 @@ export interface ObsoleteFilesParts {
   readonly status: { readonly closed: boolean; readonly backgroundError: Error | undefined };
   readonly wal: ActiveWal;
   readonly follower: Follower | undefined;
+  /** Told the paths of each batch of files once deleted (event listeners). Default: none. */
+  readonly removed?: ((paths: string[]) => void) | undefined;
 }
 
 export class ObsoleteFiles {
@@ -39,7 +41,7 @@ export class ObsoleteFiles {
   private readonly pins: SecondaryPins;
 
   constructor(private readonly parts: ObsoleteFilesParts) {
-    this.remover = new FileRemover(parts.executor);
+    this.remover = new FileRemover(parts.executor, parts.removed);
     // After close the next open removes what is obsolete.
     this.hold = new FileDeletionHold((paths) => {
       if (!parts.status.closed) this.remove(paths);
