@@ -126,10 +126,13 @@ export class MultiGetReader implements MultiGetSink {
     const cmp = this.tree.icmp.user;
     const order = new Array<number>(n);
     for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((a, b) => cmp.compare(keys[a]!, keys[b]!) || a - b);
-    const sorted = this.sorted;
-    sorted.length = n;
-    for (let j = 0; j < n; j++) sorted[j] = keys[order[j]!]!;
+    // Keys already in order (RocksDB's sorted_input) skip the sort: one comparison each.
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) sorted = cmp.compare(keys[i - 1]!, keys[i]!) <= 0;
+    if (!sorted) order.sort((a, b) => cmp.compare(keys[a]!, keys[b]!) || a - b);
+    const inOrder = this.sorted;
+    inOrder.length = n;
+    for (let j = 0; j < n; j++) inOrder[j] = keys[order[j]!]!;
     this.order = order;
     this.out = out;
     const results = this.results;
