@@ -20,7 +20,10 @@ describe("flags", () => {
     expect(f).toEqual(defaultFlags());
     expect(f.engines).toEqual(["shale"]);
     expect(f.seekNexts).toBe(10);
-    expect(f.multireadBatchSize).toBe(64);
+    expect(f.multireadBatchSize).toBe(100);
+    // db_bench's multireadrandom reads --batch_size keys per MultiGet.
+    expect(parseFlags(["--batch_size=32"]).multireadBatchSize).toBe(32);
+    expect(parseFlags(["--batch_size=32", "--multiread_batch_size=8"]).multireadBatchSize).toBe(8);
     expect(f.mergeReadPercent).toBe(70);
     expect(f.rangeTombstoneWidth).toBe(100);
     expect(f.cacheSize).toBe(32 * 1024 * 1024);

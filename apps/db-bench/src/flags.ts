@@ -210,7 +210,7 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
   multiread_batch_size: {
     key: "multireadBatchSize",
     kind: "int",
-    help: "keys per getMany in multireadrandom (Default: 64)",
+    help: "keys per getMany in multireadrandom; --batch_size sets it too when this flag is not given (db_bench's entries_per_batch) (Default: 100)",
   },
   prefix_size: {
     key: "prefixSize",
@@ -276,7 +276,7 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
   batch_size: {
     key: "batchSize",
     kind: "int",
-    help: "writes per batch in the fill workloads (Default: 1)",
+    help: "writes per batch in the fill workloads; keys per getMany in multireadrandom unless --multiread_batch_size is given (Default: 1)",
   },
   writes_before_delete_range: {
     key: "writesBeforeDeleteRange",
@@ -348,7 +348,7 @@ export function defaultFlags(): Flags {
     mergeOperator: "",
     mergeKeys: -1,
     mergeReadPercent: 70,
-    multireadBatchSize: 64,
+    multireadBatchSize: 100,
     seekNexts: 10,
     prefixSize: 0,
     keysPerPrefix: 0,
@@ -379,6 +379,7 @@ export class FlagError extends Error {}
 /** Parses and validates argv (without node and the script). */
 export function parseFlags(argv: readonly string[]): Flags {
   const flags = defaultFlags() as unknown as Record<string, unknown>;
+  const given = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith("--")) throw new FlagError(`unexpected argument "${arg}"`);
@@ -408,8 +409,12 @@ export function parseFlags(argv: readonly string[]): Flags {
       }
     }
     flags[spec.key] = convert(name, spec, value);
+    given.add(spec.key);
   }
   const f = flags as unknown as Flags;
+  // db_bench's multireadrandom reads --batch_size keys per MultiGet (entries_per_batch).
+  if (given.has("batchSize") && !given.has("multireadBatchSize"))
+    f.multireadBatchSize = f.batchSize;
   validate(f);
   return f;
 }

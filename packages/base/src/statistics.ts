@@ -56,6 +56,8 @@ export const Ticker = Object.freeze({
   BloomPrefixChecked: 30,
   /** Of those, the seeks the filter let skip the table (BLOOM_FILTER_PREFIX_USEFUL). */
   BloomPrefixUseful: 31,
+  /** Event listener calls that threw or rejected (db's `listeners` option; never fatal). */
+  ListenerErrors: 32,
 } as const);
 export type Ticker = (typeof Ticker)[keyof typeof Ticker];
 

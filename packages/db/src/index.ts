@@ -12,6 +12,18 @@ export type {
   RangeOptions,
   SnapshotOptions,
 } from "./core/call-options.js";
+export type {
+  BackgroundErrorInfo,
+  BackgroundErrorReason,
+  CompactionJobInfo,
+  CompactionJobStats,
+  EventListener,
+  FlushJobInfo,
+  FlushReason,
+  TableFileDeletionInfo,
+  WriteStallCondition,
+  WriteStallInfo,
+} from "./core/event-listeners.js";
 export {
   decodeUint64,
   encodeUint64,

@@ -369,6 +369,26 @@ const ROWS: Row[] = [
     },
     expect: 1,
   },
+  {
+    // Two listeners throw at each flush: both are counted, neither is fatal.
+    name: "ListenerErrors",
+    options: {
+      listeners: [
+        {
+          onFlushCompleted: () => {
+            throw new Error("listener failure (expected by this test)");
+          },
+        },
+        { onFlushCompleted: () => Promise.reject(new Error("listener failure (expected)")) },
+      ],
+    },
+    act: async (c) => {
+      c.db.put("a", "1");
+      await c.db.flush();
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    },
+    expect: 2,
+  },
   // Histograms: the count of values recorded.
   {
     name: "GetMicros",

@@ -63,6 +63,15 @@ export {
 } from "@shale/base";
 // The block cache (`blockCache` option: one cache shared by several databases).
 export { type CacheStats, LRUCache, type LRUCacheOptions } from "@shale/block-cache";
+// Event listeners (the `listeners` open option; RocksDB's EventListener).
+export type {
+  BackgroundErrorInfo,
+  CompactionJobInfo,
+  EventListener,
+  FlushJobInfo,
+  TableFileDeletionInfo,
+  WriteStallInfo,
+} from "@shale/db";
 // The database, its iterator, batches and snapshots, and the options of each call.
 // Merge operators.
 export {

@@ -76,6 +76,7 @@ export {
   tableLayout,
 } from "./table/table-layout.js";
 export {
+  type MultiGetSink,
   TableReader,
   type TableReaderOptions,
   type TableReadOptions,

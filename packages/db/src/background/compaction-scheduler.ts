@@ -66,6 +66,8 @@ export interface SchedulerHost {
   failure(): Error | undefined;
   /** A compaction failed: the database turns read-only. */
   backgroundFailed(error: Error): void;
+  /** A compaction's edit is installed (event listeners). Default: nothing. */
+  readonly compactionCompleted?: ((c: Compaction, result: CompactionJobResult) => void) | undefined;
   /** The current version changed (write stalls are re-decided). */
   versionChanged(): void;
   /**
@@ -231,6 +233,7 @@ export class CompactionScheduler {
       keysIn: s.inputEntries,
       keysOut: s.outputEntries,
     });
+    this.host.compactionCompleted?.(c, result);
     const st = this.host.statistics;
     if (st !== undefined) {
       st.tick(Ticker.CompactionCount);

@@ -10,8 +10,12 @@ export class FileRemover {
   private pending = 0;
   private waiters: (() => void)[] = [];
 
-  constructor(executor: BackgroundExecutor) {
+  /** `removed`: told the paths of each batch once it is deleted (event listeners). */
+  private readonly removed: ((paths: string[]) => void) | undefined;
+
+  constructor(executor: BackgroundExecutor, removed?: (paths: string[]) => void) {
     this.executor = executor;
+    this.removed = removed;
   }
 
   /** Deletes `paths` (nothing to do for none). */
@@ -19,6 +23,7 @@ export class FileRemover {
     if (paths.length === 0) return;
     this.pending++;
     this.executor.removeFiles(paths, () => {
+      this.removed?.(paths);
       if (--this.pending === 0) for (const w of this.waiters.splice(0)) w();
     });
   }

@@ -42,6 +42,7 @@ import {
 import type { MemTable } from "@shale/memtable";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { CompactionStats } from "../compaction/compaction-stats.js";
+import type { FlushReason } from "../core/event-listeners.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { type FileMetaData, VersionEdit } from "../version/version-edit.js";
 import type { TreeVersions } from "../version/version-set.js";
@@ -110,6 +111,8 @@ export interface FlushHost {
    * edit as MinLogNumberToKeep, txn/two-phase.ts); undefined otherwise.
    */
   twoPhaseMinLog(): number | undefined;
+  /** A flush's table `file` is installed (event listeners). Default: nothing. */
+  readonly flushCompleted?: ((file: FileMetaData, reason: FlushReason) => void) | undefined;
 }
 
 /** A flush job's answer: the table, or undefined when the memtable left nothing to write. */
@@ -162,8 +165,8 @@ export class FlushScheduler {
   }
 
   /** Queues a sealed memtable whose data is in WAL `logNumber` and later ones. */
-  add(mem: MemTable, logNumber: number): void {
-    this.imm.unshift({ mem, logNumber });
+  add(mem: MemTable, logNumber: number, flushReason: FlushReason = "Others"): void {
+    this.imm.unshift({ mem, logNumber, flushReason });
     if (this.history.length > 0) this.trimHistory();
     this.maybeSchedule();
   }
@@ -299,6 +302,20 @@ export class FlushScheduler {
     this.host.versions.logAndApply(edit);
     this.installed(targets);
     this.releaseWals(edit.logNumber!);
+    this.reportInstalled(targets, files);
+  }
+
+  /** @internal Tells the host (event listeners) of each table a flush installed. */
+  reportInstalled(
+    targets: readonly ImmutableMemTable[],
+    files: readonly (FileMetaData | undefined)[],
+  ): void {
+    const report = this.host.flushCompleted;
+    if (report === undefined) return;
+    targets.forEach((t, i) => {
+      const f = files[i];
+      if (f !== undefined) report(f, t.flushReason ?? "Others");
+    });
   }
 
   /**

@@ -152,6 +152,7 @@ export class AtomicFlush implements AtomicFlushCoordinator {
       return;
     }
     for (const p of live) p.cf.flushes.installed(p.targets);
+    for (const p of live) p.cf.flushes.reportInstalled(p.targets, p.files);
     if (live.length > 0) {
       const lowest = Math.min(...edits.map((e) => e.edit.logNumber!));
       live[0]!.cf.flushes.releaseWals(lowest);

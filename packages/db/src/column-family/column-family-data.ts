@@ -37,6 +37,7 @@ import { StallCondition, type StallHost, WriteController } from "../background/w
 import { type BlobFileCache, type BlobResolver, BlobSource } from "../blob/blob-source.js";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
+import type { EventListeners, FlushReason } from "../core/event-listeners.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
@@ -48,6 +49,7 @@ import { memtableChunkPool } from "../write/chunk-pool.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { ActiveWal } from "../write/write-path.js";
 import type { DbStatus } from "./db-status.js";
+import { FamilyEvents } from "./family-events.js";
 
 /** What a column family shares with the database and the other families. */
 export interface ColumnFamilyHost {
@@ -80,6 +82,8 @@ export interface ColumnFamilyHost {
   twoPhaseMinLog(): number | undefined;
   /** Deletes obsolete files (unless the database failed or holds deletions). */
   removeFiles(paths: string[]): void;
+  /** The `listeners` option's dispatcher (undefined: none). */
+  readonly listeners?: EventListeners | undefined;
 }
 
 /** What a family asks of the atomic flush (atomic-flush.ts `AtomicFlush`). */
@@ -123,6 +127,8 @@ export class ColumnFamilyData {
   readonly writeController: WriteController;
   readonly stallHost: StallHost;
   readonly reader: PointReader;
+  /** The event-listener infos of this family (undefined: no `listeners`). */
+  private readonly events: FamilyEvents | undefined;
   /** Resolves the family's blob indexes against its current version's blob files. */
   readonly blobs: BlobSource;
   /** Resolves nothing (every blob index is Corruption): for versions without blob files. */
@@ -170,6 +176,20 @@ export class ColumnFamilyData {
     this.memCreatedSeq = firstSeq > 0 ? firstSeq - 1 : host.versions.lastSequence;
     this.chunkPool = memtableChunkPool(options.writeBufferSize, recovered.mem, recovered.imm);
     const status = host.status;
+    const cf = this;
+    this.events =
+      host.listeners === undefined
+        ? undefined
+        : new FamilyEvents(
+            {
+              id: this.id,
+              name: this.name,
+              dir: host.dir,
+              tableCache,
+              stallCondition: () => cf.writeController.condition,
+            },
+            host.listeners,
+          );
     this.blobs = new BlobSource({
       cache: host.blobs,
       columnFamilyId: this.id,
@@ -210,13 +230,14 @@ export class ColumnFamilyData {
         canRun: () =>
           !status.closed && status.backgroundError === undefined && !host.follower && !this.dropped,
         failure: () => status.backgroundError,
-        backgroundFailed: (e) => status.failBackground(e),
+        backgroundFailed: (e) => status.failBackground(e, "Compaction"),
         versionChanged: () => this.versionChanged(),
         deferL0Compaction: () => this.deferL0Compaction(),
+        compactionCompleted:
+          host.listeners === undefined ? undefined : (c, r) => this.events!.compaction(c, r),
       },
       options,
     );
-    const cf = this;
     this.flushes = new FlushScheduler(
       {
         dir: host.dir,
@@ -249,6 +270,8 @@ export class ColumnFamilyData {
         removeFiles: (paths) => host.removeFiles(paths),
         snapshotSeqs: () => host.snapshots.sequences(),
         atomic: host.atomicFlush,
+        flushCompleted:
+          host.listeners === undefined ? undefined : (f, reason) => this.events!.flush(f, reason),
       },
       recovered.imm,
     );
@@ -325,7 +348,10 @@ export class ColumnFamilyData {
 
   /** Re-decides write stalls and starts the compactions that became due. */
   versionChanged(): void {
+    const before = this.writeController.condition;
     this.writeController.update(this.versions.current.numFiles(0));
+    if (this.events !== undefined && this.writeController.condition !== before)
+      this.events.stallChanged(before, this.writeController.condition);
     this.updateThrottle(false);
     this.compactions.maybeSchedule();
   }
@@ -365,7 +391,7 @@ export class ColumnFamilyData {
    * flush. Stops writes while `maxWriteBufferNumber` memtables are full. With `atomicFlush`
    * every family holding data switches with it (atomic-flush.ts).
    */
-  switchMemtable(): void {
+  switchMemtable(reason: FlushReason = "WriteBufferFull"): void {
     const host = this.host;
     if (host.atomicFlush !== undefined) {
       host.atomicFlush.switchAll();
@@ -375,7 +401,7 @@ export class ColumnFamilyData {
     host.wal.roll(host.fs, host.dir, host.versions.newFileNumber());
     const sealed = this.sealMemtable();
     if (tracingPauses) pauseEnd(t0, "memtable switch (wal roll, seal, new memtable)");
-    this.flushes.add(sealed.mem, sealed.logNumber);
+    this.flushes.add(sealed.mem, sealed.logNumber, reason);
     this.afterSwitch();
   }
 
@@ -428,7 +454,7 @@ export class ColumnFamilyData {
   async flush(options?: FlushOptions): Promise<void> {
     const atomic = this.host.atomicFlush;
     if (atomic !== undefined) return atomic.flush(options);
-    if (this.memHasData) this.switchMemtable();
+    if (this.memHasData) this.switchMemtable("ManualFlush");
     if (this.flushes.imm.length === 0 || options?.wait === false) return;
     await this.flushes.waitForAll();
   }

@@ -8,6 +8,7 @@
  */
 import { ShaleError } from "@shale/base";
 import { backgroundError } from "../background/background-error.js";
+import type { BackgroundErrorReason } from "../core/event-listeners.js";
 
 export class DbStatus {
   closed = false;
@@ -20,6 +21,8 @@ export class DbStatus {
   writeRefusal: ShaleError | undefined;
   /** Told once when a background job first fails (flush waiters are rejected). */
   onFailure: ((failure: ShaleError) => void) | undefined;
+  /** Told once too, with what failed (event listeners' OnBackgroundError). */
+  onBackgroundError: ((reason: BackgroundErrorReason, failure: ShaleError) => void) | undefined;
 
   constructor(private readonly wal: { readonly error: ShaleError | undefined }) {}
 
@@ -37,12 +40,16 @@ export class DbStatus {
     if (this.backgroundError !== undefined) throw this.backgroundError;
   }
 
-  /** A background job failed: writes stop (reads go on) until reopen. */
-  failBackground(error: Error): void {
+  /**
+   * A background job failed: writes stop (reads go on) until reopen. `reason`: what failed
+   * (a flush, unless the caller says otherwise).
+   */
+  failBackground(error: Error, reason: BackgroundErrorReason = "Flush"): void {
     if (this.backgroundError !== undefined) return;
     const failure = backgroundError(error);
     this.backgroundError = failure;
     this.onFailure?.(failure);
+    this.onBackgroundError?.(reason, failure);
   }
 
   /** True once a background job failed. */

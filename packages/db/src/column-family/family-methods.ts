@@ -141,6 +141,22 @@ export abstract class ColumnFamilyMethods {
     this.writes.writeOne(this.cf, ValueKind.Deletion, toBytes(key, "key"), EMPTY, options);
   }
 
+  /**
+   * Removes `key` with a SingleDelete record (RocksDB's SingleDelete): `get` sees it as
+   * deleted at once, and a compaction or flush drops it together with the Put it deletes
+   * when no snapshot lies between them (compaction-iterator.ts, rule 5) — cheaper than
+   * `delete`, whose tombstone lives until the last level.
+   *
+   * Contract (as in RocksDB): the key was put at most once since its last SingleDelete, and
+   * is never deleted with `delete`/`deleteRange` or merged. Breaking it is not detected and
+   * the outcome is undefined: after two Puts, an older value may show again once the
+   * SingleDelete and the newer Put vanish; mixed with Delete or Merge, any of the values
+   * written may be read. `options` as for `put`.
+   */
+  singleDelete(key: Uint8Array | string, options?: WriteOptions): void {
+    this.writes.writeOne(this.cf, ValueKind.SingleDeletion, toBytes(key, "key"), EMPTY, options);
+  }
+
   /** Adds a merge operand for `key`; needs `options.mergeOperator`. */
   merge(key: Uint8Array | string, operand: Uint8Array | string, options?: WriteOptions): void {
     if (this.cf.mergeOperator === undefined) {
@@ -377,7 +393,10 @@ export abstract class ColumnFamilyMethods {
 
   /**
    * `get` for many keys, all at one sequence number (one snapshot, even without
-   * `options.snapshot`); results in the same order, each a copy the caller owns.
+   * `options.snapshot`); results in the same order, each a copy the caller owns. RocksDB's
+   * batched MultiGet (read/multi-get.ts): the keys are sorted once, and each memtable and
+   * table is visited once for the whole batch, a data block read once for the keys in it.
+   * Not an array, or a key neither bytes nor a string: TypeError (naming `keys[i]`).
    */
   getMany(
     keys: readonly (Uint8Array | string)[],
@@ -388,13 +407,12 @@ export abstract class ColumnFamilyMethods {
     this.checkOpen();
     if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
     const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
-    const out = new Array<Uint8Array | undefined>(keys.length);
+    const n = keys.length;
+    const bytes = new Array<Uint8Array>(n);
+    for (let i = 0; i < n; i++) bytes[i] = toBytes(keys[i], `keys[${i}]`);
+    const out = new Array<Uint8Array | undefined>(n).fill(undefined);
     const cf = this.cf;
-    for (let i = 0; i < keys.length; i++) {
-      const k = toBytes(keys[i], `keys[${i}]`);
-      const v = cf.reader.get(k, snapshot, cf.mem, cf.flushes.imm, options);
-      out[i] = v === undefined ? undefined : ownedCopy(v);
-    }
+    cf.reader.getMany(bytes, snapshot, cf.mem, cf.flushes.imm, options, out);
     return out;
   }
 

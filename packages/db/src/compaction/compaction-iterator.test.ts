@@ -171,7 +171,6 @@ const scenario = fc
           ValueKind.Merge,
           ValueKind.Merge,
           ValueKind.Deletion,
-          ValueKind.SingleDeletion,
         ),
         value: fc.string({ minLength: 1, maxLength: 3, unit: fc.constantFrom("x", "y", "z") }),
       }),
@@ -283,6 +282,68 @@ describe("CompactionIterator", () => {
           }
         }
         if (sc.snapshots.length === 0 && sc.lower.length === 0) expect(surviving).toEqual([]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("keeps every answer when SingleDeletes keep their contract (one Put each)", () => {
+    // Per key, Put and SingleDelete alternate (starting with the SingleDelete when the key
+    // has a Put below the output level); keys interleave at random.
+    const contract = fc
+      .record({
+        plan: fc.array(fc.constantFrom(...KEYS), { maxLength: 40 }),
+        snapshotPicks: fc.array(fc.nat(), { maxLength: 4 }),
+        lowerKeys: fc.subarray(KEYS),
+      })
+      .map((s) => {
+        const lower: Entry[] = s.lowerKeys.map((key, i) => ({
+          key,
+          seq: i + 1,
+          kind: ValueKind.Value,
+          value: `old${i}`,
+        }));
+        const live = new Set(s.lowerKeys);
+        let seq = lower.length;
+        const input: Entry[] = s.plan.map((key) => {
+          const put = !live.has(key);
+          if (put) live.add(key);
+          else live.delete(key);
+          return put
+            ? { key, seq: ++seq, kind: ValueKind.Value, value: `v${seq}` }
+            : { key, seq: ++seq, kind: ValueKind.SingleDeletion, value: "" };
+        });
+        const snapshots = [...new Set(s.snapshotPicks.map((p) => p % (seq + 1)))].sort(
+          (x, y) => x - y,
+        );
+        const ranges: KeyRange[][] = [
+          s.lowerKeys.map((k) => ({ lo: enc(k), hi: enc(k), hiExclusive: false })),
+        ];
+        return { lower, input, snapshots, ranges };
+      });
+    fc.assert(
+      fc.property(contract, (sc) => {
+        const { output } = compact(sc.input, [], sc.snapshots, undefined, sc.ranges);
+        for (const snap of [...sc.snapshots, MAX_SEQ]) {
+          for (const key of KEYS) {
+            const before = modelGet([...sc.input, ...sc.lower], [], key, snap, maxOperator);
+            const after = modelGet([...output, ...sc.lower], [], key, snap, maxOperator);
+            expect(after, `key ${key} at ${snap}`).toBe(before);
+          }
+        }
+        // With no snapshot every pair in the input vanishes: what is left of a key is at
+        // most its last Put and a SingleDelete for the Put below the output level.
+        if (sc.snapshots.length === 0) {
+          for (const key of KEYS) {
+            const mine = output.filter((e) => e.key === key);
+            const puts = mine.filter((e) => e.kind === ValueKind.Value);
+            const singleDeletes = mine.filter((e) => e.kind === ValueKind.SingleDeletion);
+            expect(puts.length + singleDeletes.length, key).toBe(mine.length);
+            expect(puts.length, key).toBeLessThanOrEqual(1);
+            expect(singleDeletes.length, key).toBeLessThanOrEqual(1);
+            if (singleDeletes.length === 1) expect(sc.lower.some((e) => e.key === key)).toBe(true);
+          }
+        }
       }),
       { numRuns: 1000 },
     );

@@ -13,10 +13,10 @@
  * 2. Covered: an entry with seq x covered by a range tombstone of the inputs with seq t > x
  *    in the same stripe (no snapshot in [x, t): every reader that sees the entry also sees
  *    the tombstone) is dropped; older entries of the stripe then count as hidden.
- * 3. Deletion / SingleDeletion (both mean "deleted" to readers) is dropped when it is in the
- *    earliest stripe (no snapshot is older than it) and the key is bottommost: no level below
- *    the output level has a file whose range holds the key (LevelDB's IsBaseLevelForKey), so
- *    nothing older can exist; the older entries of the stripe go by rule 1.
+ * 3. Deletion is dropped when it is in the earliest stripe (no snapshot is older than it)
+ *    and the key is bottommost: no level below the output level has a file whose range holds
+ *    the key (LevelDB's IsBaseLevelForKey), so nothing older can exist; the older entries of
+ *    the stripe go by rule 1.
  * 4. Merge: the operands of a stripe, newest first, are collected until
  *    - a Value, a Deletion or a covered entry of the same stripe (a base): they become ONE
  *      Value `fullMerge(key, base value or undefined, operands oldest first)` with the seq
@@ -29,6 +29,20 @@
  *    Without a merge operator (a flush), operands are kept as they are and hide nothing:
  *    the entries under them in their stripe go by their own kind (a Value or a deletion
  *    under an operand is its base and stays; rule 1 applies from it on).
+ * 5. SingleDeletion (RocksDB's SingleDelete: "deleted" to readers, and a promise that the key
+ *    was put once since its last SingleDelete) is decided before rules 1 and 2, by the next
+ *    entry of its key (RocksDB's CompactionIterator):
+ *    - in the same stripe: the SingleDeletion and that entry (its Put) both vanish; if that
+ *      entry is another SingleDeletion, only the first vanishes and the second is decided
+ *      the same way;
+ *    - in an older stripe (a snapshot between them): the SingleDeletion stays, and the
+ *      entry goes by the rules from its stripe on;
+ *    - none (the key's entries end): dropped like a Deletion by rule 3, otherwise kept.
+ *    Entries of the stripe after a vanished pair go by rule 1. A Delete, Merge or second Put
+ *    of the key breaks the promise and the outcome is undefined, as in RocksDB (a Put a
+ *    vanished pair covered may show again). The write-conflict snapshots of RocksDB's
+ *    TransactionDB (its "optimization 3") do not exist here: shale's transactions check
+ *    conflicts in memtables, never in compaction output.
  * A BlobIndex (a reference into a RocksDB blob file) is a Value whose bytes are not the
  * value: it is kept, hidden, covered or dropped exactly like a Value and written out
  * unchanged; only a merge onto it reads the blob (the `blobs` option) to use as the base.
@@ -60,6 +74,8 @@ import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { BottommostChecker } from "./bottommost.js";
 
+const EMPTY = new Uint8Array(0);
+
 export interface CompactionIteratorOptions {
   icmp: InternalKeyComparator;
   /** Live snapshot seqs, ascending (duplicates allowed). */
@@ -81,7 +97,7 @@ export interface CompactionIteratorStats {
   droppedHidden: number;
   /** Rule 2. */
   droppedCovered: number;
-  /** Rule 3. */
+  /** Rules 3 and 5 (SingleDeletions). */
   droppedDeletions: number;
   /** Operands folded into something else by rule 4. */
   mergedOperands: number;
@@ -225,6 +241,14 @@ export class CompactionIterator {
       const seq = trailerSeq(k, t);
       const kind = k[t]!;
       const stripe = this.snapshots.length === 0 ? 0 : this.stripeOf(seq);
+      if (kind === ValueKind.SingleDeletion) {
+        // Rule 5, ahead of rules 1 and 2 as in RocksDB: a SingleDelete hidden by a newer
+        // entry still pairs with the Put under it, or the Put would resurface later.
+        stats.inputEntries++;
+        this.curStripe = stripe;
+        if (this.singleDelete(stripe)) return;
+        continue;
+      }
       if (stripe === this.curStripe) {
         stats.inputEntries++;
         stats.droppedHidden++;
@@ -245,7 +269,6 @@ export class CompactionIterator {
           this.emitDirect();
           return;
         case ValueKind.Deletion:
-        case ValueKind.SingleDeletion:
           stats.inputEntries++;
           if (stripe === 0 && this.bottommost.isBottommost(this.curUser)) {
             stats.droppedDeletions++;
@@ -275,6 +298,49 @@ export class CompactionIterator {
       }
     }
     this.isValid = false;
+  }
+
+  /**
+   * Rule 5. REQUIRES: the input is at a SingleDeletion of the current user key in `stripe`
+   * (already counted in `inputEntries`). Moves past it and, when the next entry of the key is
+   * in the same stripe, past that one too (the pair vanishes; a second SingleDeletion is
+   * left for the caller). Returns true if the SingleDeletion is the output (queued, the
+   * input then at the first entry not consumed).
+   */
+  private singleDelete(stripe: number): boolean {
+    const input = this.input;
+    const stats = this.stats;
+    const sdKey = input.key().slice(); // the input reuses its key buffer
+    input.next();
+    if (input.valid() && this.sameUser(input.key())) {
+      const k = input.key();
+      const t = k.length - TRAILER_SIZE;
+      const nextSeq = trailerSeq(k, t);
+      if ((this.snapshots.length === 0 ? 0 : this.stripeOf(nextSeq)) === stripe) {
+        stats.droppedDeletions++;
+        if (k[t] === ValueKind.SingleDeletion) return false; // two in a row: the next decides
+        // Its Put (or, against the contract, a Delete or Merge: compacted out all the same).
+        stats.inputEntries++;
+        stats.droppedHidden++;
+        input.next();
+        return false;
+      }
+    } else if (stripe === 0 && this.bottommost.isBottommost(this.curUser)) {
+      stats.droppedDeletions++;
+      return false;
+    }
+    const keys = this.queueKeys;
+    const values = this.queueValues;
+    keys.length = 1;
+    values.length = 1;
+    keys[0] = sdKey;
+    values[0] = EMPTY;
+    this.direct = false;
+    this.queuePos = 0;
+    this.isValid = true;
+    stats.outputEntries++;
+    this.markEmitted();
+    return true;
   }
 
   private emitDirect(): void {

@@ -78,6 +78,7 @@ const openRows: Row[] = [
   ["disableAutoCompactions", "no", undefined, true],
   ["maxOpenFiles", "1000", 1, 100],
   ["statistics", "on", undefined, new Statistics()],
+  ["listeners", [{ onFlushCompleted: "no" }], undefined, [{ onFlushCompleted: () => {} }]],
   ["walRecoveryMode", true, "toString", "PointInTime"],
   ["paranoidChecks", "true", undefined, false],
   ["bestEffortsRecovery", 1, undefined, true],

@@ -5,6 +5,7 @@
  * range InvalidArgument, each naming the option. The options of the other calls:
  * call-options.ts.
  */
+
 import {
   bytewiseComparator,
   type Comparator,
@@ -28,6 +29,7 @@ import {
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
+import { checkListeners, type EventListener } from "./event-listeners.js";
 import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";
 import { machineMemory } from "./machine-memory.js";
 import {
@@ -322,6 +324,14 @@ export interface DbOptions {
    */
   paranoidChecks?: boolean;
   /**
+   * Event listeners (RocksDB's `listeners`): objects with any of `onFlushCompleted`,
+   * `onCompactionCompleted`, `onTableFileDeleted`, `onBackgroundError`,
+   * `onStallConditionsChanged`, called on the main thread after the event, never inside a
+   * database call; one that throws is reported, never fatal (core/event-listeners.ts).
+   * Anything but an array of objects of functions: TypeError. Default: none.
+   */
+  listeners?: readonly EventListener[];
+  /**
    * RocksDB's best_efforts_recovery: when the MANIFEST is damaged or names missing tables,
    * open the newest version whose tables all exist (possibly an older one, or an empty
    * database) instead of failing with Corruption; WALs are not replayed (as in RocksDB) and
@@ -414,6 +424,7 @@ export interface ResolvedOptions {
   statistics: Statistics | undefined;
   walRecoveryMode: WalRecoveryMode;
   paranoidChecks: boolean;
+  listeners: readonly EventListener[];
   bestEffortsRecovery: boolean;
   avoidFlushDuringRecovery: boolean;
   /** Undefined until the open resolves it from the OPTIONS file (open/recovery.ts). */
@@ -625,6 +636,18 @@ export const OPEN_OPTIONS = new OptionTable("options", [
     (v) => typeof v === "boolean" || v instanceof Statistics,
   ),
   customRow(
+    "listeners",
+    "an array of objects whose onFlushCompleted, onCompactionCompleted, onTableFileDeleted, onBackgroundError, onStallConditionsChanged are functions",
+    (v) => {
+      try {
+        checkListeners(v);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  ),
+  customRow(
     "walRecoveryMode",
     `a WalRecoveryMode value or name (${WAL_MODE_NAMES.join(", ")})`,
     (v) => typeof v === "number" || typeof v === "string",
@@ -763,6 +786,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     statistics,
     walRecoveryMode,
     paranoidChecks: o.paranoidChecks ?? true,
+    listeners: o.listeners ?? [],
     bestEffortsRecovery: o.bestEffortsRecovery ?? false,
     avoidFlushDuringRecovery: o.avoidFlushDuringRecovery ?? true,
     atomicFlush: o.atomicFlush,

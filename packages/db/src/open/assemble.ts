@@ -12,6 +12,7 @@
  *
  * Threading: the caller's thread, during `DB.open` (nothing starts until the families do).
  */
+
 import { NodeFileSystem } from "@shale/base";
 import { type BackgroundExecutor, InlineExecutor } from "../background/executor.js";
 import { builtinComparator } from "../background/protocol.js";
@@ -23,6 +24,7 @@ import { ColumnFamilySet, newTableCache } from "../column-family/column-family-s
 import { DbStatus } from "../column-family/db-status.js";
 import type { FamilyMethodsCore } from "../column-family/family-methods.js";
 import { WriteLoop } from "../column-family/write-loop.js";
+import { EventListeners, tablesDeleted } from "../core/event-listeners.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { SnapshotList } from "../core/snapshot.js";
 import { ObsoleteFiles } from "../ops/obsolete-files.js";
@@ -67,6 +69,8 @@ export function assembleParts(
     ttlSeconds: options.walTtlSeconds,
     sizeLimitMb: options.walSizeLimitMb,
   });
+  const listeners =
+    options.listeners.length > 0 ? new EventListeners(options.listeners, statistics) : undefined;
   const obsolete = new ObsoleteFiles({
     dir,
     fs,
@@ -75,7 +79,11 @@ export function assembleParts(
     wal,
     follower: state.follower,
     archive,
+    removed: listeners === undefined ? undefined : (paths) => tablesDeleted(listeners, dir, paths),
   });
+  if (listeners !== undefined)
+    status.onBackgroundError = (reason, failure) =>
+      listeners.backgroundError({ reason, status: failure });
   let families: ColumnFamilySet | undefined;
   const preparedLogs = new PreparedLogs();
   const shared: ColumnFamilyHost = {
@@ -92,6 +100,7 @@ export function assembleParts(
     status,
     follower: state.follower !== undefined,
     removeFiles: (paths) => obsolete.remove(paths),
+    listeners,
     // A WAL is deleted only once every family with data in it has flushed, and no prepared
     // transaction (two-phase commit) needs it.
     minLogToKeep: () => {

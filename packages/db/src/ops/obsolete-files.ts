@@ -34,6 +34,8 @@ export interface ObsoleteFilesParts {
   readonly follower: Follower | undefined;
   /** Where obsolete WALs go when the options keep them (write/wal-archive.ts). */
   readonly archive: WalArchive;
+  /** Told the paths of each batch of files once deleted (event listeners). Default: none. */
+  readonly removed?: ((paths: string[]) => void) | undefined;
 }
 
 export class ObsoleteFiles {
@@ -44,7 +46,7 @@ export class ObsoleteFiles {
   private readonly pins: SecondaryPins;
 
   constructor(private readonly parts: ObsoleteFilesParts) {
-    this.remover = new FileRemover(parts.executor);
+    this.remover = new FileRemover(parts.executor, parts.removed);
     // After close the next open removes what is obsolete.
     this.hold = new FileDeletionHold((paths) => {
       if (!parts.status.closed) this.remove(paths);

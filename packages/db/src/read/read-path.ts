@@ -38,6 +38,7 @@ import { isSentinelKey } from "../version/key-range.js";
 import { NUM_LEVELS } from "../version/version-edit.js";
 import type { TreeVersions } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import { MultiGetReader } from "./multi-get.js";
 
 export class PointReader {
   private readonly icmp: InternalKeyComparator;
@@ -69,6 +70,31 @@ export class PointReader {
     this.mergeOperator = mergeOperator;
     this.stats = stats;
   }
+
+  /**
+   * `get` of every key of `keys` at `snapshot` into `out` (same index), each a copy the caller
+   * owns: the batched lookup of multi-get.ts.
+   */
+  getMany(
+    keys: readonly Uint8Array[],
+    snapshot: number,
+    mem: MemTable,
+    imm: readonly ImmutableMemTable[],
+    readOptions: TableReadOptions | undefined,
+    out: (Uint8Array | undefined)[],
+  ): void {
+    this.multi ??= new MultiGetReader({
+      icmp: this.icmp,
+      versions: this.versions,
+      tableCache: this.tableCache,
+      mergeOperator: this.mergeOperator,
+      stats: this.stats,
+      blobs: this.blobs,
+    });
+    this.multi.getMany(keys, snapshot, mem, imm, readOptions, out);
+  }
+
+  private multi: MultiGetReader | undefined;
 
   /** True while a get runs (a merge operator may call back into the database). */
   get inGet(): boolean {

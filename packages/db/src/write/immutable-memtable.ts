@@ -5,9 +5,12 @@
  */
 
 import type { MemTable } from "@shale/memtable";
+import type { FlushReason } from "../core/event-listeners.js";
 
 /** A memtable that no longer takes writes, with the WAL that holds its data. */
 export interface ImmutableMemTable {
   readonly mem: MemTable;
   readonly logNumber: number;
+  /** Why it was switched out (event listeners' FlushJobInfo). Default: "Others". */
+  readonly flushReason?: FlushReason;
 }

@@ -140,6 +140,15 @@ export interface TableReadOptions {
   verifyChecksums?: boolean;
 }
 
+/** What `TableReader.multiGet` tells its caller as each key's lookup ends. */
+export interface MultiGetSink {
+  /**
+   * `results[i]` is `done` (Found or Deleted) in this table. Copy what must outlive the next
+   * block read (a Found `value` is a view into a cached block); read nothing meanwhile.
+   */
+  settled(i: number): void;
+}
+
 export class TableReader {
   readonly fileName: string | undefined;
   readonly fileNumber: number | undefined;
@@ -200,6 +209,13 @@ export class TableReader {
   private readonly cursor = new Int32Array(1);
   private seekBuf = new Uint8Array(64);
   private seekView: Uint8Array = this.seekBuf.subarray(0, 0);
+  /**
+   * During `multiGet`: the data block the previous key's lookup ended in and its offset
+   * (-1: none), so the next key in the same block reuses it without a cache lookup.
+   */
+  private sharedOffset = -1;
+  private sharedBlock: Block | undefined = undefined;
+  private sharing = false;
 
   // Readers of the index and filter blocks, bound once (no closure per get).
   private readonly readIndexBlock = (h: BlockHandle): Block =>
@@ -547,6 +563,84 @@ export class TableReader {
     return result;
   }
 
+  /**
+   * Batched point lookups (RocksDB's BlockBasedTable::MultiGet): `get` of `keys[i]` into
+   * `results[i]` for each i in [from, to) whose result is not `done`, at one `snapshotSeq`.
+   * REQUIRES: `keys[from..to)` ascending by the table's comparator (equal keys allowed).
+   * The table is entered once: the filter is checked per key, the index searched per key,
+   * and consecutive keys whose lookups land in the same data block read it once (one cache
+   * lookup, one block read on a miss). `hashes`, if given, holds each key's filter hash at
+   * `[2i, 2i + 1]` (`TableReader.hashKey`). As each key's lookup in this table ends with
+   * `done`, `sink.settled(i)` is called — before the next block is read, which may recycle
+   * the memory `results[i].value` views: the sink must copy what it keeps, and read nothing
+   * through the block cache. Errors as `get`.
+   */
+  multiGet(
+    keys: readonly Uint8Array[],
+    results: readonly LookupResult[],
+    hashes: Uint32Array | undefined,
+    from: number,
+    to: number,
+    snapshotSeq: number,
+    readOptions: TableReadOptions | undefined,
+    sink: MultiGetSink,
+  ): void {
+    this.checkOpen();
+    if (!(snapshotSeq >= 0 && snapshotSeq <= MAX_SEQ)) {
+      throw ShaleError.invalidArgument(`snapshotSeq out of range: ${snapshotSeq}`);
+    }
+    if (!(from >= 0 && to <= keys.length && to <= results.length)) {
+      throw ShaleError.invalidArgument(`multiGet range [${from}, ${to}) out of bounds`);
+    }
+    const hash = this.multiHash;
+    this.sharing = true;
+    this.sharedOffset = -1;
+    try {
+      for (let i = from; i < to; i++) {
+        const r = results[i]!;
+        if (r.done) continue;
+        const key = keys[i]!;
+        r.enter(this, key, snapshotSeq);
+        if (r.done) continue;
+        let keyHash: Uint32Array | undefined;
+        if (hashes !== undefined) {
+          hash[0] = hashes[2 * i]!;
+          hash[1] = hashes[2 * i + 1]!;
+          keyHash = hash;
+        }
+        this.lookup(key, snapshotSeq, r, readOptions, keyHash);
+        if (r.done) sink.settled(i);
+      }
+    } finally {
+      this.sharing = false;
+      this.dropShared();
+    }
+  }
+
+  /** The key hash `multiGet` hands to `lookup`. */
+  private readonly multiHash = new Uint32Array(2);
+
+  /** The data block at `offset` when the previous lookup of a `multiGet` read it. */
+  private sharedBlockAt(offset: number): Block | undefined {
+    return this.sharing && this.sharedOffset === offset ? this.sharedBlock : undefined;
+  }
+
+  /** Holds `block` (acquired: an eviction meanwhile cannot recycle it) for the next key. */
+  private keepShared(offset: number, block: Block): void {
+    if (!this.sharing) return;
+    block.acquire();
+    this.dropShared();
+    this.sharedOffset = offset;
+    this.sharedBlock = block;
+  }
+
+  private dropShared(): void {
+    const held = this.sharedBlock;
+    this.sharedOffset = -1;
+    this.sharedBlock = undefined;
+    if (held !== undefined) held.release();
+  }
+
   private lookup(
     userKey: Uint8Array,
     snapshotSeq: number,
@@ -609,18 +703,26 @@ export class TableReader {
         entry = search.lowerBound(target);
         if (entry >= search.count) return;
         handle.offset = search.blockOffset(entry);
-        block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
+        block = this.sharedBlockAt(handle.offset);
         if (block === undefined) {
-          index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
-          this.decodeIndexValue(index, handle);
-          block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
-          entry = -1;
+          block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
+          if (block === undefined) {
+            index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+            this.decodeIndexValue(index, handle);
+            block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
+            entry = -1;
+          }
+          this.keepShared(handle.offset, block);
         }
       } else {
         index.init(indexBlock, this.fileName, indexOffset).seek(target);
         if (!index.valid()) return;
         this.decodeIndexValue(index, handle);
-        block = source.dataBlock(handle, fillCache, verify);
+        block = this.sharedBlockAt(handle.offset);
+        if (block === undefined) {
+          block = source.dataBlock(handle, fillCache, verify);
+          this.keepShared(handle.offset, block);
+        }
       }
       it.init(block, this.fileName, handle.offset);
       it.seek(target);
@@ -631,6 +733,8 @@ export class TableReader {
         // is written only when no user key spans two blocks): otherwise stop without
         // reading it.
         if (this.indexKeyIsUserKey) return;
+        // The lookup reads on: the next key finds its block itself.
+        this.dropShared();
         if (entry >= 0) index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
         entry = -1;
         if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;

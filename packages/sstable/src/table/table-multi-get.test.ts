@@ -1,0 +1,179 @@
+/**
+ * `TableReader.multiGet` against `get` key by key (random tables, snapshots, range
+ * tombstones, merge operands, incoming maxCoveringSeq, a tiny recycling block cache), the
+ * sink's contract (called once per key that ends in the table, while its value is intact),
+ * and the point of batching: a data block is read once for all the keys whose lookups land
+ * in it.
+ */
+import { LookupResult, LookupState, type RangeTombstone, toHex, ValueKind } from "@shale/base";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { newBlockCache } from "../block/block-cache.js";
+import { buildTable, CountingFile, icmp, ikey, openTable } from "./table.test-support.js";
+import type { MultiGetSink } from "./table-reader.js";
+import { TableReader } from "./table-reader.js";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+interface Seen {
+  state: number;
+  value: string | undefined;
+  seq: number;
+  operands: string[];
+  maxCoveringSeq: number;
+}
+
+const seen = (r: LookupResult): Seen => ({
+  state: r.state,
+  value: r.value === undefined ? undefined : toHex(r.value),
+  seq: r.seq,
+  operands: r.operands.map(toHex),
+  maxCoveringSeq: r.maxCoveringSeq,
+});
+
+/** Records each settled key's result at the moment it settles (values copied then). */
+class RecordingSink implements MultiGetSink {
+  readonly settledAt = new Map<number, Seen>();
+  constructor(private readonly results: readonly LookupResult[]) {}
+  settled(i: number): void {
+    expect(this.settledAt.has(i), `settled(${i}) twice`).toBe(false);
+    expect(this.results[i]!.done).toBe(true);
+    this.settledAt.set(i, seen(this.results[i]!));
+  }
+}
+
+const userArb = fc.uint8Array({ minLength: 0, maxLength: 3, max: 5 });
+
+const scenario = fc.record({
+  points: fc.array(
+    fc.record({
+      user: userArb,
+      kind: fc.constantFrom(ValueKind.Value, ValueKind.Value, ValueKind.Merge, ValueKind.Deletion),
+      value: fc.uint8Array({ maxLength: 24 }),
+    }),
+    { maxLength: 200 },
+  ),
+  tombstones: fc.array(fc.record({ a: userArb, b: userArb }), { maxLength: 4 }),
+  blockSize: fc.constantFrom(48, 128, 4096),
+  bitsPerKey: fc.constantFrom(0, 10),
+  tinyCache: fc.boolean(),
+  batch: fc.array(fc.record({ user: userArb, incoming: fc.integer({ min: 0, max: 230 }) }), {
+    maxLength: 40,
+  }),
+  snapshot: fc.integer({ min: 0, max: 230 }),
+});
+
+describe("TableReader.multiGet", () => {
+  it("gives each key what get gives it, and settles each key that ends in the table once", () => {
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const entries = s.points.map((p, i) => ({ ...p, seq: i + 1 }));
+        const sorted = entries
+          .map((e) => ({ key: ikey(e.user, e.seq, e.kind), value: e.value }))
+          .sort((a, b) => icmp.compare(a.key, b.key));
+        const tombstones: RangeTombstone[] = s.tombstones
+          .map((t, i) => {
+            const [start, end] = Buffer.compare(t.a, t.b) <= 0 ? [t.a, t.b] : [t.b, t.a];
+            return { start, end, seq: 201 + i };
+          })
+          .filter((t) => Buffer.compare(t.start, t.end) < 0);
+        const table = buildTable(
+          sorted.map((e) => e.key),
+          sorted.map((e) => e.value),
+          { blockSize: s.blockSize, bitsPerKey: s.bitsPerKey },
+          tombstones,
+        );
+        const cache = s.tinyCache ? newBlockCache(256, { recycleBlocks: true }) : undefined;
+        const reader = openTable(table, cache === undefined ? {} : { blockCache: cache });
+        const batch = [...s.batch].sort((a, b) => Buffer.compare(a.user, b.user));
+        const keys = batch.map((q) => q.user);
+        const results = batch.map((q) => {
+          const r = new LookupResult();
+          r.maxCoveringSeq = q.incoming;
+          return r;
+        });
+        const hashes = new Uint32Array(2 * keys.length);
+        const h = new Uint32Array(2);
+        keys.forEach((k, i) => {
+          TableReader.hashKey(k, h);
+          hashes[2 * i] = h[0]!;
+          hashes[2 * i + 1] = h[1]!;
+        });
+        const sink = new RecordingSink(results);
+        reader.multiGet(
+          keys,
+          results,
+          s.bitsPerKey > 0 ? hashes : undefined,
+          0,
+          keys.length,
+          s.snapshot,
+          undefined,
+          sink,
+        );
+        for (let i = 0; i < keys.length; i++) {
+          const expected = new LookupResult();
+          expected.maxCoveringSeq = batch[i]!.incoming;
+          reader.get(keys[i]!, s.snapshot, expected);
+          const want = seen(expected);
+          if (expected.done) expect(sink.settledAt.get(i), `key ${toHex(keys[i]!)}`).toEqual(want);
+          else {
+            expect(sink.settledAt.has(i)).toBe(false);
+            expect(seen(results[i]!), `key ${toHex(keys[i]!)}`).toEqual(want);
+          }
+        }
+        reader.close();
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("reads each data block once for the keys in it (a loop of get reads it per key)", () => {
+    const n = 400;
+    const keys: Uint8Array[] = [];
+    const values: Uint8Array[] = [];
+    for (let i = 0; i < n; i++) {
+      keys.push(ikey(`key${String(i).padStart(4, "0")}`, i + 1, ValueKind.Value));
+      values.push(enc(`value-${i}`.padEnd(40, ".")));
+    }
+    const table = buildTable(keys, values, { blockSize: 1024, compression: "none" });
+    const blocks = table.properties.numDataBlocks;
+    expect(blocks).toBeGreaterThan(10);
+    const lookups = Array.from({ length: n }, (_, i) => enc(`key${String(i).padStart(4, "0")}`));
+
+    let file: CountingFile | undefined;
+    const batched = openTable(table, {}, (f) => (file = new CountingFile(f)));
+    const before = file!.reads;
+    const results = lookups.map(() => new LookupResult());
+    const sink: MultiGetSink = { settled: () => {} };
+    batched.multiGet(lookups, results, undefined, 0, n, 1 << 20, undefined, sink);
+    const batchedReads = file!.reads - before;
+    expect(results.every((r) => r.state === LookupState.Found)).toBe(true);
+    batched.close();
+
+    const looped = openTable(table, {}, (f) => (file = new CountingFile(f)));
+    const before2 = file!.reads;
+    for (const k of lookups) looped.get(k, 1 << 20, new LookupResult());
+    const loopReads = file!.reads - before2;
+    looped.close();
+
+    expect(batchedReads).toBeLessThanOrEqual(blocks + 2);
+    expect(loopReads).toBeGreaterThanOrEqual(n);
+  });
+
+  it("rejects a bad snapshot or range, and calls after close", () => {
+    const reader = openTable(buildTable([ikey("a", 1, 1)], [new Uint8Array(1)]));
+    const keys = [enc("a")];
+    const results = [new LookupResult()];
+    const sink: MultiGetSink = { settled: () => {} };
+    expect(() => reader.multiGet(keys, results, undefined, 0, 1, -1, undefined, sink)).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    expect(() => reader.multiGet(keys, results, undefined, 0, 2, 1, undefined, sink)).toThrow(
+      expect.objectContaining({ code: "InvalidArgument" }),
+    );
+    reader.close();
+    expect(() => reader.multiGet(keys, results, undefined, 0, 1, 1, undefined, sink)).toThrow(
+      expect.objectContaining({ code: "Closed" }),
+    );
+  });
+});
