@@ -26,6 +26,7 @@ export type {
   DbOptions,
   FlushOptions,
   IteratorOptions,
+  PrepopulateBlockCache,
   ReadOptions,
   WriteOptions,
 } from "./core/options.js";
