@@ -11,8 +11,9 @@
  * times four passes of `reads` `getView`s of random keys: `read1` right after the load (the
  * background compactions the load started may still run), `read2` right after it, `read3`
  * after `waitForCompactions`, `read4` after a close and a reopen (an empty block cache, the
- * files in the OS page cache). Each pass prints µs per get, the keys found, the tree, and the
- * process's CPU time (every thread) over wall time; the last line is the figures as JSON.
+ * files in the OS page cache). Each pass prints µs per get, the keys found, the tree, the
+ * process's CPU time (every thread) over wall time and its block cache misses (a count that
+ * does not depend on the machine's load); the last line is the figures as JSON.
  * `--profile` writes a V8 CPU profile of `read1` alone (inspector, 200 µs sampling). The
  * database opens with `cacheIndexAndFilterBlocks: false` (db-bench's default), snappy,
  * statistics on, and `--options` on top.
@@ -21,7 +22,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Statistics } from "@shale/base";
+import { Statistics, Ticker } from "@shale/base";
 import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
 
@@ -59,17 +60,23 @@ function tree(db: DB): string {
   return levels.join(" ");
 }
 
+const statistics = new Statistics();
+/** Block cache misses of each pass (steadier than time on a loaded machine). */
+const misses: number[] = [];
+
 function readPass(db: DB, label: string): number {
   const start = performance.now();
   const cpu0 = process.cpuUsage();
+  const misses0 = statistics.getTicker(Ticker.BlockCacheMiss);
   let found = 0;
   for (let i = 0; i < READS; i++) if (db.getView(keyOf(rand(NUM))) !== undefined) found++;
   const ms = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
   const us = (ms * 1000) / READS;
   const share = (cpu.user + cpu.system) / 1000 / ms;
+  misses.push(statistics.getTicker(Ticker.BlockCacheMiss) - misses0);
   console.log(
-    `${label}: ${us.toFixed(2)} us/op found=${found} tree=${tree(db)} cpu/wall=${share.toFixed(2)}`,
+    `${label}: ${us.toFixed(2)} us/op found=${found} tree=${tree(db)} cpu/wall=${share.toFixed(2)} misses=${misses[misses.length - 1]}`,
   );
   return us;
 }
@@ -78,7 +85,7 @@ rmSync(DIR, { recursive: true, force: true });
 const options: DbOptions = {
   cacheIndexAndFilterBlocks: false,
   compression: "snappy",
-  statistics: new Statistics(),
+  statistics,
   ...EXTRA,
 };
 let db = await DB.open(DIR, options);
@@ -114,4 +121,4 @@ db = await DB.open(DIR, options);
 const r4 = readPass(db, "read4-after-reopen");
 await db.close();
 rmSync(DIR, { recursive: true, force: true });
-console.log(JSON.stringify({ r1, r2, r3, r4, fill }));
+console.log(JSON.stringify({ r1, r2, r3, r4, fill, misses }));
