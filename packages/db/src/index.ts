@@ -39,6 +39,7 @@ export type {
   DbOptions,
   FlushOptions,
   IteratorOptions,
+  PrepopulateBlockCache,
   ReadOptions,
   WriteOptions,
 } from "./core/options.js";

@@ -82,3 +82,4 @@ export {
   type TableReadOptions,
 } from "./table/table-reader.js";
 export type { TableVerifyResult } from "./table/table-verify.js";
+export type { TableWarmResult } from "./table/table-warm.js";

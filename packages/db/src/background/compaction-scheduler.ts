@@ -70,6 +70,8 @@ export interface SchedulerHost {
   readonly compactionCompleted?: ((c: Compaction, result: CompactionJobResult) => void) | undefined;
   /** The current version changed (write stalls are re-decided). */
   versionChanged(): void;
+  /** A compaction's output tables were installed (the block cache may be warmed with them). */
+  tablesCompacted(files: readonly FileMetaData[]): void;
   /**
    * True while automatic L0 compactions should wait (the flushes of the memtables the open
    * replayed are still to land in L0; see db.ts). Other levels are picked meanwhile.
@@ -221,6 +223,7 @@ export class CompactionScheduler {
     } catch (e) {
       return e instanceof Error ? e : new Error(String(e));
     }
+    if (result.files.length > 0) this.host.tablesCompacted(result.files);
     const s = result.stats;
     this.stats.recordCompaction({
       outputLevel: c.outputLevel,

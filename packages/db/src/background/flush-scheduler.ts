@@ -92,6 +92,8 @@ export interface FlushHost {
   versionChanged(): void;
   /** Deletes files (off the main thread where possible). */
   removeFiles(paths: string[]): void;
+  /** Flushed tables were installed (the block cache may be warmed with them). */
+  tablesFlushed(files: readonly FileMetaData[]): void;
   /** The live snapshots' seqs (a flush keeps what they see). */
   snapshotSeqs(): number[];
   /**
@@ -302,7 +304,14 @@ export class FlushScheduler {
     this.host.versions.logAndApply(edit);
     this.installed(targets);
     this.releaseWals(edit.logNumber!);
+    this.tablesInstalled(files);
     this.reportInstalled(targets, files);
+  }
+
+  /** @internal After the edit adding `files` (undefined: nothing written) is installed. */
+  tablesInstalled(files: readonly (FileMetaData | undefined)[]): void {
+    const written = files.filter((f): f is FileMetaData => f !== undefined);
+    if (written.length > 0) this.host.tablesFlushed(written);
   }
 
   /** @internal Tells the host (event listeners) of each table a flush installed. */

@@ -157,6 +157,7 @@ export class AtomicFlush implements AtomicFlushCoordinator {
       const lowest = Math.min(...edits.map((e) => e.edit.logNumber!));
       live[0]!.cf.flushes.releaseWals(lowest);
     }
+    for (const p of live) p.cf.flushes.tablesInstalled(p.files);
     for (const p of live) p.cf.flushes.afterInstall(false);
     this.maybeSchedule();
   }

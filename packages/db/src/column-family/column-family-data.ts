@@ -43,6 +43,7 @@ import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import { PointReader } from "../read/read-path.js";
+import { warmTables } from "../read/table-warming.js";
 import { type KeyRange, rangeOfFiles } from "../version/key-range.js";
 import type { FamilyVersions, Version, VersionSet } from "../version/version-set.js";
 import { memtableChunkPool } from "../write/chunk-pool.js";
@@ -232,6 +233,9 @@ export class ColumnFamilyData {
         failure: () => status.backgroundError,
         backgroundFailed: (e) => status.failBackground(e, "Compaction"),
         versionChanged: () => this.versionChanged(),
+        tablesCompacted: (files) => {
+          if (options.prepopulateBlockCache === "flushAndCompaction") warmTables(tableCache, files);
+        },
         deferL0Compaction: () => this.deferL0Compaction(),
         compactionCompleted:
           host.listeners === undefined ? undefined : (c, r) => this.events!.compaction(c, r),
@@ -268,6 +272,9 @@ export class ColumnFamilyData {
         backgroundFailed: (e) => status.failBackground(e),
         versionChanged: () => this.versionChanged(),
         removeFiles: (paths) => host.removeFiles(paths),
+        tablesFlushed: (files) => {
+          if (options.prepopulateBlockCache !== "disable") warmTables(tableCache, files);
+        },
         snapshotSeqs: () => host.snapshots.sequences(),
         atomic: host.atomicFlush,
         flushCompleted:

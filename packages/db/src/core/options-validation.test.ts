@@ -43,6 +43,7 @@ const openRows: Row[] = [
   ["blockCache", {}, undefined, new LRUCache({ capacity: 1 << 20 })],
   ["blockCacheSize", "1", -1, 1 << 20],
   ["cacheIndexAndFilterBlocks", "no", undefined, false],
+  ["prepopulateBlockCache", true, "kFlushOnly", "flushOnly"],
   ["blockSize", "4096", 100, 4096],
   ["blockRestartInterval", "16", 0, 4],
   ["bloomBitsPerKey", "10", 101, 10],

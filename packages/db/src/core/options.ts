@@ -59,6 +59,12 @@ export type ChecksumName = keyof typeof CHECKSUM_TYPES;
 export type CpuPriority = "normal" | "low" | "idle";
 
 /**
+ * Which new tables are read into the block cache as they are installed (RocksDB's
+ * `prepopulate_block_cache`; "flushAndCompaction" is shale's own, see `DbOptions`).
+ */
+export type PrepopulateBlockCache = "disable" | "flushOnly" | "flushAndCompaction";
+
+/**
  * The options of one column family (RocksDB's ColumnFamilyOptions): each family has its own
  * comparator and merge operator, memtables, table format and level shape. What is not given
  * is the database's (DbOptions) value. The comparator cannot change after the family is made.
@@ -88,6 +94,7 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "metadataBlockSize",
   "prefixExtractor",
   "wholeKeyFiltering",
+  "prepopulateBlockCache",
   "level0FileNumCompactionTrigger",
   "level0SlowdownWritesTrigger",
   "level0StopWritesTrigger",
@@ -148,6 +155,18 @@ export interface DbOptions {
    * filter of the tables are ~10 MB, a third of a 32 MiB cache. Default: true.
    */
   cacheIndexAndFilterBlocks?: boolean;
+  /**
+   * RocksDB's `prepopulate_block_cache`: "flushOnly" puts the data blocks of each table a
+   * flush writes into the block cache when the table is installed, so that reads of freshly
+   * written keys find them cached instead of reading, verifying and decompressing them from
+   * the file; "flushAndCompaction" (a shale value: RocksDB has none such) warms compaction
+   * outputs too. The main thread reads the new table back once (sequentially, with
+   * readahead) and inserts only into free cache space: warming never evicts, and stops at
+   * the first block that does not fit. Each block inserted counts in `BlockCacheAdd`.
+   * Recorded in OPTIONS as `prepopulate_block_cache` (kDisable or kFlushOnly;
+   * "flushAndCompaction" as kFlushOnly, the nearest value RocksDB reads). Default: "disable".
+   */
+  prepopulateBlockCache?: PrepopulateBlockCache;
   /** Uncompressed bytes per data block. Default: 4096. */
   blockSize?: number;
   /**
@@ -389,6 +408,7 @@ export interface ResolvedOptions {
   maxWriteBufferSizeToMaintain: number;
   blockCache: LRUCache<Block>;
   cacheIndexAndFilterBlocks: boolean;
+  prepopulateBlockCache: PrepopulateBlockCache;
   blockSize: number;
   blockRestartInterval: number;
   /** Bloom bits per key of a Bloom policy; 0 for none or Ribbon. */
@@ -564,6 +584,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   customRow("blockCache", "an LRUCache from @shale/block-cache", (v) => v instanceof LRUCache),
   integerRow("blockCacheSize", 0),
   booleanRow("cacheIndexAndFilterBlocks"),
+  enumRow("prepopulateBlockCache", ["disable", "flushOnly", "flushAndCompaction"]),
   integerRow("blockSize", 256, 2 ** 31 - 1),
   integerRow("blockRestartInterval", 1, 2 ** 31 - 1),
   customRow(
@@ -755,6 +776,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
         recycleBlocks: true,
       }),
     cacheIndexAndFilterBlocks: o.cacheIndexAndFilterBlocks ?? true,
+    prepopulateBlockCache: o.prepopulateBlockCache ?? "disable",
     blockSize: o.blockSize ?? 4096,
     blockRestartInterval: o.blockRestartInterval ?? 16,
     ...resolvedFilter(o),

@@ -622,6 +622,8 @@ function tableRecord(options: ResolvedOptions): Record<string, string | number |
     filter_policy: filterPolicyId(options.filterPolicy),
     whole_key_filtering: options.wholeKeyFiltering,
     cache_index_and_filter_blocks: options.cacheIndexAndFilterBlocks,
+    prepopulate_block_cache:
+      options.prepopulateBlockCache === "disable" ? "kDisable" : "kFlushOnly",
     format_version: options.formatVersion,
     checksum: ROCKSDB_CHECKSUM_NAMES[options.checksum],
     index_type: ROCKSDB_INDEX_TYPE_NAMES[options.indexType],

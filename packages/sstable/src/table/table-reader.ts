@@ -78,6 +78,7 @@ import {
   readTombstones,
 } from "./table-open.js";
 import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
+import { type TableWarmResult, warmTableBlocks } from "./table-warm.js";
 
 function indexTypeName(type: number): string {
   for (const [name, value] of Object.entries(IndexType)) if (value === type) return name;
@@ -856,6 +857,17 @@ export class TableReader {
   verifyChecksums(): TableVerifyResult {
     this.checkOpen();
     return verifyTableBlocks(this);
+  }
+
+  /**
+   * Puts the table's data blocks into the block cache, in file order, while the cache has
+   * free room for them (it never evicts to make room): RocksDB's prepopulate_block_cache,
+   * done by reading the table back (table-warm.ts). Without a block cache it does nothing.
+   * Blocks are verified as the reader's `verifyChecksums` says; a damaged one is Corruption.
+   */
+  prepopulateBlockCache(): TableWarmResult {
+    this.checkOpen();
+    return warmTableBlocks(this, this.source.verifyChecksums);
   }
 
   /**

@@ -1,0 +1,124 @@
+/**
+ * read-after-load-bench: random point reads right after a load, the way db-bench's
+ * `fillrandom,overwrite,readrandom` reads (not a test; reports figures only).
+ *
+ *   cd packages/db && npx tsc -b && node dist/bench/read-after-load-bench.js --num=2000000
+ *     [--reads=300000] [--options='{"prepopulateBlockCache":"flushOnly"}'] [--dir=DIR]
+ *     [--profile=FILE]
+ *
+ * Fills a fresh database on disk with `num` random 16-byte keys (xorshift32, with
+ * replacement; 100-byte values, half compressible), then `num` more (the overwrite), and then
+ * times four passes of `reads` `getView`s of random keys: `read1` right after the load (the
+ * background compactions the load started may still run), `read2` right after it, `read3`
+ * after `waitForCompactions`, `read4` after a close and a reopen (an empty block cache, the
+ * files in the OS page cache). Each pass prints µs per get, the keys found, the tree, the
+ * process's CPU time (every thread) over wall time and its block cache misses (a count that
+ * does not depend on the machine's load); the last line is the figures as JSON.
+ * `--profile` writes a V8 CPU profile of `read1` alone (inspector, 200 µs sampling). The
+ * database opens with `cacheIndexAndFilterBlocks: false` (db-bench's default), snappy,
+ * statistics on, and `--options` on top.
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Statistics, Ticker } from "@shale/base";
+import type { DbOptions } from "../core/options.js";
+import { DB } from "../db.js";
+
+function arg(name: string, fallback: string): string {
+  const a = process.argv.find((s) => s.startsWith(`--${name}=`));
+  return a === undefined ? fallback : a.slice(name.length + 3);
+}
+
+const NUM = Number(arg("num", "1000000"));
+const READS = Number(arg("reads", "300000"));
+const DIR = arg("dir", join(tmpdir(), `shale-read-after-load-${process.pid}`));
+const PROFILE = arg("profile", "");
+const EXTRA = JSON.parse(arg("options", "{}")) as DbOptions;
+
+let seed = 301;
+function rand(n: number): number {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) % n;
+}
+const key = new Uint8Array(16);
+function keyOf(i: number): Uint8Array {
+  const s = String(i).padStart(16, "0");
+  for (let j = 0; j < 16; j++) key[j] = s.charCodeAt(j);
+  return key;
+}
+
+function tree(db: DB): string {
+  const levels: string[] = [];
+  for (let l = 0; l < 7; l++) {
+    const n = db.getProperty(`shale.num-files-at-level${l}`);
+    if (n !== undefined && n !== "0") levels.push(`L${l}=${n}`);
+  }
+  return levels.join(" ");
+}
+
+const statistics = new Statistics();
+/** Block cache misses of each pass (steadier than time on a loaded machine). */
+const misses: number[] = [];
+
+function readPass(db: DB, label: string): number {
+  const start = performance.now();
+  const cpu0 = process.cpuUsage();
+  const misses0 = statistics.getTicker(Ticker.BlockCacheMiss);
+  let found = 0;
+  for (let i = 0; i < READS; i++) if (db.getView(keyOf(rand(NUM))) !== undefined) found++;
+  const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  const us = (ms * 1000) / READS;
+  const share = (cpu.user + cpu.system) / 1000 / ms;
+  misses.push(statistics.getTicker(Ticker.BlockCacheMiss) - misses0);
+  console.log(
+    `${label}: ${us.toFixed(2)} us/op found=${found} tree=${tree(db)} cpu/wall=${share.toFixed(2)} misses=${misses[misses.length - 1]}`,
+  );
+  return us;
+}
+
+rmSync(DIR, { recursive: true, force: true });
+const options: DbOptions = {
+  cacheIndexAndFilterBlocks: false,
+  compression: "snappy",
+  statistics,
+  ...EXTRA,
+};
+let db = await DB.open(DIR, options);
+const value = new Uint8Array(100);
+for (let j = 0; j < 50; j++) value[j] = (j * 37) & 255;
+const t0 = performance.now();
+for (let pass = 0; pass < 2; pass++) {
+  for (let i = 0; i < NUM; i++) {
+    value[0] = i & 255;
+    db.put(keyOf(rand(NUM)), value);
+  }
+}
+const fill = performance.now() - t0;
+console.log(`fill+overwrite ${(fill / 1000).toFixed(1)} s tree=${tree(db)}`);
+let session: Session | undefined;
+if (PROFILE !== "") {
+  session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+}
+const r1 = readPass(db, "read1");
+if (session !== undefined) {
+  const { profile } = await session.post("Profiler.stop");
+  writeFileSync(PROFILE, JSON.stringify(profile));
+}
+const r2 = readPass(db, "read2");
+await db.waitForCompactions();
+const r3 = readPass(db, "read3-after-wait");
+await db.close();
+db = await DB.open(DIR, options);
+const r4 = readPass(db, "read4-after-reopen");
+await db.close();
+rmSync(DIR, { recursive: true, force: true });
+console.log(JSON.stringify({ r1, r2, r3, r4, fill, misses }));

@@ -1,0 +1,121 @@
+/**
+ * The `prepopulateBlockCache` option (table-warming.ts): "flushOnly" puts a flushed table's
+ * data blocks into the block cache when the flush is installed, "flushAndCompaction"
+ * compaction outputs too, "disable" neither; recorded in OPTIONS under RocksDB's name; bad
+ * values refused. Runs inline (MemoryFileSystem) and with worker threads (node file system).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FileSystem, MemoryFileSystem, Statistics, Ticker } from "@shale/base";
+import { afterAll, describe, expect, it } from "vitest";
+import type { DbOptions, PrepopulateBlockCache } from "../core/options.js";
+import { DB } from "../db.js";
+
+const key = (i: number) => `key${String(i).padStart(6, "0")}`;
+const value = (i: number) => `value-${i}-${"v".repeat(i % 90)}`;
+
+const tmp = mkdtempSync(join(tmpdir(), "shale-table-warming-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Block cache misses of `n` gets (every key read back and checked). */
+function missesOfGets(db: DB, stats: Statistics, from: number, n: number): number {
+  const before = stats.getTicker(Ticker.BlockCacheMiss);
+  for (let i = from; i < from + n; i++) expect(db.get(key(i))).toBeDefined();
+  return stats.getTicker(Ticker.BlockCacheMiss) - before;
+}
+
+async function openWith(
+  mode: PrepopulateBlockCache | undefined,
+  dir: string,
+  fs?: FileSystem,
+): Promise<{ db: DB; stats: Statistics }> {
+  const stats = new Statistics();
+  const options: DbOptions = { statistics: stats, blockSize: 512, blockCacheSize: 64 << 20 };
+  if (fs !== undefined) options.fs = fs;
+  if (mode !== undefined) options.prepopulateBlockCache = mode;
+  return { db: await DB.open(dir, options), stats };
+}
+
+async function flushed(db: DB, from: number, n: number): Promise<void> {
+  for (let i = from; i < from + n; i++) db.put(key(i), value(i));
+  await db.flush();
+}
+
+describe("prepopulateBlockCache", () => {
+  it('"flushOnly": gets of a flushed table miss no block; "disable" (the default) does', async () => {
+    for (const mode of [undefined, "disable", "flushOnly"] as const) {
+      const { db, stats } = await openWith(mode, "/db", new MemoryFileSystem());
+      const addsBefore = stats.getTicker(Ticker.BlockCacheAdd);
+      await flushed(db, 0, 2000);
+      const added = stats.getTicker(Ticker.BlockCacheAdd) - addsBefore;
+      const misses = missesOfGets(db, stats, 0, 2000);
+      if (mode === "flushOnly") {
+        expect(added).toBeGreaterThan(20);
+        expect(misses).toBe(0);
+      } else {
+        expect(misses).toBeGreaterThan(20);
+      }
+      await db.close();
+    }
+  });
+
+  it('"flushAndCompaction" warms compaction outputs too; "flushOnly" does not', async () => {
+    const misses: Record<string, number> = {};
+    for (const mode of ["flushOnly", "flushAndCompaction"] as const) {
+      const { db, stats } = await openWith(mode, "/db", new MemoryFileSystem());
+      await flushed(db, 0, 1500);
+      await flushed(db, 1000, 1500);
+      await db.compactRange();
+      expect(db.getProperty("shale.num-files-at-level0")).toBe("0");
+      misses[mode] = missesOfGets(db, stats, 0, 2500);
+      await db.close();
+    }
+    expect(misses.flushAndCompaction).toBe(0);
+    expect(misses.flushOnly).toBeGreaterThan(20);
+  });
+
+  it("works with flushes and compactions in worker threads (node file system)", async () => {
+    const dir = join(tmp, "workers");
+    const { db, stats } = await openWith("flushAndCompaction", dir);
+    await flushed(db, 0, 2000);
+    expect(missesOfGets(db, stats, 0, 2000)).toBe(0);
+    await flushed(db, 1000, 2000);
+    await db.compactRange();
+    expect(missesOfGets(db, stats, 0, 3000)).toBe(0);
+    await db.close();
+  });
+
+  it("is recorded in OPTIONS as RocksDB's prepopulate_block_cache", async () => {
+    const expected: Record<PrepopulateBlockCache, string> = {
+      disable: "kDisable",
+      flushOnly: "kFlushOnly",
+      flushAndCompaction: "kFlushOnly",
+    };
+    for (const [mode, recorded] of Object.entries(expected)) {
+      const dir = join(tmp, `options-${mode}`);
+      const { db } = await openWith(mode as PrepopulateBlockCache, dir);
+      await db.close();
+      const name = readdirSync(dir)
+        .filter((n) => /^OPTIONS-\d+$/.test(n))
+        .sort()
+        .pop()!;
+      const text = readFileSync(join(dir, name), "utf8");
+      const table = text.slice(text.indexOf('[TableOptions/BlockBasedTable "default"]'));
+      expect(table).toContain(`prepopulate_block_cache=${recorded}\n`);
+    }
+  });
+
+  it("refuses an unknown value (InvalidArgument) and a non-string (TypeError)", async () => {
+    const fs = new MemoryFileSystem();
+    await expect(
+      DB.open("/db", { fs, prepopulateBlockCache: "kFlushOnly" as never }),
+    ).rejects.toMatchObject({
+      code: "InvalidArgument",
+      message: expect.stringContaining("prepopulateBlockCache"),
+    });
+    await expect(DB.open("/db", { fs, prepopulateBlockCache: true as never })).rejects.toThrow(
+      TypeError,
+    );
+  });
+});
