@@ -76,6 +76,8 @@ export class OpfsIoServer {
   private openHandles = 0;
   private peakOpenHandles = 0;
   private tick = 0;
+  private moves = 0;
+  private journaledRenames = 0;
   private readonly ids = new Map<number, string>();
   private nextId = 1;
   private readonly locks = new Map<number, HeldLock>();
@@ -104,8 +106,8 @@ export class OpfsIoServer {
       const origin = await this.env.getDirectory();
       this.root = await origin.getDirectoryHandle(m.name, { create: true });
       this.dirs.set("", this.root);
-      this.supportsMove = typeof this.root.move === "function";
       await this.replayRenameJournal();
+      this.supportsMove = await this.probeMove();
       reply = { type: "ready", move: this.supportsMove };
     } catch (err) {
       reply = { type: "ready", move: false, error: toFailure(err, "open", m.name, "ENOTDIR").wire };
@@ -196,7 +198,13 @@ export class OpfsIoServer {
       case "removeDir":
         return this.removeDir(req.path);
       case "stats":
-        return this.reply(this.openHandles, this.peakOpenHandles);
+        this.replyJson({
+          openHandles: this.openHandles,
+          peakOpenHandles: this.peakOpenHandles,
+          moves: this.moves,
+          journaledRenames: this.journaledRenames,
+        });
+        return this.reply(0);
       case "shutdown":
         return this.shutdown();
     }
@@ -478,6 +486,7 @@ export class OpfsIoServer {
       try {
         await file.move(dstParent, dstName);
         moved = true;
+        this.moves++;
       } catch {
         // Refused (an existing target, in some browsers): the journal below does it.
       }
@@ -488,6 +497,7 @@ export class OpfsIoServer {
       await this.writeWhole([RENAME_JOURNAL], RENAME_JOURNAL, encodeRenameJournal(intent));
       await this.applyRename(intent);
       await this.removeFile([RENAME_JOURNAL], RENAME_JOURNAL);
+      this.journaledRenames++;
     }
     for (const [id, key] of this.ids) if (key === srcKey) this.ids.set(id, dstKey);
     this.reply(0);
@@ -526,6 +536,13 @@ export class OpfsIoServer {
     } catch (err) {
       throw toFailure(err, "rename", from);
     }
+  }
+
+  /** Whether file handles have `move()` (asked of a file handle: directories may lack it). */
+  private async probeMove(): Promise<boolean> {
+    const file = await this.root.getFileHandle(RENAME_JOURNAL, { create: true });
+    await this.root.removeEntry(RENAME_JOURNAL);
+    return typeof file.move === "function";
   }
 
   /** Redoes a rename a crash interrupted; drops a torn journal. */

@@ -75,9 +75,9 @@ describe("OpfsFileSystem", () => {
       r.close();
       writers[i]!.close();
     }
-    const stats = fs.handleStats();
-    expect(stats.open).toBeLessThanOrEqual(4);
-    expect(stats.peak).toBe(4);
+    const stats = fs.stats();
+    expect(stats.openHandles).toBeLessThanOrEqual(4);
+    expect(stats.peakOpenHandles).toBe(4);
   });
 
   it("is NotSupported outside a browser's dedicated worker, naming what to use instead", async () => {
@@ -190,6 +190,10 @@ describe("OpfsFileSystem", () => {
         expect(str(fs.readFile("CURRENT"))).toBe(`MANIFEST-00000${i}\n`);
         expect(fs.list("")).toEqual(["CURRENT"]);
       }
+      const { moves, journaledRenames } = fs.stats();
+      expect({ moves, journaledRenames }).toEqual(
+        move === "atomic" ? { moves: 4, journaledRenames: 0 } : { moves: 0, journaledRenames: 4 },
+      );
     }
   });
 

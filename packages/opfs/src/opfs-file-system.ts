@@ -88,6 +88,16 @@ export interface OpfsFileSystemOptions {
   worker?: OpfsIoWorker;
 }
 
+/** What `OpfsFileSystem.stats()` reports. */
+export interface OpfsFileSystemStats {
+  openHandles: number;
+  peakOpenHandles: number;
+  /** Renames done with `FileSystemHandle.move()`. */
+  moves: number;
+  /** Renames done through the rename journal. */
+  journaledRenames: number;
+}
+
 const OPTION_NAMES = new Set([
   "maxOpenHandles",
   "transferSize",
@@ -322,10 +332,13 @@ export class OpfsFileSystem implements FileSystem {
     this.call({ op: "removeDir", path });
   }
 
-  /** Sync access handles open now, and the most ever open at once. */
-  handleStats(): { open: number; peak: number } {
-    const open = this.call({ op: "stats" });
-    return { open, peak: this.channel.result2 };
+  /**
+   * Sync access handles open now and the most ever open at once; renames done by
+   * `move()` and by the journal.
+   */
+  stats(): OpfsFileSystemStats {
+    this.call({ op: "stats" });
+    return this.channel.replyJson() as OpfsFileSystemStats;
   }
 
   /**

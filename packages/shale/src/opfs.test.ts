@@ -51,7 +51,7 @@ describe("shale on OpfsFileSystem (fake OPFS)", () => {
       await db.flush();
       await db.compactRange();
       for (let i = 4000; i < 4500; i++) db.put(key(i), value(i), { sync: true });
-      expect(fs.handleStats().peak).toBeLessThanOrEqual(8);
+      expect(fs.stats().peakOpenHandles).toBeLessThanOrEqual(8);
       await db.close();
       await fs.close();
 
