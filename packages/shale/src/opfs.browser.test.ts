@@ -28,6 +28,7 @@ interface TestPage {
     progress: number;
     call(cmd: string, args: unknown): Promise<unknown>;
     openOnMainThread(): Promise<unknown>;
+    openInWorker: typeof import("./opfs/index.js").openInWorker;
   };
 }
 
@@ -156,6 +157,63 @@ describe.skipIf(chromium === undefined)("shale on OPFS in chromium", () => {
       };
       expect(main.code).toBe("NotSupported");
       expect(main.message).toMatch(/dedicated worker/);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("openInWorker: get/put/del/batch/iterator/close from the page, the database in a worker", async () => {
+    const browser = await launchChromium(chromium!, profile());
+    try {
+      const page = await openPage(browser);
+      const result = await page.evaluate(async () => {
+        const { openInWorker } = (globalThis as unknown as TestPage).shaleTest;
+        const dec = (b: Uint8Array | undefined): string | null =>
+          b === undefined ? null : new TextDecoder().decode(b);
+        const code = async (p: Promise<unknown>): Promise<unknown> =>
+          p.then(
+            () => "resolved",
+            (e: unknown) => (e instanceof TypeError ? "TypeError" : (e as { code?: string }).code),
+          );
+        const db = await openInWorker("oiw");
+        await db.put("a", "1");
+        await db.put(new Uint8Array([98]), "2", { sync: true });
+        await db.batch([
+          { type: "put", key: "c", value: "3" },
+          { type: "del", key: "a" },
+          { type: "put", key: "d", value: "4" },
+        ]);
+        const got = [dec(await db.get("a")), dec(await db.get("b")), dec(await db.get("c"))];
+        const entries: string[] = [];
+        for await (const [k, v] of db.iterator({ gte: "b", batchSize: 2 }))
+          entries.push(`${dec(k)}=${dec(v)}`);
+        const reverse: (string | null)[] = [];
+        for await (const [k] of db.iterator({ reverse: true, limit: 2 })) reverse.push(dec(k));
+        const busy = await code(openInWorker("oiw"));
+        const badKey = await code(db.put(5 as unknown as string, "x"));
+        const badOption = await code(db.put("k", "v", { bogus: true } as never));
+        for (let i = 0; i < 300; i++) await db.put(`k${String(i).padStart(3, "0")}`, `v${i}`);
+        await db.flush();
+        await db.close();
+        const again = await openInWorker("oiw");
+        const after = [dec(await again.get("c")), dec(await again.get("k299"))];
+        let n = 0;
+        for await (const _ of again.iterator({ batchSize: 64 })) n++;
+        await again.close();
+        const closed = await code(again.get("c"));
+        return { got, entries, reverse, busy, badKey, badOption, after, n, closed };
+      });
+      expect(result).toEqual({
+        got: [null, "2", "3"],
+        entries: ["b=2", "c=3", "d=4"],
+        reverse: ["d", "c"],
+        busy: "Busy",
+        badKey: "TypeError",
+        badOption: "InvalidArgument",
+        after: ["3", "v299"],
+        n: 303,
+        closed: "Closed",
+      });
     } finally {
       await browser.close();
     }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { openFakeOpfsFileSystem } from "@shale/opfs/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { isShaleError, open } from "./index.js";
-import type { OpfsFileSystem } from "./opfs.js";
+import type { OpfsFileSystem } from "./opfs/index.js";
 
 const dirs: string[] = [];
 const fileSystems: OpfsFileSystem[] = [];

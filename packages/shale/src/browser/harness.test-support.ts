@@ -34,7 +34,10 @@ export function findChromium(): string | undefined {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Bundles page.js, db-worker.js and opfs-io-worker.js (with index.html) into a new directory. */
+/**
+ * Bundles page.js, db-worker.js (the tests' worker), opfs-db-worker.js (openInWorker's) and
+ * opfs-io-worker.js, with index.html, into a new directory.
+ */
 export async function buildSite(extra: Record<string, string> = {}): Promise<string> {
   const out = mkdtempSync(join(tmpdir(), "shale-browser-"));
   await build({
@@ -42,6 +45,7 @@ export async function buildSite(extra: Record<string, string> = {}): Promise<str
       page: join(here, "page.test-support.ts"),
       "db-worker": join(here, "opfs-db-worker.test-support.ts"),
       "opfs-io-worker": join(here, "..", "opfs-io-worker.ts"),
+      "opfs-db-worker": join(here, "..", "opfs-db-worker.ts"),
       ...extra,
     },
     bundle: true,

@@ -5,7 +5,7 @@
  * endless writer also posts `{ progress }` after every 10 synced writes.
  */
 import { type DB, open } from "../index.js";
-import { OpfsFileSystem } from "../opfs.js";
+import { OpfsFileSystem } from "../opfs/index.js";
 
 interface Command {
   id: number;

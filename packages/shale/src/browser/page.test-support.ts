@@ -1,9 +1,10 @@
 /**
  * The test page's script (bundled with esbuild): starts the database worker and exposes
  * `window.shaleTest` for puppeteer: `call(cmd, args)` runs a command in the worker, `progress`
- * is the writer's last reported count, `openOnMainThread()` tries OPFS where it cannot run.
+ * is the writer's last reported count, `openOnMainThread()` tries OPFS where it cannot run,
+ * `openInWorker` is shale/opfs's page API.
  */
-import { OpfsFileSystem } from "../opfs.js";
+import { OpfsFileSystem, openInWorker } from "../opfs/index.js";
 
 interface Reply {
   id?: number;
@@ -23,6 +24,7 @@ const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unk
 let nextId = 1;
 const state = {
   progress: 0,
+  openInWorker,
   call(cmd: string, args: unknown): Promise<unknown> {
     const id = nextId++;
     return new Promise((resolve, reject) => {
