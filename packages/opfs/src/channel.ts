@@ -71,8 +71,17 @@ export class IoChannel {
 
   /** The JSON value the last reply left in the data area. */
   replyJson(): unknown {
-    const n = Atomics.load(this.i32, I32_DATA_LENGTH);
-    return JSON.parse(decoder.decode(this.data.slice(0, n)));
+    const total = Atomics.load(this.i32, I32_DATA_LENGTH);
+    if (total <= this.data.length) return JSON.parse(decoder.decode(this.data.slice(0, total)));
+    const bytes = new Uint8Array(total);
+    bytes.set(this.data);
+    for (let at = this.data.length; at < total; ) {
+      const n = this.call({ op: "replyChunk", at });
+      if (n <= 0) throw ShaleError.ioError("the OPFS I/O worker's reply ended early");
+      bytes.set(this.data.subarray(0, n), at);
+      at += n;
+    }
+    return JSON.parse(decoder.decode(bytes));
   }
 
   /** After this every call throws `error` (the worker is gone). */

@@ -82,6 +82,8 @@ export class OpfsIoServer {
   private nextId = 1;
   private readonly locks = new Map<number, HeldLock>();
   private queue: Promise<void> = Promise.resolve();
+  /** The last JSON reply, for `replyChunk` requests when it did not fit the data area. */
+  private lastJson = new Uint8Array(0);
 
   constructor(
     private readonly env: OpfsEnvironment,
@@ -135,11 +137,15 @@ export class OpfsIoServer {
     this.f64[F64_RESULT2] = result2;
   }
 
+  /**
+   * Puts a JSON reply in the data area: its whole length in the header, as much as fits in
+   * the area; the client fetches the rest with `replyChunk` requests.
+   */
   private replyJson(value: unknown): void {
     const bytes = encoder.encode(JSON.stringify(value));
-    const n = Math.min(bytes.length, this.data.length);
-    this.data.set(bytes.subarray(0, n));
-    Atomics.store(this.i32, I32_DATA_LENGTH, n);
+    this.lastJson = bytes;
+    this.data.set(bytes.subarray(0, Math.min(bytes.length, this.data.length)));
+    Atomics.store(this.i32, I32_DATA_LENGTH, bytes.length);
   }
 
   private async dispatch(req: Request): Promise<void> {
@@ -197,6 +203,11 @@ export class OpfsIoServer {
         return this.unlock(req.id);
       case "removeDir":
         return this.removeDir(req.path);
+      case "replyChunk": {
+        const chunk = this.lastJson.subarray(req.at, req.at + this.data.length);
+        this.data.set(chunk);
+        return this.reply(chunk.length);
+      }
       case "stats":
         this.replyJson({
           openHandles: this.openHandles,

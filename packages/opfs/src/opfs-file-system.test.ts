@@ -80,6 +80,16 @@ describe("OpfsFileSystem", () => {
     expect(stats.peakOpenHandles).toBe(4);
   });
 
+  it("a reply larger than the transfer area (a listing, an error) arrives whole", async () => {
+    const fs = await openFakeOpfsFileSystem("big", { dir: scratch() }, { transferSize: 32 });
+    open.push(fs);
+    const names = Array.from({ length: 40 }, (_, i) => `table-${String(i).padStart(6, "0")}.sst`);
+    for (const n of names) fs.writeFile(n, text(n));
+    expect(fs.list("")).toEqual(names);
+    expect(fs.stats().openHandles).toBeGreaterThan(0);
+    expectIoError(() => fs.readFile(`missing-${"x".repeat(100)}`), "ENOENT");
+  });
+
   it("is NotSupported outside a browser's dedicated worker, naming what to use instead", async () => {
     const err = await OpfsFileSystem.open("x").catch((e: unknown) => e);
     expect(ShaleError.isInstance(err) && err.code).toBe(ErrorCode.NotSupported);

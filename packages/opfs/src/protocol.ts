@@ -16,7 +16,8 @@
  *      4     4  status       int32: 0 ok, 1 error (data area holds a WireError)
  *      8     8  result       float64: a count, a size or an id
  *     16     8  result2      float64: a second number (an opened file's size)
- *     24     4  dataLength   int32: bytes of reply in the data area (JSON, names)
+ *     24     4  dataLength   int32: bytes of the JSON reply (the data area holds its start;
+ *                              `replyChunk` requests fetch the rest)
  *     64     n  data area    bytes of a read or write, or the reply's JSON
  * ```
  *
@@ -97,4 +98,6 @@ export type Request =
   | { op: "unlock"; id: number }
   | { op: "removeDir"; path: string }
   | { op: "stats" }
+  /** The bytes of the last JSON reply from `at` (one that did not fit the data area). */
+  | { op: "replyChunk"; at: number }
   | { op: "shutdown" };
