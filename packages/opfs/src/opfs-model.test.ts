@@ -83,7 +83,7 @@ function snapshot(fs: FileSystem, root: string): unknown {
   if (fs.exists(`${root}/d`)) out.d = fs.list(`${root}/d`);
   for (const n of NAMES) {
     const p = `${root}/${n}`;
-    if (fs.exists(p) && !(n === "d")) out[n] = Array.from(fs.readFile(p));
+    if (fs.exists(p)) out[n] = Array.from(fs.readFile(p));
   }
   return out;
 }
