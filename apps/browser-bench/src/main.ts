@@ -3,7 +3,10 @@
  * browser-bench: shale on OPFS against browser-level (IndexedDB) in the same headless
  * chromium, each engine in a dedicated worker of one cross-origin isolated page.
  *
- *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3]
+ *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3] [--flush]
+ *
+ * `--flush`: after the fill (untimed) shale flushes its memtable and compacts, so its reads
+ * go to tables on OPFS (through the block cache) rather than to the memtable.
  *
  * Rounds alternate the engines (shale first in odd rounds, browser-level first in even
  * ones), each on a fresh database; the summary gives each workload's median ops/sec per
@@ -49,6 +52,7 @@ const num = flag("num", 100_000);
 const reads = flag("reads", 100_000);
 const seeks = flag("seeks", 10_000);
 const rounds = flag("rounds", 3);
+const flush = process.argv.includes("--flush");
 
 const here = dirname(fileURLToPath(import.meta.url));
 const src = existsSync(join(here, "page.ts")) ? here : join(here, "..", "src");
@@ -106,7 +110,7 @@ try {
   await page.goto(`${origin}/`);
   await page.waitForFunction(() => "bench" in globalThis);
   console.log(
-    `browser-bench: ${await browser.version()}, num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}`,
+    `browser-bench: ${await browser.version()}, num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}`,
   );
   for (let round = 1; round <= rounds; round++) {
     const engines =
@@ -114,7 +118,14 @@ try {
         ? (["shale", "browser-level"] as const)
         : (["browser-level", "shale"] as const);
     for (const engine of engines) {
-      const request: BenchRequest = { engine, name: `bench-${engine}-${round}`, num, reads, seeks };
+      const request: BenchRequest = {
+        engine,
+        name: `bench-${engine}-${round}`,
+        num,
+        reads,
+        seeks,
+        flush,
+      };
       const results = (await page.evaluate(
         (r) =>
           (

@@ -24,6 +24,8 @@ export interface BenchRequest {
   num: number;
   reads: number;
   seeks: number;
+  /** After the fill (untimed): shale flushes its memtable and compacts, so reads go to tables on OPFS. */
+  flush: boolean;
 }
 
 /** The key of index `i`: 16 decimal digits. */
