@@ -1,9 +1,11 @@
 /**
  * The FileSystem contract and its three implementations.
- * Re-exported from the package root; errno.ts, normalize-path.ts and file-checks.ts stay
+ * Re-exported from the package root (with `BufferedWriter`, the write buffer a
+ * FileSystem implementation outside this package can reuse); errno.ts, normalize-path.ts and file-checks.ts stay
  * internal.
  */
 
+export { BufferedWriter, type ByteSink } from "./buffered-writer.js";
 export {
   type FaultCounters,
   type FaultErrno,

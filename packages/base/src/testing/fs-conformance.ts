@@ -48,9 +48,19 @@ function expectBytes(actual: Uint8Array, expected: Uint8Array): void {
   expect({ length: actual.length, mismatch }).toEqual({ length: expected.length, mismatch: -1 });
 }
 
+/** What a file system under test can do, where the contract lets it decline. */
+export interface FileSystemCapabilities {
+  /**
+   * `link` makes hard links. Default: true. When false the suite checks that `link` is
+   * IOError ENOTSUP, as the contract asks of storage without hard links.
+   */
+  hardLinks?: boolean;
+}
+
 export function describeFileSystemConformance(
   name: string,
   makeFs: () => FileSystemUnderTest,
+  capabilities: FileSystemCapabilities = {},
 ): void {
   describe(`FileSystem conformance: ${name}`, () => {
     let fs: FileSystem;
@@ -266,8 +276,13 @@ export function describeFileSystemConformance(
         expect(fs.list(root)).toEqual(["sub"]);
       });
 
-      it("link gives a file a second name; removing one keeps the other", () => {
+      it("link gives a file a second name (removing one keeps the other), or is ENOTSUP", () => {
         fs.writeFile(at("orig"), text("shared"));
+        if (capabilities.hardLinks === false) {
+          expectIoError(() => fs.link(at("orig"), at("alias")), "ENOTSUP");
+          expect(fs.list(root)).toEqual(["orig"]);
+          return;
+        }
         fs.link(at("orig"), at("alias"));
         expect(str(fs.readFile(at("alias")))).toBe("shared");
         expectIoError(() => fs.link(at("orig"), at("alias")), "EEXIST");

@@ -1,0 +1,100 @@
+/**
+ * The bench worker (bundled for the browser by main.ts): runs the workloads of one engine
+ * and posts `{ results }` (or `{ error }`). shale runs on `OpfsFileSystem` with its
+ * synchronous API; browser-level on IndexedDB with its promises.
+ */
+import { BrowserLevel } from "browser-level";
+import { open } from "shale";
+import { OpfsFileSystem } from "shale/opfs";
+import { type BenchRequest, benchKey, randomIndexes, type WorkloadResult } from "./workloads.js";
+
+const VALUE = "v".repeat(100);
+
+async function runShale(req: BenchRequest): Promise<WorkloadResult[]> {
+  const fs = await OpfsFileSystem.open(req.name);
+  const db = await open("db", { fs });
+  const out: WorkloadResult[] = [];
+  const order = randomIndexes(req.num, req.num, 7);
+  let t = performance.now();
+  for (let i = 0; i < req.num; i++) db.put(benchKey(order[i]!), VALUE);
+  out.push({
+    name: "fillrandom",
+    ops: req.num,
+    seconds: (performance.now() - t) / 1000,
+    found: req.num,
+  });
+  const reads = randomIndexes(req.reads, req.num, 11);
+  t = performance.now();
+  let found = 0;
+  for (let i = 0; i < req.reads; i++) if (db.get(benchKey(reads[i]!)) !== undefined) found++;
+  out.push({ name: "readrandom", ops: req.reads, seconds: (performance.now() - t) / 1000, found });
+  t = performance.now();
+  found = 0;
+  const it = db.iterator();
+  for (it.seekToFirst(); it.valid(); it.next()) found++;
+  it.close();
+  out.push({ name: "readseq", ops: found, seconds: (performance.now() - t) / 1000, found });
+  const seeks = randomIndexes(req.seeks, req.num, 13);
+  t = performance.now();
+  found = 0;
+  const cursor = db.iterator();
+  const encoder = new TextEncoder();
+  for (let i = 0; i < req.seeks; i++) {
+    cursor.seek(encoder.encode(benchKey(seeks[i]!)));
+    for (let j = 0; j < 11 && cursor.valid(); j++) {
+      found++;
+      cursor.next();
+    }
+  }
+  cursor.close();
+  out.push({ name: "seekrandom", ops: req.seeks, seconds: (performance.now() - t) / 1000, found });
+  await db.close();
+  await fs.close();
+  return out;
+}
+
+async function runLevel(req: BenchRequest): Promise<WorkloadResult[]> {
+  const db = new BrowserLevel<string, string>(req.name);
+  await db.open();
+  const out: WorkloadResult[] = [];
+  const order = randomIndexes(req.num, req.num, 7);
+  let t = performance.now();
+  for (let i = 0; i < req.num; i++) await db.put(benchKey(order[i]!), VALUE);
+  out.push({
+    name: "fillrandom",
+    ops: req.num,
+    seconds: (performance.now() - t) / 1000,
+    found: req.num,
+  });
+  const reads = randomIndexes(req.reads, req.num, 11);
+  t = performance.now();
+  let found = 0;
+  for (let i = 0; i < req.reads; i++)
+    if ((await db.get(benchKey(reads[i]!))) !== undefined) found++;
+  out.push({ name: "readrandom", ops: req.reads, seconds: (performance.now() - t) / 1000, found });
+  t = performance.now();
+  found = 0;
+  for await (const _ of db.iterator()) found++;
+  out.push({ name: "readseq", ops: found, seconds: (performance.now() - t) / 1000, found });
+  const seeks = randomIndexes(req.seeks, req.num, 13);
+  t = performance.now();
+  found = 0;
+  for (let i = 0; i < req.seeks; i++) {
+    found += (await db.iterator({ gte: benchKey(seeks[i]!), limit: 11 }).all()).length;
+  }
+  out.push({ name: "seekrandom", ops: req.seeks, seconds: (performance.now() - t) / 1000, found });
+  await db.close();
+  return out;
+}
+
+const scope = globalThis as unknown as {
+  postMessage(m: unknown): void;
+  addEventListener(t: "message", l: (e: { data: BenchRequest }) => void): void;
+};
+scope.addEventListener("message", (e) => {
+  const req = e.data;
+  (req.engine === "shale" ? runShale(req) : runLevel(req)).then(
+    (results) => scope.postMessage({ results }),
+    (err: unknown) => scope.postMessage({ error: String((err as Error)?.stack ?? err) }),
+  );
+});

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * browser-bench: shale on OPFS against browser-level (IndexedDB) in the same headless
+ * chromium, each engine in a dedicated worker of one cross-origin isolated page.
+ *
+ *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3] [--flush]
+ *
+ * `--flush`: after the fill (untimed) shale flushes its memtable and compacts, so its reads
+ * go to tables on OPFS (through the block cache) rather than to the memtable.
+ *
+ * Rounds alternate the engines (shale first in odd rounds, browser-level first in even
+ * ones), each on a fresh database; the summary gives each workload's median ops/sec per
+ * engine and the median of the per-round ratios shale ÷ browser-level (> 1: shale faster).
+ * Chromium is `$CHROMIUM` or `chromium` on PATH.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { launch } from "puppeteer-core";
+import { type BenchRequest, medianRatio, type WorkloadResult } from "./workloads.js";
+
+function flag(name: string, fallback: number): number {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  if (arg === undefined) return fallback;
+  const value = Number(arg.slice(name.length + 3));
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+function chromiumPath(): string {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const name of ["chromium", "chromium-browser", "google-chrome"]) {
+    try {
+      return execFileSync("which", [name], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim();
+    } catch {
+      // try the next name
+    }
+  }
+  throw new Error("no chromium: set CHROMIUM or put chromium on PATH");
+}
+
+const num = flag("num", 100_000);
+const reads = flag("reads", 100_000);
+const seeks = flag("seeks", 10_000);
+const rounds = flag("rounds", 3);
+const flush = process.argv.includes("--flush");
+
+const here = dirname(fileURLToPath(import.meta.url));
+const src = existsSync(join(here, "page.ts")) ? here : join(here, "..", "src");
+const site = mkdtempSync(join(tmpdir(), "shale-browser-bench-"));
+const profile = mkdtempSync(join(tmpdir(), "shale-browser-bench-profile-"));
+await build({
+  entryPoints: {
+    page: join(src, "page.ts"),
+    "bench-worker": join(src, "bench-worker.ts"),
+    "opfs-io-worker": "shale/opfs/io-worker",
+  },
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  outdir: site,
+  logLevel: "warning",
+});
+writeFileSync(
+  join(site, "index.html"),
+  '<!doctype html><meta charset="utf-8"><script type="module" src="./page.js"></script>\n',
+);
+const server = createServer((req, res) => {
+  const file = join(site, new URL(req.url ?? "/", "http://x").pathname.slice(1) || "index.html");
+  if (!file.startsWith(site) || !existsSync(file)) return void res.writeHead(404).end();
+  res.writeHead(200, {
+    "Content-Type": extname(file) === ".html" ? "text/html" : "text/javascript",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+  });
+  res.end(readFileSync(file));
+});
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const args = ["--disable-gpu", "--no-first-run"];
+if (process.getuid?.() === 0) args.push("--no-sandbox");
+const browser = await launch({
+  executablePath: chromiumPath(),
+  userDataDir: profile,
+  headless: true,
+  args,
+  protocolTimeout: 0,
+});
+
+const line = (engine: string, r: WorkloadResult): string =>
+  `${r.name.padEnd(12)}: ${((r.seconds * 1e6) / r.ops).toFixed(3).padStart(11)} micros/op ${Math.round(
+    r.ops / r.seconds,
+  )
+    .toString()
+    .padStart(8)} ops/sec; (${r.found} of ${r.ops} found)  [${engine}]`;
+
+const opsPerSec: Record<string, Record<string, number[]>> = { shale: {}, "browser-level": {} };
+try {
+  const page = await browser.newPage();
+  await page.goto(`${origin}/`);
+  await page.waitForFunction(() => "bench" in globalThis);
+  console.log(
+    `browser-bench: ${await browser.version()}, num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}`,
+  );
+  for (let round = 1; round <= rounds; round++) {
+    const engines =
+      round % 2 === 1
+        ? (["shale", "browser-level"] as const)
+        : (["browser-level", "shale"] as const);
+    for (const engine of engines) {
+      const request: BenchRequest = {
+        engine,
+        name: `bench-${engine}-${round}`,
+        num,
+        reads,
+        seeks,
+        flush,
+      };
+      const results = (await page.evaluate(
+        (r) =>
+          (
+            globalThis as unknown as { bench: (r: BenchRequest) => Promise<WorkloadResult[]> }
+          ).bench(r),
+        request,
+      )) as WorkloadResult[];
+      console.log(`round ${round}, ${engine}:`);
+      for (const r of results) {
+        console.log(`  ${line(engine, r)}`);
+        const perEngine = opsPerSec[engine]!;
+        (perEngine[r.name] ??= []).push(r.ops / r.seconds);
+      }
+    }
+  }
+  console.log(
+    "\nmedians (ops/sec) and the median of per-round ratios shale ÷ browser-level (> 1: shale faster):",
+  );
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  for (const name of Object.keys(opsPerSec.shale!)) {
+    const a = opsPerSec.shale![name]!;
+    const b = opsPerSec["browser-level"]![name]!;
+    console.log(
+      `  ${name.padEnd(12)} shale ${Math.round(median(a)).toString().padStart(8)}  browser-level ${Math.round(
+        median(b),
+      )
+        .toString()
+        .padStart(8)}  ratio ${medianRatio(a, b).toFixed(2)}`,
+    );
+  }
+} finally {
+  await browser.close();
+  server.close();
+  rmSync(site, { recursive: true, force: true });
+  rmSync(profile, { recursive: true, force: true });
+}

@@ -1,0 +1,22 @@
+/** Argument checks of the FileSystem contract, as every implementation makes them. */
+import { ShaleError } from "@shale/base";
+
+/** Throws InvalidArgument unless `[start, end)` is an integer range within `length`. */
+export function checkRange(what: string, start: number, end: number, length: number): void {
+  if (
+    !Number.isInteger(start) ||
+    !Number.isInteger(end) ||
+    start < 0 ||
+    start > end ||
+    end > length
+  ) {
+    throw ShaleError.invalidArgument(`${what}: range [${start}, ${end}) outside [0, ${length})`);
+  }
+}
+
+/** Throws InvalidArgument unless `value` is a non-negative integer. */
+export function checkCount(what: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw ShaleError.invalidArgument(`${what}: ${value} is not a non-negative integer`);
+  }
+}
