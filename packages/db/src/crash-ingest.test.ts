@@ -84,6 +84,6 @@ describe("crash during ingestion (SIGKILL at each step)", () => {
       // the two removals after it find the files in.
       expect(after).toBe(mode === "move" ? 2 : 0);
       expect(before).toBe(steps - after);
-    });
+    }, 300_000); // a child per step (about 20), each a second or more on a loaded machine
   }
 });

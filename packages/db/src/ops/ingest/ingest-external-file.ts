@@ -35,6 +35,7 @@
  */
 import { type FileSystem, isShaleError, putTrailer, ShaleError, TRAILER_SIZE } from "@shale/base";
 import { tableFileName } from "../../core/filenames.js";
+import { rangesOverlap } from "../../version/key-range.js";
 import { type FileMetaData, VersionEdit } from "../../version/version-edit.js";
 import {
   type IngestExternalFileOptions,
@@ -60,24 +61,19 @@ function pathList(paths: unknown): string[] {
   return list as string[];
 }
 
-/** InvalidArgument naming two files whose ranges overlap, if any do. */
+/** InvalidArgument naming two files whose user-key ranges overlap, if any do. */
 function checkApart(target: IngestTarget, files: readonly ExternalFile[]): void {
-  const icmp = target.icmp;
-  const sorted = [...files].sort((a, b) => icmp.compare(a.smallest, b.smallest));
+  const ucmp = target.icmp.user;
+  const sorted = [...files].sort((a, b) => ucmp.compare(a.range.lo, b.range.lo));
   for (let i = 0; i + 1 < sorted.length; i++) {
     const a = sorted[i]!;
     const b = sorted[i + 1]!;
-    if (icmp.compare(a.largest, b.smallest) >= 0 && !endsBeforeSentinel(target, a, b)) {
+    if (rangesOverlap(ucmp, a.range, b.range)) {
       throw ShaleError.invalidArgument(
         `external files ${a.path} and ${b.path} overlap: the files of one ingestion must not`,
       );
     }
   }
-}
-
-/** `a` ends with a range deletion's exclusive end at `b`'s first user key: no overlap. */
-function endsBeforeSentinel(target: IngestTarget, a: ExternalFile, b: ExternalFile): boolean {
-  return a.range.hiExclusive && target.icmp.user.compare(a.range.hi, b.range.lo) <= 0;
 }
 
 /** One family's part of an ingestion (RocksDB's IngestExternalFileArg, its family resolved). */

@@ -1,7 +1,8 @@
 /**
  * Model test: ingestion mixed at random with puts, deletes, range deletions, flushes,
  * compactions, snapshots and reopens, checked against a sorted map after every step — the
- * latest state and every held snapshot's (a snapshot never sees what came in after it).
+ * latest state and every held snapshot's (a snapshot never sees what came in after it),
+ * scanned forwards and backwards.
  */
 import { MemoryFileSystem } from "@shale/base";
 import { SstFileWriter } from "@shale/sstable";
@@ -104,6 +105,19 @@ function scan(db: DB, snapshot?: ReturnType<DB["snapshot"]>): [string, string][]
   return out;
 }
 
+/** The same backwards (seekToLast, prev). */
+function reverseScan(db: DB, snapshot?: ReturnType<DB["snapshot"]>): [string, string][] {
+  const out: [string, string][] = [];
+  const it = db.iterator(snapshot !== undefined ? { snapshot } : {});
+  try {
+    for (it.seekToLast(); it.valid(); it.prev())
+      out.push([Buffer.from(it.key()).toString(), Buffer.from(it.value()).toString()]);
+  } finally {
+    it.close();
+  }
+  return out.reverse();
+}
+
 const sorted = (m: Model) =>
   [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 
@@ -179,7 +193,11 @@ describe("ingestExternalFile against a model", () => {
               }
             }
             expect(scan(db)).toEqual(sorted(model));
-            for (const x of snaps) expect(scan(db, x.snap)).toEqual(sorted(x.model));
+            expect(reverseScan(db)).toEqual(sorted(model));
+            for (const x of snaps) {
+              expect(scan(db, x.snap)).toEqual(sorted(x.model));
+              expect(reverseScan(db, x.snap)).toEqual(sorted(x.model));
+            }
           }
           for (let k = 0; k < KEYS + 30; k++) {
             const got = db.get(key(k));

@@ -246,6 +246,14 @@ describe("db.ingestExternalFile", () => {
     other.finish();
     writeSst(fs, "/family7.sst", { puts: puts(200, 210, "f"), columnFamilyId: 7 });
     writeSst(fs, "/overlap.sst", { puts: puts(105, 120, "o") });
+    // Sharing only a user key: a put of it in one, its deletion in the other.
+    writeSst(fs, "/edge-put.sst", {
+      puts: [
+        [299, "p"],
+        [300, "p"],
+      ],
+    });
+    writeSst(fs, "/edge-del.sst", { puts: [[301, "p"]], deletes: [300] });
     const names = fs.list("/db");
     const before = scan(db);
     const cases: [string | string[], RegExp][] = [
@@ -255,6 +263,8 @@ describe("db.ingestExternalFile", () => {
       ["/other.sst", /test\.Reverse/],
       ["/family7.sst", /\/family7\.sst: written for column family 7/],
       [[good, "/overlap.sst"], /\/good\.sst and \/overlap\.sst overlap/],
+      [["/edge-put.sst", "/edge-del.sst"], /overlap/],
+      [[good, good], /overlap/],
       [[good, "/missing.sst"], /missing\.sst/],
     ];
     for (const [paths, message] of cases) {
