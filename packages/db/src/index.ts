@@ -96,8 +96,9 @@ export type {
   TransactionDBMethods,
 } from "./txn/transaction-db.js";
 export { BaseDeltaIterator } from "./write/base-delta-iterator.js";
+export type { BatchOperation } from "./write/batch-operations.js";
 export { ARCHIVE_DIR } from "./write/wal-archive.js";
-export { type BatchOperation, FamilyId, WriteBatch } from "./write/write-batch.js";
+export { FamilyId, WriteBatch } from "./write/write-batch.js";
 export {
   WriteBatchWithIndex,
   type WriteBatchWithIndexOptions,

@@ -66,6 +66,17 @@ describe.skipIf(toolsMissing !== undefined)("the change feed and RocksDB's WALs"
     await db.close();
   });
 
+  it("RocksDB loads the OPTIONS file that records WAL_ttl_seconds and WAL_size_limit_MB", async () => {
+    const dir = join(tmp.path, "options");
+    const db = await DB.open(dir, { fs, walTtlSeconds: 60, walSizeLimitMb: 16 });
+    db.put("k", "v");
+    await db.flush(); // a WAL into archive/
+    await db.close();
+    expect(fs.list(join(dir, "archive")).length).toBe(1);
+    const out = mustRun("ldb", [`--db=${dir}`, "--try_load_options", "scan"]);
+    expect(out).toContain("k : v");
+  });
+
   it("ldb dump_wal reads the batches shale wrote as data() has them", async () => {
     const dir = join(tmp.path, "shale");
     const db = await DB.open(dir, { fs, mergeOperator: "stringappend" });

@@ -112,6 +112,20 @@ describe("WAL archive in a database", () => {
     await db.close();
   });
 
+  it("records the limits in the OPTIONS file under RocksDB's names", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/o", { fs, walTtlSeconds: 90, walSizeLimitMb: 7 });
+    await db.close();
+    const name = fs
+      .list("/o")
+      .filter((n) => n.startsWith("OPTIONS-"))
+      .sort()
+      .pop()!;
+    const text = new TextDecoder().decode(fs.readFile(`/o/${name}`));
+    expect(text).toMatch(/^\s*WAL_ttl_seconds=90$/m);
+    expect(text).toMatch(/^\s*WAL_size_limit_MB=7$/m);
+  });
+
   it("prunes by size: the feed then starts at the oldest WAL left, and says so", async () => {
     const fs = new MemoryFileSystem();
     const db = await DB.open("/db", { fs, walSizeLimitMb: 1 });

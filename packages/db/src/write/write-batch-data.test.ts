@@ -7,7 +7,8 @@ import { MemoryFileSystem, ShaleError, toHex } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
-import { type BatchOperation, WriteBatch } from "./write-batch.js";
+import type { BatchOperation } from "./batch-operations.js";
+import { WriteBatch } from "./write-batch.js";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const bytes = fc.uint8Array({ minLength: 0, maxLength: 24 });

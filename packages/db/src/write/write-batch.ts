@@ -28,6 +28,7 @@
  * (a batch RocksDB wrote, or one from the change feed, `db.getUpdatesSince`), and
  * `for (const op of batch)` walks its operations as `BatchOperation`s.
  */
+
 import {
   ByteWriter,
   compareBytes,
@@ -38,23 +39,16 @@ import {
   toBytes,
   ValueKind,
 } from "@shale/base";
+import {
+  type BatchOperation,
+  BatchSurvey,
+  OperationCollector,
+  type WriteBatchHandler,
+} from "./batch-operations.js";
 
 export const BATCH_HEADER_SIZE = 12;
 
-/** Receives the operations of a batch in order (see `WriteBatch.iterate`). */
-export interface WriteBatchHandler {
-  /**
-   * `value` is the value, merge operand or range end; views into the batch. `family`: the
-   * column family id (0 = default; other ids only with `iterate(..., allFamilies)`).
-   */
-  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, index: number, family: number): void;
-  /**
-   * A two-phase commit marker (`BatchMarker`; `xid` for EndPrepare, Commit and Rollback, a
-   * view into the batch); `index`: the number of operations before it. Without this method
-   * a marker is NotSupported (a WAL of prepared transactions opened without transactionDB).
-   */
-  marker?(type: number, xid: Uint8Array | undefined, index: number): void;
-}
+export type { WriteBatchHandler } from "./batch-operations.js";
 
 /**
  * RocksDB's two-phase commit record types (db/dbformat.h): part of the WAL format; do not
@@ -123,64 +117,6 @@ export function familyRecordKind(type: number): ValueKind | undefined {
  */
 export class FamilyId implements BatchFamily {
   constructor(readonly id: number) {}
-}
-
-/**
- * One operation of a batch, as `for (const op of batch)` yields it. `key` and `value` are
- * copies the caller owns. `columnFamily` is RocksDB's column family id (0: default).
- * - `put`: `value` is the value; `merge`: the operand;
- * - `delete`, `singleDelete`: no value;
- * - `deleteRange`: `key` is the range's start and `value` its end (exclusive), as RocksDB's
- *   record stores them;
- * - `blobIndex`: a RocksDB BlobDB record (the value is a blob index, not the value); only
- *   batches RocksDB wrote hold one.
- */
-export type BatchOperation =
-  | {
-      readonly type: "put" | "merge" | "deleteRange" | "blobIndex";
-      readonly key: Uint8Array;
-      readonly value: Uint8Array;
-      readonly columnFamily: number;
-    }
-  | {
-      readonly type: "delete" | "singleDelete";
-      readonly key: Uint8Array;
-      readonly columnFamily: number;
-    };
-
-/** The operation names of `BatchOperation`, by ValueKind. */
-const OPERATION_TYPES: Readonly<Record<number, BatchOperation["type"]>> = Object.freeze({
-  [ValueKind.Value]: "put",
-  [ValueKind.Deletion]: "delete",
-  [ValueKind.SingleDeletion]: "singleDelete",
-  [ValueKind.Merge]: "merge",
-  [ValueKind.RangeDeletion]: "deleteRange",
-  [ValueKind.BlobIndex]: "blobIndex",
-});
-
-/** Collects a batch's operations as BatchOperations (copies). */
-class OperationCollector implements WriteBatchHandler {
-  readonly ops: BatchOperation[] = [];
-  apply(kind: ValueKind, key: Uint8Array, value: Uint8Array, _index: number, family: number) {
-    const type = OPERATION_TYPES[kind]!;
-    this.ops.push(
-      type === "delete" || type === "singleDelete"
-        ? { type, key: key.slice(), columnFamily: family }
-        : { type, key: key.slice(), value: value.slice(), columnFamily: family },
-    );
-  }
-  marker(): void {}
-}
-
-/** What `fromData` learns while checking a batch: its kinds and column families. */
-class BatchSurvey implements WriteBatchHandler {
-  kinds = 0;
-  readonly families = new Set<number>();
-  apply(kind: ValueKind, _key: Uint8Array, _value: Uint8Array, _index: number, family: number) {
-    this.kinds |= 1 << kind;
-    if (family !== 0) this.families.add(family);
-  }
-  marker(): void {}
 }
 
 export class WriteBatch {
