@@ -141,6 +141,29 @@ describe("event listeners", () => {
     await db.close();
   });
 
+  it("reports a trivial move as a compaction whose file is input and output", async () => {
+    const fs = new MemoryFileSystem();
+    const { seen, listener } = recorder();
+    const db = await DB.open("/db", {
+      fs,
+      listeners: [listener],
+      level0FileNumCompactionTrigger: 1,
+    });
+    db.put("a", "1");
+    await db.flush();
+    await vi.waitFor(() => expect(seen.compaction).toHaveLength(1));
+    const c = seen.compaction[0]!;
+    expect(c.inputFiles).toEqual([seen.flush[0]!.filePath]);
+    expect(c.outputFiles).toEqual(c.inputFiles);
+    expect(c.baseInputLevel).toBe(0);
+    expect(c.outputLevel).toBeGreaterThan(0);
+    expect(c.compactionReason).toBe("LevelL0FilesNum");
+    expect(c.stats.totalOutputBytes).toBe(0);
+    expect(c.stats.numInputFiles).toBe(1);
+    expect(seen.deleted).toEqual([]); // a move deletes nothing
+    await db.close();
+  });
+
   it("reports write stall changes of a family's L0", async () => {
     const fs = new MemoryFileSystem();
     const { seen, listener } = recorder();

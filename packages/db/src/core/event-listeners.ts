@@ -7,7 +7,8 @@
  * |----------------------------|----------------------------|------------------------------------|
  * | onFlushCompleted           | OnFlushCompleted           | a flush's L0 table is installed    |
  * | onCompactionCompleted      | OnCompactionCompleted      | a compaction's edit is installed   |
- * |                            |                            | (not a trivial move: no job ran)   |
+ * |                            |                            | (a trivial move too: the file moved |
+ * |                            |                            | is input and output, stats zero)   |
  * | onTableFileDeleted         | OnTableFileDeleted         | an obsolete table file was deleted |
  * | onBackgroundError          | OnBackgroundError          | the database turned read-only      |
  * | onStallConditionsChanged   | OnStallConditionsChanged   | a family's L0 write stall changed  |
