@@ -48,6 +48,7 @@ describe("flags", () => {
     reject(["--cache_size=-2"], /--cache_size must be -1 \(engine default\) or >= 0/);
     reject(["--key_size=4"], /--key_size/);
     reject(["--sync=maybe"], /true or false/);
+    reject(["--prepopulate_block_cache=kFlushOnly"], /--prepopulate_block_cache must be disable/);
     reject(
       ["--threads=2"],
       /--threads must be 1: db-bench drives every engine from one JavaScript thread/,
@@ -86,6 +87,7 @@ describe("flags", () => {
       compressionType: fc.constantFrom("none", "snappy"),
       mergeOperator: fc.constantFrom("", "max", "uint64add", "stringappend"),
       compressionRatio: fc.double({ min: 0.01, max: 1, noNaN: true }),
+      prepopulateBlockCache: fc.constantFrom("disable", "flush_only", "flush_and_compaction"),
       db: fc.option(fc.constantFrom("/tmp/a b", "/tmp/x=y"), { nil: undefined }),
     });
     fc.assert(

@@ -30,6 +30,7 @@ export interface Flags {
   disableAutoCompactions: boolean;
   cacheIndexAndFilterBlocks: boolean;
   compactionCpuPriority: string;
+  prepopulateBlockCache: string;
   statistics: boolean;
   mergeOperator: string;
   mergeKeys: number;
@@ -181,6 +182,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     key: "cacheIndexAndFilterBlocks",
     kind: "bool",
     help: "keep index and filter blocks in the block cache, charged to --cache_size (shale's cacheIndexAndFilterBlocks; db_bench's flag of that name, false there too); false holds them outside the cache (shale only) (Default: false)",
+  },
+  prepopulate_block_cache: {
+    key: "prepopulateBlockCache",
+    kind: "string",
+    help: "disable, flush_only or flush_and_compaction: shale's prepopulateBlockCache (RocksDB's prepopulate_block_cache; 1 in db_bench is flush_only), new tables read back into the block cache when installed (shale only) (Default: disable)",
   },
   compaction_cpu_priority: {
     key: "compactionCpuPriority",
@@ -344,6 +350,7 @@ export function defaultFlags(): Flags {
     disableAutoCompactions: false,
     cacheIndexAndFilterBlocks: false,
     compactionCpuPriority: "normal",
+    prepopulateBlockCache: "disable",
     statistics: false,
     mergeOperator: "",
     mergeKeys: -1,
@@ -436,6 +443,10 @@ function validate(f: Flags): void {
   check(
     f.numColumnFamilies >= 1 && f.numColumnFamilies <= 1000,
     "--num_column_families must be in [1, 1000]",
+  );
+  check(
+    ["disable", "flush_only", "flush_and_compaction"].includes(f.prepopulateBlockCache),
+    `--prepopulate_block_cache must be disable, flush_only or flush_and_compaction, not "${f.prepopulateBlockCache}"`,
   );
   check(
     ["normal", "low", "idle"].includes(f.compactionCpuPriority),

@@ -19,6 +19,13 @@ import { FlagError, type Flags } from "./flags.js";
 import type { EngineSeries, Sampler } from "./report/sampler.js";
 import { type BenchResult, Progress } from "./report.js";
 
+/** --prepopulate_block_cache's values (db_bench's spelling) as shale's option values. */
+const PREPOPULATE: Record<string, "disable" | "flushOnly" | "flushAndCompaction"> = {
+  disable: "disable",
+  flush_only: "flushOnly",
+  flush_and_compaction: "flushAndCompaction",
+};
+
 export interface RunEvents {
   /** An engine opened; `notes` are the flags it cannot apply. */
   engineStart(engine: string, notes: string[]): void;
@@ -47,6 +54,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     disableAutoCompactions: flags.disableAutoCompactions,
     cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
+    prepopulateBlockCache: PREPOPULATE[flags.prepopulateBlockCache] ?? "disable",
     transactionDb: flags.transactionDb,
     prefixSize: flags.prefixSize,
     prefixSameAsStart: flags.prefixSameAsStart,

@@ -32,6 +32,8 @@ export interface EngineOptions {
   cacheIndexAndFilterBlocks?: boolean;
   /** shale's compactionCpuPriority (other engines ignore it). */
   compactionCpuPriority?: "normal" | "low" | "idle";
+  /** shale's prepopulateBlockCache (other engines ignore it). */
+  prepopulateBlockCache?: "disable" | "flushOnly" | "flushAndCompaction";
   /** Pessimistic transactions (shale: open with transactionDB); other engines ignore it. */
   transactionDb?: boolean;
   /** --prefix_size: a fixed prefix extractor of this many bytes (0: none; shale only). */

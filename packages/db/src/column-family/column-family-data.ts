@@ -234,7 +234,8 @@ export class ColumnFamilyData {
         backgroundFailed: (e) => status.failBackground(e, "Compaction"),
         versionChanged: () => this.versionChanged(),
         tablesCompacted: (files) => {
-          if (options.prepopulateBlockCache === "flushAndCompaction") warmTables(tableCache, files);
+          if (options.prepopulateBlockCache === "flushAndCompaction" && !status.closed)
+            warmTables(tableCache, files);
         },
         deferL0Compaction: () => this.deferL0Compaction(),
         compactionCompleted:
@@ -272,8 +273,10 @@ export class ColumnFamilyData {
         backgroundFailed: (e) => status.failBackground(e),
         versionChanged: () => this.versionChanged(),
         removeFiles: (paths) => host.removeFiles(paths),
+        // Not while closing: the flushes `close` waits for would warm a cache about to go.
         tablesFlushed: (files) => {
-          if (options.prepopulateBlockCache !== "disable") warmTables(tableCache, files);
+          if (options.prepopulateBlockCache !== "disable" && !status.closed)
+            warmTables(tableCache, files);
         },
         snapshotSeqs: () => host.snapshots.sequences(),
         atomic: host.atomicFlush,

@@ -75,6 +75,21 @@ describe("prepopulateBlockCache", () => {
     expect(misses.flushOnly).toBeGreaterThan(20);
   });
 
+  it('"flushOnly" with atomicFlush: the tables of the atomic group are warmed', async () => {
+    const stats = new Statistics();
+    const db = await DB.open("/db", {
+      fs: new MemoryFileSystem(),
+      statistics: stats,
+      blockSize: 512,
+      atomicFlush: true,
+      prepopulateBlockCache: "flushOnly",
+    });
+    await flushed(db, 0, 2000);
+    expect(db.getProperty("shale.num-files-at-level0")).toBe("1");
+    expect(missesOfGets(db, stats, 0, 2000)).toBe(0);
+    await db.close();
+  });
+
   it("works with flushes and compactions in worker threads (node file system)", async () => {
     const dir = join(tmp, "workers");
     const { db, stats } = await openWith("flushAndCompaction", dir);
