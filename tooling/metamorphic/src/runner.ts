@@ -389,10 +389,13 @@ export class Runner {
     this.current = survived.clone();
     this.pending = [];
     for (const writes of redo) {
+      // Writes to families dropped since are gone with them.
+      const live = writes.filter((w) => this.current.families.has(w.cf));
+      if (live.length === 0) continue;
       const b = new WriteBatch();
-      for (const w of writes) this.addTo(b, w);
+      for (const w of live) this.addTo(b, w);
       this.db.write(b);
-      this.acked(writes, false);
+      this.acked(live, false);
     }
     return "ok";
   }

@@ -190,8 +190,18 @@ export class BackupEngine {
         await copyPrivate(joinPath(host.dir, m.name), m.name, m.size);
         if (captured.options !== undefined)
           await copyPrivate(joinPath(host.dir, captured.options), captured.options);
-        for (const w of captured.wals)
-          await copyPrivate(logFileName(host.dir, w.number), w.name, w.size);
+        for (const w of captured.wals) {
+          const from = logFileName(host.dir, w.number);
+          try {
+            await copyPrivate(from, w.name, w.size);
+          } catch (e) {
+            // A WAL retired just before the capture can vanish meanwhile (its deletion was
+            // issued before deletions were held); the captured tables hold its writes.
+            if (fromFs.exists(from)) throw e;
+            const partial = this.path(joinPath(PRIVATE, String(id), w.name));
+            if (fs.exists(partial)) fs.remove(partial);
+          }
+        }
         const current = joinPath(PRIVATE, String(id), "CURRENT");
         const currentBytes = toBytes(`${m.name}\n`);
         fs.writeFile(this.path(current), currentBytes, { sync: true });
