@@ -122,13 +122,34 @@ const root = process.argv[2];
 for (const d of readdirSync(join(root, "packages"))) {
   const readme = readFileSync(join(root, "packages", d, "README.md"), "utf8");
   let i = 0;
-  for (const m of readme.matchAll(/```ts\n([\s\S]*?)```/g))
-    writeFileSync(`readme-${d}-${++i}.mts`, m[1]);
+  // `<!-- example-needs: nats-server -->` before a block: it runs beside a JetStream server.
+  for (const m of readme.matchAll(/(<!-- example-needs: nats-server -->\n)?```ts\n([\s\S]*?)```/g))
+    writeFileSync(`readme-${d}-${++i}${m[1] ? ".nats" : ""}.mts`, m[2]);
 }
 JS
+# Starts nats-server -js on a free loopback port (NATS_URL, NATS_PID); fails if it is not ready in 20 s.
+start_nats() {
+  local port store
+  port=$(node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  store=$(mktemp -d)
+  nats-server -js -a 127.0.0.1 -p "$port" -sd "$store" >"$store.log" 2>&1 &
+  NATS_PID=$!
+  for _ in $(seq 200); do grep -q "Server is ready" "$store.log" && break; sleep 0.1; done
+  grep -q "Server is ready" "$store.log" || { cat "$store.log" >&2; return 1; }
+  export NATS_URL="nats://127.0.0.1:$port"
+}
 for f in readme-*.mts; do
   mkdir -p "run-${f%.mts}" && cp "$f" "run-${f%.mts}/example.mts"
+  NATS_PID=""
+  if [[ "$f" == *.nats.mts ]]; then
+    if ! command -v nats-server >/dev/null; then
+      echo "readme: $f skipped (it needs nats-server, which is not on the PATH)"
+      continue
+    fi
+    start_nats
+  fi
   (cd "run-${f%.mts}" && npx tsx example.mts >/dev/null) || { echo "README example $f failed" >&2; exit 1; }
+  [ -n "$NATS_PID" ] && kill "$NATS_PID"
   echo "readme: $f ran (npx tsx example.mts)"
 done
 
