@@ -68,6 +68,26 @@ describe("DB.openAsSecondary + tryCatchUpWithPrimary", () => {
     await primary.close();
   });
 
+  it("follows a zstd-compressed WAL across catch-ups that resume mid-file", async () => {
+    const dir = tempDir();
+    const primary = await DB.open(dir, { walCompression: "zstd" });
+    primary.put("first", "1", { sync: true });
+    const secondary = await DB.openAsSecondary(dir, join(tempDir(), "s"));
+    try {
+      expect(text(secondary.get("first"))).toBe("1");
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 50; i++) primary.put(key(round * 50 + i), `v${round}`, { sync: true });
+        const r = secondary.tryCatchUpWithPrimary();
+        expect(r.walRecords, `round ${round}`).toBe(50);
+        expect(secondary.latestSequence).toBe(primary.latestSequence);
+        expect(text(secondary.get(key(round * 50 + 49)))).toBe(`v${round}`);
+      }
+    } finally {
+      await secondary.close();
+      await primary.close();
+    }
+  });
+
   it("the primary keeps the tables a secondary reads until it catches up", async () => {
     const dir = tempDir();
     const primary = await DB.open(dir, {

@@ -47,6 +47,11 @@ interface FollowedLog {
   readonly mems: Map<number, MemTable>;
   /** File offset just past the last whole record applied. */
   offset: number;
+  /**
+   * The compression the WAL's SetCompressionType record (at its start) named, as read so
+   * far: a read resuming at `offset` starts past that record and must be told it.
+   */
+  compression: number;
 }
 
 /** The column families the MANIFEST read so far knows. */
@@ -154,7 +159,7 @@ export class WalTail {
       const parsed = parseFileName(name);
       if (parsed?.type !== FileType.Log || parsed.number < logNumber || known.has(parsed.number))
         continue;
-      this.logs.push({ number: parsed.number, mems: new Map(), offset: 0 });
+      this.logs.push({ number: parsed.number, mems: new Map(), offset: 0, compression: 0 });
     }
     this.logs.sort((a, b) => a.number - b.number);
     let records = 0;
@@ -187,6 +192,7 @@ export class WalTail {
       logNumber: log.number,
       decompressor: WAL_DECOMPRESSOR,
       startOffset: log.offset,
+      startCompression: log.compression,
       reporter: () => {},
     });
     const inserter = this.inserter;
@@ -216,6 +222,7 @@ export class WalTail {
         WriteBatch.iterate(rec, inserter, name, offset, true);
         if (seq + count - 1 > this.lastSequence) this.lastSequence = seq + count - 1;
         log.offset = reader.lastRecordEndOffset;
+        log.compression = reader.compressionType;
         records++;
       }
     } finally {
