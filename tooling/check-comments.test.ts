@@ -10,8 +10,8 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkComments } from "./scripts/check-comments.mjs";
 
-const ISSUE = ["iss", "ue"].join("");
-const ISSUE_CAP = `I${ISSUE.slice(1)}`;
+const WORD = ["iss", "ue"].join("");
+const WORD_CAP = `I${WORD.slice(1)}`;
 const MACHINE = `/${["wo", "rk"].join("")}/`;
 const dirs: string[] = [];
 afterAll(() => {
@@ -41,21 +41,21 @@ describe("check-comments", () => {
       "pkg/src/a.ts": [
         "/**",
         " * Reads b.ts and pkg/src/b.ts and ../src/b.ts (all exist); see gone/c.ts.",
-        ` * Fixed for ${ISSUE} 12. Built on ${MACHINE}main; LevelDB's doc/log_format.md is theirs.`,
+        ` * Fixed for ${WORD} 12. Built on ${MACHINE}main; LevelDB's doc/log_format.md is theirs.`,
         " */",
-        `const s = "${ISSUE} 7 in a string is code, not a comment";`,
+        `const s = "${WORD} 7 in a string is code, not a comment";`,
         "// a line comment naming missing.ts",
         "export const a = s;",
       ].join("\n"),
       "pkg/src/b.ts": "export const b = 1;\n",
-      "README.md": `Run \`npx tsx example.mts\`; read docs/x.md (${ISSUE_CAP} 3).\n`,
+      "README.md": `Run \`npx tsx example.mts\`; read docs/x.md (${WORD_CAP} 3).\n`,
     });
     const found = checkComments(dir).map((f: { at: string; what: string }) => `${f.at} ${f.what}`);
     expect(found.sort()).toEqual(
       [
-        `README.md:1 names "${ISSUE_CAP} 3"`,
+        `README.md:1 names "${WORD_CAP} 3"`,
         "README.md:1 names docs/x.md, which does not exist",
-        `pkg/src/a.ts:3 names "${ISSUE} 12"`,
+        `pkg/src/a.ts:3 names "${WORD} 12"`,
         `pkg/src/a.ts:3 names a machine path "${MACHINE}"`,
         "pkg/src/a.ts:2 names gone/c.ts, which does not exist",
         "pkg/src/a.ts:6 names missing.ts, which does not exist",

@@ -11,13 +11,14 @@
 import {
   BufferedWriter,
   type ByteSink,
+  checkCount,
+  checkRange,
   type RandomAccessFile,
   type SequentialFile,
   ShaleError,
   type WritableFile,
 } from "@shale/base";
 import type { IoChannel } from "./channel.js";
-import { checkCount, checkRange } from "./checks.js";
 import { clientErrno } from "./wire-error.js";
 
 /** Reads up to `length` bytes at `offset` of file `id` into `dst[dstOffset...]`. */

@@ -35,6 +35,7 @@
  * Thread safety: one instance, one thread.
  */
 import {
+  checkCount,
   DEFAULT_WRITE_BUFFER_SIZE,
   type FileLock,
   type FileSystem,
@@ -45,7 +46,6 @@ import {
   type WritableFile,
 } from "@shale/base";
 import { IoChannel } from "./channel.js";
-import { checkCount } from "./checks.js";
 import { OpfsRandomAccessFile, OpfsSequentialFile, OpfsWritableFile } from "./files.js";
 import {
   DATA_OFFSET,

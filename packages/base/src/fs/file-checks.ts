@@ -1,7 +1,7 @@
-/** Argument checks every FileSystem implementation makes. Internal to the package. */
+/** Argument checks every FileSystem implementation makes (exported for implementations elsewhere). */
 import { ShaleError } from "../errors.js";
 
-/** @internal Throws InvalidArgument unless `[start, end)` is an integer range within `length`. */
+/** Throws InvalidArgument unless `[start, end)` is an integer range within `length`. */
 export function checkRange(what: string, start: number, end: number, length: number): void {
   if (
     !Number.isInteger(start) ||
@@ -14,7 +14,7 @@ export function checkRange(what: string, start: number, end: number, length: num
   }
 }
 
-/** @internal Throws InvalidArgument unless `value` is a non-negative integer. */
+/** Throws InvalidArgument unless `value` is a non-negative integer. */
 export function checkCount(what: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) {
     throw ShaleError.invalidArgument(`${what}: ${value} is not a non-negative integer`);

@@ -100,17 +100,17 @@ for (let pass = 0; pass < 2; pass++) {
 }
 const fill = performance.now() - t0;
 console.log(`fill+overwrite ${(fill / 1000).toFixed(1)} s tree=${tree(db)}`);
-let session: Session | undefined;
+let profiler: Session | undefined;
 if (PROFILE !== "") {
-  session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 200 });
-  await session.post("Profiler.start");
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post("Profiler.enable");
+  await profiler.post("Profiler.setSamplingInterval", { interval: 200 });
+  await profiler.post("Profiler.start");
 }
 const r1 = readPass(db, "read1");
-if (session !== undefined) {
-  const { profile } = await session.post("Profiler.stop");
+if (profiler !== undefined) {
+  const { profile } = await profiler.post("Profiler.stop");
   writeFileSync(PROFILE, JSON.stringify(profile));
 }
 const r2 = readPass(db, "read2");

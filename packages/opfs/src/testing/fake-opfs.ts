@@ -49,7 +49,7 @@ import type {
 } from "../opfs-api.js";
 
 export interface FakeOpfsOptions {
-  /** The local directory holding the fake's files (`<dir>/root` is the OPFS root). */
+  /** The local directory holding the fake's files (its subdirectory `root` is the OPFS root). */
   dir: string;
   /** How `move()` behaves. Default: "atomic". */
   move?: "atomic" | "no-overwrite" | "none";
