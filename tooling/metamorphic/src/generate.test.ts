@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateOps } from "./generate.js";
-import { formatOp, type Op, parseOp } from "./ops.js";
+import { formatOp, type IngestWrite, type Op, parseOp } from "./ops.js";
 import { checkOps, Tracker } from "./tracker.js";
 
 describe("generateOps", () => {
@@ -36,6 +36,7 @@ describe("generateOps", () => {
         "dropCf",
         "flush",
         "get",
+        "ingest",
         "iter",
         "merge",
         "prefix",
@@ -54,24 +55,46 @@ describe("Tracker", () => {
   const put = (k: string): Op => ({ t: "put", cf: "default", k, v: "v" });
   const sdel = (k: string): Op => ({ t: "sdel", cf: "default", k });
 
-  it("allows a single delete only of a key put once since its last delete", () => {
+  it("allows a single delete only of a key put once since its last single delete", () => {
     expect(checkOps([put("a"), sdel("a")])).toBeUndefined();
     expect(checkOps([sdel("a")])).toMatch(/op 0: single delete/);
     expect(checkOps([put("a"), put("a"), sdel("a")])).toMatch(/op 2: single delete/);
     expect(checkOps([put("a"), { t: "merge", cf: "default", k: "a", v: "m" }, sdel("a")])).toMatch(
       /op 2/,
     );
-    // A range deletion over the key keeps it out until a point delete.
+    // A range deletion or a Delete over the key's writes keeps it out for good: a pair that
+    // vanishes in a compaction hides the entries under it, the Delete among them, and what
+    // the Delete deleted would show again.
+    const del = (k: string): Op => ({ t: "del", cf: "default", k });
     expect(
       checkOps([put("a"), { t: "drange", cf: "default", s: "a", e: "b" }, put("a"), sdel("a")]),
     ).toMatch(/op 3/);
+    expect(checkOps([put("a"), put("a"), del("a"), put("a"), sdel("a")])).toMatch(/op 4/);
     expect(
-      checkOps([put("a"), put("a"), { t: "del", cf: "default", k: "a" }, put("a"), sdel("a")]),
-    ).toBeUndefined();
+      checkOps([{ t: "merge", cf: "default", k: "a", v: "m" }, del("a"), put("a"), sdel("a")]),
+    ).toMatch(/op 3/);
+    // Over nothing (no writes, or pairs that cancelled), a Delete hides nothing.
+    expect(checkOps([del("a"), put("a"), sdel("a")])).toBeUndefined();
+    expect(checkOps([put("a"), sdel("a"), del("a"), put("a"), sdel("a")])).toBeUndefined();
     // In a batch, in order.
     expect(
       checkOps([{ t: "batch", ops: [put("a") as never, sdel("a") as never, sdel("a") as never] }]),
     ).toMatch(/single delete/);
+  });
+
+  it("takes ingested files of distinct keys in ascending order, in one family", () => {
+    const file = (...ops: IngestWrite[]): Op => ({ t: "ingest", cf: "default", ops });
+    const p = (k: string): IngestWrite => ({ t: "put", cf: "default", k, v: "v" });
+    const range = { t: "drange", cf: "default", s: "a", e: "c" } as const;
+    expect(checkOps([file(p("a"), p("b"), range)])).toBeUndefined();
+    expect(checkOps([file(p("b"), p("a"))])).toMatch(/out of order or repeated: b then a/);
+    expect(checkOps([file(p("a"), p("a"))])).toMatch(/out of order or repeated/);
+    expect(checkOps([file()])).toMatch(/no entries/);
+    expect(
+      checkOps([{ t: "ingest", cf: "default", ops: [{ t: "put", cf: "x", k: "a", v: "v" }] }]),
+    ).toMatch(/family x in a file for default/);
+    // An ingested Put counts as a Put: once, then a single delete may take it.
+    expect(checkOps([file(p("a")), { t: "sdel", cf: "default", k: "a" }])).toBeUndefined();
   });
 
   it("refuses families, snapshots and transactions that do not fit", () => {

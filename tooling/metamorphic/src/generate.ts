@@ -8,7 +8,7 @@
  * correct database runs the whole list (single deletes only where RocksDB's contract holds).
  */
 import { Random } from "@shale/base/testing/random";
-import type { IterStep, Op, WriteOp } from "./ops.js";
+import type { IngestWrite, IterStep, Op, WriteOp } from "./ops.js";
 import { Tracker } from "./tracker.js";
 
 export interface GenerateOptions {
@@ -112,8 +112,8 @@ export function generateOps(options: GenerateOptions): Op[] {
   };
 
   //          put del sdel merge drange batch txn get iter prefix snap release flush compact
-  //          checkpoint reopen createCf dropCf
-  const WEIGHTS = [20, 5, 4, 8, 2, 5, 2, 15, 8, 3, 2, 1, 3, 2, 0.3, 1, 0.7, 0.4].map((w) =>
+  //          checkpoint reopen createCf dropCf ingest
+  const WEIGHTS = [20, 5, 4, 8, 2, 5, 2, 15, 8, 3, 2, 1, 3, 2, 0.3, 1, 0.7, 0.4, 1].map((w) =>
     Math.round(w * 10),
   );
   while (ops.length < options.ops) {
@@ -225,6 +225,24 @@ export function generateOps(options: GenerateOptions): Op[] {
         if (tracker.families.length > 1)
           op = { t: "dropCf", cf: tracker.families[1 + rnd.uniform(tracker.families.length - 1)]! };
         break;
+      case 18: {
+        // Distinct keys in ascending order, now and then a range deletion among them.
+        const cf = family();
+        const keys = [...new Set(Array.from({ length: 1 + rnd.uniform(8) }, key))].sort();
+        const writes: IngestWrite[] = keys.map((k): IngestWrite => {
+          const r = rnd.uniform(10);
+          if (r < 7) return { t: "put", cf, k, v: value() };
+          if (r < 8) return { t: "del", cf, k };
+          serial++;
+          return { t: "merge", cf, k, v: `m${serial}` };
+        });
+        if (rnd.oneIn(5)) {
+          const [s, e] = range();
+          writes.push({ t: "drange", cf, s, e });
+        }
+        op = { t: "ingest", cf, ops: writes };
+        break;
+      }
     }
     if (op === undefined) continue;
     const why = tracker.step(op);

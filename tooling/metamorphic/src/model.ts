@@ -7,7 +7,7 @@
  * took); `Model` executes operations and renders their results with the functions below,
  * which the runner shares, so both print alike.
  */
-import { type IterStep, type Op, PREFIX_LENGTH, type WriteOp } from "./ops.js";
+import { type IterStep, ingestOrder, type Op, PREFIX_LENGTH, type WriteOp } from "./ops.js";
 
 /** The merge operator of every run: RocksDB's "stringappend" with its "," delimiter. */
 export function appendOperand(old: string | undefined, operand: string): string {
@@ -134,6 +134,9 @@ export class Model {
         return "ok";
       case "batch":
         for (const w of op.ops) s.apply(w);
+        return "ok";
+      case "ingest":
+        for (const w of ingestOrder(op.ops)) s.apply(w);
         return "ok";
       case "txn": {
         const view = s.clone();

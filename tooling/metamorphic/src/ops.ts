@@ -13,7 +13,8 @@
  * ```
  *
  * Writes: `put`, `del`, `sdel` (a single delete, through a WriteBatch: only of a key put
- * once since its last delete, RocksDB's contract), `merge` (the "stringappend" operator),
+ * once since its last single delete and never mixed with other deletes or merges, RocksDB's
+ * contract), `merge` (the "stringappend" operator),
  * `drange` (delete [s, e)), `batch` (one atomic write of several, across families), `txn`
  * (an optimistic transaction: its writes, reads of its own view, and, with `conflict`, a
  * write by someone else to one of its keys before the commit, which must then fail).
@@ -21,7 +22,10 @@
  * from `k` on that share its first `PREFIX_LENGTH` bytes, at most `n`).
  * Other: `snap`/`release` (snapshots by id), `flush`, `compact`, `checkpoint` (an openable
  * copy, read whole and compared), `reopen` (`crash`: on the fault-injecting file system a
- * power cut, on the others a plain reopen), `createCf`, `dropCf`.
+ * power cut, on the others a plain reopen), `createCf`, `dropCf`, `ingest` (an external
+ * table written with SstFileWriter and ingested into one family: its point writes in
+ * ascending key order, each key once, and range deletions, which cover the data before
+ * the file but not the file's own keys, since all of its entries share one sequence number).
  */
 
 /** Length of the prefixes of prefix seeks; every key is at least this long. */
@@ -71,18 +75,33 @@ export type Op =
   | { t: "checkpoint" }
   | { t: "reopen"; crash?: boolean }
   | { t: "createCf"; cf: string }
-  | { t: "dropCf"; cf: string };
+  | { t: "dropCf"; cf: string }
+  | { t: "ingest"; cf: string; ops: IngestWrite[] };
+
+/** An entry of an ingested file (`ingest`). */
+export type IngestWrite = WriteOp & { t: "put" | "del" | "merge" | "drange" };
 
 /** True for the operations that change data (the ones a power cut may lose). */
-export function isWrite(op: Op): op is (WriteOp & { sync?: boolean }) | (Op & { t: "batch" }) {
+export function isWrite(
+  op: Op,
+): op is (WriteOp & { sync?: boolean }) | (Op & { t: "batch" | "ingest" }) {
   return (
     op.t === "put" ||
     op.t === "del" ||
     op.t === "sdel" ||
     op.t === "merge" ||
     op.t === "drange" ||
-    op.t === "batch"
+    op.t === "batch" ||
+    op.t === "ingest"
   );
+}
+
+/**
+ * The writes of an ingested file in the order that gives their effect: its range deletions
+ * first (they cover only what was there before the file), then its point entries.
+ */
+export function ingestOrder(ops: readonly IngestWrite[]): IngestWrite[] {
+  return [...ops.filter((w) => w.t === "drange"), ...ops.filter((w) => w.t !== "drange")];
 }
 
 /** The one-line text of an operation (JSON; `parseOp` reads it back). */
@@ -109,6 +128,7 @@ const OP_KINDS = new Set([
   "reopen",
   "createCf",
   "dropCf",
+  "ingest",
 ]);
 
 /** Reads `formatOp`'s text; a malformed line is a TypeError naming it. */

@@ -33,8 +33,9 @@ import {
   type Snapshot,
   WriteBatch,
 } from "@shale/db";
+import { SstFileWriter } from "@shale/sstable";
 import { ModelState, renderValue } from "./model.js";
-import { type IterStep, type Op, PREFIX_LENGTH, type WriteOp } from "./ops.js";
+import { type IterStep, ingestOrder, type Op, PREFIX_LENGTH, type WriteOp } from "./ops.js";
 import { dbOptions, extraFamilyName, familyOptions, type OptionSet } from "./option-space.js";
 
 const decoder = new TextDecoder();
@@ -55,6 +56,7 @@ export class Runner {
   private readonly tempRoot: string | undefined;
   private readonly snaps = new Map<number, Snapshot>();
   private checkpoints = 0;
+  private ingested = 0;
   /** The data as of the last durable point (a synced write, a clean close). */
   private durable = new ModelState();
   /** The atomic writes acknowledged since that point, in order. */
@@ -228,7 +230,36 @@ export class Runner {
         this.current.families.delete(op.cf);
         this.durable.families.delete(op.cf);
         return "ok";
+      case "ingest":
+        return this.ingest(op);
     }
+  }
+
+  /**
+   * Writes the entries into an external table with SstFileWriter and ingests it (the file
+   * is moved in). The ingestion is durable when it returns, and so is every write before it
+   * (a power cut never leaves the file without the writes acknowledged before it).
+   */
+  private async ingest(op: Op & { t: "ingest" }): Promise<string> {
+    const name = `ingest-${this.ingested++}.sst`;
+    const path = this.tempRoot !== undefined ? join(this.tempRoot, name) : `/${name}`;
+    const writer = new SstFileWriter({
+      ...(this.fs !== undefined ? { fs: this.fs } : {}),
+      mergeOperatorName: "StringAppendOperator",
+    });
+    writer.open(path);
+    for (const w of op.ops) {
+      if (w.t === "drange") writer.deleteRange(w.s, w.e);
+    }
+    for (const w of op.ops) {
+      if (w.t === "put") writer.put(w.k, w.v);
+      else if (w.t === "del") writer.delete(w.k);
+      else if (w.t === "merge") writer.merge(w.k, w.v);
+    }
+    writer.finish();
+    await this.family(op.cf).ingestExternalFile(path, { moveFiles: true });
+    this.acked(ingestOrder(op.ops), true);
+    return "ok";
   }
 
   private transaction(op: Op & { t: "txn" }): string {

@@ -1,13 +1,19 @@
 /**
  * What an operation list may do next: the families that exist, the live snapshots, and
  * which keys a single delete may take (RocksDB's contract: a key put exactly once since its
- * last delete, with no merge and no range deletion over it since). The generator asks it
+ * last single delete, never mixed with Deletes, Merges or range deletions: once one of those
+ * lands on a key with writes below it, the key is never single-deleted again, since a
+ * SingleDelete/Put pair that vanishes in a compaction hides the older entries of its stripe,
+ * the Delete among them). The generator asks it
  * before each operation; `checkOps` runs it over a whole list (a shrunk list must still be
  * one a correct database can run).
  */
-import type { Op, WriteOp } from "./ops.js";
+import { ingestOrder, type Op, type WriteOp } from "./ops.js";
 
-/** A key's writes since its last point delete. */
+/**
+ * A key's writes: none (no entry: nothing, or Put/SingleDelete pairs that cancel out), one
+ * Put on top of that ("once"), or anything else ("more", for good).
+ */
 type KeyHistory = "once" | "more";
 
 export class Tracker {
@@ -17,7 +23,7 @@ export class Tracker {
   readonly everCreated = new Set<string>(["default"]);
   readonly snapshots = new Set<number>();
   nextSnapshot = 0;
-  /** Per family: keys with writes since their last point delete. */
+  /** Per family: keys with writes that a SingleDelete has not cancelled. */
   private readonly history = new Map<string, Map<string, KeyHistory>>([["default", new Map()]]);
 
   /** True if a single delete of `k` in `cf` keeps RocksDB's contract. */
@@ -55,6 +61,10 @@ export class Tracker {
         h.set(w.k, h.has(w.k) ? "more" : "once");
         return;
       case "del":
+        // Over a key with writes below, a Delete breaks the promise for good: a pair that
+        // vanishes above it hides it, and what it deleted shows again (RocksDB's outcome).
+        if (h.has(w.k)) h.set(w.k, "more");
+        return;
       case "sdel":
         h.delete(w.k);
         return;
@@ -110,6 +120,20 @@ export class Tracker {
         }
         return undefined;
       }
+      case "ingest": {
+        if (op.ops.length === 0) return "an ingested file with no entries";
+        let last: string | undefined;
+        for (const w of op.ops) {
+          if (w.cf !== op.cf) return `an ingested entry of family ${w.cf} in a file for ${op.cf}`;
+          const why = this.checkWrite(w);
+          if (why !== undefined) return why;
+          if (w.t === "drange") continue;
+          if (last !== undefined && !(w.k > last))
+            return `ingested keys out of order or repeated: ${last} then ${w.k}`;
+          last = w.k;
+        }
+        return undefined;
+      }
       case "get":
       case "iter":
         if (!this.hasFamily(op.cf)) return `family ${op.cf} does not exist`;
@@ -147,6 +171,9 @@ export class Tracker {
         return;
       case "batch":
         for (const w of op.ops) this.applyWrite(w);
+        return;
+      case "ingest":
+        for (const w of ingestOrder(op.ops)) this.applyWrite(w);
         return;
       case "txn":
         if (op.conflict !== undefined) this.applyWrite({ t: "put", ...op.conflict });

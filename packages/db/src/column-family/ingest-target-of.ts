@@ -23,7 +23,7 @@ export interface IngestCore {
   readonly dir: string;
   readonly versions: VersionSet;
   readonly snapshots: { readonly size: number };
-  readonly writes: Pick<WriteLoop, "lastSeq">;
+  readonly writes: Pick<WriteLoop, "lastSeq" | "syncWal">;
   takeFinished(): void;
 }
 
@@ -57,6 +57,7 @@ export function ingestTargetOf(
       core.writes.lastSeq = seq;
       versions.lastSequence = seq;
     },
+    syncWal: () => core.writes.syncWal(),
     newFileNumber: () => versions.newFileNumber(),
     recordFileNumbers: () => versions.logAndApplyFamily(new VersionEdit(), cf.versions),
     applyEdits: (edits) => {

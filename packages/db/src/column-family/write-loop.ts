@@ -200,6 +200,11 @@ export class WriteLoop {
     this.wal.append(record, 0, options);
   }
 
+  /** Makes every write acknowledged so far durable (the WALs synced). */
+  syncWal(): void {
+    this.wal.syncAll();
+  }
+
   /** The number of the WAL written now. */
   get walNumber(): number {
     return this.wal.number;

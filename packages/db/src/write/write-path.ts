@@ -230,6 +230,26 @@ export class ActiveWal {
     this.memLog = number;
   }
 
+  /**
+   * Syncs every open log (RocksDB's SyncWAL): every write acknowledged so far is durable.
+   * A failure latches (see `error`) and is thrown. No-op once closed.
+   */
+  syncAll(): void {
+    if (this.failure !== undefined) throw this.failure;
+    try {
+      this.syncSwitchedLogs();
+      this.writer?.sync();
+    } catch (e) {
+      this.failure = ShaleError.ioError(
+        "WAL sync failed; the database is read-only until reopened",
+        undefined,
+        e,
+      );
+      throw this.failure;
+    }
+    this.stats?.tick(Ticker.WalSyncs);
+  }
+
   /** Syncs every open log unless a write failed (close does so). No-op once closed. */
   syncUnlessFailed(): void {
     if (this.failure !== undefined) return;

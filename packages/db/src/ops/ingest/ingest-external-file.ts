@@ -17,7 +17,9 @@
  *       that a crash before step e leaves files the next open deletes as its own;
  *    c. copy (or hard-link, `moveFiles`) each file into the database directory as
  *       `<number>.sst`, writing the global seqno into a copy when asked or needed;
- *    d. sync each file and the directory;
+ *    d. sync each file and the directory, and the WALs: a power cut after step e must not
+ *       keep the files and lose writes acknowledged before them (the recovered state stays
+ *       a prefix of the acknowledged writes, as after a flush);
  *    e. one synced MANIFEST edit adds every file, with the last sequence number (one edit
  *       per family in an atomic group when several families ingest together,
  *       `ingestExternalFiles`): the files are in, all of them, or (if the edit never
@@ -207,6 +209,7 @@ function install(jobs: readonly Job[]): void {
       edits.push({ target, edit });
     });
     fs.syncDir(first.dir);
+    first.syncWal();
   } catch (e) {
     removeQuietly(fs, made);
     throw e;

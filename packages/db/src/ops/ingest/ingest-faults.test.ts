@@ -125,3 +125,28 @@ describe("ingestion under storage faults", async () => {
       }
     }
 });
+
+describe("a power cut after an ingestion", () => {
+  for (const families of [false, true])
+    it(`keeps the writes acknowledged before it${families ? ", two families" : ""}`, async () => {
+      const { fs, db } = await setUp();
+      // Unsynced writes of both families before the ingestion, in keys apart from its files.
+      db.put("before", "unsynced");
+      db.columnFamily("users").put("before", "unsynced too");
+      await ingest(db, families);
+      fs.setFilesystemActive(false);
+      await db.close().catch(() => undefined);
+      fs.dropUnsyncedData();
+      fs.clearFaults();
+      const reopened = await DB.open("/db", { fs, disableAutoCompactions: true, ...OPTIONS });
+      try {
+        const b = families ? reopened.columnFamily("users") : reopened;
+        expect(text(b.get(key("new", 7)))).toBe("b7");
+        expect(text(reopened.get(key("old", 7)))).toBe("a7");
+        expect(text(reopened.get("before"))).toBe("unsynced");
+        expect(text(reopened.columnFamily("users").get("before"))).toBe("unsynced too");
+      } finally {
+        await reopened.close();
+      }
+    });
+});

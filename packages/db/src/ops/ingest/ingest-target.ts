@@ -40,6 +40,8 @@ export interface IngestTarget extends LevelProbe {
   lastSequence(): number;
   /** Moves the last sequence number (readers see up to it; the next write takes seq + 1). */
   setLastSequence(seq: number): void;
+  /** Syncs the WALs: every write acknowledged before the ingestion becomes durable. */
+  syncWal(): void;
   newFileNumber(): number;
   /** Writes the file-number counter to the MANIFEST (an edit of counters only), synced. */
   recordFileNumbers(): void;
