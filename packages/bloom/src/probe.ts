@@ -97,38 +97,38 @@ export function addHashesToFilter(
     const base = (direct ? ((lo * numLines) / 4294967296) >>> 0 : fastRange32(lo, numLines)) * 64;
     const h = hashes[i + 1]! | 0;
     let b = h >>> 23;
-    data[base + (b >>> 3)] |= 1 << (b & 7);
+    data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
     if (numProbes > 1) {
       b = Math.imul(h, M1) >>> 23;
-      data[base + (b >>> 3)] |= 1 << (b & 7);
+      data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
     }
     if (numProbes > 2) {
       b = Math.imul(h, M2) >>> 23;
-      data[base + (b >>> 3)] |= 1 << (b & 7);
+      data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
     }
     if (numProbes > 3) {
       b = Math.imul(h, M3) >>> 23;
-      data[base + (b >>> 3)] |= 1 << (b & 7);
+      data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
     }
     if (numProbes > 4) {
       b = Math.imul(h, M4) >>> 23;
-      data[base + (b >>> 3)] |= 1 << (b & 7);
+      data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
     }
     if (numProbes > 5) {
       b = Math.imul(h, M5) >>> 23;
-      data[base + (b >>> 3)] |= 1 << (b & 7);
+      data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
     }
     if (numProbes > 6) {
       b = Math.imul(h, M6) >>> 23;
-      data[base + (b >>> 3)] |= 1 << (b & 7);
+      data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
     }
     if (numProbes > 7) {
       b = Math.imul(h, M7) >>> 23;
-      data[base + (b >>> 3)] |= 1 << (b & 7);
+      data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
       let hh = Math.imul(h, M8);
       for (let p = 8; p < numProbes; p++) {
         b = hh >>> 23;
-        data[base + (b >>> 3)] |= 1 << (b & 7);
+        data[base + (b >>> 3)] = data[base + (b >>> 3)]! | (1 << (b & 7));
         hh = Math.imul(hh, M1);
       }
     }

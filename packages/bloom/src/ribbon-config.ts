@@ -41,7 +41,7 @@ const KNOWN_TO_ADD_BY_POW2 = [
 ] as const;
 const KNOWN_SIZE = 18;
 const FACTOR_PER_POW2 = 0.0038;
-const FINAL_KNOWN_FACTOR = (1.0 * 2 ** (KNOWN_SIZE - 1)) / KNOWN_TO_ADD_BY_POW2[KNOWN_SIZE - 1];
+const FINAL_KNOWN_FACTOR = (1.0 * 2 ** (KNOWN_SIZE - 1)) / KNOWN_TO_ADD_BY_POW2[KNOWN_SIZE - 1]!;
 const BASE_FACTOR = FINAL_KNOWN_FACTOR - (KNOWN_SIZE - 1) * FACTOR_PER_POW2;
 
 function numToAddForPow2(log2NumSlots: number): number {

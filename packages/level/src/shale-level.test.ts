@@ -176,9 +176,10 @@ describe("encodings", () => {
       fromSync[1] = 99;
       const [many] = await db.getMany([k]);
       many![2] = 99;
-      const [[key, value]] = (await db.iterator().all()) as [Uint8Array, Uint8Array][];
-      key![0] = 99;
-      value![0] = 99;
+      const [entry] = (await db.iterator().all()) as [Uint8Array, Uint8Array][];
+      const [key, value] = entry!;
+      key[0] = 99;
+      value[0] = 99;
       expect(await db.get(k), round).toEqual(bytes(10, 11, 12));
       expect(await db.keys().all(), round).toEqual([bytes(1)]);
       await db.engine.flush();

@@ -127,7 +127,7 @@ describe("LogReader round trip", () => {
 
   it("rethrows the same error after a Corruption", () => {
     const bytes = writeLog([payload(30, 1), payload(30, 2), payload(30, 3)]).bytes;
-    bytes[37 + 10] ^= 1;
+    bytes[37 + 10] = bytes[37 + 10]! ^ 1;
     const reader = new LogReader(sequentialFile(bytes), {
       mode: WalRecoveryMode.AbsoluteConsistency,
       fileName: LOG,
@@ -165,7 +165,7 @@ describe("LogReader read errors", () => {
 describe("LogReader options", () => {
   it("verifyChecksums: false returns a record whose payload was damaged", () => {
     const bytes = writeLog([payload(30, 1), payload(30, 2)]).bytes;
-    bytes[HEADER_SIZE + 5] ^= 0xff;
+    bytes[HEADER_SIZE + 5] = bytes[HEADER_SIZE + 5]! ^ 0xff;
     const damaged = payload(30, 1);
     damaged[5]! ^= 0xff;
     const out = readLog(bytes, WalRecoveryMode.AbsoluteConsistency, { verifyChecksums: false });

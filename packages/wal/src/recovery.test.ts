@@ -179,7 +179,7 @@ describe("a flipped byte in the middle record", () => {
 
   it("a flipped byte in the last record: PointInTime drops it, TolerateCorruptedTail throws", () => {
     const { records, bytes, cStart, end } = threeRecords(SMALL);
-    bytes[cStart + 100] ^= 0x10;
+    bytes[cStart + 100] = bytes[cStart + 100]! ^ 0x10;
     expectCorruption(readLog(bytes, TolerateCorruptedTail), cStart, "checksum mismatch");
     expectCorruption(readLog(bytes, AbsoluteConsistency), cStart, "checksum mismatch");
     for (const mode of [PointInTime, SkipAnyCorrupted]) {
@@ -194,7 +194,7 @@ describe("a flipped byte in the middle record", () => {
   it("a damaged FIRST whose own LAST is intact, at the end of the log, is a torn tail", () => {
     // Out-of-order persistence of an unsynced record: only its last fragment made it.
     const { records, bytes, cStart, end } = threeRecords([10, 20, MAX_FRAGMENT_LENGTH + 100]);
-    bytes[cStart + HEADER_SIZE + 3] ^= 0x40;
+    bytes[cStart + HEADER_SIZE + 3] = bytes[cStart + HEADER_SIZE + 3]! ^ 0x40;
     for (const mode of [PointInTime, SkipAnyCorrupted]) {
       const out = readLog(bytes, mode);
       expect(out.error).toBeUndefined();
@@ -437,8 +437,8 @@ describe("reporter", () => {
     const records = [10, 20, 30, 40, 50].map((n, i) => payload(n, i));
     const bytes = writeLog(records).bytes;
     const offsets = recordOffsets(bytes);
-    bytes[offsets[1]! + 9] ^= 1;
-    bytes[offsets[3]! + 9] ^= 1;
+    bytes[offsets[1]! + 9] = bytes[offsets[1]! + 9]! ^ 1;
+    bytes[offsets[3]! + 9] = bytes[offsets[3]! + 9]! ^ 1;
     const seen: string[] = [];
     const out = readLog(bytes, SkipAnyCorrupted);
     expectRecords(out.records, [records[0]!, records[2]!, records[4]!]);

@@ -579,7 +579,7 @@ export function writeOptions(
       paranoid_checks: options.paranoidChecks,
       max_background_jobs: options.maxBackgroundJobs,
       max_open_files: options.maxOpenFiles,
-      wal_recovery_mode: WAL_RECOVERY_MODE_NAMES[options.walRecoveryMode],
+      wal_recovery_mode: WAL_RECOVERY_MODE_NAMES[options.walRecoveryMode]!,
       best_efforts_recovery: options.bestEffortsRecovery,
       avoid_flush_during_recovery: options.avoidFlushDuringRecovery,
       atomic_flush: options.atomicFlush === true,

@@ -230,7 +230,7 @@ export async function repair(dir: string, options?: RepairOptions): Promise<Repa
         tableFamily.set(file.number, id);
         fromLogs.set(file.number, name);
       }
-      if (entry.tables.length > 0) entry.table = entry.tables[0];
+      if (entry.tables.length > 0) entry.table = entry.tables[0]!;
       repairedLogs.push(entry);
       say(
         `${name}: ${result.records} batches replayed${result.droppedBytes > 0 ? `, ${result.droppedBytes} damaged bytes skipped` : ""}${result.skippedEntries > 0 ? `, ${result.skippedEntries} entries of unknown column families skipped` : ""}${entry.tables.length > 0 ? ` into ${entry.tables.join(", ")}` : ""}`,

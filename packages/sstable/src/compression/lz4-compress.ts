@@ -183,10 +183,10 @@ export function lz4CompressTo(
       }
       const extra = a - ip - MIN_MATCH;
       if (extra >= 15) {
-        dst[token] |= 15;
+        dst[token] = dst[token]! | 15;
         q = writeExtension(dst, q, extra - 15);
       } else {
-        dst[token] |= extra;
+        dst[token] = dst[token]! | extra;
       }
       ip = a;
       anchor = ip;

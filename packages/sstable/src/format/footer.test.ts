@@ -211,7 +211,8 @@ describe("format 6 and 7 footers RocksDB 10.5.1 wrote", () => {
       for (let byte = 0; byte < 4; byte++) {
         for (let bit = 0; bit < 8; bit++) {
           const b = footer.slice();
-          b[TableFormat.FOOTER_VERSION_OFFSET + byte] ^= 1 << bit;
+          b[TableFormat.FOOTER_VERSION_OFFSET + byte] =
+            b[TableFormat.FOOTER_VERSION_OFFSET + byte]! ^ (1 << bit);
           const version = getFixed32(b, TableFormat.FOOTER_VERSION_OFFSET);
           const decode = () => decodeFooter(b, "t.sst", offset);
           // Version 1 is RocksDB's, not read by shale; 2-7 in a footer without a checksum

@@ -40,7 +40,7 @@ describe("TableReader.verifyChecksums", () => {
     for (it.seekToFirst(); it.valid(); it.next());
     it.close();
     const bytes = table.fs.readFile(table.path);
-    bytes[victim.offset + 3] ^= 0x10;
+    bytes[victim.offset + 3] = bytes[victim.offset + 3]! ^ 0x10;
     table.fs.writeFile(table.path, bytes);
     let error: unknown;
     try {
@@ -60,7 +60,7 @@ describe("TableReader.verifyChecksums", () => {
     const filter = [...layout.meta].find(([name]) => name.includes("filter"))![1];
     const reader = openTable(table);
     const bytes = table.fs.readFile(table.path);
-    bytes[filter.offset + 1] ^= 0x01;
+    bytes[filter.offset + 1] = bytes[filter.offset + 1]! ^ 0x01;
     table.fs.writeFile(table.path, bytes);
     expect(() => reader.verifyChecksums()).toThrow(/Corruption/);
     reader.close();

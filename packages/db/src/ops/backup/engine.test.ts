@@ -136,13 +136,13 @@ describe("BackupEngine", () => {
     for (const file of files) {
       const bytes = fs.readFile(file);
       const at = Math.floor(bytes.length / 2);
-      bytes[at] ^= 0x01;
+      bytes[at] = bytes[at]! ^ 0x01;
       fs.writeFile(file, bytes);
       const e = await thrown(engine.verifyBackup(id));
       expect(isShaleError(e, "Corruption"), String(e)).toBe(true);
       expect((e as { file?: string }).file).toBe(file);
       expect(String(e)).toMatch(/checksum mismatch/);
-      bytes[at] ^= 0x01;
+      bytes[at] = bytes[at]! ^ 0x01;
       fs.writeFile(file, bytes);
       await engine.verifyBackup(id);
     }
@@ -163,7 +163,7 @@ describe("BackupEngine", () => {
     await db.close();
     const table = `/backups/shared_checksum/${shared(fs)[0]}`;
     const bytes = fs.readFile(table);
-    bytes[100] ^= 0x04;
+    bytes[100] = bytes[100]! ^ 0x04;
     fs.writeFile(table, bytes);
     const e = await thrown(engine.restoreBackup(id, "/restored"));
     expect(isShaleError(e, "Corruption")).toBe(true);
@@ -257,7 +257,7 @@ describe("BackupEngine", () => {
     await addTable(db, "b");
     await engine.createBackup(db);
     const metaBytes = fs.readFile("/backups/meta/1");
-    metaBytes[20] ^= 0x01;
+    metaBytes[20] = metaBytes[20]! ^ 0x01;
     fs.writeFile("/backups/meta/1", metaBytes);
     expect(engine.listBackups().map((b) => b.id)).toEqual([2]);
     const corrupted = engine.getCorruptedBackups();

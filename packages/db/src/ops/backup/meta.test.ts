@@ -35,7 +35,7 @@ describe("backup meta", () => {
     fc.assert(
       fc.property(metaArb, fc.nat(), fc.integer({ min: 1, max: 255 }), (meta, at, mask) => {
         const bytes = encodeMeta(meta);
-        bytes[at % bytes.length] ^= mask;
+        bytes[at % bytes.length] = bytes[at % bytes.length]! ^ mask;
         let error: unknown;
         try {
           decodeMeta(bytes, "meta/7");
