@@ -54,6 +54,8 @@ export interface Built {
 
 export interface Contender {
   name: string;
+  /** Slow enough that one query pass of each kind is measurement enough. */
+  slow?: boolean;
   build(keys: KeySet, absent: KeySet): Built;
   /** The FP rate the filter's geometry predicts at `bitsPerKey` as held. */
   estimate(bitsPerKey: number): number;
@@ -138,6 +140,7 @@ export function bloomfilterContender(bitsFor: (n: number) => number): Contender 
 export function bloomFiltersContender(bitsFor: (n: number) => number): Contender {
   return {
     name: "bloom-filters",
+    slow: true,
     estimate: standardEstimate,
     build(keys, absent) {
       const added = keys.strings;

@@ -52,7 +52,7 @@ const require = createRequire(import.meta.url);
 
 /**
  * The installed version of package `name`: its package.json found upwards from its resolved
- * entry point (some packages' `exports` hide `name/package.json`).
+ * entry point (some packages' `exports` do not expose their package file).
  */
 export function versionOf(name: string): string {
   let dir = dirname(require.resolve(name));
