@@ -27,6 +27,9 @@
  *
  * A round runs every contender once, in an order rotated per round: a fresh cache, one
  * untimed pass of the requests (fills it, warms the JIT), then the timed pass, in CPU time.
+ * No full collection runs between contenders: with one before each, lru-cache (which
+ * allocates as it inserts and evicts) measured 0.2-0.3x its usual rate in the later
+ * workloads, while the caches that allocate nothing did not change.
  * Printed per workload: the median requests/s over the rounds, the spread (min-max), the
  * ratio to the fastest peer at LRU's hit rate (every peer but quick-lru, whose hit rate is
  * higher) and the hit rate of the timed pass.
@@ -165,7 +168,6 @@ function runWorkload(active: Contender[], keys: Int32Array, rounds: number): Map
   for (const c of active) out.set(c.name, { rates: [], hitRate: 0 });
   for (let round = 0; round < rounds; round++) {
     for (const c of rotated(active, round)) {
-      gc?.();
       const cache = c.make();
       c.run(cache, keys);
       const t0 = cpuNs();
@@ -210,7 +212,7 @@ export async function runCacheBench(argv: readonly string[], write: Write): Prom
   const only = args.names("only", NAMES);
   if (share >= 1) throw new Error(`--share must be below 1, got ${share}`);
   const entries = Math.floor(numKeys * share);
-  const value = { bytes: new Uint8Array(16) }; // one shared value, charged 4096 bytes
+  const value = new Uint8Array(16); // one shared value, charged 4096 bytes
   const active = (await contenders(entries, value)).filter(
     (c) => only === undefined || only.includes(c.name),
   );
