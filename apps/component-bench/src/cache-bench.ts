@@ -15,6 +15,8 @@
  *   shale             LRUCache({ capacity: bytes }): get / insertUnpinned(..., 4096)
  *                     (numShardBits by RocksDB's rule: 64 shards at 120 MiB)
  *   shale-1shard      the same with numShardBits 0 (one LRU list, as the peers have)
+ *   shale-pinned      as shale, but a hit is lookup + release (the entry pinned while in
+ *                     use: what a reader that holds a block while reading it pays)
  *   lru-cache-size    lru-cache LRUCache({ maxSize: bytes, sizeCalculation: () => 4096 })
  *   lru-cache-max     lru-cache LRUCache({ max: entries })
  *   quick-lru         QuickLRU({ maxSize: entries }): as documented, it keeps up to twice
@@ -78,6 +80,7 @@ type QuickLruModule = typeof import("quick-lru");
 const NAMES = [
   "shale",
   "shale-1shard",
+  "shale-pinned",
   "lru-cache-size",
   "lru-cache-max",
   "quick-lru",
@@ -86,19 +89,22 @@ const NAMES = [
 
 async function contenders(entries: number, value: unknown): Promise<Contender[]> {
   const capacity = entries * VALUE_BYTES;
-  const shale = async (name: string, numShardBits?: number): Promise<Contender> => {
-    const { runShale, fillShale } = await loops(name);
+  const shale = async (
+    name: string,
+    label: string,
+    numShardBits?: number,
+    pinned = false,
+  ): Promise<Contender> => {
+    const { runShale, runShalePinned, fillShale } = await loops(name);
     const options =
       numShardBits === undefined ? { capacity } : { capacity, numShardBits: numShardBits };
+    const run = pinned ? runShalePinned : runShale;
     return {
       name,
-      label:
-        numShardBits === undefined
-          ? "@shale/block-cache"
-          : `@shale/block-cache (numShardBits ${numShardBits})`,
+      label,
       make: () => new LRUCache<unknown>(options),
-      run: (c, keys) => runShale(c as ShaleLike, keys, value),
-      fill: (c, n) => fillShale(c as ShaleLike, n, value),
+      run: (c, keys) => run(c as unknown as ShaleLike, keys, value),
+      fill: (c, n) => fillShale(c as unknown as ShaleLike, n, value),
       comparable: false,
     };
   };
@@ -125,8 +131,14 @@ async function contenders(entries: number, value: unknown): Promise<Contender[]>
   const quickLru = await ownCopy<QuickLruModule>("quick-lru", "quick");
   const quickEqual = await ownCopy<QuickLruModule>("quick-lru", "quick-eq");
   return [
-    await shale("shale"),
-    await shale("shale-1shard", 0),
+    await shale("shale", "@shale/block-cache"),
+    await shale("shale-1shard", "@shale/block-cache (numShardBits 0)", 0),
+    await shale(
+      "shale-pinned",
+      "@shale/block-cache (hits pinned: `lookup` + `release`)",
+      undefined,
+      true,
+    ),
     await peer(
       "lru-cache-size",
       `lru-cache ${lru} (\`maxSize\` + \`sizeCalculation\`)`,

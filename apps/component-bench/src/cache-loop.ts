@@ -7,6 +7,8 @@
 /** The part of a shale LRUCache the loops use. */
 export interface ShaleLike {
   get(id: number, offset: number): unknown;
+  lookup(id: number, offset: number): object | undefined;
+  release(handle: object): void;
   insertUnpinned(id: number, offset: number, value: unknown, charge: number): boolean;
 }
 
@@ -28,6 +30,25 @@ export function runShale(cache: ShaleLike, keys: Int32Array, value: unknown): nu
     const offset = (k & 1023) * 4096;
     if (cache.get(id, offset) !== undefined) hits++;
     else cache.insertUnpinned(id, offset, value, 4096);
+  }
+  return hits;
+}
+
+/**
+ * As runShale, but a hit pins the entry (`lookup`) and lets it go (`release`): what a reader
+ * that must keep the value from being evicted while it uses it pays.
+ */
+export function runShalePinned(cache: ShaleLike, keys: Int32Array, value: unknown): number {
+  let hits = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const id = 1 + (k >> 10);
+    const offset = (k & 1023) * 4096;
+    const handle = cache.lookup(id, offset);
+    if (handle !== undefined) {
+      hits++;
+      cache.release(handle);
+    } else cache.insertUnpinned(id, offset, value, 4096);
   }
   return hits;
 }

@@ -67,6 +67,7 @@ describe("component-bench (the built CLI, small sizes)", () => {
     for (const label of [
       "@shale/block-cache",
       "@shale/block-cache (numShardBits 0)",
+      "@shale/block-cache (hits pinned: `lookup` + `release`)",
       "lru-cache 11.5.3 (`maxSize` + `sizeCalculation`)",
       "lru-cache 11.5.3 (`max`)",
     ]) {
