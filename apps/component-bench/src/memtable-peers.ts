@@ -1,0 +1,220 @@
+/**
+ * The sorted maps npm users pick as in-memory ordered key-value stores, as memtable-bench.ts
+ * contenders: each keeps references to key and value objects made before the clock starts
+ * (the most favourable case for them: nothing copied) and compares keys with one JavaScript
+ * bytewise function.
+ *
+ *   sorted-btree  BTree: set / get / forEachPair / entries(lowestKey, reusedPair)
+ *   js-sdsl       @js-sdsl/ordered-map OrderedMap: setElement / getElementByKey / forEach /
+ *                 lowerBound + iterator.next()
+ *   frbt          functional-red-black-tree (memdown's store): insert / get / forEach / ge
+ */
+import { createRequire } from "node:module";
+import { versionOf } from "./measure.js";
+import { type Contender, SCAN_LENGTH, SMALL_ENTRIES } from "./memtable-contender.js";
+import { compareBytes, type Data } from "./memtable-data.js";
+
+const require = createRequire(import.meta.url);
+
+type Compare = (a: Uint8Array, b: Uint8Array) => number;
+interface SortedBTree {
+  set(key: Uint8Array, value: Uint8Array): boolean;
+  get(key: Uint8Array): Uint8Array | undefined;
+  forEachPair(callback: (k: Uint8Array, v: Uint8Array) => void): number;
+  entries(lowestKey: Uint8Array, reusedArray: unknown[]): Iterator<[Uint8Array, Uint8Array]>;
+}
+interface SdslIterator {
+  pointer: [Uint8Array, Uint8Array];
+  next(): SdslIterator;
+  equals(other: SdslIterator): boolean;
+}
+interface SdslMap {
+  setElement(key: Uint8Array, value: Uint8Array): number;
+  getElementByKey(key: Uint8Array): Uint8Array | undefined;
+  forEach(callback: (element: [Uint8Array, Uint8Array]) => void): void;
+  lowerBound(key: Uint8Array): SdslIterator;
+  end(): SdslIterator;
+}
+interface FrbtIterator {
+  valid: boolean;
+  key: Uint8Array;
+  value: Uint8Array;
+  next(): void;
+}
+interface Frbt {
+  insert(key: Uint8Array, value: Uint8Array): Frbt;
+  get(key: Uint8Array): Uint8Array | undefined;
+  forEach(visit: (k: Uint8Array, v: Uint8Array) => void): void;
+  ge(key: Uint8Array): FrbtIterator;
+}
+
+const SortedBTreeClass = (
+  require("sorted-btree") as { default: new (e: undefined, c: Compare) => SortedBTree }
+).default;
+const { OrderedMap } = require("@js-sdsl/ordered-map") as {
+  OrderedMap: new (c: [], cmp: Compare) => SdslMap;
+};
+const createFrbt = require("functional-red-black-tree") as (cmp: Compare) => Frbt;
+
+class SortedBTreeContender implements Contender {
+  readonly name = "sorted-btree";
+  readonly label = `sorted-btree ${versionOf("sorted-btree")}`;
+  private tree = new SortedBTreeClass(undefined, compareBytes);
+  reset(): void {
+    this.tree = new SortedBTreeClass(undefined, compareBytes);
+  }
+  insertAll(d: Data): void {
+    const tree = this.tree;
+    for (let i = 0; i < d.n; i++) tree.set(d.keys[i]!, d.values[i]!);
+  }
+  getAll(d: Data, keys: Uint8Array[]): number {
+    const tree = this.tree;
+    let found = 0;
+    for (let i = 0; i < d.n; i++) if (tree.get(keys[d.getOrder[i]!]!) !== undefined) found++;
+    return found;
+  }
+  scan(): number {
+    let sum = 0;
+    this.tree.forEachPair((k, v) => {
+      sum += k[0]! + v.length;
+    });
+    return sum;
+  }
+  seekScans(d: Data): number {
+    const pair: unknown[] = [];
+    let sum = 0;
+    for (let i = 0; i < d.seeks; i++) {
+      const it = this.tree.entries(d.keys[d.seekOrder[i]!]!, pair);
+      for (let j = 0; j < SCAN_LENGTH; j++) {
+        const r = it.next();
+        if (r.done === true) break;
+        sum += r.value[0][0]! + r.value[1].length;
+      }
+    }
+    return sum;
+  }
+  smallTables(d: Data, count: number): number {
+    let found = 0;
+    for (let t = 0; t < count; t++) {
+      const tree = new SortedBTreeClass(undefined, compareBytes);
+      for (let i = 0; i < SMALL_ENTRIES; i++) tree.set(d.keys[i]!, d.values[i]!);
+      if (tree.get(d.keys[t % SMALL_ENTRIES]!) !== undefined) found++;
+    }
+    return found;
+  }
+  buildCopies(d: Data): unknown {
+    const tree = new SortedBTreeClass(undefined, compareBytes);
+    for (let i = 0; i < d.n; i++) tree.set(d.keys[i]!.slice(), d.values[i]!.slice());
+    return tree;
+  }
+}
+
+class SdslContender implements Contender {
+  readonly name = "js-sdsl";
+  readonly label = `@js-sdsl/ordered-map ${versionOf("@js-sdsl/ordered-map")}`;
+  private map = new OrderedMap([], compareBytes);
+  reset(): void {
+    this.map = new OrderedMap([], compareBytes);
+  }
+  insertAll(d: Data): void {
+    const map = this.map;
+    for (let i = 0; i < d.n; i++) map.setElement(d.keys[i]!, d.values[i]!);
+  }
+  getAll(d: Data, keys: Uint8Array[]): number {
+    const map = this.map;
+    let found = 0;
+    for (let i = 0; i < d.n; i++) {
+      if (map.getElementByKey(keys[d.getOrder[i]!]!) !== undefined) found++;
+    }
+    return found;
+  }
+  scan(): number {
+    let sum = 0;
+    this.map.forEach((e) => {
+      sum += e[0][0]! + e[1].length;
+    });
+    return sum;
+  }
+  seekScans(d: Data): number {
+    const end = this.map.end();
+    let sum = 0;
+    for (let i = 0; i < d.seeks; i++) {
+      const it = this.map.lowerBound(d.keys[d.seekOrder[i]!]!);
+      for (let j = 0; j < SCAN_LENGTH && !it.equals(end); j++, it.next()) {
+        const p = it.pointer;
+        sum += p[0][0]! + p[1].length;
+      }
+    }
+    return sum;
+  }
+  smallTables(d: Data, count: number): number {
+    let found = 0;
+    for (let t = 0; t < count; t++) {
+      const map = new OrderedMap([], compareBytes);
+      for (let i = 0; i < SMALL_ENTRIES; i++) map.setElement(d.keys[i]!, d.values[i]!);
+      if (map.getElementByKey(d.keys[t % SMALL_ENTRIES]!) !== undefined) found++;
+    }
+    return found;
+  }
+  buildCopies(d: Data): unknown {
+    const map = new OrderedMap([], compareBytes);
+    for (let i = 0; i < d.n; i++) map.setElement(d.keys[i]!.slice(), d.values[i]!.slice());
+    return map;
+  }
+}
+
+class FrbtContender implements Contender {
+  readonly name = "frbt";
+  readonly label = `functional-red-black-tree ${versionOf("functional-red-black-tree")}`;
+  private tree = createFrbt(compareBytes);
+  reset(): void {
+    this.tree = createFrbt(compareBytes);
+  }
+  insertAll(d: Data): void {
+    let tree = this.tree;
+    for (let i = 0; i < d.n; i++) tree = tree.insert(d.keys[i]!, d.values[i]!);
+    this.tree = tree;
+  }
+  getAll(d: Data, keys: Uint8Array[]): number {
+    const tree = this.tree;
+    let found = 0;
+    for (let i = 0; i < d.n; i++) if (tree.get(keys[d.getOrder[i]!]!) !== undefined) found++;
+    return found;
+  }
+  scan(): number {
+    let sum = 0;
+    this.tree.forEach((k, v) => {
+      sum += k[0]! + v.length;
+    });
+    return sum;
+  }
+  seekScans(d: Data): number {
+    let sum = 0;
+    for (let i = 0; i < d.seeks; i++) {
+      const it = this.tree.ge(d.keys[d.seekOrder[i]!]!);
+      for (let j = 0; j < SCAN_LENGTH && it.valid; j++, it.next()) {
+        sum += it.key[0]! + it.value.length;
+      }
+    }
+    return sum;
+  }
+  smallTables(d: Data, count: number): number {
+    let found = 0;
+    for (let t = 0; t < count; t++) {
+      let tree = createFrbt(compareBytes);
+      for (let i = 0; i < SMALL_ENTRIES; i++) tree = tree.insert(d.keys[i]!, d.values[i]!);
+      if (tree.get(d.keys[t % SMALL_ENTRIES]!) !== undefined) found++;
+    }
+    return found;
+  }
+  buildCopies(d: Data): unknown {
+    let tree = createFrbt(compareBytes);
+    for (let i = 0; i < d.n; i++) tree = tree.insert(d.keys[i]!.slice(), d.values[i]!.slice());
+    return tree;
+  }
+}
+
+/** The peers, fresh. */
+export function peerContenders(): Contender[] {
+  return [new SortedBTreeContender(), new SdslContender(), new FrbtContender()];
+}
