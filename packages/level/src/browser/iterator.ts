@@ -91,12 +91,14 @@ export class WorkerLevelIterator extends AbstractIterator<Db, Key, Key> {
     return out;
   }
 
+  /** The rest, up to the limit (abstract-level counts the limit for `next` and `nextv` only). */
   async _all(): Promise<[Key, Key][]> {
+    const left = this.limit - this.count;
     const out: [Key, Key][] = [];
-    while (await this.fill()) {
-      for (let i = this.at; i < this.buffered.length; i++)
-        out.push(this.entry(this.buffered[i]!));
-      this.at = this.buffered.length;
+    while (out.length < left && (await this.fill())) {
+      const end = Math.min(this.buffered.length, this.at + left - out.length);
+      for (let i = this.at; i < end; i++) out.push(this.entry(this.buffered[i]!));
+      this.at = end;
     }
     return out;
   }

@@ -87,7 +87,10 @@ export interface WorkerDatabase {
    * the files written to a directory open with `open()` there (and in RocksDB's tools).
    */
   exportDatabase(): Promise<ExportedFile[]>;
-  /** Closes the database and its file system, and stops the worker. Idempotent. */
+  /**
+   * Closes the database and its file system. The worker is kept for the next `openInWorker`
+   * of the page (one idle worker per script), else stopped. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -121,14 +124,21 @@ export interface WorkerIterator extends AsyncIterableIterator<[Uint8Array, Uint8
   close(): Promise<void>;
 }
 
+type WorkerListener = (event: { data?: unknown; message?: string }) => void;
+
 interface PageWorker {
   postMessage(message: unknown): void;
   terminate(): void;
-  addEventListener(
-    type: "message" | "error",
-    listener: (event: { data?: unknown; message?: string }) => void,
-  ): void;
+  addEventListener(type: "message" | "error", listener: WorkerListener): void;
+  removeEventListener(type: "message" | "error", listener: WorkerListener): void;
 }
+
+/**
+ * A database worker whose database closed cleanly, kept (one per script) for the next
+ * `openInWorker` of the page: starting a module worker and compiling the engine is about
+ * half the cost of an open.
+ */
+const idleWorkers = new Map<string, PageWorker>();
 
 const encoder = new TextEncoder();
 
@@ -235,13 +245,10 @@ export async function openInWorker(
       "openInWorker needs Web Workers (a browser page): use open() with MemoryFileSystem",
     );
   }
-  const worker = new WorkerClass(
-    options.workerUrl ?? new URL("./opfs-db-worker.js", import.meta.url),
-    {
-      type: "module",
-      name: `shale-db-${name}`,
-    },
-  );
+  const script = String(options.workerUrl ?? new URL("./opfs-db-worker.js", import.meta.url));
+  const reused = idleWorkers.get(script);
+  idleWorkers.delete(script);
+  const worker = reused ?? new WorkerClass(script, { type: "module", name: "shale-db" });
   const pending = new Map<
     number,
     { resolve: (v: unknown) => void; reject: (e: unknown) => void }
@@ -249,19 +256,28 @@ export async function openInWorker(
   let nextId = 1;
   let closed = false;
   let failure: Error | undefined;
-  worker.addEventListener("message", (event) => {
+  const onMessage: WorkerListener = (event) => {
     const reply = event.data as DbReply;
     const p = pending.get(reply.id);
     if (p === undefined) return;
     pending.delete(reply.id);
     if (reply.error !== undefined) p.reject(fromReply(reply.error));
     else p.resolve(reply.value);
-  });
-  worker.addEventListener("error", (event) => {
+  };
+  const onError: WorkerListener = (event) => {
     failure = ShaleError.ioError(`the database worker failed: ${event.message ?? "an error"}`);
     for (const p of pending.values()) p.reject(failure);
     pending.clear();
-  });
+  };
+  worker.addEventListener("message", onMessage);
+  worker.addEventListener("error", onError);
+  /** Keeps the worker for the next open when none is kept yet; else stops it. */
+  const release = (): void => {
+    worker.removeEventListener("message", onMessage);
+    worker.removeEventListener("error", onError);
+    if (idleWorkers.has(script)) worker.terminate();
+    else idleWorkers.set(script, worker);
+  };
   const request = <T>(req: Unnumbered<DbRequest>): Promise<T> => {
     if (failure !== undefined) return Promise.reject(failure);
     if (closed) return Promise.reject(ShaleError.closed("the database is closed"));
@@ -401,10 +417,13 @@ export async function openInWorker(
       }
       try {
         await request({ op: "close" });
-      } finally {
+      } catch (err) {
         closed = true;
         worker.terminate();
+        throw err;
       }
+      closed = true;
+      release();
     },
   };
 }
