@@ -1,8 +1,9 @@
 /**
  * abstract-level's own test suite in real headless chromium against the browser ShaleLevel
- * (the database in a worker, on OPFS): the same suite ../../test/abstract-level-suite.mjs
- * runs in Node. Also: data written through ShaleLevel survives a browser restart, and its
- * export opens in Node. Skipped, with the reason printed, where chromium is missing (set
+ * (the database in a worker, on OPFS): the suite ../../test/abstract-level-suite.mjs runs in
+ * Node — by default its modules that exercise the private API, once; with SHALE_STRESS=1 all
+ * of it, on the database and on a sublevel (several minutes: every test opens a database,
+ * with its two workers). Skipped, with the reason printed, where chromium is missing (set
  * CHROMIUM or put chromium on PATH).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +22,8 @@ if (chromium === undefined) {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** The whole suite, twice (database and sublevel): several minutes, so only with SHALE_STRESS=1. */
+const full = process.env.SHALE_STRESS === "1";
 const cleanup: string[] = [];
 let server: Server;
 let origin: string;
@@ -46,7 +49,9 @@ describe.skipIf(chromium === undefined)("@shale/level in chromium", () => {
     for (const d of cleanup) rmSync(d, { recursive: true, force: true });
   });
 
-  it("passes abstract-level's test suite", { timeout: 240_000 }, async () => {
+  it(`passes abstract-level's test suite (${full ? "all of it" : "its private-API modules"})`, {
+    timeout: full ? 1_800_000 : 240_000,
+  }, async () => {
     const profile = mkdtempSync(join(tmpdir(), "shale-level-chromium-"));
     cleanup.push(profile);
     const browser = await launchChromium(chromium!, profile);
@@ -54,8 +59,8 @@ describe.skipIf(chromium === undefined)("@shale/level in chromium", () => {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(`${origin}/`);
-      const deadline = Date.now() + 220_000;
+      await page.goto(`${origin}/${full ? "?full" : ""}`);
+      const deadline = Date.now() + (full ? 1_780_000 : 220_000);
       let result: SuiteResult | undefined;
       let logged = 0;
       while (result === undefined && Date.now() < deadline) {
@@ -78,15 +83,22 @@ describe.skipIf(chromium === undefined)("@shale/level in chromium", () => {
           const log = await page.evaluate(() =>
             (globalThis as unknown as { suiteLog: string[] }).suiteLog.join(""),
           );
-          console.log(log.split("\n").filter((l) => l.startsWith("#") || l.startsWith("not ok")).join("\n"));
+          console.log(
+            log
+              .split("\n")
+              .filter((l) => l.startsWith("#") || l.startsWith("not ok"))
+              .join("\n"),
+          );
         }
-        throw new Error(`the suite did not finish; its last output:\n${tail}\n${errors.join("\n")}`);
+        throw new Error(
+          `the suite did not finish; its last output:\n${tail}\n${errors.join("\n")}`,
+        );
       }
       console.log(`abstract-level suite in chromium: pass ${result.pass}, fail ${result.fail}`);
       if (result.fail > 0) console.log(result.failures.slice(0, 40).join("\n"));
       expect(errors).toEqual([]);
       expect(result.failures).toEqual([]);
-      expect(result.pass).toBeGreaterThan(1000);
+      expect(result.pass).toBeGreaterThan(full ? 5000 : 500);
     } finally {
       await browser.close();
     }

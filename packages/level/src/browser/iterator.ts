@@ -56,10 +56,7 @@ export class WorkerLevelIterator extends AbstractIterator<Db, Key, Key> {
   }
 
   private entry(e: Entry): [Key, Key] {
-    return [
-      this.keyUtf8 ? decodeUtf8(e[0]) : e[0],
-      this.valueUtf8 ? decodeUtf8(e[1]) : e[1],
-    ];
+    return [this.keyUtf8 ? decodeUtf8(e[0]) : e[0], this.valueUtf8 ? decodeUtf8(e[1]) : e[1]];
   }
 
   /** True when an entry is buffered (fetching a batch if needed); false at the end. */
