@@ -26,13 +26,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { launch } from "puppeteer-core";
-import { createRequire } from "node:module";
 import {
   type BenchRequest,
   ENGINES,
@@ -190,7 +190,8 @@ try {
     console.log(`  ${name.padEnd(12)} ${cells.join("")}`);
   }
   const pairs: [Engine, Engine][] = [];
-  for (const e of engineList) if (e !== "shale" && engineList.includes("shale")) pairs.push(["shale", e]);
+  for (const e of engineList)
+    if (e !== "shale" && engineList.includes("shale")) pairs.push(["shale", e]);
   if (engineList.includes("shale-level") && engineList.includes("browser-level"))
     pairs.push(["shale-level", "browser-level"]);
   console.log("\nmedians of per-round ratios of ops/sec (> 1: the first faster):");

@@ -95,7 +95,12 @@ export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
       get.reset();
     }
     get.finalize();
-    out.push({ name: "readrandom", ops: req.reads, seconds: (performance.now() - t) / 1000, found });
+    out.push({
+      name: "readrandom",
+      ops: req.reads,
+      seconds: (performance.now() - t) / 1000,
+      found,
+    });
     const scan = db.prepare("SELECT k, v FROM kv ORDER BY k");
     t = performance.now();
     found = 0;
@@ -112,7 +117,12 @@ export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
       seek.reset();
     }
     seek.finalize();
-    out.push({ name: "seekrandom", ops: req.seeks, seconds: (performance.now() - t) / 1000, found });
+    out.push({
+      name: "seekrandom",
+      ops: req.seeks,
+      seconds: (performance.now() - t) / 1000,
+      found,
+    });
   } finally {
     db.close();
   }

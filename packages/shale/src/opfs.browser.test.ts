@@ -247,7 +247,8 @@ describe.skipIf(chromium === undefined)("shale on OPFS in chromium", () => {
         const db = await openInWorker("export", { db: { writeBufferSize: 64 * 1024 } });
         for (let i = 0; i < 3000; i += 100) {
           const ops = [];
-          for (let j = i; j < i + 100; j++) ops.push({ type: "put" as const, key: k(j), value: `v${j}` });
+          for (let j = i; j < i + 100; j++)
+            ops.push({ type: "put" as const, key: k(j), value: `v${j}` });
           await db.batch(ops);
         }
         await db.flush();
@@ -294,7 +295,15 @@ describe.skipIf(chromium === undefined)("shale on OPFS in chromium", () => {
       });
       expect(result.many).toEqual(["v5", null, null, "v2989", "v2000"]);
       expect(result.first).toBe("k00000");
-      expect(result.afterSeek).toEqual(["k00995", "k00996", "k00997", "k00998", "k00999", "k02000", "k02001"]);
+      expect(result.afterSeek).toEqual([
+        "k00995",
+        "k00996",
+        "k00997",
+        "k00998",
+        "k00999",
+        "k02000",
+        "k02001",
+      ]);
       expect(result.back).toEqual(["k00999", "k00998"]);
       expect(result.snapEntries).toBe(0);
       expect(result.level0).toBe("0");

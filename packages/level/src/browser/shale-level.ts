@@ -29,8 +29,8 @@
  */
 import { ShaleError } from "@shale/base";
 import {
-  AbstractLevel,
   type AbstractDatabaseOptions,
+  AbstractLevel,
   type AbstractOpenOptions,
 } from "abstract-level";
 import {

@@ -381,9 +381,9 @@ export async function openInWorker(
           buffered = [];
           at = 0;
           ended = false;
-          void id.then((iterator) => request({ op: "seek", iterator, target: key })).catch(
-            () => undefined,
-          );
+          void id
+            .then((iterator) => request({ op: "seek", iterator, target: key }))
+            .catch(() => undefined);
         },
         async close() {
           if (done) return;
