@@ -75,7 +75,11 @@ export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
     let t = performance.now();
     for (let i = 0; i < req.num; i++) {
       put.bind([benchKey(order[i]!), VALUE]);
-      put.step();
+      try {
+        put.step();
+      } catch (err) {
+        throw new Error(`fillrandom: put ${i} of ${req.num} failed: ${(err as Error).message}`);
+      }
       put.reset();
     }
     put.finalize();
