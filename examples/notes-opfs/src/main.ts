@@ -112,7 +112,7 @@ async function check(): Promise<void> {
     exportBase64(): Promise<string>;
     error?: string;
   };
-  const session = async (
+  const inBrowser = async (
     work: (
       list: () => Promise<string[]>,
       add: (t: string) => Promise<void>,
@@ -145,12 +145,12 @@ async function check(): Promise<void> {
     }
   };
   try {
-    await session(async (list, add) => {
+    await inBrowser(async (list, add) => {
       for (const t of ["buy milk", "call the plumber", "water the plants"]) await add(t);
       console.log(`check: added 3 notes: ${JSON.stringify(await list())}`);
     });
     let tar: Uint8Array | undefined;
-    await session(async (list, _add, exportTar) => {
+    await inBrowser(async (list, _add, exportTar) => {
       console.log(`check: after a browser restart: ${JSON.stringify(await list())}`);
       tar = await exportTar();
     });

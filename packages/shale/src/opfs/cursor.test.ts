@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DB, MemoryFileSystem, open } from "../index.js";
-import { WorkerCursor } from "./worker-cursor.js";
+import { WorkerCursor } from "./cursor.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
