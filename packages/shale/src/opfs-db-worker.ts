@@ -5,10 +5,10 @@
  * nothing, so importing it is harmless.
  */
 import { type DB, open, ShaleError, WriteBatch } from "./index.js";
+import { WorkerCursor } from "./opfs/cursor.js";
 import type { DbReply, DbRequest } from "./opfs/db-protocol.js";
 import { exportFiles } from "./opfs/export-files.js";
 import { OpfsFileSystem } from "./opfs/index.js";
-import { WorkerCursor } from "./opfs/cursor.js";
 
 interface Scope {
   WorkerGlobalScope?: unknown;
