@@ -20,6 +20,7 @@ import suite from "abstract-level/test/index.js";
 import iteratorRangeTest from "abstract-level/test/iterator-range-test.js";
 import iteratorSeekTest from "abstract-level/test/iterator-seek-test.js";
 import iteratorSnapshotTest from "abstract-level/test/iterator-snapshot-test.js";
+import iteratorTest from "abstract-level/test/iterator-test.js";
 import putGetDelTest from "abstract-level/test/put-get-del-test.js";
 import sublevelTest from "abstract-level/test/sublevel-test.js";
 import tape from "tape";
@@ -80,6 +81,7 @@ if (new URLSearchParams(search).has("full")) {
     hasManyTest,
     batchTest,
     chainedBatchTest,
+    iteratorTest,
     iteratorRangeTest,
     iteratorSeekTest,
     iteratorSnapshotTest,
