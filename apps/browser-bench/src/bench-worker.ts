@@ -1,11 +1,14 @@
 /**
  * The bench worker (bundled for the browser by main.ts): runs the workloads of one engine
  * and posts `{ results }` (or `{ error }`). shale runs on `OpfsFileSystem` with its
- * synchronous API; browser-level on IndexedDB with its promises.
+ * synchronous API; ShaleLevel (shale in a nested worker of its own, on OPFS) and
+ * browser-level (IndexedDB) with the same Level code; SQLite-WASM with its statements.
  */
+import { ShaleLevel } from "@shale/level";
 import { BrowserLevel } from "browser-level";
 import { open } from "shale";
 import { OpfsFileSystem } from "shale/opfs";
+import { runSqlite } from "./sqlite-peer.js";
 import { type BenchRequest, benchKey, randomIndexes, type WorkloadResult } from "./workloads.js";
 
 const VALUE = "v".repeat(100);
@@ -53,8 +56,22 @@ async function runShale(req: BenchRequest): Promise<WorkloadResult[]> {
   return out;
 }
 
+/** The Level API's calls: what browser-level and ShaleLevel both have. */
+interface LevelLike {
+  open(): Promise<void>;
+  put(key: string, value: string): Promise<void>;
+  get(key: string): Promise<string | undefined>;
+  iterator(options?: { gte?: string; limit?: number }): AsyncIterable<[string, string]> & {
+    all(): Promise<[string, string][]>;
+  };
+  close(): Promise<void>;
+}
+
 async function runLevel(req: BenchRequest): Promise<WorkloadResult[]> {
-  const db = new BrowserLevel<string, string>(req.name);
+  const db: LevelLike =
+    req.engine === "shale-level"
+      ? new ShaleLevel<string, string>(req.name)
+      : new BrowserLevel<string, string>(req.name);
   await db.open();
   const out: WorkloadResult[] = [];
   const order = randomIndexes(req.num, req.num, 7);
@@ -93,7 +110,9 @@ const scope = globalThis as unknown as {
 };
 scope.addEventListener("message", (e) => {
   const req = e.data;
-  (req.engine === "shale" ? runShale(req) : runLevel(req)).then(
+  const run =
+    req.engine === "shale" ? runShale : req.engine === "sqlite-wasm" ? runSqlite : runLevel;
+  run(req).then(
     (results) => scope.postMessage({ results }),
     (err: unknown) => scope.postMessage({ error: String((err as Error)?.stack ?? err) }),
   );

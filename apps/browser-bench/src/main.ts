@@ -1,28 +1,45 @@
 #!/usr/bin/env node
 /**
- * browser-bench: shale on OPFS against browser-level (IndexedDB) in the same headless
- * chromium, each engine in a dedicated worker of one cross-origin isolated page.
+ * browser-bench: shale on OPFS against browser-level (IndexedDB) and SQLite-WASM (its OPFS
+ * VFS) in the same headless chromium, each engine in a dedicated worker of one cross-origin
+ * isolated page; also @shale/level's ShaleLevel, the drop-in for browser-level.
  *
  *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3] [--flush]
+ *                     [--engines=shale,shale-level,browser-level,sqlite-wasm]
  *
  * `--flush`: after the fill (untimed) shale flushes its memtable and compacts, so its reads
  * go to tables on OPFS (through the block cache) rather than to the memtable.
  *
- * Rounds alternate the engines (shale first in odd rounds, browser-level first in even
- * ones), each on a fresh database; the summary gives each workload's median ops/sec per
- * engine and the median of the per-round ratios shale ÷ browser-level (> 1: shale faster).
+ * Rounds rotate the engines' order (round r starts with the r-th engine), each on a fresh
+ * database; the summary gives each workload's median ops/sec per engine and the medians of
+ * the per-round ratios shale ÷ each peer, and ShaleLevel ÷ browser-level (> 1: shale faster).
  * Chromium is `$CHROMIUM` or `chromium` on PATH.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { launch } from "puppeteer-core";
-import { type BenchRequest, medianRatio, type WorkloadResult } from "./workloads.js";
+import {
+  type BenchRequest,
+  ENGINES,
+  type Engine,
+  medianRatio,
+  type WorkloadResult,
+} from "./workloads.js";
 
 function flag(name: string, fallback: number): number {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -53,6 +70,10 @@ const reads = flag("reads", 100_000);
 const seeks = flag("seeks", 10_000);
 const rounds = flag("rounds", 3);
 const flush = process.argv.includes("--flush");
+const enginesArg = process.argv.find((a) => a.startsWith("--engines="));
+const engineList = (enginesArg?.slice(10).split(",") ?? [...ENGINES]) as Engine[];
+for (const e of engineList)
+  if (!ENGINES.includes(e)) throw new Error(`--engines: ${e} is not one of ${ENGINES.join(", ")}`);
 
 const here = dirname(fileURLToPath(import.meta.url));
 const src = existsSync(join(here, "page.ts")) ? here : join(here, "..", "src");
@@ -63,6 +84,7 @@ await build({
     page: join(src, "page.ts"),
     "bench-worker": join(src, "bench-worker.ts"),
     "opfs-io-worker": "shale/opfs/io-worker",
+    "opfs-db-worker": "shale/opfs/db-worker",
   },
   bundle: true,
   format: "esm",
@@ -71,6 +93,15 @@ await build({
   outdir: site,
   logLevel: "warning",
 });
+// SQLite-WASM unbundled (it finds its .wasm and its OPFS proxy worker beside itself).
+const sqliteDir = join(
+  dirname(createRequire(import.meta.url).resolve("@sqlite.org/sqlite-wasm/package.json")),
+  "sqlite-wasm",
+  "jswasm",
+);
+mkdirSync(join(site, "sqlite"));
+for (const f of ["sqlite3.mjs", "sqlite3.wasm", "sqlite3-opfs-async-proxy.js"])
+  copyFileSync(join(sqliteDir, f), join(site, "sqlite", f));
 writeFileSync(
   join(site, "index.html"),
   '<!doctype html><meta charset="utf-8"><script type="module" src="./page.js"></script>\n',
@@ -79,7 +110,12 @@ const server = createServer((req, res) => {
   const file = join(site, new URL(req.url ?? "/", "http://x").pathname.slice(1) || "index.html");
   if (!file.startsWith(site) || !existsSync(file)) return void res.writeHead(404).end();
   res.writeHead(200, {
-    "Content-Type": extname(file) === ".html" ? "text/html" : "text/javascript",
+    "Content-Type":
+      extname(file) === ".html"
+        ? "text/html"
+        : extname(file) === ".wasm"
+          ? "application/wasm"
+          : "text/javascript",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Embedder-Policy": "require-corp",
   });
@@ -104,19 +140,18 @@ const line = (engine: string, r: WorkloadResult): string =>
     .toString()
     .padStart(8)} ops/sec; (${r.found} of ${r.ops} found)  [${engine}]`;
 
-const opsPerSec: Record<string, Record<string, number[]>> = { shale: {}, "browser-level": {} };
+const opsPerSec: Record<string, Record<string, number[]>> = {};
+for (const e of engineList) opsPerSec[e] = {};
 try {
   const page = await browser.newPage();
   await page.goto(`${origin}/`);
   await page.waitForFunction(() => "bench" in globalThis);
   console.log(
-    `browser-bench: ${await browser.version()}, num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}`,
+    `browser-bench: ${await browser.version()}, engines=${engineList.join(",")} num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}`,
   );
   for (let round = 1; round <= rounds; round++) {
-    const engines =
-      round % 2 === 1
-        ? (["shale", "browser-level"] as const)
-        : (["browser-level", "shale"] as const);
+    const first = (round - 1) % engineList.length;
+    const engines = [...engineList.slice(first), ...engineList.slice(0, first)];
     for (const engine of engines) {
       const request: BenchRequest = {
         engine,
@@ -141,23 +176,30 @@ try {
       }
     }
   }
-  console.log(
-    "\nmedians (ops/sec) and the median of per-round ratios shale ÷ browser-level (> 1: shale faster):",
-  );
   const median = (xs: number[]): number => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
   };
-  for (const name of Object.keys(opsPerSec.shale!)) {
-    const a = opsPerSec.shale![name]!;
-    const b = opsPerSec["browser-level"]![name]!;
-    console.log(
-      `  ${name.padEnd(12)} shale ${Math.round(median(a)).toString().padStart(8)}  browser-level ${Math.round(
-        median(b),
-      )
-        .toString()
-        .padStart(8)}  ratio ${medianRatio(a, b).toFixed(2)}`,
+  console.log("\nmedians (ops/sec):");
+  const workloads = Object.keys(opsPerSec[engineList[0]!]!);
+  console.log(`  ${"workload".padEnd(12)} ${engineList.map((e) => e.padStart(14)).join("")}`);
+  for (const name of workloads) {
+    const cells = engineList.map((e) =>
+      Math.round(median(opsPerSec[e]![name]!)).toString().padStart(14),
     );
+    console.log(`  ${name.padEnd(12)} ${cells.join("")}`);
+  }
+  const pairs: [Engine, Engine][] = [];
+  for (const e of engineList)
+    if (e !== "shale" && engineList.includes("shale")) pairs.push(["shale", e]);
+  if (engineList.includes("shale-level") && engineList.includes("browser-level"))
+    pairs.push(["shale-level", "browser-level"]);
+  console.log("\nmedians of per-round ratios of ops/sec (> 1: the first faster):");
+  for (const [a, b] of pairs) {
+    const cells = workloads.map(
+      (name) => `${name} ${medianRatio(opsPerSec[a]![name]!, opsPerSec[b]![name]!).toFixed(2)}`,
+    );
+    console.log(`  ${`${a} ÷ ${b}`.padEnd(30)} ${cells.join("  ")}`);
   }
 } finally {
   await browser.close();

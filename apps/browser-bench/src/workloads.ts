@@ -4,7 +4,8 @@
  * with 10 nexts after each seek. Keys are 16 decimal digits, values 100 bytes.
  *
  * Each engine is given in its natural API in a worker: shale's synchronous one on
- * `OpfsFileSystem`, browser-level's promises on IndexedDB.
+ * `OpfsFileSystem`, ShaleLevel's and browser-level's promises, SQLite-WASM's prepared
+ * statements (sqlite-peer.ts).
  */
 
 /** One workload's figures. */
@@ -16,9 +17,17 @@ export interface WorkloadResult {
   found: number;
 }
 
+/**
+ * The engines: shale's synchronous API on OpfsFileSystem in the bench worker; `@shale/level`'s
+ * ShaleLevel (the database in a worker of its own, behind promises: browser-level's API);
+ * browser-level on IndexedDB; SQLite-WASM on its OPFS VFS.
+ */
+export const ENGINES = ["shale", "shale-level", "browser-level", "sqlite-wasm"] as const;
+export type Engine = (typeof ENGINES)[number];
+
 /** What a bench worker is asked. */
 export interface BenchRequest {
-  engine: "shale" | "browser-level";
+  engine: Engine;
   /** Database name (an OPFS directory or an IndexedDB database), fresh per run. */
   name: string;
   num: number;

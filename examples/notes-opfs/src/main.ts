@@ -3,11 +3,11 @@
  * Builds the notes app (esbuild) into dist/site and, with --serve, serves it on
  * http://127.0.0.1:8080 (--port=N) with the cross-origin isolation headers OPFS sync access
  * handles need; with --check, adds notes in headless chromium (puppeteer-core, `$CHROMIUM`
- * or `chromium` on PATH), restarts the browser and lists them.
+ * or `chromium` on PATH), restarts the browser, lists them, and opens the export in Node.
  *
  *   node dist/main.js            build, and print what was built
  *   node dist/main.js --serve    build and serve; open the printed URL in a browser
- *   node dist/main.js --check    build, then add notes and read them back after a restart
+ *   node dist/main.js --check    build, add notes, read them back after a restart, export
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -25,6 +25,8 @@ import { tmpdir } from "node:os";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { open } from "shale";
+import { readTar } from "./tar.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const site = join(here, "site");
@@ -37,6 +39,7 @@ const HTML = `<!doctype html>
 <h1>notes</h1>
 <form id="add"><input id="text" placeholder="a new note" autofocus> <button>add</button></form>
 <ul id="notes"></ul>
+<button id="export">export the database (tar)</button>
 <p id="status">opening the database...</p>
 <script type="module" src="./notes.js"></script>
 </html>
@@ -103,9 +106,18 @@ async function check(): Promise<void> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const userDataDir = mkdtempSync(join(tmpdir(), "notes-opfs-"));
   const args = process.getuid?.() === 0 ? ["--no-sandbox"] : [];
-  type NotesApp = { add(t: string): Promise<void>; list(): Promise<string[]>; error?: string };
-  const session = async (
-    work: (app: () => Promise<string[]>, add: (t: string) => Promise<void>) => Promise<void>,
+  type NotesApp = {
+    add(t: string): Promise<void>;
+    list(): Promise<string[]>;
+    exportBase64(): Promise<string>;
+    error?: string;
+  };
+  const inBrowser = async (
+    work: (
+      list: () => Promise<string[]>,
+      add: (t: string) => Promise<void>,
+      exportTar: () => Promise<Uint8Array>,
+    ) => Promise<void>,
   ) => {
     const browser = await launch({ executablePath, userDataDir, headless: true, args });
     try {
@@ -120,19 +132,43 @@ async function check(): Promise<void> {
             (x) => (globalThis as unknown as { notesApp: NotesApp }).notesApp.add(x),
             t,
           ),
+        async () =>
+          Buffer.from(
+            await page.evaluate(() =>
+              (globalThis as unknown as { notesApp: NotesApp }).notesApp.exportBase64(),
+            ),
+            "base64",
+          ),
       );
     } finally {
       await browser.close();
     }
   };
   try {
-    await session(async (list, add) => {
+    await inBrowser(async (list, add) => {
       for (const t of ["buy milk", "call the plumber", "water the plants"]) await add(t);
       console.log(`check: added 3 notes: ${JSON.stringify(await list())}`);
     });
-    await session(async (list) => {
+    let tar: Uint8Array | undefined;
+    await inBrowser(async (list, _add, exportTar) => {
       console.log(`check: after a browser restart: ${JSON.stringify(await list())}`);
+      tar = await exportTar();
     });
+    // The export, unpacked, opens in Node with shale's open(): the same format.
+    const dir = mkdtempSync(join(tmpdir(), "notes-export-"));
+    try {
+      for (const f of readTar(tar!)) {
+        mkdirSync(dirname(join(dir, f.name)), { recursive: true });
+        writeFileSync(join(dir, f.name), f.bytes);
+      }
+      const db = await open(dir);
+      let n = 0;
+      for (const _ of db.iterator()) n++;
+      await db.close();
+      console.log(`check: the export opens in Node: ${n} entries`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   } finally {
     server.close();
     rmSync(userDataDir, { recursive: true, force: true });

@@ -46,7 +46,6 @@ import {
   type AbstractOpenOptions,
   type AbstractPutOptions,
   AbstractSnapshot,
-  AbstractSublevel,
 } from "abstract-level";
 import { type BatchTarget, ShaleChainedBatch } from "./chained-batch.js";
 import { decodeUtf8, ownedAs, resolveEncoding, withEncodings } from "./encodings.js";
@@ -59,6 +58,9 @@ import {
   ShaleValueIterator,
 } from "./iterator.js";
 import { engineRange, type LevelRange } from "./range.js";
+import { ShaleSublevel } from "./sublevel.js";
+
+export { ShaleSublevel } from "./sublevel.js";
 
 type Format = Buffer | Uint8Array | string;
 type Key = Uint8Array | string;
@@ -507,31 +509,4 @@ function cursorOptions(options: PrivateClearOptions): PrivateIteratorOptions {
   if (options.lte !== undefined) o.lte = options.lte;
   if (options.snapshot != null) o.snapshot = options.snapshot;
   return o;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a sublevel of any ShaleLevel or sublevel
-type AnyDatabase = any;
-
-/**
- * A sublevel of a ShaleLevel: abstract-level's own sublevel (prefixed keys in the same
- * engine), knowing the `msgpack` encoding by name as its root does.
- */
-export class ShaleSublevel extends AbstractSublevel<AnyDatabase, Format, AnyDatabase, AnyDatabase> {
-  constructor(db: AnyDatabase, name: string | string[], options: object) {
-    super(db, name as string, withEncodings(options) as never);
-  }
-
-  // biome-ignore lint/suspicious/noExplicitAny: overrides abstract-level's overloads
-  override keyEncoding(encoding?: any): any {
-    return super.keyEncoding(resolveEncoding(encoding) as never);
-  }
-
-  // biome-ignore lint/suspicious/noExplicitAny: overrides abstract-level's overloads
-  override valueEncoding(encoding?: any): any {
-    return super.valueEncoding(resolveEncoding(encoding) as never);
-  }
-
-  _sublevel(name: string | string[], options: object): ShaleSublevel {
-    return new ShaleSublevel(this, name, options);
-  }
 }

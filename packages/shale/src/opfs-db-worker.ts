@@ -5,7 +5,9 @@
  * nothing, so importing it is harmless.
  */
 import { type DB, open, ShaleError, WriteBatch } from "./index.js";
+import { WorkerCursor } from "./opfs/cursor.js";
 import type { DbReply, DbRequest } from "./opfs/db-protocol.js";
+import { exportFiles } from "./opfs/export-files.js";
 import { OpfsFileSystem } from "./opfs/index.js";
 
 interface Scope {
@@ -14,16 +16,11 @@ interface Scope {
   addEventListener(type: "message", listener: (event: { data: DbRequest }) => void): void;
 }
 
-/** An open iterator: the database's, and its entries stepped by `next` requests. */
-interface OpenIterator {
-  iterator: ReturnType<DB["iterator"]>;
-  entries: Iterator<[Uint8Array, Uint8Array]>;
-}
-
 class DbWorker {
   private fs: OpfsFileSystem | undefined;
   private db: DB | undefined;
-  private readonly iterators = new Map<number, OpenIterator>();
+  private readonly iterators = new Map<number, WorkerCursor>();
+  private path = "db";
   private nextIterator = 1;
 
   async handle(req: DbRequest): Promise<unknown> {
@@ -37,6 +34,7 @@ class DbWorker {
         throw err;
       }
       this.fs = fs;
+      this.path = req.path;
       return true;
     }
     const db = this.db;
@@ -44,6 +42,8 @@ class DbWorker {
     switch (req.op) {
       case "get":
         return db.get(req.key);
+      case "getMany":
+        return db.getMany(req.keys);
       case "put":
         db.put(req.key, req.value, { sync: req.sync });
         return undefined;
@@ -59,32 +59,36 @@ class DbWorker {
         db.write(batch, { sync: req.sync });
         return undefined;
       }
+      case "clear":
+        db.clear({ ...req.options, sync: req.sync });
+        return undefined;
       case "iterator": {
         const id = this.nextIterator++;
-        const iterator = db.iterator(req.options);
-        this.iterators.set(id, { iterator, entries: iterator[Symbol.iterator]() });
+        this.iterators.set(id, new WorkerCursor(db, req.options));
         return id;
       }
-      case "next": {
-        const it = this.iterators.get(req.iterator);
-        if (it === undefined) return [];
-        const out: [Uint8Array, Uint8Array][] = [];
-        while (out.length < req.count) {
-          const step = it.entries.next();
-          if (step.done === true) break;
-          out.push(step.value);
-        }
-        return out;
-      }
+      case "next":
+        return this.iterators.get(req.iterator)?.next(req.count) ?? [];
+      case "seek":
+        this.iterators.get(req.iterator)?.seek(req.target);
+        return undefined;
       case "endIterator":
-        this.iterators.get(req.iterator)?.iterator.close();
+        this.iterators.get(req.iterator)?.close();
         this.iterators.delete(req.iterator);
         return undefined;
       case "flush":
         await db.flush();
         return undefined;
+      case "compact":
+        await db.compactRange();
+        return undefined;
+      case "property":
+        return db.getProperty(req.name);
+      case "export":
+        await db.flush();
+        return exportFiles(this.fs!, this.path);
       case "close": {
-        for (const it of this.iterators.values()) it.iterator.close();
+        for (const it of this.iterators.values()) it.close();
         this.iterators.clear();
         this.db = undefined;
         await db.close();

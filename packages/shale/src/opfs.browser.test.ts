@@ -3,13 +3,28 @@
  * worker. Skipped, with the reason printed, where chromium is missing (set CHROMIUM or put
  * chromium on PATH).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite, findChromium, launchChromium, serve } from "./browser/harness.test-support.js";
+import { open } from "./index.js";
+
+/** RocksDB's `ldb` on PATH, if any. */
+function findLdb(): string | undefined {
+  try {
+    const path = execFileSync("which", ["ldb"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    return path === "" ? undefined : path;
+  } catch {
+    return undefined;
+  }
+}
 
 const chromium = findChromium();
 if (chromium === undefined) {
@@ -214,6 +229,116 @@ describe.skipIf(chromium === undefined)("shale on OPFS in chromium", () => {
         n: 303,
         closed: "Closed",
       });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("openInWorker: getMany, clear, seek, compactRange; the export opens in Node (and in ldb)", async () => {
+    const browser = await launchChromium(chromium!, profile());
+    let page: Page;
+    try {
+      page = await openPage(browser);
+      const result = await page.evaluate(async () => {
+        const { openInWorker } = (globalThis as unknown as TestPage).shaleTest;
+        const dec = (b: Uint8Array | undefined): string | null =>
+          b === undefined ? null : new TextDecoder().decode(b);
+        const k = (i: number): string => `k${String(i).padStart(5, "0")}`;
+        const db = await openInWorker("export", { db: { writeBufferSize: 64 * 1024 } });
+        for (let i = 0; i < 3000; i += 100) {
+          const ops = [];
+          for (let j = i; j < i + 100; j++)
+            ops.push({ type: "put" as const, key: k(j), value: `v${j}` });
+          await db.batch(ops);
+        }
+        await db.flush();
+        await db.clear({ gte: k(1000), lt: k(2000) });
+        await db.clear({ gte: k(2000), limit: 10, reverse: true });
+        await db.compactRange();
+        const many = (await db.getMany([k(5), k(1500), k(2999), k(2989), k(2000)])).map(dec);
+        const it = db.iterator({ batchSize: 3 });
+        const first = await it.next();
+        it.seek(k(995));
+        const afterSeek: (string | null)[] = [];
+        for (let i = 0; i < 7; i++) {
+          const r = await it.next();
+          afterSeek.push(r.done ? null : dec(r.value[0]));
+        }
+        const reverse = db.iterator({ reverse: true });
+        reverse.seek(k(1500));
+        const back = await reverse.nextBatch();
+        await reverse.close();
+        await it.close();
+        // Written after the iterator was created: not seen by it (implicit snapshot).
+        const snap = db.iterator({ gte: "z" });
+        await db.put("zz", "late");
+        const snapEntries = await snap.nextBatch();
+        const level0 = await db.getProperty("shale.num-files-at-level0");
+        await db.put("unflushed", "in the memtable until the export");
+        const files = await db.exportDatabase();
+        await db.close();
+        const b64 = (bytes: Uint8Array): string => {
+          let s = "";
+          for (let i = 0; i < bytes.length; i += 0x8000)
+            s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+          return btoa(s);
+        };
+        return {
+          many,
+          first: first.done ? null : dec(first.value[0]),
+          afterSeek,
+          back: back.slice(0, 2).map((e) => dec(e[0])),
+          snapEntries: snapEntries.length,
+          level0,
+          files: files.map((f) => ({ name: f.name, bytes: b64(f.bytes) })),
+        };
+      });
+      expect(result.many).toEqual(["v5", null, null, "v2989", "v2000"]);
+      expect(result.first).toBe("k00000");
+      expect(result.afterSeek).toEqual([
+        "k00995",
+        "k00996",
+        "k00997",
+        "k00998",
+        "k00999",
+        "k02000",
+        "k02001",
+      ]);
+      expect(result.back).toEqual(["k00999", "k00998"]);
+      expect(result.snapEntries).toBe(0);
+      expect(result.level0).toBe("0");
+      const names = result.files.map((f) => f.name);
+      expect(names).toContain("CURRENT");
+      expect(names.some((n) => n.endsWith(".sst"))).toBe(true);
+      const dir = mkdtempSync(join(tmpdir(), "shale-export-"));
+      cleanup.push(dir);
+      for (const f of result.files) {
+        mkdirSync(dirname(join(dir, f.name)), { recursive: true });
+        writeFileSync(join(dir, f.name), Buffer.from(f.bytes, "base64"));
+      }
+      const db = await open(dir);
+      try {
+        const text = (b: Uint8Array | undefined): string | undefined =>
+          b === undefined ? undefined : Buffer.from(b).toString();
+        expect(text(db.get("k00005"))).toBe("v5");
+        expect(text(db.get("k01500"))).toBeUndefined();
+        expect(text(db.get("unflushed"))).toBe("in the memtable until the export");
+        let n = 0;
+        for (const _ of db.iterator()) n++;
+        // 3000 written, 1000 cleared by range, 10 by limit, "zz" and "unflushed" added.
+        expect(n).toBe(3000 - 1000 - 10 + 2);
+      } finally {
+        await db.close();
+      }
+      const ldb = findLdb();
+      if (ldb === undefined) {
+        console.log("export: ldb not on PATH: RocksDB's scan of the export skipped");
+      } else {
+        const scan = execFileSync(ldb, [`--db=${dir}`, "scan"], { encoding: "utf8" });
+        const lines = scan.trim().split("\n");
+        expect(lines.length).toBe(3000 - 1000 - 10 + 2);
+        expect(lines[0]).toBe("k00000 : v0");
+      }
     } finally {
       await browser.close();
     }

@@ -13,6 +13,7 @@ export type BatchOperation =
 export type DbRequest =
   | { id: number; op: "open"; name: string; path: string; fs: object; db: object }
   | { id: number; op: "get"; key: Uint8Array }
+  | { id: number; op: "getMany"; keys: Uint8Array[] }
   | { id: number; op: "put"; key: Uint8Array; value: Uint8Array; sync: boolean }
   | { id: number; op: "del"; key: Uint8Array; sync: boolean }
   | {
@@ -21,10 +22,15 @@ export type DbRequest =
       ops: { type: "put" | "del"; key: Uint8Array; value?: Uint8Array }[];
       sync: boolean;
     }
+  | { id: number; op: "clear"; options: WireRange; sync: boolean }
   | { id: number; op: "iterator"; options: WireRange }
   | { id: number; op: "next"; iterator: number; count: number }
+  | { id: number; op: "seek"; iterator: number; target: Uint8Array }
   | { id: number; op: "endIterator"; iterator: number }
   | { id: number; op: "flush" }
+  | { id: number; op: "compact" }
+  | { id: number; op: "property"; name: string }
+  | { id: number; op: "export" }
   | { id: number; op: "close" };
 
 /** An iterator's range, as `db.iterator` takes it. */

@@ -7,9 +7,12 @@ export * from "@shale/opfs";
 export {
   type BatchOperation,
   type Bytes,
+  type ExportedFile,
   type OpenInWorkerOptions,
   openInWorker,
+  type WorkerClearOptions,
   type WorkerDatabase,
+  type WorkerIterator,
   type WorkerIteratorOptions,
   type WorkerWriteOptions,
 } from "./open-in-worker.js";

@@ -19,8 +19,10 @@
  */
 import { ErrorCode, ShaleError } from "@shale/base";
 import type { BatchOperation, DbReply, DbRequest, WireRange } from "./db-protocol.js";
+import type { ExportedFile } from "./export-files.js";
 
 export type { BatchOperation } from "./db-protocol.js";
+export type { ExportedFile } from "./export-files.js";
 
 /** Keys and values: bytes, or strings (UTF-8). */
 export type Bytes = string | Uint8Array;
@@ -56,26 +58,87 @@ export interface WorkerIteratorOptions {
 /** A shale database running in a worker; every method is a promise. */
 export interface WorkerDatabase {
   get(key: Bytes): Promise<Uint8Array | undefined>;
+  /** The values of `keys`, in order (undefined where missing): one round trip. */
+  getMany(keys: readonly Bytes[]): Promise<(Uint8Array | undefined)[]>;
   put(key: Bytes, value: Bytes, options?: WorkerWriteOptions): Promise<void>;
   del(key: Bytes, options?: WorkerWriteOptions): Promise<void>;
   /** Applies every operation atomically. */
   batch(operations: readonly BatchOperation[], options?: WorkerWriteOptions): Promise<void>;
-  /** Entries in key order (or reverse), fetched `batchSize` at a time; copies the caller owns. */
-  iterator(options?: WorkerIteratorOptions): AsyncIterableIterator<[Uint8Array, Uint8Array]>;
+  /**
+   * Deletes every key of the range in one atomic batch (the engine's `clear`: a range
+   * tombstone; with `limit`, that many point deletes from the start, or the end with
+   * `reverse`).
+   */
+  clear(options?: WorkerClearOptions): Promise<void>;
+  /**
+   * Entries in key order (or reverse), fetched `batchSize` at a time; copies the caller
+   * owns. The iterator reads the database as of this call (requests reach the worker in
+   * order: a write made after it is not seen).
+   */
+  iterator(options?: WorkerIteratorOptions): WorkerIterator;
   /** Writes the memtable to a table file. */
   flush(): Promise<void>;
-  /** Closes the database and its file system, and stops the worker. Idempotent. */
+  /** Compacts every level into the last one (the engine's `compactRange()`). */
+  compactRange(): Promise<void>;
+  /** The engine's `getProperty(name)` ("shale.levelstats", "rocksdb.stats", ...). */
+  getProperty(name: string): Promise<string | undefined>;
+  /**
+   * Every file of the database's directory, after a flush: the same format as in Node, so
+   * the files written to a directory open with `open()` there (and in RocksDB's tools).
+   */
+  exportDatabase(): Promise<ExportedFile[]>;
+  /**
+   * Closes the database and its file system. The worker is kept for the next `openInWorker`
+   * of the page (one idle worker per script), else stopped. Idempotent.
+   */
   close(): Promise<void>;
 }
+
+/** A range to clear: Level's vocabulary; bounds are keys. */
+export interface WorkerClearOptions {
+  gt?: Bytes;
+  gte?: Bytes;
+  lt?: Bytes;
+  lte?: Bytes;
+  /** With `limit`: the last keys of the range go first. Default: false. */
+  reverse?: boolean;
+  /** Most keys deleted. Default: all. */
+  limit?: number;
+  /** Made durable before the promise resolves. Default: false. */
+  sync?: boolean;
+}
+
+/** An iterator over a database in a worker. */
+export interface WorkerIterator extends AsyncIterableIterator<[Uint8Array, Uint8Array]> {
+  /**
+   * The next entries: those already fetched, else up to `batchSize` fetched now; an empty
+   * array at the end.
+   */
+  nextBatch(): Promise<[Uint8Array, Uint8Array][]>;
+  /**
+   * Moves to the first key >= target (reverse: the last key <= target), within the range;
+   * what was fetched and not yet read is dropped.
+   */
+  seek(target: Bytes): void;
+  /** Releases the worker's iterator. Idempotent. */
+  close(): Promise<void>;
+}
+
+type WorkerListener = (event: { data?: unknown; message?: string }) => void;
 
 interface PageWorker {
   postMessage(message: unknown): void;
   terminate(): void;
-  addEventListener(
-    type: "message" | "error",
-    listener: (event: { data?: unknown; message?: string }) => void,
-  ): void;
+  addEventListener(type: "message" | "error", listener: WorkerListener): void;
+  removeEventListener(type: "message" | "error", listener: WorkerListener): void;
 }
+
+/**
+ * A database worker whose database closed cleanly, kept (one per script) for the next
+ * `openInWorker` of the page: starting a module worker and compiling the engine is about
+ * half the cost of an open.
+ */
+const idleWorkers = new Map<string, PageWorker>();
 
 const encoder = new TextEncoder();
 
@@ -113,27 +176,38 @@ type Unnumbered<T> = T extends unknown ? Omit<T, "id"> : never;
 
 const RANGE_KEYS = ["gt", "gte", "lt", "lte"] as const;
 
-function wireRange(options: WorkerIteratorOptions): { range: WireRange; batchSize: number } {
+/** The range of an iterator or a clear, checked; `what` names the call in errors. */
+function checkedRange(
+  what: string,
+  options: WorkerIteratorOptions & { sync?: unknown },
+  allowed: readonly string[],
+): WireRange {
   if (typeof options !== "object" || options === null)
-    throw new TypeError("iterator options must be an object");
+    throw new TypeError(`${what} options must be an object`);
   const range: WireRange = {};
   for (const k of Object.keys(options)) {
-    if (!["gt", "gte", "lt", "lte", "reverse", "limit", "batchSize"].includes(k)) {
-      throw ShaleError.invalidArgument(`unknown iterator option ${k}`);
-    }
+    if (!allowed.includes(k)) throw ShaleError.invalidArgument(`unknown ${what} option ${k}`);
   }
   for (const k of RANGE_KEYS)
-    if (options[k] !== undefined) range[k] = bytes(`iterator option ${k}`, options[k]);
+    if (options[k] !== undefined) range[k] = bytes(`${what} option ${k}`, options[k]);
   if (options.reverse !== undefined) {
     if (typeof options.reverse !== "boolean")
-      throw new TypeError("iterator option reverse must be a boolean");
+      throw new TypeError(`${what} option reverse must be a boolean`);
     range.reverse = options.reverse;
   }
   if (options.limit !== undefined) {
     if (typeof options.limit !== "number")
-      throw new TypeError("iterator option limit must be a number");
+      throw new TypeError(`${what} option limit must be a number`);
     range.limit = options.limit;
   }
+  return range;
+}
+
+const ITERATOR_OPTIONS = ["gt", "gte", "lt", "lte", "reverse", "limit", "batchSize"] as const;
+const CLEAR_OPTIONS = ["gt", "gte", "lt", "lte", "reverse", "limit", "sync"] as const;
+
+function wireRange(options: WorkerIteratorOptions): { range: WireRange; batchSize: number } {
+  const range = checkedRange("iterator", options, ITERATOR_OPTIONS);
   const batchSize = options.batchSize ?? 100;
   if (typeof batchSize !== "number")
     throw new TypeError("iterator option batchSize must be a number");
@@ -171,13 +245,10 @@ export async function openInWorker(
       "openInWorker needs Web Workers (a browser page): use open() with MemoryFileSystem",
     );
   }
-  const worker = new WorkerClass(
-    options.workerUrl ?? new URL("./opfs-db-worker.js", import.meta.url),
-    {
-      type: "module",
-      name: `shale-db-${name}`,
-    },
-  );
+  const script = String(options.workerUrl ?? new URL("./opfs-db-worker.js", import.meta.url));
+  const reused = idleWorkers.get(script);
+  idleWorkers.delete(script);
+  const worker = reused ?? new WorkerClass(script, { type: "module", name: "shale-db" });
   const pending = new Map<
     number,
     { resolve: (v: unknown) => void; reject: (e: unknown) => void }
@@ -185,19 +256,28 @@ export async function openInWorker(
   let nextId = 1;
   let closed = false;
   let failure: Error | undefined;
-  worker.addEventListener("message", (event) => {
+  const onMessage: WorkerListener = (event) => {
     const reply = event.data as DbReply;
     const p = pending.get(reply.id);
     if (p === undefined) return;
     pending.delete(reply.id);
     if (reply.error !== undefined) p.reject(fromReply(reply.error));
     else p.resolve(reply.value);
-  });
-  worker.addEventListener("error", (event) => {
+  };
+  const onError: WorkerListener = (event) => {
     failure = ShaleError.ioError(`the database worker failed: ${event.message ?? "an error"}`);
     for (const p of pending.values()) p.reject(failure);
     pending.clear();
-  });
+  };
+  worker.addEventListener("message", onMessage);
+  worker.addEventListener("error", onError);
+  /** Keeps the worker for the next open when none is kept yet; else stops it. */
+  const release = (): void => {
+    worker.removeEventListener("message", onMessage);
+    worker.removeEventListener("error", onError);
+    if (idleWorkers.has(script)) worker.terminate();
+    else idleWorkers.set(script, worker);
+  };
   const request = <T>(req: Unnumbered<DbRequest>): Promise<T> => {
     if (failure !== undefined) return Promise.reject(failure);
     if (closed) return Promise.reject(ShaleError.closed("the database is closed"));
@@ -222,6 +302,13 @@ export async function openInWorker(
 
   return {
     get: async (key) => request<Uint8Array | undefined>({ op: "get", key: bytes("key", key) }),
+    getMany: async (keys) => {
+      if (!Array.isArray(keys)) throw new TypeError("getMany keys must be an array");
+      return request<(Uint8Array | undefined)[]>({
+        op: "getMany",
+        keys: keys.map((k: Bytes) => bytes("key", k)),
+      });
+    },
     put: async (key, value, o) =>
       request({
         op: "put",
@@ -246,36 +333,68 @@ export async function openInWorker(
       });
       return request({ op: "batch", ops, sync: writeSync(o) });
     },
+    clear: async (options = {}) => {
+      const range = checkedRange("clear", options, CLEAR_OPTIONS);
+      if (options.sync !== undefined && typeof options.sync !== "boolean")
+        throw new TypeError("clear option sync must be a boolean");
+      return request({ op: "clear", options: range, sync: options.sync === true });
+    },
     iterator: (options = {}) => {
       const { range, batchSize } = wireRange(options);
-      let id: Promise<number> | undefined;
+      // Created now, so it reads the database as of this call.
+      const id = request<number>({ op: "iterator", options: range });
+      id.catch(() => undefined); // reported by the first read
       let buffered: [Uint8Array, Uint8Array][] = [];
       let at = 0;
       let done = false;
-      const end = async (): Promise<void> => {
-        if (done) return;
-        done = true;
-        if (id !== undefined) await request({ op: "endIterator", iterator: await id });
-      };
-      const it: AsyncIterableIterator<[Uint8Array, Uint8Array]> = {
-        async next() {
-          if (at < buffered.length) return { value: buffered[at++]!, done: false };
-          if (done) return { value: undefined, done: true };
-          id ??= request<number>({ op: "iterator", options: range });
-          buffered = await request<[Uint8Array, Uint8Array][]>({
-            op: "next",
-            iterator: await id,
-            count: batchSize,
-          });
+      let ended = false;
+      const fetch = async (): Promise<[Uint8Array, Uint8Array][]> => {
+        if (at < buffered.length) {
+          const rest = at === 0 ? buffered : buffered.slice(at);
+          buffered = [];
           at = 0;
-          if (buffered.length === 0) {
-            await end();
-            return { value: undefined, done: true };
+          return rest;
+        }
+        if (done || ended) return [];
+        const entries = await request<[Uint8Array, Uint8Array][]>({
+          op: "next",
+          iterator: await id,
+          count: batchSize,
+        });
+        if (entries.length === 0) ended = true;
+        return entries;
+      };
+      const it: WorkerIterator = {
+        async next() {
+          if (at >= buffered.length) {
+            buffered = await fetch();
+            at = 0;
           }
-          return { value: buffered[at++]!, done: false };
+          if (at < buffered.length) return { value: buffered[at++]!, done: false };
+          await it.close();
+          return { value: undefined, done: true };
+        },
+        nextBatch: fetch,
+        seek(target) {
+          const key = bytes("seek target", target);
+          if (done) throw ShaleError.closed("the iterator is closed");
+          buffered = [];
+          at = 0;
+          ended = false;
+          void id
+            .then((iterator) => request({ op: "seek", iterator, target: key }))
+            .catch(() => undefined);
+        },
+        async close() {
+          if (done) return;
+          done = true;
+          buffered = [];
+          const iterator = await id.catch(() => undefined);
+          if (iterator !== undefined && !closed && failure === undefined)
+            await request({ op: "endIterator", iterator });
         },
         async return() {
-          await end();
+          await it.close();
           return { value: undefined, done: true };
         },
         [Symbol.asyncIterator]() {
@@ -285,6 +404,12 @@ export async function openInWorker(
       return it;
     },
     flush: async () => request({ op: "flush" }),
+    compactRange: async () => request({ op: "compact" }),
+    getProperty: async (name) => {
+      if (typeof name !== "string") throw new TypeError("property name must be a string");
+      return request<string | undefined>({ op: "property", name });
+    },
+    exportDatabase: async () => request<ExportedFile[]>({ op: "export" }),
     close: async () => {
       if (closed || failure !== undefined) {
         worker.terminate();
@@ -292,10 +417,13 @@ export async function openInWorker(
       }
       try {
         await request({ op: "close" });
-      } finally {
+      } catch (err) {
         closed = true;
         worker.terminate();
+        throw err;
       }
+      closed = true;
+      release();
     },
   };
 }
