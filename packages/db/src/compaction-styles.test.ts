@@ -5,7 +5,7 @@
  * FIFO's ttl on the system clock.
  */
 import { randomBytes } from "node:crypto";
-import { MemoryFileSystem, Statistics, ShaleError, Ticker } from "@shale/base";
+import { MemoryFileSystem, ShaleError, Statistics, Ticker } from "@shale/base";
 import { describe, expect, it } from "vitest";
 import { readNewestOptions } from "./core/options-file.js";
 import { DB } from "./db.js";
@@ -25,7 +25,10 @@ function cfEntries(fs: MemoryFileSystem, family = "default"): Map<string, string
 async function fillTables(db: DB, tables: number, keysPerTable: number, tag = "v"): Promise<void> {
   for (let t = 0; t < tables; t++) {
     for (let i = 0; i < keysPerTable; i++)
-      db.put(`k${String(i * tables + t).padStart(6, "0")}`, `${tag}${t}-${randomBytes(50).toString("hex")}`);
+      db.put(
+        `k${String(i * tables + t).padStart(6, "0")}`,
+        `${tag}${t}-${randomBytes(50).toString("hex")}`,
+      );
     await db.flush();
   }
 }

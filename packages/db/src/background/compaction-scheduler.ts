@@ -184,10 +184,7 @@ export class CompactionScheduler {
 
   /** True if an automatic compaction is due (RocksDB's `compaction-pending`). */
   get pending(): boolean {
-    return (this.stylePicker ?? this.picker).needsCompaction(
-      this.host.versions.current,
-      this.busy,
-    );
+    return (this.stylePicker ?? this.picker).needsCompaction(this.host.versions.current, this.busy);
   }
 
   /** Starts the automatic compactions that are due and fit. */

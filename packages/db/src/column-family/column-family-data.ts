@@ -31,13 +31,13 @@ import {
 import { type ChunkPool, MemTable } from "@shale/memtable";
 import type { TableCache } from "@shale/sstable";
 import { CompactionScheduler } from "../background/compaction-scheduler.js";
-import { resolveCompactionStyle } from "../core/compaction-style-options.js";
 import type { BackgroundExecutor } from "../background/executor.js";
 import { FlushScheduler } from "../background/flush-scheduler.js";
 import { StallCondition, type StallHost, WriteController } from "../background/write-controller.js";
 import { type BlobFileCache, type BlobResolver, BlobSource } from "../blob/blob-source.js";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
+import { resolveCompactionStyle } from "../core/compaction-style-options.js";
 import type { EventListeners, FlushReason } from "../core/event-listeners.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";

@@ -22,11 +22,12 @@
  * Example (max 100 MB): L0 newest first 9 (40 MB), 8 (40 MB), 7 (30 MB), 6 (20 MB) = 130 MB
  * -> delete 6 (110 MB left, still over), then 7 (80 MB): `L0 deleted: 6,7`.
  */
+
+import type { InternalKeyComparator } from "@shale/base";
 import type { ResolvedFifoOptions } from "../core/compaction-style-options.js";
 import type { FileMetaData } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
 import { Compaction, CompactionReason, totalBytes } from "./compaction.js";
-import type { InternalKeyComparator } from "@shale/base";
 
 export interface FifoPickerOptions {
   fifo: ResolvedFifoOptions;
@@ -59,7 +60,8 @@ export class FifoCompactionPicker {
       bytes += f.size;
       files++;
     }
-    let score = fifo.maxTableFilesSize === 0 ? (bytes > 0 ? Infinity : 0) : bytes / fifo.maxTableFilesSize;
+    let score =
+      fifo.maxTableFilesSize === 0 ? (bytes > 0 ? Infinity : 0) : bytes / fifo.maxTableFilesSize;
     if (fifo.allowCompaction)
       score = Math.max(score, files / this.options.level0FileNumCompactionTrigger);
     if (fifo.ttl > 0) score = Math.max(score, this.expired(l0).length);
@@ -144,7 +146,11 @@ export class FifoCompactionPicker {
   }
 
   /** RocksDB's FindIntraL0Compaction over `l0` (newest first). */
-  private intraL0(version: Version, l0: readonly FileMetaData[], score: number): Compaction | undefined {
+  private intraL0(
+    version: Version,
+    l0: readonly FileMetaData[],
+    score: number,
+  ): Compaction | undefined {
     if (l0.length === 0) return undefined;
     const maxCompactionBytes = 25 * this.options.targetFileSizeBase;
     const maxBytesPerDeletedFile = Math.floor(this.options.writeBufferSize * 1.1);
@@ -157,7 +163,10 @@ export class FifoCompactionPicker {
       if (next > bytesPerDeletedFile || compactBytes > maxCompactionBytes) break;
       bytesPerDeletedFile = next;
     }
-    if (limit < this.options.level0FileNumCompactionTrigger || bytesPerDeletedFile >= maxBytesPerDeletedFile)
+    if (
+      limit < this.options.level0FileNumCompactionTrigger ||
+      bytesPerDeletedFile >= maxBytesPerDeletedFile
+    )
       return undefined;
     return new Compaction({
       version,

@@ -21,7 +21,12 @@ import {
   type ResolvedUniversalOptions,
   UNIVERSAL_DEFAULTS,
 } from "../core/compaction-style-options.js";
-import { icmp, parseSize, parseVersion, versionText } from "../test-support/lsm-text.test-support.js";
+import {
+  icmp,
+  parseSize,
+  parseVersion,
+  versionText,
+} from "../test-support/lsm-text.test-support.js";
 import { Version } from "../version/version-set.js";
 import type { Compaction } from "./compaction.js";
 import type { RunningCompaction } from "./picker.js";
@@ -50,9 +55,7 @@ function parseRunning(text: string): RunningCompaction {
   };
 }
 
-dataDrivenTests(new URL("../../testdata/picker-universal", import.meta.url), () =>
-  styleHandler(),
-);
+dataDrivenTests(new URL("../../testdata/picker-universal", import.meta.url), () => styleHandler());
 dataDrivenTests(new URL("../../testdata/picker-fifo", import.meta.url), () => styleHandler());
 
 function styleHandler() {
@@ -67,7 +70,10 @@ function styleHandler() {
           sizeRatio: c.numArg("ratio", UNIVERSAL_DEFAULTS.sizeRatio),
           minMergeWidth: c.numArg("min-width", UNIVERSAL_DEFAULTS.minMergeWidth),
           maxMergeWidth: c.numArg("max-width", UNIVERSAL_DEFAULTS.maxMergeWidth),
-          maxSizeAmplificationPercent: c.numArg("amp", UNIVERSAL_DEFAULTS.maxSizeAmplificationPercent),
+          maxSizeAmplificationPercent: c.numArg(
+            "amp",
+            UNIVERSAL_DEFAULTS.maxSizeAmplificationPercent,
+          ),
           compressionSizePercent: c.numArg(
             "compression-size-percent",
             UNIVERSAL_DEFAULTS.compressionSizePercent,

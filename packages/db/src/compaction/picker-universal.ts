@@ -145,7 +145,8 @@ export class UniversalCompactionPicker {
       candidate += runs[i]!.size;
     }
     const base = runs[last]!.size;
-    if (candidate * 100 < this.options.universal.maxSizeAmplificationPercent * base) return undefined;
+    if (candidate * 100 < this.options.universal.maxSizeAmplificationPercent * base)
+      return undefined;
     return this.compaction(
       version,
       runs,
@@ -236,8 +237,16 @@ export class UniversalCompactionPicker {
     if (runs.length === 0) return "empty";
     if (runs.some((r) => r.busy)) return "busy";
     return (
-      this.compaction(version, runs, 0, runs.length - 1, running, CompactionReason.Manual, 0, true) ??
-      "busy"
+      this.compaction(
+        version,
+        runs,
+        0,
+        runs.length - 1,
+        running,
+        CompactionReason.Manual,
+        0,
+        true,
+      ) ?? "busy"
     );
   }
 

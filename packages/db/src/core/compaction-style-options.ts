@@ -134,21 +134,27 @@ type FieldCheck = (name: string, value: unknown) => void;
 
 function integerField(min: number, max: number): FieldCheck {
   return (name, v) => {
-    if (typeof v !== "number") throw new TypeError(`options.${name} must be an integer; got ${typeof v}`);
+    if (typeof v !== "number")
+      throw new TypeError(`options.${name} must be an integer; got ${typeof v}`);
     if (!Number.isSafeInteger(v) || v < min || v > max)
-      throw ShaleError.invalidArgument(`options.${name} must be an integer in [${min}, ${max}]; got ${v}`);
+      throw ShaleError.invalidArgument(
+        `options.${name} must be an integer in [${min}, ${max}]; got ${v}`,
+      );
   };
 }
 function booleanField(): FieldCheck {
   return (name, v) => {
-    if (typeof v !== "boolean") throw new TypeError(`options.${name} must be a boolean; got ${typeof v}`);
+    if (typeof v !== "boolean")
+      throw new TypeError(`options.${name} must be a boolean; got ${typeof v}`);
   };
 }
 function falseOnly(rocksdbName: string): FieldCheck {
   return (name, v) => {
     booleanField()(name, v);
     if (v === true)
-      throw ShaleError.notSupported(`options.${name} (RocksDB's ${rocksdbName}) true is not supported`);
+      throw ShaleError.notSupported(
+        `options.${name} (RocksDB's ${rocksdbName}) true is not supported`,
+      );
   };
 }
 
@@ -159,9 +165,12 @@ const UNIVERSAL_FIELDS: Readonly<Record<keyof UniversalCompactionOptions, FieldC
   maxSizeAmplificationPercent: integerField(0, UINT_MAX),
   compressionSizePercent: integerField(-1, 100),
   stopStyle: (name, v) => {
-    if (typeof v !== "string") throw new TypeError(`options.${name} must be a string; got ${typeof v}`);
+    if (typeof v !== "string")
+      throw new TypeError(`options.${name} must be a string; got ${typeof v}`);
     if (v !== "totalSize" && v !== "similarSize")
-      throw ShaleError.invalidArgument(`options.${name} must be "totalSize" or "similarSize"; got ${JSON.stringify(v)}`);
+      throw ShaleError.invalidArgument(
+        `options.${name} must be "totalSize" or "similarSize"; got ${JSON.stringify(v)}`,
+      );
   },
   allowTrivialMove: falseOnly("allow_trivial_move"),
   incremental: falseOnly("incremental"),
@@ -197,7 +206,8 @@ export interface ResolvedCompactionStyle {
 function defined<T extends object>(o: T | undefined): Partial<T> {
   const out: Partial<T> = {};
   if (o === undefined) return out;
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  for (const [k, v] of Object.entries(o))
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
 
@@ -219,7 +229,9 @@ export function resolveCompactionStyle(
 }
 
 /** The `[CFOptions]` entries of the compaction style, spelled as RocksDB 7.8.3 writes them. */
-export function compactionStyleEntries(o: ResolvedCompactionStyle): Record<string, string | number> {
+export function compactionStyleEntries(
+  o: ResolvedCompactionStyle,
+): Record<string, string | number> {
   const u = o.universal;
   const f = o.fifo;
   const out: Record<string, string | number> = {
@@ -251,7 +263,8 @@ function parseStruct(text: string, key: string, file: string): Map<string, strin
   for (const part of t.slice(1, -1).split(";")) {
     if (part.trim() === "") continue;
     const eq = part.indexOf("=");
-    if (eq <= 0) throw ShaleError.corruption(`${key} has a bad field ${JSON.stringify(part)}`, file);
+    if (eq <= 0)
+      throw ShaleError.corruption(`${key} has a bad field ${JSON.stringify(part)}`, file);
     out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
   }
   return out;
@@ -280,11 +293,18 @@ export function recordedCompactionStyle(
   const e = cf.entries;
   const style = e.get("compaction_style");
   if (style !== undefined) {
-    const found = (Object.keys(STYLE_NAMES) as CompactionStyle[]).find((k) => STYLE_NAMES[k] === style);
+    const found = (Object.keys(STYLE_NAMES) as CompactionStyle[]).find(
+      (k) => STYLE_NAMES[k] === style,
+    );
     if (found === undefined) {
       if (style === "kCompactionStyleNone")
-        throw ShaleError.notSupported(`${cf.title}: compaction_style=kCompactionStyleNone is not supported (${file})`);
-      throw ShaleError.corruption(`${cf.title}: unknown compaction_style ${JSON.stringify(style)}`, file);
+        throw ShaleError.notSupported(
+          `${cf.title}: compaction_style=kCompactionStyleNone is not supported (${file})`,
+        );
+      throw ShaleError.corruption(
+        `${cf.title}: unknown compaction_style ${JSON.stringify(style)}`,
+        file,
+      );
     }
     out.compactionStyle = found;
   }
@@ -295,7 +315,10 @@ export function recordedCompactionStyle(
       const v = m.get(k);
       return v === undefined ? undefined : numberOf(v, `compaction_options_universal.${k}`, file);
     };
-    const set = <K extends keyof ResolvedUniversalOptions>(k: K, v: ResolvedUniversalOptions[K] | undefined) => {
+    const set = <K extends keyof ResolvedUniversalOptions>(
+      k: K,
+      v: ResolvedUniversalOptions[K] | undefined,
+    ) => {
       if (v !== undefined) out.universal[k] = v;
     };
     set("sizeRatio", num("size_ratio"));
@@ -304,18 +327,25 @@ export function recordedCompactionStyle(
     set("maxSizeAmplificationPercent", num("max_size_amplification_percent"));
     set("compressionSizePercent", num("compression_size_percent"));
     const stop = m.get("stop_style");
-    if (stop !== undefined) set("stopStyle", stop === STOP_STYLE_NAMES.similarSize ? "similarSize" : "totalSize");
+    if (stop !== undefined)
+      set("stopStyle", stop === STOP_STYLE_NAMES.similarSize ? "similarSize" : "totalSize");
   }
   const f = e.get("compaction_options_fifo");
   if (f !== undefined) {
     const m = parseStruct(f, "compaction_options_fifo", file);
     const size = m.get("max_table_files_size");
-    if (size !== undefined) out.fifo.maxTableFilesSize = numberOf(size, "compaction_options_fifo.max_table_files_size", file);
+    if (size !== undefined)
+      out.fifo.maxTableFilesSize = numberOf(
+        size,
+        "compaction_options_fifo.max_table_files_size",
+        file,
+      );
     const allow = m.get("allow_compaction");
     if (allow !== undefined) out.fifo.allowCompaction = allow === "true";
   }
   const ttl = e.get("ttl");
-  if (out.compactionStyle === "fifo" && ttl !== undefined) out.fifo.ttl = numberOf(ttl, "ttl", file);
+  if (out.compactionStyle === "fifo" && ttl !== undefined)
+    out.fifo.ttl = numberOf(ttl, "ttl", file);
   return out;
 }
 
