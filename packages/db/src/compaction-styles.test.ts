@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { MemoryFileSystem, ShaleError, Statistics, Ticker } from "@shale/base";
 import { describe, expect, it } from "vitest";
+import { SstFileWriter } from "@shale/sstable";
 import { readNewestOptions } from "./core/options-file.js";
 import { DB } from "./db.js";
 import { NUM_LEVELS } from "./version/version-edit.js";
@@ -256,4 +257,30 @@ describe("FIFO compaction in a database", () => {
       await db.close();
     }
   });
+});
+
+describe("ingestion under universal and FIFO", () => {
+  for (const style of ["fifo", "universal"] as const) {
+    it(`puts an external file into L0 under ${style}`, async () => {
+      const fs = new MemoryFileSystem();
+      const db = await DB.open(DIR, { fs, compactionStyle: style, disableAutoCompactions: true });
+      try {
+        db.put("a", "1");
+        await db.flush();
+        const w = new SstFileWriter({ fs });
+        w.open("/ext.sst");
+        w.put("x", "ext");
+        w.finish();
+        await db.ingestExternalFile(["/ext.sst"]);
+        // Leveled would place it in L6 (nothing overlaps it).
+        expect(filesPerLevel(db)).toEqual([2, 0, 0, 0, 0, 0, 0]);
+        expect(db.get("x")?.length).toBe(3);
+      } finally {
+        await db.close();
+      }
+      // And the FIFO tree still opens FIFO.
+      const again = await DB.open(DIR, { fs });
+      await again.close();
+    });
+  }
 });
