@@ -6,8 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { MemoryFileSystem, ShaleError, Statistics, Ticker } from "@shale/base";
-import { describe, expect, it } from "vitest";
 import { SstFileWriter } from "@shale/sstable";
+import { describe, expect, it } from "vitest";
 import { readNewestOptions } from "./core/options-file.js";
 import { DB } from "./db.js";
 import { NUM_LEVELS } from "./version/version-edit.js";
