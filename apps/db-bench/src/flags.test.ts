@@ -65,6 +65,11 @@ describe("flags", () => {
     reject(["positional"], /unexpected argument/);
     reject(["--num"], /needs a value/);
     reject(["--num_column_families=0"], /\[1, 1000\]/);
+    reject(
+      ["--compaction_style=3"],
+      /--compaction_style must be 0 \(leveled\), 1 \(universal\) or 2 \(FIFO\)/,
+    );
+    reject(["--fifo_compaction_max_table_files_size_mb=-1"], /must be >= 0/);
   });
 
   it("rejects unknown workloads, merges without an operator and fills on an existing db", async () => {

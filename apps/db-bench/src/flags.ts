@@ -30,6 +30,10 @@ export interface Flags {
   disableAutoCompactions: boolean;
   cacheIndexAndFilterBlocks: boolean;
   compactionCpuPriority: string;
+  /** --compaction_style: 0 leveled, 1 universal, 2 FIFO (db_bench's numbers; shale only). */
+  compactionStyle: number;
+  /** --fifo_compaction_max_table_files_size_mb: FIFO's maxTableFilesSize in MiB; 0 = shale's default (1 GiB). */
+  fifoMaxTableFilesSizeMb: number;
   prepopulateBlockCache: string;
   statistics: boolean;
   mergeOperator: string;
@@ -187,6 +191,16 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     key: "prepopulateBlockCache",
     kind: "string",
     help: "disable, flush_only or flush_and_compaction: shale's prepopulateBlockCache (RocksDB's prepopulate_block_cache; 1 in db_bench is flush_only), new tables read back into the block cache when installed (shale only) (Default: disable)",
+  },
+  compaction_style: {
+    key: "compactionStyle",
+    kind: "int",
+    help: "0 leveled, 1 universal, 2 FIFO: shale's compactionStyle (db_bench's compaction_style; shale only) (Default: 0)",
+  },
+  fifo_compaction_max_table_files_size_mb: {
+    key: "fifoMaxTableFilesSizeMb",
+    kind: "int",
+    help: "with --compaction_style=2: FIFO's maxTableFilesSize in MiB; 0 = shale's default, 1 GiB (db_bench's 0 would delete every table) (shale only) (Default: 0)",
   },
   compaction_cpu_priority: {
     key: "compactionCpuPriority",
@@ -350,6 +364,8 @@ export function defaultFlags(): Flags {
     disableAutoCompactions: false,
     cacheIndexAndFilterBlocks: false,
     compactionCpuPriority: "normal",
+    compactionStyle: 0,
+    fifoMaxTableFilesSizeMb: 0,
     prepopulateBlockCache: "disable",
     statistics: false,
     mergeOperator: "",
@@ -447,6 +463,14 @@ function validate(f: Flags): void {
   check(
     ["disable", "flush_only", "flush_and_compaction"].includes(f.prepopulateBlockCache),
     `--prepopulate_block_cache must be disable, flush_only or flush_and_compaction, not "${f.prepopulateBlockCache}"`,
+  );
+  check(
+    [0, 1, 2].includes(f.compactionStyle),
+    `--compaction_style must be 0 (leveled), 1 (universal) or 2 (FIFO), not ${f.compactionStyle}`,
+  );
+  check(
+    f.fifoMaxTableFilesSizeMb >= 0,
+    `--fifo_compaction_max_table_files_size_mb must be >= 0, not ${f.fifoMaxTableFilesSizeMb}`,
   );
   check(
     ["normal", "low", "idle"].includes(f.compactionCpuPriority),

@@ -211,6 +211,34 @@ describe("db-bench on shale", () => {
     expect(off.out.join("\n")).not.toContain("(tree ");
   });
 
+  it("--compaction_style=1|2 runs shale universal or FIFO (tree shapes show it)", async () => {
+    const shapesOf = async (style: number) => {
+      const b = await bench([
+        "--benchmarks=fillrandom,compact",
+        "--num=3000",
+        "--write_buffer_size=65536",
+        `--compaction_style=${style}`,
+        "--tree_shape",
+        "--json",
+      ]);
+      return b.out
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((o) => "benchmark" in o)
+        .map((o) => o.filesPerLevel as number[]);
+    };
+    // Universal: compact puts every table into the last level.
+    const universal = await shapesOf(1);
+    const last = universal[1]!;
+    expect(last.slice(0, 6).reduce((a, n) => a + n, 0)).toBe(0);
+    expect(last[6]).toBeGreaterThan(0);
+    // FIFO: every table stays in L0.
+    const fifo = await shapesOf(2);
+    for (const shape of fifo) {
+      expect(shape[0]).toBeGreaterThan(0);
+      expect(shape.slice(1).reduce((a, n) => a + n, 0)).toBe(0);
+    }
+  });
+
   it("fillsync fsyncs each of its writes; the workload after it does not", async () => {
     // --statistics covers the engine's whole run (one Statistics across reopens).
     const walSyncs = (text: string | undefined) =>

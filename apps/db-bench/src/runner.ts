@@ -20,6 +20,13 @@ import type { EngineSeries, Sampler } from "./report/sampler.js";
 import { type BenchResult, Progress } from "./report.js";
 
 /** --prepopulate_block_cache's values (db_bench's spelling) as shale's option values. */
+/** --compaction_style's numbers (RocksDB's CompactionStyle enum) -> shale's compactionStyle. */
+const COMPACTION_STYLES: Record<number, "leveled" | "universal" | "fifo"> = {
+  0: "leveled",
+  1: "universal",
+  2: "fifo",
+};
+
 const PREPOPULATE: Record<string, "disable" | "flushOnly" | "flushAndCompaction"> = {
   disable: "disable",
   flush_only: "flushOnly",
@@ -54,6 +61,8 @@ export function engineOptions(flags: Flags): EngineOptions {
     disableAutoCompactions: flags.disableAutoCompactions,
     cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
+    compactionStyle: COMPACTION_STYLES[flags.compactionStyle] ?? "leveled",
+    fifoMaxTableFilesSize: flags.fifoMaxTableFilesSizeMb * 1024 * 1024,
     prepopulateBlockCache: PREPOPULATE[flags.prepopulateBlockCache] ?? "disable",
     transactionDb: flags.transactionDb,
     prefixSize: flags.prefixSize,

@@ -58,6 +58,10 @@ export const Ticker = Object.freeze({
   BloomPrefixUseful: 31,
   /** Event listener calls that threw or rejected (db's `listeners` option; never fatal). */
   ListenerErrors: 32,
+  /** FIFO compactions that deleted tables over maxTableFilesSize (FIFO_MAX_SIZE_COMPACTIONS). */
+  FifoMaxSizeCompactions: 33,
+  /** FIFO compactions that deleted tables older than ttl (FIFO_TTL_COMPACTIONS). */
+  FifoTtlCompactions: 34,
 } as const);
 export type Ticker = (typeof Ticker)[keyof typeof Ticker];
 

@@ -13,6 +13,11 @@ export type {
   SnapshotOptions,
 } from "./core/call-options.js";
 export type {
+  CompactionStyle,
+  FifoCompactionOptions,
+  UniversalCompactionOptions,
+} from "./core/compaction-style-options.js";
+export type {
   BackgroundErrorInfo,
   BackgroundErrorReason,
   CompactionJobInfo,

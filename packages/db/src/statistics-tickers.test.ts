@@ -389,6 +389,31 @@ const ROWS: Row[] = [
     },
     expect: 2,
   },
+  {
+    // FIFO: a table over maxTableFilesSize is deleted as soon as it is flushed.
+    name: "FifoMaxSizeCompactions",
+    options: { compactionStyle: "fifo", fifo: { maxTableFilesSize: 1, ttl: 0 } },
+    act: async (c) => {
+      c.db.put("a", "1");
+      await c.db.flush();
+    },
+    expect: 1,
+  },
+  {
+    // FIFO's ttl reads table creation times in seconds of the system clock: 2 s old at ttl 1.
+    name: "FifoTtlCompactions",
+    options: { compactionStyle: "fifo", fifo: { ttl: 1 } },
+    setUp: async (c) => {
+      c.db.put("a", "1");
+      await c.db.flush();
+      await new Promise((r) => setTimeout(r, 2100));
+    },
+    act: async (c) => {
+      c.db.put("b", "2");
+      await c.db.flush();
+    },
+    expect: 1,
+  },
   // Histograms: the count of values recorded.
   {
     name: "GetMicros",

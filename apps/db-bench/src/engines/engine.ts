@@ -32,6 +32,10 @@ export interface EngineOptions {
   cacheIndexAndFilterBlocks?: boolean;
   /** shale's compactionCpuPriority (other engines ignore it). */
   compactionCpuPriority?: "normal" | "low" | "idle";
+  /** shale's compactionStyle (--compaction_style; other engines ignore it). */
+  compactionStyle?: "leveled" | "universal" | "fifo";
+  /** shale's fifo.maxTableFilesSize in bytes; 0 = the default (other engines ignore it). */
+  fifoMaxTableFilesSize?: number;
   /** shale's prepopulateBlockCache (other engines ignore it). */
   prepopulateBlockCache?: "disable" | "flushOnly" | "flushAndCompaction";
   /** Pessimistic transactions (shale: open with transactionDB); other engines ignore it. */

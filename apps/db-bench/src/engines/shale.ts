@@ -115,6 +115,10 @@ export class ShaleEngine implements Engine {
     if (o.disableAutoCompactions) options.disableAutoCompactions = true;
     if (o.compactionCpuPriority !== undefined && o.compactionCpuPriority !== "normal")
       options.compactionCpuPriority = o.compactionCpuPriority;
+    if (o.compactionStyle !== undefined && o.compactionStyle !== "leveled")
+      options.compactionStyle = o.compactionStyle;
+    if (o.compactionStyle === "fifo" && (o.fifoMaxTableFilesSize ?? 0) > 0)
+      options.fifo = { maxTableFilesSize: o.fifoMaxTableFilesSize };
     if (o.prepopulateBlockCache !== undefined && o.prepopulateBlockCache !== "disable")
       options.prepopulateBlockCache = o.prepopulateBlockCache;
     const families = o.numColumnFamilies ?? 1;

@@ -1,6 +1,7 @@
 /**
- * CompactionScheduler: runs leveled compactions for a database — automatic ones picked by
- * score whenever the version changes, and manual ones (`db.compactRange`).
+ * CompactionScheduler: runs a family's compactions — automatic ones picked whenever the
+ * version changes (leveled by score, picker.ts; or the family's compaction style's picker,
+ * picker-universal.ts / picker-fifo.ts), and manual ones (`db.compactRange`).
  *
  * Life of a compaction:
  * 1. pick (main thread): the picker chooses inputs among files not being compacted; the
@@ -15,13 +16,16 @@
  *    the edit leaves orphan outputs, which the next open removes. A failed MANIFEST write
  *    or sync leaves the outcome unknown: the database turns read-only and deletes neither
  *    the outputs nor the inputs (the next open keeps whichever version the MANIFEST holds).
- * A trivial move is just the edit, done at pick time.
+ * A trivial move is just the edit, done at pick time; so is a FIFO deletion (inputs out,
+ * nothing in).
  *
  * Several compactions run at once, up to `max(1, maxBackgroundJobs - 1)`, never sharing a
  * file and never writing overlapping ranges into the same level. A manual compaction pauses
  * automatic picking, waits for running compactions, then compacts level by level down to
  * the deepest non-empty level (L1 at least), each step one job over every file of the level
- * overlapping the range.
+ * overlapping the range. Under universal compaction it is one job of every table into the
+ * last level, whatever the range; under FIFO it is the automatic FIFO pick (RocksDB's
+ * FIFOCompactionPicker::CompactRange), so it deletes what the size and ttl rules say.
  */
 import {
   Histogram,
@@ -31,7 +35,7 @@ import {
   Ticker,
 } from "@shale/base";
 import type { TableWriteOptions } from "../compaction/build-table.js";
-import type { Compaction } from "../compaction/compaction.js";
+import { type Compaction, CompactionReason } from "../compaction/compaction.js";
 import type {
   CompactionJobResult,
   CompactionJobSpec,
@@ -39,6 +43,9 @@ import type {
 } from "../compaction/compaction-job.js";
 import { CompactionStats } from "../compaction/compaction-stats.js";
 import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
+import { FifoCompactionPicker } from "../compaction/picker-fifo.js";
+import { UniversalCompactionPicker } from "../compaction/picker-universal.js";
+import type { ResolvedCompactionStyle } from "../core/compaction-style-options.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { fileRange, type KeyRange, rangesOverlap } from "../version/key-range.js";
@@ -97,10 +104,19 @@ export interface SchedulerHost {
 export interface SchedulerOptions extends PickerOptions {
   maxBackgroundJobs: number;
   disableAutoCompactions: boolean;
+  /** Default: leveled. */
+  compaction?: ResolvedCompactionStyle;
+  /** For FIFO's allowCompaction. Default: 64 MiB. */
+  writeBufferSize?: number;
+  /** FIFO's clock, seconds since the epoch (tests). Default: the system clock. */
+  nowSeconds?: () => number;
 }
 
 export class CompactionScheduler {
+  /** The leveled picker (its level targets serve the stats whatever the style). */
   readonly picker: CompactionPicker;
+  /** The universal or FIFO picker; undefined for leveled compaction. */
+  readonly stylePicker: UniversalCompactionPicker | FifoCompactionPicker | undefined;
   readonly stats = new CompactionStats();
   private readonly host: SchedulerHost;
   private readonly options: SchedulerOptions;
@@ -114,6 +130,31 @@ export class CompactionScheduler {
     this.host = host;
     this.options = options;
     this.picker = new CompactionPicker(host.icmp, options);
+    const style = options.compaction;
+    this.stylePicker =
+      style?.compactionStyle === "universal"
+        ? new UniversalCompactionPicker(host.icmp, { ...options, universal: style.universal })
+        : style?.compactionStyle === "fifo"
+          ? new FifoCompactionPicker(host.icmp, {
+              fifo: style.fifo,
+              level0FileNumCompactionTrigger: options.level0FileNumCompactionTrigger,
+              targetFileSizeBase: options.targetFileSizeBase,
+              writeBufferSize: options.writeBufferSize ?? 64 * 1024 * 1024,
+              ...(options.nowSeconds === undefined ? {} : { nowSeconds: options.nowSeconds }),
+            })
+          : undefined;
+  }
+
+  /**
+   * What the L0 write stalls count (RocksDB's l0_delay_trigger_count): L0 tables, or under
+   * universal compaction the sorted runs (L0 tables + non-empty levels).
+   */
+  stallCount(version: Version): number {
+    const n = version.levels[0]!.length;
+    if (!(this.stylePicker instanceof UniversalCompactionPicker)) return n;
+    let runs = n;
+    for (let l = 1; l < NUM_LEVELS; l++) if (version.levels[l]!.length > 0) runs++;
+    return runs;
   }
 
   get numRunning(): number {
@@ -138,12 +179,12 @@ export class CompactionScheduler {
 
   /** Scores of L0..L5 as the picker sees them now. */
   scores(): number[] {
-    return this.picker.scores(this.host.versions.current, this.busy);
+    return (this.stylePicker ?? this.picker).scores(this.host.versions.current, this.busy);
   }
 
   /** True if an automatic compaction is due (RocksDB's `compaction-pending`). */
   get pending(): boolean {
-    return this.picker.needsCompaction(this.host.versions.current, this.busy);
+    return (this.stylePicker ?? this.picker).needsCompaction(this.host.versions.current, this.busy);
   }
 
   /** Starts the automatic compactions that are due and fit. */
@@ -159,9 +200,11 @@ export class CompactionScheduler {
       const version = this.host.versions.current;
       // A deferred L0 is left out as if it were being compacted.
       const busy = this.host.deferL0Compaction() ? this.withL0Busy(version) : this.busy;
-      const c = this.picker.pick(version, busy, [...this.running]);
+      const c = (this.stylePicker ?? this.picker).pick(version, busy, [...this.running]);
       if (c === undefined) return;
-      if (c.trivialMove) {
+      if (c.deletion) {
+        if (!this.installDeletion(c)) return;
+      } else if (c.trivialMove) {
         if (!this.installMove(c)) return;
       } else {
         this.start(c, undefined);
@@ -188,6 +231,31 @@ export class CompactionScheduler {
     this.stats.recordMove(c.outputLevel, file.size);
     // The file moved is both input and output; nothing was read or written.
     this.host.compactionCompleted?.(c, { files: [file], stats: MOVED });
+    this.host.versionChanged();
+    return true;
+  }
+
+  /**
+   * Installs a FIFO deletion: the inputs leave the version (and are deleted once no version
+   * in use holds them); nothing is read or written.
+   */
+  private installDeletion(c: Compaction): boolean {
+    try {
+      this.host.versions.logAndApply(c.edit([]));
+    } catch (e) {
+      this.host.backgroundFailed(e instanceof Error ? e : new Error(String(e)));
+      return false;
+    }
+    this.stats.recordDeletion(c.level, c.inputs[0].length, c.inputBytes(0));
+    const st = this.host.statistics;
+    if (st !== undefined) {
+      st.tick(
+        c.reason === CompactionReason.FifoTtl
+          ? Ticker.FifoTtlCompactions
+          : Ticker.FifoMaxSizeCompactions,
+      );
+    }
+    this.host.compactionCompleted?.(c, { files: [], stats: MOVED });
     this.host.versionChanged();
     return true;
   }
@@ -249,7 +317,7 @@ export class CompactionScheduler {
       bytesReadInput: c.inputBytes(0),
       bytesReadOutput: c.inputBytes(1),
       bytesWritten: s.bytesWritten,
-      filesIn: c.inputs[0].length + c.inputs[1].length,
+      filesIn: c.numInputFiles,
       filesOut: result.files.length,
       keysIn: s.inputEntries,
       keysOut: s.outputEntries,
@@ -276,6 +344,7 @@ export class CompactionScheduler {
     });
     const runs: JobFile[][] =
       c.level === 0 ? c.inputs[0].map((f) => [job(f)]) : [c.inputs[0].map(job)];
+    for (const m of c.middleInputs) runs.push(m.files.map(job));
     if (c.inputs[1].length > 0) runs.push(c.inputs[1].map(job));
     const snapshots = [...new Set(this.host.snapshotSeqs())].sort((a, b) => a - b);
     return {
@@ -285,7 +354,7 @@ export class CompactionScheduler {
       snapshots,
       lowerLevels: c.lowerLevelRanges(ucmp),
       grandparents: c.grandparents.map((f) => ({ ...fileRange(f), size: f.size })),
-      targetFileSize: this.options.targetFileSizeBase,
+      targetFileSize: c.maxOutputFileSize ?? this.options.targetFileSizeBase,
       maxGrandparentOverlapBytes: this.picker.maxGrandparentOverlapBytes,
       table:
         c.outputCompression === undefined
@@ -332,6 +401,10 @@ export class CompactionScheduler {
     try {
       await this.waitIdle();
       this.checkCanRun();
+      if (this.stylePicker !== undefined) {
+        await this.compactAllByStyle(this.stylePicker);
+        return;
+      }
       let deepest = 0;
       const levels = this.host.versions.current.levels;
       for (let l = 0; l < NUM_LEVELS; l++) if (levels[l]!.length > 0) deepest = l;
@@ -359,5 +432,44 @@ export class CompactionScheduler {
       this.manual--;
       this.maybeSchedule();
     }
+  }
+
+  /**
+   * compactRange under universal (every table into the last level, one job) or FIFO (the
+   * FIFO pick, repeated while it deletes). REQUIRES: nothing running.
+   */
+  private async compactAllByStyle(
+    picker: UniversalCompactionPicker | FifoCompactionPicker,
+  ): Promise<void> {
+    for (;;) {
+      this.checkCanRun();
+      const version = this.host.versions.current;
+      if (picker instanceof FifoCompactionPicker) {
+        const c = picker.pick(version, this.busy);
+        if (c === undefined) return;
+        if (c.deletion) {
+          if (!this.installDeletion(c)) this.checkCanRun();
+          continue;
+        }
+        await this.run(c);
+        return;
+      }
+      const pick = picker.pickManual(version, this.busy, [...this.running]);
+      if (pick === "empty") return;
+      if (pick === "busy") {
+        if (this.running.size === 0)
+          throw new Error("manual compaction: inputs busy with nothing running");
+        await this.waitIdle();
+        continue;
+      }
+      await this.run(pick);
+      return;
+    }
+  }
+
+  private run(c: Compaction): Promise<void> {
+    return new Promise<void>((resolve, reject) =>
+      this.start(c, (e) => (e === undefined ? resolve() : reject(e))),
+    );
   }
 }

@@ -37,6 +37,7 @@ import { StallCondition, type StallHost, WriteController } from "../background/w
 import { type BlobFileCache, type BlobResolver, BlobSource } from "../blob/blob-source.js";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
+import { resolveCompactionStyle } from "../core/compaction-style-options.js";
 import type { EventListeners, FlushReason } from "../core/event-listeners.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";
@@ -109,6 +110,9 @@ export interface RecoveredMemTables {
 export function emptyMemTables(icmp: InternalKeyComparator): RecoveredMemTables {
   return { mem: new MemTable({ comparator: icmp.user }), imm: [], memLogNumber: 0 };
 }
+
+/** RocksDB's INT_MAX, FIFO's L0 stall triggers. */
+const INT_MAX = 2147483647;
 
 export class ColumnFamilyData {
   /** RocksDB's column family id (0 = `default`). */
@@ -209,7 +213,14 @@ export class ColumnFamilyData {
       host.statistics,
       this.blobs,
     );
-    this.writeController = new WriteController(options);
+    const compaction = resolveCompactionStyle(options, options.recordedCompaction);
+    // FIFO deletes L0 tables instead of compacting them down: no L0 stalls (RocksDB sets both
+    // triggers to INT_MAX).
+    this.writeController = new WriteController(
+      compaction.compactionStyle === "fifo"
+        ? { ...options, level0SlowdownWritesTrigger: INT_MAX, level0StopWritesTrigger: INT_MAX }
+        : options,
+    );
     const failed = () => status.backgroundError !== undefined;
     this.stallHost = {
       executor: host.executor,
@@ -241,7 +252,7 @@ export class ColumnFamilyData {
         compactionCompleted:
           host.listeners === undefined ? undefined : (c, r) => this.events!.compaction(c, r),
       },
-      options,
+      { ...options, compaction },
     );
     this.flushes = new FlushScheduler(
       {
@@ -359,7 +370,7 @@ export class ColumnFamilyData {
   /** Re-decides write stalls and starts the compactions that became due. */
   versionChanged(): void {
     const before = this.writeController.condition;
-    this.writeController.update(this.versions.current.numFiles(0));
+    this.writeController.update(this.compactions.stallCount(this.versions.current));
     if (this.events !== undefined && this.writeController.condition !== before)
       this.events.stallChanged(before, this.writeController.condition);
     this.updateThrottle(false);

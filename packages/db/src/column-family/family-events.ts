@@ -29,6 +29,12 @@ const ROCKSDB_REASON: Record<CompactionReason, string> = {
   [CompactionReason.L0FileCount]: "LevelL0FilesNum",
   [CompactionReason.LevelSize]: "LevelMaxLevelSize",
   [CompactionReason.Manual]: "ManualCompaction",
+  [CompactionReason.UniversalSizeAmplification]: "UniversalSizeAmplification",
+  [CompactionReason.UniversalSizeRatio]: "UniversalSizeRatio",
+  [CompactionReason.UniversalSortedRunNum]: "UniversalSortedRunNum",
+  [CompactionReason.FifoMaxSize]: "FIFOMaxSize",
+  [CompactionReason.FifoTtl]: "FIFOTtl",
+  [CompactionReason.FifoReduceNumFiles]: "FIFOReduceNumFiles",
 };
 
 const CONDITION_NAME: Record<StallCondition, WriteStallCondition> = {
@@ -75,7 +81,7 @@ export class FamilyEvents {
     if (!l.wants("onCompactionCompleted")) return;
     const f = this.family;
     const s = result.stats;
-    const inputs = [...c.inputs[0], ...c.inputs[1]];
+    const inputs = c.allInputs();
     const bytes = (files: readonly FileMetaData[]) => files.reduce((n, x) => n + x.size, 0);
     l.compactionCompleted({
       cfId: f.id,

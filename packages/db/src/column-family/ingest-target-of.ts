@@ -50,6 +50,8 @@ export function ingestTargetOf(
     levelHasDataIn: (level, range) =>
       tablesHaveDataIn(cf.tableCache, cf.current.levels[level]!, ucmp, range),
     compactionWritesOver: (level, range) => cf.compactions.writesOver(level, range),
+    // Universal and FIFO: into L0 (pick-level.ts).
+    ...(cf.compactions.stylePicker === undefined ? {} : { deepestLevel: 0 }),
     flush: () => cf.flush(),
     snapshotCount: () => core.snapshots.size,
     lastSequence: () => core.writes.lastSeq,

@@ -268,6 +268,8 @@ export class TableFile {
         largest: props.largestKey,
         smallestSeq: props.smallestSeq,
         largestSeq: props.largestSeq,
+        // RocksDB's file_creation_time (seconds): FIFO's ttl reads it.
+        fileCreationTime: props.fileCreationTime,
       };
       return this.oldestBlobFile === 0
         ? meta

@@ -10,6 +10,9 @@
  *   RocksDB's "write amplification": total bytes written to tables per byte of user data
  *   that reached a table (the WAL is not counted);
  * - Comp(sec), Comp(cnt): wall time and number of jobs (trivial moves count, at 0 s).
+ * Universal and FIFO compactions may write into L0 (L0 -> L0); their bytes count as
+ * compaction bytes, not flushed ones. FIFO deletions count their tables and bytes in
+ * `deletedFiles` / `deletedBytes` of the level they left.
  */
 import { NUM_LEVELS } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
@@ -27,6 +30,9 @@ export interface LevelStats {
   filesOut: number;
   keysIn: number;
   keysDropped: number;
+  /** Tables (and their bytes) deleted without being read (FIFO). */
+  deletedFiles: number;
+  deletedBytes: number;
 }
 
 function emptyLevel(): LevelStats {
@@ -42,6 +48,8 @@ function emptyLevel(): LevelStats {
     filesOut: 0,
     keysIn: 0,
     keysDropped: 0,
+    deletedFiles: 0,
+    deletedBytes: 0,
   };
 }
 
@@ -63,8 +71,12 @@ const MB = 1024 * 1024;
 export class CompactionStats {
   /** Indexed by output level (L0 = flushes). */
   readonly levels: LevelStats[] = Array.from({ length: NUM_LEVELS }, emptyLevel);
+  private flushedBytes = 0;
+  private flushes = 0;
 
   recordFlush(bytes: number, micros: number, entries: number): void {
+    this.flushedBytes += bytes;
+    this.flushes++;
     const l = this.levels[0]!;
     l.count++;
     l.micros += micros;
@@ -93,15 +105,29 @@ export class CompactionStats {
     l.bytesMoved += bytes;
   }
 
+  /** A FIFO deletion of `files` tables of `level` holding `bytes`. */
+  recordDeletion(level: number, files: number, bytes: number): void {
+    const l = this.levels[level]!;
+    l.deletedFiles += files;
+    l.deletedBytes += bytes;
+  }
+
   /** Bytes of tables written by flushes. */
   get bytesFlushed(): number {
-    return this.levels[0]!.bytesWritten;
+    return this.flushedBytes;
   }
 
   /** Bytes of tables written by compactions (trivial moves write nothing). */
   get bytesCompacted(): number {
     let n = 0;
-    for (let l = 1; l < NUM_LEVELS; l++) n += this.levels[l]!.bytesWritten;
+    for (let l = 0; l < NUM_LEVELS; l++) n += this.levels[l]!.bytesWritten;
+    return n - this.flushedBytes;
+  }
+
+  /** Tables deleted by FIFO compaction. */
+  get filesDeleted(): number {
+    let n = 0;
+    for (const l of this.levels) n += l.deletedFiles;
     return n;
   }
 
@@ -113,8 +139,8 @@ export class CompactionStats {
 
   /** Compactions run (trivial moves excluded). */
   get compactions(): number {
-    let n = 0;
-    for (let l = 1; l < NUM_LEVELS; l++) n += this.levels[l]!.count - this.levels[l]!.trivialMoves;
+    let n = -this.flushes;
+    for (let l = 0; l < NUM_LEVELS; l++) n += this.levels[l]!.count - this.levels[l]!.trivialMoves;
     return n;
   }
 

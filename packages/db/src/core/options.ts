@@ -28,6 +28,13 @@ import {
   WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
+import {
+  type CompactionStyle,
+  checkStyleOptions,
+  type FifoCompactionOptions,
+  type RecordedCompactionStyle,
+  type UniversalCompactionOptions,
+} from "./compaction-style-options.js";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
 import { checkListeners, type EventListener } from "./event-listeners.js";
 import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";
@@ -102,6 +109,9 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "maxBytesForLevelMultiplier",
   "targetFileSizeBase",
   "disableAutoCompactions",
+  "compactionStyle",
+  "universal",
+  "fifo",
 ] as const;
 export type ColumnFamilyOptionName = (typeof COLUMN_FAMILY_OPTION_NAMES)[number];
 
@@ -329,6 +339,19 @@ export interface DbOptions {
    * Default: false.
    */
   disableAutoCompactions?: boolean;
+  /**
+   * RocksDB's compaction_style: "leveled" (L0 -> L1 -> ... by level targets), "universal"
+   * (sorted runs merged by size amplification and size ratio; `universal` options) or
+   * "fifo" (every table in L0, the oldest deleted beyond `fifo.maxTableFilesSize` or
+   * `fifo.ttl`). Recorded in the OPTIONS file; an open that does not give it takes the
+   * recorded one. A tree FIFO cannot take (tables below L0) is InvalidArgument.
+   * Details: core/compaction-style-options.ts. Default: the recorded style, else "leveled".
+   */
+  compactionStyle?: CompactionStyle;
+  /** RocksDB's compaction_options_universal (see compaction-style-options.ts). Default: RocksDB's. */
+  universal?: UniversalCompactionOptions;
+  /** RocksDB's compaction_options_fifo and FIFO's ttl (see compaction-style-options.ts). Default: RocksDB's. */
+  fifo?: FifoCompactionOptions;
   /** Most tables kept open at once. Default: 1000. */
   maxOpenFiles?: number;
   /** Statistics: `true` for a new Statistics object, or your own. Default: off (costs nothing). */
@@ -440,6 +463,12 @@ export interface ResolvedOptions {
   maxBytesForLevelMultiplier: number;
   targetFileSizeBase: number;
   disableAutoCompactions: boolean;
+  /** As given (undefined: the OPTIONS file's, else leveled); compaction-style-options.ts resolves. */
+  compactionStyle: CompactionStyle | undefined;
+  universal: UniversalCompactionOptions | undefined;
+  fifo: FifoCompactionOptions | undefined;
+  /** What the family's OPTIONS file recorded of the style (set by the open). */
+  recordedCompaction?: RecordedCompactionStyle | undefined;
   maxOpenFiles: number;
   statistics: Statistics | undefined;
   walRecoveryMode: WalRecoveryMode;
@@ -650,6 +679,25 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   ),
   integerRow("targetFileSizeBase", 1),
   booleanRow("disableAutoCompactions"),
+  enumRow("compactionStyle", ["leveled", "universal", "fifo"]),
+  customRow(
+    "universal",
+    "an object of universal compaction options",
+    (v) => isObject(v) && !Array.isArray(v),
+    (v: unknown) => {
+      checkStyleOptions("universal", v);
+      return undefined;
+    },
+  ),
+  customRow(
+    "fifo",
+    "an object of FIFO compaction options",
+    (v) => isObject(v) && !Array.isArray(v),
+    (v: unknown) => {
+      checkStyleOptions("fifo", v);
+      return undefined;
+    },
+  ),
   integerRow("maxOpenFiles", 16),
   customRow(
     "statistics",
@@ -804,6 +852,9 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     maxBytesForLevelMultiplier: o.maxBytesForLevelMultiplier ?? 10,
     targetFileSizeBase: o.targetFileSizeBase ?? 64 * 1024 * 1024,
     disableAutoCompactions: o.disableAutoCompactions ?? false,
+    compactionStyle: o.compactionStyle,
+    universal: o.universal === undefined ? undefined : { ...o.universal },
+    fifo: o.fifo === undefined ? undefined : { ...o.fifo },
     maxOpenFiles: o.maxOpenFiles ?? 1000,
     statistics,
     walRecoveryMode,

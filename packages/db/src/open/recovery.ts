@@ -55,6 +55,12 @@ import {
   type TableIdentity,
   tableWriteOptions,
 } from "../compaction/build-table.js";
+import {
+  checkStyleFitsTree,
+  compactionStyleEntries,
+  recordedCompactionStyle,
+  resolveCompactionStyle,
+} from "../core/compaction-style-options.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import { filterPolicyId } from "../core/filter-policy-option.js";
 import {
@@ -247,7 +253,24 @@ export function recover(
         f.name,
         previousOptions?.name ?? "OPTIONS",
       );
-      familyOptions.set(f.id, { ...own, comparator: f.icmp.user, prefixExtractor });
+      const optionsFile = previousOptions?.name ?? "OPTIONS";
+      const recordedCompaction = recordedCompactionStyle(
+        previousOptions?.sections ?? [],
+        f.name,
+        optionsFile,
+      );
+      if (!options.readOnly)
+        checkStyleFitsTree(
+          resolveCompactionStyle(own, recordedCompaction).compactionStyle,
+          f.name,
+          f.current.levels.map((l) => l.length),
+        );
+      familyOptions.set(f.id, {
+        ...own,
+        comparator: f.icmp.user,
+        prefixExtractor,
+        recordedCompaction,
+      });
     }
     if (options.paranoidChecks && !options.bestEffortsRecovery)
       checkLiveTables(fs, dir, versions.current);
@@ -612,6 +635,7 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
     level_compaction_dynamic_level_bytes: false,
     prefix_extractor: options.prefixExtractor?.name ?? "nullptr",
     ...compressionEntries(options),
+    ...compactionStyleEntries(resolveCompactionStyle(options, options.recordedCompaction)),
   };
 }
 

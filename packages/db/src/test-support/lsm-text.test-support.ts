@@ -4,7 +4,8 @@
  *
  * A file: `<number>:<smallest>-<largest> [size=<bytes>|<n>K|<n>M]`, each bound an internal
  * key as `@shale/base/testing` reads it (`a#12,SET`; `,SET` may be left out; seq `max`), e.g.
- * `12:a#5-k#9,DEL size=2M`. Default size: 1M. A level line: `L<n> <file>`.
+ * `12:a#5-k#9,DEL size=2M`. Default size: 1M. `created=<seconds>` sets the file's creation
+ * time (FIFO's ttl). A level line: `L<n> <file>`.
  */
 import { bytewiseComparator, InternalKeyComparator, seqOf } from "@shale/base";
 import { parseInternalKeyText } from "@shale/base/testing";
@@ -27,9 +28,11 @@ export function parseFile(text: string): FileMetaData {
   const m = /^(\d+):(.+#[^-]+)-(.+#[^-]+)$/.exec(spec ?? "");
   if (m === null) throw new TypeError(`bad file ${JSON.stringify(text)}: want N:lo#seq-hi#seq`);
   let size = 1024 * 1024;
+  let created: number | undefined;
   for (const o of opts) {
     const [k, v] = o.split("=");
     if (k === "size" && v !== undefined) size = parseSize(v);
+    else if (k === "created" && v !== undefined) created = Number(v);
     else throw new TypeError(`bad file option ${JSON.stringify(o)}`);
   }
   const smallest = parseInternalKeyText(m[2]!);
@@ -45,6 +48,7 @@ export function parseFile(text: string): FileMetaData {
     largest,
     smallestSeq: seqs.length ? Math.min(...seqs) : 0,
     largestSeq: seqs.length ? Math.max(...seqs) : 0,
+    ...(created === undefined ? {} : { fileCreationTime: created }),
   };
 }
 

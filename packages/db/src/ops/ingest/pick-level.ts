@@ -12,6 +12,11 @@
  *   and `snapshotConsistency` is on: then it is numbered anyway, so the snapshot does not see
  *   it (`forceGlobalSeqno`).
  *
+ * - Under universal and FIFO compaction (`deepestLevel` 0) the file goes to L0: FIFO keeps
+ *   every table there, and an L0 table is always a sorted run newer than the levels below
+ *   (RocksDB places a universal file in a non-empty level it fits, at that level's largest
+ *   sequence number; L0 is the simpler choice with the same reads).
+ *
  * Worked example: L0 empty, L1 holds [a, c], L6 holds [m, z]; a file of [d, f] walks L0 (no
  * data), L1 (no key in [d, f]; fits), ..., L6 (no key; fits): L6 at sequence 0. A file of
  * [b, b2] finds a key of L1 in its range: it goes to L0 at last sequence + 1.
@@ -34,6 +39,8 @@ export interface LevelProbe {
   levelHasDataIn(level: number, range: KeyRange): boolean;
   /** True when a running compaction writes to `level` over `range`. */
   compactionWritesOver(level: number, range: KeyRange): boolean;
+  /** The deepest level a file may go to (compaction styles). Default: the last level. */
+  readonly deepestLevel?: number;
 }
 
 function fitsInLevel(version: Version, probe: LevelProbe, level: number, range: KeyRange): boolean {
@@ -57,12 +64,13 @@ export function pickLevel(
 ): Placement {
   let target = 0;
   let overlapsData = false;
+  const deepest = probe.deepestLevel ?? version.levels.length - 1;
   for (let level = 0; level < version.levels.length; level++) {
     if (version.levels[level]!.length > 0 && probe.levelHasDataIn(level, range)) {
       overlapsData = true;
       break;
     }
-    if (fitsInLevel(version, probe, level, range)) target = level;
+    if (level <= deepest && fitsInLevel(version, probe, level, range)) target = level;
   }
   return { level: target, seqno: overlapsData || forceGlobalSeqno ? lastSeq + 1 : 0 };
 }
