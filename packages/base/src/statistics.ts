@@ -58,6 +58,13 @@ export const Ticker = Object.freeze({
   BloomPrefixUseful: 31,
   /** Event listener calls that threw or rejected (db's `listeners` option; never fatal). */
   ListenerErrors: 32,
+  /**
+   * Milliseconds background writes (compactions) waited for the rate limiter's tokens
+   * (RocksDB's `rocksdb.rate.limit.delay.millis`; db's `rateLimiter` option).
+   */
+  RateLimitDelayMillis: 33,
+  /** Rate limiter requests that found the bucket empty and waited (`rocksdb.number.rate_limiter.drains`). */
+  NumberRateLimiterDrains: 34,
 } as const);
 export type Ticker = (typeof Ticker)[keyof typeof Ticker];
 

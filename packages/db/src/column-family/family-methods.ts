@@ -7,6 +7,7 @@
  * Threading: the database's thread. Everything is synchronous except `flush` and
  * `compactRange`.
  */
+
 import {
   bytewiseComparator,
   type FileSystem,
@@ -17,6 +18,7 @@ import {
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
 import type { Block, TableCache } from "@shale/sstable";
+import type { BackgroundRateLimit } from "../background/executor.js";
 import {
   CLEAR_OPTIONS,
   type ClearOptions,
@@ -80,6 +82,8 @@ export interface FamilyMethodsCore {
   readonly blockCache: LRUCache<Block>;
   /** What this open's WAL replay dropped (property `shale.recovery-dropped`). */
   readonly recoveryDrops: readonly RecoveryDrop[];
+  /** The background writes' rate limiter and this database's account of it, if any. */
+  readonly rateLimit: BackgroundRateLimit | undefined;
   /** Installs finished background jobs (db.ts). */
   takeFinished(): void;
   /** The database's file system and directory. */
@@ -262,7 +266,7 @@ export abstract class ColumnFamilyMethods {
    * `shale.l0-stop-micros`, `shale.memtable-stop-micros`, `shale.is-write-stopped`,
    * `shale.actual-delayed-write-rate`, `shale.stats`, `shale.recovery-dropped`,
    * `shale.memtable-chunks-allocated`, `shale.memtable-chunks-reused`,
-   * `shale.memtable-chunk-pool-bytes` (see properties.ts); `shale.ignored-column-families`
+   * `shale.memtable-chunk-pool-bytes`, `shale.rate-limiter-*` (see properties.ts); `shale.ignored-column-families`
    * ("": every family is opened) and `shale.best-efforts-recovery` (what a best-efforts open
    * left out; "" when nothing).
    */
@@ -287,6 +291,7 @@ export abstract class ColumnFamilyMethods {
       runningFlushes: cf.flushes.numRunning,
       recoveryDrops: this.core.recoveryDrops,
       chunkPool: cf.chunkPool,
+      rateLimit: this.core.rateLimit,
     });
   }
 
