@@ -30,6 +30,8 @@ export interface Flags {
   disableAutoCompactions: boolean;
   cacheIndexAndFilterBlocks: boolean;
   compactionCpuPriority: string;
+  /** --rate_limiter_bytes_per_sec: shale's rateLimiter (0: none). */
+  rateLimiterBytesPerSec: number;
   prepopulateBlockCache: string;
   statistics: boolean;
   mergeOperator: string;
@@ -193,6 +195,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "string",
     help: "normal, low (nice 10) or idle (nice 19): CPU priority of shale's compaction worker threads on Linux (shale only) (Default: normal)",
   },
+  rate_limiter_bytes_per_sec: {
+    key: "rateLimiterBytesPerSec",
+    kind: "int",
+    help: "bytes per second flushes and compactions may write (db_bench's flag: RocksDB's rate_limiter; shale's rateLimiter option); 0 for none (Default: 0)",
+  },
   statistics: {
     key: "statistics",
     kind: "bool",
@@ -350,6 +357,7 @@ export function defaultFlags(): Flags {
     disableAutoCompactions: false,
     cacheIndexAndFilterBlocks: false,
     compactionCpuPriority: "normal",
+    rateLimiterBytesPerSec: 0,
     prepopulateBlockCache: "disable",
     statistics: false,
     mergeOperator: "",
@@ -448,6 +456,7 @@ function validate(f: Flags): void {
     ["disable", "flush_only", "flush_and_compaction"].includes(f.prepopulateBlockCache),
     `--prepopulate_block_cache must be disable, flush_only or flush_and_compaction, not "${f.prepopulateBlockCache}"`,
   );
+  check(f.rateLimiterBytesPerSec >= 0, "--rate_limiter_bytes_per_sec must be >= 0");
   check(
     ["normal", "low", "idle"].includes(f.compactionCpuPriority),
     `--compaction_cpu_priority must be normal, low or idle, not "${f.compactionCpuPriority}"`,

@@ -54,6 +54,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     disableAutoCompactions: flags.disableAutoCompactions,
     cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
+    rateLimiterBytesPerSec: flags.rateLimiterBytesPerSec,
     prepopulateBlockCache: PREPOPULATE[flags.prepopulateBlockCache] ?? "disable",
     transactionDb: flags.transactionDb,
     prefixSize: flags.prefixSize,

@@ -32,6 +32,8 @@ export interface EngineOptions {
   cacheIndexAndFilterBlocks?: boolean;
   /** shale's compactionCpuPriority (other engines ignore it). */
   compactionCpuPriority?: "normal" | "low" | "idle";
+  /** shale's rateLimiter bytesPerSecond, 0 or unset: none (other engines ignore it). */
+  rateLimiterBytesPerSec?: number;
   /** shale's prepopulateBlockCache (other engines ignore it). */
   prepopulateBlockCache?: "disable" | "flushOnly" | "flushAndCompaction";
   /** Pessimistic transactions (shale: open with transactionDB); other engines ignore it. */

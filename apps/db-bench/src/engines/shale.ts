@@ -115,6 +115,8 @@ export class ShaleEngine implements Engine {
     if (o.disableAutoCompactions) options.disableAutoCompactions = true;
     if (o.compactionCpuPriority !== undefined && o.compactionCpuPriority !== "normal")
       options.compactionCpuPriority = o.compactionCpuPriority;
+    if (o.rateLimiterBytesPerSec !== undefined && o.rateLimiterBytesPerSec > 0)
+      options.rateLimiter = { bytesPerSecond: o.rateLimiterBytesPerSec };
     if (o.prepopulateBlockCache !== undefined && o.prepopulateBlockCache !== "disable")
       options.prepopulateBlockCache = o.prepopulateBlockCache;
     const families = o.numColumnFamilies ?? 1;
