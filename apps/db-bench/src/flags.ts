@@ -34,6 +34,8 @@ export interface Flags {
   compactionStyle: number;
   /** --fifo_compaction_max_table_files_size_mb: FIFO's maxTableFilesSize in MiB; 0 = shale's default (1 GiB). */
   fifoMaxTableFilesSizeMb: number;
+  /** --rate_limiter_bytes_per_sec: shale's rateLimiter (0: none). */
+  rateLimiterBytesPerSec: number;
   prepopulateBlockCache: string;
   statistics: boolean;
   mergeOperator: string;
@@ -207,6 +209,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "string",
     help: "normal, low (nice 10) or idle (nice 19): CPU priority of shale's compaction worker threads on Linux (shale only) (Default: normal)",
   },
+  rate_limiter_bytes_per_sec: {
+    key: "rateLimiterBytesPerSec",
+    kind: "int",
+    help: "bytes per second flushes and compactions may write (db_bench's flag: RocksDB's rate_limiter; shale's rateLimiter option); 0 for none (Default: 0)",
+  },
   statistics: {
     key: "statistics",
     kind: "bool",
@@ -366,6 +373,7 @@ export function defaultFlags(): Flags {
     compactionCpuPriority: "normal",
     compactionStyle: 0,
     fifoMaxTableFilesSizeMb: 0,
+    rateLimiterBytesPerSec: 0,
     prepopulateBlockCache: "disable",
     statistics: false,
     mergeOperator: "",
@@ -464,6 +472,7 @@ function validate(f: Flags): void {
     ["disable", "flush_only", "flush_and_compaction"].includes(f.prepopulateBlockCache),
     `--prepopulate_block_cache must be disable, flush_only or flush_and_compaction, not "${f.prepopulateBlockCache}"`,
   );
+  check(f.rateLimiterBytesPerSec >= 0, "--rate_limiter_bytes_per_sec must be >= 0");
   check(
     [0, 1, 2].includes(f.compactionStyle),
     `--compaction_style must be 0 (leveled), 1 (universal) or 2 (FIFO), not ${f.compactionStyle}`,

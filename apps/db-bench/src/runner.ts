@@ -63,6 +63,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
     compactionStyle: COMPACTION_STYLES[flags.compactionStyle] ?? "leveled",
     fifoMaxTableFilesSize: flags.fifoMaxTableFilesSizeMb * 1024 * 1024,
+    rateLimiterBytesPerSec: flags.rateLimiterBytesPerSec,
     prepopulateBlockCache: PREPOPULATE[flags.prepopulateBlockCache] ?? "disable",
     transactionDb: flags.transactionDb,
     prefixSize: flags.prefixSize,

@@ -28,6 +28,11 @@
  * snapshot, the same memtable or table asked again) resets the result first, so a result
  * reused without `reset()` cannot report the previous key's answer.
  *
+ * The value without a view: a layer may set it as a range of a larger array
+ * (`setValueRange(bytes, offset, length)`: a cached block's bytes), read back as
+ * `valueBytes[valueOffset, valueOffset + valueLength)` — no object made per lookup; `value`
+ * makes the view only when asked (once per value). A layer that has a view sets `value`.
+ *
  * Ownership: `value` and `operands` are views into memtable arenas or cached blocks, valid
  * while the owning memtable / cache handle is alive. Layers that pin a cache handle for the
  * value register it with `pin` so the caller releases it with `releasePins()` when done.
@@ -50,8 +55,15 @@ export interface Releasable {
 
 export class LookupResult {
   state: LookupState = LookupState.NotFound;
-  /** The base value when `state === Found`. */
-  value: Uint8Array | undefined = undefined;
+  /**
+   * The base value when `state === Found`: `valueBytes[valueOffset, valueOffset +
+   * valueLength)` (see the file comment); undefined otherwise.
+   */
+  valueBytes: Uint8Array | undefined = undefined;
+  valueOffset = 0;
+  valueLength = 0;
+  /** The view `value` made of the range, until the range changes. */
+  private valueView: Uint8Array | undefined = undefined;
   /** Seq of the entry that ended the lookup (Found / Deleted), else 0. */
   seq = 0;
   /** With `state === Found`: `value` is a blob index (kind BlobIndex), not the value itself. */
@@ -69,9 +81,45 @@ export class LookupResult {
   private readonly layers: (object | undefined)[] = [];
   private layerCount = 0;
 
+  /**
+   * The base value when `state === Found`, as a view (made on the first read after
+   * `setValueRange`; the array itself when the range is all of it).
+   */
+  get value(): Uint8Array | undefined {
+    const bytes = this.valueBytes;
+    if (bytes === undefined) return undefined;
+    const offset = this.valueOffset;
+    const length = this.valueLength;
+    if (offset === 0 && length === bytes.length) return bytes;
+    let view = this.valueView;
+    if (view === undefined) {
+      view = new Uint8Array(bytes.buffer, bytes.byteOffset + offset, length);
+      this.valueView = view;
+    }
+    return view;
+  }
+
+  set value(v: Uint8Array | undefined) {
+    this.valueBytes = v;
+    this.valueOffset = 0;
+    this.valueLength = v === undefined ? 0 : v.length;
+    this.valueView = undefined;
+  }
+
+  /** Sets the base value to `bytes[offset, offset + length)` without making a view. */
+  setValueRange(bytes: Uint8Array, offset: number, length: number): void {
+    this.valueBytes = bytes;
+    this.valueOffset = offset;
+    this.valueLength = length;
+    this.valueView = undefined;
+  }
+
   reset(): void {
     this.state = LookupState.NotFound;
-    this.value = undefined;
+    this.valueBytes = undefined;
+    this.valueOffset = 0;
+    this.valueLength = 0;
+    this.valueView = undefined;
     this.seq = 0;
     this.blobIndex = false;
     if (this.operands.length !== 0) this.operands.length = 0;

@@ -62,6 +62,13 @@ export const Ticker = Object.freeze({
   FifoMaxSizeCompactions: 33,
   /** FIFO compactions that deleted tables older than ttl (FIFO_TTL_COMPACTIONS). */
   FifoTtlCompactions: 34,
+  /**
+   * Milliseconds background writes (compactions) waited for the rate limiter's tokens
+   * (RocksDB's `rocksdb.rate.limit.delay.millis`; db's `rateLimiter` option).
+   */
+  RateLimitDelayMillis: 35,
+  /** Rate limiter requests that found the bucket empty and waited (`rocksdb.number.rate_limiter.drains`). */
+  NumberRateLimiterDrains: 36,
 } as const);
 export type Ticker = (typeof Ticker)[keyof typeof Ticker];
 

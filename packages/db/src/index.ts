@@ -48,6 +48,12 @@ export type {
   ReadOptions,
   WriteOptions,
 } from "./core/options.js";
+export {
+  type IoPriority,
+  RateLimiter,
+  type RateLimiterCounters,
+  type RateLimiterOptions,
+} from "./core/rate-limiter.js";
 export { Snapshot } from "./core/snapshot.js";
 export type {
   RunTransactionOptions,

@@ -9,6 +9,10 @@
  * GetHitL2AndUp, GetMicros, WriteMicros, BytesPerWrite, SstReadMicros, BlockCacheEviction
  * (all stayed 0).
  */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Histogram, MemoryFileSystem, Statistics, Ticker } from "@shale/base";
 import { fixedPrefix } from "@shale/sstable";
 import { describe, expect, it } from "vitest";
@@ -414,6 +418,10 @@ const ROWS: Row[] = [
     },
     expect: 1,
   },
+  // A compaction in a worker thread (a database on the node file system of its own, sharing
+  // the row's statistics) held to 1 MiB/s: it waits for tokens.
+  { name: "RateLimitDelayMillis", act: (c) => rateLimitedCompaction(c.stats), expect: "> 0" },
+  { name: "NumberRateLimiterDrains", act: (c) => rateLimitedCompaction(c.stats), expect: "> 0" },
   // Histograms: the count of values recorded.
   {
     name: "GetMicros",
@@ -494,6 +502,27 @@ const ROWS: Row[] = [
     expect: 1,
   },
 ];
+
+/** ~512 KiB of random values compacted at 1 MiB/s on the node file system (workers). */
+async function rateLimitedCompaction(statistics: Statistics): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "shale-tickers-"));
+  try {
+    const db = await DB.open(dir, {
+      statistics,
+      compression: "none",
+      disableAutoCompactions: true,
+      rateLimiter: { bytesPerSecond: 1 << 20, refillPeriodMicros: 10_000 },
+    });
+    for (let t = 0; t < 2; t++) {
+      for (let i = 0; i < 256; i++) db.put(key(i * 2 + t), randomBytes(1000));
+      await db.flush();
+    }
+    await db.compactRange();
+    await db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 function batchOfTwo(): WriteBatch {
   return new WriteBatch().put("x", "1").put("y", "2");

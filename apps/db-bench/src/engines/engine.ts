@@ -36,6 +36,8 @@ export interface EngineOptions {
   compactionStyle?: "leveled" | "universal" | "fifo";
   /** shale's fifo.maxTableFilesSize in bytes; 0 = the default (other engines ignore it). */
   fifoMaxTableFilesSize?: number;
+  /** shale's rateLimiter bytesPerSecond, 0 or unset: none (other engines ignore it). */
+  rateLimiterBytesPerSec?: number;
   /** shale's prepopulateBlockCache (other engines ignore it). */
   prepopulateBlockCache?: "disable" | "flushOnly" | "flushAndCompaction";
   /** Pessimistic transactions (shale: open with transactionDB); other engines ignore it. */

@@ -119,6 +119,8 @@ export class ShaleEngine implements Engine {
       options.compactionStyle = o.compactionStyle;
     if (o.compactionStyle === "fifo" && (o.fifoMaxTableFilesSize ?? 0) > 0)
       options.fifo = { maxTableFilesSize: o.fifoMaxTableFilesSize };
+    if (o.rateLimiterBytesPerSec !== undefined && o.rateLimiterBytesPerSec > 0)
+      options.rateLimiter = { bytesPerSecond: o.rateLimiterBytesPerSec };
     if (o.prepopulateBlockCache !== undefined && o.prepopulateBlockCache !== "disable")
       options.prepopulateBlockCache = o.prepopulateBlockCache;
     const families = o.numColumnFamilies ?? 1;

@@ -29,7 +29,7 @@
  * must stall for a flush waits on the same cell (`drainCompleted`, `Atomics.wait`) and wakes
  * as soon as a job finishes.
  */
-import { type Comparator, type FileSystem, ShaleError } from "@shale/base";
+import { type Comparator, type FileSystem, ShaleError, type Statistics, Ticker } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import {
@@ -38,8 +38,10 @@ import {
   runCompactionJob,
 } from "../compaction/compaction-job.js";
 import type { MergeOperator } from "../core/merge-operator.js";
+import type { RateLimiter, RateLimiterAccount } from "../core/rate-limiter.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { FileMetaData } from "../version/version-edit.js";
+import { rateLimitedFileSystem } from "./rate-limited-fs.js";
 
 export interface FlushRequest {
   dir: string;
@@ -55,6 +57,25 @@ export interface CompactRequest {
   spec: CompactionJobSpec;
   comparator: Comparator;
   mergeOperator: MergeOperator | undefined;
+}
+
+/**
+ * The database's rate limiter for background writes (`rateLimiter` option,
+ * core/rate-limiter.ts): the (possibly shared) bucket, this database's account of what its
+ * jobs charged, and the statistics that account is ticked into after each job.
+ */
+export interface BackgroundRateLimit {
+  limiter: RateLimiter;
+  account: RateLimiterAccount;
+  statistics: Statistics | undefined;
+}
+
+/** Ticks what the jobs charged since the last call into the database's statistics. */
+export function settleRateLimit(rate: BackgroundRateLimit | undefined): void {
+  if (rate === undefined || rate.statistics === undefined) return;
+  const d = rate.account.drain();
+  if (d.delayMillis > 0) rate.statistics.tick(Ticker.RateLimitDelayMillis, d.delayMillis);
+  if (d.drains > 0) rate.statistics.tick(Ticker.NumberRateLimiterDrains, d.drains);
 }
 
 export type JobCallback = (error: Error | undefined, file: FileMetaData | undefined) => void;
@@ -123,9 +144,16 @@ export class InlineExecutor implements BackgroundExecutor {
   private readonly flushes: QueuedJob[] = [];
   private readonly compactions: QueuedJob[] = [];
   private scheduled = false;
+  private readonly rate: BackgroundRateLimit | undefined;
 
-  constructor(fs: FileSystem) {
-    this.fs = fs;
+  /**
+   * With `rate`, what the jobs write is charged to the limiter but never waits: they run
+   * on the thread that answers reads (rate-limited-fs.ts).
+   */
+  constructor(fs: FileSystem, rate?: BackgroundRateLimit) {
+    this.fs =
+      rate === undefined ? fs : rateLimitedFileSystem(fs, rate.limiter, "high", rate.account);
+    this.rate = rate;
   }
 
   get pending(): number {
@@ -148,6 +176,7 @@ export class InlineExecutor implements BackgroundExecutor {
       } catch (e) {
         error = asError(e);
       }
+      settleRateLimit(this.rate);
       done(error, file);
     };
     this.flushes.push({ run, cancel: run });
@@ -156,7 +185,11 @@ export class InlineExecutor implements BackgroundExecutor {
 
   compact(request: CompactRequest, done: CompactCallback): void {
     this.compactions.push({
-      run: () => runCompactInline(this.fs, request, done),
+      run: () =>
+        runCompactInline(this.fs, request, (error, result) => {
+          settleRateLimit(this.rate);
+          done(error, result);
+        }),
       cancel: () => done(ShaleError.closed("the background executor is closed"), undefined),
     });
     this.schedule();

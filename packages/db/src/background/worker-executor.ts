@@ -48,11 +48,13 @@ import { prefixExtractorCrossesThreads } from "../compaction/build-table.js";
 import type { CpuPriority } from "../core/options.js";
 import {
   type BackgroundExecutor,
+  type BackgroundRateLimit,
   type CompactCallback,
   type CompactRequest,
   type FlushRequest,
   InlineExecutor,
   type JobCallback,
+  settleRateLimit,
 } from "./executor.js";
 import {
   builtinComparator,
@@ -131,11 +133,20 @@ function newWorker(
   finished: SharedArrayBuffer,
   started: SharedArrayBuffer,
   nice: number,
+  rate: BackgroundRateLimit | undefined,
 ): Worker {
   const fallback = workerFallback();
   const spawn = (execArgv: string[]): Worker => {
     const options: WorkerOptions = {
-      workerData: { port, finished, started, nice },
+      workerData: {
+        port,
+        finished,
+        started,
+        nice,
+        ...(rate === undefined
+          ? {}
+          : { rateLimiter: rate.limiter.buffer, rateAccount: rate.account.buffer }),
+      },
       transferList: [port],
       execArgv,
     };
@@ -215,9 +226,18 @@ export class WorkerExecutor implements BackgroundExecutor {
   /** The nice value compaction workers take (0: the process's own priority). */
   private readonly compactionNice: number;
 
-  constructor(size: number, fs: FileSystem, compactionPriority: CpuPriority = "normal") {
+  /** The rate limiter the workers' writes go through (rate-limited-fs.ts), if any. */
+  private readonly rate: BackgroundRateLimit | undefined;
+
+  constructor(
+    size: number,
+    fs: FileSystem,
+    compactionPriority: CpuPriority = "normal",
+    rate?: BackgroundRateLimit,
+  ) {
     this.size = Math.max(1, size);
-    this.inline = new InlineExecutor(fs);
+    this.inline = new InlineExecutor(fs, rate);
+    this.rate = rate;
     this.compactionNice = NICE[compactionPriority];
   }
 
@@ -248,7 +268,13 @@ export class WorkerExecutor implements BackgroundExecutor {
     const nice = own === Lane.Compaction ? this.compactionNice : 0;
     const { port1, port2 } = new MessageChannel();
     const started = new SharedArrayBuffer(4);
-    const worker = newWorker(port2, this.finished.buffer as SharedArrayBuffer, started, nice);
+    const worker = newWorker(
+      port2,
+      this.finished.buffer as SharedArrayBuffer,
+      started,
+      nice,
+      this.rate,
+    );
     const slot: Slot = {
       lane: own,
       worker,
@@ -374,6 +400,7 @@ export class WorkerExecutor implements BackgroundExecutor {
       slot.worker.unref();
       slot.port.unref();
     }
+    settleRateLimit(this.rate);
     if (m.ok) waiter.ok(m);
     else waiter.fail(deserializeError(m.error));
     this.idle?.();

@@ -6,11 +6,12 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { NodeFileSystem } from "@shale/base";
+import { type FileSystem, NodeFileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { revivePrefixExtractor } from "../compaction/build-table.js";
 import { runCompactionJob } from "../compaction/compaction-job.js";
 import type { MergeOperator } from "../core/merge-operator.js";
+import { RateLimiter, RateLimiterAccount } from "../core/rate-limiter.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import {
   builtinComparator,
@@ -19,15 +20,35 @@ import {
   type ResultMessage,
   serializeError,
 } from "./protocol.js";
+import { rateLimitedFileSystem } from "./rate-limited-fs.js";
 
 const data = workerData as
-  | { port: MessagePort; finished?: SharedArrayBuffer; nice?: number }
+  | {
+      port: MessagePort;
+      finished?: SharedArrayBuffer;
+      nice?: number;
+      /** The database's rate limiter (core/rate-limiter.ts) and its account, if it has one. */
+      rateLimiter?: SharedArrayBuffer;
+      rateAccount?: SharedArrayBuffer;
+    }
   | undefined;
 const port = data?.port ?? parentPort;
 if (port === null) throw new Error("the shale worker must run in a worker thread");
 /** The executor's `finished` cell: set after each reply, so the database takes it synchronously. */
 const finished = data?.finished !== undefined ? new Int32Array(data.finished) : undefined;
 const fs = new NodeFileSystem();
+/**
+ * What flushes and compactions write with: through the rate limiter when there is one —
+ * compactions sleep for their tokens, flushes are charged and never wait (rate-limiter.ts).
+ */
+const limiter =
+  data?.rateLimiter === undefined ? undefined : RateLimiter.fromShared(data.rateLimiter);
+const account =
+  data?.rateAccount === undefined ? undefined : new RateLimiterAccount(data.rateAccount);
+const flushFs: FileSystem =
+  limiter === undefined ? fs : rateLimitedFileSystem(fs, limiter, "high", account);
+const compactFs: FileSystem =
+  limiter === undefined ? fs : rateLimitedFileSystem(fs, limiter, "low", account);
 if (data?.nice !== undefined && data.nice > 0) lowerThreadPriority(data.nice);
 
 /**
@@ -57,7 +78,7 @@ function run(job: JobMessage): ResultMessage {
   if (job.type === "flush") {
     const mem = MemTable.fromShared(job.memtable, { comparator });
     const table = { ...revivePrefixExtractor(job.table), comparator };
-    const file = flushMemTable(fs, job.dir, job.fileNumber, mem, table, job.snapshots);
+    const file = flushMemTable(flushFs, job.dir, job.fileNumber, mem, table, job.snapshots);
     return { id: job.id, ok: true, type: "flush", file };
   }
   let mergeOperator: MergeOperator | undefined;
@@ -70,7 +91,7 @@ function run(job: JobMessage): ResultMessage {
     job.table.prefixExtractor === undefined
       ? job
       : { ...job, table: revivePrefixExtractor(job.table) };
-  const result = runCompactionJob(fs, spec, comparator, mergeOperator);
+  const result = runCompactionJob(compactFs, spec, comparator, mergeOperator);
   return { id: job.id, ok: true, type: "compact", result };
 }
 

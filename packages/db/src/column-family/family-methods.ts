@@ -7,6 +7,7 @@
  * Threading: the database's thread. Everything is synchronous except `flush` and
  * `compactRange`.
  */
+
 import {
   bytewiseComparator,
   type FileSystem,
@@ -17,6 +18,7 @@ import {
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
 import type { Block, TableCache } from "@shale/sstable";
+import type { BackgroundRateLimit } from "../background/executor.js";
 import {
   CLEAR_OPTIONS,
   type ClearOptions,
@@ -30,7 +32,7 @@ import {
   type ReadOptions,
   type WriteOptions,
 } from "../core/call-options.js";
-import { ownedCopy } from "../core/owned-bytes.js";
+import { ownedCopyOfRange } from "../core/owned-bytes.js";
 import { resolveLimit, resolveRange } from "../core/range-options.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import { viewGuard } from "../core/view-guard.js";
@@ -80,6 +82,8 @@ export interface FamilyMethodsCore {
   readonly blockCache: LRUCache<Block>;
   /** What this open's WAL replay dropped (property `shale.recovery-dropped`). */
   readonly recoveryDrops: readonly RecoveryDrop[];
+  /** The background writes' rate limiter and this database's account of it, if any. */
+  readonly rateLimit: BackgroundRateLimit | undefined;
   /** Installs finished background jobs (db.ts). */
   takeFinished(): void;
   /** The database's file system and directory. */
@@ -262,7 +266,7 @@ export abstract class ColumnFamilyMethods {
    * `shale.l0-stop-micros`, `shale.memtable-stop-micros`, `shale.is-write-stopped`,
    * `shale.actual-delayed-write-rate`, `shale.stats`, `shale.recovery-dropped`,
    * `shale.memtable-chunks-allocated`, `shale.memtable-chunks-reused`,
-   * `shale.memtable-chunk-pool-bytes` (see properties.ts); `shale.ignored-column-families`
+   * `shale.memtable-chunk-pool-bytes`, `shale.rate-limiter-*` (see properties.ts); `shale.ignored-column-families`
    * ("": every family is opened) and `shale.best-efforts-recovery` (what a best-efforts open
    * left out; "" when nothing).
    */
@@ -287,6 +291,7 @@ export abstract class ColumnFamilyMethods {
       runningFlushes: cf.flushes.numRunning,
       recoveryDrops: this.core.recoveryDrops,
       chunkPool: cf.chunkPool,
+      rateLimit: this.core.rateLimit,
     });
   }
 
@@ -339,8 +344,11 @@ export abstract class ColumnFamilyMethods {
    * `options`: ReadOptions (call-options.ts).
    */
   get(key: Uint8Array | string, options?: ReadOptions): Uint8Array | undefined {
-    const v = this.readView(key, options);
-    return v === undefined ? undefined : ownedCopy(v);
+    if (!this.find(key, options)) return undefined;
+    const reader = this.cf.reader;
+    const bytes = reader.foundBytes!;
+    reader.foundBytes = undefined;
+    return ownedCopyOfRange(bytes, reader.foundOffset, reader.foundLength);
   }
 
   /**
@@ -366,21 +374,39 @@ export abstract class ColumnFamilyMethods {
 
   /** True if `key` has a value (what `get` would return is not undefined); no copy. */
   has(key: Uint8Array | string, options?: ReadOptions): boolean {
-    return this.readView(key, options) !== undefined;
+    const found = this.find(key, options);
+    this.cf.reader.foundBytes = undefined;
+    return found;
   }
 
-  /** The read path of get, getView and has: checks, then the value as a view. */
+  /** The read path of getView: the value as a view (the one object it makes). */
   private readView(
     key: Uint8Array | string,
     options: ReadOptions | undefined,
   ): Uint8Array | undefined {
+    if (!this.find(key, options)) return undefined;
+    const reader = this.cf.reader;
+    const bytes = reader.foundBytes!;
+    reader.foundBytes = undefined;
+    const offset = reader.foundOffset;
+    const length = reader.foundLength;
+    return offset === 0 && length === bytes.length
+      ? bytes
+      : new Uint8Array(bytes.buffer, bytes.byteOffset + offset, length);
+  }
+
+  /**
+   * The read path of get, getView and has: checks, then the lookup, its value left in the
+   * family reader's `foundBytes[foundOffset, +foundLength)` (read-path.ts) — no view made.
+   */
+  private find(key: Uint8Array | string, options: ReadOptions | undefined): boolean {
     if (invariants && this.views.pending) this.views.verify();
     if (this.status.closed || this.cf.dropped) this.checkOpen();
     if (Atomics.load(this.finished, 0) !== 0) this.core.takeFinished();
     const k = toBytes(key, "key");
     const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
     const cf = this.cf;
-    return cf.reader.get(k, snapshot, cf.mem, cf.flushes.imm, options);
+    return cf.reader.find(k, snapshot, cf.mem, cf.flushes.imm, options);
   }
 
   /** Validates read options (READ_OPTIONS) and returns the sequence number to read at. */

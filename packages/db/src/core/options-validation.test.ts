@@ -70,6 +70,7 @@ const openRows: Row[] = [
   ["walSizeLimitMb", true, 1.5, 64],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],
+  ["rateLimiter", { bytesPerSecond: "1MB" }, { bytesPerSecond: 0 }, { bytesPerSecond: 1 << 20 }],
   ["level0FileNumCompactionTrigger", "4", 0, 4],
   ["level0SlowdownWritesTrigger", "20", 0, 20],
   ["level0StopWritesTrigger", "36", 0, 36],

@@ -44,6 +44,7 @@ import {
   type MergeOperator,
   resolveMergeOperator,
 } from "./merge-operator.js";
+import { RateLimiter, type RateLimiterOptions } from "./rate-limiter.js";
 import {
   type ResolvedTransactionDBOptions,
   resolveTransactionDBOptions,
@@ -315,6 +316,17 @@ export interface DbOptions {
    * (its worker flushes too). Default: "normal".
    */
   compactionCpuPriority?: CpuPriority;
+  /**
+   * Bounds the bytes per second that flushes and compactions write (RocksDB's
+   * `rate_limiter`, `NewGenericRateLimiter`): a `RateLimiter` — one object may be shared by
+   * several databases, bounding their sum — or `{ bytesPerSecond, refillPeriodMicros? }` for
+   * one of this database's own. Compactions wait for their tokens; flushes are charged and
+   * never wait (core/rate-limiter.ts). Jobs that run on the main thread (an in-memory file
+   * system, a custom comparator) are charged without waiting. Counted in the statistics
+   * (`RateLimitDelayMillis`, `NumberRateLimiterDrains`) and `shale.rate-limiter-*`
+   * properties. Not written to OPTIONS (RocksDB does not write it either). Default: none.
+   */
+  rateLimiter?: RateLimiter | RateLimiterOptions;
   /** L0 files that trigger a compaction into L1. Default: 4. */
   level0FileNumCompactionTrigger?: number;
   /**
@@ -456,6 +468,7 @@ export interface ResolvedOptions {
   walSizeLimitMb: number;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
+  rateLimiter: RateLimiter | undefined;
   level0FileNumCompactionTrigger: number;
   level0SlowdownWritesTrigger: number;
   level0StopWritesTrigger: number;
@@ -667,6 +680,25 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("walSizeLimitMb", 0),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
+  customRow(
+    "rateLimiter",
+    "a RateLimiter or an object { bytesPerSecond: number, refillPeriodMicros?: number }",
+    (v) =>
+      v instanceof RateLimiter ||
+      (isObject(v) &&
+        typeof v["bytesPerSecond"] === "number" &&
+        (v["refillPeriodMicros"] === undefined || typeof v["refillPeriodMicros"] === "number")),
+    (v: RateLimiter | RateLimiterOptions) => {
+      if (v instanceof RateLimiter) return undefined;
+      for (const k of Object.keys(v))
+        if (k !== "bytesPerSecond" && k !== "refillPeriodMicros" && k !== "clock")
+          return `.${k} is an unknown option (rateLimiter takes bytesPerSecond, refillPeriodMicros)`;
+      const ok = (n: number | undefined) => n === undefined || (Number.isFinite(n) && n > 0);
+      if (!ok(v.bytesPerSecond)) return ".bytesPerSecond must be a finite number > 0";
+      if (!ok(v.refillPeriodMicros)) return ".refillPeriodMicros must be a finite number > 0";
+      return undefined;
+    },
+  ),
   integerRow("level0FileNumCompactionTrigger", 1),
   integerRow("level0SlowdownWritesTrigger", 1),
   integerRow("level0StopWritesTrigger", 1),
@@ -845,6 +877,10 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     walSizeLimitMb: o.walSizeLimitMb ?? 0,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
+    rateLimiter:
+      o.rateLimiter === undefined || o.rateLimiter instanceof RateLimiter
+        ? o.rateLimiter
+        : new RateLimiter(o.rateLimiter),
     level0FileNumCompactionTrigger: trigger,
     level0SlowdownWritesTrigger: slowdown,
     level0StopWritesTrigger: stop,

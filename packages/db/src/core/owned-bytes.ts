@@ -46,6 +46,24 @@ export function ownedCopy(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Longest copy `ownedCopyOfRange` makes with a byte loop rather than a view and `set`. */
+const LOOP_COPY_MAX = 256;
+
+/**
+ * A copy the caller owns of `bytes[offset, offset + length)`, made without a view of the
+ * source up to `LOOP_COPY_MAX` bytes (a byte loop): the copy is the only object a `get` of a
+ * cached value makes.
+ */
+export function ownedCopyOfRange(bytes: Uint8Array, offset: number, length: number): Uint8Array {
+  const out = ownedBytes(length);
+  if (length <= LOOP_COPY_MAX) {
+    for (let i = 0; i < length; i++) out[i] = bytes[offset + i]!;
+  } else {
+    out.set(bytes.subarray(offset, offset + length));
+  }
+  return out;
+}
+
 /**
  * `[copy of key, copy of value]` side by side in one pool piece (one bounds check): the
  * for-of iteration's entry. Keys up to 16 bytes are copied with a loop (cheaper than `set`'s

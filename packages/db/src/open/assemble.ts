@@ -14,7 +14,11 @@
  */
 
 import { NodeFileSystem } from "@shale/base";
-import { type BackgroundExecutor, InlineExecutor } from "../background/executor.js";
+import {
+  type BackgroundExecutor,
+  type BackgroundRateLimit,
+  InlineExecutor,
+} from "../background/executor.js";
 import { builtinComparator } from "../background/protocol.js";
 import { WorkerExecutor } from "../background/worker-executor.js";
 import { BlobFileCache } from "../blob/blob-source.js";
@@ -26,6 +30,7 @@ import type { FamilyMethodsCore } from "../column-family/family-methods.js";
 import { WriteLoop } from "../column-family/write-loop.js";
 import { EventListeners, tablesDeleted } from "../core/event-listeners.js";
 import type { ResolvedOptions } from "../core/options.js";
+import { RateLimiterAccount } from "../core/rate-limiter.js";
 import { SnapshotList } from "../core/snapshot.js";
 import { ObsoleteFiles } from "../ops/obsolete-files.js";
 import { PreparedLogs, unflushedMemtables } from "../txn/two-phase.js";
@@ -64,7 +69,11 @@ export function assembleParts(
   status.writeRefusal = state.writeRefusal;
   const tableCache = newTableCache(dir, options, state.icmp);
   const blobs = new BlobFileCache({ fs, dir });
-  const executor = newExecutor(options, state);
+  const rateLimit: BackgroundRateLimit | undefined =
+    options.rateLimiter === undefined
+      ? undefined
+      : { limiter: options.rateLimiter, account: new RateLimiterAccount(), statistics };
+  const executor = newExecutor(options, state, rateLimit);
   const archive = new WalArchive(fs, dir, {
     ttlSeconds: options.walTtlSeconds,
     sizeLimitMb: options.walSizeLimitMb,
@@ -142,6 +151,7 @@ export function assembleParts(
     takeFinished,
     blockCache: options.blockCache,
     recoveryDrops: state.drops,
+    rateLimit,
     fs: options.fs,
     dir,
   };
@@ -154,13 +164,17 @@ export function assembleParts(
  * comparator (a worker cannot call a JS comparator); inline otherwise, and for followers
  * (they run no background work).
  */
-function newExecutor(options: ResolvedOptions, state: RecoveredState): BackgroundExecutor {
+function newExecutor(
+  options: ResolvedOptions,
+  state: RecoveredState,
+  rate: BackgroundRateLimit | undefined,
+): BackgroundExecutor {
   const fs = options.fs;
   const workers =
     fs instanceof NodeFileSystem &&
     builtinComparator(state.icmp.name) !== undefined &&
     state.follower === undefined;
   return workers
-    ? new WorkerExecutor(options.maxBackgroundJobs, fs, options.compactionCpuPriority)
-    : new InlineExecutor(fs);
+    ? new WorkerExecutor(options.maxBackgroundJobs, fs, options.compactionCpuPriority, rate)
+    : new InlineExecutor(fs, rate);
 }

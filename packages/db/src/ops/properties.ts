@@ -17,6 +17,11 @@
  * new), `shale.memtable-chunks-reused` (taken from flushed memtables, or spare ones of a
  * closed database),
  * `shale.memtable-chunk-pool-bytes` (released chunks kept for reuse).
+ * Rate limiter (`rateLimiter` option; absent without one): `shale.rate-limiter-bytes-per-second`,
+ * and of this database's background writes `shale.rate-limiter-bytes` (bytes charged),
+ * `shale.rate-limiter-requests`, `shale.rate-limiter-delay-millis` (time compactions waited
+ * for tokens, RocksDB's `rocksdb.rate.limit.delay.millis`), `shale.rate-limiter-drains`
+ * (requests that waited, `rocksdb.number.rate_limiter.drains`).
  * Recovery: `shale.recovery-dropped` — what this open's WAL replay dropped instead of
  * failing, as JSON: `[{ "file", "offset", "bytes", "reason", "mode" }, ...]` in file order
  * (`[]` when nothing was); see recovery.ts.
@@ -25,6 +30,7 @@ import type { Statistics } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
 import type { ChunkPool, MemTable } from "@shale/memtable";
 import type { CompactionScheduler } from "../background/compaction-scheduler.js";
+import type { BackgroundRateLimit } from "../background/executor.js";
 import {
   DELAYED_WRITE_RATE,
   StallCondition,
@@ -50,6 +56,7 @@ export interface PropertySource {
   runningFlushes: number;
   recoveryDrops: readonly RecoveryDrop[];
   chunkPool: ChunkPool;
+  rateLimit: BackgroundRateLimit | undefined;
 }
 
 const LEVEL_FILES = /^shale\.num-files-at-level(\d+)$/;
@@ -66,6 +73,7 @@ export function formatProperty(name: string, s: PropertySource): string | undefi
     const level = Number(m[1]);
     return level < NUM_LEVELS ? String(s.version.levelBytes(level)) : undefined;
   }
+  if (name.startsWith("shale.rate-limiter-")) return rateLimiterProperty(name, s.rateLimit);
   const c = s.compactions;
   switch (name) {
     case "shale.recovery-dropped":
@@ -149,6 +157,28 @@ export function formatProperty(name: string, s: PropertySource): string | undefi
       return s.backgroundError === undefined ? "0" : "1";
     case "shale.stats":
       return stats(s);
+    default:
+      return undefined;
+  }
+}
+
+function rateLimiterProperty(
+  name: string,
+  rate: BackgroundRateLimit | undefined,
+): string | undefined {
+  if (rate === undefined) return undefined;
+  const c = rate.account.counters();
+  switch (name) {
+    case "shale.rate-limiter-bytes-per-second":
+      return String(rate.limiter.bytesPerSecond);
+    case "shale.rate-limiter-bytes":
+      return String(c.bytes);
+    case "shale.rate-limiter-requests":
+      return String(c.requests);
+    case "shale.rate-limiter-delay-millis":
+      return String(Math.floor(c.delayMillis));
+    case "shale.rate-limiter-drains":
+      return String(c.drains);
     default:
       return undefined;
   }

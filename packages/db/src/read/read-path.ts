@@ -17,8 +17,11 @@
  * anything is merged onto it (blob-source.ts); the value is then the blob source's copy.
  *
  * Allocation: none on the way for a plain value — one LookupResult is reused (a fresh one
- * only if a merge operator re-enters `get`) and the key is hashed once for every table's
- * filter probe. The value returned is a view (memtable arena or cached block).
+ * only if a merge operator re-enters `get`), the key is hashed once for every table's
+ * filter probe, and a table's value travels as a range of its block's bytes
+ * (`LookupResult.setValueRange`), not a view: `find` leaves it in `foundBytes`,
+ * `foundOffset`, `foundLength`, and the API makes the one object it returns (the caller's
+ * copy for `get`, the view for `getView`, nothing for `has`).
  */
 import {
   Histogram,
@@ -102,6 +105,16 @@ export class PointReader {
   }
 
   /**
+   * The value found by the last `find`: `foundBytes[foundOffset, foundOffset + foundLength)`
+   * — a range of a memtable arena view, a cached block's bytes, a blob or a merge result
+   * (then the whole array). Valid as a `getView` view is: until the next call into the
+   * database. Dropped (set undefined) by the next `find`.
+   */
+  foundBytes: Uint8Array | undefined = undefined;
+  foundOffset = 0;
+  foundLength = 0;
+
+  /**
    * The value of `key` at `snapshot` in `mem`, then `imm` (newest first), then the current
    * version's tables; undefined if none. A view (memtable arena or cached block), or the
    * merge operator's result.
@@ -113,6 +126,29 @@ export class PointReader {
     imm: readonly ImmutableMemTable[],
     readOptions: TableReadOptions | undefined,
   ): Uint8Array | undefined {
+    if (!this.find(key, snapshot, mem, imm, readOptions)) return undefined;
+    const bytes = this.foundBytes!;
+    const offset = this.foundOffset;
+    const length = this.foundLength;
+    this.foundBytes = undefined;
+    return offset === 0 && length === bytes.length
+      ? bytes
+      : new Uint8Array(bytes.buffer, bytes.byteOffset + offset, length);
+  }
+
+  /**
+   * `get` without making a view: true when `key` has a value, which is then in
+   * `foundBytes[foundOffset, foundOffset + foundLength)`. Allocates nothing on the way for
+   * a plain value (seen by a test that counts: read/get-allocation.test.ts).
+   */
+  find(
+    key: Uint8Array,
+    snapshot: number,
+    mem: MemTable,
+    imm: readonly ImmutableMemTable[],
+    readOptions: TableReadOptions | undefined,
+  ): boolean {
+    this.foundBytes = undefined;
     let r = this.lookup;
     if (this.busy)
       r = new LookupResult(); // re-entered from a merge operator
@@ -142,22 +178,40 @@ export class PointReader {
         }
       } else if (stats !== undefined) stats.record(Histogram.TablesPerGet, 0);
       switch (r.state) {
-        case LookupState.Found: {
-          const value = r.blobIndex ? this.readBlob(key, r.value!) : r.value;
-          return r.operands.length === 0 ? value : this.merge(key, value, r.operands);
-        }
+        case LookupState.Found:
+          if (!r.blobIndex && r.operands.length === 0) {
+            this.foundBytes = r.valueBytes;
+            this.foundOffset = r.valueOffset;
+            this.foundLength = r.valueLength;
+            return true;
+          }
+          return this.found(
+            r.operands.length === 0
+              ? this.readBlob(key, r.value!)
+              : this.merge(key, r.blobIndex ? this.readBlob(key, r.value!) : r.value, r.operands),
+          );
         case LookupState.Deleted:
-          return r.operands.length === 0 ? undefined : this.merge(key, undefined, r.operands);
+          return r.operands.length === 0
+            ? false
+            : this.found(this.merge(key, undefined, r.operands));
         case LookupState.Merging:
-          return this.merge(key, undefined, r.operands);
+          return this.found(this.merge(key, undefined, r.operands));
         default:
-          return undefined;
+          return false;
       }
     } finally {
       r.reset();
       if (r === this.lookup) this.busy = false;
       if (stats !== undefined) stats.recordTime(Histogram.GetMicros, t0, 1000);
     }
+  }
+
+  /** Sets the found value to all of `value`; true. */
+  private found(value: Uint8Array): boolean {
+    this.foundBytes = value;
+    this.foundOffset = 0;
+    this.foundLength = value.length;
+    return true;
   }
 
   /** The value blob index `index` of `key` points at. */

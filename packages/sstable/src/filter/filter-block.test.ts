@@ -7,7 +7,13 @@ import {
   toBytes,
   ValueKind,
 } from "@shale/base";
-import { BloomFilterBuilder, BloomFilterReader, hashKey64, legacyBloomHash } from "@shale/bloom";
+import {
+  BloomFilterBuilder,
+  BloomFilterReader,
+  hashKey64,
+  legacyBloomHash,
+  RibbonFilterBuilder,
+} from "@shale/bloom";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MetaBlockName } from "../format/format.js";
@@ -95,6 +101,35 @@ describe("filterMayMatch", () => {
     const none = new BloomFilterReader(Uint8Array.of(0xff, 0, 6, 0, 0));
     hashKey64(keys[0]!, hash);
     expect(filterMayMatch(none, keys[0]!, hash)).toBe(false);
+  });
+
+  it("answers from the hash exactly as from the key, for hash halves of 2^31 and more (Bloom and Ribbon)", () => {
+    // The halves cross into the reader as int32 (no boxed numbers): halves >= 2^31 arrive
+    // negative, and the answers must not change.
+    const writer = new FilterBlockWriter(10);
+    const ribbon = new RibbonFilterBuilder({ bitsPerKey: 10 });
+    for (const key of keys) {
+      writer.add(key);
+      ribbon.addKey(key);
+    }
+    const filters = [openFilterBlock(writer.finish()!), new BloomFilterReader(ribbon.finish())];
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 24 }), (probe) => {
+        const hash = new Uint32Array(2);
+        hashFilterKey(probe, hash);
+        for (const filter of filters)
+          expect(filterMayMatch(filter, probe, hash)).toBe(filter.mayMatch(probe));
+      }),
+      { numRuns: 2000 },
+    );
+    const hash = new Uint32Array(2);
+    let high = 0;
+    for (const key of keys) {
+      hashFilterKey(key, hash);
+      if (hash[0]! >= 2 ** 31 || hash[1]! >= 2 ** 31) high++;
+      for (const filter of filters) expect(filterMayMatch(filter, key, hash)).toBe(true);
+    }
+    expect(high).toBeGreaterThan(0);
   });
 
   it("answers a legacy Bloom filter from the key, even when a 64-bit hash is given", () => {

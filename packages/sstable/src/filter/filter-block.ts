@@ -152,7 +152,9 @@ export function filterMayMatch(
   keyHash: Uint32Array | undefined,
 ): boolean {
   return keyHash !== undefined && filter.usesHashKey64 === true
-    ? filter.mayMatchHash!(keyHash[0]!, keyHash[1]!)
+    ? // As int32 bit patterns: a uint32 of 2^31 or more passed to a call that is not inlined
+      // is boxed (a 16-byte heap number per half, every other lookup).
+      filter.mayMatchHash!(keyHash[0]! | 0, keyHash[1]! | 0)
     : filter.mayMatch(userKey);
 }
 

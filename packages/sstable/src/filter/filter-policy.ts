@@ -51,7 +51,12 @@ export interface FilterBitsReader {
    * a lookup probing many tables then hashes the key once. Default: false.
    */
   readonly usesHashKey64?: boolean;
-  /** `mayMatch` from the key's hash halves. REQUIRES: usesHashKey64. */
+  /**
+   * `mayMatch` from the key's hash halves, given as 32-bit patterns: the table reader passes
+   * them as signed int32 (`| 0`, which crosses the call without allocating), so read them
+   * with `>>> 0` or 32-bit operations (the built-in Bloom and Ribbon readers do). REQUIRES:
+   * usesHashKey64.
+   */
   mayMatchHash?(lo: number, hi: number): boolean;
 }
 

@@ -772,7 +772,8 @@ export class TableReader {
       const kind = kb[t]!;
       if (kind === ValueKind.Value || kind === ValueKind.BlobIndex) {
         result.state = LookupState.Found;
-        result.value = it.value();
+        // The block's bytes and the value's place in them: no view made per lookup.
+        result.setValueRange(it.blockData, it.valueOffset, it.valueLength);
         result.seq = seq;
         result.blobIndex = kind === ValueKind.BlobIndex;
         return false;
