@@ -212,6 +212,7 @@ describe("openReader in the writer's thread and its checks", () => {
     db.merge("n", one);
     db.merge("n", one);
     expect(reader.get("n")?.[0]).toBe(2);
+    expect(reader.getView("n")?.[0]).toBe(2);
     const s = reader.snapshot();
     db.merge("n", one);
     expect(reader.get("n")?.[0]).toBe(3);

@@ -109,6 +109,17 @@ export class Reader {
     return snapshot.get(toBytes(key, "key"));
   }
 
+  /**
+   * The zero-copy read (`db.getView`): a view into this reader's memtable or cached block,
+   * valid until the next call into this reader or one of its iterators; read-only. With
+   * `options.snapshot` it is a copy (as `get`).
+   */
+  getView(key: Uint8Array | string, options?: ReaderReadOptions): Uint8Array | undefined {
+    if (options?.snapshot !== undefined) return this.get(key, options);
+    this.refresh();
+    return this.db.getView(key, options as ReadOptions | undefined);
+  }
+
   /** `get` for each key, all at one sequence number; copies the caller owns. */
   getMany(
     keys: readonly (Uint8Array | string)[],
