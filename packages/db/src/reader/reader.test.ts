@@ -32,7 +32,6 @@ afterEach(async () => {
 });
 
 const key = (i: number) => `key${String(i).padStart(5, "0")}`;
-const text = (v: Uint8Array | undefined) => (v === undefined ? null : Buffer.from(v).toString());
 const tables = (dir: string) =>
   readdirSync(dir)
     .filter((n) => n.endsWith(".sst"))
@@ -228,7 +227,7 @@ describe("openReader in the writer's thread and its checks", () => {
   });
 
   it("refuses bad handles, unknown options and databases it cannot follow", async () => {
-    const db = await DB.open(tempDir(), { comparator: undefined });
+    const db = await DB.open(tempDir());
     const handle = db.readerHandle();
     await expect(openReader(null as never)).rejects.toBeInstanceOf(TypeError);
     await expect(openReader({} as never)).rejects.toBeInstanceOf(TypeError);
