@@ -26,7 +26,7 @@ export const LAYERS = [
   ["txn/"], // transactions: lock manager, conflict check by sequence
   ["open/assemble.ts", "open/close.ts", "secondary/open-follower.ts"], // what db.ts composes
   ["db.ts"], // the DB class
-  ["repair/", "ops/backup/engine.ts"], // tools that take or open a DB
+  ["repair/", "ops/backup/engine.ts", "reader/"], // tools that take or open a DB; worker readers
   ["index.ts", "internal.ts"], // the package surface (and the internals tools use)
 ];
 

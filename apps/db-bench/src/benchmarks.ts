@@ -33,11 +33,15 @@
  * With `--batch_size=N` the fills and deletes write batches of N. Fills also honour the
  * range-tombstone flags (see workloads/writes.ts). With `--max_pause`, compact and
  * waitforcompaction report the longest event-loop delay while they await (op-clock.ts).
+ * With `--threads=N` (N > 1) readrandom, readseq and seekrandom run on N reader threads,
+ * each doing the whole workload; ops/sec is their total (threads/reader-threads.ts).
  */
+
 import type { Feature } from "./engines/engine.js";
 import { Stream } from "./generators.js";
 import { eventLoopPauses } from "./op-clock.js";
 import type { BenchResult } from "./report.js";
+import { runReaderThreads, THREADED_WORKLOADS } from "./threads/reader-threads.js";
 import { type BenchContext, notAvailable, result } from "./workloads/context.js";
 import {
   multiReadRandom,
@@ -152,6 +156,11 @@ export async function runWorkload(ctx: BenchContext, name: string): Promise<Benc
   if (w.needs !== undefined) {
     const reason = ctx.engine.unsupported(w.needs);
     if (reason !== undefined) return notAvailable(ctx, name, reason);
+  }
+  if (ctx.flags.threads > 1 && THREADED_WORKLOADS.has(name)) {
+    if (ctx.engine.readerThreadSpec === undefined)
+      return notAvailable(ctx, name, "--threads: this engine is not read from other threads here");
+    return runReaderThreads(ctx, name);
   }
   return w.run(ctx);
 }

@@ -49,10 +49,8 @@ describe("flags", () => {
     reject(["--key_size=4"], /--key_size/);
     reject(["--sync=maybe"], /true or false/);
     reject(["--prepopulate_block_cache=kFlushOnly"], /--prepopulate_block_cache must be disable/);
-    reject(
-      ["--threads=2"],
-      /--threads must be 1: db-bench drives every engine from one JavaScript thread/,
-    );
+    reject(["--threads=0"], /--threads must be an integer in \[1, 64\]/);
+    reject(["--threads=65"], /--threads must be an integer in \[1, 64\]/);
     reject(["--engines=shale,leveldown"], /unknown engine "leveldown"/);
     reject(["--engines=shale,shale"], /twice/);
     reject(["--compression_type=lz4"], /none or snappy/);

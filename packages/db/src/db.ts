@@ -14,9 +14,8 @@
  * - Obsolete files (deleted now, later or never): ops/obsolete-files.ts.
  * - Transactions: txn/db-transactions.ts. Operations (checkpoints, backups, live files,
  *   sizes, checksums): ops/, through an OpsHost.
- * - Read-only and secondary instances (a DB whose writes are refused, following another
- *   process's files): secondary/open-follower.ts and secondary/follower.ts; repair:
- *   repair/repair.ts.
+ * - Read-only and secondary instances: secondary/; readers in worker threads: reader/
+ *   (`readerHandle`: column-family/reader-handle.ts); repair: repair/repair.ts.
  *
  * Threading: everything here runs on the caller's thread and is synchronous except `open`
  * and `close` (and the waits `flush`, `compactRange`, `waitForCompactions`). A write is one
@@ -47,6 +46,7 @@ import { ColumnFamilyMethods } from "./column-family/family-methods.js";
 import { ColumnFamilyHandle } from "./column-family/handle.js";
 import { type IngestExternalFileArg, ingestRequests } from "./column-family/ingest-files-arg.js";
 import { ingestTargetOf } from "./column-family/ingest-target-of.js";
+import { type ReaderHandle, readerHandleOf } from "./column-family/reader-handle.js";
 import {
   ITERATOR_OPTIONS,
   type IteratorOptions,
@@ -101,11 +101,8 @@ import { WriteBatchWithIndex } from "./write/write-batch-with-index.js";
 export type { PinnedVersion } from "./column-family/family-methods.js";
 export type { ImmutableMemTable } from "./write/immutable-memtable.js";
 
-/**
- * A database opened with `transactionDB` (what `DB.open` returns then): a `DB` whose plain
- * writes wait for the locks of pessimistic transactions and so return promises
- * (txn/transaction-db.ts).
- */
+/** A `DB` opened with `transactionDB`: its plain writes wait for the locks of pessimistic
+ * transactions and so return promises (txn/transaction-db.ts). */
 export type TransactionDB = TransactionDBOf<DB>;
 
 export class DB extends ColumnFamilyMethods {
@@ -578,6 +575,11 @@ export class DB extends ColumnFamilyMethods {
   /** "primary" (opened for writing), "readOnly" or "secondary". */
   get role(): DbRole {
     return this.follower?.role ?? "primary";
+  }
+
+  /** A handle for `openReader` in a worker thread (reader/open-reader.ts). */
+  readerHandle(): ReaderHandle {
+    return readerHandleOf(this.role, this.core, this.cf);
   }
 
   private static openFollower(

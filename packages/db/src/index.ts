@@ -6,6 +6,7 @@
 export { cappedPrefix, fixedPrefix, type PrefixExtractor } from "@shale/sstable";
 export { ColumnFamilyHandle } from "./column-family/handle.js";
 export type { IngestExternalFileArg } from "./column-family/ingest-files-arg.js";
+export type { ReaderHandle } from "./column-family/reader-handle.js";
 export type {
   ClearOptions,
   CompactRangeOptions,
@@ -84,6 +85,14 @@ export type {
   VerifyProblem,
   VerifyReport,
 } from "./ops/verify-checksums.js";
+export {
+  openReader,
+  Reader,
+  type ReaderIteratorOptions,
+  type ReaderOptions,
+  type ReaderReadOptions,
+  ReaderSnapshot,
+} from "./reader/index.js";
 export {
   type DroppedFile,
   type MovedFile,

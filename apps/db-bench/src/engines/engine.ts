@@ -196,8 +196,26 @@ export interface Engine {
    * --tree_shape; absent for engines without levels (lmdb, memory-level).
    */
   filesPerLevel?(): number[];
+  /**
+   * What a reader thread needs to open this database beside this engine (--threads > 1,
+   * threads/reader-threads.ts); absent for engines that cannot be read from another thread.
+   */
+  readerThreadSpec?(): ReaderThreadSpec;
   close(): Promise<void>;
 }
+
+/** How a worker thread opens an engine's database for reading (structured-cloneable). */
+export type ReaderThreadSpec =
+  | {
+      readonly engine: "shale";
+      /** `db.readerHandle()`. */
+      readonly handle: unknown;
+      /** Bytes of the reader's own block cache (-1: shale's default). */
+      readonly cacheSize: number;
+      readonly cacheIndexAndFilterBlocks: boolean;
+      readonly seekOptions: { prefixSameAsStart?: boolean; totalOrderSeek?: boolean };
+    }
+  | { readonly engine: "lmdb"; readonly dir: string; readonly options: EngineOptions };
 
 /** True when `a` and `b` hold the same bytes. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

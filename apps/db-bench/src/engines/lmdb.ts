@@ -14,6 +14,7 @@ import type {
   Engine,
   EngineOptions,
   Feature,
+  ReaderThreadSpec,
   ReadTally,
   ScanResult,
   SeekResult,
@@ -43,8 +44,12 @@ export class LmdbEngine implements Engine {
   private db: LmdbDatabase | undefined;
   private readonly builder = new TransactionBuilder();
   private readonly counter = Buffer.alloc(8);
+  private dir = "";
+  private options: EngineOptions | undefined;
 
   async open(dir: string, o: EngineOptions): Promise<string[]> {
+    this.dir = dir;
+    this.options = o;
     this.db = this.builder.db = open<Buffer, Uint8Array>({
       path: dir,
       encoding: "binary",
@@ -122,6 +127,11 @@ export class LmdbEngine implements Engine {
   transactionPut(key: Uint8Array, value: Uint8Array): void {
     const db = this.db!;
     db.transactionSync(() => db.putSync(key, value as Buffer));
+  }
+
+  /** lmdb-js opens the same environment in another thread of the process. */
+  readerThreadSpec(): ReaderThreadSpec {
+    return { engine: "lmdb", dir: this.dir, options: this.options! };
   }
 
   get(key: Uint8Array): number {

@@ -24,6 +24,7 @@ import {
   type EngineGauges,
   type EngineOptions,
   type Feature,
+  type ReaderThreadSpec,
   type ReadTally,
   type ScanResult,
   type SeekResult,
@@ -88,6 +89,9 @@ export class ShaleEngine implements Engine {
   private seekOptions: { prefixSameAsStart?: boolean; totalOrderSeek?: boolean } = {};
   private writeOptions: { sync: boolean; disableWAL: boolean } = { sync: false, disableWAL: false };
   private readonly batch = new WriteBatch();
+  /** --cache_size and --cache_index_and_filter_blocks, for reader threads. */
+  private cacheSize = -1;
+  private cacheIndexAndFilterBlocks = false;
   /** --transaction_db: transactions are pessimistic (their calls return promises). */
   private pessimistic = false;
   /** The counter a transaction writes (put copies it). */
@@ -104,6 +108,8 @@ export class ShaleEngine implements Engine {
       compression: o.compression,
     };
     if (o.cacheSize >= 0) options.blockCacheSize = o.cacheSize;
+    this.cacheSize = o.cacheSize;
+    this.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
     // db_bench's default: index and filter held outside the cache (RocksDB's own default too).
     options.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
     if (o.bloomBits >= 0) options.bloomBitsPerKey = o.bloomBits;
@@ -292,6 +298,17 @@ export class ShaleEngine implements Engine {
   get(key: Uint8Array): number {
     const v = this.storeOf(key).getView(key);
     return v === undefined ? -1 : v.length;
+  }
+
+  /** A reader in another thread: `db.readerHandle()` and this engine's cache size. */
+  readerThreadSpec(): ReaderThreadSpec {
+    return {
+      engine: "shale",
+      handle: this.db!.readerHandle(),
+      cacheSize: this.cacheSize,
+      cacheIndexAndFilterBlocks: this.cacheIndexAndFilterBlocks,
+      seekOptions: this.seekOptions,
+    };
   }
 
   /** The safe read: a copy the caller owns (readrandomcopy). */

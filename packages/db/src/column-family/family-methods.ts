@@ -17,6 +17,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import type { LRUCache } from "@shale/block-cache";
+import type { MemTable } from "@shale/memtable";
 import type { Block, TableCache } from "@shale/sstable";
 import type { BackgroundRateLimit } from "../background/executor.js";
 import {
@@ -51,6 +52,7 @@ import { formatProperty } from "../ops/properties.js";
 import { type IteratorSettings, openDBIterator } from "../read/iterator-sources.js";
 import type { Version } from "../version/version.js";
 import type { VersionSet } from "../version/version-set.js";
+import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { BatchFamily } from "../write/write-batch.js";
 import type { BatchReadSupport } from "../write/write-batch-with-index.js";
 import type { ColumnFamilyData } from "./column-family-data.js";
@@ -65,6 +67,27 @@ export interface PinnedVersion {
   readonly version: Version;
   /** Drops the reference. Idempotent. */
   release(): void;
+}
+
+/** A read's sources at one sequence, held for later reads (`captureReadState`). */
+export interface CapturedReadState {
+  readonly seq: number;
+  readonly mem: MemTable;
+  readonly imm: readonly ImmutableMemTable[];
+  readonly pin: PinnedVersion;
+}
+
+/** One more reference on `version`, dropped by `release()` (idempotent). */
+function pinAgain(version: Version): PinnedVersion {
+  version.ref();
+  let held = true;
+  return {
+    version,
+    release: () => {
+      if (held) version.unref();
+      held = false;
+    },
+  };
 }
 
 /** The parts of a database its families' methods share. */
@@ -470,8 +493,28 @@ export abstract class ColumnFamilyMethods {
     return openDBIterator(sources, pin, settings);
   }
 
-  /** What an iterator at `snapshotSeq` reads, and how. */
-  private iteratorParts(ro: IteratorOptions, snapshotSeq: number) {
+  /**
+   * @internal What a read at the current sequence sees — the memtables and the current
+   * version (pinned until `pin.release()`) — for reads at that sequence later, whatever
+   * is installed meanwhile (reader/reader-snapshot.ts).
+   */
+  captureReadState(): CapturedReadState {
+    this.checkOpen();
+    const cf = this.cf;
+    const imm = cf.flushes.imm.slice();
+    return { seq: this.writes.lastSeq, mem: cf.mem, imm, pin: this.pinCurrentVersion() };
+  }
+
+  /** @internal An iterator over `state` (captureReadState) at its sequence. */
+  iteratorOver(state: CapturedReadState, readOptions?: IteratorOptions): DBIterator {
+    this.checkOpen();
+    if (readOptions !== undefined) ITERATOR_OPTIONS.check(readOptions);
+    const { sources, pin, settings } = this.iteratorParts(readOptions ?? {}, state.seq, state);
+    return openDBIterator(sources, pin, settings);
+  }
+
+  /** What an iterator at `snapshotSeq` reads (of `captured`, else now), and how. */
+  private iteratorParts(ro: IteratorOptions, snapshotSeq: number, captured?: CapturedReadState) {
     const cf = this.cf;
     const range = resolveRange(ro, "readOptions");
     const settings: IteratorSettings = {
@@ -489,11 +532,11 @@ export abstract class ColumnFamilyMethods {
       prefixExtractor: cf.options.prefixExtractor,
       prefixSameAsStart: ro.prefixSameAsStart === true,
     };
-    const pin = this.pinCurrentVersion();
+    const pin = captured === undefined ? this.pinCurrentVersion() : pinAgain(captured.pin.version);
     settings.blobs = cf.blobsFor(pin.version);
     const sources = {
-      mem: cf.mem,
-      imm: cf.flushes.imm,
+      mem: captured?.mem ?? cf.mem,
+      imm: captured?.imm ?? cf.flushes.imm,
       version: pin.version,
       tableCache: cf.tableCache,
       icmp: cf.icmp,

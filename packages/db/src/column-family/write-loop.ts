@@ -24,6 +24,7 @@ import {
 } from "@shale/base";
 import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
+import { publishChange } from "../core/reader-control.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
 import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
@@ -172,6 +173,7 @@ export class WriteLoop {
     if (this.cf.chunkPool.hasPending) this.cf.chunkPool.promote();
     this.lastSeq = seq + count - 1;
     this.versions.lastSequence = this.lastSeq;
+    if (this.versions.readerControl !== undefined) publishChange(this.versions.readerControl);
     const stats = this.stats;
     if (stats !== undefined) {
       stats.tick(Ticker.BytesWritten, rep.length - BATCH_HEADER_SIZE);
@@ -242,6 +244,7 @@ export class WriteLoop {
     if (cf.chunkPool.hasPending) cf.chunkPool.promote();
     this.lastSeq = lastSeq;
     this.versions.lastSequence = lastSeq;
+    if (this.versions.readerControl !== undefined) publishChange(this.versions.readerControl);
     const stats = this.stats;
     if (stats !== undefined) {
       stats.tick(Ticker.BytesWritten, bytes - BATCH_HEADER_SIZE);

@@ -14,12 +14,14 @@
  *
  * Threading: the database's thread; it awaits only the background executor.
  */
+
 import { type FileLock, invariants, ShaleError } from "@shale/base";
 import type { TableCache } from "@shale/sstable";
 import type { BackgroundExecutor } from "../background/executor.js";
 import type { BlobFileCache } from "../blob/blob-source.js";
 import type { ColumnFamilySet } from "../column-family/column-family-set.js";
 import type { DbStatus } from "../column-family/db-status.js";
+import { publishClosed } from "../core/reader-control.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { ObsoleteFiles } from "../ops/obsolete-files.js";
 import { reportUnclosedIterators } from "../read/iterator-sources.js";
@@ -55,6 +57,7 @@ export async function closeDatabase(parts: ClosingParts): Promise<void> {
   const { status, families, wal } = parts;
   if (status.closed) return;
   status.closed = true;
+  if (parts.versions.readerControl !== undefined) publishClosed(parts.versions.readerControl);
   reportUnclosedIterators(parts.tableCache, parts.dir); // invariants mode only
   Atomics.store(new Int32Array(parts.shutdown), 0, 1); // running compactions stop early
   let closeError: unknown;

@@ -89,6 +89,8 @@ export interface FollowerHost {
 
 /** Tries of one catch-up when files keep vanishing under it. */
 const MAX_ATTEMPTS = 20;
+/** WAL passes of one catch-up while new MANIFEST edits keep arriving. */
+const MAX_REREADS = 8;
 
 function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -186,7 +188,18 @@ export class Follower {
         // number read now was listed or holds nothing unflushed: the versions read now plus
         // the WALs at or above each family's log number are whole. The WALs below them are
         // in their tables (merge operands must not count twice): not read.
-        const later = this.manifest.advance();
+        let later = this.manifest.advance();
+        // Edits that arrived while the WALs were read carry the primary's sequence number
+        // as of their writing, which may be past the records read (a flush installed after
+        // writes to its new WAL): read the WALs again, then the MANIFEST, until a pass
+        // finds no new edit — every write at or below an edit's sequence is then in a
+        // table or in a WAL read after the edit was (up to MAX_REREADS passes).
+        for (let pass = 0; later > 0 && pass < MAX_REREADS; pass++) {
+          manifestEdits += later;
+          this.pending = true;
+          walRecords += this.wals.advance(this.manifest.minLogNumber, this.walFamilies());
+          later = this.manifest.advance();
+        }
         manifestEdits += later;
         if (later > 0) this.pending = true;
         this.wals.dropBelow(this.manifest.minLogNumber);

@@ -14,6 +14,7 @@
  *   naming the file and offset, in every WAL recovery mode; `bestEfforts` (RocksDB's
  *   best_efforts_recovery) opens the newest whole version instead and reports the rest.
  */
+
 import {
   baseName,
   type FileSystem,
@@ -24,6 +25,7 @@ import {
 import { LogWriter } from "@shale/wal";
 import { currentFileName, manifestFileName, tempFileName } from "../core/filenames.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
+import { publishChange } from "../core/reader-control.js";
 import { FamilyVersions, type FamilyVersionsOwner } from "./family-versions.js";
 import { FileNumberCounter } from "./file-numbers.js";
 import { recoverManifest } from "./manifest-recovery.js";
@@ -77,6 +79,8 @@ export class VersionSet implements FamilyVersionsOwner {
    */
   onObsoleteFiles: ((numbers: number[], blobNumbers: number[]) => void) | undefined;
   lastSequence = 0;
+  /** Worker readers' control block (core/reader-control.ts), once a handle was made. */
+  readerControl: Int32Array | undefined = undefined;
   manifestNumber = 0;
   /** The db id a RocksDB MANIFEST carried (write_dbid_to_manifest), rewritten as found. */
   dbId: string | undefined;
@@ -516,6 +520,7 @@ export class VersionSet implements FamilyVersionsOwner {
       if (edit.logNumber !== undefined) family.logNumber = edit.logNumber;
       this.install(family, version);
     });
+    if (this.readerControl !== undefined) publishChange(this.readerControl);
     if (tracingPauses) pauseEnd(t0, "version install");
   }
 

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# --threads=1 against --threads=2 (and more) for readrandom, on one database per engine
+# filled once (fillrandom, then waitforcompaction where the engine has one), then read with
+# --use_existing_db: the thread counts alternate, ROUNDS times, and the medians of ops/sec
+# and their ratio to one thread are printed. Run after `pnpm build`.
+#
+#   reader-threads.sh [ENGINES] [NUM] [READS] [ROUNDS] [THREADS...]
+#   defaults:          shale,lmdb 1000000 300000 3 1 2
+#
+# The machine's load (uptime) is printed before and after: on a shared machine compare the
+# ratios, not the absolute figures.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+engines="${1:-shale,lmdb}"
+num="${2:-1000000}"
+reads="${3:-300000}"
+rounds="${4:-3}"
+shift $(( $# < 4 ? $# : 4 ))
+threads=("$@")
+[ ${#threads[@]} -eq 0 ] && threads=(1 2)
+base="$(mktemp -d -t reader-threads.XXXXXX)"
+trap 'rm -rf "$base"' EXIT
+bench() { node "$here/dist/main.js" "$@"; }
+echo "load before: $(uptime)"
+IFS=, read -r -a list <<< "$engines"
+for engine in "${list[@]}"; do
+  fill=fillrandom
+  [ "$engine" = shale ] && fill=fillrandom,waitforcompaction
+  bench --engines="$engine" --db="$base/$engine" --num="$num" --benchmarks="$fill" >/dev/null
+  declare -A got=()
+  for ((r = 1; r <= rounds; r++)); do
+    for t in "${threads[@]}"; do
+      line="$(bench --engines="$engine" --db="$base/$engine" --use_existing_db --num="$num" \
+        --reads="$reads" --benchmarks=readrandom --threads="$t" | grep '^readrandom')"
+      ops="$(sed -E 's/.* ([0-9]+) ops\/sec.*/\1/' <<< "$line")"
+      echo "$engine round $r threads $t: $ops ops/sec"
+      got[$t]="${got[$t]:-} $ops"
+    done
+  done
+  median() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  one="$(median "${got[${threads[0]}]}")"
+  for t in "${threads[@]}"; do
+    m="$(median "${got[$t]}")"
+    echo "$engine threads=$t median $m ops/sec ($(awk -v a="$m" -v b="$one" 'BEGIN {printf "%.2f", a / b}')x of threads=${threads[0]})"
+  done
+  unset got
+done
+echo "load after: $(uptime)"
