@@ -55,6 +55,7 @@ import {
   type WriteOptions,
 } from "./core/call-options.js";
 import { lockFileName, tableFileName } from "./core/filenames.js";
+import { preloadFamilyOptions, preloadModuleOptions } from "./core/module-options.js";
 import {
   type ColumnFamilyOptions,
   type DbOptions,
@@ -206,7 +207,7 @@ export class DB extends ColumnFamilyMethods {
   static async open(dir: string, options?: DbOptions): Promise<DB | TransactionDB> {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
-    const resolved = resolveOptions(options);
+    const resolved = resolveOptions(await preloadModuleOptions(options));
     await loadCodecs();
     if (resolved.readOnly) return DB.openFollower(dir, resolved, "readOnly", undefined, 0);
     const fs = resolved.fs;
@@ -279,8 +280,9 @@ export class DB extends ColumnFamilyMethods {
     if (typeof name !== "string" || name.length === 0)
       throw new TypeError("column family name must be a non-empty string");
     this.checkWritable();
-    if (options !== undefined) OPEN_OPTIONS.check({ columnFamilies: { [name]: options } });
-    return this.families.create(name, options);
+    const cf = await preloadFamilyOptions(options, name);
+    if (cf !== undefined) OPEN_OPTIONS.check({ columnFamilies: { [name]: cf } });
+    return this.families.create(name, cf);
   }
 
   /**

@@ -39,6 +39,8 @@ import type {
 } from "../compaction/compaction-job.js";
 import { CompactionStats } from "../compaction/compaction-stats.js";
 import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
+import type { FilterSpec } from "../compaction/value-filter.js";
+import type { CompactionFilterFunction } from "../core/compaction-filter.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { fileRange, type KeyRange, rangesOverlap } from "../version/key-range.js";
@@ -55,6 +57,8 @@ const MOVED: CompactionJobResult["stats"] = Object.freeze({
   droppedCovered: 0,
   droppedDeletions: 0,
   mergedOperands: 0,
+  filterRemoved: 0,
+  filterChanged: 0,
   bytesRead: 0,
   bytesWritten: 0,
   tombstonesIn: 0,
@@ -92,6 +96,13 @@ export interface SchedulerHost {
    * replayed are still to land in L0; see db.ts). Other levels are picked meanwhile.
    */
   deferL0Compaction(): boolean;
+  /**
+   * The compaction filter and TTL of a compaction starting at `level` (with the clock read
+   * now), and the user's filter function as loaded here. Default: none.
+   */
+  readonly compactionFilter?:
+    | ((level: number) => { spec: FilterSpec; fn: CompactionFilterFunction | undefined })
+    | undefined;
 }
 
 export interface SchedulerOptions extends PickerOptions {
@@ -215,8 +226,15 @@ export class CompactionScheduler {
     let spec: CompactionJobSpec;
     try {
       spec = this.spec(c);
+      const filter = host.compactionFilter?.(c.level);
+      if (filter !== undefined) spec.filter = filter.spec;
       host.executor.compact(
-        { spec, comparator: host.icmp.user, mergeOperator: host.mergeOperator },
+        {
+          spec,
+          comparator: host.icmp.user,
+          mergeOperator: host.mergeOperator,
+          compactionFilter: filter?.fn,
+        },
         (error, result) => {
           const tDone = tracingPauses ? pauseStart() : 0;
           if (error === undefined && result !== undefined) error = this.install(c, result, t0);

@@ -31,6 +31,7 @@ import {
   type WriteOptions,
 } from "../core/call-options.js";
 import { ownedCopy } from "../core/owned-bytes.js";
+import { stripTimestamp, stripTimestamps } from "../core/ttl.js";
 import { resolveLimit, resolveRange } from "../core/range-options.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import { viewGuard } from "../core/view-guard.js";
@@ -111,6 +112,8 @@ export abstract class ColumnFamilyMethods {
   /** @internal what a WriteBatchWithIndex needs to read through this family. */
   batchReadSupport(): BatchReadSupport {
     this.checkOpen();
+    if (this.cf.options.ttl !== undefined)
+      throw ShaleError.notSupported("reading a WriteBatchWithIndex through a family with ttl");
     return {
       comparator: this.cf.icmp.user,
       mergeOperator: this.cf.mergeOperator,
@@ -380,7 +383,8 @@ export abstract class ColumnFamilyMethods {
     const k = toBytes(key, "key");
     const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
     const cf = this.cf;
-    return cf.reader.get(k, snapshot, cf.mem, cf.flushes.imm, options);
+    const v = cf.reader.get(k, snapshot, cf.mem, cf.flushes.imm, options);
+    return v === undefined || cf.options.ttl === undefined ? v : stripTimestamp(v);
   }
 
   /** Validates read options (READ_OPTIONS) and returns the sequence number to read at. */
@@ -413,6 +417,7 @@ export abstract class ColumnFamilyMethods {
     const out = new Array<Uint8Array | undefined>(n).fill(undefined);
     const cf = this.cf;
     cf.reader.getMany(bytes, snapshot, cf.mem, cf.flushes.imm, options, out);
+    if (cf.options.ttl !== undefined) stripTimestamps(out);
     return out;
   }
 
@@ -462,6 +467,7 @@ export abstract class ColumnFamilyMethods {
       background: this.core.backgroundPoll,
       prefixExtractor: cf.options.prefixExtractor,
       prefixSameAsStart: ro.prefixSameAsStart === true,
+      ttl: cf.options.ttl !== undefined,
     };
     const pin = this.pinCurrentVersion();
     settings.blobs = cf.blobsFor(pin.version);

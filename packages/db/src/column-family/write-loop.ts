@@ -24,8 +24,10 @@ import {
 } from "@shale/base";
 import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
+import { appendTimestamp } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
+import { TIMESTAMPED_KINDS, withTimestamps } from "../write/ttl-batch.js";
 import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
 import {
   type ActiveWal,
@@ -104,6 +106,8 @@ export class WriteLoop {
       return;
     }
     const cf = this.cf;
+    if (cf.options.ttl !== undefined && (batch.kinds & TIMESTAMPED_KINDS) !== 0)
+      batch = withTimestamps(batch, () => true, cf.options.clock.nowSeconds());
     if (cf.stalled) cf.delayWrite(batch.byteSize);
     if ((batch.kinds & (1 << ValueKind.Merge)) !== 0 && cf.mergeOperator === undefined) {
       throw ShaleError.invalidArgument(
@@ -139,6 +143,14 @@ export class WriteLoop {
   ): void {
     const touched = new Set<ColumnFamilyData>([this.cf]);
     for (const h of batch.families!) touched.add(this.host.familyOf(h));
+    let clock: ColumnFamilyData["options"]["clock"] | undefined;
+    for (const cf of touched) if (cf.options.ttl !== undefined) clock = cf.options.clock;
+    if (clock !== undefined && (batch.kinds & TIMESTAMPED_KINDS) !== 0)
+      batch = withTimestamps(
+        batch,
+        (id) => this.familyById(touched, id).options.ttl !== undefined,
+        clock.nowSeconds(),
+      );
     const inserter = this.familyInserter;
     inserter.mems.length = 0;
     for (const cf of touched) {
@@ -220,6 +232,8 @@ export class WriteLoop {
     this.status.checkWritable();
     if (cf.dropped) throw cf.droppedError();
     if (cf.stalled) cf.delayWrite(key.length + value.length);
+    if (cf.options.ttl !== undefined && (kind === ValueKind.Value || kind === ValueKind.Merge))
+      value = appendTimestamp(value, cf.options.clock.nowSeconds());
     const seq = this.lastSeq + 1;
     const batch = this.scratch.clear();
     batch.addIn(cf.id, kind, key, value);

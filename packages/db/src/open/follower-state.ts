@@ -14,6 +14,7 @@ import { LogWriter } from "@shale/wal";
 import { newDbSessionId } from "../compaction/build-table.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { checkOptionsFile, readNewestOptions } from "../core/options-file.js";
+import { checkTtl, recordedTtl } from "../core/ttl-option.js";
 import {
   recordedPrefixExtractor,
   resolvePrefixExtractor,
@@ -61,6 +62,12 @@ export function followerState(
   const prefixExtractor = resolvePrefixExtractor(
     recordedPrefixExtractor(previousOptions?.sections ?? [], "default"),
     options.prefixExtractor,
+    "default",
+    previousOptions?.name ?? "OPTIONS",
+  );
+  checkTtl(
+    recordedTtl(previousOptions?.sections ?? [], "default"),
+    options.ttl,
     "default",
     previousOptions?.name ?? "OPTIONS",
   );
