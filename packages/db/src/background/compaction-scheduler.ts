@@ -31,6 +31,7 @@ import {
   Ticker,
 } from "@shale/base";
 import type { TableWriteOptions } from "../compaction/build-table.js";
+import { pickBottommostManual } from "../compaction/bottommost-manual.js";
 import type { Compaction } from "../compaction/compaction.js";
 import type {
   CompactionJobResult,
@@ -354,12 +355,17 @@ export class CompactionScheduler {
       const levels = this.host.versions.current.levels;
       for (let l = 0; l < NUM_LEVELS; l++) if (levels[l]!.length > 0) deepest = l;
       const target = Math.max(1, deepest);
-      for (let level = 0; level < target; level++) {
+      // With a compaction filter, the deepest level is rewritten in place last (see
+      // compaction/bottommost-manual.ts).
+      const last = this.host.compactionFilter !== undefined && deepest > 0 ? deepest : target - 1;
+      for (let level = 0; level <= last; level++) {
         for (;;) {
           this.checkCanRun();
-          const pick = this.picker.pickManual(this.host.versions.current, level, range, this.busy, [
-            ...this.running,
-          ]);
+          const current = this.host.versions.current;
+          const pick =
+            level === deepest && level === last
+              ? pickBottommostManual(current, level, range, this.busy, [...this.running], this.host.icmp.user)
+              : this.picker.pickManual(current, level, range, this.busy, [...this.running]);
           if (pick === "empty") break;
           if (pick === "busy") {
             if (this.running.size === 0)

@@ -27,7 +27,7 @@ export type CompactionReason = (typeof CompactionReason)[keyof typeof Compaction
 export class Compaction {
   /** The input level. */
   readonly level: number;
-  /** Where outputs go: `level + 1`. */
+  /** Where outputs go: `level + 1`, or `level` itself (a bottommost manual compaction). */
   readonly outputLevel: number;
   /** Files of `level` (L0: newest first) and of `outputLevel` (sorted). */
   readonly inputs: readonly [readonly FileMetaData[], readonly FileMetaData[]];
@@ -58,11 +58,13 @@ export class Compaction {
     allowTrivialMove: boolean;
     maxGrandparentOverlapBytes: number;
     outputCompression?: CompressionName | undefined;
+    /** Default: `level + 1`. `level`: the inputs are rewritten in place (`inputs[1]` empty). */
+    outputLevel?: number | undefined;
   }) {
     this.outputCompression = args.outputCompression;
     this.version = args.version;
     this.level = args.level;
-    this.outputLevel = args.level + 1;
+    this.outputLevel = args.outputLevel ?? args.level + 1;
     this.inputs = args.inputs;
     this.reason = args.reason;
     this.score = args.score;
