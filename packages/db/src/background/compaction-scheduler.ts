@@ -357,13 +357,14 @@ export class CompactionScheduler {
       const target = Math.max(1, deepest);
       // With a compaction filter, the deepest level is rewritten in place last (see
       // compaction/bottommost-manual.ts).
-      const last = this.host.compactionFilter !== undefined && deepest > 0 ? deepest : target - 1;
+      const inPlace = this.host.compactionFilter !== undefined && deepest > 0;
+      const last = inPlace ? deepest : target - 1;
       for (let level = 0; level <= last; level++) {
         for (;;) {
           this.checkCanRun();
           const current = this.host.versions.current;
           const pick =
-            level === deepest && level === last
+            inPlace && level === deepest
               ? pickBottommostManual(current, level, range, this.busy, [...this.running], this.host.icmp.user)
               : this.picker.pickManual(current, level, range, this.busy, [...this.running]);
           if (pick === "empty") break;
