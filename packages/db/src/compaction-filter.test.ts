@@ -160,13 +160,11 @@ describe("what a compaction filter sees (RocksDB's contract)", () => {
     await db.compactRange();
     expect(text(db.get("chgM"))).toBe("x,y");
     expect(db.get("chgD")).toBeUndefined();
-    // Now a Value, filtered by the next compaction that reads it (a table over its range).
-    db.put("chgA", "a");
-    db.put("chgZ", "z");
-    await db.flush();
+    // Now a Value at the bottom level: compactRange rewrites that level in place through
+    // the filter (RocksDB's kIfHaveCompactionFilter).
     await db.compactRange();
     expect(text(db.get("chgM"))).toBe("x,y!");
-    expect(text(db.get("chgA"))).toBe("a!");
+    expect(db.getProperty("shale.num-files-at-level1")).toBe("1");
     await db.close();
   });
 
@@ -207,6 +205,41 @@ describe("what a compaction filter sees (RocksDB's contract)", () => {
       }),
       { numRuns: 30 },
     );
+  });
+});
+
+describe("compactRange with a compaction filter (RocksDB's kIfHaveCompactionFilter)", () => {
+  it("rewrites the bottommost level in place; data only in L0 is filtered once", async () => {
+    const db = await DB.open("/db", {
+      fs: new MemoryFileSystem(),
+      compactionFilter: { module: FILTERS, name: "rules" },
+      disableAutoCompactions: true,
+    });
+    db.put("chg1", "a");
+    await db.flush();
+    await db.compactRange(); // L0 -> L1 only
+    expect(text(db.get("chg1"))).toBe("a!");
+    expect(db.getProperty("shale.num-files-at-level0")).toBe("0");
+    await db.compactRange(); // L1 -> L1
+    expect(text(db.get("chg1"))).toBe("a!!");
+    expect(db.getProperty("shale.num-files-at-level1")).toBe("1");
+    db.put("chg2", "b");
+    await db.flush();
+    // L0 -> L1 and then L1 -> L1: a value moved down is filtered twice, as in RocksDB.
+    await db.compactRange("chg2", "chg3");
+    expect(text(db.get("chg2"))).toBe("b!!");
+    await db.close();
+  });
+
+  it("a family without a filter keeps its bottommost level as it is", async () => {
+    const db = await DB.open("/db", { fs: new MemoryFileSystem(), disableAutoCompactions: true });
+    db.put("a", "1");
+    await db.flush();
+    await db.compactRange();
+    const before = db.getLiveFiles().tables.map((f) => f.name);
+    await db.compactRange();
+    expect(db.getLiveFiles().tables.map((f) => f.name)).toEqual(before);
+    await db.close();
   });
 });
 

@@ -55,7 +55,7 @@ import {
   type WriteOptions,
 } from "./core/call-options.js";
 import { lockFileName, tableFileName } from "./core/filenames.js";
-import { preloadFamilyOptions, preloadModuleOptions } from "./core/module-options.js";
+import { hasModules, preloadFamilyOptions, preloadModuleOptions } from "./core/module-options.js";
 import {
   type ColumnFamilyOptions,
   type DbOptions,
@@ -280,7 +280,8 @@ export class DB extends ColumnFamilyMethods {
     if (typeof name !== "string" || name.length === 0)
       throw new TypeError("column family name must be a non-empty string");
     this.checkWritable();
-    const cf = await preloadFamilyOptions(options, name);
+    // Imported first only when they name modules: otherwise the family exists on return.
+    const cf = hasModules(options) ? await preloadFamilyOptions(options, name) : options;
     if (cf !== undefined) OPEN_OPTIONS.check({ columnFamilies: { [name]: cf } });
     return this.families.create(name, cf);
   }

@@ -24,6 +24,14 @@ export type {
   WriteStallCondition,
   WriteStallInfo,
 } from "./core/event-listeners.js";
+export type {
+  CompactionFilterContext,
+  CompactionFilterDecision,
+  CompactionFilterFunction,
+  CompactionFilterOption,
+} from "./core/compaction-filter.js";
+export type { Clock } from "./core/ttl.js";
+export type { ModuleExportOption } from "./core/user-module.js";
 export {
   decodeUint64,
   encodeUint64,

@@ -72,6 +72,15 @@ export type {
   TableFileDeletionInfo,
   WriteStallInfo,
 } from "@shale/db";
+// Compaction filters and TTL (the `compactionFilter`, `ttl` and `clock` open options).
+export type {
+  Clock,
+  CompactionFilterContext,
+  CompactionFilterDecision,
+  CompactionFilterFunction,
+  CompactionFilterOption,
+  ModuleExportOption,
+} from "@shale/db";
 // The database, its iterator, batches and snapshots, and the options of each call.
 // Merge operators.
 export {

@@ -24,7 +24,7 @@ import {
 } from "@shale/base";
 import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
-import { appendTimestamp } from "../core/ttl.js";
+import { appendTimestampInto, StampScratch } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
 import { TIMESTAMPED_KINDS, withTimestamps } from "../write/ttl-batch.js";
@@ -67,6 +67,8 @@ export class WriteLoop {
   private readonly finished: Int32Array;
   private readonly host: WriteLoopHost;
   private readonly scratch = new WriteBatch();
+  /** A TTL family's value with its timestamp (copied by the batch and the memtable). */
+  private readonly stamped = new StampScratch();
   private readonly inserter = new MemTableInserter();
   private readonly familyInserter = new FamilyInserter();
   /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
@@ -233,7 +235,7 @@ export class WriteLoop {
     if (cf.dropped) throw cf.droppedError();
     if (cf.stalled) cf.delayWrite(key.length + value.length);
     if (cf.options.ttl !== undefined && (kind === ValueKind.Value || kind === ValueKind.Merge))
-      value = appendTimestamp(value, cf.options.clock.nowSeconds());
+      value = appendTimestampInto(this.stamped, value, cf.options.clock.nowSeconds());
     const seq = this.lastSeq + 1;
     const batch = this.scratch.clear();
     batch.addIn(cf.id, kind, key, value);

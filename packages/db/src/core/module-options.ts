@@ -49,6 +49,13 @@ export async function loadMergeOperator(
   return op;
 }
 
+/** True if a family's options name a module (`preloadFamilyOptions` has work to do). */
+export function hasModules(options: ColumnFamilyOptions | undefined): boolean {
+  if (typeof options !== "object" || options === null) return false;
+  const o = options as { mergeOperator?: unknown; compactionFilter?: unknown };
+  return isModuleExportOption(o.mergeOperator) || o.compactionFilter !== undefined;
+}
+
 /** A family's (or the database's) options with their modules imported. */
 async function preload<T extends ColumnFamilyOptions>(o: T, where: string): Promise<T> {
   const m = (o as { mergeOperator?: unknown }).mergeOperator;

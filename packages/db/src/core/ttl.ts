@@ -57,6 +57,31 @@ export function appendTimestamp(value: Uint8Array, now: number): Uint8Array {
   return out;
 }
 
+/**
+ * `value` with the timestamp `now` appended, written into `scratch` when it is large enough
+ * (a view of it, valid until `scratch` is used again), else into a new array.
+ */
+export function appendTimestampInto(scratch: StampScratch, value: Uint8Array, now: number): Uint8Array {
+  const n = value.length;
+  const buf = scratch.buf;
+  if (n + TTL_TIMESTAMP_BYTES > buf.length) return appendTimestamp(value, now);
+  buf.set(value, 0);
+  buf[n] = now;
+  buf[n + 1] = now >>> 8;
+  buf[n + 2] = now >>> 16;
+  buf[n + 3] = now >>> 24;
+  // Values of one length in a row (the common case) reuse the view.
+  if (scratch.view.length !== n + TTL_TIMESTAMP_BYTES)
+    scratch.view = buf.subarray(0, n + TTL_TIMESTAMP_BYTES);
+  return scratch.view;
+}
+
+/** The reusable buffer of `appendTimestampInto` and its last view. */
+export class StampScratch {
+  readonly buf = new Uint8Array(4096);
+  view: Uint8Array = this.buf.subarray(0, 0);
+}
+
 /** The timestamp a stored value ends with. REQUIRES: `value.length >= 4`. */
 export function timestampOf(value: Uint8Array): number {
   const n = value.length;
