@@ -13,7 +13,8 @@ import type { DbOptions } from "./core/options.js";
 import { DB } from "./db.js";
 
 const FILTERS = new URL("./test-fixtures/compaction-filters.mjs", import.meta.url);
-const text = (v: Uint8Array | undefined) => (v === undefined ? undefined : new TextDecoder().decode(v));
+const text = (v: Uint8Array | undefined) =>
+  v === undefined ? undefined : new TextDecoder().decode(v);
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -245,9 +246,17 @@ describe("compactRange with a compaction filter (RocksDB's kIfHaveCompactionFilt
 
 describe("compactionFilter and mergeOperator by module: bad input at open", () => {
   const cases: [string, unknown, string][] = [
-    ["a missing module", { module: new URL("./no-such-file.mjs", FILTERS), name: "x" }, "InvalidArgument"],
+    [
+      "a missing module",
+      { module: new URL("./no-such-file.mjs", FILTERS), name: "x" },
+      "InvalidArgument",
+    ],
     ["a missing export", { module: FILTERS, name: "noSuchExport" }, "InvalidArgument"],
-    ["an export that is not a function", { module: FILTERS, name: "notAFunction" }, "InvalidArgument"],
+    [
+      "an export that is not a function",
+      { module: FILTERS, name: "notAFunction" },
+      "InvalidArgument",
+    ],
     ["a relative specifier", { module: "./filters.mjs", name: "rules" }, "InvalidArgument"],
     ["an empty name", { module: FILTERS, name: "" }, "InvalidArgument"],
     ["a function", () => true, "TypeError"],
@@ -255,9 +264,9 @@ describe("compactionFilter and mergeOperator by module: bad input at open", () =
   ];
   it.each(cases)("compactionFilter: %s", async (_what, filter, code) => {
     const d = join(tmp(), "new");
-    expect(
-      await codeOf(DB.open(d, { compactionFilter: filter } as unknown as DbOptions)),
-    ).toBe(code);
+    expect(await codeOf(DB.open(d, { compactionFilter: filter } as unknown as DbOptions))).toBe(
+      code,
+    );
     expect(existsSync(d)).toBe(false); // nothing written
   });
 
@@ -280,15 +289,19 @@ describe("compactionFilter and mergeOperator by module: bad input at open", () =
     await db.compactRange();
     expect(users.get("tmpU")).toBeUndefined();
     expect(text(db.get("tmpD"))).toBe("1"); // default has no filter
-    expect(await codeOf(db.createColumnFamily("other", { compactionFilter: { module: FILTERS, name: "nope" } }))).toBe("InvalidArgument");
+    expect(
+      await codeOf(
+        db.createColumnFamily("other", { compactionFilter: { module: FILTERS, name: "nope" } }),
+      ),
+    ).toBe("InvalidArgument");
     await db.close();
   });
 
   it("mergeOperator: a module export that is not a MergeOperator", async () => {
     const d = join(tmp(), "new");
-    expect(
-      await codeOf(DB.open(d, { mergeOperator: { module: FILTERS, name: "rules" } })),
-    ).toBe("InvalidArgument");
+    expect(await codeOf(DB.open(d, { mergeOperator: { module: FILTERS, name: "rules" } }))).toBe(
+      "InvalidArgument",
+    );
     expect(existsSync(d)).toBe(false);
   });
 });

@@ -13,6 +13,12 @@ export type {
   SnapshotOptions,
 } from "./core/call-options.js";
 export type {
+  CompactionFilterContext,
+  CompactionFilterDecision,
+  CompactionFilterFunction,
+  CompactionFilterOption,
+} from "./core/compaction-filter.js";
+export type {
   BackgroundErrorInfo,
   BackgroundErrorReason,
   CompactionJobInfo,
@@ -24,14 +30,6 @@ export type {
   WriteStallCondition,
   WriteStallInfo,
 } from "./core/event-listeners.js";
-export type {
-  CompactionFilterContext,
-  CompactionFilterDecision,
-  CompactionFilterFunction,
-  CompactionFilterOption,
-} from "./core/compaction-filter.js";
-export type { Clock } from "./core/ttl.js";
-export type { ModuleExportOption } from "./core/user-module.js";
 export {
   decodeUint64,
   encodeUint64,
@@ -57,6 +55,8 @@ export type {
   TransactionDBOptions,
   TransactionOptions,
 } from "./core/transaction-options.js";
+export type { Clock } from "./core/ttl.js";
+export type { ModuleExportOption } from "./core/user-module.js";
 export { DB, type TransactionDB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";

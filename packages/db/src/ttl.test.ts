@@ -48,7 +48,11 @@ async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string | u
 
 const where = [
   { name: "worker threads", dir: () => tmp(), fs: (): DbOptions => ({}) },
-  { name: "the database's thread", dir: () => "/db", fs: (): DbOptions => ({ fs: new MemoryFileSystem() }) },
+  {
+    name: "the database's thread",
+    dir: () => "/db",
+    fs: (): DbOptions => ({ fs: new MemoryFileSystem() }),
+  },
 ] as const;
 
 describe.each(where)("ttl with compactions in $name", ({ dir, fs }) => {
@@ -161,7 +165,10 @@ describe("ttl: format and checks", () => {
     const db = await DB.open(d, { ttl: 30, mergeOperator: "uint64add" });
     db.put("a", "1");
     await db.close();
-    const name = readdirSync(d).filter((n) => n.startsWith("OPTIONS-")).sort().pop()!;
+    const name = readdirSync(d)
+      .filter((n) => n.startsWith("OPTIONS-"))
+      .sort()
+      .pop()!;
     const options = readFileSync(join(d, name), "utf8");
     expect(options).toContain(
       "compaction_filter_factory={id=TtlCompactionFilterFactory;user_filter_factory=nullptr;ttl=30;}",
@@ -238,34 +245,38 @@ describe("ttl: format and checks", () => {
       flush: fc.boolean(),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.integer({ min: 0, max: 12 }), async (ops, wait) => {
-        const clock = new FakeClock(T0);
-        const ttl = 6;
-        const db = await DB.open("/db", { fs: new MemoryFileSystem(), ttl, clock });
-        const model = new Map<string, { v: string; at: number }>();
-        let i = 0;
-        for (const o of ops) {
-          clock.now += o.advance;
-          if (o.del) {
-            db.delete(o.k);
-            model.delete(o.k);
-          } else {
-            const v = `v${i++}`;
-            db.put(o.k, v);
-            model.set(o.k, { v, at: clock.now });
+      fc.asyncProperty(
+        fc.array(op, { maxLength: 30 }),
+        fc.integer({ min: 0, max: 12 }),
+        async (ops, wait) => {
+          const clock = new FakeClock(T0);
+          const ttl = 6;
+          const db = await DB.open("/db", { fs: new MemoryFileSystem(), ttl, clock });
+          const model = new Map<string, { v: string; at: number }>();
+          let i = 0;
+          for (const o of ops) {
+            clock.now += o.advance;
+            if (o.del) {
+              db.delete(o.k);
+              model.delete(o.k);
+            } else {
+              const v = `v${i++}`;
+              db.put(o.k, v);
+              model.set(o.k, { v, at: clock.now });
+            }
+            if (o.flush) await db.flush();
           }
-          if (o.flush) await db.flush();
-        }
-        await db.flush();
-        clock.now += wait;
-        await db.compactRange();
-        const expected = [...model.entries()]
-          .filter(([, e]) => !(e.at + ttl < clock.now))
-          .sort(([a], [b]) => (a < b ? -1 : 1))
-          .map(([k, e]) => `${k}=${e.v}`);
-        expect([...db.iterator()].map(([k, v]) => `${text(k)}=${text(v)}`)).toEqual(expected);
-        await db.close();
-      }),
+          await db.flush();
+          clock.now += wait;
+          await db.compactRange();
+          const expected = [...model.entries()]
+            .filter(([, e]) => !(e.at + ttl < clock.now))
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, e]) => `${k}=${e.v}`);
+          expect([...db.iterator()].map(([k, v]) => `${text(k)}=${text(v)}`)).toEqual(expected);
+          await db.close();
+        },
+      ),
       { numRuns: 40 },
     );
   });

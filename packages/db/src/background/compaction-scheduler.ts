@@ -30,8 +30,8 @@ import {
   type Statistics,
   Ticker,
 } from "@shale/base";
-import type { TableWriteOptions } from "../compaction/build-table.js";
 import { pickBottommostManual } from "../compaction/bottommost-manual.js";
+import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { Compaction } from "../compaction/compaction.js";
 import type {
   CompactionJobResult,
@@ -365,7 +365,14 @@ export class CompactionScheduler {
           const current = this.host.versions.current;
           const pick =
             inPlace && level === deepest
-              ? pickBottommostManual(current, level, range, this.busy, [...this.running], this.host.icmp.user)
+              ? pickBottommostManual(
+                  current,
+                  level,
+                  range,
+                  this.busy,
+                  [...this.running],
+                  this.host.icmp.user,
+                )
               : this.picker.pickManual(current, level, range, this.busy, [...this.running]);
           if (pick === "empty") break;
           if (pick === "busy") {

@@ -10,10 +10,7 @@ import { NodeFileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { revivePrefixExtractor } from "../compaction/build-table.js";
 import { runCompactionJob } from "../compaction/compaction-job.js";
-import {
-  type CompactionFilterFunction,
-  loadCompactionFilter,
-} from "../core/compaction-filter.js";
+import { type CompactionFilterFunction, loadCompactionFilter } from "../core/compaction-filter.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { loadMergeOperator } from "../core/module-options.js";
 import { fixedClock, ttlMergeOperator } from "../core/ttl.js";

@@ -31,9 +31,9 @@ import {
   type WriteOptions,
 } from "../core/call-options.js";
 import { ownedCopy } from "../core/owned-bytes.js";
-import { stripTimestamp, stripTimestamps } from "../core/ttl.js";
 import { resolveLimit, resolveRange } from "../core/range-options.js";
 import type { SnapshotList } from "../core/snapshot.js";
+import { stripTimestamp, stripTimestamps } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "../iterator/index.js";
 import { prefixSeekOf } from "../iterator/prefix-seek.js";

@@ -206,7 +206,8 @@ export function mergeOperatorOf(value: string | undefined): string | undefined {
   let name = value;
   const m = /^\{(.*)\}$/.exec(value);
   // TTL's wrapper (RocksDB's TtlMergeOperator): the operator it wraps.
-  const wrapped = m === null ? null : /^\s*id=TtlMergeOperator;\s*user_operator=(\{.*\}|[^;]*)/.exec(m[1]!);
+  const wrapped =
+    m === null ? null : /^\s*id=TtlMergeOperator;\s*user_operator=(\{.*\}|[^;]*)/.exec(m[1]!);
   if (wrapped !== null) return mergeOperatorOf(wrapped[1]);
   if (m !== null) {
     const id = /(?:^|;)\s*id=([^;]*)/.exec(m[1]!);

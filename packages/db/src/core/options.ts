@@ -28,8 +28,8 @@ import {
   WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
-import { defaultBlockCacheSize } from "./default-block-cache.js";
 import { type CompactionFilterOption, LoadedCompactionFilter } from "./compaction-filter.js";
+import { defaultBlockCacheSize } from "./default-block-cache.js";
 import { checkListeners, type EventListener } from "./event-listeners.js";
 import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";
 import { machineMemory } from "./machine-memory.js";
@@ -38,12 +38,12 @@ import {
   type MergeOperator,
   resolveMergeOperator,
 } from "./merge-operator.js";
-import { type Clock, systemClock } from "./ttl.js";
 import {
   type ResolvedTransactionDBOptions,
   resolveTransactionDBOptions,
   type TransactionDBOptions,
 } from "./transaction-options.js";
+import { type Clock, systemClock } from "./ttl.js";
 import type { ModuleExportOption } from "./user-module.js";
 import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
 

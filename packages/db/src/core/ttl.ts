@@ -61,7 +61,11 @@ export function appendTimestamp(value: Uint8Array, now: number): Uint8Array {
  * `value` with the timestamp `now` appended, written into `scratch` when it is large enough
  * (a view of it, valid until `scratch` is used again), else into a new array.
  */
-export function appendTimestampInto(scratch: StampScratch, value: Uint8Array, now: number): Uint8Array {
+export function appendTimestampInto(
+  scratch: StampScratch,
+  value: Uint8Array,
+  now: number,
+): Uint8Array {
   const n = value.length;
   const buf = scratch.buf;
   if (n + TTL_TIMESTAMP_BYTES > buf.length) return appendTimestamp(value, now);
@@ -85,7 +89,7 @@ export class StampScratch {
 /** The timestamp a stored value ends with. REQUIRES: `value.length >= 4`. */
 export function timestampOf(value: Uint8Array): number {
   const n = value.length;
-  return (value[n - 4]! | (value[n - 3]! << 8) | (value[n - 2]! << 16) | (value[n - 1]! << 24)) | 0;
+  return value[n - 4]! | (value[n - 3]! << 8) | (value[n - 2]! << 16) | (value[n - 1]! << 24) | 0;
 }
 
 /**

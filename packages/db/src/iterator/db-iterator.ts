@@ -14,6 +14,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import { type PrefixExtractor, samePrefix } from "@shale/sstable";
+import { stripTimestamp } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
 import {
   DBIteratorCore,
@@ -27,7 +28,6 @@ import { EntryIterator } from "./entry-iterator.js";
 import { giveBuffers } from "./iterator-buffers.js";
 import { checkStep } from "./order-check.js";
 import type { PrefixSeek } from "./prefix-seek.js";
-import { stripTimestamp } from "../core/ttl.js";
 
 /** @internal What `newDBIterator` hands the constructor. */
 export interface DBIteratorOptions extends DBIteratorCoreOptions {

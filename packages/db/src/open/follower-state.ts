@@ -14,11 +14,11 @@ import { LogWriter } from "@shale/wal";
 import { newDbSessionId } from "../compaction/build-table.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { checkOptionsFile, readNewestOptions } from "../core/options-file.js";
-import { checkTtl, recordedTtl } from "../core/ttl-option.js";
 import {
   recordedPrefixExtractor,
   resolvePrefixExtractor,
 } from "../core/prefix-extractor-option.js";
+import { checkTtl, recordedTtl } from "../core/ttl-option.js";
 import type { Follower } from "../secondary/follower.js";
 import { isMissingFile } from "../secondary/manifest-tail.js";
 import { VersionSet } from "../version/version-set.js";
