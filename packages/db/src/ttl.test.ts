@@ -149,8 +149,8 @@ describe("ttl: format and checks", () => {
     const db = await DB.open("/db", { fs: new MemoryFileSystem(), ttl: 60, clock });
     db.put("k1", "v1");
     const [update] = [...db.getUpdatesSince(0)];
-    const [op] = [...update!.batch];
-    expect(Buffer.from(op!.value!).toString("hex")).toBe("7631" + "311c156b");
+    const [op] = [...update!.batch] as { value: Uint8Array }[];
+    expect(Buffer.from(op!.value).toString("hex")).toBe("7631" + "311c156b");
     expect(text(db.get("k1"))).toBe("v1");
     const it = db.iterator();
     it.seekToFirst();
@@ -199,7 +199,8 @@ describe("ttl: format and checks", () => {
     const short = db.columnFamily("short");
     db.write(new WriteBatch().put("k", "default").put("k", "short", short));
     const [update] = [...db.getUpdatesSince(0)];
-    expect([...update!.batch].map((o) => o.value!.length)).toEqual([7, 5 + 4]);
+    const ops = [...update!.batch] as { value: Uint8Array }[];
+    expect(ops.map((o) => o.value.length)).toEqual([7, 5 + 4]);
     await short.flush();
     await db.flush();
     clock.now = T0 + 5;

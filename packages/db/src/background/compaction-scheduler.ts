@@ -372,6 +372,7 @@ export class CompactionScheduler {
                   this.busy,
                   [...this.running],
                   this.host.icmp.user,
+                  this.picker.levelCodecs,
                 )
               : this.picker.pickManual(current, level, range, this.busy, [...this.running]);
           if (pick === "empty") break;

@@ -15,6 +15,7 @@ import type { Comparator } from "@shale/base";
 import { type KeyRange, overlappingInLevel, rangesOverlap } from "../version/key-range.js";
 import type { Version } from "../version/version-set.js";
 import { Compaction, CompactionReason } from "./compaction.js";
+import { compactionCompression, type LevelCompressionOptions } from "./output-compression.js";
 import type { ManualPick, RunningCompaction } from "./picker.js";
 
 /** The in-place compaction of `level` (> 0) over `range` (everything when undefined). */
@@ -25,6 +26,7 @@ export function pickBottommostManual(
   busy: ReadonlySet<number>,
   running: readonly RunningCompaction[],
   ucmp: Comparator,
+  codecs: LevelCompressionOptions | undefined,
 ): ManualPick {
   const files = version.levels[level]!;
   const inputs = range === undefined ? files.slice() : overlappingInLevel(ucmp, files, range);
@@ -40,6 +42,9 @@ export function pickBottommostManual(
     ucmp,
     allowTrivialMove: false,
     maxGrandparentOverlapBytes: Number.POSITIVE_INFINITY,
+    // The level's own codec (compressionPerLevel, bottommostCompression), as a compaction into it.
+    outputCompression:
+      codecs === undefined ? undefined : compactionCompression(codecs, level, version.levels),
   });
   for (const r of running)
     if (r.outputLevel === level && rangesOverlap(ucmp, r.range, c.range)) return "busy";

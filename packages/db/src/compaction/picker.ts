@@ -96,6 +96,11 @@ export class CompactionPicker {
           };
   }
 
+  /** The codec options of compactions' outputs (undefined: the table options' own). */
+  get levelCodecs(): LevelCompressionOptions | undefined {
+    return this.levelCompression;
+  }
+
   /** Byte target of level >= 1. */
   maxBytesForLevel(level: number): number {
     return (
