@@ -55,6 +55,7 @@ import {
   type WriteOptions,
 } from "./core/call-options.js";
 import { lockFileName, tableFileName } from "./core/filenames.js";
+import { hasModules, preloadFamilyOptions, preloadModuleOptions } from "./core/module-options.js";
 import {
   type ColumnFamilyOptions,
   type DbOptions,
@@ -203,7 +204,7 @@ export class DB extends ColumnFamilyMethods {
   static async open(dir: string, options?: DbOptions): Promise<DB | TransactionDB> {
     if (typeof dir !== "string" || dir.length === 0)
       throw new TypeError("dir must be a non-empty string");
-    const resolved = resolveOptions(options);
+    const resolved = resolveOptions(await preloadModuleOptions(options));
     await loadCodecs();
     if (resolved.readOnly) return DB.openFollower(dir, resolved, "readOnly", undefined, 0);
     const fs = resolved.fs;
@@ -276,8 +277,10 @@ export class DB extends ColumnFamilyMethods {
     if (typeof name !== "string" || name.length === 0)
       throw new TypeError("column family name must be a non-empty string");
     this.checkWritable();
-    if (options !== undefined) OPEN_OPTIONS.check({ columnFamilies: { [name]: options } });
-    return this.families.create(name, options);
+    // Imported first only when they name modules: otherwise the family exists on return.
+    const cf = hasModules(options) ? await preloadFamilyOptions(options, name) : options;
+    if (cf !== undefined) OPEN_OPTIONS.check({ columnFamilies: { [name]: cf } });
+    return this.families.create(name, cf);
   }
 
   /**

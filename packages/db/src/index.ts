@@ -19,6 +19,12 @@ export type {
   UniversalCompactionOptions,
 } from "./core/compaction-style-options.js";
 export type {
+  CompactionFilterContext,
+  CompactionFilterDecision,
+  CompactionFilterFunction,
+  CompactionFilterOption,
+} from "./core/compaction-filter.js";
+export type {
   BackgroundErrorInfo,
   BackgroundErrorReason,
   CompactionJobInfo,
@@ -61,6 +67,8 @@ export type {
   TransactionDBOptions,
   TransactionOptions,
 } from "./core/transaction-options.js";
+export type { Clock } from "./core/ttl.js";
+export type { ModuleExportOption } from "./core/user-module.js";
 export { DB, type TransactionDB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";

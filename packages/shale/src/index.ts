@@ -63,12 +63,19 @@ export {
 } from "@shale/base";
 // The block cache (`blockCache` option: one cache shared by several databases).
 export { type CacheStats, LRUCache, type LRUCacheOptions } from "@shale/block-cache";
-// Event listeners (the `listeners` open option; RocksDB's EventListener).
+// Event listeners (the `listeners` open option; RocksDB's EventListener); compaction filters
+// and TTL (the `compactionFilter`, `ttl` and `clock` open options).
 export type {
   BackgroundErrorInfo,
+  Clock,
+  CompactionFilterContext,
+  CompactionFilterDecision,
+  CompactionFilterFunction,
+  CompactionFilterOption,
   CompactionJobInfo,
   EventListener,
   FlushJobInfo,
+  ModuleExportOption,
   TableFileDeletionInfo,
   WriteStallInfo,
 } from "@shale/db";

@@ -34,6 +34,7 @@ import {
   type Statistics,
   Ticker,
 } from "@shale/base";
+import { pickBottommostManual } from "../compaction/bottommost-manual.js";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import { type Compaction, CompactionReason } from "../compaction/compaction.js";
 import type {
@@ -46,6 +47,8 @@ import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
 import { FifoCompactionPicker } from "../compaction/picker-fifo.js";
 import { UniversalCompactionPicker } from "../compaction/picker-universal.js";
 import type { ResolvedCompactionStyle } from "../core/compaction-style-options.js";
+import type { FilterSpec } from "../compaction/value-filter.js";
+import type { CompactionFilterFunction } from "../core/compaction-filter.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { fileRange, type KeyRange, rangesOverlap } from "../version/key-range.js";
@@ -62,6 +65,8 @@ const MOVED: CompactionJobResult["stats"] = Object.freeze({
   droppedCovered: 0,
   droppedDeletions: 0,
   mergedOperands: 0,
+  filterRemoved: 0,
+  filterChanged: 0,
   bytesRead: 0,
   bytesWritten: 0,
   tombstonesIn: 0,
@@ -99,6 +104,13 @@ export interface SchedulerHost {
    * replayed are still to land in L0; see db.ts). Other levels are picked meanwhile.
    */
   deferL0Compaction(): boolean;
+  /**
+   * The compaction filter and TTL of a compaction starting at `level` (with the clock read
+   * now), and the user's filter function as loaded here. Default: none.
+   */
+  readonly compactionFilter?:
+    | ((level: number) => { spec: FilterSpec; fn: CompactionFilterFunction | undefined })
+    | undefined;
 }
 
 export interface SchedulerOptions extends PickerOptions {
@@ -283,8 +295,15 @@ export class CompactionScheduler {
     let spec: CompactionJobSpec;
     try {
       spec = this.spec(c);
+      const filter = host.compactionFilter?.(c.level);
+      if (filter !== undefined) spec.filter = filter.spec;
       host.executor.compact(
-        { spec, comparator: host.icmp.user, mergeOperator: host.mergeOperator },
+        {
+          spec,
+          comparator: host.icmp.user,
+          mergeOperator: host.mergeOperator,
+          compactionFilter: filter?.fn,
+        },
         (error, result) => {
           const tDone = tracingPauses ? pauseStart() : 0;
           if (error === undefined && result !== undefined) error = this.install(c, result, t0);
@@ -409,12 +428,26 @@ export class CompactionScheduler {
       const levels = this.host.versions.current.levels;
       for (let l = 0; l < NUM_LEVELS; l++) if (levels[l]!.length > 0) deepest = l;
       const target = Math.max(1, deepest);
-      for (let level = 0; level < target; level++) {
+      // With a compaction filter, the deepest level is rewritten in place last (see
+      // compaction/bottommost-manual.ts).
+      const inPlace = this.host.compactionFilter !== undefined && deepest > 0;
+      const last = inPlace ? deepest : target - 1;
+      for (let level = 0; level <= last; level++) {
         for (;;) {
           this.checkCanRun();
-          const pick = this.picker.pickManual(this.host.versions.current, level, range, this.busy, [
-            ...this.running,
-          ]);
+          const current = this.host.versions.current;
+          const pick =
+            inPlace && level === deepest
+              ? pickBottommostManual(
+                  current,
+                  level,
+                  range,
+                  this.busy,
+                  [...this.running],
+                  this.host.icmp.user,
+                  this.picker.levelCodecs,
+                )
+              : this.picker.pickManual(current, level, range, this.busy, [...this.running]);
           if (pick === "empty") break;
           if (pick === "busy") {
             if (this.running.size === 0)

@@ -9,8 +9,9 @@
  * - `InlineExecutor`: runs the job on the main thread, after the current call returns. Used
  *   for other file systems (an in-memory FileSystem cannot be shared with another thread)
  *   and custom comparators (functions cannot cross threads). A WorkerExecutor also runs a
- *   compaction inline when the merge operator is a user's object (only the built-ins cross
- *   threads, by name).
+ *   compaction inline when the merge operator is a user's object (the built-ins cross
+ *   threads by name, and operators given as `{ module, name }` by their module, as
+ *   compaction filters do: core/user-module.ts).
  *
  * Flushes go before compactions: an inline executor runs queued flushes first; a worker
  * pool of two or more gives the flushes a worker of their own and the compactions the
@@ -37,6 +38,7 @@ import {
   type CompactionJobSpec,
   runCompactionJob,
 } from "../compaction/compaction-job.js";
+import type { CompactionFilterFunction } from "../core/compaction-filter.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { RateLimiter, RateLimiterAccount } from "../core/rate-limiter.js";
 import { flushMemTable } from "../flush/flush-job.js";
@@ -57,6 +59,8 @@ export interface CompactRequest {
   spec: CompactionJobSpec;
   comparator: Comparator;
   mergeOperator: MergeOperator | undefined;
+  /** The user's compaction filter as loaded on this thread (its module in `spec.filter`). */
+  compactionFilter?: CompactionFilterFunction | undefined;
 }
 
 /**
@@ -245,7 +249,13 @@ function runCompactInline(fs: FileSystem, request: CompactRequest, done: Compact
   let result: CompactionJobResult | undefined;
   let error: Error | undefined;
   try {
-    result = runCompactionJob(fs, request.spec, request.comparator, request.mergeOperator);
+    result = runCompactionJob(
+      fs,
+      request.spec,
+      request.comparator,
+      request.mergeOperator,
+      request.compactionFilter,
+    );
   } catch (e) {
     error = asError(e);
   }

@@ -19,6 +19,9 @@ import {
   maxOperator,
   uint64AddOperator,
 } from "../core/merge-operator.js";
+import { mergeOperatorModule } from "../core/module-options.js";
+import { ttlInnerOperator } from "../core/ttl.js";
+import type { ModuleExportRef } from "../core/user-module.js";
 import type { FileMetaData } from "../version/version-edit.js";
 
 export interface FlushMessage {
@@ -32,12 +35,22 @@ export interface FlushMessage {
   snapshots: number[];
 }
 
-/** A compaction: the job spec plus the comparator and merge operator by name. */
+/**
+ * How a merge operator crosses to a worker: a built-in by name, or the module export it was
+ * loaded from (core/user-module.ts). A TTL family's operator crosses as its inner operator;
+ * the worker wraps it again (the job's `filter.ttl` says so).
+ */
+export type MergeOperatorRef = string | ModuleExportRef;
+
+/**
+ * A compaction: the job spec (with its compaction filter's module in `filter`) plus the
+ * comparator by name and the merge operator by reference.
+ */
 export interface CompactMessage extends CompactionJobSpec {
   id: number;
   type: "compact";
   comparator: string;
-  mergeOperator: string | undefined;
+  mergeOperator: MergeOperatorRef | undefined;
 }
 
 /** Deletes obsolete files off the main thread (unlinking a big file can take milliseconds). */
@@ -93,6 +106,15 @@ const BUILTIN_MERGE = new Map<string, MergeOperator>([
  */
 export function builtinMergeOperatorName(op: MergeOperator): string | undefined {
   return BUILTIN_MERGE.get(op.name) === op ? op.name : undefined;
+}
+
+/**
+ * How `op` crosses to a worker (see MergeOperatorRef), or undefined when it cannot (a user's
+ * object given as such runs on the main thread).
+ */
+export function mergeOperatorRef(op: MergeOperator): MergeOperatorRef | undefined {
+  const inner = ttlInnerOperator(op) ?? op;
+  return builtinMergeOperatorName(inner) ?? mergeOperatorModule(inner);
 }
 
 /** The built-in merge operator of that name (in a worker). */

@@ -58,10 +58,10 @@ import {
 } from "./executor.js";
 import {
   builtinComparator,
-  builtinMergeOperatorName,
   type CompactMessage,
   deserializeError,
   type FlushMessage,
+  mergeOperatorRef,
   type RemoveMessage,
   type ResultMessage,
   type WorkerMessage,
@@ -214,7 +214,10 @@ export class WorkerExecutor implements BackgroundExecutor {
   private readonly size: number;
   private readonly slots: Slot[] = [];
   private readonly waiters = new Map<number, Waiter>();
-  /** Compactions that cannot cross threads (a user's merge operator) run here. */
+  /**
+   * Compactions that cannot cross threads (a user's merge operator object; one given as
+   * `{ module, name }` crosses, as compaction filters do) run here.
+   */
   private readonly inline: InlineExecutor;
   private nextId = 1;
   private closed = false;
@@ -345,7 +348,7 @@ export class WorkerExecutor implements BackgroundExecutor {
 
   compact(request: CompactRequest, done: CompactCallback): void {
     const op = request.mergeOperator;
-    const opName = op === undefined ? undefined : builtinMergeOperatorName(op);
+    const opName = op === undefined ? undefined : mergeOperatorRef(op);
     if (
       this.noWorkers ||
       builtinComparator(request.comparator.name) !== request.comparator ||

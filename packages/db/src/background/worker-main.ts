@@ -10,12 +10,17 @@ import { type FileSystem, NodeFileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
 import { revivePrefixExtractor } from "../compaction/build-table.js";
 import { runCompactionJob } from "../compaction/compaction-job.js";
+import { type CompactionFilterFunction, loadCompactionFilter } from "../core/compaction-filter.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { RateLimiter, RateLimiterAccount } from "../core/rate-limiter.js";
+import { loadMergeOperator } from "../core/module-options.js";
+import { fixedClock, ttlMergeOperator } from "../core/ttl.js";
+import type { ModuleExportRef } from "../core/user-module.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import {
   builtinComparator,
   builtinMergeOperator,
+  type CompactMessage,
   type JobMessage,
   type ResultMessage,
   serializeError,
@@ -82,17 +87,52 @@ function run(job: JobMessage): ResultMessage {
     return { id: job.id, ok: true, type: "flush", file };
   }
   let mergeOperator: MergeOperator | undefined;
-  if (job.mergeOperator !== undefined) {
-    mergeOperator = builtinMergeOperator(job.mergeOperator);
+  const ref = job.mergeOperator;
+  if (ref !== undefined) {
+    mergeOperator =
+      typeof ref === "string" ? builtinMergeOperator(ref) : mergeOperators.get(refKey(ref));
     if (mergeOperator === undefined)
-      throw new Error(`merge operator ${job.mergeOperator} cannot run in a worker`);
+      throw new Error(`merge operator ${JSON.stringify(ref)} cannot run in a worker`);
+    // A TTL family's operator, wrapped with the clock reading the job carries.
+    if (job.filter?.ttl !== undefined)
+      mergeOperator = ttlMergeOperator(mergeOperator, fixedClock(job.filter.now));
   }
+  const user = job.filter?.user;
+  const filter = user === undefined ? undefined : filters.get(refKey(user));
   const spec =
     job.table.prefixExtractor === undefined
       ? job
       : { ...job, table: revivePrefixExtractor(job.table) };
-  const result = runCompactionJob(compactFs, spec, comparator, mergeOperator);
+  const result = runCompactionJob(compactFs, spec, comparator, mergeOperator, filter);
   return { id: job.id, ok: true, type: "compact", result };
+}
+
+/** User code loaded from modules (core/user-module.ts), by `module#name`. */
+const mergeOperators = new Map<string, MergeOperator>();
+const filters = new Map<string, CompactionFilterFunction>();
+const refKey = (ref: ModuleExportRef) => `${ref.module}#${ref.name}`;
+
+/**
+ * Imports the modules a compaction names that this worker has not loaded yet; undefined
+ * when there are none (the job runs at once).
+ */
+function loadModules(job: CompactMessage): Promise<void> | undefined {
+  const pending: Promise<void>[] = [];
+  const op = job.mergeOperator;
+  if (typeof op === "object" && !mergeOperators.has(refKey(op)))
+    pending.push(
+      loadMergeOperator(op, "mergeOperator").then((m) => {
+        mergeOperators.set(refKey(op), m);
+      }),
+    );
+  const user = job.filter?.user;
+  if (user !== undefined && !filters.has(refKey(user)))
+    pending.push(
+      loadCompactionFilter(user, "compactionFilter").then((f) => {
+        filters.set(refKey(user), f.filter);
+      }),
+    );
+  return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
 }
 
 /** Removes a file; one that is already gone is fine, other failures are left to the next open. */
@@ -104,16 +144,32 @@ function removeQuietly(path: string): void {
   }
 }
 
-port.on("message", (job: JobMessage) => {
+function runAndReply(job: JobMessage): void {
   let reply: ResultMessage;
   try {
     reply = run(job);
   } catch (e) {
     reply = { id: job.id, ok: false, error: serializeError(e) };
   }
-  port.postMessage(reply);
+  post(reply);
+}
+
+function post(reply: ResultMessage): void {
+  port!.postMessage(reply);
   if (finished !== undefined) {
     Atomics.store(finished, 0, 1);
     Atomics.notify(finished, 0);
   }
+}
+
+port.on("message", (job: JobMessage) => {
+  const loading = job.type === "compact" ? loadModules(job) : undefined;
+  if (loading === undefined) {
+    runAndReply(job);
+    return;
+  }
+  loading.then(
+    () => runAndReply(job),
+    (e: unknown) => post({ id: job.id, ok: false, error: serializeError(e) }),
+  );
 });

@@ -52,6 +52,7 @@ import type { ImmutableMemTable } from "../write/immutable-memtable.js";
 import type { ActiveWal } from "../write/write-path.js";
 import type { DbStatus } from "./db-status.js";
 import { FamilyEvents } from "./family-events.js";
+import { compactionFilterHook, familyMergeOperator } from "./family-filters.js";
 
 /** What a column family shares with the database and the other families. */
 export interface ColumnFamilyHost {
@@ -174,7 +175,7 @@ export class ColumnFamilyData {
     this.memLogNumber = recovered.memLogNumber;
     this.options = options;
     this.icmp = icmp;
-    this.mergeOperator = options.mergeOperator;
+    this.mergeOperator = familyMergeOperator(options);
     this.tableOptions = tableOptions;
     this.mem = recovered.mem;
     const firstSeq = recovered.mem.firstSeq;
@@ -251,6 +252,7 @@ export class ColumnFamilyData {
         deferL0Compaction: () => this.deferL0Compaction(),
         compactionCompleted:
           host.listeners === undefined ? undefined : (c, r) => this.events!.compaction(c, r),
+        compactionFilter: compactionFilterHook(options),
       },
       { ...options, compaction },
     );

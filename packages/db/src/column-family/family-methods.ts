@@ -36,6 +36,7 @@ import {
 import { ownedCopyOfRange } from "../core/owned-bytes.js";
 import { resolveLimit, resolveRange } from "../core/range-options.js";
 import type { SnapshotList } from "../core/snapshot.js";
+import { strippedLength, stripTimestamps } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { BackgroundPoll, DBIterator } from "../iterator/index.js";
 import { prefixSeekOf } from "../iterator/prefix-seek.js";
@@ -138,6 +139,8 @@ export abstract class ColumnFamilyMethods {
   /** @internal what a WriteBatchWithIndex needs to read through this family. */
   batchReadSupport(): BatchReadSupport {
     this.checkOpen();
+    if (this.cf.options.ttl !== undefined)
+      throw ShaleError.notSupported("reading a WriteBatchWithIndex through a family with ttl");
     return {
       comparator: this.cf.icmp.user,
       mergeOperator: this.cf.mergeOperator,
@@ -429,7 +432,12 @@ export abstract class ColumnFamilyMethods {
     const k = toBytes(key, "key");
     const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
     const cf = this.cf;
-    return cf.reader.find(k, snapshot, cf.mem, cf.flushes.imm, options);
+    const reader = cf.reader;
+    if (!reader.find(k, snapshot, cf.mem, cf.flushes.imm, options)) return false;
+    // A TTL family's values carry their write time (core/ttl.ts): the user value without it.
+    if (cf.options.ttl !== undefined)
+      reader.foundLength = strippedLength(reader.foundBytes!, reader.foundOffset, reader.foundLength);
+    return true;
   }
 
   /** Validates read options (READ_OPTIONS) and returns the sequence number to read at. */
@@ -462,6 +470,7 @@ export abstract class ColumnFamilyMethods {
     const out = new Array<Uint8Array | undefined>(n).fill(undefined);
     const cf = this.cf;
     cf.reader.getMany(bytes, snapshot, cf.mem, cf.flushes.imm, options, out);
+    if (cf.options.ttl !== undefined) stripTimestamps(out);
     return out;
   }
 
@@ -531,6 +540,7 @@ export abstract class ColumnFamilyMethods {
       background: this.core.backgroundPoll,
       prefixExtractor: cf.options.prefixExtractor,
       prefixSameAsStart: ro.prefixSameAsStart === true,
+      ttl: cf.options.ttl !== undefined,
     };
     const pin = captured === undefined ? this.pinCurrentVersion() : pinAgain(captured.pin.version);
     settings.blobs = cf.blobsFor(pin.version);

@@ -25,8 +25,10 @@ import {
 import { WRITE_OPTIONS, type WriteOptions } from "../core/call-options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { publishChange } from "../core/reader-control.js";
+import { appendTimestampInto, StampScratch } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
 import type { VersionSet } from "../version/version-set.js";
+import { TIMESTAMPED_KINDS, withTimestamps } from "../write/ttl-batch.js";
 import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
 import {
   type ActiveWal,
@@ -66,6 +68,8 @@ export class WriteLoop {
   private readonly finished: Int32Array;
   private readonly host: WriteLoopHost;
   private readonly scratch = new WriteBatch();
+  /** A TTL family's value with its timestamp (copied by the batch and the memtable). */
+  private readonly stamped = new StampScratch();
   private readonly inserter = new MemTableInserter();
   private readonly familyInserter = new FamilyInserter();
   /** SHALE_INVARIANTS: the views handed out whose lifetime ends at the next call. */
@@ -105,6 +109,8 @@ export class WriteLoop {
       return;
     }
     const cf = this.cf;
+    if (cf.options.ttl !== undefined && (batch.kinds & TIMESTAMPED_KINDS) !== 0)
+      batch = withTimestamps(batch, () => true, cf.options.clock.nowSeconds());
     if (cf.stalled) cf.delayWrite(batch.byteSize);
     if ((batch.kinds & (1 << ValueKind.Merge)) !== 0 && cf.mergeOperator === undefined) {
       throw ShaleError.invalidArgument(
@@ -140,6 +146,14 @@ export class WriteLoop {
   ): void {
     const touched = new Set<ColumnFamilyData>([this.cf]);
     for (const h of batch.families!) touched.add(this.host.familyOf(h));
+    let clock: ColumnFamilyData["options"]["clock"] | undefined;
+    for (const cf of touched) if (cf.options.ttl !== undefined) clock = cf.options.clock;
+    if (clock !== undefined && (batch.kinds & TIMESTAMPED_KINDS) !== 0)
+      batch = withTimestamps(
+        batch,
+        (id) => this.familyById(touched, id).options.ttl !== undefined,
+        clock.nowSeconds(),
+      );
     const inserter = this.familyInserter;
     inserter.mems.length = 0;
     for (const cf of touched) {
@@ -227,6 +241,8 @@ export class WriteLoop {
     this.status.checkWritable();
     if (cf.dropped) throw cf.droppedError();
     if (cf.stalled) cf.delayWrite(key.length + value.length);
+    if (cf.options.ttl !== undefined && (kind === ValueKind.Value || kind === ValueKind.Merge))
+      value = appendTimestampInto(this.stamped, value, cf.options.clock.nowSeconds());
     const seq = this.lastSeq + 1;
     const batch = this.scratch.clear();
     batch.addIn(cf.id, kind, key, value);

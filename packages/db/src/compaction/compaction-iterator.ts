@@ -43,6 +43,13 @@
  *    vanished pair covered may show again). The write-conflict snapshots of RocksDB's
  *    TransactionDB (its "optimization 3") do not exist here: shale's transactions check
  *    conflicts in memtables, never in compaction output.
+ * 6. Compaction filter (the `filter` option; TTL's and the user's, value-filter.ts): the
+ *    newest entry of each user key in the input, when it is a Value that rule 2 does not
+ *    drop, is shown to the filter before it is output, whatever its stripe (RocksDB 7's
+ *    contract, core/compaction-filter.ts). Kept: output as it is. Changed: output with the
+ *    new value and its seq. Removed: it becomes a Deletion with its seq (RocksDB's kRemove)
+ *    and rule 3 decides whether that stays; either way older entries of its stripe go by
+ *    rule 1.
  * A BlobIndex (a reference into a RocksDB blob file) is a Value whose bytes are not the
  * value: it is kept, hidden, covered or dropped exactly like a Value and written out
  * unchanged; only a merge onto it reads the blob (the `blobs` option) to use as the base.
@@ -73,8 +80,13 @@ import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { BottommostChecker } from "./bottommost.js";
+import type { ValueFilter } from "./value-filter.js";
 
 const EMPTY = new Uint8Array(0);
+/** Outcomes of rule 6 (`filtered`). */
+const KEPT = 0;
+const QUEUED = 1;
+const DROPPED = 2;
 
 export interface CompactionIteratorOptions {
   icmp: InternalKeyComparator;
@@ -87,6 +99,11 @@ export interface CompactionIteratorOptions {
   bottommost: Pick<BottommostChecker, "isBottommost">;
   /** Reads blob values a merge uses as its base. Default: none (such a merge is Corruption). */
   blobs?: BlobResolver | undefined;
+  /**
+   * The compaction filter (value-filter.ts): shown the newest entry of each user key when it
+   * is a Value not covered by a range tombstone (rule 6). Default: none.
+   */
+  filter?: ValueFilter | undefined;
 }
 
 /** Counters of one compaction's point entries. */
@@ -101,6 +118,10 @@ export interface CompactionIteratorStats {
   droppedDeletions: number;
   /** Operands folded into something else by rule 4. */
   mergedOperands: number;
+  /** Values the compaction filter removed (rule 6; RocksDB's num_record_drop_user). */
+  filterRemoved: number;
+  /** Values the compaction filter changed (rule 6). */
+  filterChanged: number;
 }
 
 /**
@@ -116,6 +137,7 @@ export class CompactionIterator {
   private readonly tombstones: FragmentedRangeTombstoneList | undefined;
   private readonly bottommost: Pick<BottommostChecker, "isBottommost">;
   private readonly blobs: BlobResolver | undefined;
+  private readonly filter: ValueFilter | undefined;
   readonly stats: CompactionIteratorStats = {
     inputEntries: 0,
     outputEntries: 0,
@@ -123,6 +145,8 @@ export class CompactionIterator {
     droppedCovered: 0,
     droppedDeletions: 0,
     mergedOperands: 0,
+    filterRemoved: 0,
+    filterChanged: 0,
   };
 
   /** The current user key (a copy; `curUser` is a view of `curBuf`). */
@@ -152,6 +176,7 @@ export class CompactionIterator {
     this.tombstones = t !== undefined && !t.isEmpty ? t : undefined;
     this.bottommost = options.bottommost;
     this.blobs = options.blobs;
+    this.filter = options.filter;
   }
 
   seekToFirst(): void {
@@ -237,7 +262,8 @@ export class CompactionIterator {
     while (input.valid()) {
       const k = input.key();
       const t = k.length - TRAILER_SIZE;
-      if (!this.sameUser(k)) this.setCurrentUser(k);
+      const firstOfKey = !this.sameUser(k);
+      if (firstOfKey) this.setCurrentUser(k);
       const seq = trailerSeq(k, t);
       const kind = k[t]!;
       const stripe = this.snapshots.length === 0 ? 0 : this.stripeOf(seq);
@@ -264,6 +290,14 @@ export class CompactionIterator {
       }
       switch (kind) {
         case ValueKind.Value:
+          stats.inputEntries++;
+          if (firstOfKey && this.filter !== undefined) {
+            const outcome = this.filtered(k, seq, stripe);
+            if (outcome === QUEUED) return;
+            if (outcome === DROPPED) continue;
+          }
+          this.emitDirect();
+          return;
         case ValueKind.BlobIndex:
           stats.inputEntries++;
           this.emitDirect();
@@ -341,6 +375,44 @@ export class CompactionIterator {
     stats.outputEntries++;
     this.markEmitted();
     return true;
+  }
+
+  /**
+   * Rule 6, the compaction filter. REQUIRES: the input is at `ikey`, a Value, the newest
+   * entry of the current user key, in `stripe`. Returns true if the output is queued (a new
+   * value, or a Deletion that stays); KEPT with the input unmoved; DROPPED with the input
+   * past the entry (removed, and the Deletion it became dropped by rule 3).
+   */
+  private filtered(ikey: Uint8Array, seq: number, stripe: number): number {
+    const input = this.input;
+    const d = this.filter!.filter(this.curUser, input.value());
+    if (d === undefined) return KEPT;
+    const keys = this.queueKeys;
+    const values = this.queueValues;
+    keys.length = 1;
+    values.length = 1;
+    if (d === null) {
+      // RocksDB's kRemove: a Deletion at the same seq, then the Deletion rules (rule 3).
+      this.stats.filterRemoved++;
+      if (stripe === 0 && this.bottommost.isBottommost(this.curUser)) {
+        this.stats.droppedDeletions++;
+        input.next();
+        return DROPPED;
+      }
+      keys[0] = makeInternalKey(this.curUser, seq, ValueKind.Deletion);
+      values[0] = EMPTY;
+    } else {
+      this.stats.filterChanged++;
+      keys[0] = ikey.slice();
+      values[0] = d;
+    }
+    input.next();
+    this.direct = false;
+    this.queuePos = 0;
+    this.isValid = true;
+    this.stats.outputEntries++;
+    this.markEmitted();
+    return QUEUED;
   }
 
   private emitDirect(): void {

@@ -31,6 +31,7 @@ import { MergingIterator } from "@shale/merging-iterator";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { TableReader } from "@shale/sstable";
 import { BlobSource } from "../blob/blob-source.js";
+import type { CompactionFilterFunction } from "../core/compaction-filter.js";
 import { tableFileName } from "../core/filenames.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { LevelFilesIterator } from "../iterator/level-files-iterator.js";
@@ -41,6 +42,7 @@ import { BottommostChecker } from "./bottommost.js";
 import type { TableWriteOptions } from "./build-table.js";
 import { CompactionIterator, type CompactionIteratorStats } from "./compaction-iterator.js";
 import { CompactionOutputs, type GrandparentFile } from "./output-writer.js";
+import { type FilterSpec, makeValueFilter } from "./value-filter.js";
 
 /** An input table as the job sees it. */
 export interface JobFile {
@@ -70,6 +72,8 @@ export interface CompactionJobSpec {
   fileNumbers: SharedArrayBuffer;
   /** Int32Array(1): non-zero asks the job to stop (the database is closing). */
   shutdown: SharedArrayBuffer;
+  /** The compaction filter and TTL of the family (value-filter.ts); undefined: none. */
+  filter?: FilterSpec | undefined;
 }
 
 export interface CompactionJobStats extends CompactionIteratorStats {
@@ -117,6 +121,7 @@ export function runCompactionJob(
   spec: CompactionJobSpec,
   comparator: Comparator,
   mergeOperator: MergeOperator | undefined,
+  compactionFilter?: CompactionFilterFunction,
 ): CompactionJobResult {
   const t0 = performance.now();
   const icmp = new InternalKeyComparator(comparator);
@@ -190,6 +195,7 @@ export function runCompactionJob(
       tombstones: fragmented,
       bottommost,
       blobs,
+      filter: makeValueFilter(spec.filter, compactionFilter),
     });
 
     // 3. Write.

@@ -45,7 +45,10 @@ export type CompactionReason = (typeof CompactionReason)[keyof typeof Compaction
 export class Compaction {
   /** The input level. */
   readonly level: number;
-  /** Where outputs go: `level + 1` for leveled compactions. */
+  /**
+   * Where outputs go: `level + 1` for leveled compactions; `level` itself for universal
+   * into L0 and for a bottommost manual compaction (the inputs rewritten in place).
+   */
   readonly outputLevel: number;
   /**
    * Files of `level` (L0: newest first) and of `outputLevel` (sorted; empty when the output
@@ -88,8 +91,8 @@ export class Compaction {
     allowTrivialMove: boolean;
     maxGrandparentOverlapBytes: number;
     outputCompression?: CompressionName | undefined;
-    /** Default: `level + 1`. */
-    outputLevel?: number;
+    /** Default: `level + 1`. `level`: the inputs are rewritten in place (`inputs[1]` empty). */
+    outputLevel?: number | undefined;
     middleInputs?: readonly LevelInputs[];
     deletion?: boolean;
     /** Default: the files of `outputLevel + 1` overlapping the inputs. */

@@ -96,6 +96,11 @@ export class CompactionPicker {
           };
   }
 
+  /** The codec options of compactions' outputs (undefined: the table options' own). */
+  get levelCodecs(): LevelCompressionOptions | undefined {
+    return this.levelCompression;
+  }
+
   /** Byte target of level >= 1. */
   maxBytesForLevel(level: number): number {
     return (
@@ -389,7 +394,9 @@ export function checkPick(
   const hull = rangeOfFiles(ucmp, c.inputs[0]);
   for (const f of version.levels[c.outputLevel]!) {
     assertInvariant(
-      !rangesOverlap(ucmp, fileRange(f), hull) || c.inputs[1].includes(f),
+      !rangesOverlap(ucmp, fileRange(f), hull) ||
+        c.inputs[1].includes(f) ||
+        c.inputs[0].includes(f),
       `pick ${c.toString()}: L${c.outputLevel} file ${show(f)} overlaps the inputs but is left out`,
     );
   }

@@ -205,6 +205,10 @@ export function mergeOperatorOf(value: string | undefined): string | undefined {
   if (value === undefined || value === "" || value === "nullptr") return undefined;
   let name = value;
   const m = /^\{(.*)\}$/.exec(value);
+  // TTL's wrapper (RocksDB's TtlMergeOperator): the operator it wraps.
+  const wrapped =
+    m === null ? null : /^\s*id=TtlMergeOperator;\s*user_operator=(\{.*\}|[^;]*)/.exec(m[1]!);
+  if (wrapped !== null) return mergeOperatorOf(wrapped[1]);
   if (m !== null) {
     const id = /(?:^|;)\s*id=([^;]*)/.exec(m[1]!);
     name = id === null ? m[1]! : id[1]!.trim();
@@ -261,6 +265,8 @@ export function checkOptionsFile(
 export interface OptionsFileContent {
   comparator: string;
   mergeOperator: string | undefined;
+  /** The default family has ttl: its merge operator is recorded wrapped (core/ttl-option.ts). */
+  ttl?: boolean;
   db: Record<string, string | number | boolean>;
   cf: Record<string, string | number | boolean>;
   table: Record<string, string | number | boolean>;
@@ -275,6 +281,7 @@ export interface FamilyOptionsContent {
   name: string;
   comparator: string;
   mergeOperator: string | undefined;
+  ttl?: boolean;
   cf: Record<string, string | number | boolean>;
   table: Record<string, string | number | boolean>;
 }
@@ -303,6 +310,7 @@ export function formatOptionsFile(c: OptionsFileContent): string {
       name: "default",
       comparator: c.comparator,
       mergeOperator: c.mergeOperator,
+      ...(c.ttl === true ? { ttl: true } : {}),
       cf: c.cf,
       table: c.table,
     },
@@ -313,7 +321,11 @@ export function formatOptionsFile(c: OptionsFileContent): string {
     put({
       ...f.cf,
       merge_operator:
-        f.mergeOperator === undefined ? "nullptr" : rocksdbMergeOperatorName(f.mergeOperator),
+        f.mergeOperator === undefined
+          ? "nullptr"
+          : f.ttl === true
+            ? `{id=TtlMergeOperator;user_operator={id=${rocksdbMergeOperatorName(f.mergeOperator)};};}`
+            : rocksdbMergeOperatorName(f.mergeOperator),
       comparator: f.comparator,
     });
     lines.push(`[TableOptions/BlockBasedTable "${f.name}"]`);

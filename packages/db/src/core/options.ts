@@ -35,6 +35,7 @@ import {
   type RecordedCompactionStyle,
   type UniversalCompactionOptions,
 } from "./compaction-style-options.js";
+import { type CompactionFilterOption, LoadedCompactionFilter } from "./compaction-filter.js";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
 import { checkListeners, type EventListener } from "./event-listeners.js";
 import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";
@@ -50,6 +51,8 @@ import {
   resolveTransactionDBOptions,
   type TransactionDBOptions,
 } from "./transaction-options.js";
+import { type Clock, systemClock } from "./ttl.js";
+import type { ModuleExportOption } from "./user-module.js";
 import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
 
 const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];
@@ -83,6 +86,8 @@ export type ColumnFamilyOptions = Pick<DbOptions, ColumnFamilyOptionName>;
 export const COLUMN_FAMILY_OPTION_NAMES = [
   "comparator",
   "mergeOperator",
+  "compactionFilter",
+  "ttl",
   "writeBufferSize",
   "maxWriteBufferNumber",
   "maxWriteBufferSizeToMaintain",
@@ -130,8 +135,39 @@ export interface DbOptions {
   errorIfExists?: boolean;
   /** Order of user keys; persisted by name. Default: bytewise. */
   comparator?: Comparator;
-  /** A MergeOperator, or a built-in by name: "max", "uint64add", "stringappend". Default: none. */
-  mergeOperator?: MergeOperator | "max" | "uint64add" | "stringappend";
+  /**
+   * A MergeOperator, a built-in by name ("max", "uint64add", "stringappend"), or
+   * `{ module, name }`: the export `name` of a module (a file URL or specifier) that is a
+   * MergeOperator object — imported at open and by the worker threads, so that compactions
+   * merging with it run there (an object given as such runs its compactions on the main
+   * thread). Default: none.
+   */
+  mergeOperator?: MergeOperator | "max" | "uint64add" | "stringappend" | ModuleExportOption;
+  /**
+   * RocksDB's `compaction_filter`: `{ module, name }` naming an export
+   * `(key, value, { level }) => undefined | false | true | Uint8Array` that compactions (not
+   * flushes) show the newest value of each key to: keep, remove, or replace it. Imported at
+   * open (InvalidArgument if the module or export is missing) and in the worker threads.
+   * A filter that throws fails the compaction: a background error, nothing dropped. Which
+   * entries it sees: core/compaction-filter.ts. Not recorded in OPTIONS. Default: none.
+   */
+  compactionFilter?: CompactionFilterOption;
+  /**
+   * RocksDB's DBWithTTL (`DBWithTTL::Open(options, dir, &db, ttl)`): seconds a value lives.
+   * Each value and merge operand is stored with the 4-byte time it was written (core/ttl.ts,
+   * docs/formats/ttl.md), stripped on reads; compactions drop values older than `ttl`
+   * (`get` and iterators still return an expired value until a compaction drops it, as in
+   * RocksDB). 0: the timestamps are kept and nothing expires. Recorded in OPTIONS as RocksDB
+   * records it (`compaction_filter_factory={id=TtlCompactionFilterFactory;...}`), and an
+   * open must agree with the file: a TTL family opened without `ttl`, or a family written
+   * without TTL opened with it, is InvalidArgument. Not with `transactionDB`. Default: none.
+   */
+  ttl?: number;
+  /**
+   * The clock TTL reads (RocksDB's SystemClock): `{ nowSeconds() }`, integer seconds since
+   * 1970. For tests (a fake clock) and simulations. Default: the system clock.
+   */
+  clock?: Clock;
   /** Bytes of memtable before it is switched for a new one. Default: 64 MiB. */
   writeBufferSize?: number;
   /** Memtables (mutable + immutable) before writes stop and wait for a flush. Default: 2. */
@@ -437,6 +473,10 @@ export interface ResolvedOptions {
   errorIfExists: boolean;
   comparator: Comparator;
   mergeOperator: MergeOperator | undefined;
+  compactionFilter: LoadedCompactionFilter | undefined;
+  /** Seconds; undefined: not a TTL family. */
+  ttl: number | undefined;
+  clock: Clock;
   writeBufferSize: number;
   maxWriteBufferNumber: number;
   /** Bytes (resolved: -1 became maxWriteBufferNumber * writeBufferSize). */
@@ -610,8 +650,19 @@ export const OPEN_OPTIONS = new OptionTable("options", [
     (v) => isObject(v) && typeof v["compare"] === "function" && typeof v["name"] === "string",
   ),
   customRow(
+    "compactionFilter",
+    "an object { module: a file URL or specifier, name: the export }",
+    (v) => v instanceof LoadedCompactionFilter,
+  ),
+  integerRow("ttl", 0, 2 ** 31 - 1),
+  customRow(
+    "clock",
+    "a clock (an object with nowSeconds())",
+    (v) => isObject(v) && typeof v["nowSeconds"] === "function",
+  ),
+  customRow(
     "mergeOperator",
-    'a MergeOperator or "max", "uint64add", "stringappend"',
+    'a MergeOperator, "max", "uint64add", "stringappend" or { module, name }',
     (v) =>
       typeof v === "string" ||
       (isObject(v) && typeof v["fullMerge"] === "function" && typeof v["name"] === "string"),
@@ -831,6 +882,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
       "options.prefixExtractor with options.partitionFilters is not supported (prefix filters are written into full filters)",
     );
   }
+  if (o.ttl !== undefined && o.transactionDB !== undefined)
+    throw ShaleError.notSupported("options.ttl with options.transactionDB is not supported");
   if (o.partitionFilters === true && (o.zstdMaxDictBytes ?? 0) > 0) {
     throw ShaleError.notSupported(
       "options.zstdMaxDictBytes with options.partitionFilters is not supported (a dictionary holds data blocks back from the filter partitions)",
@@ -843,7 +896,10 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     mergeOperator:
       o.mergeOperator === "stringappend"
         ? DEFAULT_STRING_APPEND
-        : resolveMergeOperator(o.mergeOperator),
+        : resolveMergeOperator(o.mergeOperator as MergeOperator | string | undefined),
+    compactionFilter: o.compactionFilter as LoadedCompactionFilter | undefined,
+    ttl: o.ttl,
+    clock: o.clock ?? systemClock,
     writeBufferSize: o.writeBufferSize ?? 64 * 1024 * 1024,
     maxWriteBufferNumber: o.maxWriteBufferNumber ?? 2,
     maxWriteBufferSizeToMaintain:

@@ -14,6 +14,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import { type PrefixExtractor, samePrefix } from "@shale/sstable";
+import { stripTimestamp } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
 import {
   DBIteratorCore,
@@ -40,6 +41,8 @@ export interface DBIteratorOptions extends DBIteratorCoreOptions {
   prefixExtractor: PrefixExtractor | undefined;
   /** The children's prefix filtering: on for seeks, off for seekToFirst/Last. */
   prefixSeek: PrefixSeek | undefined;
+  /** Values end with TTL's timestamp, which `value()` strips (core/ttl.ts). */
+  ttl: boolean;
 }
 
 /**
@@ -108,6 +111,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   private readonly prefixExtractor: PrefixExtractor | undefined;
   private prefix: Uint8Array | undefined;
   private readonly prefixSeek: PrefixSeek | undefined;
+  private readonly ttl: boolean;
 
   /** @internal Use the database's `iterator()` (or `newDBIterator`). */
   constructor(options: DBIteratorOptions) {
@@ -119,6 +123,7 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.background = options.background;
     this.tablesPerSeek = options.tablesPerSeek;
     this.remaining = options.limit;
+    this.ttl = options.ttl;
   }
 
   /** True if positioned on an entry. False after `close()`. */
@@ -340,12 +345,13 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
   value(): Uint8Array {
     this.checkValid("value");
     const source = this.valueSource;
-    const value =
+    let value =
       source === VALUE_FROM_ITER
         ? this.iter.value()
         : source === VALUE_FROM_BUFFER
           ? this.buffers.savedValue()
           : this.merged;
+    if (this.ttl) value = stripTimestamp(value);
     return invariants ? viewGuard.record(value, "iterator.value()") : value;
   }
 

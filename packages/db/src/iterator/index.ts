@@ -102,6 +102,11 @@ export interface DBIteratorSources {
   prefixSameAsStart?: boolean | undefined;
   /** The prefix seek the children filter by, which the iterator switches (prefix-seek.ts). */
   prefixSeek?: PrefixSeek | undefined;
+  /**
+   * The family has `ttl`: values end with a 4-byte timestamp that `value()` leaves out
+   * (core/ttl.ts). Default: false.
+   */
+  ttl?: boolean | undefined;
 }
 
 function checkSeq(seq: unknown, what: string): number {
@@ -220,5 +225,6 @@ export function newDBIterator(sources: DBIteratorSources): DBIterator {
     blobs: sources.blobs,
     prefixExtractor: sources.prefixSameAsStart === true ? sources.prefixExtractor : undefined,
     prefixSeek: sources.prefixSeek,
+    ttl: sources.ttl === true,
   });
 }

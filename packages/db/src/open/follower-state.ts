@@ -18,6 +18,7 @@ import {
   recordedPrefixExtractor,
   resolvePrefixExtractor,
 } from "../core/prefix-extractor-option.js";
+import { checkTtl, recordedTtl } from "../core/ttl-option.js";
 import type { Follower } from "../secondary/follower.js";
 import { isMissingFile } from "../secondary/manifest-tail.js";
 import { VersionSet } from "../version/version-set.js";
@@ -61,6 +62,12 @@ export function followerState(
   const prefixExtractor = resolvePrefixExtractor(
     recordedPrefixExtractor(previousOptions?.sections ?? [], "default"),
     options.prefixExtractor,
+    "default",
+    previousOptions?.name ?? "OPTIONS",
+  );
+  checkTtl(
+    recordedTtl(previousOptions?.sections ?? [], "default"),
+    options.ttl,
     "default",
     previousOptions?.name ?? "OPTIONS",
   );

@@ -82,6 +82,7 @@ import {
   recordedPrefixExtractor,
   resolvePrefixExtractor,
 } from "../core/prefix-extractor-option.js";
+import { checkTtl, recordedTtl, ttlOptionsEntries } from "../core/ttl-option.js";
 import { WAL_DECOMPRESSOR, walCompressor } from "../core/wal-codecs.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { Follower } from "../secondary/follower.js";
@@ -254,6 +255,8 @@ export function recover(
         previousOptions?.name ?? "OPTIONS",
       );
       const optionsFile = previousOptions?.name ?? "OPTIONS";
+      const recorded = recordedTtl(previousOptions?.sections ?? [], f.name);
+      checkTtl(recorded, own.ttl, f.name, optionsFile);
       const recordedCompaction = recordedCompactionStyle(
         previousOptions?.sections ?? [],
         f.name,
@@ -589,6 +592,7 @@ export function writeOptions(
       comparator: f.versions.comparatorName,
       mergeOperator:
         f.options.mergeOperator?.name ?? recordedMergeOperator(previous, f.versions.name),
+      ttl: f.options.ttl !== undefined,
       cf: cfRecord(f.options),
       table: tableRecord(f.options),
     }));
@@ -596,6 +600,7 @@ export function writeOptions(
     comparator: versions.comparatorName,
     // Opening without a merge operator keeps the one the previous file named.
     mergeOperator: options.mergeOperator?.name ?? recordedMergeOperator(previous, "default"),
+    ttl: (families.get(0)?.options ?? options).ttl !== undefined,
     db: {
       create_if_missing: options.createIfMissing,
       error_if_exists: options.errorIfExists,
@@ -634,6 +639,7 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
     disable_auto_compactions: options.disableAutoCompactions,
     level_compaction_dynamic_level_bytes: false,
     prefix_extractor: options.prefixExtractor?.name ?? "nullptr",
+    ...ttlOptionsEntries(options.ttl),
     ...compressionEntries(options),
     ...compactionStyleEntries(resolveCompactionStyle(options, options.recordedCompaction)),
   };

@@ -98,6 +98,7 @@ export function openDBIterator(
     prefixExtractor: settings.prefixExtractor,
     prefixSameAsStart: settings.prefixSameAsStart,
     prefixSeek: s.prefixSeek,
+    ttl: settings.ttl,
     onClose: () => {
       pin.release();
       if (invariants) trackClosed(it);

@@ -100,6 +100,11 @@ export class DbTransactions {
   begin(options: TransactionOptions | undefined): Transaction {
     if (options !== undefined) TRANSACTION_OPTIONS.check(options);
     this.parts.checkWritable();
+    for (const f of this.parts.families.values())
+      if (f.options.ttl !== undefined)
+        throw ShaleError.notSupported(
+          `transactions on a database with ttl (column family ${JSON.stringify(f.name)}) are not supported, as in RocksDB's DBWithTTL`,
+        );
     const host = this.host();
     const snapshot = options?.snapshot === true;
     if (this.locks === undefined) {
