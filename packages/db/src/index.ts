@@ -14,16 +14,16 @@ export type {
   SnapshotOptions,
 } from "./core/call-options.js";
 export type {
-  CompactionStyle,
-  FifoCompactionOptions,
-  UniversalCompactionOptions,
-} from "./core/compaction-style-options.js";
-export type {
   CompactionFilterContext,
   CompactionFilterDecision,
   CompactionFilterFunction,
   CompactionFilterOption,
 } from "./core/compaction-filter.js";
+export type {
+  CompactionStyle,
+  FifoCompactionOptions,
+  UniversalCompactionOptions,
+} from "./core/compaction-style-options.js";
 export type {
   BackgroundErrorInfo,
   BackgroundErrorReason,

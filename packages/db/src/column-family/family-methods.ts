@@ -436,7 +436,11 @@ export abstract class ColumnFamilyMethods {
     if (!reader.find(k, snapshot, cf.mem, cf.flushes.imm, options)) return false;
     // A TTL family's values carry their write time (core/ttl.ts): the user value without it.
     if (cf.options.ttl !== undefined)
-      reader.foundLength = strippedLength(reader.foundBytes!, reader.foundOffset, reader.foundLength);
+      reader.foundLength = strippedLength(
+        reader.foundBytes!,
+        reader.foundOffset,
+        reader.foundLength,
+      );
     return true;
   }
 

@@ -28,6 +28,7 @@ import {
   WRITTEN_COMPRESSIONS,
 } from "@shale/sstable";
 import { WalRecoveryMode } from "@shale/wal";
+import { type CompactionFilterOption, LoadedCompactionFilter } from "./compaction-filter.js";
 import {
   type CompactionStyle,
   checkStyleOptions,
@@ -35,7 +36,6 @@ import {
   type RecordedCompactionStyle,
   type UniversalCompactionOptions,
 } from "./compaction-style-options.js";
-import { type CompactionFilterOption, LoadedCompactionFilter } from "./compaction-filter.js";
 import { defaultBlockCacheSize } from "./default-block-cache.js";
 import { checkListeners, type EventListener } from "./event-listeners.js";
 import { type FilterPolicyOption, resolveFilterPolicyOption } from "./filter-policy-option.js";

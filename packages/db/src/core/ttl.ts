@@ -110,7 +110,8 @@ export function strippedLength(bytes: Uint8Array, offset: number, length: number
       "a value of a TTL column family is shorter than its timestamp (was the database written without ttl?)",
     );
   const e = offset + length;
-  const stamp = bytes[e - 4]! | (bytes[e - 3]! << 8) | (bytes[e - 2]! << 16) | (bytes[e - 1]! << 24);
+  const stamp =
+    bytes[e - 4]! | (bytes[e - 3]! << 8) | (bytes[e - 2]! << 16) | (bytes[e - 1]! << 24);
   if (stamp < TTL_MIN_TIMESTAMP)
     throw ShaleError.corruption(
       "a value of a TTL column family has a timestamp before 2013-05-10 (was the database written without ttl?)",
