@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { BenchContext } from "../benchmarks.js";
+import type { BenchContext } from "../workloads/context.js";
 import type { BenchResult } from "../report.js";
 
 /** The workloads `--threads` applies to. */
