@@ -152,6 +152,10 @@ function isEmptyDir(dir: string): boolean {
   }
 }
 
+/** How often the follower checks that its consumer still delivers, and how long it may not. */
+const STALL_CHECK_MS = 1000;
+const STALL_MS = 3000;
+
 interface Waiter {
   readonly sequence: number;
   resolve(): void;
@@ -166,6 +170,12 @@ class Follower implements ChangeFollower {
   private failure: Error | undefined;
   private closed = false;
   private readonly writeOptions: { sync: boolean };
+  /** The stream sequence of the next message to apply. */
+  private nextStreamSeq = 1;
+  /** When the consumer last delivered a message, or was started. */
+  private lastDelivery = 0;
+  private watchdog: NodeJS.Timeout | undefined;
+  private restarting = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -188,6 +198,9 @@ class Follower implements ChangeFollower {
 
   /** Starts the ordered consumer at stream sequence `streamSeq`. */
   async start(streamSeq: number): Promise<void> {
+    this.nextStreamSeq = streamSeq;
+    this.lastDelivery = Date.now();
+    this.watchdog ??= setInterval(() => void this.checkStalled(), STALL_CHECK_MS).unref();
     const js = this.nc.jetstream();
     const consumer = await js.consumers.get(this.stream, {
       opt_start_seq: streamSeq,
@@ -198,13 +211,45 @@ class Follower implements ChangeFollower {
     this.loop = (async () => {
       try {
         for await (const m of messages) {
+          this.lastDelivery = Date.now();
           this.apply(m.data, m.headers?.get(IDENTITY_HEADER));
           if (this.failure !== undefined) break;
+          this.nextStreamSeq = m.seq + 1;
         }
       } catch (e) {
-        if (!this.closed) this.stop(e instanceof Error ? e : new Error(String(e)));
+        // A consumer stopped to be replaced (checkStalled) may end with an error: not one.
+        if (!this.closed && !this.restarting)
+          this.stop(e instanceof Error ? e : new Error(String(e)));
       }
     })();
+  }
+
+  /**
+   * A consumer can go quiet for good when the cluster loses the node it lived on (seen with
+   * a 3-node cluster and an idle follower): when nothing came for STALL_MS while the stream
+   * holds messages past the last one applied, the consumer is replaced by a new one that
+   * starts at the next message.
+   */
+  private async checkStalled(): Promise<void> {
+    if (this.closed || this.failure !== undefined || this.restarting) return;
+    if (Date.now() - this.lastDelivery < STALL_MS) return;
+    this.restarting = true;
+    try {
+      const info = await streamInfo(await this.nc.jetstreamManager(), this.stream);
+      if (info === undefined || info.state.last_seq < this.nextStreamSeq) {
+        this.lastDelivery = Date.now();
+        return;
+      }
+      if (this.closed || this.failure !== undefined) return;
+      this.messages?.stop();
+      await this.loop;
+      if (this.closed || this.failure !== undefined) return;
+      await this.start(this.nextStreamSeq);
+    } catch {
+      // The cluster is still electing, or the connection is down: the next check retries.
+    } finally {
+      this.restarting = false;
+    }
   }
 
   /** Applies one batch message (or stops on a hole, or skips a duplicate). */
@@ -279,6 +324,7 @@ class Follower implements ChangeFollower {
   /** Stops the consumer and disconnects; the database stays open. */
   private async detach(): Promise<void> {
     this.closed = true;
+    if (this.watchdog !== undefined) clearInterval(this.watchdog);
     this.messages?.stop();
     await this.loop;
     for (const w of this.waiters.splice(0))

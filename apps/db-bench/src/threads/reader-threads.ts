@@ -12,8 +12,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { BenchContext } from "../workloads/context.js";
 import type { BenchResult } from "../report.js";
+import type { BenchContext } from "../workloads/context.js";
 
 /** The workloads `--threads` applies to. */
 export const THREADED_WORKLOADS: ReadonlySet<string> = new Set([
