@@ -2,9 +2,8 @@
  * followChanges: a database that applies a change feed from JetStream (stream.ts), in
  * order, each batch once.
  *
- * Position, durably and atomically: the follower writes each message's batch B (sequence s,
- * count c; several of the source's batches packed into one, pack.ts) as one write of its own
- * database, which gives it the sequence numbers s .. s + c - 1 — the
+ * Position, durably and atomically: the follower writes batch B (sequence s, count c) as
+ * one write of its own database, which gives it the sequence numbers s .. s + c - 1 — the
  * same as at the source, since the follower's database took every batch before B and
  * nothing else. So the database's own last sequence IS the position: it is in the WAL
  * record of the batch itself, and a reopen recovers both together. A restart asks the
@@ -35,7 +34,6 @@ import { DB, type DbOptions, WriteBatch } from "@shale/db";
 import { type ConsumerMessages, connect, type NatsConnection } from "nats";
 import { newestCheckpoint, restoreCheckpoint } from "./bootstrap.js";
 import { readReplicaRecord, writeReplicaRecord } from "./identity.js";
-import { batchSuffix } from "./pack.js";
 import { checkServers } from "./publisher.js";
 import { readOnlyView } from "./read-only.js";
 import {
@@ -152,10 +150,6 @@ function isEmptyDir(dir: string): boolean {
   }
 }
 
-/** How often the follower checks that its consumer still delivers, and how long it may not. */
-const STALL_CHECK_MS = 1000;
-const STALL_MS = 3000;
-
 interface Waiter {
   readonly sequence: number;
   resolve(): void;
@@ -170,12 +164,6 @@ class Follower implements ChangeFollower {
   private failure: Error | undefined;
   private closed = false;
   private readonly writeOptions: { sync: boolean };
-  /** The stream sequence of the next message to apply. */
-  private nextStreamSeq = 1;
-  /** When the consumer last delivered a message, or was started. */
-  private lastDelivery = 0;
-  private watchdog: NodeJS.Timeout | undefined;
-  private restarting = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -198,9 +186,6 @@ class Follower implements ChangeFollower {
 
   /** Starts the ordered consumer at stream sequence `streamSeq`. */
   async start(streamSeq: number): Promise<void> {
-    this.nextStreamSeq = streamSeq;
-    this.lastDelivery = Date.now();
-    this.watchdog ??= setInterval(() => void this.checkStalled(), STALL_CHECK_MS).unref();
     const js = this.nc.jetstream();
     const consumer = await js.consumers.get(this.stream, {
       opt_start_seq: streamSeq,
@@ -211,45 +196,13 @@ class Follower implements ChangeFollower {
     this.loop = (async () => {
       try {
         for await (const m of messages) {
-          this.lastDelivery = Date.now();
           this.apply(m.data, m.headers?.get(IDENTITY_HEADER));
           if (this.failure !== undefined) break;
-          this.nextStreamSeq = m.seq + 1;
         }
       } catch (e) {
-        // A consumer stopped to be replaced (checkStalled) may end with an error: not one.
-        if (!this.closed && !this.restarting)
-          this.stop(e instanceof Error ? e : new Error(String(e)));
+        if (!this.closed) this.stop(e instanceof Error ? e : new Error(String(e)));
       }
     })();
-  }
-
-  /**
-   * A consumer can go quiet for good when the cluster loses the node it lived on (seen with
-   * a 3-node cluster and an idle follower): when nothing came for STALL_MS while the stream
-   * holds messages past the last one applied, the consumer is replaced by a new one that
-   * starts at the next message.
-   */
-  private async checkStalled(): Promise<void> {
-    if (this.closed || this.failure !== undefined || this.restarting) return;
-    if (Date.now() - this.lastDelivery < STALL_MS) return;
-    this.restarting = true;
-    try {
-      const info = await streamInfo(await this.nc.jetstreamManager(), this.stream);
-      if (info === undefined || info.state.last_seq < this.nextStreamSeq) {
-        this.lastDelivery = Date.now();
-        return;
-      }
-      if (this.closed || this.failure !== undefined) return;
-      this.messages?.stop();
-      await this.loop;
-      if (this.closed || this.failure !== undefined) return;
-      await this.start(this.nextStreamSeq);
-    } catch {
-      // The cluster is still electing, or the connection is down: the next check retries.
-    } finally {
-      this.restarting = false;
-    }
   }
 
   /** Applies one batch message (or stops on a hole, or skips a duplicate). */
@@ -262,20 +215,14 @@ class Follower implements ChangeFollower {
         );
       const batch = WriteBatch.fromData(data);
       const seq = batch.sequence;
-      const end = seq + batch.count - 1;
       const applied = this.raw.latestSequence;
-      if (batch.count === 0 || end <= applied) return; // already applied
-      if (seq > applied + 1)
+      if (batch.count === 0 || seq + batch.count - 1 <= applied) return; // already applied
+      if (seq !== applied + 1)
         throw ShaleError.notFound(
           `stream ${this.stream} has no batch with sequence ${applied + 1} (the next one holds ${seq}): the follower stopped before it`,
         );
-      // A message of several batches that the database holds the first of (a checkpoint
-      // taken between them): the rest of it (pack.ts).
-      this.raw.write(
-        seq > applied ? batch : batchSuffix(batch, applied + 1 - seq),
-        this.writeOptions,
-      );
-      if (this.raw.latestSequence !== end)
+      this.raw.write(batch, this.writeOptions);
+      if (this.raw.latestSequence !== seq + batch.count - 1)
         throw ShaleError.assertionFailed(
           `the follower applied batch ${seq} (+${batch.count}) but its last sequence is ${this.raw.latestSequence}`,
         );
@@ -324,7 +271,6 @@ class Follower implements ChangeFollower {
   /** Stops the consumer and disconnects; the database stays open. */
   private async detach(): Promise<void> {
     this.closed = true;
-    if (this.watchdog !== undefined) clearInterval(this.watchdog);
     this.messages?.stop();
     await this.loop;
     for (const w of this.waiters.splice(0))
