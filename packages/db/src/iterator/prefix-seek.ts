@@ -35,7 +35,12 @@ export interface PrefixSeek {
   readonly upperInclusive: boolean;
   /** The comparator is bytewise (RocksDB's IsSameLengthImmediateSuccessor is bytewise only). */
   readonly bytewise: boolean;
-  /** The DB iterator's current positioning is a seek (true) or a seekToFirst/Last (false). */
+  /**
+   * The DB iterator's current positioning is a seek whose key is in the extractor's domain
+   * (true), or a seekToFirst/Last or a seek of a key outside it (false). Set once per seek of
+   * the DB iterator: the merging iterator's own reseeks (past a range tombstone, to its end)
+   * filter only while the user's seek key has a prefix.
+   */
   active: boolean;
 }
 
