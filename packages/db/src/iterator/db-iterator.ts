@@ -195,7 +195,8 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     const t = toBytes(target, "target");
     this.countSeek();
-    if (this.prefixSeek !== undefined) this.prefixSeek.active = this.prefixSeek.extractor.inDomain(t);
+    if (this.prefixSeek !== undefined)
+      this.prefixSeek.active = this.prefixSeek.extractor.inDomain(t);
     this.seekInternal(t);
     if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
@@ -226,7 +227,8 @@ export class DBIterator extends DBIteratorCore implements Iterable<[Uint8Array, 
     this.checkOpen();
     const t = toBytes(target, "target");
     this.countSeek();
-    if (this.prefixSeek !== undefined) this.prefixSeek.active = this.prefixSeek.extractor.inDomain(t);
+    if (this.prefixSeek !== undefined)
+      this.prefixSeek.active = this.prefixSeek.extractor.inDomain(t);
     this.seekForPrevInternal(t);
     if (this.prefixExtractor !== undefined) this.startPrefix(t);
     if (this.remaining !== Number.POSITIVE_INFINITY) this.countEntry();
