@@ -40,12 +40,12 @@ import {
 } from "@shale/base";
 import type { TableCache } from "@shale/sstable";
 import type { BackgroundExecutor } from "./background/executor.js";
-import type { ColumnFamilyData } from "./column-family/column-family-data.js";
 import type { ColumnFamilySet } from "./column-family/column-family-set.js";
 import { ColumnFamilyMethods } from "./column-family/family-methods.js";
 import { ColumnFamilyHandle } from "./column-family/handle.js";
 import { type IngestExternalFileArg, ingestRequests } from "./column-family/ingest-files-arg.js";
 import { ingestTargetOf } from "./column-family/ingest-target-of.js";
+import { opsFamilyOf } from "./column-family/ops-family.js";
 import { type ReaderHandle, readerHandleOf } from "./column-family/reader-handle.js";
 import {
   ITERATOR_OPTIONS,
@@ -78,7 +78,7 @@ import { type RecoveredState, recover } from "./open/recovery.js";
 import { refuseInterruptedRestore } from "./ops/backup/restore-marker.js";
 import { type CheckpointInfo, type CheckpointOptions, createCheckpoint } from "./ops/checkpoint.js";
 import { type DeletedFiles, deleteFilesInRange } from "./ops/delete-files-in-range.js";
-import type { OpsFamily, OpsHost } from "./ops/host.js";
+import type { OpsHost } from "./ops/host.js";
 import { ingestExternalFiles } from "./ops/ingest/ingest-external-file.js";
 import { type LiveFiles, liveFiles } from "./ops/live-files.js";
 import type { ObsoleteFiles } from "./ops/obsolete-files.js";
@@ -505,24 +505,11 @@ export class DB extends ColumnFamilyMethods {
       family: (handle) => {
         if (handle !== undefined && !(handle instanceof ColumnFamilyHandle))
           throw new TypeError("the column family must be a handle from db.columnFamily()");
-        return this.opsFamily(handle === undefined ? this.cf : this.families.familyOf(handle));
+        return opsFamilyOf(handle === undefined ? this.cf : this.families.familyOf(handle));
       },
     };
     this.opsHostCache = host;
     return host;
-  }
-
-  /** One family as ops/ sees it. */
-  private opsFamily(cf: ColumnFamilyData): OpsFamily {
-    return {
-      icmp: cf.icmp,
-      current: () => cf.current,
-      busyFiles: () => cf.compactions.busy,
-      applyEdit: (edit) => {
-        cf.versions.logAndApply(edit);
-        cf.versionChanged();
-      },
-    };
   }
 
   /** @internal for tests: the path of table `n`. */
