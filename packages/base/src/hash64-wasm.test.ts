@@ -1,5 +1,5 @@
 /**
- * The WebAssembly path of RocksDB's Hash64 (hash64-wasm.ts, 4-64-byte inputs) against the JS
+ * The WebAssembly path of RocksDB's Hash64 (hash64-wasm.ts, 4-240-byte inputs) against the JS
  * code and the BigInt reference, at every length around it and at unaligned offsets;
  * librocksdb's own vectors are checked through `sliceHash64Into` in checksum-vectors.test.ts.
  */
@@ -25,10 +25,10 @@ describe("Hash64 through WebAssembly", () => {
     expect(Array.from(wasm)).toEqual(Array.from(js));
   });
 
-  it("equals the JS code and the reference at every length 0-80, any offset, any bytes", () => {
+  it("equals the JS code and the reference at every length 0-260, any offset, any bytes", () => {
     fc.assert(
       fc.property(
-        fc.uint8Array({ minLength: 0, maxLength: 80 }),
+        fc.uint8Array({ minLength: 0, maxLength: 260 }),
         fc.nat(7),
         fc.nat(5),
         (bytes, before, at) => {
@@ -47,26 +47,46 @@ describe("Hash64 through WebAssembly", () => {
   });
 
   it("hashes Buffers (a Uint8Array subclass) and views into larger buffers the same", () => {
-    const backing = Buffer.from(
+    const base = Buffer.from(
       "0123456789abcdefghijklmnopqrstuvwxyz0123456789".repeat(2),
       "latin1",
-    );
-    for (let start = 0; start < 8; start++) {
-      for (let len = 0; len <= 70; len++) {
-        const view = backing.subarray(start, start + len);
-        const copy = Uint8Array.from(view);
-        const a = new Uint32Array(2);
-        const b = new Uint32Array(2);
-        sliceHash64Into(backing, start, start + len, a, 0);
-        sliceHash64Into(copy, 0, len, b, 0);
-        expect(Array.from(a), `${start}+${len}`).toEqual(Array.from(b));
-        expect(split(a, 0)).toBe(sliceHash64BigInt(copy));
+    ).subarray(0, 92);
+    const long = Buffer.alloc(260 + 8, "0123456789abcdefghijklmnopqrstuvwxyz", "latin1");
+    for (const [backing, maxLen] of [
+      [base, 70],
+      [long, 260],
+    ] as const) {
+      for (let start = 0; start < 8; start++) {
+        for (let len = 0; len <= maxLen; len++) {
+          const view = backing.subarray(start, start + len);
+          const copy = Uint8Array.from(view);
+          const a = new Uint32Array(2);
+          const b = new Uint32Array(2);
+          sliceHash64Into(backing, start, start + len, a, 0);
+          sliceHash64Into(copy, 0, len, b, 0);
+          expect(Array.from(a), `${start}+${len}`).toEqual(Array.from(b));
+          expect(split(a, 0)).toBe(sliceHash64BigInt(copy));
+        }
       }
     }
   });
 
+  it("hashes a whole array of 65-240 bytes (copied with one set) as a range of a larger one", () => {
+    for (let len = 65; len <= 240; len++) {
+      const key = Uint8Array.from({ length: len }, (_, i) => (i * 131 + len) & 0xff);
+      const inside = new Uint8Array(len + 5);
+      inside.set(key, 3);
+      const a = new Uint32Array(2);
+      const b = new Uint32Array(2);
+      hash64ShortWasm(key, 0, len, a, 0);
+      hash64ShortWasm(inside, 3, 3 + len, b, 0);
+      expect(split(a, 0), `${len}`).toBe(sliceHash64BigInt(key));
+      expect(Array.from(b), `${len}`).toEqual(Array.from(a));
+    }
+  });
+
   it("handles words with the top bit set and all-ones inputs (int32 arguments)", () => {
-    for (let len = 4; len <= 64; len++) {
+    for (let len = 4; len <= 240; len++) {
       for (const fill of [0x00, 0x7f, 0x80, 0xff]) {
         const key = new Uint8Array(len).fill(fill);
         const out = new Uint32Array(2);

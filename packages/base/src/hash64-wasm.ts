@@ -1,6 +1,6 @@
 /**
- * RocksDB's Hash64 (`GetSliceHash64`, the XXPH3 preview; checksum-xxh3.ts) of 4-64-byte
- * inputs through the hand-written WebAssembly module hash64-wasm.wat (728 bytes, assembled
+ * RocksDB's Hash64 (`GetSliceHash64`, the XXPH3 preview; checksum-xxh3.ts) of 4-240-byte
+ * inputs through the hand-written WebAssembly module hash64-wasm.wat (1,235 bytes, assembled
  * by scripts/build-checksum-wasm.mjs): the full filter hashes every key it adds or probes
  * with it, and keys are mostly this short.
  *
@@ -16,10 +16,16 @@
  *   9-16 bytes   h9to16(first 2 words, last 2 words, len)
  *   17-32 bytes  h17to32(first 4 words, last 4 words, len)     (words overlap below 32)
  *   33-64 bytes  h33to64(first 8 words, last 8 words, len)     (words overlap below 64)
+ *   65-240 bytes h65to240(len), the input copied to memory[256, 256 + len) first
  *   e.g. 16 bytes 00 01 .. 0f: h9to16(0x03020100, 0x07060504, 0x0b0a0908, 0x0f0e0d0c, 16)
  * ```
  *
- * The module is compiled and instantiated synchronously when this file loads (a 728-byte
+ * Over 64 bytes the words no longer fit as arguments; the copy into the module's memory
+ * (one `set` for a whole array, a byte loop for a range of one) costs less than the JS
+ * hash's 64-bit products from 32-bit pieces: a 100-byte key hashes in about a quarter of
+ * the JS time. Over 240 bytes checksum-xxh3.ts's long-input path takes over.
+ *
+ * The module is compiled and instantiated synchronously when this file loads (a 1,235-byte
  * module: well under the 4 KiB browsers allow synchronously). Where WebAssembly is missing
  * or refuses, `HASH64_WASM_ACTIVE` is false and callers use the JS code. Tests check the
  * two paths give the same hash at every length and RocksDB's vectors.
@@ -51,6 +57,7 @@ interface Exports {
     len: number,
   ): number;
   h33to64(...wordsThenLen: number[]): number;
+  h65to240(len: number): number;
 }
 
 function instantiate(): Exports | undefined {
@@ -70,6 +77,10 @@ const H4TO8 = EXPORTS?.h4to8;
 const H9TO16 = EXPORTS?.h9to16;
 const H17TO32 = EXPORTS?.h17to32;
 const H33TO64 = EXPORTS?.h33to64;
+const H65TO240 = EXPORTS?.h65to240;
+/** Where h65to240 reads its input: memory[256, 496). */
+const INPUT =
+  EXPORTS === undefined ? new Uint8Array(240) : new Uint8Array(EXPORTS.memory.buffer, 256, 240);
 /** The module's high-half slot (memory[0], little-endian; the memory never grows). */
 const HIGH =
   EXPORTS === undefined ? new Uint32Array(1) : new Uint32Array(EXPORTS.memory.buffer, 0, 1);
@@ -185,9 +196,18 @@ function hash33to64(data: Uint8Array, p: number, e: number, out: Uint32Array, at
   out[at + 1] = HIGH[0]!;
 }
 
+/** 65-240 bytes: copied into the module's memory, hashed there. */
+function hash65to240(data: Uint8Array, p: number, e: number, out: Uint32Array, at: number): void {
+  const len = e - p;
+  if (p === 0 && e === data.length) INPUT.set(data);
+  else for (let i = 0; i < len; i++) INPUT[i] = data[p + i]!;
+  out[at] = H65TO240!(len);
+  out[at + 1] = HIGH[0]!;
+}
+
 /**
  * Hash64 of `data[p, e)` into `out[at]` (low 32 bits) and `out[at + 1]` (high).
- * REQUIRES: HASH64_WASM_ACTIVE and 4 <= e - p <= 64.
+ * REQUIRES: HASH64_WASM_ACTIVE and 4 <= e - p <= 240.
  */
 export function hash64ShortWasm(
   data: Uint8Array,
@@ -198,7 +218,8 @@ export function hash64ShortWasm(
 ): void {
   const len = e - p;
   if (len > 16) {
-    if (len > 32) hash33to64(data, p, e, out, at);
+    if (len > 64) hash65to240(data, p, e, out, at);
+    else if (len > 32) hash33to64(data, p, e, out, at);
     else hash17to32(data, p, e, out, at);
   } else if (len > 8) hash9to16(data, p, e, out, at);
   else hash4to8(data, p, e, out, at);

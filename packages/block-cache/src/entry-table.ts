@@ -68,6 +68,8 @@ export const HAS_HANDLE = 16;
 export const WIDE_KEY = 32;
 /** The charge is 2^32 or more: it is in bigCharges. */
 export const BIG_CHARGE = 64;
+/** In its shard's LRU list (every unpinned entry in the table; a pinned one until evicted). */
+export const IN_LIST = 128;
 /** One pin, in `state`. */
 export const PIN = 256;
 /** Most pins an entry holds (state's top 24 bits). */

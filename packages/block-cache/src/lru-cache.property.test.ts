@@ -1,7 +1,9 @@
 /**
  * Property tests: random sequences of cache calls checked against a plain model (arrays and
  * Maps, recomputed sums) after every step — counters, usage, pinned usage, entries, the exact
- * LRU order with its high-pool boundary, onEvict calls — plus the invariants stated in the
+ * LRU order with its high-pool boundary (a lookup marks its entry referenced and leaves it in
+ * the list; eviction takes a pinned entry off the list and gives a referenced one a second
+ * chance), onEvict calls — plus the invariants stated in the
  * spec checked directly (strict limit, pinned entries never evicted, double release throws).
  */
 import { ShaleError } from "@shale/base";
@@ -20,6 +22,8 @@ interface ModelEntry {
   refs: number;
   inCache: boolean;
   inHigh: boolean;
+  /** Hit since it was last linked into the list (second chance). */
+  referenced: boolean;
 }
 
 const keyOf = (id: number, offset: number): string => `${id}/${offset}`;
@@ -54,6 +58,7 @@ class ModelShard {
     return sum(this.list.filter((e) => e.inHigh));
   }
   private link(e: ModelEntry): void {
+    e.referenced = false;
     if (e.high && this.ratio > 0) {
       e.inHigh = true;
       this.list.push(e);
@@ -78,6 +83,13 @@ class ModelShard {
   private evict(charge: number): void {
     while (this.usage() + charge > this.capacity && this.list.length > 0) {
       const old = this.list.shift()!;
+      old.inHigh = false;
+      // Pinned: off the list until its last release; referenced: a second chance.
+      if (old.refs > 0) continue;
+      if (old.referenced) {
+        this.link(old);
+        continue;
+      }
       this.table.delete(keyOf(old.id, old.offset));
       old.inCache = false;
       this.evictions++;
@@ -104,8 +116,8 @@ class ModelShard {
       this.misses++;
       return undefined;
     }
-    if (e.refs === 0) this.unlink(e);
     e.refs++;
+    e.referenced = true;
     this.hits++;
     return e;
   }
@@ -113,9 +125,10 @@ class ModelShard {
     if (--e.refs > 0) return;
     if (e.inCache) {
       if (this.usage() <= this.capacity) {
-        this.link(e);
+        if (!this.list.includes(e)) this.link(e);
         return;
       }
+      if (this.list.includes(e)) this.unlink(e);
       this.table.delete(keyOf(e.id, e.offset));
       e.inCache = false;
       this.evictions++;
@@ -133,10 +146,8 @@ class ModelShard {
   }
   private detach(e: ModelEntry): void {
     e.inCache = false;
-    if (e.refs === 0) {
-      this.unlink(e);
-      this.free(e);
-    }
+    if (this.list.includes(e)) this.unlink(e);
+    if (e.refs === 0) this.free(e);
   }
   setCapacity(capacity: number): void {
     this.capacity = capacity;
@@ -177,7 +188,7 @@ class ModelCache {
       s.inserts += shard.inserts;
       s.evictions += shard.evictions;
       s.usage += shard.usage();
-      s.pinnedUsage += shard.usage() - sum(shard.list);
+      s.pinnedUsage += sum([...shard.charged].filter((e) => e.refs > 0));
     }
     return { ...s, capacity: this.capacity, entries: this.entries() };
   }
@@ -279,7 +290,14 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
     switch (op.t) {
       case "insert": {
         const value = nextValue++;
-        const m: ModelEntry = { ...op, value, refs: 0, inCache: false, inHigh: false };
+        const m: ModelEntry = {
+          ...op,
+          value,
+          refs: 0,
+          inCache: false,
+          inHigh: false,
+          referenced: false,
+        };
         const ok = model.shardOf(op.id, op.offset).insert(m, op.pin);
         const priority = op.high ? "high" : "low";
         if (ok) markRemoved((h) => h.handle.id === op.id && h.handle.offset === op.offset);

@@ -334,7 +334,7 @@ describe("high-priority pool", () => {
     for (let i = 1; i < 4; i++) expect(cache.lookup(1, i)).toBeDefined();
   });
 
-  it("puts a released entry back at the head of its own pool", () => {
+  it("leaves a pinned hit in place; eviction relinks it at the head of its own pool", () => {
     const cache = single(100, { highPriPoolRatio: 0.5 });
     cache.insertUnpinned(0, 1, "L1", 10);
     cache.insertUnpinned(0, 2, "L2", 10);
@@ -342,7 +342,29 @@ describe("high-priority pool", () => {
     cache.insertUnpinned(0, 4, "H2", 10, "high");
     cache.release(cache.lookup(0, 1)!);
     cache.release(cache.lookup(0, 3)!);
-    expect(lruOrder(cache)).toEqual(["0/2", "0/1", "0/4*", "0/3*"]);
+    expect(lruOrder(cache)).toEqual(["0/1", "0/2", "0/3*", "0/4*"]);
+    // 40 + 70 > 100: L1 (hit) goes back to the head of the low region, L2 is evicted.
+    cache.insertUnpinned(0, 5, "L3", 70);
+    expect(lruOrder(cache)).toEqual(["0/1", "0/5", "0/3*", "0/4*"]);
+    expect(cache.stats().evictions).toBe(1);
+  });
+
+  it("follows the pinned part of shard.ts's worked example", () => {
+    const cache = single(100, { highPriPoolRatio: 0.5 });
+    cache.insertUnpinned(0, 1, "H1", 30, "high");
+    cache.insertUnpinned(0, 2, "H2", 30, "high");
+    cache.insertUnpinned(0, 3, "L1", 20);
+    cache.insertUnpinned(0, 4, "L2", 30);
+    expect(lruOrder(cache)).toEqual(["0/3", "0/4", "0/2*"]);
+    const l1 = cache.lookup(0, 3)!;
+    expect(lruOrder(cache)).toEqual(["0/3", "0/4", "0/2*"]); // pinned, still listed
+    expect(cache.pinnedUsage).toBe(20);
+    cache.insertUnpinned(0, 5, "L3", 30); // 110 > 100: L1 pinned, off the list; L2 evicted
+    expect(lruOrder(cache)).toEqual(["0/5", "0/2*"]);
+    cache.release(l1);
+    expect(lruOrder(cache)).toEqual(["0/5", "0/3", "0/2*"]);
+    expect(cache.pinnedUsage).toBe(0);
+    expect(cache.stats()).toMatchObject({ usage: 80, evictions: 2 });
   });
 
   it("treats high priority as low when the ratio is 0", () => {

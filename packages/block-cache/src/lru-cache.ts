@@ -388,7 +388,7 @@ export class LRUCache<V> {
   /** Bytes charged by pinned entries. */
   get pinnedUsage(): number {
     let pinned = 0;
-    for (const shard of this.shards) pinned += shard.usage - shard.lruUsage;
+    for (const shard of this.shards) pinned += shard.pinnedUsage;
     return pinned;
   }
 
@@ -423,7 +423,7 @@ export class LRUCache<V> {
       s.inserts += shard.inserts;
       s.evictions += shard.evictions;
       s.usage += shard.usage;
-      s.pinnedUsage += shard.usage - shard.lruUsage;
+      s.pinnedUsage += shard.pinnedUsage;
       s.entries += shard.count;
     }
     return s;

@@ -1,7 +1,7 @@
 /**
- * `LRUCache.get` and `touch`: a hit takes no pin and leaves the list alone, marking the entry
- * referenced; eviction gives referenced entries a second chance. Checked against a model of
- * that list.
+ * `LRUCache.get` and `touch` (and `lookup` + `release`, which pin as well): a hit leaves the
+ * list alone, marking the entry referenced; eviction gives referenced entries a second
+ * chance. Checked against a model of that list.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -161,9 +161,9 @@ describe("LRUCache.get", () => {
                 expect(cache.stats().hits).toBe(hits);
               }
             } else if (kind === "use") {
+              // A pinned hit marks the entry as get does; its release leaves the list alone.
               cache.release(cache.lookup(1, k)!);
-              model.unlink(k);
-              model.linkNewest(k);
+              model.reference(k);
             } else {
               insert();
             }

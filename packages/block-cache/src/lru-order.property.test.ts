@@ -1,6 +1,6 @@
 /**
- * Property tests of eviction order stated without a model: unpinned entries leave in least
- * recently used order, and high-priority entries outlive low-priority churn while they fit
+ * Property tests of eviction order stated without a model: entries leave by second chance
+ * (never hit first, then hit, each in list order), pinned entries never, and high-priority entries outlive low-priority churn while they fit
  * in the pool.
  */
 import fc from "fast-check";
@@ -8,8 +8,9 @@ import { describe, expect, it } from "vitest";
 import { LRUCache } from "./lru-cache.js";
 
 describe("eviction order", () => {
-  it("evicts released entries least recently used first", () => {
-    // A use is a lookup + release; a pinned key is used when its (only) pin is released.
+  it("evicts entries never hit first, then those hit, each in the order they were linked in", () => {
+    // A hit is a lookup + release, or a pin held a while: it marks the entry referenced and
+    // leaves the list alone, so eviction gives it a second chance (shard.ts).
     const step = fc.record({ key: fc.nat(), kind: fc.constantFrom("use", "use", "pin", "unpin") });
     fc.assert(
       fc.property(
@@ -21,19 +22,16 @@ describe("eviction order", () => {
             capacity: n,
             numShardBits: 0,
             highPriPoolRatio: 0,
-            onEvict: (_value, _id, offset) => evicted.push(offset),
+            onEvict: (_value, id, offset) => {
+              if (id === 1) evicted.push(offset);
+            },
           });
-          const lastUse = new Map<number, number>();
-          let clock = 0;
-          for (let k = 0; k < n; k++) {
-            cache.insertUnpinned(1, k, k, 1);
-            lastUse.set(k, clock++);
-          }
+          for (let k = 0; k < n; k++) cache.insertUnpinned(1, k, k, 1);
+          const hit = new Set<number>();
           const held = new Map<number, ReturnType<typeof cache.lookup>>();
           const unpin = (k: number): void => {
             cache.release(held.get(k)!);
             held.delete(k);
-            lastUse.set(k, clock++);
           };
           for (const { key, kind } of steps) {
             const k = key % n;
@@ -41,21 +39,54 @@ describe("eviction order", () => {
               const h = cache.lookup(1, k)!;
               expect(h.value).toBe(k);
               cache.release(h);
-              if (!held.has(k)) lastUse.set(k, clock++);
+              hit.add(k);
             } else if (kind === "pin" && !held.has(k)) {
               held.set(k, cache.lookup(1, k));
+              hit.add(k);
             } else if (kind === "unpin" && held.size > 0) {
               unpin([...held.keys()][key % held.size]!);
             }
           }
           for (const k of [...held.keys()]) unpin(k);
           expect(evicted).toEqual([]);
-          // n new keys push every old one out, in order of last use.
-          for (let k = 0; k < n; k++) cache.insertUnpinned(2, k, -1, 1);
-          expect(evicted).toEqual([...lastUse].sort((a, b) => a[1] - b[1]).map(([k]) => k));
+          expect(cache.pinnedUsage).toBe(0);
+          // 2n new keys push every old one out (a hit one outlives a few new ones): the ones
+          // never hit, then the hit ones.
+          for (let k = 0; k < 2 * n; k++) cache.insertUnpinned(2, k, -1, 1);
+          const keys = [...Array(n).keys()];
+          expect(evicted).toEqual([
+            ...keys.filter((k) => !hit.has(k)),
+            ...keys.filter((k) => hit.has(k)),
+          ]);
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it("never evicts a pinned entry: eviction takes it off the list, its release links it in", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 30 }),
+        fc.array(fc.tuple(fc.nat(), fc.boolean()), { maxLength: 200 }),
+        (n, steps) => {
+          const cache = new LRUCache<number>({ capacity: n, numShardBits: 0 });
+          for (let k = 0; k < n; k++) cache.insertUnpinned(1, k, k, 1);
+          const pinnedKey = 0;
+          const handle = cache.lookup(1, pinnedKey)!;
+          let next = 0;
+          for (const [key, insert] of steps) {
+            if (insert) cache.insertUnpinned(2, next++, -1, 1);
+            else cache.get(2, key % Math.max(1, next));
+            expect(cache.get(1, pinnedKey)).toBe(pinnedKey);
+          }
+          cache.release(handle);
+          expect(cache.pinnedUsage).toBe(0);
+          expect(cache.usage).toBeLessThanOrEqual(n);
+          for (const shard of cache["shards"]) shard.verify();
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 

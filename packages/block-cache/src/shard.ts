@@ -1,8 +1,10 @@
 /**
  * One shard of the LRU cache (RocksDB's LRUCacheShard): its capacity, usage and an
  * intrusive, circular, doubly-linked LRU list by slot index (the PREV / NEXT words of the
- * cache's entry table, entry-table.ts, which every shard shares) of its UNPINNED entries.
- * Pinned entries are in the table only, so they can never be evicted.
+ * cache's entry table, entry-table.ts, which every shard shares). Every unpinned entry in
+ * the table is in the list; a pinned entry stays where it was until eviction reaches it,
+ * which takes it off the list instead of evicting it (IN_LIST tells), so pinned entries are
+ * never evicted and a pin or a release costs no list writes.
  *
  *       evict from here                                                 newest
  *       NEXT of [s]                                                    PREV of [s]
@@ -10,29 +12,36 @@
  *           \______ low ______/   \________ high-priority pool ______/     sentinel slot)
  *                        ^ lowPriHead (= [s] when the low region is empty)
  *
- * - Unpinning (insertUnpinned, release of the last handle) links an entry in:
- *   priority "high" (and highPriPoolRatio > 0): at the head of the high pool (before [s]);
- *   otherwise: at the head of the low region (right after lowPriHead) — midpoint insertion,
- *   so a scan of low-priority blocks never pushes the high pool towards eviction.
+ * - Linking an entry in (insertUnpinned; the last release of an entry eviction took off the
+ *   list, or of a pinned insert): priority "high" (and highPriPoolRatio > 0): at the head of
+ *   the high pool (before [s]); otherwise: at the head of the low region (right after
+ *   lowPriHead) — midpoint insertion, so a scan of low-priority blocks never pushes the high
+ *   pool towards eviction.
  * - The high pool holds at most highPriCapacity = floor(capacity * highPriPoolRatio) bytes:
  *   while it holds more, its oldest entry H1 is demoted by moving lowPriHead forward over it
  *   (the list order never changes, only the boundary).
  * - Eviction takes NEXT of [s] (the oldest low entry, then the oldest high entry) until
- *   usage + charge <= capacity or the list is empty.
- * - lookup unlinks an unpinned entry ("in use"); the last release links it back in, or frees
- *   it if it was erased meanwhile or if the shard is over capacity.
- * - get (no pin) only sets REFERENCED (entry-table.ts's `touch`); eviction relinks a referenced oldest entry as the newest
- *   of its pool, unreferenced, and goes on (CLOCK's second chance): a hit costs no list
- *   writes, and an entry read since it was linked in outlives every entry that was not.
+ *   usage + charge <= capacity or the list is empty: a pinned one leaves the list (its last
+ *   release links it back in as the newest of its pool), a REFERENCED one is relinked as the
+ *   newest of its pool, unreferenced (CLOCK's second chance), any other is evicted.
+ * - A hit, pinning (lookup) or not (get, entry-table.ts's `touch`), sets REFERENCED and
+ *   leaves the list alone: an entry used since it was linked in outlives every entry that
+ *   was not. A release that is not an entry's last, or whose entry is still in the list,
+ *   writes only the pin count; an entry erased meanwhile is freed, and so is one whose shard
+ *   is over capacity (pinned entries held it there).
  *
  * usage counts every entry still charged: in the table, or erased but still pinned.
- * lruUsage counts the entries in the list; pinned usage = usage - lruUsage.
+ * lruUsage counts the entries in the list (pinned ones included); pinnedUsage the entries
+ * holding a pin.
  * No step allocates, except a table growth (amortized) and a handle's first creation.
  *
  * Worked example: capacity 100, highPriPoolRatio 0.5 (highPriCapacity 50), all unpinned:
  *   H1(30, high), H2(30, high)   high pool 60 > 50: H1 demoted     [s] H1 | H2
  *   L1(20, low)                  after lowPriHead (H1)             [s] H1 L1 | H2
  *   L2(30, low)                  110 > 100: evict H1, then insert  [s] L1 L2 | H2
+ * then lookup L1 (pinned, REFERENCED, still in the list) and insert L3(30, low): 130 > 100,
+ * L1 is pinned: off the list; L2 evicted                          [s] L3 | H2
+ * and release L1 (its last pin): linked in after lowPriHead        [s] L3 L1 | H2
  */
 import { assertInvariant, invariants } from "@shale/base";
 import { type CacheHandle, EntryHandle } from "./entry.js";
@@ -42,6 +51,7 @@ import {
   HIGH_PRI,
   IN_CACHE,
   IN_HIGH_POOL,
+  IN_LIST,
   MAX_PINS,
   PIN,
   REFERENCED,
@@ -69,6 +79,8 @@ export class LRUShard<V> {
 
   usage = 0;
   lruUsage = 0;
+  /** Bytes charged by entries holding a pin. */
+  pinnedUsage = 0;
   highPriUsage = 0;
 
   inserts = 0;
@@ -104,12 +116,18 @@ export class LRUShard<V> {
     this.setCapacity(capacity);
   }
 
-  /** Pins slot `e` (taking it off the LRU list if unpinned); returns its handle. */
+  /**
+   * Pins slot `e` and marks it REFERENCED, leaving it where it is in the LRU list; returns
+   * its handle.
+   */
   pin(e: number): CacheHandle<V> {
-    const st = this.table.meta[e * STRIDE + STATE]!;
-    if (st < PIN) this.unlink(e);
+    const meta = this.table.meta;
+    const at = e * STRIDE + STATE;
+    const st = meta[at]!;
+    if (st < PIN) this.pinnedUsage += this.table.chargeOf(e);
     else if (st >>> 8 === MAX_PINS) throw new RangeError("an entry holds too many pins");
-    this.table.meta[e * STRIDE + STATE] = st + PIN;
+    meta[at] = (st | REFERENCED) + PIN;
+    if ((st & HAS_HANDLE) !== 0) return this.table.handles![e] as EntryHandle<V>;
     return this.handleOf(e);
   }
 
@@ -168,26 +186,33 @@ export class LRUShard<V> {
     this.count++;
     this.usage += charge;
     this.inserts++;
-    if (pin) this.table.meta[e * STRIDE + STATE]! += PIN;
-    else this.link(e);
+    if (pin) {
+      this.table.meta[e * STRIDE + STATE]! += PIN;
+      this.pinnedUsage += charge;
+    } else this.link(e);
     return e;
   }
 
   /** Drops one pin of slot `e`. REQUIRES: it holds a pin. */
   release(e: number): void {
-    const st = this.table.meta[e * STRIDE + STATE]! - PIN;
-    this.table.meta[e * STRIDE + STATE] = st;
+    const meta = this.table.meta;
+    const at = e * STRIDE + STATE;
+    const st = meta[at]! - PIN;
+    meta[at] = st;
     if (st >= PIN) return;
+    const charge = this.table.chargeOf(e);
+    this.pinnedUsage -= charge;
     if ((st & IN_CACHE) !== 0) {
       if (this.usage <= this.capacity) {
-        this.link(e);
+        if ((st & IN_LIST) === 0) this.link(e);
         return;
       }
       // Over capacity (pinned entries held it there): free instead of keeping.
+      if ((st & IN_LIST) !== 0) this.unlink(e);
       this.unchainSlot(e);
       this.evictions++;
     }
-    this.usage -= this.table.chargeOf(e);
+    this.usage -= charge;
     this.free(e);
   }
 
@@ -218,12 +243,12 @@ export class LRUShard<V> {
     this.count--;
   }
 
-  /** Marks an unchained slot as not in cache and frees it if unpinned. */
+  /** Marks an unchained slot as not in cache, takes it off the list, frees it if unpinned. */
   private detach(e: number): void {
     const st = this.table.meta[e * STRIDE + STATE]! & ~IN_CACHE;
     this.table.meta[e * STRIDE + STATE] = st;
+    if ((st & IN_LIST) !== 0) this.unlink(e);
     if (st < PIN) {
-      this.unlink(e);
       this.usage -= this.table.chargeOf(e);
       this.free(e);
     }
@@ -235,7 +260,10 @@ export class LRUShard<V> {
       const old = this.table.links[this.sentinel * 2 + 1]!;
       if (old === this.sentinel) return;
       this.unlink(old);
-      if ((this.table.meta[old * STRIDE + STATE]! & REFERENCED) !== 0) {
+      const st = this.table.meta[old * STRIDE + STATE]!;
+      // Pinned: off the list until its last release links it back in.
+      if (st >= PIN) continue;
+      if ((st & REFERENCED) !== 0) {
         // Second chance (see `touch`): it goes back in as newest of its pool, unreferenced.
         this.link(old);
         continue;
@@ -267,7 +295,7 @@ export class LRUShard<V> {
     const links = this.table.links;
     const at = e * STRIDE;
     const charge = this.table.chargeOf(e);
-    const st = meta[at + STATE]! & ~(REFERENCED | IN_HIGH_POOL);
+    const st = (meta[at + STATE]! & ~(REFERENCED | IN_HIGH_POOL)) | IN_LIST;
     if ((st & HIGH_PRI) !== 0 && this.highPriPoolRatio > 0) {
       const sentinel = this.sentinel;
       const newest = links[sentinel * 2]!;
@@ -305,10 +333,8 @@ export class LRUShard<V> {
     const charge = this.table.chargeOf(e);
     this.lruUsage -= charge;
     const st = meta[at + STATE]!;
-    if ((st & IN_HIGH_POOL) !== 0) {
-      this.highPriUsage -= charge;
-      meta[at + STATE] = st & ~IN_HIGH_POOL;
-    }
+    if ((st & IN_HIGH_POOL) !== 0) this.highPriUsage -= charge;
+    meta[at + STATE] = st & ~(IN_HIGH_POOL | IN_LIST);
   }
 
   /** Demotes the oldest high-pool entries into the low region until the pool fits. */
@@ -364,7 +390,10 @@ export class LRUShard<V> {
     for (let e = next(sentinel); e !== sentinel; e = next(e)) {
       assertInvariant(prev(next(e)) === e && next(prev(e)) === e, "LRU links are inconsistent");
       const st = state(e);
-      assertInvariant((st & IN_CACHE) !== 0 && st < PIN, "a pinned or erased entry is listed");
+      assertInvariant(
+        (st & IN_CACHE) !== 0 && (st & IN_LIST) !== 0,
+        "an erased or unflagged entry is listed",
+      );
       if ((st & IN_HIGH_POOL) !== 0) {
         assertInvariant(sawHead, "a high-pool entry precedes lowPriHead");
         highPriUsage += this.table.chargeOf(e);
@@ -384,24 +413,28 @@ export class LRUShard<V> {
       "values has the wrong length",
     );
     let inTable = 0;
-    let unpinned = 0;
+    let flagged = 0;
+    let pinned = 0;
     let charged = 0;
     let handles = 0;
     for (let e = this.table.firstSlot; e < this.table.slotLimit; e++) {
       const st = state(e);
       if (st === 0 || !this.owns(e)) continue; // free, or another shard's
       charged += this.table.chargeOf(e);
+      if (st >= PIN) pinned += this.table.chargeOf(e);
+      if ((st & IN_LIST) !== 0) flagged++;
       if ((st & HAS_HANDLE) !== 0) {
         handles++;
         assertInvariant(this.table.handles?.[e]?.slot === e, "a handle flag without its handle");
       }
       if ((st & IN_CACHE) === 0) {
         assertInvariant(st >= PIN, "an erased entry with no pin was not freed");
+        assertInvariant((st & IN_LIST) === 0, "an erased entry is in the LRU list");
         assertInvariant(this.table.chainPosition(e) === -1, "an erased entry is still findable");
         continue;
       }
       inTable++;
-      if (st < PIN) unpinned++;
+      if (st < PIN) assertInvariant((st & IN_LIST) !== 0, "an unpinned entry is not listed");
       assertInvariant(this.table.chainPosition(e) > 0, "a table entry is not reachable");
       assertInvariant(
         this.table.find(this.table.hashOf(e), this.table.idOf(e), this.table.offsetOf(e)) === e,
@@ -409,7 +442,8 @@ export class LRUShard<V> {
       );
     }
     assertInvariant(inTable === this.count, "the shard's count is wrong");
-    assertInvariant(unpinned === listed, "unpinned table entries and the LRU list differ");
+    assertInvariant(flagged === listed, "IN_LIST entries and the LRU list differ");
+    assertInvariant(pinned === this.pinnedUsage, "pinnedUsage does not match the pinned slots");
     assertInvariant(charged === this.usage, "usage does not match the charged slots");
     const all = this.table.handles ?? [];
     let kept = 0;

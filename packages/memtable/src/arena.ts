@@ -40,7 +40,8 @@
  *
  * Growing chunks are plain ArrayBuffers, several times cheaper to make than
  * SharedArrayBuffers, and the first entry chunk and the first node chunk share one (entries
- * at its start, nodes after them: a chunk's view, not its buffer, gives its size).
+ * at its start, nodes after them: a chunk's view, not its buffer, gives its size), which a
+ * released arena gives to the next one (spare-first-chunks.ts).
  * `exportShared` copies them into SharedArrayBuffers (once: the arena keeps the copies,
  * whose bytes are the same, so views handed out earlier stay right). Full-size chunks and
  * big entries' chunks are SharedArrayBuffers from the start.
@@ -66,6 +67,7 @@
  * (a read through it fails instead of seeing another memtable's bytes).
  */
 import { ShaleError } from "@shale/base";
+import { keepSpareFirstChunk, takeSpareFirstChunk } from "./spare-first-chunks.js";
 
 /** Smallest accepted chunk size. */
 export const MIN_CHUNK_SIZE = 128;
@@ -142,6 +144,8 @@ export class Arena {
    */
   private firstEntryBuffer: ArrayBuffer | undefined = undefined;
   private firstEntrySize = 0;
+  /** That buffer (first node chunk + first entry chunk), given back on release (see top). */
+  private firstBuffer: ArrayBuffer | undefined = undefined;
   /** Per node lane: current chunk (-1: none yet) and word position in it. */
   private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
   private readonly lanePos = new Int32Array(NODE_LANES);
@@ -233,6 +237,11 @@ export class Arena {
       source.release(sharedOnly(this.entryBuffers));
       source.release(sharedOnly(this.nodeBuffers));
     }
+    // The first buffer goes to the next arena, unless exportShared replaced it (a copy was
+    // shared then, and views into this one may be read until the reader is done with them).
+    const first = this.firstBuffer;
+    this.firstBuffer = undefined;
+    if (first !== undefined && this.nodeBuffers[0] === first) keepSpareFirstChunk(first);
     this.entryBuffers.length = 0;
     this.entryChunks.length = 0;
     this.nodeBuffers.length = 0;
@@ -382,11 +391,15 @@ export class Arena {
       ) {
         // The first chunks: entries [0, entrySize), nodes after, in one buffer.
         if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
-        const buffer = new ArrayBuffer(entrySize + size);
+        const spare = takeSpareFirstChunk(entrySize + size);
+        const buffer = spare ?? new ArrayBuffer(entrySize + size);
         this.firstEntryBuffer = buffer;
         this.firstEntrySize = entrySize;
+        this.firstBuffer = buffer;
+        const nodes = new Int32Array(buffer, entrySize, size >>> 2);
+        if (spare !== undefined) nodes.fill(0);
         this.nodeBuffers.push(buffer);
-        this.nodeChunks.push(new Int32Array(buffer, entrySize, size >>> 2));
+        this.nodeChunks.push(nodes);
       } else {
         const buffer = this.newBuffer(size, true, size === full);
         this.nodeBuffers.push(buffer);

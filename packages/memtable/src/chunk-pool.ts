@@ -57,9 +57,7 @@ import {
   MIN_CHUNK_SIZE,
   MIN_NODE_CHUNK_SIZE,
 } from "./arena.js";
-
-/** Invariants mode: the byte released chunks are filled with before reuse. */
-export const POISON_BYTE = 0xdb;
+import { POISON_BYTE } from "./poison.js";
 
 /** Spare chunks of every pool, weakly held (see the header); pruned of collected ones. */
 const spare: WeakRef<SharedArrayBuffer>[] = [];

@@ -3,12 +3,8 @@
  * keys over an arena of SharedArrayBuffer chunks, with a hash index for point lookups,
  * point entries and range tombstones, shareable read-only with worker threads.
  */
-export {
-  ChunkPool,
-  type ChunkPoolOptions,
-  type ChunkPoolStats,
-  POISON_BYTE,
-} from "./chunk-pool.js";
+export { ChunkPool, type ChunkPoolOptions, type ChunkPoolStats } from "./chunk-pool.js";
 export { MemTable, type MemTableOptions } from "./memtable.js";
 export type { MemTableIterator } from "./memtable-iterator.js";
+export { POISON_BYTE } from "./poison.js";
 export type { SharedMemTableData } from "./shared.js";

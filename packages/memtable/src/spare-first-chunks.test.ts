@@ -1,0 +1,83 @@
+/**
+ * Spare first chunks (spare-first-chunks.ts): a released memtable's first buffer is taken by
+ * the next one, whose contents stay its own (nodes zeroed, entries rewritten); an exported
+ * memtable's buffer is never kept.
+ */
+import { LookupResult, LookupState, MAX_SEQ, ValueKind } from "@shale/base";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { MemTable } from "./memtable.js";
+import {
+  MAX_SPARE_FIRST_CHUNKS,
+  spareFirstChunkCount,
+  takeSpareFirstChunk,
+} from "./spare-first-chunks.js";
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+/** Empties the list (memtables with default options start with 8 KiB buffers). */
+function drain(): void {
+  while (takeSpareFirstChunk(8192) !== undefined) {}
+  expect(spareFirstChunkCount()).toBe(0);
+}
+
+describe("spare first chunks", () => {
+  it("keeps a released memtable's first buffer and gives it to the next one", () => {
+    drain();
+    const before = spareFirstChunkCount();
+    const a = new MemTable();
+    a.add(1, ValueKind.Value, bytes("k"), bytes("v"));
+    a.unref();
+    expect(spareFirstChunkCount()).toBe(Math.min(before + 1, MAX_SPARE_FIRST_CHUNKS));
+    const b = new MemTable();
+    expect(spareFirstChunkCount()).toBe(before);
+    const r = new LookupResult();
+    b.get(bytes("k"), MAX_SEQ, r);
+    expect(r.state).toBe(LookupState.NotFound);
+    b.unref();
+  });
+
+  it("keeps no buffer of an exported memtable", () => {
+    drain();
+    const before = spareFirstChunkCount();
+    const a = new MemTable();
+    a.add(1, ValueKind.Value, bytes("k"), bytes("v"));
+    a.seal();
+    a.exportShared();
+    a.unref();
+    expect(spareFirstChunkCount()).toBe(before);
+  });
+
+  it("memtables made and released in turn hold exactly what was added to each", () => {
+    const entry = fc.tuple(
+      fc.uint8Array({ minLength: 1, maxLength: 20 }),
+      fc.uint8Array({ maxLength: 120 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(entry, { maxLength: 40 }), { minLength: 1, maxLength: 8 }),
+        (tables) => {
+          for (const entries of tables) {
+            const mem = new MemTable();
+            const model = new Map<string, Uint8Array>();
+            entries.forEach(([k, v], i) => {
+              mem.add(i + 1, ValueKind.Value, k, v);
+              model.set(Buffer.from(k).toString("hex"), v);
+            });
+            const seen = new Map<string, Uint8Array>();
+            const it = mem.newIterator();
+            for (it.seekToFirst(); it.valid(); it.next()) {
+              const key = it.key();
+              const user = Buffer.from(key.subarray(0, key.length - 8)).toString("hex");
+              if (!seen.has(user)) seen.set(user, Uint8Array.from(it.value()));
+            }
+            it.close();
+            expect(seen).toEqual(model);
+            mem.unref();
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
