@@ -10,5 +10,10 @@ export {
   POISON_BYTE,
 } from "./chunk-pool.js";
 export { MemTable, type MemTableOptions } from "./memtable.js";
+export {
+  MemTableBloom,
+  type MemTableBloomOptions,
+  type MemTableBloomPrefix,
+} from "./memtable-bloom.js";
 export type { MemTableIterator } from "./memtable-iterator.js";
 export type { SharedMemTableData } from "./shared.js";

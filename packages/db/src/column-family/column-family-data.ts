@@ -39,6 +39,7 @@ import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
 import { resolveCompactionStyle } from "../core/compaction-style-options.js";
 import type { EventListeners, FlushReason } from "../core/event-listeners.js";
+import { newFamilyMemTable } from "../core/memtable-bloom-option.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
@@ -439,7 +440,7 @@ export class ColumnFamilyData {
     this.memLogNumber = host.wal.number;
     const sealed = this.mem;
     sealed.seal();
-    this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
+    this.mem = newFamilyMemTable(this.options, this.chunkPool);
     this.memCreatedSeq = host.versions.lastSequence;
     return { mem: sealed, logNumber };
   }

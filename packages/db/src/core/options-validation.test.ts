@@ -68,6 +68,8 @@ const openRows: Row[] = [
     fixedPrefix(8),
   ],
   ["wholeKeyFiltering", "no", undefined, false],
+  ["memtablePrefixBloomSizeRatio", "0.1", 1.5, 0.1],
+  ["memtableWholeKeyFiltering", "yes", undefined, true],
   ["compression", 1, "lz4hc", "zstd"],
   ["compressionPerLevel", ["lz4", 4], ["none", "lz5"], ["none", "snappy", "lz4", "zstd"]],
   ["bottommostCompression", 7, "bzip2", "zstd"],

@@ -107,6 +107,8 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "metadataBlockSize",
   "prefixExtractor",
   "wholeKeyFiltering",
+  "memtablePrefixBloomSizeRatio",
+  "memtableWholeKeyFiltering",
   "prepopulateBlockCache",
   "level0FileNumCompactionTrigger",
   "level0SlowdownWritesTrigger",
@@ -286,6 +288,20 @@ export interface DbOptions {
    * holds the key. Default: true.
    */
   wholeKeyFiltering?: boolean;
+  /**
+   * RocksDB's `memtable_prefix_bloom_size_ratio`: a Bloom filter in each memtable of
+   * `writeBufferSize * ratio` bytes over the prefixes of `prefixExtractor` (and, with
+   * `memtableWholeKeyFiltering`, the whole keys), asked by gets and prefix seeks before the
+   * memtable is searched. A number in [0, 1]; above 0.25 counts as 0.25. 0: no filter.
+   * Needs a `prefixExtractor` or `memtableWholeKeyFiltering` (else no filter). Default: 0.
+   */
+  memtablePrefixBloomSizeRatio?: number;
+  /**
+   * RocksDB's `memtable_whole_key_filtering`: the memtable filter holds whole keys, and gets
+   * ask it by whole key (else by prefix). Only with `memtablePrefixBloomSizeRatio` > 0.
+   * Default: false.
+   */
+  memtableWholeKeyFiltering?: boolean;
   /**
    * Block compression of new tables: "snappy", "lz4", "zstd" or "none" (the codecs shale
    * writes; every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
@@ -498,6 +514,8 @@ export interface ResolvedOptions {
   metadataBlockSize: number;
   prefixExtractor: PrefixExtractor | undefined;
   wholeKeyFiltering: boolean;
+  memtablePrefixBloomSizeRatio: number;
+  memtableWholeKeyFiltering: boolean;
   /** Empty when not given. */
   compressionPerLevel: readonly CompressionName[];
   bottommostCompression: CompressionName | undefined;
@@ -711,6 +729,13 @@ export const OPEN_OPTIONS = new OptionTable("options", [
       v.name === "" || v.name === "nullptr" ? 'must have a name (not "" or "nullptr")' : undefined,
   ),
   booleanRow("wholeKeyFiltering"),
+  customRow(
+    "memtablePrefixBloomSizeRatio",
+    "a number",
+    (v) => typeof v === "number",
+    (v: number) => (v >= 0 && v <= 1 ? undefined : "must be a number in [0, 1]"),
+  ),
+  booleanRow("memtableWholeKeyFiltering"),
   enumRow("compression", WRITTEN_COMPRESSIONS),
   customRow(
     "compressionPerLevel",
@@ -924,6 +949,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     metadataBlockSize: o.metadataBlockSize ?? 4096,
     prefixExtractor: o.prefixExtractor,
     wholeKeyFiltering: o.wholeKeyFiltering ?? true,
+    memtablePrefixBloomSizeRatio: o.memtablePrefixBloomSizeRatio ?? 0,
+    memtableWholeKeyFiltering: o.memtableWholeKeyFiltering ?? false,
     compressionPerLevel: Object.freeze([...(o.compressionPerLevel ?? [])]),
     bottommostCompression: o.bottommostCompression,
     zstdLevel: o.zstdLevel ?? 3,
