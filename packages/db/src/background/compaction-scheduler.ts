@@ -231,18 +231,23 @@ export class CompactionScheduler {
     return busy;
   }
 
-  /** Installs a trivial move: the one L0-or-above input re-filed one level down, unread. */
+  /**
+   * Installs a trivial move: the inputs re-filed in the output level, unread (leveled: the
+   * one input, one level down; universal: every non-overlapping input).
+   */
   private installMove(c: Compaction): boolean {
-    const file = c.inputs[0][0]!;
+    const files = c.allInputs();
     try {
-      this.host.versions.logAndApply(c.edit([file]));
+      this.host.versions.logAndApply(c.moveEdit());
     } catch (e) {
       this.host.backgroundFailed(e instanceof Error ? e : new Error(String(e)));
       return false;
     }
-    this.stats.recordMove(c.outputLevel, file.size);
-    // The file moved is both input and output; nothing was read or written.
-    this.host.compactionCompleted?.(c, { files: [file], stats: MOVED });
+    let bytes = 0;
+    for (const f of files) bytes += f.size;
+    this.stats.recordMove(c.outputLevel, bytes);
+    // The files moved are both input and output; nothing was read or written.
+    this.host.compactionCompleted?.(c, { files, stats: MOVED });
     this.host.versionChanged();
     return true;
   }
