@@ -42,7 +42,7 @@ import type {
   CompactionJobSpec,
   JobFile,
 } from "../compaction/compaction-job.js";
-import { CompactionStats } from "../compaction/compaction-stats.js";
+import { CompactionStats, estimatePendingCompactionBytes } from "../compaction/compaction-stats.js";
 import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
 import { FifoCompactionPicker } from "../compaction/picker-fifo.js";
 import { UniversalCompactionPicker } from "../compaction/picker-universal.js";
@@ -167,6 +167,19 @@ export class CompactionScheduler {
     let runs = n;
     for (let l = 1; l < NUM_LEVELS; l++) if (version.levels[l]!.length > 0) runs++;
     return runs;
+  }
+
+  /**
+   * RocksDB's estimated_compaction_needed_bytes (`estimate-pending-compaction-bytes`, and the
+   * pending-bytes write stalls): leveled's estimate (compaction-stats.ts); 0 under universal
+   * and FIFO, which RocksDB does not estimate (EstimateCompactionBytesNeeded is leveled only).
+   */
+  pendingCompactionBytes(version: Version): number {
+    if (this.stylePicker !== undefined) return 0;
+    const picker = this.picker;
+    return estimatePendingCompactionBytes(version, picker.level0Trigger, (level) =>
+      picker.maxBytesForLevel(level),
+    );
   }
 
   get numRunning(): number {

@@ -373,7 +373,11 @@ export class ColumnFamilyData {
   /** Re-decides write stalls and starts the compactions that became due. */
   versionChanged(): void {
     const before = this.writeController.condition;
-    this.writeController.update(this.compactions.stallCount(this.versions.current));
+    const current = this.versions.current;
+    this.writeController.update(
+      this.compactions.stallCount(current),
+      this.compactions.pendingCompactionBytes(current),
+    );
     if (this.events !== undefined && this.writeController.condition !== before)
       this.events.stallChanged(before, this.writeController.condition);
     this.updateThrottle(false);

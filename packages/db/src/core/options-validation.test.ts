@@ -84,6 +84,8 @@ const openRows: Row[] = [
   ["level0FileNumCompactionTrigger", "4", 0, 4],
   ["level0SlowdownWritesTrigger", "20", 0, 20],
   ["level0StopWritesTrigger", "36", 0, 36],
+  ["softPendingCompactionBytesLimit", "1", -1, 0],
+  ["hardPendingCompactionBytesLimit", "1", 1.5, 1 << 30],
   ["maxBytesForLevelBase", "x", 0, 1 << 20],
   ["maxBytesForLevelMultiplier", "10", 1, 8],
   ["targetFileSizeBase", [], 1.5, 1 << 20],

@@ -113,6 +113,8 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "level0FileNumCompactionTrigger",
   "level0SlowdownWritesTrigger",
   "level0StopWritesTrigger",
+  "softPendingCompactionBytesLimit",
+  "hardPendingCompactionBytesLimit",
   "maxBytesForLevelBase",
   "maxBytesForLevelMultiplier",
   "targetFileSizeBase",
@@ -396,6 +398,18 @@ export interface DbOptions {
    * `level0SlowdownWritesTrigger` if below it and not given. Default: 36.
    */
   level0StopWritesTrigger?: number;
+  /**
+   * RocksDB's `soft_pending_compaction_bytes_limit`: writes slow down (as over
+   * `level0SlowdownWritesTrigger`) while the estimate of bytes compaction owes
+   * (`shale.estimate-pending-compaction-bytes`; 0 under universal and FIFO) is at or over
+   * this. 0: off. Default: 64 GiB.
+   */
+  softPendingCompactionBytesLimit?: number;
+  /**
+   * RocksDB's `hard_pending_compaction_bytes_limit`: writes stop while that estimate is at
+   * or over this. 0: off. Default: 256 GiB.
+   */
+  hardPendingCompactionBytesLimit?: number;
   /** Byte target of L1; level n's is this x `maxBytesForLevelMultiplier`^(n-1). Default: 256 MiB. */
   maxBytesForLevelBase?: number;
   /** Growth of the byte target from one level to the next (> 1). Default: 10. */
@@ -534,6 +548,8 @@ export interface ResolvedOptions {
   level0FileNumCompactionTrigger: number;
   level0SlowdownWritesTrigger: number;
   level0StopWritesTrigger: number;
+  softPendingCompactionBytesLimit: number;
+  hardPendingCompactionBytesLimit: number;
   maxBytesForLevelBase: number;
   maxBytesForLevelMultiplier: number;
   targetFileSizeBase: number;
@@ -782,6 +798,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("level0FileNumCompactionTrigger", 1),
   integerRow("level0SlowdownWritesTrigger", 1),
   integerRow("level0StopWritesTrigger", 1),
+  integerRow("softPendingCompactionBytesLimit", 0),
+  integerRow("hardPendingCompactionBytesLimit", 0),
   integerRow("maxBytesForLevelBase", 1),
   customRow(
     "maxBytesForLevelMultiplier",
@@ -971,6 +989,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     level0FileNumCompactionTrigger: trigger,
     level0SlowdownWritesTrigger: slowdown,
     level0StopWritesTrigger: stop,
+    softPendingCompactionBytesLimit: o.softPendingCompactionBytesLimit ?? 64 * 2 ** 30,
+    hardPendingCompactionBytesLimit: o.hardPendingCompactionBytesLimit ?? 256 * 2 ** 30,
     maxBytesForLevelBase: o.maxBytesForLevelBase ?? 256 * 1024 * 1024,
     maxBytesForLevelMultiplier: o.maxBytesForLevelMultiplier ?? 10,
     targetFileSizeBase: o.targetFileSizeBase ?? 64 * 1024 * 1024,

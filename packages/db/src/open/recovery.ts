@@ -634,6 +634,8 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
     level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
     level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
     level0_stop_writes_trigger: options.level0StopWritesTrigger,
+    soft_pending_compaction_bytes_limit: options.softPendingCompactionBytesLimit,
+    hard_pending_compaction_bytes_limit: options.hardPendingCompactionBytesLimit,
     max_bytes_for_level_base: options.maxBytesForLevelBase,
     max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
     target_file_size_base: options.targetFileSizeBase,
