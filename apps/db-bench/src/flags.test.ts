@@ -38,6 +38,11 @@ describe("flags", () => {
     expect(d.num).toBe(100_000);
     expect(d.benchmarks).toEqual(DEFAULT_BENCHMARKS);
     expect(helpText()).toContain("--writes_per_range_tombstone");
+    expect(f.memtableBloomSizeRatio).toBe(0);
+    const bloom = parseFlags(["--memtable_bloom_size_ratio=0.1", "--memtable_whole_key_filtering"]);
+    expect(bloom.memtableBloomSizeRatio).toBe(0.1);
+    expect(bloom.memtableWholeKeyFiltering).toBe(true);
+    reject(["--memtable_bloom_size_ratio=2"], /memtable_bloom_size_ratio must be in \[0, 1\]/);
   });
 
   it("rejects bad flags with a message that says what is wrong", () => {

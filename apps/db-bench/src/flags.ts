@@ -50,6 +50,9 @@ export interface Flags {
   /** --prefix_same_as_start / --total_order_seek: the seeks' read options (db_bench's). */
   prefixSameAsStart: boolean;
   totalOrderSeek: boolean;
+  /** --memtable_bloom_size_ratio / --memtable_whole_key_filtering: shale's memtable Bloom filter. */
+  memtableBloomSizeRatio: number;
+  memtableWholeKeyFiltering: boolean;
   benchmarkWriteRateLimit: number;
   seed: number;
   histogram: boolean;
@@ -249,6 +252,16 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     kind: "int",
     help: "keys share a prefix of prefix_size bytes, this many keys per prefix, as db_bench's keys (prefix = n mod (num / keys_per_prefix)); 0 = plain keys (Default: 0)",
   },
+  memtable_bloom_size_ratio: {
+    key: "memtableBloomSizeRatio",
+    kind: "float",
+    help: "a Bloom filter in each memtable of write_buffer_size * this bytes over the prefix_size prefixes (and whole keys with --memtable_whole_key_filtering); gets and prefix seeks ask it first (shale's memtablePrefixBloomSizeRatio) (Default: 0, none)",
+  },
+  memtable_whole_key_filtering: {
+    key: "memtableWholeKeyFiltering",
+    kind: "bool",
+    help: "the memtable Bloom filter holds whole keys (shale's memtableWholeKeyFiltering; with --memtable_bloom_size_ratio) (Default: false)",
+  },
   prefix_same_as_start: {
     key: "prefixSameAsStart",
     kind: "bool",
@@ -384,6 +397,8 @@ export function defaultFlags(): Flags {
     prefixSize: 0,
     keysPerPrefix: 0,
     prefixSameAsStart: false,
+    memtableBloomSizeRatio: 0,
+    memtableWholeKeyFiltering: false,
     totalOrderSeek: false,
     benchmarkWriteRateLimit: 0,
     seed: 301,
@@ -501,6 +516,10 @@ function validate(f: Flags): void {
   check(f.multireadBatchSize >= 1, "--multiread_batch_size must be positive");
   check(f.seekNexts >= 0, "--seek_nexts must not be negative");
   check(f.prefixSize >= 0 && f.prefixSize <= f.keySize, "--prefix_size must be in [0, key_size]");
+  check(
+    f.memtableBloomSizeRatio >= 0 && f.memtableBloomSizeRatio <= 1,
+    "--memtable_bloom_size_ratio must be in [0, 1]",
+  );
   check(f.keysPerPrefix >= 0, "--keys_per_prefix must not be negative");
   check(
     f.keysPerPrefix === 0 || (f.prefixSize > 0 && f.keySize >= f.prefixSize + 1),

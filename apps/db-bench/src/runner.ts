@@ -68,6 +68,8 @@ export function engineOptions(flags: Flags): EngineOptions {
     transactionDb: flags.transactionDb,
     prefixSize: flags.prefixSize,
     prefixSameAsStart: flags.prefixSameAsStart,
+    memtableBloomSizeRatio: flags.memtableBloomSizeRatio,
+    memtableWholeKeyFiltering: flags.memtableWholeKeyFiltering,
     totalOrderSeek: flags.totalOrderSeek,
   };
 }

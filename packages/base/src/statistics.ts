@@ -69,6 +69,13 @@ export const Ticker = Object.freeze({
   RateLimitDelayMillis: 35,
   /** Rate limiter requests that found the bucket empty and waited (`rocksdb.number.rate_limiter.drains`). */
   NumberRateLimiterDrains: 36,
+  /**
+   * Memtable gets (and prefix seeks) the memtable's prefix bloom let through
+   * (`memtablePrefixBloomSizeRatio`; RocksDB's perf counter bloom_memtable_hit_count).
+   */
+  BloomMemtableHit: 37,
+  /** Those it answered "not here" without a search (bloom_memtable_miss_count). */
+  BloomMemtableMiss: 38,
 } as const);
 export type Ticker = (typeof Ticker)[keyof typeof Ticker];
 

@@ -116,13 +116,14 @@ describe("universal compaction against a model", () => {
         fc.array(op, { minLength: 1, maxLength: 80 }),
         fc.integer({ min: 2, max: 4 }),
         fc.constantFrom(1, 50, 200),
-        async (ops, trigger, amp) => {
+        fc.boolean(),
+        async (ops, trigger, amp, allowTrivialMove) => {
           const fs = new MemoryFileSystem();
           const options = {
             fs,
             mergeOperator: "max" as const,
             compactionStyle: "universal" as const,
-            universal: { maxSizeAmplificationPercent: amp },
+            universal: { maxSizeAmplificationPercent: amp, allowTrivialMove },
             level0FileNumCompactionTrigger: trigger,
           };
           let db = await DB.open("/db", options);

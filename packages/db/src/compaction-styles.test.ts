@@ -66,10 +66,13 @@ describe("compaction style options", () => {
       /unknown options.universal option "sizeRatoi"/,
     );
     await expectRejects(
-      DB.open(DIR, { fs, universal: { allowTrivialMove: true } }),
+      DB.open(DIR, { fs, universal: { incremental: true } }),
       "NotSupported",
-      /allow_trivial_move/,
+      /incremental/,
     );
+    await expect(
+      DB.open(DIR, { fs, universal: { allowTrivialMove: "yes" as never } }),
+    ).rejects.toThrow(TypeError);
     await expectRejects(
       DB.open(DIR, { fs, fifo: { maxTableFilesSize: -1 } }),
       "InvalidArgument",

@@ -422,6 +422,25 @@ const ROWS: Row[] = [
   // the row's statistics) held to 1 MiB/s: it waits for tokens.
   { name: "RateLimitDelayMillis", act: (c) => rateLimitedCompaction(c.stats), expect: "> 0" },
   { name: "NumberRateLimiterDrains", act: (c) => rateLimitedCompaction(c.stats), expect: "> 0" },
+  // The memtable bloom: "a" is in the memtable (a hit), "b" is not (a miss, no search).
+  {
+    name: "BloomMemtableHit",
+    options: { memtablePrefixBloomSizeRatio: 0.1, memtableWholeKeyFiltering: true },
+    act: (c) => {
+      c.db.put("a", "1");
+      c.db.get("a");
+    },
+    expect: 1,
+  },
+  {
+    name: "BloomMemtableMiss",
+    options: { memtablePrefixBloomSizeRatio: 0.1, memtableWholeKeyFiltering: true },
+    act: (c) => {
+      c.db.put("a", "1");
+      c.db.get("b");
+    },
+    expect: 1,
+  },
   // Histograms: the count of values recorded.
   {
     name: "GetMicros",

@@ -5,6 +5,11 @@
  */
 export { ChunkPool, type ChunkPoolOptions, type ChunkPoolStats } from "./chunk-pool.js";
 export { MemTable, type MemTableOptions } from "./memtable.js";
+export {
+  MemTableBloom,
+  type MemTableBloomOptions,
+  type MemTableBloomPrefix,
+} from "./memtable-bloom.js";
 export type { MemTableIterator } from "./memtable-iterator.js";
 export { POISON_BYTE } from "./poison.js";
 export type { SharedMemTableData } from "./shared.js";

@@ -42,6 +42,7 @@ import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
 import { HashIndex, hashKey } from "./hash-index.js";
 import { lookupPoints } from "./lookup.js";
+import { MemTableBloom } from "./memtable-bloom.js";
 import { MemTableIterator } from "./memtable-iterator.js";
 import { RangeTombstoneCache } from "./range-tombstone-cache.js";
 import { checkSharedData, SHARED_FORMAT_VERSION, type SharedMemTableData } from "./shared.js";
@@ -72,6 +73,11 @@ export interface MemTableOptions {
    * given, must equal it). Default: none (new chunks, left to the garbage collector).
    */
   chunkPool?: ChunkPool;
+  /**
+   * A Bloom filter of the point entries' keys and/or prefixes (memtable-bloom.ts), filled by
+   * `add` and asked by `get` before the points are searched. Default: none.
+   */
+  bloom?: MemTableBloom;
 }
 
 /** State handed from `fromShared` to the constructor. */
@@ -109,6 +115,8 @@ export class MemTable {
    */
   private index: HashIndex | undefined = undefined;
   private indexLater = false;
+  /** MemTableOptions.bloom. */
+  readonly bloom: MemTableBloom | undefined = undefined;
   /** The range tombstones in insertion order, views into the arena; append-only. */
   private readonly tombstones: RangeTombstone[] = [];
   private readonly tombstoneAddresses: number[] = [];
@@ -149,6 +157,10 @@ export class MemTable {
       const hashIndex = options.hashIndex ?? true;
       if (typeof hashIndex !== "boolean") throw new TypeError("hashIndex must be a boolean");
       this.indexLater = hashIndex && this.points.bytewise;
+      const bloom = options.bloom;
+      if (bloom !== undefined && !(bloom instanceof MemTableBloom))
+        throw new TypeError("bloom must be a MemTableBloom");
+      this.bloom = bloom;
       return;
     }
     const d = r.data;
@@ -246,6 +258,7 @@ export class MemTable {
     list.insert(address);
     if (invariants) checkInserted(list, address);
     if (!isTombstone) {
+      this.bloom?.add(userKey);
       const index = this.index;
       if (index !== undefined) index.insert(hashKey(userKey, 0, userKey.length), address);
       else if (this.indexLater && this.entries + 1 >= INDEX_MIN_ENTRIES) this.buildIndex();
@@ -329,6 +342,8 @@ export class MemTable {
     }
     // No point entry (a memtable after a reopen or a flush): nothing to hash or search.
     if (this.entries === 0) return result;
+    const bloom = this.bloom;
+    if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
     lookupPoints(this.points, this.index, userKey, snapshotSeq, result);
     return result;
   }
@@ -420,7 +435,8 @@ export class MemTable {
    */
   approximateMemoryUsage(): number {
     const indexBytes = this.index === undefined ? 0 : this.index.bytes;
-    return this.arena.usedBytes + this.tombstoneAddresses.length * 4 + indexBytes;
+    const bloomBytes = this.bloom === undefined ? 0 : this.bloom.byteSize;
+    return this.arena.usedBytes + this.tombstoneAddresses.length * 4 + indexBytes + bloomBytes;
   }
 
   /** Number of point entries. */

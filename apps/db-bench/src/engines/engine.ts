@@ -44,6 +44,9 @@ export interface EngineOptions {
   transactionDb?: boolean;
   /** --prefix_size: a fixed prefix extractor of this many bytes (0: none; shale only). */
   prefixSize?: number;
+  /** shale's memtablePrefixBloomSizeRatio / memtableWholeKeyFiltering (others ignore them). */
+  memtableBloomSizeRatio?: number;
+  memtableWholeKeyFiltering?: boolean;
   /** The seeks' ReadOptions prefix_same_as_start / total_order_seek (shale only). */
   prefixSameAsStart?: boolean;
   totalOrderSeek?: boolean;

@@ -137,6 +137,9 @@ export class ShaleEngine implements Engine {
       options.createMissingColumnFamilies = true;
     }
     if ((o.prefixSize ?? 0) > 0) options.prefixExtractor = fixedPrefix(o.prefixSize!);
+    if ((o.memtableBloomSizeRatio ?? 0) > 0)
+      options.memtablePrefixBloomSizeRatio = o.memtableBloomSizeRatio!;
+    if (o.memtableWholeKeyFiltering === true) options.memtableWholeKeyFiltering = true;
     // The seeks' read options (db_bench's seekrandom: total_order_seek, prefix_same_as_start).
     this.seekOptions = {};
     if (o.prefixSameAsStart === true) this.seekOptions.prefixSameAsStart = true;

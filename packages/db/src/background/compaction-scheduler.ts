@@ -42,7 +42,7 @@ import type {
   CompactionJobSpec,
   JobFile,
 } from "../compaction/compaction-job.js";
-import { CompactionStats } from "../compaction/compaction-stats.js";
+import { CompactionStats, estimatePendingCompactionBytes } from "../compaction/compaction-stats.js";
 import { CompactionPicker, type PickerOptions } from "../compaction/picker.js";
 import { FifoCompactionPicker } from "../compaction/picker-fifo.js";
 import { UniversalCompactionPicker } from "../compaction/picker-universal.js";
@@ -169,6 +169,19 @@ export class CompactionScheduler {
     return runs;
   }
 
+  /**
+   * RocksDB's estimated_compaction_needed_bytes (`estimate-pending-compaction-bytes`, and the
+   * pending-bytes write stalls): leveled's estimate (compaction-stats.ts); 0 under universal
+   * and FIFO, which RocksDB does not estimate (EstimateCompactionBytesNeeded is leveled only).
+   */
+  pendingCompactionBytes(version: Version): number {
+    if (this.stylePicker !== undefined) return 0;
+    const picker = this.picker;
+    return estimatePendingCompactionBytes(version, picker.level0Trigger, (level) =>
+      picker.maxBytesForLevel(level),
+    );
+  }
+
   get numRunning(): number {
     return this.running.size;
   }
@@ -231,18 +244,23 @@ export class CompactionScheduler {
     return busy;
   }
 
-  /** Installs a trivial move: the one L0-or-above input re-filed one level down, unread. */
+  /**
+   * Installs a trivial move: the inputs re-filed in the output level, unread (leveled: the
+   * one input, one level down; universal: every non-overlapping input).
+   */
   private installMove(c: Compaction): boolean {
-    const file = c.inputs[0][0]!;
+    const files = c.allInputs();
     try {
-      this.host.versions.logAndApply(c.edit([file]));
+      this.host.versions.logAndApply(c.moveEdit());
     } catch (e) {
       this.host.backgroundFailed(e instanceof Error ? e : new Error(String(e)));
       return false;
     }
-    this.stats.recordMove(c.outputLevel, file.size);
-    // The file moved is both input and output; nothing was read or written.
-    this.host.compactionCompleted?.(c, { files: [file], stats: MOVED });
+    let bytes = 0;
+    for (const f of files) bytes += f.size;
+    this.stats.recordMove(c.outputLevel, bytes);
+    // The files moved are both input and output; nothing was read or written.
+    this.host.compactionCompleted?.(c, { files, stats: MOVED });
     this.host.versionChanged();
     return true;
   }

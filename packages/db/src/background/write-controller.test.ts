@@ -60,6 +60,46 @@ describe("WriteController", () => {
     expect(c.condition).toBe(StallCondition.Stopped);
   });
 
+  it("decides from the pending compaction bytes too (soft: Delayed, hard: Stopped; 0: off)", () => {
+    const c = new WriteController({
+      level0SlowdownWritesTrigger: 4,
+      level0StopWritesTrigger: 8,
+      disableAutoCompactions: false,
+      softPendingCompactionBytesLimit: 1000,
+      hardPendingCompactionBytesLimit: 5000,
+    });
+    const cases: [number, number, StallCondition][] = [
+      [0, 999, StallCondition.Normal],
+      [0, 1000, StallCondition.Delayed],
+      [0, 4999, StallCondition.Delayed],
+      [0, 5000, StallCondition.Stopped],
+      [8, 0, StallCondition.Stopped],
+      [4, 999, StallCondition.Delayed],
+      [0, 0, StallCondition.Normal],
+    ];
+    for (const [l0, pending, want] of cases) {
+      c.update(l0, pending);
+      expect(c.condition, `${l0} files, ${pending} bytes`).toBe(want);
+    }
+    const off = new WriteController({
+      level0SlowdownWritesTrigger: 4,
+      level0StopWritesTrigger: 8,
+      disableAutoCompactions: false,
+      softPendingCompactionBytesLimit: 0,
+      hardPendingCompactionBytesLimit: 0,
+    });
+    off.update(0, 2 ** 50);
+    expect(off.condition).toBe(StallCondition.Normal);
+    const noAuto = new WriteController({
+      level0SlowdownWritesTrigger: 4,
+      level0StopWritesTrigger: 8,
+      disableAutoCompactions: true,
+      hardPendingCompactionBytesLimit: 1,
+    });
+    noAuto.update(0, 10);
+    expect(noAuto.condition).toBe(StallCondition.Normal);
+  });
+
   it("the memtable throttle lets a writer at or below the rate through without sleeping", () => {
     const c = controller();
     const h = host(1);

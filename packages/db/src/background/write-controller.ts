@@ -10,6 +10,11 @@
  * |                                 |           | reaches 1 ms                              |
  * | >= level0StopWritesTrigger      | Stopped   | waits until compaction brings L0 below    |
  *
+ * and from the estimate of pending compaction bytes (RocksDB's
+ * estimated_compaction_needed_bytes; 0 under universal and FIFO): at or over
+ * `hardPendingCompactionBytesLimit` Stopped, at or over `softPendingCompactionBytesLimit`
+ * Delayed (0 turns a limit off). These stalls are counted with the L0 ones.
+ *
  * With `disableAutoCompactions` there are no L0 stalls (as in RocksDB: nothing would ever
  * compact L0). The memtable-count stop (`maxWriteBufferNumber`) is the database's own and is
  * only counted here, as is the memtable throttle (`throttle`, below).
@@ -71,6 +76,8 @@ export class WriteController {
   condition: StallCondition = StallCondition.Normal;
   private readonly slowdown: number;
   private readonly stop: number;
+  private readonly softPendingBytes: number;
+  private readonly hardPendingBytes: number;
   private readonly enabled: boolean;
   /** Micros of delay owed by writes under Delayed and not slept yet. */
   private debtMicros = 0;
@@ -99,17 +106,27 @@ export class WriteController {
     level0SlowdownWritesTrigger: number;
     level0StopWritesTrigger: number;
     disableAutoCompactions: boolean;
+    /** Default: 0 (off). */
+    softPendingCompactionBytesLimit?: number;
+    /** Default: 0 (off). */
+    hardPendingCompactionBytesLimit?: number;
   }) {
     this.slowdown = options.level0SlowdownWritesTrigger;
     this.stop = options.level0StopWritesTrigger;
+    this.softPendingBytes = options.softPendingCompactionBytesLimit ?? 0;
+    this.hardPendingBytes = options.hardPendingCompactionBytesLimit ?? 0;
     this.enabled = !options.disableAutoCompactions;
   }
 
-  /** Re-decides the condition for `l0Files` L0 files. */
-  update(l0Files: number): void {
+  /** Re-decides the condition for `l0Files` L0 files and `pendingBytes` of compaction owed. */
+  update(l0Files: number, pendingBytes = 0): void {
+    const hard = this.hardPendingBytes;
+    const soft = this.softPendingBytes;
     if (!this.enabled) this.condition = StallCondition.Normal;
-    else if (l0Files >= this.stop) this.condition = StallCondition.Stopped;
-    else if (l0Files >= this.slowdown) this.condition = StallCondition.Delayed;
+    else if (l0Files >= this.stop || (hard > 0 && pendingBytes >= hard))
+      this.condition = StallCondition.Stopped;
+    else if (l0Files >= this.slowdown || (soft > 0 && pendingBytes >= soft))
+      this.condition = StallCondition.Delayed;
     else {
       this.condition = StallCondition.Normal;
       this.debtMicros = 0;

@@ -39,6 +39,7 @@ import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
 import { resolveCompactionStyle } from "../core/compaction-style-options.js";
 import type { EventListeners, FlushReason } from "../core/event-listeners.js";
+import { newFamilyMemTable } from "../core/memtable-bloom-option.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
@@ -372,7 +373,11 @@ export class ColumnFamilyData {
   /** Re-decides write stalls and starts the compactions that became due. */
   versionChanged(): void {
     const before = this.writeController.condition;
-    this.writeController.update(this.compactions.stallCount(this.versions.current));
+    const current = this.versions.current;
+    this.writeController.update(
+      this.compactions.stallCount(current),
+      this.compactions.pendingCompactionBytes(current),
+    );
     if (this.events !== undefined && this.writeController.condition !== before)
       this.events.stallChanged(before, this.writeController.condition);
     this.updateThrottle(false);
@@ -439,7 +444,7 @@ export class ColumnFamilyData {
     this.memLogNumber = host.wal.number;
     const sealed = this.mem;
     sealed.seal();
-    this.mem = new MemTable({ comparator: this.icmp.user, chunkPool: this.chunkPool });
+    this.mem = newFamilyMemTable(this.options, this.chunkPool);
     this.memCreatedSeq = host.versions.lastSequence;
     return { mem: sealed, logNumber };
   }

@@ -8,10 +8,10 @@
  * Threading: the database's thread.
  */
 import { InternalKeyComparator, ShaleError } from "@shale/base";
-import { MemTable } from "@shale/memtable";
 import { TableCache } from "@shale/sstable";
 import { type TableIdentity, tableWriteOptions } from "../compaction/build-table.js";
 import { tableFileName } from "../core/filenames.js";
+import { newFamilyMemTable } from "../core/memtable-bloom-option.js";
 import {
   type ColumnFamilyOptions,
   type ResolvedOptions,
@@ -161,7 +161,7 @@ export class ColumnFamilySet {
     const own = resolveColumnFamilyOptions(this.options, name, options);
     const icmp = new InternalKeyComparator(own.comparator);
     const versions = versionSet.addFamily(name, icmp, wal.number);
-    const mem = new MemTable({ comparator: icmp.user });
+    const mem = newFamilyMemTable(own);
     const cf = this.add(versions, own, { mem, imm: [], memLogNumber: wal.number });
     this.rewriteOptions();
     cf.start();

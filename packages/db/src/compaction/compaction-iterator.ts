@@ -26,6 +26,10 @@
  *      operands stay operands — combined into one (newest seq) by `partialMerge` when the
  *      operator has it and it succeeds for every pair, else kept as they are. Operands of
  *      different stripes are never combined.
+ *    With a compaction filter that takes operands (rule 6), each operand of the last stripe
+ *    (newer than every snapshot) is first shown to it: removed ones are left out, changed
+ *    ones replaced; with none left, the entry under them goes by the rules as if they had
+ *    never been (it is not consumed as a base).
  *    Without a merge operator (a flush), operands are kept as they are and hide nothing:
  *    the entries under them in their stripe go by their own kind (a Value or a deletion
  *    under an operand is its base and stays; rule 1 applies from it on).
@@ -320,7 +324,11 @@ export class CompactionIterator {
             this.curStripe = -1;
             return;
           }
-          this.mergeStripe(stripe, this.mergeOperator);
+          if (!this.mergeStripe(stripe, this.mergeOperator)) {
+            // Every operand removed by the filter: nothing of the stripe is out yet.
+            this.curStripe = -1;
+            continue;
+          }
           this.direct = false;
           this.queuePos = 0;
           this.isValid = true;
@@ -429,9 +437,11 @@ export class CompactionIterator {
 
   /**
    * Rule 4. REQUIRES: the input is at the newest Merge operand of `stripe` for the current
-   * user key. Leaves the result in the queue and the input at the first entry not consumed.
+   * user key. Leaves the result in the queue and the input at the first entry not consumed;
+   * false (nothing queued) when the compaction filter removed every operand, the input then
+   * at the first entry after them.
    */
-  private mergeStripe(stripe: number, op: MergeOperator): void {
+  private mergeStripe(stripe: number, op: MergeOperator): boolean {
     const input = this.input;
     const stats = this.stats;
     const keys = this.queueKeys;
@@ -442,10 +452,28 @@ export class CompactionIterator {
     // into blocks that stay alive while referenced.
     let base: Uint8Array | undefined;
     let hasBase = false;
+    // RocksDB's MergeHelper asks the filter about operands above the latest snapshot only.
+    const filter =
+      this.filter?.filtersOperands === true && stripe === this.snapshots.length
+        ? this.filter
+        : undefined;
     for (;;) {
-      keys.push(input.key().slice());
-      values.push(input.value());
       stats.inputEntries++;
+      if (filter === undefined) {
+        keys.push(input.key().slice());
+        values.push(input.value());
+      } else {
+        const d = filter.filterOperand(this.curUser, input.value());
+        if (d === null) stats.filterRemoved++;
+        else {
+          keys.push(input.key().slice());
+          if (d === undefined) values.push(input.value());
+          else {
+            stats.filterChanged++;
+            values.push(d);
+          }
+        }
+      }
       input.next();
       if (!input.valid()) break;
       const k = input.key();
@@ -454,6 +482,8 @@ export class CompactionIterator {
       const seq = trailerSeq(k, t);
       if ((this.snapshots.length === 0 ? 0 : this.stripeOf(seq)) !== stripe) break;
       const kind = k[t]!;
+      // With no operand left, what follows is not a base: the caller decides it.
+      if (kind !== ValueKind.Merge && keys.length === 0) break;
       if (this.covered(seq, stripe)) {
         stats.inputEntries++;
         stats.droppedCovered++;
@@ -477,6 +507,7 @@ export class CompactionIterator {
       hasBase = true;
       break;
     }
+    if (keys.length === 0) return false;
     const keyEnded = !input.valid() || !this.sameUser(input.key());
     const newest = keys[0]!;
     const newestSeq = trailerSeq(newest, newest.length - TRAILER_SIZE);
@@ -490,7 +521,7 @@ export class CompactionIterator {
       values.length = 1;
       keys[0] = makeInternalKey(this.curUser, newestSeq, ValueKind.Value);
       values[0] = merged;
-      return;
+      return true;
     }
     if (values.length > 1 && op.partialMerge !== undefined) {
       let acc: Uint8Array | undefined = values[values.length - 1]!;
@@ -504,5 +535,6 @@ export class CompactionIterator {
         values[0] = acc;
       }
     }
+    return true;
   }
 }

@@ -71,7 +71,10 @@ export class Compaction {
   readonly reason: CompactionReason;
   /** The score of `level` when picked (0 for manual compactions). */
   readonly score: number;
-  /** Set when the single input moves down without rewriting. */
+  /**
+   * Set when the inputs move to the output level without rewriting: the single input of a
+   * leveled compaction, or the non-overlapping inputs of a universal one (`allowTrivialMove`).
+   */
   readonly trivialMove: boolean;
   /**
    * The codec of the output tables (output-compression.ts), or undefined for the database's
@@ -98,6 +101,11 @@ export class Compaction {
     /** Default: the files of `outputLevel + 1` overlapping the inputs. */
     grandparents?: readonly FileMetaData[];
     maxOutputFileSize?: number;
+    /**
+     * Universal compaction's allow_trivial_move verdict: the inputs, from any number of
+     * levels, overlap nowhere (RocksDB's IsInputFilesNonOverlapping). Default: not universal.
+     */
+    universalTrivialMove?: boolean;
   }) {
     this.outputCompression = args.outputCompression;
     this.version = args.version;
@@ -116,13 +124,18 @@ export class Compaction {
         ? overlappingInLevel(args.ucmp, args.version.levels[this.outputLevel + 1]!, this.range)
         : []);
     this.trivialMove =
-      !this.deletion &&
-      this.outputLevel > this.level &&
-      this.middleInputs.length === 0 &&
-      args.allowTrivialMove &&
-      args.inputs[0].length === 1 &&
-      args.inputs[1].length === 0 &&
-      totalBytes(this.grandparents) <= args.maxGrandparentOverlapBytes;
+      args.universalTrivialMove !== undefined
+        ? args.universalTrivialMove &&
+          !this.deletion &&
+          this.outputLevel !== 0 &&
+          this.outputLevel !== this.level
+        : !this.deletion &&
+          this.outputLevel > this.level &&
+          this.middleInputs.length === 0 &&
+          args.allowTrivialMove &&
+          args.inputs[0].length === 1 &&
+          args.inputs[1].length === 0 &&
+          totalBytes(this.grandparents) <= args.maxGrandparentOverlapBytes;
   }
 
   /** Every input file. */
@@ -175,6 +188,25 @@ export class Compaction {
     for (const m of this.middleInputs) for (const f of m.files) e.deleteFile(m.level, f.number);
     for (const f of this.inputs[1]) e.deleteFile(this.outputLevel, f.number);
     for (const f of outputs) e.addFile(this.outputLevel, f);
+    return e;
+  }
+
+  /**
+   * The edit of a trivial move: every input not already in the output level is deleted from
+   * its level and added, unchanged, to the output level (RocksDB's move in
+   * DBImpl::BackgroundCompaction).
+   */
+  moveEdit(): VersionEdit {
+    const e = new VersionEdit();
+    const move = (level: number, files: readonly FileMetaData[]) => {
+      if (level === this.outputLevel) return;
+      for (const f of files) {
+        e.deleteFile(level, f.number);
+        e.addFile(this.outputLevel, f);
+      }
+    };
+    move(this.level, this.inputs[0]);
+    for (const m of this.middleInputs) move(m.level, m.files);
     return e;
   }
 

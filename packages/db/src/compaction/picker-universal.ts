@@ -25,6 +25,11 @@
  * >= 0, a size-ratio pick writes uncompressed tables while the runs older than it already
  * hold that percent of all bytes.
  *
+ * With `allowTrivialMove`, an automatic pick (not `compactRange`) whose input tables overlap
+ * nowhere — no user key in two of them (RocksDB's IsInputFilesNonOverlapping) — and whose
+ * output level is not L0 is a trivial move: the tables are re-filed in the output level,
+ * unread and unwritten.
+ *
  * Score (RocksDB's L0 score for universal, the others 0): runs not busy / trigger.
  * `db.compactRange` compacts every table of every level into the last level, whatever the
  * range (RocksDB's kCompactAllLevels).
@@ -34,7 +39,7 @@
  * 1 joins (3 MB), 3.03 < 10 stops: three runs -> one L0 table (the 10 MB run is an L0 table)
  * or the level above the 10 MB run's level.
  */
-import type { InternalKeyComparator } from "@shale/base";
+import { type InternalKeyComparator, TRAILER_SIZE } from "@shale/base";
 import type { CompressionName } from "@shale/sstable";
 import type { ResolvedUniversalOptions } from "../core/compaction-style-options.js";
 import { rangesOverlap } from "../version/key-range.js";
@@ -250,6 +255,20 @@ export class UniversalCompactionPicker {
     );
   }
 
+  /**
+   * RocksDB's IsInputFilesNonOverlapping: sorted by smallest key, each table starts after the
+   * previous one ends (user keys; a shared user key counts as overlap).
+   */
+  private nonOverlapping(files: readonly FileMetaData[]): boolean {
+    const ucmp = this.icmp.user;
+    const user = (ikey: Uint8Array) => ikey.subarray(0, ikey.length - TRAILER_SIZE);
+    const sorted = [...files].sort((a, b) => this.icmp.compare(a.smallest, b.smallest));
+    for (let i = 1; i < sorted.length; i++) {
+      if (ucmp.compare(user(sorted[i - 1]!.largest), user(sorted[i]!.smallest)) >= 0) return false;
+    }
+    return true;
+  }
+
   /** The compaction of runs[start..end] (both included). */
   private compaction(
     version: Version,
@@ -288,6 +307,16 @@ export class UniversalCompactionPicker {
         outputLevel,
         version.levels,
       );
+    const move =
+      this.options.universal.allowTrivialMove && reason !== CompactionReason.Manual
+        ? {
+            universalTrivialMove: this.nonOverlapping([
+              ...first,
+              ...middle.flatMap((m) => m.files),
+              ...last,
+            ]),
+          }
+        : {};
     const c = new Compaction({
       version,
       level: startLevel,
@@ -303,6 +332,7 @@ export class UniversalCompactionPicker {
       outputCompression,
       // Into L0: one table (RocksDB: no size limit for L0 outputs of universal compaction).
       ...(outputLevel === 0 ? { maxOutputFileSize: Number.MAX_SAFE_INTEGER } : {}),
+      ...move,
     });
     if (outputLevel !== 0) {
       for (const r of running) {

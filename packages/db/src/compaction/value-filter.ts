@@ -34,34 +34,50 @@ export interface FilterSpec {
   level: number;
 }
 
-/** Decides each value the CompactionIterator shows it. */
+/** Decides each value (and, if it `filtersOperands`, merge operand) the CompactionIterator shows it. */
 export interface ValueFilter {
   /** undefined: keep; null: remove; a Uint8Array: the new stored value. */
   filter(userKey: Uint8Array, value: Uint8Array): Uint8Array | null | undefined;
+  /** Merge operands are shown to `filterOperand` (the user's function opted in). */
+  readonly filtersOperands: boolean;
+  /** undefined: keep; null: remove; a Uint8Array: the new operand. */
+  filterOperand(userKey: Uint8Array, operand: Uint8Array): Uint8Array | null | undefined;
 }
 
 class UserValueFilter implements ValueFilter {
   private readonly context: CompactionFilterContext;
+  private readonly operandContext: CompactionFilterContext;
+  readonly filtersOperands: boolean;
   constructor(
     private readonly fn: CompactionFilterFunction,
     level: number,
   ) {
-    this.context = Object.freeze({ level });
+    this.context = Object.freeze({ level, valueType: "value" as const });
+    this.operandContext = Object.freeze({ level, valueType: "mergeOperand" as const });
+    this.filtersOperands = fn.filterMergeOperands === true;
   }
   filter(userKey: Uint8Array, value: Uint8Array): Uint8Array | null | undefined {
     return checkDecision(this.fn(userKey, value, this.context));
+  }
+  filterOperand(userKey: Uint8Array, operand: Uint8Array): Uint8Array | null | undefined {
+    return checkDecision(this.fn(userKey, operand, this.operandContext));
   }
 }
 
 class TtlValueFilter implements ValueFilter {
   private readonly context: CompactionFilterContext;
+  /** RocksDB's TtlCompactionFilter filters values only. */
+  readonly filtersOperands = false;
   constructor(
     private readonly ttl: number,
     private readonly now: number,
     private readonly fn: CompactionFilterFunction | undefined,
     level: number,
   ) {
-    this.context = Object.freeze({ level });
+    this.context = Object.freeze({ level, valueType: "value" as const });
+  }
+  filterOperand(): undefined {
+    return undefined;
   }
   filter(userKey: Uint8Array, value: Uint8Array): Uint8Array | null | undefined {
     const n = value.length;

@@ -25,8 +25,17 @@
  * Removing turns the entry into a Deletion at the same sequence number (RocksDB's kRemove),
  * so older versions of the key stay hidden; the Deletion itself goes as deletions go (it is
  * dropped at the bottom level when no snapshot needs it). A changed value keeps the entry's
- * sequence number. Merge operands are always kept (RocksDB's `FilterMergeOperand` default);
- * a merge's result is not filtered in the compaction that makes it.
+ * sequence number. A merge's result is not filtered in the compaction that makes it.
+ *
+ * Merge operands (RocksDB's FilterMergeOperand, the kMergeOperand value type of FilterV2/V3)
+ * are shown only to a filter function that opts in with a property
+ * `filterMergeOperands = true` (RocksDB's FilterMergeOperand defaults to keep): then each
+ * operand a compaction with a merge operator reads, newer than every live snapshot (RocksDB's
+ * MergeHelper keeps older ones unasked), is shown with `valueType: "mergeOperand"` before the
+ * operands are merged. Kept: merged as it is; removed: dropped, as if never written; changed:
+ * the new bytes are the operand. With every operand of a run removed, the entry under them
+ * goes by the rules as if they had never been. A TTL family's filter never sees operands
+ * (RocksDB's TtlCompactionFilter filters values only).
  */
 import { ShaleError } from "@shale/base";
 import {
@@ -40,6 +49,11 @@ import {
 export interface CompactionFilterContext {
   /** The compaction's start level (its input level). */
   readonly level: number;
+  /**
+   * What `value` is (RocksDB's CompactionFilter::ValueType): "value" (a Put's value) or
+   * "mergeOperand" (only for a function with `filterMergeOperands = true`).
+   */
+  readonly valueType: "value" | "mergeOperand";
 }
 
 /** keep: `undefined` or `false`; remove: `true`; change: the new value. */
@@ -49,11 +63,14 @@ export type CompactionFilterDecision = undefined | boolean | Uint8Array;
  * The export a `compactionFilter` option names. `key` and `value` are views valid during the
  * call only; a returned value is read before the next call.
  */
-export type CompactionFilterFunction = (
+export type CompactionFilterFunction = ((
   key: Uint8Array,
   value: Uint8Array,
   context: CompactionFilterContext,
-) => CompactionFilterDecision;
+) => CompactionFilterDecision) & {
+  /** Show merge operands too (`valueType: "mergeOperand"`). Default: false. */
+  filterMergeOperands?: boolean;
+};
 
 /** The `compactionFilter` option: the module and export of a CompactionFilterFunction. */
 export type CompactionFilterOption = ModuleExportOption;

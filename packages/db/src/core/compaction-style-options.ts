@@ -13,6 +13,7 @@
  *     maxSizeAmplificationPercent: 200                       max_size_amplification_percent
  *     compressionSizePercent: -1                             compression_size_percent
  *     stopStyle: "totalSize" | "similarSize"                 stop_style=kCompactionStopStyleTotalSize
+ *     allowTrivialMove: false                                allow_trivial_move
  *   }
  *   fifo: {                                                  compaction_options_fifo={...}
  *     maxTableFilesSize: 1 GiB                               max_table_files_size
@@ -20,8 +21,7 @@
  *     allowCompaction: false                                 allow_compaction
  *   }
  * ```
- * RocksDB's `allow_trivial_move` and `incremental` (universal) are written as false; true is
- * NotSupported. The FIFO ttl default is RocksDB 7.8.3's effective one (its `ttl` is
+ * RocksDB's `incremental` (universal) is written as false; true is NotSupported. The FIFO ttl default is RocksDB 7.8.3's effective one (its `ttl` is
  * sanitized to 30 days for FIFO with block-based tables, and the OPTIONS file records that).
  *
  * An open that gives no `compactionStyle` for a family takes the one its newest OPTIONS file
@@ -60,7 +60,11 @@ export interface UniversalCompactionOptions {
    * it; "similarSize": while the last picked run's does, both ways. Default: "totalSize".
    */
   stopStyle?: "totalSize" | "similarSize";
-  /** RocksDB's allow_trivial_move: only false (true is NotSupported). Default: false. */
+  /**
+   * RocksDB's allow_trivial_move: an automatic compaction whose input tables do not overlap
+   * one another (no user key in two of them) moves them to its output level in the MANIFEST
+   * instead of rewriting them (not into L0, not for `compactRange`). Default: false.
+   */
   allowTrivialMove?: boolean;
   /** RocksDB's incremental: only false (true is NotSupported). Default: false. */
   incremental?: boolean;
@@ -91,6 +95,7 @@ export interface ResolvedUniversalOptions {
   maxSizeAmplificationPercent: number;
   compressionSizePercent: number;
   stopStyle: "totalSize" | "similarSize";
+  allowTrivialMove: boolean;
 }
 
 export interface ResolvedFifoOptions {
@@ -109,6 +114,7 @@ export const UNIVERSAL_DEFAULTS: Readonly<ResolvedUniversalOptions> = Object.fre
   maxSizeAmplificationPercent: 200,
   compressionSizePercent: -1,
   stopStyle: "totalSize",
+  allowTrivialMove: false,
 });
 
 export const FIFO_DEFAULTS: Readonly<ResolvedFifoOptions> = Object.freeze({
@@ -172,7 +178,7 @@ const UNIVERSAL_FIELDS: Readonly<Record<keyof UniversalCompactionOptions, FieldC
         `options.${name} must be "totalSize" or "similarSize"; got ${JSON.stringify(v)}`,
       );
   },
-  allowTrivialMove: falseOnly("allow_trivial_move"),
+  allowTrivialMove: booleanField(),
   incremental: falseOnly("incremental"),
 };
 
@@ -220,7 +226,7 @@ export function resolveCompactionStyle(
   },
   recorded?: RecordedCompactionStyle,
 ): ResolvedCompactionStyle {
-  const { allowTrivialMove: _a, incremental: _i, ...universal } = defined(given.universal);
+  const { incremental: _i, ...universal } = defined(given.universal);
   return {
     compactionStyle: given.compactionStyle ?? recorded?.compactionStyle ?? "leveled",
     universal: { ...UNIVERSAL_DEFAULTS, ...recorded?.universal, ...universal },
@@ -237,7 +243,7 @@ export function compactionStyleEntries(
   const out: Record<string, string | number> = {
     compaction_style: STYLE_NAMES[o.compactionStyle],
     compaction_options_universal:
-      `{incremental=false;compression_size_percent=${u.compressionSizePercent};allow_trivial_move=false;` +
+      `{incremental=false;compression_size_percent=${u.compressionSizePercent};allow_trivial_move=${u.allowTrivialMove};` +
       `max_size_amplification_percent=${u.maxSizeAmplificationPercent};max_merge_width=${u.maxMergeWidth};` +
       `stop_style=${STOP_STYLE_NAMES[u.stopStyle]};min_merge_width=${u.minMergeWidth};size_ratio=${u.sizeRatio};}`,
     compaction_options_fifo: `{allow_compaction=${f.allowCompaction};age_for_warm=0;max_table_files_size=${f.maxTableFilesSize};}`,
@@ -326,6 +332,8 @@ export function recordedCompactionStyle(
     set("maxMergeWidth", num("max_merge_width"));
     set("maxSizeAmplificationPercent", num("max_size_amplification_percent"));
     set("compressionSizePercent", num("compression_size_percent"));
+    const move = m.get("allow_trivial_move");
+    if (move !== undefined) set("allowTrivialMove", move.trim() === "true");
     const stop = m.get("stop_style");
     if (stop !== undefined)
       set("stopStyle", stop === STOP_STYLE_NAMES.similarSize ? "similarSize" : "totalSize");

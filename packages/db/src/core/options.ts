@@ -107,10 +107,14 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "metadataBlockSize",
   "prefixExtractor",
   "wholeKeyFiltering",
+  "memtablePrefixBloomSizeRatio",
+  "memtableWholeKeyFiltering",
   "prepopulateBlockCache",
   "level0FileNumCompactionTrigger",
   "level0SlowdownWritesTrigger",
   "level0StopWritesTrigger",
+  "softPendingCompactionBytesLimit",
+  "hardPendingCompactionBytesLimit",
   "maxBytesForLevelBase",
   "maxBytesForLevelMultiplier",
   "targetFileSizeBase",
@@ -287,6 +291,24 @@ export interface DbOptions {
    */
   wholeKeyFiltering?: boolean;
   /**
+   * RocksDB's `memtable_prefix_bloom_size_ratio`: a Bloom filter in each memtable of
+   * `writeBufferSize * ratio` bytes over the prefixes of `prefixExtractor` (and, with
+   * `memtableWholeKeyFiltering`, the whole keys), asked by gets and prefix seeks before the
+   * memtable is searched. A number in [0, 1]; above 0.25 counts as 0.25. 0: no filter.
+   * Needs a `prefixExtractor` or `memtableWholeKeyFiltering` (else no filter). It pays where a
+   * memtable get searches the tree (any comparator but the bytewise one: a missing key about
+   * 5x faster); with the bytewise comparator the memtable's hash index answers a miss in one
+   * probe already and the filter costs ~30% (docs/benchmarks/2026-12-06-memtable-bloom.md).
+   * Default: 0.
+   */
+  memtablePrefixBloomSizeRatio?: number;
+  /**
+   * RocksDB's `memtable_whole_key_filtering`: the memtable filter holds whole keys, and gets
+   * ask it by whole key (else by prefix). Only with `memtablePrefixBloomSizeRatio` > 0.
+   * Default: false.
+   */
+  memtableWholeKeyFiltering?: boolean;
+  /**
    * Block compression of new tables: "snappy", "lz4", "zstd" or "none" (the codecs shale
    * writes; every codec RocksDB writes except bzip2 and xpress is read). Default: "snappy".
    */
@@ -376,6 +398,18 @@ export interface DbOptions {
    * `level0SlowdownWritesTrigger` if below it and not given. Default: 36.
    */
   level0StopWritesTrigger?: number;
+  /**
+   * RocksDB's `soft_pending_compaction_bytes_limit`: writes slow down (as over
+   * `level0SlowdownWritesTrigger`) while the estimate of bytes compaction owes
+   * (`shale.estimate-pending-compaction-bytes`; 0 under universal and FIFO) is at or over
+   * this. 0: off. Default: 64 GiB.
+   */
+  softPendingCompactionBytesLimit?: number;
+  /**
+   * RocksDB's `hard_pending_compaction_bytes_limit`: writes stop while that estimate is at
+   * or over this. 0: off. Default: 256 GiB.
+   */
+  hardPendingCompactionBytesLimit?: number;
   /** Byte target of L1; level n's is this x `maxBytesForLevelMultiplier`^(n-1). Default: 256 MiB. */
   maxBytesForLevelBase?: number;
   /** Growth of the byte target from one level to the next (> 1). Default: 10. */
@@ -498,6 +532,8 @@ export interface ResolvedOptions {
   metadataBlockSize: number;
   prefixExtractor: PrefixExtractor | undefined;
   wholeKeyFiltering: boolean;
+  memtablePrefixBloomSizeRatio: number;
+  memtableWholeKeyFiltering: boolean;
   /** Empty when not given. */
   compressionPerLevel: readonly CompressionName[];
   bottommostCompression: CompressionName | undefined;
@@ -512,6 +548,8 @@ export interface ResolvedOptions {
   level0FileNumCompactionTrigger: number;
   level0SlowdownWritesTrigger: number;
   level0StopWritesTrigger: number;
+  softPendingCompactionBytesLimit: number;
+  hardPendingCompactionBytesLimit: number;
   maxBytesForLevelBase: number;
   maxBytesForLevelMultiplier: number;
   targetFileSizeBase: number;
@@ -711,6 +749,13 @@ export const OPEN_OPTIONS = new OptionTable("options", [
       v.name === "" || v.name === "nullptr" ? 'must have a name (not "" or "nullptr")' : undefined,
   ),
   booleanRow("wholeKeyFiltering"),
+  customRow(
+    "memtablePrefixBloomSizeRatio",
+    "a number",
+    (v) => typeof v === "number",
+    (v: number) => (v >= 0 && v <= 1 ? undefined : "must be a number in [0, 1]"),
+  ),
+  booleanRow("memtableWholeKeyFiltering"),
   enumRow("compression", WRITTEN_COMPRESSIONS),
   customRow(
     "compressionPerLevel",
@@ -753,6 +798,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("level0FileNumCompactionTrigger", 1),
   integerRow("level0SlowdownWritesTrigger", 1),
   integerRow("level0StopWritesTrigger", 1),
+  integerRow("softPendingCompactionBytesLimit", 0),
+  integerRow("hardPendingCompactionBytesLimit", 0),
   integerRow("maxBytesForLevelBase", 1),
   customRow(
     "maxBytesForLevelMultiplier",
@@ -924,6 +971,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     metadataBlockSize: o.metadataBlockSize ?? 4096,
     prefixExtractor: o.prefixExtractor,
     wholeKeyFiltering: o.wholeKeyFiltering ?? true,
+    memtablePrefixBloomSizeRatio: o.memtablePrefixBloomSizeRatio ?? 0,
+    memtableWholeKeyFiltering: o.memtableWholeKeyFiltering ?? false,
     compressionPerLevel: Object.freeze([...(o.compressionPerLevel ?? [])]),
     bottommostCompression: o.bottommostCompression,
     zstdLevel: o.zstdLevel ?? 3,
@@ -940,6 +989,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     level0FileNumCompactionTrigger: trigger,
     level0SlowdownWritesTrigger: slowdown,
     level0StopWritesTrigger: stop,
+    softPendingCompactionBytesLimit: o.softPendingCompactionBytesLimit ?? 64 * 2 ** 30,
+    hardPendingCompactionBytesLimit: o.hardPendingCompactionBytesLimit ?? 256 * 2 ** 30,
     maxBytesForLevelBase: o.maxBytesForLevelBase ?? 256 * 1024 * 1024,
     maxBytesForLevelMultiplier: o.maxBytesForLevelMultiplier ?? 10,
     targetFileSizeBase: o.targetFileSizeBase ?? 64 * 1024 * 1024,

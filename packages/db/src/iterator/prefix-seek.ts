@@ -25,6 +25,7 @@
  * name (`TableReader.prefixExtractorName`).
  */
 import type { InternalIterator } from "@shale/base";
+import type { MemTableBloom } from "@shale/memtable";
 import { type PrefixExtractor, samePrefix, type TableReader } from "@shale/sstable";
 
 export interface PrefixSeek {
@@ -87,10 +88,16 @@ function upperBoundCompatible(p: PrefixSeek, prefix: Uint8Array): boolean {
   );
 }
 
+/** What answers whether a source may hold keys of a prefix: a table reader, a memtable's bloom. */
+export interface PrefixFilter {
+  prefixMayMatch(prefix: Uint8Array): boolean;
+}
+
 /**
- * A table's iterator that answers a seek whose key's prefix the table's prefix filter rules
- * out by becoming invalid, without reading the table (RocksDB's
- * BlockBasedTableIterator::CheckPrefixMayMatch). Every other move goes to the table's iterator.
+ * A table's (or memtable's) iterator that answers a seek whose key's prefix the source's
+ * prefix filter rules out by becoming invalid, without reading the source (RocksDB's
+ * BlockBasedTableIterator::CheckPrefixMayMatch, and MemTableIterator::Seek with the memtable
+ * prefix bloom). Every other move goes to the inner iterator.
  */
 export class PrefixFilteredIterator implements InternalIterator {
   /** The last seek was ruled out by the filter. */
@@ -98,7 +105,7 @@ export class PrefixFilteredIterator implements InternalIterator {
 
   constructor(
     private readonly inner: InternalIterator,
-    private readonly reader: TableReader,
+    private readonly reader: PrefixFilter,
     private readonly p: PrefixSeek,
   ) {}
 
@@ -176,6 +183,20 @@ export function prefixFiltered(
 ): InternalIterator {
   return p !== undefined && reader.prefixExtractorName === p.extractor.name
     ? new PrefixFilteredIterator(inner, reader, p)
+    : inner;
+}
+
+/**
+ * A memtable's iterator, filtered by prefix when the memtable has a prefix bloom: the
+ * memtable's filter was made with the family's extractor, the one `p` seeks with.
+ */
+export function memTablePrefixFiltered(
+  inner: InternalIterator,
+  bloom: MemTableBloom | undefined,
+  p: PrefixSeek | undefined,
+): InternalIterator {
+  return p !== undefined && bloom?.hasPrefixes === true
+    ? new PrefixFilteredIterator(inner, bloom, p)
     : inner;
 }
 

@@ -48,7 +48,7 @@ import {
   type Statistics,
   Ticker,
 } from "@shale/base";
-import { MemTable } from "@shale/memtable";
+import type { MemTable } from "@shale/memtable";
 import { LogReader, LogWriter, WalRecoveryMode } from "@shale/wal";
 import {
   newDbSessionId,
@@ -63,6 +63,7 @@ import {
 } from "../core/compaction-style-options.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import { filterPolicyId } from "../core/filter-policy-option.js";
+import { newFamilyMemTable } from "../core/memtable-bloom-option.js";
 import {
   type ChecksumName,
   type ResolvedOptions,
@@ -319,7 +320,7 @@ export function recover(
     for (const f of versions.families.values()) {
       const limit = familyOptions.get(f.id)!.writeBufferSize;
       replays.set(f.id, {
-        mems: [new MemTable({ comparator: f.icmp.user })],
+        mems: [newFamilyMemTable(familyOptions.get(f.id)!)],
         logs: [Math.max(logs[0] ?? 0, f.logNumber)],
         limit,
       });
@@ -354,7 +355,7 @@ export function recover(
         }
         let mem = r.mems[r.mems.length - 1]!;
         if (mem.approximateMemoryUsage() >= r.limit) {
-          mem = new MemTable({ comparator: f.icmp.user });
+          mem = newFamilyMemTable(familyOptions.get(f.id)!);
           r.mems.push(mem);
           r.logs.push(number);
         }
@@ -473,7 +474,7 @@ export function recover(
       families.set(f.id, {
         versions: f,
         options: own,
-        mem: new MemTable({ comparator: own.comparator }),
+        mem: newFamilyMemTable(own),
         imm: [],
         memLogNumber: logNumber,
       });
@@ -633,12 +634,16 @@ function cfRecord(options: ResolvedOptions): Record<string, string | number | bo
     level0_file_num_compaction_trigger: options.level0FileNumCompactionTrigger,
     level0_slowdown_writes_trigger: options.level0SlowdownWritesTrigger,
     level0_stop_writes_trigger: options.level0StopWritesTrigger,
+    soft_pending_compaction_bytes_limit: options.softPendingCompactionBytesLimit,
+    hard_pending_compaction_bytes_limit: options.hardPendingCompactionBytesLimit,
     max_bytes_for_level_base: options.maxBytesForLevelBase,
     max_bytes_for_level_multiplier: options.maxBytesForLevelMultiplier,
     target_file_size_base: options.targetFileSizeBase,
     disable_auto_compactions: options.disableAutoCompactions,
     level_compaction_dynamic_level_bytes: false,
     prefix_extractor: options.prefixExtractor?.name ?? "nullptr",
+    memtable_prefix_bloom_size_ratio: options.memtablePrefixBloomSizeRatio,
+    memtable_whole_key_filtering: options.memtableWholeKeyFiltering,
     ...ttlOptionsEntries(options.ttl),
     ...compressionEntries(options),
     ...compactionStyleEntries(resolveCompactionStyle(options, options.recordedCompaction)),
@@ -814,7 +819,7 @@ function keepOrFlush(
     state: {
       versions: f,
       options,
-      mem: mutable ?? new MemTable({ comparator: f.icmp.user }),
+      mem: mutable ?? newFamilyMemTable(options),
       imm,
       memLogNumber,
     },

@@ -36,7 +36,6 @@ import {
   StallCondition,
   type WriteController,
 } from "../background/write-controller.js";
-import { estimatePendingCompactionBytes } from "../compaction/compaction-stats.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import type { RecoveryDrop } from "../open/recovery.js";
 import { NUM_LEVELS } from "../version/version-edit.js";
@@ -185,10 +184,7 @@ function rateLimiterProperty(
 }
 
 function pendingBytes(s: PropertySource): number {
-  const picker = s.compactions.picker;
-  return estimatePendingCompactionBytes(s.version, picker.level0Trigger, (level) =>
-    picker.maxBytesForLevel(level),
-  );
+  return s.compactions.pendingCompactionBytes(s.version);
 }
 
 /** RocksDB's `levelstats`. */

@@ -33,7 +33,11 @@ import {
   PinnedIterators,
 } from "../iterator/index.js";
 import { LevelFilesIterator } from "../iterator/level-files-iterator.js";
-import { type PrefixSeek, prefixFiltered } from "../iterator/prefix-seek.js";
+import {
+  memTablePrefixFiltered,
+  type PrefixSeek,
+  prefixFiltered,
+} from "../iterator/prefix-seek.js";
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
 
@@ -147,7 +151,7 @@ export function collectSources(s: SourceState): CollectedSources {
       // seqs above the iterator's snapshot. One child fewer for every seek and step; with
       // one table left the merging iterator is not built at all.
       if (mem.numEntries === 0) continue;
-      children.push(mem.newIterator());
+      children.push(memTablePrefixFiltered(mem.newIterator(), mem.bloom, s.prefixSeek));
       childMaxSeqs.push(mem.largestSeq);
     }
     const open = (f: FileMetaData) => s.tableCache.get(f.number, f.size, f.largestSeq);

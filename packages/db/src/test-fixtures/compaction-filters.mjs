@@ -23,6 +23,20 @@ export function levels(key, value, context) {
   return undefined;
 }
 
+/**
+ * Takes merge operands too (filterMergeOperands): removes operands "drop", makes "up" "UP",
+ * tags operands "tag" with the thread; keeps every value.
+ */
+export function operands(_key, value, context) {
+  if (context.valueType !== "mergeOperand") return undefined;
+  const v = text.decode(value);
+  if (v === "drop") return true;
+  if (v === "up") return bytes.encode("UP");
+  if (v === "tag") return bytes.encode(`tag:${thread()}`);
+  return undefined;
+}
+operands.filterMergeOperands = true;
+
 export function throws() {
   throw new Error("the filter failed on purpose");
 }
