@@ -2,8 +2,9 @@
  * followChanges: a database that applies a change feed from JetStream (stream.ts), in
  * order, each batch once.
  *
- * Position, durably and atomically: the follower writes batch B (sequence s, count c) as
- * one write of its own database, which gives it the sequence numbers s .. s + c - 1 — the
+ * Position, durably and atomically: the follower writes each message's batch B (sequence s,
+ * count c; several of the source's batches packed into one, pack.ts) as one write of its own
+ * database, which gives it the sequence numbers s .. s + c - 1 — the
  * same as at the source, since the follower's database took every batch before B and
  * nothing else. So the database's own last sequence IS the position: it is in the WAL
  * record of the batch itself, and a reopen recovers both together. A restart asks the
@@ -34,6 +35,7 @@ import { DB, type DbOptions, WriteBatch } from "@shale/db";
 import { type ConsumerMessages, connect, type NatsConnection } from "nats";
 import { newestCheckpoint, restoreCheckpoint } from "./bootstrap.js";
 import { readReplicaRecord, writeReplicaRecord } from "./identity.js";
+import { batchSuffix } from "./pack.js";
 import { checkServers } from "./publisher.js";
 import { readOnlyView } from "./read-only.js";
 import {
@@ -215,14 +217,20 @@ class Follower implements ChangeFollower {
         );
       const batch = WriteBatch.fromData(data);
       const seq = batch.sequence;
+      const end = seq + batch.count - 1;
       const applied = this.raw.latestSequence;
-      if (batch.count === 0 || seq + batch.count - 1 <= applied) return; // already applied
-      if (seq !== applied + 1)
+      if (batch.count === 0 || end <= applied) return; // already applied
+      if (seq > applied + 1)
         throw ShaleError.notFound(
           `stream ${this.stream} has no batch with sequence ${applied + 1} (the next one holds ${seq}): the follower stopped before it`,
         );
-      this.raw.write(batch, this.writeOptions);
-      if (this.raw.latestSequence !== seq + batch.count - 1)
+      // A message of several batches that the database holds the first of (a checkpoint
+      // taken between them): the rest of it (pack.ts).
+      this.raw.write(
+        seq > applied ? batch : batchSuffix(batch, applied + 1 - seq),
+        this.writeOptions,
+      );
+      if (this.raw.latestSequence !== end)
         throw ShaleError.assertionFailed(
           `the follower applied batch ${seq} (+${batch.count}) but its last sequence is ${this.raw.latestSequence}`,
         );
