@@ -45,7 +45,7 @@ function batchOf(ops: readonly Op[]): WriteBatch {
     else if (op.type === "merge") b.merge(op.key, op.value, family);
     else if (op.type === "delete") b.delete(op.key, family);
     else if (op.type === "singleDelete") b.singleDelete(op.key, family);
-    else b.deleteRange(op.key, op.end, family);
+    else if (op.type === "deleteRange") b.deleteRange(op.key, op.end, family);
   }
   return b;
 }
