@@ -1,7 +1,8 @@
 /**
  * The feed on a 3-node JetStream cluster (routes on loopback ports, the stream with 3
  * replicas; skipped, with the reason printed, where nats-server is missing): a node is
- * killed while the writer publishes; a publisher that fails meanwhile is started again and
+ * killed while the writer publishes (the one
+ * holding the follower's consumer); a publisher that fails meanwhile is started again and
  * resumes from what the stream stored; the follower ends with exactly the writer's
  * contents, no hole, nothing applied twice.
  */
@@ -9,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DB } from "@shale/db";
+import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { followChanges } from "./follower.js";
 import { type NatsCluster, natsMissing, startNatsCluster } from "./nats-server.test-support.js";
@@ -55,6 +57,21 @@ async function drained(
   }
 }
 
+/** The index of the node that leads the stream's (one) consumer. */
+async function consumerNode(servers: string[], stream: string): Promise<number> {
+  const nc = await connect({ servers });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const consumers = await jsm.consumers.list(stream).next();
+    expect(consumers).toHaveLength(1);
+    const leader = consumers[0]!.cluster?.leader;
+    expect(leader).toMatch(/^n\d$/);
+    return Number(leader!.slice(1));
+  } finally {
+    await nc.close();
+  }
+}
+
 describe.skipIf(missing !== undefined)("replication on a 3-node JetStream cluster", () => {
   let cluster: NatsCluster;
   const root = mkdtempSync(join(tmpdir(), "shale-replication-cluster-"));
@@ -66,7 +83,7 @@ describe.skipIf(missing !== undefined)("replication on a 3-node JetStream cluste
     rmSync(root, { recursive: true, force: true });
   });
 
-  it("survives a node killed mid-stream: the follower converges, no hole", async () => {
+  it("survives the node holding the follower's consumer killed mid-stream: the follower converges, no hole", async () => {
     const servers = cluster.urls;
     const stream = "clustered";
     const leader = await DB.open(join(root, "leader"), { walTtlSeconds: 3600 });
@@ -74,7 +91,10 @@ describe.skipIf(missing !== undefined)("replication on a 3-node JetStream cluste
     for (let i = 0; i < 300; i++) leader.put(`k${i}`, `v${i}`);
     pub = await drained(pub, leader, servers, stream);
     const f = await followChanges(join(root, "f"), { servers, stream });
-    await cluster.kill(0);
+    // The node holding the follower's one-replica consumer: losing it left the follower
+    // idle for good (the client's consumer never came back) until feed-consumer.ts.
+    const holder = await consumerNode(servers, stream);
+    await cluster.kill(holder);
     for (let i = 300; i < 600; i++) {
       leader.put(`k${i}`, `v${i}`);
       if (i % 50 === 0) pub = await drained(pub, leader, servers, stream);

@@ -2,8 +2,9 @@
  * followChanges: a database that applies a change feed from JetStream (stream.ts), in
  * order, each batch once.
  *
- * Position, durably and atomically: the follower writes batch B (sequence s, count c) as
- * one write of its own database, which gives it the sequence numbers s .. s + c - 1 — the
+ * Position, durably and atomically: the follower writes each message's batch B (sequence s,
+ * count c; several of the source's batches packed into one, pack.ts) as one write of its own
+ * database, which gives it the sequence numbers s .. s + c - 1 — the
  * same as at the source, since the follower's database took every batch before B and
  * nothing else. So the database's own last sequence IS the position: it is in the WAL
  * record of the batch itself, and a reopen recovers both together. A restart asks the
@@ -26,22 +27,24 @@
  * following and hands back the writable database, which `publishChanges` then continues
  * the same stream from (docs in the README: failover).
  *
+ * The consumer and its recovery after a lost node: feed-consumer.ts.
+ *
  * Threading: the event loop; batches are applied as JetStream delivers them.
  */
 import { readdirSync } from "node:fs";
 import { ShaleError } from "@shale/base";
 import { DB, type DbOptions, WriteBatch } from "@shale/db";
-import { type ConsumerMessages, connect, type NatsConnection } from "nats";
+import { connect, type JetStreamManager, type NatsConnection } from "nats";
 import { newestCheckpoint, restoreCheckpoint } from "./bootstrap.js";
+import { FeedConsumer } from "./feed-consumer.js";
 import { readReplicaRecord, writeReplicaRecord } from "./identity.js";
+import { batchSuffix } from "./pack.js";
 import { checkServers } from "./publisher.js";
 import { readOnlyView } from "./read-only.js";
 import {
   batchAt,
-  batchSubject,
   checkStreamName,
   findBatch,
-  IDENTITY_HEADER,
   lastBatch,
   streamIdentity,
   streamInfo,
@@ -131,7 +134,7 @@ export async function followChanges(dir: string, options: FollowOptions): Promis
     }
     const start = await findBatch(jsm, info, db.latestSequence + 1);
     const follower = new Follower(nc, db, source, stream, options.sync === true);
-    await follower.start(start);
+    await follower.start(jsm, start);
     return follower;
   } catch (e) {
     await db?.close();
@@ -158,8 +161,7 @@ interface Waiter {
 
 class Follower implements ChangeFollower {
   readonly db: DB;
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
+  private feed: FeedConsumer | undefined;
   private waiters: Waiter[] = [];
   private failure: Error | undefined;
   private closed = false;
@@ -184,25 +186,13 @@ class Follower implements ChangeFollower {
     return this.failure;
   }
 
-  /** Starts the ordered consumer at stream sequence `streamSeq`. */
-  async start(streamSeq: number): Promise<void> {
-    const js = this.nc.jetstream();
-    const consumer = await js.consumers.get(this.stream, {
-      opt_start_seq: streamSeq,
-      filterSubjects: batchSubject(this.stream),
+  /** Starts following at stream sequence `streamSeq` (feed-consumer.ts). */
+  async start(jsm: JetStreamManager, streamSeq: number): Promise<void> {
+    this.feed = new FeedConsumer(this.nc, jsm, this.stream, streamSeq, (data, identity) => {
+      this.apply(data, identity);
+      return this.failure === undefined;
     });
-    const messages = await consumer.consume({ max_messages: 1024 });
-    this.messages = messages;
-    this.loop = (async () => {
-      try {
-        for await (const m of messages) {
-          this.apply(m.data, m.headers?.get(IDENTITY_HEADER));
-          if (this.failure !== undefined) break;
-        }
-      } catch (e) {
-        if (!this.closed) this.stop(e instanceof Error ? e : new Error(String(e)));
-      }
-    })();
+    await this.feed.start();
   }
 
   /** Applies one batch message (or stops on a hole, or skips a duplicate). */
@@ -215,14 +205,20 @@ class Follower implements ChangeFollower {
         );
       const batch = WriteBatch.fromData(data);
       const seq = batch.sequence;
+      const end = seq + batch.count - 1;
       const applied = this.raw.latestSequence;
-      if (batch.count === 0 || seq + batch.count - 1 <= applied) return; // already applied
-      if (seq !== applied + 1)
+      if (batch.count === 0 || end <= applied) return; // already applied
+      if (seq > applied + 1)
         throw ShaleError.notFound(
           `stream ${this.stream} has no batch with sequence ${applied + 1} (the next one holds ${seq}): the follower stopped before it`,
         );
-      this.raw.write(batch, this.writeOptions);
-      if (this.raw.latestSequence !== seq + batch.count - 1)
+      // A message of several batches that the database holds the first of (a checkpoint
+      // taken between them): the rest of it (pack.ts).
+      this.raw.write(
+        seq > applied ? batch : batchSuffix(batch, applied + 1 - seq),
+        this.writeOptions,
+      );
+      if (this.raw.latestSequence !== end)
         throw ShaleError.assertionFailed(
           `the follower applied batch ${seq} (+${batch.count}) but its last sequence is ${this.raw.latestSequence}`,
         );
@@ -245,7 +241,7 @@ class Follower implements ChangeFollower {
 
   private stop(e: Error): void {
     if (this.failure === undefined) this.failure = e;
-    this.messages?.stop();
+    void this.feed?.stop();
     for (const w of this.waiters.splice(0)) w.reject(this.failure);
   }
 
@@ -271,8 +267,7 @@ class Follower implements ChangeFollower {
   /** Stops the consumer and disconnects; the database stays open. */
   private async detach(): Promise<void> {
     this.closed = true;
-    this.messages?.stop();
-    await this.loop;
+    await this.feed?.stop();
     for (const w of this.waiters.splice(0))
       w.reject(this.failure ?? ShaleError.closed("the follower was closed before it got there"));
     if (!this.nc.isClosed()) await this.nc.close();

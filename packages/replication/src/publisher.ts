@@ -1,6 +1,6 @@
 /**
  * publishChanges: a database's change feed (`db.getUpdatesSince`) into a JetStream stream,
- * one message per batch (layout: stream.ts).
+ * one message per run of consecutive batches (layout: stream.ts; packing: pack.ts).
  *
  * - Resumable: it starts after the last batch the stream holds (sequence + count of its
  *   last message), so a restarted publisher sends each batch once. The database's WALs must
@@ -16,6 +16,9 @@
  *   uploads another one at any time (then older batches may leave the stream).
  * - Up to `maxInFlight` publishes wait for their acknowledgements at once; new writes are
  *   picked up every `pollMs` (at once while there is a backlog).
+ * - The batches the feed holds when a message goes out travel together, up to
+ *   `maxMessageBytes` (a larger batch goes alone): a writer of many small batches costs
+ *   JetStream one message per poll, not one per write. Nothing waits to fill a message.
  *
  * Threading: the database's thread (the event loop); the publisher reads the WALs between
  * the application's operations.
@@ -25,6 +28,7 @@ import type { DB, TransactionLogIterator } from "@shale/db";
 import { connect, type JetStreamClient, type NatsConnection, type PubAck } from "nats";
 import { uploadCheckpoint } from "./bootstrap.js";
 import { feedIdentity } from "./identity.js";
+import { BATCH_HEADER, packBatches } from "./pack.js";
 import { batchHeaders, batchSubject, checkStreamName, ensureStream, lastBatch } from "./stream.js";
 
 export interface PublishOptions {
@@ -43,6 +47,12 @@ export interface PublishOptions {
    * with TimedOut, in ms. Default: 10000.
    */
   ackTimeoutMs?: number;
+  /**
+   * The largest message of several batches, in bytes (JetStream refuses messages over the
+   * server's `max_payload`, 1 MiB by default). Default: 262144. A batch larger than this
+   * is published alone.
+   */
+  maxMessageBytes?: number;
 }
 
 export interface ChangePublisher {
@@ -75,6 +85,7 @@ const OPTION_NAMES = new Set([
   "maxInFlight",
   "pollMs",
   "ackTimeoutMs",
+  "maxMessageBytes",
 ]);
 
 function positiveInteger(options: PublishOptions, name: keyof PublishOptions, fallback: number) {
@@ -108,6 +119,7 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
   const maxInFlight = positiveInteger(options, "maxInFlight", 256);
   const pollMs = positiveInteger(options, "pollMs", 2);
   const ackTimeoutMs = positiveInteger(options, "ackTimeoutMs", 10_000);
+  const maxMessageBytes = positiveInteger(options, "maxMessageBytes", 256 * 1024);
   const identity = feedIdentity(db.dir);
   const nc = await connect({ servers, maxReconnectAttempts: -1 });
   try {
@@ -139,6 +151,7 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
       maxInFlight,
       pollMs,
       ackTimeoutMs,
+      maxMessageBytes,
     });
   } catch (e) {
     await nc.close();
@@ -157,6 +170,15 @@ interface PublisherState {
   readonly maxInFlight: number;
   readonly pollMs: number;
   readonly ackTimeoutMs: number;
+  readonly maxMessageBytes: number;
+}
+
+/** A batch read from the feed and not published yet. */
+interface FeedBatch {
+  readonly sequence: number;
+  readonly count: number;
+  /** WriteBatch.data(). */
+  readonly data: Uint8Array;
 }
 
 interface Waiter {
@@ -174,6 +196,8 @@ class Publisher implements ChangePublisher {
   private timer: NodeJS.Timeout | undefined;
   private failure: Error | undefined;
   private stopped = false;
+  /** A batch read from the feed that did not fit in the last message. */
+  private pending: FeedBatch | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -223,17 +247,36 @@ class Publisher implements ChangePublisher {
     }
     try {
       while (this.inFlight.length < state.maxInFlight) {
-        const u = this.feed.read();
-        if (u === undefined) break;
+        const first = this.nextBatch();
+        if (first === undefined) break;
+        // The batches after it join the message while they fit (see pack.ts).
+        const parts = [first.data];
+        let bytes = first.data.length;
+        let end = first.sequence + first.count;
+        while (bytes < state.maxMessageBytes) {
+          const u = this.nextBatch();
+          if (u === undefined) break;
+          if (u.sequence !== end || bytes + u.data.length - BATCH_HEADER > state.maxMessageBytes) {
+            this.pending = u;
+            break;
+          }
+          parts.push(u.data);
+          bytes += u.data.length - BATCH_HEADER;
+          end += u.count;
+        }
         const expected = state.streamSeq;
         state.streamSeq++;
-        const ack = this.js.publish(this.subject, u.batch.data(), {
-          msgID: String(u.sequence),
-          headers: batchHeaders(state.identity, u.sequence),
-          expect: { lastSequence: expected, streamName: state.stream },
-          timeout: state.ackTimeoutMs,
-        });
-        const entry = { end: u.sequence + u.batch.count - 1, ack, done: false, at: Date.now() };
+        const ack = this.js.publish(
+          this.subject,
+          packBatches(parts, first.sequence, end - first.sequence),
+          {
+            msgID: String(first.sequence),
+            headers: batchHeaders(state.identity, first.sequence),
+            expect: { lastSequence: expected, streamName: state.stream },
+            timeout: state.ackTimeoutMs,
+          },
+        );
+        const entry = { end: end - 1, ack, done: false, at: Date.now() };
         this.inFlight.push(entry);
         ack.then(
           () => {
@@ -249,6 +292,18 @@ class Publisher implements ChangePublisher {
       return;
     }
     this.schedule(sent > 0 ? 0 : state.pollMs);
+  }
+
+  /** The batch held back from the last message, else the feed's next one. */
+  private nextBatch(): FeedBatch | undefined {
+    const held = this.pending;
+    if (held !== undefined) {
+      this.pending = undefined;
+      return held;
+    }
+    const u = this.feed.read();
+    if (u === undefined) return undefined;
+    return { sequence: u.sequence, count: u.batch.count, data: u.batch.data() };
   }
 
   /**

@@ -13,9 +13,13 @@ import { ShaleError } from "@shale/base";
 import { DB, WriteBatch } from "@shale/db";
 import { connect, headers } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uploadCheckpoint } from "./bootstrap.js";
 import { followChanges } from "./follower.js";
+import { feedIdentity } from "./identity.js";
 import { type NatsServer, natsMissing, startNatsServer } from "./nats-server.test-support.js";
+import { packBatches } from "./pack.js";
 import { publishChanges } from "./publisher.js";
+import { batchAt, batchHeaders, ensureStream } from "./stream.js";
 
 const missing = natsMissing();
 if (missing !== undefined) console.log(`replication tests: skipped — ${missing}`);
@@ -88,7 +92,8 @@ describe.skipIf(missing !== undefined)("replication through JetStream", () => {
     for (let i = 500; i < 600; i++) write(i);
     pub = await publishChanges(leader, { servers, stream });
     await pub.drain();
-    expect(await streamMessages(servers, stream)).toBe(batches);
+    // The batches written while the publisher was away travel packed (pack.ts).
+    expect(await streamMessages(servers, stream)).toBeLessThan(batches / 10);
 
     // The follower restarts: it resumes at its own last sequence.
     const again = await followChanges(join(root, "f1"), { servers, stream, dbOptions });
@@ -191,17 +196,90 @@ describe.skipIf(missing !== undefined)("replication through JetStream", () => {
     expect(at).toBe(100);
     for (let i = 100; i < 150; i++) leader.put(`k${i}`, `w${i}`);
     await pub.drain();
-    // Retention drops the batches the checkpoint holds (stream sequences 1..100).
+    // Retention drops the batches the checkpoint holds (1..100, written before the
+    // publisher started: one message), keeping the one of 101..150.
     const nc = await connect({ servers });
     const jsm = await nc.jetstreamManager();
-    await jsm.streams.purge(stream, { seq: 101 });
-    expect((await jsm.streams.info(stream)).state.first_seq).toBe(101);
+    await jsm.streams.purge(stream, { keep: 1 });
+    const info = await jsm.streams.info(stream);
+    expect((await batchAt(jsm, stream, info.state.first_seq)).sequence).toBe(101);
     await nc.close();
     const f = await followChanges(join(root, "tr-f"), { servers, stream, dbOptions });
     await f.waitFor(150);
     expect(contents(f.db)).toEqual(contents(leader));
     await f.close();
     await pub.close();
+    await leader.close();
+  }, 60_000);
+
+  it("packs the batches waiting in the feed into messages of at most maxMessageBytes", async () => {
+    const servers = server.url;
+    const stream = "packed";
+    const leader = await DB.open(join(root, "packed-leader"), dbOptions);
+    const value = "v".repeat(100);
+    for (let i = 0; i < 200; i++) leader.put(`k${String(i).padStart(3, "0")}`, value);
+    leader.put("big", "b".repeat(5000)); // larger than a message: goes alone
+    for (let i = 0; i < 20; i++) leader.put(`z${i}`, value);
+    const pub = await publishChanges(leader, { servers, stream, maxMessageBytes: 1000 });
+    await pub.drain();
+    const nc = await connect({ servers });
+    const jsm = await nc.jetstreamManager();
+    const info = await jsm.streams.info(stream);
+    let next = 1;
+    for (let m = info.state.first_seq; m <= info.state.last_seq; m++) {
+      const msg = await jsm.streams.getMessage(stream, { seq: m });
+      const batch = WriteBatch.fromData(msg.data);
+      expect(batch.sequence).toBe(next);
+      expect(msg.header.get("Shale-Sequence")).toBe(String(next));
+      if (batch.count > 1) expect(msg.data.length).toBeLessThanOrEqual(1000);
+      else if (msg.data.length > 1000)
+        expect(Buffer.from([...batch][0]!.key).toString()).toBe("big");
+      next += batch.count;
+    }
+    expect(next - 1).toBe(leader.latestSequence);
+    expect(info.state.messages).toBeGreaterThanOrEqual(Math.ceil((220 * 117) / 1000));
+    expect(info.state.messages).toBeLessThan(60);
+    await nc.close();
+    const f = await followChanges(join(root, "packed-f"), { servers, stream, dbOptions });
+    await f.waitFor(leader.latestSequence);
+    expect(contents(f.db)).toEqual(contents(leader));
+    await f.close();
+    await pub.close();
+    await leader.close();
+    for (const bad of [0, -1, 1.5]) {
+      const db = await DB.open(join(root, "packed-bad"), dbOptions);
+      expect(
+        await codeOf(publishChanges(db, { servers, stream: "bad", maxMessageBytes: bad })),
+      ).toBe("InvalidArgument");
+      await db.close();
+    }
+  }, 60_000);
+
+  it("a follower starting from a checkpoint taken inside a message applies the rest of it", async () => {
+    const servers = server.url;
+    const stream = "inside";
+    const leader = await DB.open(join(root, "inside-leader"), dbOptions);
+    for (let i = 1; i <= 50; i++) leader.put(`k${i}`, `v${i}`);
+    const identity = feedIdentity(leader.dir);
+    const nc = await connect({ servers });
+    const jsm = await nc.jetstreamManager();
+    await ensureStream(jsm, stream, identity, 1);
+    expect((await uploadCheckpoint(nc, leader, stream, identity)).sequence).toBe(50);
+    for (let i = 1; i <= 50; i++) leader.merge(`k${i}`, `w${i}`);
+    // The stream (its beginning trimmed) starts with one message holding 40..100.
+    const feed = leader.getUpdatesSince(40);
+    const parts: Uint8Array[] = [];
+    for (let u = feed.read(); u !== undefined; u = feed.read()) parts.push(u.batch.data());
+    feed.close();
+    await nc.jetstream().publish(`${stream}.batches`, packBatches(parts, 40, 61), {
+      headers: batchHeaders(identity, 40),
+    });
+    await nc.close();
+    const f = await followChanges(join(root, "inside-f"), { servers, stream, dbOptions });
+    await f.waitFor(100);
+    expect(f.appliedSequence).toBe(100);
+    expect(contents(f.db)).toEqual(contents(leader));
+    await f.close();
     await leader.close();
   }, 60_000);
 

@@ -1,14 +1,15 @@
 /**
  * The JetStream side of a change feed: one stream per database lineage, one message per
- * write batch, in sequence order.
+ * run of consecutive write batches (packed into one batch: pack.ts), in sequence order.
  *
  * ```
  * stream  <name>             description "shale change feed of database <identity>"
- * subject <name>.batches     one message per batch, stream sequence 1, 2, 3, ...
- * message data               WriteBatch.data(): fixed64 sequence ‖ fixed32 count ‖ records
+ * subject <name>.batches     one message per run of batches, stream sequence 1, 2, 3, ...
+ * message data               a batch (WriteBatch.data()): fixed64 sequence ‖ fixed32 count ‖
+ *                            records; the batches of a run packed into one (pack.ts)
  *         header Shale-Database   the feed's identity (the first writer's IDENTITY)
- *         header Shale-Sequence   the batch's sequence (decimal; also in the data)
- *         Nats-Msg-Id             the batch's sequence (JetStream drops a duplicate)
+ *         header Shale-Sequence   the message's first sequence (decimal; also in the data)
+ *         Nats-Msg-Id             the message's first sequence (JetStream drops a duplicate)
  * ```
  *
  * Batch sequences in the stream are contiguous: each message's batch starts where the one
@@ -17,8 +18,10 @@
  * so a lost publish stops the ones behind it instead of leaving a hole), and followers
  * check it anyway.
  *
- * Worked example: a put at sequence 7 -> data `07 00 00 00 00 00 00 00 | 01 00 00 00 | 01
- * 01 6b 01 76`, Nats-Msg-Id "7".
+ * Worked example: a put of k=v at sequence 7 -> data `07 00 00 00 00 00 00 00 | 01 00 00 00 |
+ * 01 01 6b 01 76`, Nats-Msg-Id "7". With a put of k=w at sequence 8 in the feed when it
+ * goes out, both travel in it: `07 00 00 00 00 00 00 00 | 02 00 00 00 | 01 01 6b 01 76 |
+ * 01 01 6b 01 77`.
  */
 import { ShaleError } from "@shale/base";
 import { WriteBatch } from "@shale/db";
