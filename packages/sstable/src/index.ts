@@ -51,7 +51,15 @@ export {
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./table/builder-options.js";
-export { type FlushOptions, type FlushSource, flushMemTable } from "./table/flush.js";
+export {
+  copyMemTable,
+  type FlushEntries,
+  type FlushOptions,
+  type FlushRules,
+  type FlushSource,
+  type FlushTarget,
+  flushMemTable,
+} from "./table/flush.js";
 export {
   builtinPrefixExtractor,
   cappedPrefix,

@@ -10,15 +10,21 @@
  * bottommost for a flush (older data may exist in any level), so deletions stay; merge
  * operands are kept as they are, with everything older of their stripe (reads and
  * compactions merge them), so a merge operator never runs in a flush.
+ *
+ * The copy itself (entries through the rules, then the range tombstones) is @shale/sstable's
+ * `copyMemTable`, the loop of its `flushMemTable`: one flush loop, with these rules as its
+ * option; `TableFile` adds what the database needs around it (blob links, the empty-table
+ * case, FileMetaData). Used by the background flush (worker-main.ts, executor.ts), recovery
+ * and repair.
  */
 import {
   bytewiseComparator,
   type FileSystem,
+  type InternalIterator,
   InternalKeyComparator,
-  type RangeTombstone,
 } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
-import type { TableBuilderOptions } from "@shale/sstable";
+import { copyMemTable, type FlushRules, type TableBuilderOptions } from "@shale/sstable";
 import { TableFile } from "../compaction/build-table.js";
 import { CompactionIterator } from "../compaction/compaction-iterator.js";
 import type { FileMetaData } from "../version/version-edit.js";
@@ -27,6 +33,28 @@ import type { FileMetaData } from "../version/version-edit.js";
 const NEVER_BOTTOMMOST = {
   isBottommost: (_userKey: Uint8Array): boolean => false,
 };
+
+/**
+ * The compaction rules of a flush of `mem`: its entries through a `CompactionIterator` with
+ * `snapshots` (live snapshot seqs, any order, duplicates allowed) and its own range
+ * tombstones, nothing bottommost, no merge operator.
+ */
+function flushRules(
+  mem: MemTable,
+  options: TableBuilderOptions,
+  snapshots: readonly number[],
+): FlushRules {
+  const icmp = new InternalKeyComparator(options.comparator ?? bytewiseComparator);
+  const sorted = [...new Set(snapshots)].sort((a, b) => a - b);
+  return (input: InternalIterator) =>
+    new CompactionIterator(input, {
+      icmp,
+      snapshots: sorted,
+      mergeOperator: undefined,
+      tombstones: mem.fragmentedRangeTombstones(),
+      bottommost: NEVER_BOTTOMMOST,
+    });
+}
 
 /**
  * Writes `mem` as table `fileNumber` in `dir` and syncs the directory. `snapshots`: the live
@@ -42,44 +70,18 @@ export function flushMemTable(
   options: TableBuilderOptions,
   snapshots: readonly number[] = [],
 ): FileMetaData | undefined {
-  const input = mem.newIterator();
-  let file: FileMetaData | undefined;
-  try {
-    const icmp = new InternalKeyComparator(options.comparator ?? bytewiseComparator);
-    const iter = new CompactionIterator(input, {
-      icmp,
-      snapshots: [...new Set(snapshots)].sort((a, b) => a - b),
-      mergeOperator: undefined,
-      tombstones: mem.fragmentedRangeTombstones(),
-      bottommost: NEVER_BOTTOMMOST,
-    });
-    file = writeTable(fs, dir, fileNumber, iter, mem.rangeTombstones(), options);
-  } finally {
-    input.close();
-  }
-  // The new name must be durable before the MANIFEST edit can refer to it.
-  if (file !== undefined) fs.syncDir(dir);
-  return file;
-}
-
-function writeTable(
-  fs: FileSystem,
-  dir: string,
-  fileNumber: number,
-  iter: CompactionIterator,
-  tombstones: readonly RangeTombstone[],
-  options: TableBuilderOptions,
-): FileMetaData | undefined {
   const table = new TableFile(fs, dir, fileNumber, {
     ...options,
     filterContext: { reason: "flush", levelAtCreation: 0 },
   });
   try {
-    for (iter.seekToFirst(); iter.valid(); iter.next()) table.add(iter.key(), iter.value());
-    for (const t of tombstones) table.addRangeTombstone(t.start, t.end, t.seq);
+    copyMemTable(mem, table, flushRules(mem, options, snapshots));
   } catch (e) {
     table.abandon();
     throw e;
   }
-  return table.finish();
+  const file = table.finish();
+  // The new name must be durable before the MANIFEST edit can refer to it.
+  if (file !== undefined) fs.syncDir(dir);
+  return file;
 }

@@ -7,7 +7,7 @@
  *   npx tsc -b && node dist/bench/memtable-ab-bench.js --baseline=DIR [--num=10000]
  *     [--rounds=15]
  *
- * DIR holds the other build's compiled index.js. Unlike memtable-peers-bench, no other
+ * DIR holds the other build's compiled index.js. Unlike component-bench's memtable bench, no other
  * workload runs between the rounds.
  */
 import { resolve } from "node:path";

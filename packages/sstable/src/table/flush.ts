@@ -11,8 +11,12 @@
  * 000012.sst                                                           -> TableProperties
  * ```
  *
- * Every entry is written, every version of every key: dropping versions no snapshot can see
- * is a compaction's decision (it needs the snapshots), not a flush's. The source is typed
+ * By default every entry is written, every version of every key. The `rules` option puts the
+ * compaction rules between the memtable and the table: a function that wraps the memtable's
+ * entries in an iterator of those to keep (dropping versions no snapshot can see, entries
+ * under a range tombstone, merging operands: what a database's flush decides with its
+ * snapshots; @shale/db passes its CompactionIterator). `copyMemTable` is the loop alone, for
+ * an engine writing through its own table wrapper (@shale/db's flush job). The source is typed
  * structurally (`FlushSource`) so this package does not depend on @shale/memtable; a
  * `MemTable` of @shale/memtable is one, and so is any `{ newIterator, rangeTombstones }`.
  *
@@ -24,17 +28,64 @@ import type { TableProperties } from "../format/properties.js";
 import type { TableBuilderOptions } from "./builder-options.js";
 import { TableBuilder } from "./table-builder.js";
 
-/** What `flushMemTable` reads: a memtable of @shale/memtable, or your own. */
+/** What `flushMemTable` and `copyMemTable` read: a memtable of @shale/memtable, or your own. */
 export interface FlushSource {
-  /** Point entries in increasing internal-key order; closed by flushMemTable. */
+  /** Point entries in increasing internal-key order; closed by flushMemTable / copyMemTable. */
   newIterator(): InternalIterator;
   /** Range tombstones `[start, end)@seq`, in any order. */
   rangeTombstones(): readonly RangeTombstone[];
 }
 
+/**
+ * The entries a flush writes, in increasing internal-key order: what `FlushRules` returns
+ * (an `InternalIterator` is one). Only walked forward from the first.
+ */
+export interface FlushEntries {
+  seekToFirst(): void;
+  valid(): boolean;
+  /** REQUIRES: valid(). A view, valid until the next move. */
+  key(): Uint8Array;
+  /** REQUIRES: valid(). A view, valid until the next move. */
+  value(): Uint8Array;
+  next(): void;
+}
+
+/**
+ * The compaction rules of a flush: given the source's point entries, the entries to write
+ * (the same ones or fewer, or merged, in the same order). Called once per flush; the source's
+ * iterator is closed by the flush, after the last entry was read.
+ */
+export type FlushRules = (entries: InternalIterator) => FlushEntries;
+
+/** Where `copyMemTable` writes: a `TableBuilder`, or an engine's wrapper around one. */
+export interface FlushTarget {
+  add(key: Uint8Array, value: Uint8Array): void;
+  addRangeTombstone(start: Uint8Array, end: Uint8Array, seq: number): void;
+}
+
 export interface FlushOptions extends TableBuilderOptions {
   /** fsync the file before closing it. Default: true. */
   sync?: boolean;
+  /** The compaction rules (see `FlushRules`). Default: none, every entry is written. */
+  rules?: FlushRules;
+}
+
+/**
+ * Adds every point entry of `source` (through `rules`, when given) and then every range
+ * tombstone to `target`, and closes the source's iterator (also when a write throws). The
+ * caller finishes the table.
+ */
+export function copyMemTable(source: FlushSource, target: FlushTarget, rules?: FlushRules): void {
+  const it = source.newIterator();
+  try {
+    const entries = rules === undefined ? it : rules(it);
+    for (entries.seekToFirst(); entries.valid(); entries.next()) {
+      target.add(entries.key(), entries.value());
+    }
+  } finally {
+    it.close();
+  }
+  for (const t of source.rangeTombstones()) target.addRangeTombstone(t.start, t.end, t.seq);
 }
 
 /**
@@ -42,7 +93,7 @@ export interface FlushOptions extends TableBuilderOptions {
  * current end, normally a new file), syncs it (unless `sync: false`) and closes it. Returns
  * the table's properties. Throws what `TableBuilder` throws (InvalidArgument for entries out
  * of order) and the file's IOError; TypeError for a source without `newIterator` /
- * `rangeTombstones`.
+ * `rangeTombstones`, or `rules` that is not a function.
  */
 export function flushMemTable(
   source: FlushSource,
@@ -60,19 +111,16 @@ export function flushMemTable(
   if (typeof options !== "object" || options === null) {
     throw new TypeError("options must be an object");
   }
-  const { sync = true, ...builderOptions } = options;
+  const { sync = true, rules, ...builderOptions } = options;
   if (typeof sync !== "boolean") throw new TypeError("options.sync must be a boolean");
+  if (rules !== undefined && typeof rules !== "function") {
+    throw new TypeError("options.rules must be a function");
+  }
   let builder: TableBuilder | undefined;
   let finished = false;
   try {
     builder = new TableBuilder(file, builderOptions);
-    const it = source.newIterator();
-    try {
-      for (it.seekToFirst(); it.valid(); it.next()) builder.add(it.key(), it.value());
-    } finally {
-      it.close();
-    }
-    for (const t of source.rangeTombstones()) builder.addRangeTombstone(t.start, t.end, t.seq);
+    copyMemTable(source, builder, rules);
     const properties = builder.finish();
     finished = true;
     if (sync) file.sync();
