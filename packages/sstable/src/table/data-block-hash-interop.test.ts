@@ -3,7 +3,7 @@
  * (`--command=check`, `--command=scan --verify_checksum`), and its entries come out as
  * shale wrote them. Runs when `sst_dump` (rocksdb-tools) is on the PATH; otherwise the tests
  * are skipped with the reason printed. (The other way, tables RocksDB writes with the hash
- * index read in shale, is in @shale/db's data-block-index-interop.test.ts, through ldb.)
+ * index read in shale, is in @shale/db's interop/data-block-index.test.ts, through ldb.)
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
