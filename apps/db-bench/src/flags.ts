@@ -22,6 +22,10 @@ export interface Flags {
   /** --num_column_families: keys spread over this many column families (shale). */
   numColumnFamilies: number;
   blockSize: number;
+  /** --data_block_index_type: 0 binary search, 1 binary search and hash (RocksDB's numbers). */
+  dataBlockIndexType: number;
+  /** --data_block_hash_table_util_ratio: keys per bucket of the data block hash index. */
+  dataBlockHashTableUtilRatio: number;
   writeBufferSize: number;
   compressionType: string;
   compressionRatio: number;
@@ -165,6 +169,16 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     help: "column families the keys are spread over (db_bench's flag; shale only: key i goes to family i mod n, scans read the default family) (Default: 1)",
   },
   block_size: { key: "blockSize", kind: "int", help: "data block bytes (Default: 4096)" },
+  data_block_index_type: {
+    key: "dataBlockIndexType",
+    kind: "int",
+    help: "0: data blocks binary-searched; 1: with RocksDB's data block hash index for point lookups (shale dataBlockIndexType binaryAndHash) (Default: 0)",
+  },
+  data_block_hash_table_util_ratio: {
+    key: "dataBlockHashTableUtilRatio",
+    kind: "float",
+    help: "keys per bucket of the data block hash index (Default: 0.75)",
+  },
   write_buffer_size: {
     key: "writeBufferSize",
     kind: "int",
@@ -376,6 +390,8 @@ export function defaultFlags(): Flags {
     bloomBits: -1,
     numColumnFamilies: 1,
     blockSize: 4096,
+    dataBlockIndexType: 0,
+    dataBlockHashTableUtilRatio: 0.75,
     writeBufferSize: 64 * MiB,
     compressionType: "snappy",
     compressionRatio: 0.5,
@@ -479,6 +495,14 @@ function validate(f: Flags): void {
   check(f.blockSize >= 256, "--block_size must be at least 256");
   check(f.writeBufferSize >= 65536, "--write_buffer_size must be at least 65536");
   check(f.bloomBits >= -1, "--bloom_bits must be -1 (engine default) or >= 0");
+  check(
+    f.dataBlockIndexType === 0 || f.dataBlockIndexType === 1,
+    "--data_block_index_type must be 0 or 1",
+  );
+  check(
+    f.dataBlockHashTableUtilRatio > 0 && Number.isFinite(f.dataBlockHashTableUtilRatio),
+    "--data_block_hash_table_util_ratio must be a number > 0",
+  );
   check(
     f.numColumnFamilies >= 1 && f.numColumnFamilies <= 1000,
     "--num_column_families must be in [1, 1000]",

@@ -56,6 +56,8 @@ export function engineOptions(flags: Flags): EngineOptions {
     bloomBits: flags.bloomBits,
     numColumnFamilies: flags.numColumnFamilies,
     blockSize: flags.blockSize,
+    dataBlockIndexType: flags.dataBlockIndexType,
+    dataBlockHashTableUtilRatio: flags.dataBlockHashTableUtilRatio,
     compression: flags.compressionType === "none" ? "none" : "snappy",
     mergeOperator: flags.mergeOperator === "" ? undefined : flags.mergeOperator,
     disableAutoCompactions: flags.disableAutoCompactions,

@@ -254,4 +254,20 @@ describe("legacyBloomHash (RocksDB's BloomHash = Hash(key, 0xbc9f1d34))", () => 
       referenceHash32(Uint8Array.of(0x80), LEGACY_BLOOM_SEED),
     );
   });
+
+  it("hashes key[0, length) in place when given a length (a user key inside an internal key)", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 40 }),
+        fc.nat(40),
+        fc.nat(0xffffffff),
+        (key, n, seed) => {
+          const length = Math.min(n, key.length);
+          expect(rocksdbHash32(key, seed, length)).toBe(
+            referenceHash32(key.subarray(0, length), seed),
+          );
+        },
+      ),
+    );
+  });
 });

@@ -20,9 +20,13 @@ export const LEGACY_BLOOM_SEED = 0xbc9f1d34;
 
 const M = 0xc6a4a793;
 
-/** RocksDB's `Hash(key, seed)` as an unsigned 32-bit number. `key` is only read. */
-export function rocksdbHash32(key: Uint8Array, seed: number): number {
-  const n = key.length;
+/**
+ * RocksDB's `Hash(key, seed)` as an unsigned 32-bit number, of `key[0, length)` (Default: the
+ * whole key; a data block hash index hashes the user key of an internal key in place).
+ * `key` is only read.
+ */
+export function rocksdbHash32(key: Uint8Array, seed: number, length: number = key.length): number {
+  const n = length;
   let h = (seed ^ Math.imul(n, M)) | 0;
   const end = n & ~3;
   let i = 0;

@@ -6,6 +6,7 @@
  */
 export { Block } from "./block/block.js";
 export { type BlockCache, type BlockCacheOptions, newBlockCache } from "./block/block-cache.js";
+export type { DataBlockIndexTypeName } from "./block/data-block-hash-index.js";
 export {
   type CompressionName,
   compressBlock,

@@ -24,6 +24,10 @@ export interface EngineOptions {
   /** Column families the keys are spread over (engines without families ignore it: 1). */
   numColumnFamilies?: number;
   blockSize: number;
+  /** 1: data blocks with RocksDB's hash index (shale); 0 or undefined: binary search only. */
+  dataBlockIndexType?: number;
+  /** Keys per bucket of that hash index. Default: 0.75. */
+  dataBlockHashTableUtilRatio?: number;
   compression: "none" | "snappy";
   /** A built-in merge operator name, or undefined for none. */
   mergeOperator: string | undefined;

@@ -113,6 +113,10 @@ export class ShaleEngine implements Engine {
     // db_bench's default: index and filter held outside the cache (RocksDB's own default too).
     options.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
     if (o.bloomBits >= 0) options.bloomBitsPerKey = o.bloomBits;
+    if (o.dataBlockIndexType === 1) {
+      options.dataBlockIndexType = "binaryAndHash";
+      options.dataBlockHashTableUtilRatio = o.dataBlockHashTableUtilRatio ?? 0.75;
+    }
     if (o.statistics) {
       this.statistics ??= new Statistics();
       options.statistics = this.statistics;

@@ -48,6 +48,8 @@ export interface TableWriteOptions {
   checksumType: number;
   indexType: NonNullable<TableBuilderOptions["indexType"]>;
   partitionFilters: boolean;
+  dataBlockIndexType: NonNullable<TableBuilderOptions["dataBlockIndexType"]>;
+  dataBlockHashTableUtilRatio: number;
   metadataBlockSize: number;
   zstdLevel: number;
   /** 0: no dictionary. */
@@ -88,6 +90,8 @@ export function tableWriteOptions(
     checksum: ChecksumName;
     indexType: TableWriteOptions["indexType"];
     partitionFilters: boolean;
+    dataBlockIndexType?: TableWriteOptions["dataBlockIndexType"] | undefined;
+    dataBlockHashTableUtilRatio?: number | undefined;
     metadataBlockSize: number;
     compressionPerLevel: readonly TableWriteOptions["compression"][];
     bottommostCompression: TableWriteOptions["compression"] | undefined;
@@ -118,6 +122,8 @@ export function tableWriteOptions(
     checksumType: CHECKSUM_TYPES[options.checksum],
     indexType: options.indexType,
     partitionFilters: options.partitionFilters,
+    dataBlockIndexType: options.dataBlockIndexType ?? "binarySearch",
+    dataBlockHashTableUtilRatio: options.dataBlockHashTableUtilRatio ?? 0.75,
     metadataBlockSize: options.metadataBlockSize,
     zstdLevel: options.zstdLevel,
     zstdMaxDictBytes: options.zstdMaxDictBytes,

@@ -60,6 +60,8 @@ const openRows: Row[] = [
   ["checksum", 4, "crc32", "xxh3"],
   ["indexType", 2, "hashSearch", "twoLevelIndex"],
   ["partitionFilters", "yes", undefined, false],
+  ["dataBlockIndexType", 1, "hash", "binaryAndHash"],
+  ["dataBlockHashTableUtilRatio", "0.75", 0, 0.5],
   ["metadataBlockSize", "4096", 0, 256],
   [
     "prefixExtractor",

@@ -20,6 +20,7 @@ import {
   type Block,
   ChecksumType,
   type CompressionName,
+  type DataBlockIndexTypeName,
   DEFAULT_COMPRESSION,
   FormatVersion,
   type IndexTypeName,
@@ -104,6 +105,8 @@ export const COLUMN_FAMILY_OPTION_NAMES = [
   "checksum",
   "indexType",
   "partitionFilters",
+  "dataBlockIndexType",
+  "dataBlockHashTableUtilRatio",
   "metadataBlockSize",
   "prefixExtractor",
   "wholeKeyFiltering",
@@ -269,6 +272,20 @@ export interface DbOptions {
    * requires `indexType: "twoLevelIndex"`. Default: false.
    */
   partitionFilters?: boolean;
+  /**
+   * How a data block of the tables written finds a key (RocksDB's `data_block_index_type`):
+   * `"binarySearch"` over its restart points; `"binaryAndHash"` also appends RocksDB's data
+   * block hash index, which point lookups (`get`, `getMany`) use instead of the binary
+   * search (a few bytes per key; written with the bytewise and reverse-bytewise comparators
+   * only, as RocksDB does). Tables of either type are read whatever this says. The OPTIONS
+   * file records it as `data_block_index_type`. Default: "binarySearch".
+   */
+  dataBlockIndexType?: DataBlockIndexTypeName;
+  /**
+   * Keys per bucket of the data block hash index (RocksDB's
+   * `data_block_hash_table_util_ratio`), a finite number > 0. Default: 0.75.
+   */
+  dataBlockHashTableUtilRatio?: number;
   /** Target bytes of index and filter partitions (RocksDB's `metadata_block_size`). Default: 4096. */
   metadataBlockSize?: number;
   /**
@@ -529,6 +546,10 @@ export interface ResolvedOptions {
   checksum: ChecksumName;
   indexType: IndexTypeName;
   partitionFilters: boolean;
+  /** As given (undefined: the OPTIONS file's, else "binarySearch"; open/recovery.ts resolves). */
+  dataBlockIndexType: DataBlockIndexTypeName | undefined;
+  /** As given (undefined: the OPTIONS file's, else 0.75). */
+  dataBlockHashTableUtilRatio: number | undefined;
   metadataBlockSize: number;
   prefixExtractor: PrefixExtractor | undefined;
   wholeKeyFiltering: boolean;
@@ -736,6 +757,13 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   enumRow("checksum", Object.keys(CHECKSUM_TYPES)),
   enumRow("indexType", ["binarySearch", "twoLevelIndex", "binarySearchWithFirstKey"]),
   booleanRow("partitionFilters"),
+  enumRow("dataBlockIndexType", ["binarySearch", "binaryAndHash"]),
+  customRow(
+    "dataBlockHashTableUtilRatio",
+    "a number",
+    (v) => typeof v === "number",
+    (v: number) => (v > 0 && Number.isFinite(v) ? undefined : "must be a finite number > 0"),
+  ),
   integerRow("metadataBlockSize", 1, 2 ** 31 - 1),
   customRow(
     "prefixExtractor",
@@ -968,6 +996,8 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     checksum: o.checksum ?? "xxhash",
     indexType,
     partitionFilters: o.partitionFilters ?? false,
+    dataBlockIndexType: o.dataBlockIndexType,
+    dataBlockHashTableUtilRatio: o.dataBlockHashTableUtilRatio,
     metadataBlockSize: o.metadataBlockSize ?? 4096,
     prefixExtractor: o.prefixExtractor,
     wholeKeyFiltering: o.wholeKeyFiltering ?? true,

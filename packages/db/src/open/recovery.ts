@@ -61,6 +61,7 @@ import {
   recordedCompactionStyle,
   resolveCompactionStyle,
 } from "../core/compaction-style-options.js";
+import { dataBlockIndexEntries, recordedDataBlockIndex } from "../core/data-block-index-option.js";
 import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import { filterPolicyId } from "../core/filter-policy-option.js";
 import { newFamilyMemTable } from "../core/memtable-bloom-option.js";
@@ -269,11 +270,20 @@ export function recover(
           f.name,
           f.current.levels.map((l) => l.length),
         );
+      // Not given: as the family was last opened (RocksDB's table options), else the defaults.
+      const recordedIndex = recordedDataBlockIndex(
+        previousOptions?.sections ?? [],
+        f.name,
+        optionsFile,
+      );
       familyOptions.set(f.id, {
         ...own,
         comparator: f.icmp.user,
         prefixExtractor,
         recordedCompaction,
+        dataBlockIndexType: own.dataBlockIndexType ?? recordedIndex.dataBlockIndexType,
+        dataBlockHashTableUtilRatio:
+          own.dataBlockHashTableUtilRatio ?? recordedIndex.dataBlockHashTableUtilRatio,
       });
     }
     if (options.paranoidChecks && !options.bestEffortsRecovery)
@@ -664,6 +674,7 @@ function tableRecord(options: ResolvedOptions): Record<string, string | number |
     index_type: ROCKSDB_INDEX_TYPE_NAMES[options.indexType],
     partition_filters: options.partitionFilters,
     metadata_block_size: options.metadataBlockSize,
+    ...dataBlockIndexEntries(options),
   };
 }
 

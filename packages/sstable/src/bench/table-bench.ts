@@ -17,7 +17,7 @@
  * 3c. index (not in the default set): the same random gets on the same entries written with
  *    a one-block index and with a partitioned index and filters (`indexType: "twoLevelIndex"`,
  *    `partitionFilters`, 4 KiB partitions; `--index=` picks the variants: flat, partitioned,
- *    partitioned-index, first-key), each over its own `newBlockCache` (data-block slots as a
+ *    partitioned-index, first-key, hash: the data block hash index), each over its own `newBlockCache` (data-block slots as a
  *    database's), full and 1/10 cache; one round of each variant in turn, `--ab-rounds`
  *    (default 7) rounds, medians, and each variant's ratio to the first.
  * 4. seed 002 (zero-copy lookups): random `get` of 100 B, 1 KB and 10 KB values returning the
@@ -211,6 +211,7 @@ const INDEX_VARIANTS: Record<string, TableBuilderOptions> = {
   partitioned: { indexType: "twoLevelIndex", partitionFilters: true },
   "partitioned-index": { indexType: "twoLevelIndex" },
   "first-key": { indexType: "binarySearchWithFirstKey" },
+  hash: { dataBlockIndexType: "binaryAndHash" },
 };
 
 function indexAB(): void {

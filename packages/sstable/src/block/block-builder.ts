@@ -14,7 +14,12 @@
  * reader can binary-search the restart array and then scan at most `restartInterval` entries.
  * No checksum here: the block trailer written by the table builder covers the block.
  * `numRestarts`' high bit is the data-block index type (RocksDB's block footer, block.ts):
- * always clear here (binary search only).
+ * set when the builder was given a hash index (`hashUtilRatio`, data blocks only) and the
+ * block got one: then `hashIndex` (data-block-hash-index.ts, where its bytes are drawn)
+ * sits between the restart array and the footer:
+ * ```
+ * dataBlock := entry* restart* hashIndex? (numRestarts | hashBit)
+ * ```
  *
  * Index blocks of format version 4+ (`valueLengths: false`) omit `valueLength`: a value is a
  * BlockHandle, whose two varints delimit themselves (RocksDB's value delta encoding; with
@@ -33,7 +38,9 @@
  * 02 00 00 00                    numRestarts 2
  * ```
  */
-import { ByteWriter, putFixed32, ShaleError, varintLength } from "@shale/base";
+import { ByteWriter, putFixed32, ShaleError, TRAILER_SIZE, varintLength } from "@shale/base";
+import { BLOCK_FOOTER_HASH_INDEX_BIT, MAX_BLOCK_SIZE_WITH_HASH_INDEX } from "./block.js";
+import { DataBlockHashIndexBuilder } from "./data-block-hash-index.js";
 
 export class BlockBuilder {
   private readonly buffer = new ByteWriter(4096);
@@ -47,13 +54,17 @@ export class BlockBuilder {
   private finished = false;
   /** False: entries omit the value length (index blocks of format version 4+). */
   private readonly valueLengths: boolean;
+  /** Data blocks with a hash index: its builder (keys are internal keys). */
+  private readonly hashIndex: DataBlockHashIndexBuilder | undefined;
 
   /**
    * @param restartInterval entries between restart points (>= 1).
    * @param valueLengths false for value-delta-encoded index blocks (no value length; only
    *   with restart interval 1, so every value is whole). Default: true.
+   * @param hashUtilRatio data blocks of internal keys: append RocksDB's data block hash index
+   *   with this many keys per bucket (> 0; data-block-hash-index.ts). Default: none.
    */
-  constructor(restartInterval: number, valueLengths = true) {
+  constructor(restartInterval: number, valueLengths = true, hashUtilRatio?: number) {
     if (!Number.isInteger(restartInterval) || restartInterval < 1) {
       throw ShaleError.invalidArgument(
         `blockRestartInterval must be an integer >= 1; got ${restartInterval}`,
@@ -64,6 +75,8 @@ export class BlockBuilder {
     }
     this.restartInterval = restartInterval;
     this.valueLengths = valueLengths;
+    this.hashIndex =
+      hashUtilRatio === undefined ? undefined : new DataBlockHashIndexBuilder(hashUtilRatio);
   }
 
   /** Number of entries added since the last reset. */
@@ -75,9 +88,11 @@ export class BlockBuilder {
     return this.entries === 0;
   }
 
-  /** Size of the block if finished now. */
+  /** Size of the block if finished now (RocksDB's `CurrentSizeEstimate`, hash index included). */
   get currentSizeEstimate(): number {
-    return this.buffer.length + this.restarts.length * 4 + 4;
+    const hash = this.hashIndex;
+    const extra = hash?.isValid ? hash.estimatedSize : 0;
+    return this.buffer.length + this.restarts.length * 4 + 4 + extra;
   }
 
   /**
@@ -127,6 +142,10 @@ export class BlockBuilder {
     }
     this.lastKey.set(key.subarray(shared), shared);
     this.lastKeyLength = key.length;
+    const hash = this.hashIndex;
+    if (hash?.isValid) {
+      hash.add(key, key.length - TRAILER_SIZE, this.restarts.length - 1);
+    }
     this.counter++;
     this.entries++;
   }
@@ -141,10 +160,18 @@ export class BlockBuilder {
     if (restarts.length >= 0x80000000) {
       throw ShaleError.invalidArgument("too many restart points for a block footer");
     }
-    w.ensure(restarts.length * 4 + 4);
+    const hash = this.hashIndex;
+    const withHash =
+      hash?.isValid === true && this.currentSizeEstimate <= MAX_BLOCK_SIZE_WITH_HASH_INDEX;
+    w.ensure(restarts.length * 4 + 4 + (hash !== undefined && withHash ? hash.estimatedSize : 0));
     let pos = w.pos;
     for (let i = 0; i < restarts.length; i++) pos = putFixed32(w.buf, pos, restarts[i]!);
-    w.pos = putFixed32(w.buf, pos, restarts.length);
+    let footer = restarts.length;
+    if (hash !== undefined && withHash) {
+      pos = hash.finish(w.buf, pos);
+      footer = (footer | BLOCK_FOOTER_HASH_INDEX_BIT) >>> 0;
+    }
+    w.pos = putFixed32(w.buf, pos, footer);
     this.finished = true;
     return w.finish();
   }
@@ -162,5 +189,6 @@ export class BlockBuilder {
     this.lastKeyLength = 0;
     this.entries = 0;
     this.finished = false;
+    this.hashIndex?.reset();
   }
 }

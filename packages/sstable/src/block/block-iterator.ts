@@ -12,6 +12,10 @@
  *   (`compareInternalBytewise`), and the run is scanned without rebuilding keys
  *   (`scanRun`); only the entry found gets its key rebuilt.
  *
+ * Point lookups (`seekForGet`) in a data block with a hash index (data-block-hash-index.ts)
+ * go straight to the restart run the hash names and scan it, without the binary search;
+ * `seek` binary-searches every block, as RocksDB's does.
+ *
  * Reverse (`prev`): RocksDB's approach. Entries only decode forwards (each key is a delta on
  * the previous one), so `prev` goes back to the restart point before the current entry,
  * decodes that run forwards once and caches every entry of it (offsets plus a copy of each
@@ -41,6 +45,7 @@ import {
 } from "@shale/base";
 import type { IndexSearch } from "../index/index-search.js";
 import type { Block } from "./block.js";
+import { HASH_COLLISION, HASH_NO_ENTRY, hashBucketOf } from "./data-block-hash-index.js";
 import { compareInternalBytewise, type KeyOrder } from "./key-order.js";
 import { restartAt } from "./restart-array.js";
 import { RunCache } from "./run-cache.js";
@@ -424,6 +429,67 @@ export class BlockIterator implements InternalIterator {
       this.parseEntry(p);
       if (this.compareCurrent(target) >= 0) return;
     }
+  }
+
+  /**
+   * Positions for a point lookup of `target` (an internal key whose user key is `userKey`;
+   * RocksDB's `DataBlockIter::SeekForGet`): at the first entry >= target, as `seek`, except
+   * that in a block with a hash index the run the hash names is scanned instead of searched
+   * for. Returns false when the block's hash index tells that neither this block nor the
+   * table's next one holds `userKey` (the iterator is then unpositioned); true otherwise —
+   * an invalid iterator then means the key may be in the next block.
+   *
+   * With a hash index (RocksDB's semantics): a collision falls back to `seek`; no entry means
+   * the user key is not in the block, but one sorting past the block's last key may be in
+   * the next, so the last run is scanned (the end of the block: true; a key >= target: its
+   * user key differs, which the caller sees); a run index scans that run, and a run that
+   * ends below the target before the block's end proves the key absent (false).
+   */
+  seekForGet(target: Uint8Array, userKey: Uint8Array): boolean {
+    const block = this.block!;
+    const numBuckets = block.hashBuckets;
+    if (numBuckets === 0 || this.search !== undefined) {
+      this.seek(target);
+      return true;
+    }
+    this.diffAt = -1;
+    const data = this.data;
+    const limit = this.restartsOffset;
+    if (limit <= 0) {
+      this.invalidate();
+      return true;
+    }
+    const n = this.numRestarts;
+    let r = data[block.hashOffset + hashBucketOf(userKey, numBuckets)]!;
+    if (r === HASH_COLLISION) {
+      this.seek(target);
+      return true;
+    }
+    if (r === HASH_NO_ENTRY) r = n - 1;
+    else if (r >= n) this.corrupt(`hash index names restart ${r} of ${n}`);
+    const runEnd = r + 1 < n ? restartAt(data, limit, r + 1) : limit;
+    if (this.bytewiseInternal) {
+      const found = scanRun(data, restartAt(data, limit, r), runEnd, limit, target);
+      if (found >= 0) {
+        this.loadScanned(r, runEnd, found, target);
+        return true;
+      }
+      if (found === SCAN_RUN_END) return this.pastRun(runEnd);
+      // SCAN_FALLBACK: the plain scan below.
+    }
+    this.seekToRestart(r);
+    for (;;) {
+      if (this.compareCurrent(target) >= 0) return true;
+      const p = this.nextOffset;
+      if (p >= runEnd) return this.pastRun(runEnd);
+      this.parseEntry(p);
+    }
+  }
+
+  /** `seekForGet`'s run ended below the target: the end of the block, or proof of absence. */
+  private pastRun(runEnd: number): boolean {
+    this.invalidate();
+    return runEnd >= this.restartsOffset;
   }
 
   /** Makes the entry at `p`, found by `scanRun` for `target` in restart run `r`, current. */

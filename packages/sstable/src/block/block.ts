@@ -14,9 +14,10 @@ import { blockMemory } from "./alloc.js";
 /**
  * The block footer's high bit (RocksDB's `PackIndexTypeAndNumRestarts`): set when a data
  * block carries a hash index (kDataBlockBinaryAndHash) between its restart array and the
- * footer: `buckets[numBuckets] ‖ fixed16 numBuckets`. The reader skips it (binary search
- * finds every key); this build writes blocks without one (bit clear). Part of the file
- * format; do not change.
+ * footer: `buckets[numBuckets] ‖ fixed16 numBuckets` (data-block-hash-index.ts). Point
+ * lookups use it (`BlockIterator.seekForGet`); seeks binary-search as in any block. Written
+ * with the table option `dataBlockIndexType: "binaryAndHash"`. Part of the file format; do
+ * not change.
  */
 export const BLOCK_FOOTER_HASH_INDEX_BIT = 0x80000000;
 /** Blocks larger than this never carry a hash index; their footer is numRestarts whole. */
@@ -64,6 +65,10 @@ export class Block {
   readonly restartsOffset: number;
   /** Key/value blocks: number of restart points (>= 1). Filter blocks: 0. */
   readonly numRestarts: number;
+  /** Data blocks with a hash index: its number of buckets (>= 1). Otherwise 0. */
+  readonly hashBuckets: number;
+  /** Data blocks with a hash index: the offset of its buckets (after the restart array). */
+  readonly hashOffset: number;
   /** Filter blocks: the filter reader over the block's bytes. */
   readonly filter: FilterBitsReader | undefined;
   /** @internal Index blocks of bytewise tables (enough entries, one per restart): the search aid. */
@@ -105,12 +110,15 @@ export class Block {
     numRestarts: number,
     filter: FilterBitsReader | undefined,
     search: IndexSearch | undefined,
+    hashBuckets: number,
   ) {
     this.data = data;
     this.buffer = data.buffer;
     this.byteOffset = data.byteOffset;
     this.restartsOffset = restartsOffset;
     this.numRestarts = numRestarts;
+    this.hashBuckets = hashBuckets;
+    this.hashOffset = restartsOffset + numRestarts * 4;
     this.filter = filter;
     this.search = search;
   }
@@ -209,11 +217,12 @@ export class Block {
     // The entries (and the restart array) end here: before the footer, or before a data
     // block hash index (the footer's high bit, only in blocks up to 64 KiB).
     let entriesEnd = size - 4;
+    let hashBuckets = 0;
     if (numRestarts >= BLOCK_FOOTER_HASH_INDEX_BIT && size <= MAX_BLOCK_SIZE_WITH_HASH_INDEX) {
       numRestarts -= BLOCK_FOOTER_HASH_INDEX_BIT;
-      const numBuckets = size >= 6 ? data[size - 6]! | (data[size - 5]! << 8) : -1;
-      entriesEnd = size - 6 - numBuckets;
-      if (numBuckets < 0 || entriesEnd < 0) {
+      hashBuckets = size >= 6 ? data[size - 6]! | (data[size - 5]! << 8) : 0;
+      entriesEnd = size - 6 - hashBuckets;
+      if (hashBuckets === 0 || entriesEnd < 0) {
         throw ShaleError.corruption("bad block: bad data block hash index", file, blockOffset);
       }
     }
@@ -231,12 +240,12 @@ export class Block {
       indexSearch && numRestarts >= MIN_ENTRIES_FOR_SEARCH && restartsOffset > 0
         ? IndexSearch.build(data, restartsOffset, numRestarts, file, blockOffset)
         : undefined;
-    return new Block(data, restartsOffset, numRestarts, undefined, aid);
+    return new Block(data, restartsOffset, numRestarts, undefined, aid, hashBuckets);
   }
 
   /** Wraps a filter block. */
   static ofFilter(data: Uint8Array, filter: FilterBitsReader): Block {
-    return new Block(data, -1, 0, filter, undefined);
+    return new Block(data, -1, 0, filter, undefined, 0);
   }
 
   /**
@@ -251,6 +260,7 @@ export class Block {
       this.numRestarts,
       undefined,
       this.search,
+      this.hashBuckets,
     );
   }
 

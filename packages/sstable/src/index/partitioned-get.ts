@@ -84,7 +84,7 @@ export class PartitionedGet {
         block = source.dataBlock(handle, fill, verify);
       }
       it.init(block, file, handle.offset);
-      it.seek(target);
+      if (!it.seekForGet(target, userKey)) return;
       if (!host.fold(it, userKey, result, handle.offset)) return;
       if (!this.indexKeyIsUserKey) this.goOn(target, userKey, result, fill, verify);
     } finally {

@@ -4,6 +4,12 @@
 import { bytewiseComparator, type Comparator, ShaleError } from "@shale/base";
 import { BloomFilterPolicy } from "@shale/bloom";
 import {
+  checkDataBlockIndexType,
+  checkHashUtilRatio,
+  type DataBlockIndexTypeName,
+  DEFAULT_HASH_UTIL_RATIO,
+} from "../block/data-block-hash-index.js";
+import {
   type CompressionName,
   compressionTypeOf,
   DEFAULT_COMPRESSION,
@@ -39,6 +45,20 @@ export interface TableBuilderOptions {
   blockSize?: number;
   /** Entries between restart points in data blocks. Default: 16. */
   blockRestartInterval?: number;
+  /**
+   * How a data block finds a key (RocksDB's `data_block_index_type`): `"binarySearch"` over
+   * its restart array; `"binaryAndHash"` also appends RocksDB's data block hash index
+   * (data-block-hash-index.ts), which point lookups use instead of the binary search — a few
+   * bytes per key, written only with a bytewise or reverse-bytewise comparator (RocksDB's
+   * rule: keys of different bytes must never compare equal), only in blocks of at most 254
+   * restart points and 64 KiB. Default: `"binarySearch"`.
+   */
+  dataBlockIndexType?: DataBlockIndexTypeName;
+  /**
+   * Keys per bucket of the data block hash index (RocksDB's `data_block_hash_table_util_ratio`),
+   * a finite number > 0; lower means more buckets, fewer collisions. Default: 0.75.
+   */
+  dataBlockHashTableUtilRatio?: number;
   /**
    * Bloom filter bits per key; 0 writes no filter. Shorthand for
    * `filterPolicy: new BloomFilterPolicy(bitsPerKey)`; give one or the other. Default: 10.
@@ -192,6 +212,8 @@ export interface ResolvedBuilderOptions {
   comparator: Comparator;
   blockSize: number;
   blockRestartInterval: number;
+  dataBlockIndexType: DataBlockIndexTypeName;
+  dataBlockHashTableUtilRatio: number;
   bitsPerKey: number;
   /** The filter policy; undefined: no filter. */
   filterPolicy: FilterPolicy | undefined;
@@ -244,8 +266,8 @@ function optionalString(value: string | undefined, fallback: string, name: strin
  * Applies the defaults and checks the values: TypeError for a wrong type, InvalidArgument for
  * a bad value (blockSize, blockRestartInterval and metadataBlockSize integers >= 1,
  * bitsPerKey in [0, 100], a known compression, formatVersion 2-7, a known checksum type, a
- * non-zero uint32 baseContextChecksum, a known indexType, partitionFilters only with the
- * two-level index).
+ * non-zero uint32 baseContextChecksum, a known indexType and dataBlockIndexType, a finite
+ * dataBlockHashTableUtilRatio > 0, partitionFilters only with the two-level index).
  */
 export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBuilderOptions {
   if (typeof options !== "object" || options === null)
@@ -374,6 +396,10 @@ export function resolveBuilderOptions(options: TableBuilderOptions): ResolvedBui
       16,
       "blockRestartInterval",
       1,
+    ),
+    dataBlockIndexType: checkDataBlockIndexType(options.dataBlockIndexType ?? "binarySearch"),
+    dataBlockHashTableUtilRatio: checkHashUtilRatio(
+      options.dataBlockHashTableUtilRatio ?? DEFAULT_HASH_UTIL_RATIO,
     ),
     bitsPerKey,
     filterPolicy,

@@ -21,6 +21,7 @@ import {
   SstFileWriter,
   type SstFileWriterOptions,
 } from "./sst-file-writer.js";
+import { tableIndexEntries } from "./table-layout.js";
 import { TableReader } from "./table-reader.js";
 
 const invalidArgument = expect.objectContaining({ code: "InvalidArgument" });
@@ -250,6 +251,32 @@ describe("SstFileWriter", () => {
     w.open("/d/again.sst");
     w.put("k", "v");
     expect(w.finish().entries).toBe(1);
+  });
+
+  it("writes the data block hash index when asked, and the table reads back", () => {
+    const fs = new MemoryFileSystem();
+    const w = new SstFileWriter({
+      fs,
+      compression: "none",
+      dataBlockIndexType: "binaryAndHash",
+    });
+    w.open("/h.sst");
+    for (let i = 0; i < 50; i++) w.put(`k${String(i).padStart(3, "0")}`, `v${i}`);
+    w.finish();
+    expect(() => new SstFileWriter({ fs, dataBlockIndexType: "hash" as never })).toThrow(
+      invalidArgument,
+    );
+    expect(() => new SstFileWriter({ fs, dataBlockHashTableUtilRatio: 0 })).toThrow(
+      invalidArgument,
+    );
+    const bytes = fs.readFile("/h.sst");
+    const reader = TableReader.open(fs.openRandomAccess("/h.sst"), { fileSize: bytes.length });
+    // Each data block's footer has the hash index bit (uncompressed: its last byte's high bit).
+    for (const e of tableIndexEntries(reader))
+      expect(bytes[e.handle.offset + e.handle.size - 1]! & 0x80).toBe(0x80);
+    const r = reader.get(new TextEncoder().encode("k007"));
+    expect(new TextDecoder().decode(r.value!)).toBe("v7");
+    reader.close();
   });
 
   it("checks option types", () => {

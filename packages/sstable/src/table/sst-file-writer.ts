@@ -57,6 +57,8 @@ export type SstFileWriterTableOptions = Pick<
   | "comparator"
   | "blockSize"
   | "blockRestartInterval"
+  | "dataBlockIndexType"
+  | "dataBlockHashTableUtilRatio"
   | "bitsPerKey"
   | "filterPolicy"
   | "compression"

@@ -14,7 +14,9 @@
  * +--------------------------------+  offset 0
  * | data block 0      | trailer(5) |  sorted point entries, prefix-compressed (block-builder.ts),
  * | data block 1      | trailer(5) |  restart interval `blockRestartInterval`; cut by RocksDB's
- * | ...                            |  flush policy (blockSize, 10 % deviation); compressed per block
+ * | ...                            |  flush policy (blockSize, 10 % deviation); compressed per block;
+ * |                                |  with `dataBlockIndexType: "binaryAndHash"` each ends with a
+ * |                                |  hash index (data-block-hash-index.ts)
  * +--------------------------------+
  * | filter block      | trailer(5) |  full Bloom filter over user keys (filter-block.ts; omitted
  * +--------------------------------+  if bitsPerKey = 0 or no point entry)
@@ -66,12 +68,14 @@
  */
 import {
   assertInvariant,
+  bytewiseComparator,
   type Comparator,
   InternalKeyComparator,
   invariants,
   MAX_SEQ,
   makeInternalKey,
   type RangeTombstone,
+  reverseBytewiseComparator,
   ShaleError,
   TRAILER_SIZE,
   trailerSeq,
@@ -119,6 +123,19 @@ const POINT_KINDS = new Set<number>([
   ValueKind.SingleDeletion,
   ValueKind.BlobIndex,
 ]);
+
+/**
+ * Whether data blocks may carry a hash index under `comparator` (RocksDB writes one only when
+ * its user comparator's `CanKeysWithDifferentByteContentsBeEqual` is false: keys are hashed
+ * by their bytes, so equal keys must have equal bytes). True for the built-in bytewise and
+ * reverse-bytewise orders, recognised by name (a name stands for one order).
+ */
+function hashIndexAllowed(comparator: Comparator): boolean {
+  return (
+    comparator.name === bytewiseComparator.name ||
+    comparator.name === reverseBytewiseComparator.name
+  );
+}
 
 /**
  * Builds one table. Not thread-safe; one builder per file.
@@ -205,7 +222,13 @@ export class TableBuilder {
     this.order = new KeyOrder(o.comparator, true);
     this.blockSize = o.blockSize;
     this.blockSizeDeviationLimit = Math.floor((o.blockSize * 90 + 99) / 100);
-    this.dataBlock = new BlockBuilder(o.blockRestartInterval);
+    this.dataBlock = new BlockBuilder(
+      o.blockRestartInterval,
+      true,
+      o.dataBlockIndexType === "binaryAndHash" && hashIndexAllowed(o.comparator)
+        ? o.dataBlockHashTableUtilRatio
+        : undefined,
+    );
     this.firstKeys = o.indexType === "binarySearchWithFirstKey";
     if (o.indexType === "twoLevelIndex") {
       const index = new PartitionedIndexBuilder(o.comparator, o.formatVersion, o.metadataBlockSize);

@@ -726,7 +726,8 @@ export class TableReader {
         }
       }
       it.init(block, this.fileName, handle.offset);
-      it.seek(target);
+      // A data block's hash index may prove the key absent from this block and the next.
+      if (!it.seekForGet(target, userKey)) return;
       while (this.fold(it, userKey, result, handle.offset)) {
         // The block ended inside the lookup. The next block can hold the user key only if
         // this block's separator has that user key (separators of different user keys are
