@@ -30,6 +30,13 @@
  * Jobs that cannot cross (a user's comparator or merge operator object, a prefix extractor
  * that does not cross) run inline, as in Node.
  *
+ * Known limit (Chromium 156): a nested worker does not take its first message while the
+ * database's worker is blocked in a synchronous wait, even when it was started and loaded
+ * beforehand. A writer that stalls for a flush (a synchronous put loop filling memtables
+ * faster than they flush) before the workers took their first job therefore waits
+ * `START_TIMEOUT_MS`, then falls back as above. Writes that arrive between turns of the
+ * event loop (as an application's messages do) never meet this.
+ *
  * Thread safety: the database's thread only.
  */
 import { type FileSystem, ShaleError } from "@shale/base";
@@ -158,6 +165,14 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
   ) {
     this.size = Math.max(1, size);
     this.inline = new InlineExecutor(fs, rate);
+    // Started now, while the database opens: a browser may not deliver the first messages to
+    // a nested worker while its parent's thread blocks (a writer stalled for a flush).
+    try {
+      this.spawn(this.size === 1 ? Lane.Any : Lane.Flush);
+      if (this.size > 1) this.spawn(Lane.Compaction);
+    } catch (e) {
+      this.giveUp(e instanceof Error ? e.message : String(e));
+    }
   }
 
   get pending(): number {

@@ -11,7 +11,7 @@
  * a JobMessage (protocol.ts)                                                     then any
  * { type: "close" }                                                              last
  * ```
- * Out: each result through the mailbox (result-mailbox.ts), then the executor's `finished`
+ * Out: `{ type: "loaded" }` once the script runs; each result through the mailbox (result-mailbox.ts), then the executor's `finished`
  * cell set and notified and `{ type: "wake" }` posted (for a database whose event loop
  * turns); `{ type: "closed" }` after `close`. A failed `init` (the file system cannot be
  * reached) is a `FatalMessage` in the mailbox: the database then runs the jobs itself.
@@ -103,13 +103,16 @@ export function serveBackgroundJobs(
     }
   };
 
+  // The script has loaded: a starter may wait for this before it blocks (a browser may not
+  // start a nested worker while its parent's thread is blocked).
+  scope.postMessage({ type: "loaded" });
   listen(scope, (data) => {
     const m = data as BackgroundControlMessage | JobMessage;
     // In order: a job waits for `init` (its connect may be asynchronous).
     queue = queue.then(() => {
       if (m.type === "init") return init(m);
       if (m.type === "close") return close();
-      take?.(m);
+      if (m.type === "flush" || m.type === "compact" || m.type === "remove") take?.(m);
     });
   });
 }
