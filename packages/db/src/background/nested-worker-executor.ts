@@ -326,16 +326,13 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
     });
   }
 
+  /**
+   * At once, on this thread: the file system's own workers do the deleting (an OPFS remove is
+   * the I/O worker's), and a caller that lists the directory next (an export) must not see a
+   * file a background worker is about to delete.
+   */
   removeFiles(paths: string[], done: () => void): void {
-    if (this.closed || this.noWorkers) {
-      this.inline.removeFiles(paths, done);
-      return;
-    }
-    this.post({ id: this.nextId++, type: "remove", paths }, Lane.Any, {
-      ok: () => done(),
-      fail: () => done(),
-      inline: () => this.inline.removeFiles(paths, done),
-    });
+    this.inline.removeFiles(paths, done);
   }
 
   private receive(slot: Slot, m: WorkerMessage): void {
