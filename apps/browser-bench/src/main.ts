@@ -85,6 +85,7 @@ await build({
     "bench-worker": join(src, "bench-worker.ts"),
     "opfs-io-worker": "shale/opfs/io-worker",
     "opfs-db-worker": "shale/opfs/db-worker",
+    "opfs-background-worker": "shale/opfs/background-worker",
   },
   bundle: true,
   format: "esm",

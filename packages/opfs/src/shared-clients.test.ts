@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { OpfsFileSystem } from "./opfs-file-system.js";
+import { type OpfsClientHandle, OpfsFileSystem } from "./opfs-file-system.js";
 import { openFakeOpfsFileSystem } from "./testing/index.js";
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -25,9 +25,10 @@ describe("OpfsFileSystem clients for other workers (shareWithWorker / connect)",
     try {
       const a = fs.shareWithWorker();
       const b = fs.shareWithWorker();
-      expect(a.transfer).toEqual([a.handle.port]);
-      const one = OpfsFileSystem.connect(a.handle);
-      const two = OpfsFileSystem.connect(b.handle);
+      const handleA = a.handle as OpfsClientHandle;
+      expect(a.transfer).toEqual([handleA.port]);
+      const one = OpfsFileSystem.connect(handleA);
+      const two = OpfsFileSystem.connect(b.handle as OpfsClientHandle);
       expect(one.name).toBe("shared");
       const big = "x".repeat(1000);
       const w0 = fs.openWritable("from-owner");
@@ -61,7 +62,7 @@ describe("OpfsFileSystem clients for other workers (shareWithWorker / connect)",
     expect(() => OpfsFileSystem.connect({} as never)).toThrow(TypeError);
     expect(() => OpfsFileSystem.connect(null as never)).toThrow(TypeError);
     const fs = await openFakeOpfsFileSystem("gone", { dir: scratch() });
-    const client = OpfsFileSystem.connect(fs.shareWithWorker().handle);
+    const client = OpfsFileSystem.connect(fs.shareWithWorker().handle as OpfsClientHandle);
     expect(() => client.shareWithWorker()).toThrow(/cannot share itself/);
     await client.close();
     await fs.close();
