@@ -5,7 +5,7 @@
  * isolated page; also @shale/level's ShaleLevel, the drop-in for browser-level.
  *
  *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3] [--flush]
- *                     [--engines=shale,shale-level,browser-level,sqlite-wasm]
+ *                     [--engines=shale,shale-inline,shale-level,browser-level,sqlite-wasm]
  *
  * `--flush`: after the fill (untimed) shale flushes its memtable and compacts, so its reads
  * go to tables on OPFS (through the block cache) rather than to the memtable.
@@ -85,6 +85,7 @@ await build({
     "bench-worker": join(src, "bench-worker.ts"),
     "opfs-io-worker": "shale/opfs/io-worker",
     "opfs-db-worker": "shale/opfs/db-worker",
+    "opfs-background-worker": "shale/opfs/background-worker",
   },
   bundle: true,
   format: "esm",

@@ -22,7 +22,13 @@ export interface WorkloadResult {
  * ShaleLevel (the database in a worker of its own, behind promises: browser-level's API);
  * browser-level on IndexedDB; SQLite-WASM on its OPFS VFS.
  */
-export const ENGINES = ["shale", "shale-level", "browser-level", "sqlite-wasm"] as const;
+export const ENGINES = [
+  "shale",
+  "shale-inline",
+  "shale-level",
+  "browser-level",
+  "sqlite-wasm",
+] as const;
 export type Engine = (typeof ENGINES)[number];
 
 /** What a bench worker is asked. */

@@ -6,6 +6,11 @@
  */
 import { BatchMarker, WriteBatch, type WriteBatchHandler } from "./write/write-batch.js";
 
+/** The body of a nested background worker (a browser's): its script calls this once. */
+export {
+  type BackgroundJobsScope,
+  serveBackgroundJobs,
+} from "./background/nested-worker-main.js";
 export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { BatchMarker, type WriteBatchHandler };

@@ -10,6 +10,7 @@ export type {
   SyncAccessHandleLike,
 } from "./opfs-api.js";
 export {
+  type OpfsClientHandle,
   OpfsFileSystem,
   type OpfsFileSystemOptions,
   type OpfsIoWorker,

@@ -12,8 +12,14 @@
  *   `ifAvailable` and held until `unlock` (or until the worker dies with its page).
  * - A write or truncate the quota refuses is ENOSPC, its message giving
  *   `navigator.storage.estimate()`'s usage and quota.
+ * - Several clients: the first (`init`, posted to the worker) owns the file system; each
+ *   further client (a database's background worker, `OpfsFileSystem.shareWithWorker`) is
+ *   announced by a `connect` message carrying its own SharedArrayBuffer and a MessagePort
+ *   its requests arrive on. Replies go to the requesting client's buffer. Handles, file ids
+ *   and locks are the server's, shared by every client.
  *
- * Thread safety: one instance per worker; requests are handled strictly in arrival order.
+ * Thread safety: one instance per worker; requests of every client are handled one at a
+ * time, strictly in arrival order.
  */
 import type {
   DirectoryHandleLike,
@@ -22,7 +28,9 @@ import type {
   SyncAccessHandleLike,
 } from "./opfs-api.js";
 import {
+  type ConnectMessage,
   DATA_OFFSET,
+  type DisconnectMessage,
   F64_RESULT,
   F64_RESULT2,
   I32_DATA_LENGTH,
@@ -47,6 +55,34 @@ export interface ServerPort {
   postMessage(message: unknown): void;
 }
 
+/** A client's end of the wire: its shared buffer's views and its last JSON reply. */
+interface Client {
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+  readonly data: Uint8Array;
+  /** The last JSON reply, for `replyChunk` requests when it did not fit the data area. */
+  lastJson: Uint8Array;
+  /** The port a connected client's requests arrive on (none for the first client). */
+  readonly port: ClientPort | undefined;
+}
+
+/** A MessagePort as browsers and Node have it. */
+interface ClientPort {
+  on?(type: "message", listener: (data: unknown) => void): unknown;
+  onmessage?: ((event: { data: unknown }) => void) | null;
+  close(): void;
+}
+
+function clientOf(sab: SharedArrayBuffer, port: ClientPort | undefined): Client {
+  return {
+    i32: new Int32Array(sab, 0, 16),
+    f64: new Float64Array(sab, 0, 8),
+    data: new Uint8Array(sab, DATA_OFFSET),
+    lastJson: new Uint8Array(0),
+    port,
+  };
+}
+
 /** A file the server knows: its handle, and its sync access handle while open. */
 interface PoolEntry {
   readonly file: FileHandleLike;
@@ -64,11 +100,15 @@ const encoder = new TextEncoder();
 export class OpfsIoServer {
   private root!: DirectoryHandleLike;
   private name = "";
+  /** The client whose request is being handled: replies go to its buffer. */
+  private client!: Client;
+  private primary: Client | undefined;
+  private readonly connected = new Set<Client>();
   private i32!: Int32Array;
   private f64!: Float64Array;
   private data!: Uint8Array;
   /** A non-shared copy buffer: sync handles may refuse views of a SharedArrayBuffer. */
-  private scratch!: Uint8Array;
+  private scratch = new Uint8Array(0);
   private maxOpenHandles = 64;
   private supportsMove = false;
   private readonly dirs = new Map<string, DirectoryHandleLike>();
@@ -82,18 +122,57 @@ export class OpfsIoServer {
   private nextId = 1;
   private readonly locks = new Map<number, HeldLock>();
   private queue: Promise<void> = Promise.resolve();
-  /** The last JSON reply, for `replyChunk` requests when it did not fit the data area. */
-  private lastJson = new Uint8Array(0);
 
   constructor(
     private readonly env: OpfsEnvironment,
     private readonly port: ServerPort,
   ) {}
 
-  /** Takes one message from the client; messages are handled in order. */
+  /** Takes one message from the first client; messages are handled in order. */
   onMessage(message: unknown): void {
-    const m = message as InitMessage | Request;
-    this.queue = this.queue.then(() => (m.op === "init" ? this.init(m) : this.handle(m)));
+    const m = message as InitMessage | ConnectMessage | Request;
+    if (m.op === "connect") {
+      this.connect(m);
+      return;
+    }
+    this.queue = this.queue.then(() => {
+      if (m.op === "init") return this.init(m);
+      this.use(this.primary!);
+      return this.handle(m);
+    });
+  }
+
+  /**
+   * A further client: its requests arrive on its port, queued with everyone's. The port is
+   * listened to at once, so no request posted after the `connect` is missed.
+   */
+  private connect(m: ConnectMessage): void {
+    const client = clientOf(m.sab, m.port as ClientPort);
+    this.connected.add(client);
+    const take = (data: unknown): void => {
+      const req = data as Request | DisconnectMessage;
+      if (req.op === "disconnect") {
+        this.connected.delete(client);
+        client.port?.close();
+        return;
+      }
+      this.queue = this.queue.then(() => {
+        this.use(client);
+        return this.handle(req);
+      });
+    };
+    const port = m.port as ClientPort;
+    if (typeof port.on === "function") port.on("message", take);
+    else port.onmessage = (event) => take(event.data);
+  }
+
+  /** Makes `client` the one replies go to (requests run one at a time). */
+  private use(client: Client): void {
+    this.client = client;
+    this.i32 = client.i32;
+    this.f64 = client.f64;
+    this.data = client.data;
+    if (this.scratch.length < client.data.length) this.scratch = new Uint8Array(client.data.length);
   }
 
   private async init(m: InitMessage): Promise<void> {
@@ -101,10 +180,8 @@ export class OpfsIoServer {
     try {
       this.name = m.name;
       this.maxOpenHandles = m.maxOpenHandles;
-      this.i32 = new Int32Array(m.sab, 0, 16);
-      this.f64 = new Float64Array(m.sab, 0, 8);
-      this.data = new Uint8Array(m.sab, DATA_OFFSET);
-      this.scratch = new Uint8Array(this.data.length);
+      this.primary = clientOf(m.sab, undefined);
+      this.use(this.primary);
       const origin = await this.env.getDirectory();
       this.root = await origin.getDirectoryHandle(m.name, { create: true });
       this.dirs.set("", this.root);
@@ -143,7 +220,7 @@ export class OpfsIoServer {
    */
   private replyJson(value: unknown): void {
     const bytes = encoder.encode(JSON.stringify(value));
-    this.lastJson = bytes;
+    this.client.lastJson = bytes;
     this.data.set(bytes.subarray(0, Math.min(bytes.length, this.data.length)));
     Atomics.store(this.i32, I32_DATA_LENGTH, bytes.length);
   }
@@ -204,7 +281,7 @@ export class OpfsIoServer {
       case "removeDir":
         return this.removeDir(req.path);
       case "replyChunk": {
-        const chunk = this.lastJson.subarray(req.at, req.at + this.data.length);
+        const chunk = this.client.lastJson.subarray(req.at, req.at + this.data.length);
         this.data.set(chunk);
         return this.reply(chunk.length);
       }
@@ -657,6 +734,8 @@ export class OpfsIoServer {
   }
 
   private async shutdown(): Promise<void> {
+    for (const client of this.connected) client.port?.close();
+    this.connected.clear();
     for (const e of this.pool.values()) this.closeSah(e);
     this.pool.clear();
     for (const id of [...this.locks.keys()]) await this.unlock(id);

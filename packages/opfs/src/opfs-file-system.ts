@@ -32,6 +32,12 @@
  * - A handle does not survive its file being removed or renamed (reads then fail ENOENT).
  * - A write past the origin's quota is IOError ENOSPC naming the usage and quota.
  *
+ * Other workers: `shareWithWorker()` makes a new client of the same I/O worker (its own
+ * SharedArrayBuffer and MessagePort, protocol.ts) and returns its structured-cloneable handle;
+ * `OpfsFileSystem.connect(handle)` in another dedicated worker is a FileSystem over it. The
+ * database runs its flushes and compactions that way, in a nested background worker
+ * (`startBackgroundWorker`, the `backgroundWorkerUrl` option), off its own thread.
+ *
  * Thread safety: one instance, one thread.
  */
 import {
@@ -48,8 +54,10 @@ import {
 import { IoChannel } from "./channel.js";
 import { OpfsRandomAccessFile, OpfsSequentialFile, OpfsWritableFile } from "./files.js";
 import {
+  type ConnectMessage,
   DATA_OFFSET,
   DEFAULT_TRANSFER_SIZE,
+  type DisconnectMessage,
   type InitMessage,
   OpenMode,
   type ReadyMessage,
@@ -59,7 +67,7 @@ import { clientErrno, fromWire } from "./wire-error.js";
 
 /** A worker running the OPFS I/O server: a browser `Worker`, or a Node `worker_threads` one. */
 export interface OpfsIoWorker {
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: readonly unknown[]): void;
   terminate(): unknown;
   addEventListener?(type: "message", listener: (event: { data: unknown }) => void): void;
   on?(type: "message", listener: (data: unknown) => void): unknown;
@@ -86,6 +94,37 @@ export interface OpfsFileSystemOptions {
    * the environment checks are then the caller's (tests run one over a fake OPFS).
    */
   worker?: OpfsIoWorker;
+  /**
+   * The script of the nested module worker that runs the database's flushes and compactions
+   * over this file system (`shale/opfs/background-worker`), or `false` to run them on the
+   * database's own worker. Default: `opfs-background-worker.js` beside this module (a bundle
+   * builds `shale/opfs/background-worker` to that name); none when `worker` is given.
+   */
+  backgroundWorkerUrl?: string | URL | false;
+  /**
+   * Starts the background worker instead of `backgroundWorkerUrl` (tests start a Node worker
+   * thread over the fake OPFS).
+   */
+  startBackgroundWorker?: () => OpfsIoWorker;
+}
+
+/**
+ * A client of an `OpfsFileSystem`'s I/O worker for another worker (`shareWithWorker`):
+ * structured-cloneable, its `port` transferred (`transfer`).
+ */
+export interface OpfsClientHandle {
+  sab: SharedArrayBuffer;
+  /** A MessagePort to the I/O worker. */
+  port: unknown;
+  name: string;
+  atomicMove: boolean;
+  timeoutMs: number;
+}
+
+/** A MessagePort as a connected client uses it. */
+interface ClientPort {
+  postMessage(message: unknown): void;
+  close(): void;
 }
 
 /** What `OpfsFileSystem.stats()` reports. */
@@ -104,6 +143,8 @@ const OPTION_NAMES = new Set([
   "timeoutMs",
   "workerUrl",
   "worker",
+  "backgroundWorkerUrl",
+  "startBackgroundWorker",
 ]);
 
 function positiveInteger(
@@ -140,6 +181,91 @@ function startWorker(url: string | URL): OpfsIoWorker {
   return new WorkerClass(url, { type: "module", name: "shale-opfs-io" });
 }
 
+/** Background workers `open` starts: one for flushes, one for compactions (a database's lanes). */
+const PRESTARTED_BACKGROUND_WORKERS = 2;
+/** How long `open` waits for a background worker's script to load. */
+const BACKGROUND_LOAD_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts the background workers of a URL and waits until their scripts have loaded (they
+ * post `{ type: "loaded" }`); on failure, none, and why (the database then runs its jobs on
+ * its own worker and says so).
+ */
+async function prestartBackground(
+  start: BackgroundStart,
+): Promise<{ workers: OpfsIoWorker[]; problem: string | undefined }> {
+  if (start === undefined || typeof start === "function")
+    return { workers: [], problem: undefined };
+  const WorkerClass = (
+    globalThis as unknown as { Worker?: new (u: string | URL, o: object) => OpfsIoWorker }
+  ).Worker;
+  if (typeof WorkerClass !== "function")
+    return { workers: [], problem: "this scope has no Worker: nested workers are unavailable" };
+  const workers: OpfsIoWorker[] = [];
+  try {
+    for (let i = 0; i < PRESTARTED_BACKGROUND_WORKERS; i++)
+      workers.push(new WorkerClass(start, { type: "module", name: "shale-background" }));
+    await Promise.all(workers.map((w) => loaded(w, String(start))));
+    return { workers, problem: undefined };
+  } catch (e) {
+    for (const w of workers) w.terminate();
+    return { workers: [], problem: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+function loaded(worker: OpfsIoWorker, url: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the background worker ${url} did not load within ${BACKGROUND_LOAD_TIMEOUT_MS} ms`,
+          ),
+        ),
+      BACKGROUND_LOAD_TIMEOUT_MS,
+    );
+    onMessage(worker, (data) => {
+      if ((data as { type?: string } | null)?.type === "loaded") {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    const failed = (event: unknown): void => {
+      clearTimeout(timer);
+      const message = (event as { message?: string } | null)?.message;
+      reject(
+        new Error(
+          `the background worker ${url} failed to load${message ? `: ${message}` : ""} (a bundle builds shale/opfs/background-worker to that name)`,
+        ),
+      );
+    };
+    if (typeof worker.addEventListener === "function")
+      worker.addEventListener("error" as "message", failed);
+    else worker.on?.("error" as "message", failed);
+  });
+}
+
+/** Where the background worker comes from (see the options). */
+function backgroundStart(options: OpfsFileSystemOptions): BackgroundStart {
+  const { backgroundWorkerUrl: url, startBackgroundWorker: start } = options;
+  if (start !== undefined) {
+    if (typeof start !== "function")
+      throw new TypeError("OpfsFileSystem option startBackgroundWorker must be a function");
+    return start;
+  }
+  if (url === false) return undefined;
+  if (url !== undefined) {
+    if (typeof url !== "string" && !(url instanceof URL))
+      throw new TypeError(
+        "OpfsFileSystem option backgroundWorkerUrl must be a string, a URL or false",
+      );
+    return url;
+  }
+  // A caller-run I/O worker (tests over the fake): no background worker unless asked for.
+  if (options.worker !== undefined) return undefined;
+  return new URL("./opfs-background-worker.js", import.meta.url);
+}
+
 function onMessage(worker: OpfsIoWorker, listener: (data: unknown) => void): void {
   if (typeof worker.addEventListener === "function")
     worker.addEventListener("message", (e) => listener(e.data));
@@ -147,17 +273,123 @@ function onMessage(worker: OpfsIoWorker, listener: (data: unknown) => void): voi
   else throw new TypeError("OpfsFileSystem option worker has neither addEventListener nor on");
 }
 
+/** How the background worker starts: from a URL, by the caller's function, or not at all. */
+type BackgroundStart = URL | string | (() => OpfsIoWorker) | undefined;
+
 export class OpfsFileSystem implements FileSystem {
   private closed = false;
+  /** The next `shareWithWorker` is for a pre-started background worker (it has its client). */
+  private attachNext = false;
 
   private constructor(
     private readonly channel: IoChannel,
-    private readonly worker: OpfsIoWorker,
+    /** The I/O worker (this client started it), or the port of a connected client. */
+    private readonly worker: OpfsIoWorker | ClientPort,
     /** The OPFS directory this file system lives in. */
     readonly name: string,
     /** Whether renames are `FileSystemHandle.move()` (else journaled copies). */
     readonly atomicMove: boolean,
+    private readonly owner: boolean,
+    private readonly timeoutMs: number,
+    private readonly background: BackgroundStart,
+    /** Background workers started by `open`, whose scripts have loaded (see `startBackgroundWorker`). */
+    private readonly prestarted: OpfsIoWorker[] = [],
+    /** Why the background workers could not start, if they could not. */
+    private readonly backgroundProblem: string | undefined = undefined,
   ) {}
+
+  /**
+   * A FileSystem over a client handle made by `shareWithWorker` in another worker (it is
+   * posted here, its port transferred). Closing it drops the client; the I/O worker and its
+   * locks stay with the file system that made the handle.
+   */
+  static connect(handle: OpfsClientHandle): OpfsFileSystem {
+    if (
+      typeof handle !== "object" ||
+      handle === null ||
+      !(handle.sab instanceof SharedArrayBuffer) ||
+      typeof (handle.port as ClientPort | null)?.postMessage !== "function" ||
+      typeof handle.name !== "string"
+    ) {
+      throw new TypeError("OpfsFileSystem.connect: handle must come from shareWithWorker()");
+    }
+    const port = handle.port as ClientPort;
+    const channel = new IoChannel(
+      handle.sab,
+      (request) => port.postMessage(request),
+      handle.timeoutMs,
+    );
+    return new OpfsFileSystem(
+      channel,
+      port,
+      handle.name,
+      handle.atomicMove,
+      false,
+      handle.timeoutMs,
+      undefined,
+    );
+  }
+
+  /**
+   * A new client of this file system's I/O worker, for another worker: post `handle` to it
+   * with `transfer` as the transfer list, and `OpfsFileSystem.connect(handle)` there.
+   * `transferSize` is this file system's. NotSupported where `MessageChannel` is missing.
+   */
+  shareWithWorker(): { handle: OpfsClientHandle | { attached: true }; transfer: unknown[] } {
+    if (this.closed) throw ShaleError.ioError(`OpfsFileSystem "${this.name}" is closed`);
+    if (this.attachNext) {
+      // For the background worker `startBackgroundWorker` just returned: its client was
+      // posted to it by `open` (see there).
+      this.attachNext = false;
+      return { handle: { attached: true }, transfer: [] };
+    }
+    const Channel = (
+      globalThis as { MessageChannel?: new () => { port1: unknown; port2: unknown } }
+    ).MessageChannel;
+    if (typeof Channel !== "function")
+      throw ShaleError.notSupported("OpfsFileSystem.shareWithWorker needs MessageChannel");
+    const { port1, port2 } = new Channel();
+    const sab = new SharedArrayBuffer(DATA_OFFSET + this.channel.transferSize);
+    const connect: ConnectMessage = { op: "connect", sab, port: port2 };
+    // A connected client shares through the I/O worker it reaches: its own port.
+    if (this.owner) (this.worker as OpfsIoWorker).postMessage(connect, [port2]);
+    else throw ShaleError.notSupported("a connected OpfsFileSystem cannot share itself further");
+    return {
+      handle: {
+        sab,
+        port: port1,
+        name: this.name,
+        atomicMove: this.atomicMove,
+        timeoutMs: this.timeoutMs,
+      },
+      transfer: [port1],
+    };
+  }
+
+  /**
+   * Starts the nested worker that runs a database's flushes and compactions over this file
+   * system (see the `backgroundWorkerUrl` option); undefined when there is none to start.
+   * Throws (NotSupported) when this scope cannot start a nested worker.
+   */
+  startBackgroundWorker(): OpfsIoWorker | undefined {
+    const start = this.background;
+    if (start === undefined) return undefined;
+    if (typeof start === "function") return start();
+    if (this.backgroundProblem !== undefined) throw ShaleError.notSupported(this.backgroundProblem);
+    // Started by `open`: a nested worker may not start while this thread blocks (a writer
+    // stalled for a flush in Atomics.wait), so `open` waits for the scripts to load.
+    const ready = this.prestarted.shift();
+    if (ready !== undefined) {
+      this.attachNext = true;
+      return ready;
+    }
+    const WorkerClass = (
+      globalThis as unknown as { Worker?: new (u: string | URL, o: object) => OpfsIoWorker }
+    ).Worker;
+    if (typeof WorkerClass !== "function")
+      throw ShaleError.notSupported("this scope has no Worker: nested workers are unavailable");
+    return new WorkerClass(start, { type: "module", name: "shale-background" });
+  }
 
   /**
    * Opens the directory `name` of the origin's OPFS root (creating it), starting the I/O
@@ -176,6 +408,7 @@ export class OpfsFileSystem implements FileSystem {
     const maxOpenHandles = positiveInteger(options, "maxOpenHandles", 64);
     const transferSize = positiveInteger(options, "transferSize", DEFAULT_TRANSFER_SIZE);
     const timeoutMs = positiveInteger(options, "timeoutMs", 60_000);
+    const background = backgroundStart(options);
     if (
       options.workerUrl !== undefined &&
       typeof options.workerUrl !== "string" &&
@@ -216,7 +449,7 @@ export class OpfsFileSystem implements FileSystem {
       throw fromWire(answer.error);
     }
     const channel = new IoChannel(sab, (request) => worker.postMessage(request), timeoutMs);
-    return new OpfsFileSystem(channel, worker, name, answer.move);
+    return new OpfsFileSystem(channel, worker, name, answer.move, true, timeoutMs, background);
   }
 
   openWritable(path: string, options: OpenWritableOptions = {}): WritableFile {
@@ -343,16 +576,27 @@ export class OpfsFileSystem implements FileSystem {
 
   /**
    * Closes every handle, releases every lock and stops the I/O worker. Close the database
-   * first. Idempotent; every later call is IOError.
+   * first. Idempotent; every later call is IOError. A connected client (`connect`) only
+   * drops itself.
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (!this.owner) {
+      this.closed = true;
+      this.channel.fail(ShaleError.ioError(`OpfsFileSystem "${this.name}" is closed`));
+      const disconnect: DisconnectMessage = { op: "disconnect" };
+      const port = this.worker as ClientPort;
+      port.postMessage(disconnect);
+      port.close();
+      return;
+    }
+    for (const w of this.prestarted.splice(0)) w.terminate();
     try {
       this.call({ op: "shutdown" });
     } finally {
       this.closed = true;
       this.channel.fail(ShaleError.ioError(`OpfsFileSystem "${this.name}" is closed`));
-      await this.worker.terminate();
+      await (this.worker as OpfsIoWorker).terminate();
     }
   }
 

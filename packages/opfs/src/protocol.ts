@@ -21,6 +21,10 @@
  *     64     n  data area    bytes of a read or write, or the reply's JSON
  * ```
  *
+ * Each client has a buffer of its own: the first one sent with `init`, and one per client
+ * connected later (`connect`, whose requests come on a MessagePort of their own); the
+ * server answers whichever client asked, one request at a time.
+ *
  * Part of this package only (both ends ship together); not a stable format.
  */
 
@@ -69,6 +73,23 @@ export interface InitMessage {
   /** The directory of the OPFS root this file system lives in. */
   name: string;
   maxOpenHandles: number;
+}
+
+/**
+ * A further client (`OpfsFileSystem.shareWithWorker`), posted by the first client with its
+ * port transferred: not answered. The new client's requests arrive on `port`, its replies
+ * in `sab` (the same layout as the first client's).
+ */
+export interface ConnectMessage {
+  op: "connect";
+  sab: SharedArrayBuffer;
+  /** A MessagePort (the browser's or Node's). */
+  port: unknown;
+}
+
+/** Posted on a connected client's port when it closes: not answered. */
+export interface DisconnectMessage {
+  op: "disconnect";
 }
 
 /** The worker's answer to `init`, posted. */

@@ -19,6 +19,10 @@ import {
   type BackgroundRateLimit,
   InlineExecutor,
 } from "../background/executor.js";
+import {
+  isBackgroundWorkerFileSystem,
+  NestedWorkerExecutor,
+} from "../background/nested-worker-executor.js";
 import { builtinComparator } from "../background/protocol.js";
 import { WorkerExecutor } from "../background/worker-executor.js";
 import { BlobFileCache } from "../blob/blob-source.js";
@@ -161,8 +165,9 @@ export function assembleParts(
 
 /**
  * Worker threads for flushes and compactions on Node's file system with a built-in
- * comparator (a worker cannot call a JS comparator); inline otherwise, and for followers
- * (they run no background work).
+ * comparator (a worker cannot call a JS comparator); nested workers on a file system other
+ * workers can reach (OPFS in a browser); inline otherwise, and for followers (they run no
+ * background work).
  */
 function newExecutor(
   options: ResolvedOptions,
@@ -174,6 +179,13 @@ function newExecutor(
     fs instanceof NodeFileSystem &&
     builtinComparator(state.icmp.name) !== undefined &&
     state.follower === undefined;
+  if (
+    !workers &&
+    isBackgroundWorkerFileSystem(fs) &&
+    builtinComparator(state.icmp.name) !== undefined &&
+    state.follower === undefined
+  )
+    return new NestedWorkerExecutor(options.maxBackgroundJobs, fs, rate);
   return workers
     ? new WorkerExecutor(options.maxBackgroundJobs, fs, options.compactionCpuPriority, rate)
     : new InlineExecutor(fs, rate);

@@ -35,8 +35,8 @@ export function findChromium(): string | undefined {
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * Bundles page.js, db-worker.js (the tests' worker), opfs-db-worker.js (openInWorker's) and
- * opfs-io-worker.js, with index.html, into a new directory.
+ * Bundles page.js, db-worker.js (the tests' worker), opfs-db-worker.js (openInWorker's),
+ * opfs-background-worker.js (flushes and compactions) and opfs-io-worker.js, with index.html, into a new directory.
  */
 export async function buildSite(extra: Record<string, string> = {}): Promise<string> {
   const out = mkdtempSync(join(tmpdir(), "shale-browser-"));
@@ -46,6 +46,7 @@ export async function buildSite(extra: Record<string, string> = {}): Promise<str
       "db-worker": join(here, "opfs-db-worker.test-support.ts"),
       "opfs-io-worker": join(here, "..", "opfs-io-worker.ts"),
       "opfs-db-worker": join(here, "..", "opfs-db-worker.ts"),
+      "opfs-background-worker": join(here, "..", "opfs-background-worker.ts"),
       ...extra,
     },
     bundle: true,

@@ -10,7 +10,7 @@ import { OpfsFileSystem } from "../opfs/index.js";
 interface Command {
   id: number;
   cmd: string;
-  args: { name: string; n?: number; from?: number };
+  args: { name: string; n?: number; from?: number; inline?: boolean };
 }
 
 const scope = globalThis as unknown as {
@@ -78,6 +78,53 @@ async function run(c: Command): Promise<unknown> {
       await db.close();
       await fs.close();
       return { missing, count };
+    }
+    case "compactWhileTicking": {
+      // Fills without compactions, then times a full compaction while a 5 ms timer ticks:
+      // the largest gap between ticks shows whether this worker's event loop was blocked.
+      const warnings: string[] = [];
+      const warn = console.warn;
+      console.warn = (...a: unknown[]) => warnings.push(a.map(String).join(" "));
+      const fs = await OpfsFileSystem.open(
+        name,
+        c.args.inline === true ? { backgroundWorkerUrl: false } : {},
+      );
+      const db = await open("db", {
+        fs,
+        writeBufferSize: 512 * 1024,
+        disableAutoCompactions: true,
+      });
+      const n = c.args.n ?? 0;
+      // Writes arrive as an application's would (a turn of the event loop between batches),
+      // so a flush is never waited for synchronously.
+      for (let i = 0; i < n; i++) {
+        db.put(key(i), value(i));
+        if (i % 500 === 499) await new Promise((r) => setTimeout(r, 0));
+      }
+      await db.flush();
+      let ticks = 0;
+      let last = performance.now();
+      let maxGap = 0;
+      const timer = setInterval(() => {
+        const now = performance.now();
+        if (now - last > maxGap) maxGap = now - last;
+        last = now;
+        ticks++;
+      }, 5);
+      const start = performance.now();
+      await db.compactRange();
+      const end = performance.now();
+      const compactMs = end - start;
+      clearInterval(timer);
+      // The gap still open when the compaction ended counts too.
+      if (end - last > maxGap) maxGap = end - last;
+      const level0 = db.getProperty("shale.num-files-at-level0");
+      let count = 0;
+      for (const _ of db.iterator()) count++;
+      await db.close();
+      await fs.close();
+      console.warn = warn;
+      return { maxGap, compactMs, ticks, level0, count, warnings };
     }
     case "writeForever": {
       const { db } = await openDb(name);
