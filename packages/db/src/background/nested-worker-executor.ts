@@ -40,7 +40,6 @@
  * Thread safety: the database's thread only.
  */
 import { type FileSystem, ShaleError } from "@shale/base";
-import { prefixExtractorCrossesThreads } from "../compaction/build-table.js";
 import {
   type BackgroundExecutor,
   type BackgroundRateLimit,
@@ -51,15 +50,19 @@ import {
   type JobCallback,
   settleRateLimit,
 } from "./executor.js";
+import {
+  compactMessage,
+  compactWaiter,
+  flushMessage,
+  flushWaiter,
+  type Waiter,
+} from "./job-messages.js";
 import type { BackgroundInitMessage } from "./nested-worker-main.js";
 import {
-  builtinComparator,
   type CompactMessage,
   deserializeError,
   type FlushMessage,
-  mergeOperatorRef,
   type RemoveMessage,
-  type ResultMessage,
   type WorkerMessage,
 } from "./protocol.js";
 import { MailboxReader, newMailbox } from "./result-mailbox.js";
@@ -112,13 +115,6 @@ interface Slot {
   /** Resolves when the worker answered `close`. */
   closed: Promise<void>;
   onClosed: () => void;
-}
-
-interface Waiter {
-  ok(m: ResultMessage & { ok: true }): void;
-  fail(e: Error): void;
-  /** Runs the job on this thread instead (its worker never started). */
-  inline(): void;
 }
 
 function listen(
@@ -275,62 +271,26 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
-    if (this.noWorkers || !prefixExtractorCrossesThreads(request.table)) {
+    const message = this.noWorkers ? undefined : flushMessage(this.nextId, request);
+    if (message === undefined) {
       this.inline.flush(request, done);
       return;
     }
-    const message: FlushMessage = {
-      id: this.nextId++,
-      type: "flush",
-      dir: request.dir,
-      fileNumber: request.fileNumber,
-      comparator: request.comparator.name,
-      memtable: request.mem.exportShared({ index: false }),
-      table: request.table,
-      snapshots: request.snapshots,
-    };
-    this.post(message, Lane.Flush, {
-      ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
-      fail: (e) => done(e, undefined),
-      inline: () => this.inline.flush(request, done),
-    });
+    this.nextId++;
+    this.post(message, Lane.Flush, flushWaiter(request, done, this.inline));
   }
 
   compact(request: CompactRequest, done: CompactCallback): void {
-    const op = request.mergeOperator;
-    const opName = op === undefined ? undefined : mergeOperatorRef(op);
-    if (
-      this.noWorkers ||
-      builtinComparator(request.comparator.name) !== request.comparator ||
-      !prefixExtractorCrossesThreads(request.spec.table) ||
-      (op !== undefined && opName === undefined)
-    ) {
+    const message = this.noWorkers ? undefined : compactMessage(this.nextId, request);
+    if (message === undefined) {
       if (this.closed) throw ShaleError.closed("the background executor is closed");
       this.inline.compact(request, done);
       return;
     }
-    const message: CompactMessage = {
-      ...request.spec,
-      id: this.nextId++,
-      type: "compact",
-      comparator: request.comparator.name,
-      mergeOperator: opName,
-    };
-    this.post(message, Lane.Compaction, {
-      ok: (m) => {
-        if (m.type === "compact") done(undefined, m.result);
-        else done(new Error("a compaction answered as a flush"), undefined);
-      },
-      fail: (e) => done(e, undefined),
-      inline: () => this.inline.compact(request, done),
-    });
+    this.nextId++;
+    this.post(message, Lane.Compaction, compactWaiter(request, done, this.inline));
   }
 
-  /**
-   * At once, on this thread: the file system's own workers do the deleting (an OPFS remove is
-   * the I/O worker's), and a caller that lists the directory next (an export) must not see a
-   * file a background worker is about to delete.
-   */
   removeFiles(paths: string[], done: () => void): void {
     this.inline.removeFiles(paths, done);
   }

@@ -44,7 +44,6 @@ import {
   type WorkerOptions,
 } from "node:worker_threads";
 import { type FileSystem, ShaleError } from "@shale/base";
-import { prefixExtractorCrossesThreads } from "../compaction/build-table.js";
 import type { CpuPriority } from "../core/options.js";
 import {
   type BackgroundExecutor,
@@ -57,11 +56,16 @@ import {
   settleRateLimit,
 } from "./executor.js";
 import {
-  builtinComparator,
+  compactMessage,
+  compactWaiter,
+  flushMessage,
+  flushWaiter,
+  type Waiter,
+} from "./job-messages.js";
+import {
   type CompactMessage,
   deserializeError,
   type FlushMessage,
-  mergeOperatorRef,
   type RemoveMessage,
   type ResultMessage,
   type WorkerMessage,
@@ -199,14 +203,6 @@ export const WORKER_START_TIMEOUT_MS = 5000;
 const NOT_STARTED = 0;
 const GIVEN_UP = 2;
 
-/** How a finished worker job reaches its caller. */
-interface Waiter {
-  ok(m: ResultMessage & { ok: true }): void;
-  fail(e: Error): void;
-  /** Runs the job on this thread instead (its worker never started). */
-  inline(): void;
-}
-
 export class WorkerExecutor implements BackgroundExecutor {
   readonly kind = "worker";
   /** Set by the workers after each result they post (see the header). */
@@ -323,57 +319,24 @@ export class WorkerExecutor implements BackgroundExecutor {
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
-    if (this.noWorkers || !prefixExtractorCrossesThreads(request.table)) {
+    const message = this.noWorkers ? undefined : flushMessage(this.nextId, request);
+    if (message === undefined) {
       this.inline.flush(request, done);
       return;
     }
-    const message: FlushMessage = {
-      id: this.nextId++,
-      type: "flush",
-      dir: request.dir,
-      fileNumber: request.fileNumber,
-      comparator: request.comparator.name,
-      // Without the hash index: a flush iterates, and an index table posted here would live
-      // until the worker's garbage collection too.
-      memtable: request.mem.exportShared({ index: false }),
-      table: request.table,
-      snapshots: request.snapshots,
-    };
-    this.post(message, Lane.Flush, {
-      ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
-      fail: (e) => done(e, undefined),
-      inline: () => this.inline.flush(request, done),
-    });
+    this.nextId++;
+    this.post(message, Lane.Flush, flushWaiter(request, done, this.inline));
   }
 
   compact(request: CompactRequest, done: CompactCallback): void {
-    const op = request.mergeOperator;
-    const opName = op === undefined ? undefined : mergeOperatorRef(op);
-    if (
-      this.noWorkers ||
-      builtinComparator(request.comparator.name) !== request.comparator ||
-      !prefixExtractorCrossesThreads(request.spec.table) ||
-      (op !== undefined && opName === undefined)
-    ) {
+    const message = this.noWorkers ? undefined : compactMessage(this.nextId, request);
+    if (message === undefined) {
       if (this.closed) throw ShaleError.closed("the background executor is closed");
       this.inline.compact(request, done);
       return;
     }
-    const message: CompactMessage = {
-      ...request.spec,
-      id: this.nextId++,
-      type: "compact",
-      comparator: request.comparator.name,
-      mergeOperator: opName,
-    };
-    this.post(message, Lane.Compaction, {
-      ok: (m) => {
-        if (m.type === "compact") done(undefined, m.result);
-        else done(new Error("a compaction answered as a flush"), undefined);
-      },
-      fail: (e) => done(e, undefined),
-      inline: () => this.inline.compact(request, done),
-    });
+    this.nextId++;
+    this.post(message, Lane.Compaction, compactWaiter(request, done, this.inline));
   }
 
   removeFiles(paths: string[], done: () => void): void {
