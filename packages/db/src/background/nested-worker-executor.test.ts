@@ -47,7 +47,29 @@ function sharedNodeFs(start: () => BackgroundWorkerLike | undefined): SharedNode
   }) as unknown as SharedNodeFs;
 }
 
-const nodeWorker = (): BackgroundWorkerLike => new Worker(fixture, { execArgv: [] });
+/**
+ * Node worker threads that count, in `loaded`, those whose script has run (it then takes
+ * `init` at once): a test that must see every job in a worker waits for them before its
+ * synchronous loop, since a job a stalled writer finds with an unstarted worker runs here.
+ */
+function countingWorkers(): { start: () => BackgroundWorkerLike; loaded: () => number } {
+  let loaded = 0;
+  return {
+    start: () => {
+      const worker = new Worker(fixture, { execArgv: [] });
+      worker.on("message", (m: { type?: string }) => {
+        if (m.type === "loaded") loaded++;
+      });
+      return worker;
+    },
+    loaded: () => loaded,
+  };
+}
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -89,7 +111,8 @@ async function fillAndCheck(fs: SharedNodeFs, n: number): Promise<DB> {
 
 describe("NestedWorkerExecutor (browser transport, Node worker threads standing in)", () => {
   it("runs flushes and compactions in the nested workers; results longer than the mailbox arrive whole", async () => {
-    const fs = sharedNodeFs(nodeWorker);
+    const workers = countingWorkers();
+    const fs = sharedNodeFs(workers.start);
     const warn = vi.spyOn(console, "warn");
     const dir = scratch();
     const db = await DB.open(dir, {
@@ -98,6 +121,7 @@ describe("NestedWorkerExecutor (browser transport, Node worker threads standing 
       targetFileSizeBase: 8 * 1024,
       maxBytesForLevelBase: 64 * 1024,
     });
+    await until(() => workers.loaded() === fs.started);
     for (let i = 0; i < 20_000; i++) db.put(key(i), value(i));
     await db.flush();
     await db.compactRange();
@@ -146,6 +170,54 @@ describe("NestedWorkerExecutor (browser transport, Node worker threads standing 
     await fillAndCheck(fs, 3000);
     expect(fs.tablesWrittenHere).toBeGreaterThan(0);
     expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("a worker that gets no message while the writer blocks (as in Chromium): stalled jobs run here at once, later ones in the worker, no warning", async () => {
+    // Messages reach the worker only when this thread's event loop turns: the first flushes
+    // of a synchronous put loop find their worker not started.
+    const lazy = (): BackgroundWorkerLike => {
+      const worker = new Worker(fixture, { execArgv: [] });
+      return {
+        postMessage: (message, transfer) =>
+          setImmediate(() => worker.postMessage(message, transfer as never)),
+        terminate: () => worker.terminate(),
+        on: (type, listener) => worker.on(type, listener),
+      };
+    };
+    const warn = vi.spyOn(console, "warn");
+    const fs = sharedNodeFs(lazy);
+    const dir = scratch();
+    const db = await DB.open(dir, {
+      fs,
+      writeBufferSize: 64 * 1024,
+      maxWriteBufferNumber: 2,
+      targetFileSizeBase: 16 * 1024,
+      maxBytesForLevelBase: 64 * 1024,
+    });
+    const started = performance.now();
+    for (let i = 0; i < 5000; i++) db.put(key(i), value(i));
+    const loopMs = performance.now() - started;
+    const here = fs.tablesWrittenHere;
+    expect(here).toBeGreaterThan(0);
+    // Each stall waited about STEAL_AFTER_MS, not a start timeout of seconds.
+    expect(loopMs).toBeLessThan(4000);
+    // The event loop turns: the worker starts and takes what comes next.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 5000; i < 10_000; i++) {
+      db.put(key(i), value(i));
+      if (i % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await db.flush();
+    await db.compactRange();
+    expect(fs.tablesWrittenHere).toBe(here);
+    for (let i = 0; i < 10_000; i += 97) expect(text(db.get(key(i)))).toBe(value(i));
+    await db.close();
+    expect(warn).not.toHaveBeenCalled();
+    const again = await DB.open(dir);
+    let count = 0;
+    for (const _ of again.iterator()) count++;
+    expect(count).toBe(10_000);
+    await again.close();
   });
 
   it("mailbox messages keep byte arrays and nested values", () => {

@@ -23,19 +23,19 @@
  * and up to `maxBackgroundJobs - 1` run the compactions; with 1, one worker runs everything.
  *
  * Falling back: when no nested worker can start (the scope has no `Worker`, the script fails
- * to load, the file system cannot be reached from it, or a worker has not started
- * `START_TIMEOUT_MS` after its spawn while a writer waits), that job and every later one run
+ * to load, the file system cannot be reached from it), that job and every later one run
  * on the database's worker (the inline executor), with one `console.warn` naming why. A file
  * system that starts no worker (`backgroundWorkerUrl: false`) runs jobs inline silently.
  * Jobs that cannot cross (a user's comparator or merge operator object, a prefix extractor
  * that does not cross) run inline, as in Node.
  *
- * Known limit (Chromium 156): a nested worker does not take its first message while the
- * database's worker is blocked in a synchronous wait, even when it was started and loaded
- * beforehand. A writer that stalls for a flush (a synchronous put loop filling memtables
- * faster than they flush) before the workers took their first job therefore waits
- * `START_TIMEOUT_MS`, then falls back as above. Writes that arrive between turns of the
- * event loop (as an application's messages do) never meet this.
+ * A worker not started yet (Chromium 156 does not start a nested worker, nor deliver its
+ * first message, while the database's worker is blocked in a synchronous wait): a writer
+ * stalled in `drainCompleted` takes back each job that worker has not claimed once it waited
+ * STEAL_AFTER_MS (the job's claim cell, nested-worker-main.ts) and runs it here, so a
+ * synchronous put loop that outruns its first flushes waits tens of milliseconds for each.
+ * The worker stays and takes the jobs posted after it starts; a worker that never starts
+ * costs that wait at each stall, and `close` takes its jobs back the same way.
  *
  * Thread safety: the database's thread only.
  */
@@ -57,7 +57,7 @@ import {
   flushWaiter,
   type Waiter,
 } from "./job-messages.js";
-import type { BackgroundInitMessage } from "./nested-worker-main.js";
+import type { BackgroundInitMessage, ClaimedJob } from "./nested-worker-main.js";
 import {
   type CompactMessage,
   deserializeError,
@@ -95,10 +95,13 @@ export function isBackgroundWorkerFileSystem(fs: FileSystem): fs is BackgroundWo
   return typeof f.startBackgroundWorker === "function" && typeof f.shareWithWorker === "function";
 }
 
-/** How long a busy worker may take to start before a synchronous wait gives up on it. */
-export const START_TIMEOUT_MS = 5000;
 const NOT_STARTED = 0;
 const GIVEN_UP = 2;
+/**
+ * How long a writer waiting in `drainCompleted` lets a job sit with a worker that has not
+ * started before it runs the job itself (the job's claim cell; nested-worker-main.ts).
+ */
+export const STEAL_AFTER_MS = 50;
 
 const Lane = Object.freeze({ Flush: 0, Compaction: 1, Any: 2 } as const);
 type Lane = (typeof Lane)[keyof typeof Lane];
@@ -111,7 +114,6 @@ interface Slot {
   jobs: Set<number>;
   /** 0 not started, 1 started (the worker claimed it), 2 given up by the executor. */
   started: Int32Array;
-  spawnedAt: number;
   /** Resolves when the worker answered `close`. */
   closed: Promise<void>;
   onClosed: () => void;
@@ -144,6 +146,8 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
   private readonly size: number;
   private readonly slots: Slot[] = [];
   private readonly waiters = new Map<number, Waiter>();
+  /** Per job posted and not yet answered: its claim cell and when it was posted. */
+  private readonly claims = new Map<number, { cell: Int32Array; postedAt: number }>();
   private readonly inline: InlineExecutor;
   private nextId = 1;
   private closed = false;
@@ -227,7 +231,6 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
       mailbox: new MailboxReader(mailbox),
       jobs: new Set(),
       started: new Int32Array(started),
-      spawnedAt: performance.now(),
       closed,
       onClosed,
     };
@@ -267,7 +270,10 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
     }
     this.waiters.set(message.id, waiter);
     slot.jobs.add(message.id);
-    slot.worker.postMessage(message);
+    const claim = new SharedArrayBuffer(4);
+    this.claims.set(message.id, { cell: new Int32Array(claim), postedAt: performance.now() });
+    const job: ClaimedJob = { ...message, claim };
+    slot.worker.postMessage(job);
   }
 
   flush(request: FlushRequest, done: JobCallback): void {
@@ -304,6 +310,7 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
     const waiter = this.waiters.get(m.id);
     if (waiter === undefined) return;
     this.waiters.delete(m.id);
+    this.claims.delete(m.id);
     slot.jobs.delete(m.id);
     settleRateLimit(this.rate);
     if (m.ok) waiter.ok(m);
@@ -343,22 +350,38 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
     if (i >= 0) this.slots.splice(i, 1);
     const jobs = [...slot.jobs];
     slot.jobs.clear();
+    for (const id of jobs) this.claims.delete(id);
     void slot.worker.terminate();
     slot.onClosed();
     return jobs;
   }
 
+  /** Takes back the overdue jobs of workers not started yet (see the header). */
   private checkStarts(): void {
     const now = performance.now();
     for (let i = this.slots.length - 1; i >= 0; i--) {
       const slot = this.slots[i]!;
-      if (
-        slot.jobs.size > 0 &&
-        now - slot.spawnedAt > START_TIMEOUT_MS &&
-        Atomics.compareExchange(slot.started, 0, NOT_STARTED, GIVEN_UP) === NOT_STARTED
-      ) {
-        this.abandon(slot, `it had not started ${START_TIMEOUT_MS} ms after it was spawned`);
-      }
+      if (slot.jobs.size > 0 && Atomics.load(slot.started, 0) === NOT_STARTED)
+        this.stealUnclaimed(slot, now);
+    }
+  }
+
+  /**
+   * Runs on this thread the jobs of `slot` (a worker not started yet) that waited
+   * STEAL_AFTER_MS and that the worker has not claimed: a browser may not start a nested
+   * worker while this thread is blocked, as it is now. The worker stays: it takes later jobs
+   * once it starts.
+   */
+  private stealUnclaimed(slot: Slot, now: number): void {
+    for (const id of [...slot.jobs]) {
+      const claim = this.claims.get(id);
+      if (claim === undefined || now - claim.postedAt < STEAL_AFTER_MS) continue;
+      if (Atomics.compareExchange(claim.cell, 0, 0, GIVEN_UP) !== 0) continue;
+      slot.jobs.delete(id);
+      this.claims.delete(id);
+      const waiter = this.waiters.get(id);
+      this.waiters.delete(id);
+      waiter?.inline();
     }
   }
 
@@ -385,7 +408,9 @@ export class NestedWorkerExecutor implements BackgroundExecutor {
       n += this.takeFinished();
       if (n > 0 || this.waiters.size === 0) return n;
       this.checkStarts();
-      if (this.waiters.size === 0) return n + this.inline.drainCompleted(0);
+      // A job taken back from a worker (checkStarts) runs here now.
+      const here = this.inline.drainCompleted(0);
+      if (here > 0 || this.waiters.size === 0) return n + here;
       const left = deadline - performance.now();
       if (left <= 0) return n;
       Atomics.wait(this.finished, 0, 0, left);

@@ -17,7 +17,10 @@
  * reached) is a `FatalMessage` in the mailbox: the database then runs the jobs itself.
  *
  * The `started` cell (Int32Array(1)) is claimed 0 -> 1 on `init`; found 2, the executor gave
- * up on this worker (it took too long to start) and it takes no job.
+ * up on this worker (it took too long to start) and it takes no job. Each job carries a
+ * `claim` cell of its own (`ClaimedJob`), claimed 0 -> 1 before the job runs; found 2, the
+ * database ran that job itself (a writer waited while this worker had not started) and it is
+ * skipped.
  */
 import type { FileSystem } from "@shale/base";
 import { JobRunner, serveJobs } from "./job-runner.js";
@@ -46,6 +49,16 @@ export interface BackgroundInitMessage {
 }
 
 export type BackgroundControlMessage = BackgroundInitMessage | { type: "close" };
+
+/** A job as the executor posts it: with its claim cell (Int32Array(1); see the header). */
+export type ClaimedJob = JobMessage & { claim?: SharedArrayBuffer };
+
+/** Claims `job` for this worker: false when the database already ran it itself. */
+function claim(job: ClaimedJob): boolean {
+  return (
+    job.claim === undefined || Atomics.compareExchange(new Int32Array(job.claim), 0, 0, 1) === 0
+  );
+}
 
 function listen(scope: BackgroundJobsScope, listener: (data: unknown) => void): void {
   if (typeof scope.addEventListener === "function")
@@ -107,12 +120,13 @@ export function serveBackgroundJobs(
   // start a nested worker while its parent's thread is blocked).
   scope.postMessage({ type: "loaded" });
   listen(scope, (data) => {
-    const m = data as BackgroundControlMessage | JobMessage;
+    const m = data as BackgroundControlMessage | ClaimedJob;
     // In order: a job waits for `init` (its connect may be asynchronous).
     queue = queue.then(() => {
       if (m.type === "init") return init(m);
       if (m.type === "close") return close();
-      if (m.type === "flush" || m.type === "compact" || m.type === "remove") take?.(m);
+      if ((m.type === "flush" || m.type === "compact" || m.type === "remove") && take !== undefined)
+        if (claim(m)) take(m);
     });
   });
 }
