@@ -24,6 +24,7 @@
  */
 import type { FileSystem } from "@shale/base";
 import type { FlushOptions } from "../core/call-options.js";
+import type { FlushReason } from "../core/event-listeners.js";
 import type { FileMetaData } from "../version/version-edit.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
@@ -71,7 +72,7 @@ export class AtomicFlush implements AtomicFlushCoordinator {
    * queues them for the next group; then, as a single family's switch does, stops writes of
    * each family while `maxWriteBufferNumber` of its memtables are full.
    */
-  switchAll(): void {
+  switchAll(reason: FlushReason = "Others"): void {
     const host = this.host;
     const full = [...host.families()].filter((cf) => !cf.dropped && cf.memHasData);
     if (full.length === 0) return;
@@ -80,7 +81,7 @@ export class AtomicFlush implements AtomicFlushCoordinator {
     try {
       for (const cf of full) {
         const sealed = cf.sealMemtable();
-        cf.flushes.add(sealed.mem, sealed.logNumber);
+        cf.flushes.add(sealed.mem, sealed.logNumber, reason);
       }
     } finally {
       this.switching = false;

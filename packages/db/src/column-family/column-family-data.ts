@@ -93,7 +93,7 @@ export interface ColumnFamilyHost {
 /** What a family asks of the atomic flush (atomic-flush.ts `AtomicFlush`). */
 export interface AtomicFlushCoordinator {
   /** Switches every family holding data (one WAL roll) and queues them for one group. */
-  switchAll(): void;
+  switchAll(reason?: FlushReason): void;
   /** `db.flush()` / a handle's flush: every family with data, waited for. */
   flush(options?: FlushOptions): Promise<void>;
   /** Starts the next group if none is running. */

@@ -38,6 +38,8 @@ export class ColumnFamilySet {
   core: FamilyMethodsCore | undefined;
   /** Called with each handle made (a TransactionDB installs its waiting writes). */
   onHandle: ((handle: ColumnFamilyHandle, cf: ColumnFamilyData) => void) | undefined;
+  /** The oldest live WAL `switchForWal` last switched the memtables for. */
+  private walSwitchedFor = -1;
 
   constructor(
     private readonly host: ColumnFamilyHost,
@@ -98,7 +100,54 @@ export class ColumnFamilySet {
     const table = tableWriteOptions(options, this.identity, versions);
     const cf = new ColumnFamilyData(host, versions, options, table, recovered, cache);
     this.byId.set(cf.id, cf);
+    this.updateWalLimit();
     return cf;
+  }
+
+  /**
+   * Sets the WAL's `maxTotalBytes` from `maxTotalWalSize` (0: four times the sum over the
+   * families of `writeBufferSize * maxWriteBufferNumber`, RocksDB's rule). With one family
+   * there is no limit: its own flushes free every WAL.
+   */
+  private updateWalLimit(): void {
+    let limit = Number.POSITIVE_INFINITY;
+    if (this.byId.size > 1) {
+      limit = this.options.maxTotalWalSize;
+      if (limit === 0) {
+        for (const f of this.byId.values())
+          limit += f.options.writeBufferSize * f.options.maxWriteBufferNumber;
+        limit *= 4;
+      }
+    }
+    this.host.wal.maxTotalBytes = limit;
+  }
+
+  /**
+   * The live WALs hold more than `maxTotalWalSize` (RocksDB's SwitchWAL): the families with
+   * data in the oldest live WAL switch their memtables (one WAL roll for all; with
+   * `atomicFlush`, every family) and flush them, so that WAL can be deleted. Once per oldest
+   * WAL: their flushes are then under way, and a WAL still held after them (by a prepared
+   * transaction, or by a family whose flush is already queued) asks for nothing more.
+   */
+  switchForWal(): void {
+    const { wal, fs, dir, versions, atomicFlush } = this.host;
+    const oldest = wal.oldestLiveLog;
+    if (oldest === this.walSwitchedFor) return;
+    this.walSwitchedFor = oldest;
+    if (atomicFlush !== undefined) {
+      atomicFlush.switchAll("WalFull");
+      return;
+    }
+    const due: ColumnFamilyData[] = [];
+    for (const f of this.byId.values())
+      if (!f.dropped && f.memHasData && f.memLogNumber <= oldest) due.push(f);
+    if (due.length === 0) return;
+    wal.roll(fs, dir, versions.newFileNumber());
+    for (const f of due) {
+      const sealed = f.sealMemtable();
+      f.flushes.add(sealed.mem, sealed.logNumber, "WalFull");
+    }
+    for (const f of due) f.afterSwitch();
   }
 
   /**
@@ -110,6 +159,7 @@ export class ColumnFamilySet {
     if (cf === undefined) return;
     cf.dropped = true;
     this.byId.delete(id);
+    this.updateWalLimit();
   }
 
   /** The handle of family `name`; InvalidArgument naming it when there is none. */
@@ -182,6 +232,7 @@ export class ColumnFamilySet {
       await new Promise((resolve) => setTimeout(resolve, 2));
     this.host.versions.dropFamily(cf.versions);
     this.byId.delete(cf.id);
+    this.updateWalLimit();
     retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm, cf.flushes.history);
     cf.flushes.dropped(); // its flush waiters are done
     this.rewriteOptions();

@@ -15,10 +15,12 @@
  * (`crash now, lost: none`).
  *
  * Commands:
- * - `open [atomic]` — a new database (`atomic`: with `atomicFlush`).
+ * - `open [atomic] [max-total-wal-size=<bytes>]` — a new database (`atomic`: with
+ *   `atomicFlush`; `maxTotalWalSize` when given).
  * - `put cf=<family> keys=(k1, k2, ...)` — one put per key (value `<family>.<key>.<n>`).
  * - `batch` — input: `<family> <key>` lines, written as ONE batch across the families.
  * - `flush cf=<family>` — that family's flush (awaited).
+ * - `wait` — every family's background flushes done (`db.waitForCompactions()`).
  * - `crash` — the directory as a killed process leaves it is reopened (the old instance is
  *   dropped); prints every acknowledged key missing from its family (`lost: none` when the
  *   rule held).
@@ -51,6 +53,7 @@ class Harness {
   fs = new MemoryFileSystem();
   db: DB | undefined;
   atomic = false;
+  maxTotalWalSize: number | undefined;
   /** Every acknowledged put: family/key -> value. */
   readonly model = new Map<string, string>();
   private n = 0;
@@ -59,6 +62,7 @@ class Harness {
     return {
       fs: this.fs,
       atomicFlush: this.atomic,
+      ...(this.maxTotalWalSize === undefined ? {} : { maxTotalWalSize: this.maxTotalWalSize }),
       createMissingColumnFamilies: true,
       columnFamilies: { busy: {}, idle: {} },
       disableAutoCompactions: true,
@@ -76,6 +80,9 @@ class Harness {
       case "open":
         this.fs = new MemoryFileSystem();
         this.atomic = c.hasArg("atomic");
+        this.maxTotalWalSize = c.hasArg("max-total-wal-size")
+          ? Number(c.arg("max-total-wal-size"))
+          : undefined;
         this.model.clear();
         this.db = await DB.open("/db", this.options());
         return await this.state();
@@ -104,6 +111,9 @@ class Harness {
       }
       case "flush":
         await this.handle(c.arg("cf")).flush();
+        return await this.state();
+      case "wait":
+        await this.db!.waitForCompactions();
         return await this.state();
       case "crash": {
         const copy = crashCopy(this.fs, "/db");

@@ -54,6 +54,11 @@ export interface WriteLoopHost {
    * of a dropped family.
    */
   familyOf(handle: BatchFamily): ColumnFamilyData;
+  /**
+   * The live WALs hold more than `maxTotalWalSize`: the families holding the oldest flush
+   * (column-family-set.ts `switchForWal`).
+   */
+  walFull(): void;
 }
 
 export class WriteLoop {
@@ -104,6 +109,7 @@ export class WriteLoop {
     this.status.checkWritable();
     const count = batch.count;
     if (count === 0) return;
+    if (this.wal.totalBytes > this.wal.maxTotalBytes) this.host.walFull();
     if (batch.families !== undefined) {
       this.writeFamilies(batch, options, t0, walRecord);
       return;
@@ -240,6 +246,7 @@ export class WriteLoop {
     if (Atomics.load(this.finished, 0) !== 0) this.host.takeFinished();
     this.status.checkWritable();
     if (cf.dropped) throw cf.droppedError();
+    if (this.wal.totalBytes > this.wal.maxTotalBytes) this.host.walFull();
     if (cf.stalled) cf.delayWrite(key.length + value.length);
     if (cf.options.ttl !== undefined && (kind === ValueKind.Value || kind === ValueKind.Merge))
       value = appendTimestampInto(this.stamped, value, cf.options.clock.nowSeconds());

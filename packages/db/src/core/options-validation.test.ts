@@ -80,6 +80,7 @@ const openRows: Row[] = [
   ["walCompression", 1, "lz4", "zstd"],
   ["walTtlSeconds", "60", -1, 60],
   ["walSizeLimitMb", true, 1.5, 64],
+  ["maxTotalWalSize", "1", -1, 1 << 20],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],
   ["rateLimiter", { bytesPerSecond: "1MB" }, { bytesPerSecond: 0 }, { bytesPerSecond: 1 << 20 }],

@@ -377,6 +377,16 @@ export interface DbOptions {
    */
   walSizeLimitMb?: number;
   /**
+   * RocksDB's max_total_wal_size: with more than one column family, once the live WALs hold
+   * more than this many bytes of records, the families whose unflushed data is in the oldest
+   * live WAL flush (flush reason "WalFull"), so it can be deleted. Without it, a family
+   * written rarely keeps every WAL since its last flush: they pile up on disk and every open
+   * replays them all. 0 (the default): four times the memory all memtables may take, the sum
+   * over the families of `writeBufferSize * maxWriteBufferNumber` (RocksDB's rule). Recorded
+   * in the OPTIONS file (`max_total_wal_size`).
+   */
+  maxTotalWalSize?: number;
+  /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
    */
@@ -563,6 +573,7 @@ export interface ResolvedOptions {
   walCompression: "zstd" | "none";
   walTtlSeconds: number;
   walSizeLimitMb: number;
+  maxTotalWalSize: number;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   rateLimiter: RateLimiter | undefined;
@@ -802,6 +813,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   enumRow("walCompression", ["zstd", "none"]),
   integerRow("walTtlSeconds", 0),
   integerRow("walSizeLimitMb", 0),
+  integerRow("maxTotalWalSize", 0),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   customRow(
@@ -1010,6 +1022,7 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     walCompression: o.walCompression ?? "none",
     walTtlSeconds: o.walTtlSeconds ?? 0,
     walSizeLimitMb: o.walSizeLimitMb ?? 0,
+    maxTotalWalSize: o.maxTotalWalSize ?? 0,
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     rateLimiter:

@@ -13,7 +13,7 @@
  * Threading: the caller's thread, during `DB.open` (nothing starts until the families do).
  */
 
-import { NodeFileSystem } from "@shale/base";
+import { type FileSystem, NodeFileSystem } from "@shale/base";
 import {
   type BackgroundExecutor,
   type BackgroundRateLimit,
@@ -33,6 +33,7 @@ import { DbStatus } from "../column-family/db-status.js";
 import type { FamilyMethodsCore } from "../column-family/family-methods.js";
 import { WriteLoop } from "../column-family/write-loop.js";
 import { EventListeners, tablesDeleted } from "../core/event-listeners.js";
+import { FileType, logFileName, parseFileName } from "../core/filenames.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { RateLimiterAccount } from "../core/rate-limiter.js";
 import { SnapshotList } from "../core/snapshot.js";
@@ -69,6 +70,7 @@ export function assembleParts(
   const { fs, statistics } = options;
   const versions = state.versions;
   const wal = new ActiveWal(state.wal, state.logNumber, statistics, state.memLogNumber);
+  countRecoveredLogs(wal, fs, dir, state.logNumber);
   const status = new DbStatus(wal);
   status.writeRefusal = state.writeRefusal;
   const tableCache = newTableCache(dir, options, state.icmp);
@@ -134,7 +136,17 @@ export function assembleParts(
   for (const [id, f] of state.families) if (id !== 0) families.add(f.versions, f.options, f);
   const finished = executor.finished;
   const familyOf = families.familyOf.bind(families);
-  const writeHost = { wal, versions, statistics, status, finished, takeFinished, familyOf };
+  const walFull = () => families.switchForWal();
+  const writeHost = {
+    wal,
+    versions,
+    statistics,
+    status,
+    finished,
+    takeFinished,
+    familyOf,
+    walFull,
+  };
   const writes = new WriteLoop(writeHost, defaultFamily, versions.lastSequence);
   status.onFailure = (failure) => {
     for (const family of families.values()) family.flushes.rejectWaiters(() => failure);
@@ -161,6 +173,20 @@ export function assembleParts(
   };
   families.core = core;
   return { shared, families, defaultFamily, obsolete, core, preparedLogs };
+}
+
+/**
+ * The WALs older than the one the open started (`current`) that recovery kept, counted
+ * toward `maxTotalWalSize` with their sizes.
+ */
+function countRecoveredLogs(wal: ActiveWal, fs: FileSystem, dir: string, current: number): void {
+  const kept: number[] = [];
+  for (const name of fs.list(dir)) {
+    const parsed = parseFileName(name);
+    if (parsed?.type === FileType.Log && parsed.number < current) kept.push(parsed.number);
+  }
+  kept.sort((a, b) => a - b);
+  for (const n of kept) wal.addRecoveredLog(n, fs.fileSize(logFileName(dir, n)));
 }
 
 /**

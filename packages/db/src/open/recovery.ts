@@ -625,6 +625,7 @@ export function writeOptions(
       wal_compression: options.walCompression === "zstd" ? "kZSTD" : "kNoCompression",
       WAL_ttl_seconds: options.walTtlSeconds,
       WAL_size_limit_MB: options.walSizeLimitMb,
+      max_total_wal_size: options.maxTotalWalSize,
       create_missing_column_families: options.createMissingColumnFamilies,
     },
     cf: cfRecord(families.get(0)?.options ?? options),

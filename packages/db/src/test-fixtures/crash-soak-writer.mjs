@@ -4,7 +4,7 @@
 // synced or not). Batch b of run r: puts `r<r>-b<b>` into "busy" (a 2 KiB value: its 64 KiB
 // memtable flushes often and L0 trigger 2 compacts), "default" and "wide" (merge operands,
 // "stringappend"), "idle" every 5th batch (its data stays in the WALs across the others'
-// flushes), overwrites `r<r>-last` in "default" with b, and deletes `r<r>-b<b-3>` from
+// flushes, until the live WALs pass `maxTotalWalSize`, 1 MiB, and it flushes), overwrites `r<r>-last` in "default" with b, and deletes `r<r>-b<b-3>` from
 // "wide". Every 8th batch yields so flushes and compactions install; every 64th flushes
 // "wide" and compacts a range of "busy" in the background (not waited for).
 import { DB, WriteBatch } from "@shale/db";
@@ -14,6 +14,7 @@ const db = await DB.open(dir, {
   mergeOperator: "stringappend",
   createMissingColumnFamilies: true,
   level0FileNumCompactionTrigger: 2,
+  maxTotalWalSize: 1024 * 1024,
   columnFamilies: {
     busy: { writeBufferSize: 64 * 1024, level0FileNumCompactionTrigger: 2 },
     idle: {},

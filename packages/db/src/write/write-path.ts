@@ -94,6 +94,22 @@ export class ActiveWal {
   private readonly unsynced: { number: number; writer: LogWriter }[] = [];
   private failure: ShaleError | undefined;
   private readonly stats: Statistics | undefined;
+  /**
+   * The live logs before the current one (switched away from, or kept by recovery) and the
+   * record bytes of each, oldest first: RocksDB's alive_log_files. A log leaves once it is
+   * obsolete (`releaseBelow`).
+   */
+  private readonly liveNumbers: number[] = [];
+  private readonly liveSizes: number[] = [];
+  /** The record bytes in `liveSizes`, summed. */
+  private switchedBytes = 0;
+  /** Record bytes in every live log, the current one included (RocksDB's total_log_size). */
+  totalBytes = 0;
+  /**
+   * The `maxTotalWalSize` in force (column-family-set.ts): above it, the write loop has the
+   * families holding the oldest live log flush. Infinity: no limit (one family).
+   */
+  maxTotalBytes = Number.POSITIVE_INFINITY;
 
   /**
    * Takes ownership of `writer`, the open log numbered `number`; the mutable memtable's data
@@ -109,6 +125,23 @@ export class ActiveWal {
     this.fileNumber = number;
     this.memLog = memtableLogNumber;
     this.stats = stats;
+  }
+
+  /**
+   * Counts log `number`, older than the current one and kept by recovery (its data is in a
+   * replayed memtable), with its `bytes` on disk. REQUIRES: called oldest first, before any
+   * roll.
+   */
+  addRecoveredLog(number: number, bytes: number): void {
+    this.liveNumbers.push(number);
+    this.liveSizes.push(bytes);
+    this.switchedBytes += bytes;
+    this.totalBytes += bytes;
+  }
+
+  /** The oldest live log (the current one when no other is live). */
+  get oldestLiveLog(): number {
+    return this.liveNumbers.length > 0 ? this.liveNumbers[0]! : this.fileNumber;
   }
 
   /** The file number of the current log. */
@@ -150,6 +183,7 @@ export class ActiveWal {
     try {
       const wal = this.writer!;
       wal.addRecord(rep);
+      this.totalBytes += rep.length;
       if (sync) {
         if (this.unsynced.length > 0) this.syncSwitchedLogs();
         wal.sync();
@@ -198,6 +232,17 @@ export class ActiveWal {
   releaseBelow(logNumber: number): void {
     const logs = this.unsynced;
     while (logs.length > 0 && logs[0]!.number < logNumber) logs.shift()!.writer.close();
+    const live = this.liveNumbers;
+    let n = 0;
+    while (n < live.length && live[n]! < logNumber) {
+      this.switchedBytes -= this.liveSizes[n]!;
+      this.totalBytes -= this.liveSizes[n]!;
+      n++;
+    }
+    if (n > 0) {
+      live.splice(0, n);
+      this.liveSizes.splice(0, n);
+    }
   }
 
   /**
@@ -225,6 +270,9 @@ export class ActiveWal {
       throw this.failure;
     }
     this.unsynced.push({ number: this.fileNumber, writer: this.writer! });
+    this.liveNumbers.push(this.fileNumber);
+    this.liveSizes.push(this.totalBytes - this.switchedBytes);
+    this.switchedBytes = this.totalBytes;
     this.writer = writer;
     this.fileNumber = number;
     this.memLog = number;
