@@ -12,7 +12,10 @@
  * PREFIX_LENGTH; with or without whole-key filtering), the options of the other column
  * families (their own write buffer, block size and codec, or the database's), and 0-3
  * extra column families the database is opened with and the operations never touch (with
- * more than one family, flushes and WAL retention take other paths).
+ * more than one family, flushes and WAL retention take other paths), the compaction style
+ * (leveled or universal; FIFO deletes data by design, so its results are not comparable),
+ * atomicFlush, and maxTotalWalSize (a small one flushes idle families often). Fields added
+ * later are optional: a reproduction stored before them reads as the default.
  */
 import type { Random } from "@shale/base/testing/random";
 import { cappedPrefix, type DbOptions, fixedPrefix } from "@shale/db";
@@ -53,6 +56,10 @@ export interface OptionSet {
   families: FamilyOptionSet;
   /** Families `extra0`.. the database is opened with, never written or read. */
   extraFamilies: number;
+  compactionStyle?: "leveled" | "universal";
+  atomicFlush?: boolean;
+  /** 0: the default limit. */
+  maxTotalWalSize?: number;
 }
 
 /** shale's defaults on the memory file system: the reference set, drawn first. */
@@ -80,6 +87,9 @@ export const DEFAULT_OPTION_SET: OptionSet = {
   wholeKeyFiltering: true,
   families: {},
   extraFamilies: 0,
+  compactionStyle: "leveled",
+  atomicFlush: false,
+  maxTotalWalSize: 0,
 };
 
 function oneOf<T>(rnd: Random, xs: readonly T[]): T {
@@ -134,6 +144,9 @@ export function drawOptionSet(rnd: Random): OptionSet {
           compression: oneOf(rnd, WRITTEN_COMPRESSIONS),
         },
     extraFamilies: rnd.uniform(4),
+    compactionStyle: rnd.oneIn(4) ? "universal" : "leveled",
+    atomicFlush: rnd.oneIn(4),
+    maxTotalWalSize: oneOf(rnd, [0, 0, 16 * KiB, 256 * KiB]),
   };
 }
 
@@ -169,6 +182,9 @@ export function dbOptions(set: OptionSet): DbOptions {
     paranoidChecks: set.paranoidChecks,
     maxBackgroundJobs: set.maxBackgroundJobs,
     wholeKeyFiltering: set.wholeKeyFiltering,
+    compactionStyle: set.compactionStyle ?? "leveled",
+    atomicFlush: set.atomicFlush ?? false,
+    maxTotalWalSize: set.maxTotalWalSize ?? 0,
   };
   if (set.filter.type === "none") options.bloomBitsPerKey = 0;
   else if (set.filter.type === "bloom") options.bloomBitsPerKey = set.filter.bitsPerKey;
