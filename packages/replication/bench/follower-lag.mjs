@@ -200,14 +200,14 @@ function float64s(path) {
 }
 
 /** Lag of every write: its apply time (first apply reaching it) minus its put's return. */
-function lags(writes, applies) {
+function lags(writes, applies, sorted = true) {
   const out = new Float64Array(writes.length);
   let a = 0;
   for (let s = 1; s <= writes.length; s++) {
     while (applies[a] < s) a += 2;
     out[s - 1] = applies[a + 1] - writes[s - 1];
   }
-  return out.sort();
+  return sorted ? out.sort() : out;
 }
 
 async function main() {
@@ -245,14 +245,23 @@ async function main() {
       // From the first apply to the last: the writes after the first apply, per second.
       const applySpan = applies[applies.length - 1] - applies[1];
       const firstApplied = applies[0];
-      console.error(`applies: ${applies.length / 2}, first ${firstApplied}`);
+      if (process.env.LAG_DEBUG) {
+        const raw = lags(writes, applies, false);
+        const parts = [];
+        for (let k = 0; k < 20; k++) parts.push(raw[Math.floor((k * total) / 20)].toFixed(0));
+        console.error(
+          `applies: ${applies.length / 2}, first ${firstApplied}; lag by position: ${parts.join(" ")}`,
+        );
+      }
       const cells = [
         rate.padStart(13),
         String(total).padStart(9),
         q(0.5).padStart(8),
         q(0.99).padStart(8),
         l[total - 1].toFixed(2).padStart(8),
-        Math.round(total / (putMs / 1000)).toLocaleString("en-US").padStart(15),
+        Math.round(total / (putMs / 1000))
+          .toLocaleString("en-US")
+          .padStart(15),
         Math.round((total - firstApplied) / (applySpan / 1000))
           .toLocaleString("en-US")
           .padStart(19),
