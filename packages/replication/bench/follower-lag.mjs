@@ -8,7 +8,7 @@
  *
  *   npx -y pnpm@10.34.8 --filter @shale/replication... build
  *   node packages/replication/bench/follower-lag.mjs [--rates=5000,20000,max] [--seconds=8]
- *        [--num=1000000] [--cluster] [--publisher=<json options>]
+ *        [--num=1000000] [--cluster] [--publisher=<json options>] [--trace]
  *
  * - A number in `--rates`: that many puts per second for `--seconds` (the writer turns the
  *   event loop every millisecond, between the puts due by then).
@@ -19,7 +19,9 @@
  *   each put's return time, as db-bench's --histogram does.
  * - `--cluster`: three nats-server nodes routed into one JetStream cluster, the stream with
  *   three replicas; the writer talks to node 0, the follower to node 1. Default: one node.
- * - `--publisher`: extra publishChanges options, e.g. `--publisher='{"maxInFlight":64}'`.
+ * - `--publisher`: extra publishChanges options, e.g. `--publisher='{"worker":true}'`.
+ * - `--trace`: also prints the number of applies and the lag of the writes at every 5% of
+ *   the run (does a backlog grow, or was there one stall?).
  *
  * One process per role (this script re-runs itself as writer and follower); times are
  * `performance.timeOrigin + performance.now()`, the same clock in every process.
@@ -215,6 +217,7 @@ async function main() {
   const seconds = Number(arg("seconds", "8"));
   const num = Number(arg("num", "1000000"));
   const cluster = process.argv.includes("--cluster");
+  const trace = process.argv.includes("--trace");
   const extra = arg("publisher", "{}");
   const root = mkdtempSync(join(tmpdir(), "shale-lag-"));
   const children = [];
@@ -245,12 +248,12 @@ async function main() {
       // From the first apply to the last: the writes after the first apply, per second.
       const applySpan = applies[applies.length - 1] - applies[1];
       const firstApplied = applies[0];
-      if (process.env.LAG_DEBUG) {
+      if (trace) {
         const raw = lags(writes, applies, false);
         const parts = [];
         for (let k = 0; k < 20; k++) parts.push(raw[Math.floor((k * total) / 20)].toFixed(0));
-        console.error(
-          `applies: ${applies.length / 2}, first ${firstApplied}; lag by position: ${parts.join(" ")}`,
+        console.log(
+          `  ${applies.length / 2} applies; lag (ms) of the writes at 0%, 5%, ... 95%: ${parts.join(" ")}`,
         );
       }
       const cells = [
