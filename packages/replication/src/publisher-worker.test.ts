@@ -3,8 +3,9 @@
  * reason printed, where it is missing): the feed is published while the database's thread
  * is held by a synchronous loop of writes (a watcher thread sees every operation stored
  * before that thread lets go: a watcher process); the stream holds every batch once, in order, across a
- * restart of the publisher; a follower converges; a database off the node file system is
- * NotSupported; errors keep their code across the thread.
+ * restart of the publisher; a follower converges; a database whose WALs lack its beginning
+ * starts after a checkpoint; a database off the node file system is NotSupported; errors
+ * keep their code across the thread.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -151,6 +152,39 @@ describe.skipIf(missing !== undefined)("publishChanges({ worker: true })", () =>
     await f.close();
     await leader.close();
   }, 120_000);
+
+  it("starts after a checkpoint when the WALs lack the beginning; checkpoint() and close()", async () => {
+    const servers = server.url;
+    const stream = "late-worker";
+    const leader = await DB.open(join(root, "late-leader"), { mergeOperator: "stringappend" });
+    for (let i = 0; i < 20; i++) leader.put(`k${i}`, `v${i}`);
+    await leader.flush(); // no archive: the WAL holding 1..20 is deleted (in the background)
+    for (let tries = 0; ; tries++) {
+      try {
+        leader.getUpdatesSince(1).close();
+      } catch (e) {
+        expect(String(e)).toMatch(/no longer in the WALs/);
+        break;
+      }
+      expect(tries).toBeLessThan(500);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const pub = await publishChanges(leader, { servers, stream, worker: true });
+    expect(pub.storedSequence).toBe(20); // the checkpoint's
+    for (let i = 0; i < 100; i++) leader.put(`after${i}`, `${i}`);
+    await pub.drain();
+    expect(pub.storedSequence).toBe(120);
+    expect(await pub.checkpoint()).toBe(120);
+    const f = await followChanges(join(root, "late-f"), { servers, stream, dbOptions });
+    await f.waitFor(120);
+    expect(contents(f.db)).toEqual(contents(leader));
+    await f.close();
+    await pub.close();
+    leader.put("late", "write");
+    await expect(pub.drain()).rejects.toMatchObject({ code: "Closed" });
+    await expect(pub.checkpoint()).rejects.toMatchObject({ code: "Closed" });
+    await leader.close();
+  }, 60_000);
 
   it("refuses a database off the node file system, and a worker option that is not a boolean", async () => {
     const mem = await DB.open("/mem", { fs: new MemoryFileSystem() });
