@@ -4,8 +4,9 @@
  * is held by a synchronous loop of writes (a watcher thread sees every operation stored
  * before that thread lets go: a watcher process); the stream holds every batch once, in order, across a
  * restart of the publisher; a follower converges; a database whose WALs lack its beginning
- * starts after a checkpoint; a database off the node file system is NotSupported; errors
- * keep their code across the thread.
+ * starts after a checkpoint; a publish JetStream refuses stops the publisher
+ * with its error; a database off the node file system is NotSupported; errors keep their
+ * code across the thread.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -183,6 +184,31 @@ describe.skipIf(missing !== undefined)("publishChanges({ worker: true })", () =>
     leader.put("late", "write");
     await expect(pub.drain()).rejects.toMatchObject({ code: "Closed" });
     await expect(pub.checkpoint()).rejects.toMatchObject({ code: "Closed" });
+    await leader.close();
+  }, 60_000);
+
+  it("stops on a publish JetStream refuses: drain() rejects with the worker's error", async () => {
+    const servers = server.url;
+    const stream = "foreign";
+    const leader = await DB.open(join(root, "foreign-leader"), dbOptions);
+    leader.put("a", "1");
+    const pub = await publishChanges(leader, { servers, stream, worker: true });
+    await pub.drain();
+    // Someone else appends to the stream: the worker's next publish expects another last
+    // message, JetStream refuses it, and the publisher stops rather than leave a hole.
+    const nc = await connect({ servers });
+    await nc.jetstream().publish(`${stream}.batches`, new Uint8Array(12));
+    await nc.close();
+    leader.put("b", "2");
+    const e = await pub.drain().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(Error);
+    expect(String(e)).toMatch(/wrong last sequence/);
+    expect(pub.error).toBe(e);
+    expect(pub.storedSequence).toBe(1);
+    await pub.close();
     await leader.close();
   }, 60_000);
 
