@@ -1,12 +1,14 @@
 /**
  * publishChanges with `worker: true` against a real `nats-server -js` (skipped, with the
- * reason printed, where it is missing): the feed is published while the database's thread
- * is held by a synchronous loop of writes (a watcher thread sees every operation stored
- * before that thread lets go: a watcher process); the stream holds every batch once, in order, across a
- * restart of the publisher; a follower converges; a database whose WALs lack its beginning
- * starts after a checkpoint; a publish JetStream refuses stops the publisher
- * with its error; a database off the node file system is NotSupported; errors keep their
- * code across the thread.
+ * reason printed, where it is missing):
+ * - the feed is published while the database's thread is held by a synchronous loop of
+ *   writes (a watcher process sees every operation stored before that thread lets go);
+ * - the stream holds every batch once, in order, across a restart of the publisher, and a
+ *   follower converges;
+ * - a database whose WALs lack its beginning starts after a checkpoint;
+ * - a publish JetStream refuses stops the publisher with its error;
+ * - a database off the node file system is NotSupported;
+ * - errors keep their code across the thread.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
