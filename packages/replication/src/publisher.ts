@@ -196,7 +196,7 @@ function checkWorkerFileSystem(db: DB): void {
 }
 
 /** What runs the publishing: a PublishLoop here, or one in a worker thread. */
-export interface LoopRunner {
+interface LoopRunner {
   /** Looks at the feed at once. */
   kick(): void;
   /** Stops publishing once the acknowledgements in flight came back. */
