@@ -8,7 +8,7 @@
  *
  *   npx -y pnpm@10.34.8 --filter @shale/replication... build
  *   node packages/replication/bench/follower-lag.mjs [--rates=5000,20000,max] [--seconds=8]
- *        [--num=1000000] [--cluster] [--publisher=<json options>] [--trace]
+ *        [--num=1000000] [--cluster] [--publisher=<json options>] [--trace] [--catch-up]
  *
  * - A number in `--rates`: that many puts per second for `--seconds` (the writer turns the
  *   event loop every millisecond, between the puts due by then).
@@ -20,6 +20,8 @@
  * - `--cluster`: three nats-server nodes routed into one JetStream cluster, the stream with
  *   three replicas; the writer talks to node 0, the follower to node 1. Default: one node.
  * - `--publisher`: extra publishChanges options, e.g. `--publisher='{"worker":true}'`.
+ * - `--catch-up`: the follower starts only once the writer is done and JetStream holds every
+ *   write, so "follower writes/s" is its apply rate alone (its lags then include the wait).
  * - `--trace`: also prints the number of applies and the lag of the writes at every 5% of
  *   the run (does a backlog grow, or was there one stall?).
  *
@@ -218,6 +220,7 @@ async function main() {
   const num = Number(arg("num", "1000000"));
   const cluster = process.argv.includes("--cluster");
   const trace = process.argv.includes("--trace");
+  const catchUp = process.argv.includes("--catch-up");
   const extra = arg("publisher", "{}");
   const root = mkdtempSync(join(tmpdir(), "shale-lag-"));
   const children = [];
@@ -232,13 +235,17 @@ async function main() {
     for (const rate of rates) {
       const stream = `lag${rate}`;
       const total = rate === "max" ? num : Number(rate) * seconds;
-      const f = run(["follower", join(root, `f${rate}`), fServers, stream, String(total)]);
+      const follow = () =>
+        run(["follower", join(root, `f${rate}`), fServers, stream, String(total)]);
+      // --catch-up: the follower starts once the writer is done and drained.
+      let f = catchUp ? undefined : follow();
       await new Promise((r) => setTimeout(r, 300)); // the follower needs the stream: retry
       const w = run([
         ...["writer", join(root, `w${rate}`), wServers, stream, rate, String(seconds)],
         ...[String(num), cluster ? "3" : "1", extra],
       ]);
       const [seq, putMs, drainMs] = (await w).trim().split(/\s+/).map(Number);
+      f ??= follow();
       await f;
       const writes = float64s(join(root, `${stream}.w`));
       const applies = float64s(join(root, `${stream}.f`));
