@@ -41,6 +41,7 @@ import { readReplicaRecord, writeReplicaRecord } from "./identity.js";
 import { batchSuffix } from "./pack.js";
 import { checkServers } from "./publisher.js";
 import { readOnlyView } from "./read-only.js";
+import { SequenceWaiters } from "./sequence-waiters.js";
 import {
   batchAt,
   checkStreamName,
@@ -153,16 +154,10 @@ function isEmptyDir(dir: string): boolean {
   }
 }
 
-interface Waiter {
-  readonly sequence: number;
-  resolve(): void;
-  reject(e: Error): void;
-}
-
 class Follower implements ChangeFollower {
   readonly db: DB;
   private feed: FeedConsumer | undefined;
-  private waiters: Waiter[] = [];
+  private readonly waiters = new SequenceWaiters();
   private failure: Error | undefined;
   private closed = false;
   private readonly writeOptions: { sync: boolean };
@@ -229,20 +224,13 @@ class Follower implements ChangeFollower {
   }
 
   private wake(): void {
-    if (this.waiters.length === 0) return;
-    const applied = this.raw.latestSequence;
-    const left: Waiter[] = [];
-    for (const w of this.waiters) {
-      if (w.sequence <= applied) w.resolve();
-      else left.push(w);
-    }
-    this.waiters = left;
+    if (this.waiters.size > 0) this.waiters.reach(this.raw.latestSequence);
   }
 
   private stop(e: Error): void {
     if (this.failure === undefined) this.failure = e;
     void this.feed?.stop();
-    for (const w of this.waiters.splice(0)) w.reject(this.failure);
+    this.waiters.rejectAll(this.failure);
   }
 
   waitFor(sequence: number): Promise<void> {
@@ -251,7 +239,7 @@ class Follower implements ChangeFollower {
     if (this.raw.latestSequence >= sequence) return Promise.resolve();
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(ShaleError.closed("the follower is closed"));
-    return new Promise<void>((resolve, reject) => this.waiters.push({ sequence, resolve, reject }));
+    return this.waiters.wait(sequence);
   }
 
   async promote(): Promise<DB> {
@@ -268,8 +256,9 @@ class Follower implements ChangeFollower {
   private async detach(): Promise<void> {
     this.closed = true;
     await this.feed?.stop();
-    for (const w of this.waiters.splice(0))
-      w.reject(this.failure ?? ShaleError.closed("the follower was closed before it got there"));
+    this.waiters.rejectAll(
+      this.failure ?? ShaleError.closed("the follower was closed before it got there"),
+    );
     if (!this.nc.isClosed()) await this.nc.close();
   }
 

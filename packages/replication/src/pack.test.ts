@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DB, FamilyId, WriteBatch } from "@shale/db";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { batchSuffix, packBatches } from "./pack.js";
+import { BATCH_HEADER, batchSuffix, PackedBatch, packBatches } from "./pack.js";
 
 type Op =
   | { type: "put" | "merge"; key: string; value: string; family: number }
@@ -118,6 +118,69 @@ describe("packBatches", () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("PackedBatch", () => {
+  it("splits a feed into messages that hold every batch once, in order, within the size", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(opArb, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.integer({ min: 20, max: 400 }),
+        (runs, start, maxBytes) => {
+          // The publisher's loop (publish-loop.ts): one builder, reused message after message.
+          let seq = start;
+          const feed = runs.map((run) => {
+            const d = dataAt(batchOf(run), seq);
+            seq += run.length;
+            return d;
+          });
+          const packed = new PackedBatch();
+          const messages: { data: Uint8Array; parts: number; copy: Uint8Array }[] = [];
+          for (let i = 0; i < feed.length; ) {
+            packed.start(feed[i++]!);
+            let parts = 1;
+            while (packed.size < maxBytes && i < feed.length && packed.fits(feed[i]!, maxBytes)) {
+              packed.append(feed[i++]!);
+              parts++;
+            }
+            const data = packed.finish();
+            messages.push({ data, parts, copy: data.slice() });
+          }
+          let next = start;
+          const all: Op[] = [];
+          for (const m of messages) {
+            expect(m.data).toEqual(m.copy); // a later message did not write over it
+            if (m.parts > 1) expect(m.data.length).toBeLessThanOrEqual(maxBytes);
+            const batch = WriteBatch.fromData(m.data);
+            expect(batch.sequence).toBe(next);
+            next += batch.count;
+          }
+          for (const run of runs) all.push(...run);
+          expect(next).toBe(seq);
+          expect(messages.flatMap((m) => opsOf(WriteBatch.fromData(m.data)))).toEqual(
+            opsOf(batchOf(all)),
+          );
+        },
+      ),
+    );
+  });
+
+  it("grows past its first buffer and refuses a batch that does not follow", () => {
+    const packed = new PackedBatch();
+    const big = dataAt(new WriteBatch().put("k", "v".repeat(100_000)), 7);
+    packed.start(big);
+    packed.append(dataAt(new WriteBatch().put("j", "w"), 8));
+    const batch = WriteBatch.fromData(packed.finish());
+    expect([batch.sequence, batch.count, batch.byteSize]).toEqual([
+      7,
+      2,
+      big.length + dataAt(new WriteBatch().put("j", "w"), 8).length - BATCH_HEADER,
+    ]);
+    expect(packed.fits(dataAt(new WriteBatch().put("x", "y"), 9), 1 << 20)).toBe(true);
+    expect(packed.fits(dataAt(new WriteBatch().put("x", "y"), 10), 1 << 20)).toBe(false);
+    expect(packed.fits(dataAt(new WriteBatch().put("x", "y"), 9), big.length)).toBe(false);
   });
 });
 

@@ -18,6 +18,7 @@
  */
 import { ShaleError } from "@shale/base";
 import { FamilyId, WriteBatch } from "@shale/db";
+import { batchCount, batchSequence } from "@shale/db/internal";
 
 /** The size of a batch's header: fixed64 sequence ‖ fixed32 count. */
 export const BATCH_HEADER = 12;
@@ -29,19 +30,92 @@ export const BATCH_HEADER = 12;
  */
 export function packBatches(parts: readonly Uint8Array[], sequence: number, count: number) {
   if (parts.length === 1) return parts[0]!;
-  let size = BATCH_HEADER;
-  for (const p of parts) size += p.length - BATCH_HEADER;
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, sequence >>> 0, true);
-  view.setUint32(4, Math.floor(sequence / 2 ** 32), true);
-  view.setUint32(8, count, true);
-  let pos = BATCH_HEADER;
-  for (const p of parts) {
-    out.set(p.subarray(BATCH_HEADER), pos);
-    pos += p.length - BATCH_HEADER;
+  const packed = new PackedBatch();
+  packed.start(parts[0]!);
+  for (let i = 1; i < parts.length; i++) packed.append(parts[i]!);
+  if (packed.sequence !== sequence || packed.end !== sequence + count - 1)
+    throw ShaleError.invalidArgument(
+      `the parts hold sequences ${packed.sequence}..${packed.end}, not ${sequence} (+${count})`,
+    );
+  return packed.finish();
+}
+
+/**
+ * A packed batch being built, batch by batch, in one buffer reused from message to message
+ * (the publisher's: it copies each batch once, from the WAL reader's buffer into here).
+ */
+export class PackedBatch {
+  private buf = new Uint8Array(64 * 1024);
+  private pos = BATCH_HEADER;
+  private first = 0;
+  private count = 0;
+
+  /** Bytes so far (header included). */
+  get size(): number {
+    return this.pos;
   }
-  return out;
+
+  /** The sequence of the first operation. */
+  get sequence(): number {
+    return this.first;
+  }
+
+  /** The sequence of the last operation. */
+  get end(): number {
+    return this.first + this.count - 1;
+  }
+
+  /** Starts a new packed batch with `batch` (a batch's representation). */
+  start(batch: Uint8Array): void {
+    this.pos = BATCH_HEADER;
+    this.first = batchSequence(batch);
+    this.count = 0;
+    this.append(batch);
+  }
+
+  /** Whether `batch` follows the last one and keeps the whole within `maxBytes`. */
+  fits(batch: Uint8Array, maxBytes: number): boolean {
+    return (
+      batchSequence(batch) === this.first + this.count &&
+      this.pos + batch.length - BATCH_HEADER <= maxBytes
+    );
+  }
+
+  /** Appends `batch`'s records. REQUIRES: it starts where the last one ended. */
+  append(batch: Uint8Array): void {
+    const need = this.pos + batch.length - BATCH_HEADER;
+    if (need > this.buf.length) {
+      let cap = this.buf.length * 2;
+      while (cap < need) cap *= 2;
+      const next = new Uint8Array(cap);
+      next.set(this.buf.subarray(0, this.pos));
+      this.buf = next;
+    }
+    this.buf.set(batch.subarray(BATCH_HEADER), this.pos);
+    this.pos = need;
+    this.count += batchCount(batch);
+  }
+
+  /** The packed batch (a copy; the builder's buffer is reused by the next `start`). */
+  finish(): Uint8Array {
+    const b = this.buf;
+    const seq = this.first;
+    const high = Math.floor(seq / 2 ** 32);
+    b[0] = seq;
+    b[1] = seq >>> 8;
+    b[2] = seq >>> 16;
+    b[3] = seq >>> 24;
+    b[4] = high;
+    b[5] = high >>> 8;
+    b[6] = high >>> 16;
+    b[7] = high >>> 24;
+    const n = this.count;
+    b[8] = n;
+    b[9] = n >>> 8;
+    b[10] = n >>> 16;
+    b[11] = n >>> 24;
+    return b.slice(0, this.pos);
+  }
 }
 
 /**

@@ -16,20 +16,29 @@
  *   uploads another one at any time (then older batches may leave the stream).
  * - Up to `maxInFlight` publishes wait for their acknowledgements at once; new writes are
  *   picked up every `pollMs` (at once while there is a backlog).
+ * - Where the loop runs (publish-loop.ts): on the database's thread by default, between the
+ *   application's operations — a writer that keeps the event loop busy (a synchronous loop
+ *   of puts) holds the feed back until it yields. With `worker: true` it runs in a worker
+ *   thread that reads the database's WAL files as they are appended
+ *   (publisher-worker.ts), so such a writer is published while it writes.
  * - The batches the feed holds when a message goes out travel together, up to
  *   `maxMessageBytes` (a larger batch goes alone): a writer of many small batches costs
  *   JetStream one message per poll, not one per write. Nothing waits to fill a message.
  *
- * Threading: the database's thread (the event loop); the publisher reads the WALs between
- * the application's operations.
+ * Threading: the database's thread (the event loop); with `worker: true` the reading and
+ * publishing happen in a worker thread, and only `drain`, `checkpoint` and `close` on the
+ * database's thread.
  */
-import { ShaleError } from "@shale/base";
+import { NodeFileSystem, ShaleError } from "@shale/base";
 import type { DB, TransactionLogIterator } from "@shale/db";
-import { connect, type JetStreamClient, type NatsConnection, type PubAck } from "nats";
+import { fileSystemOf } from "@shale/db/internal";
+import { connect, type NatsConnection } from "nats";
 import { uploadCheckpoint } from "./bootstrap.js";
 import { feedIdentity } from "./identity.js";
-import { BATCH_HEADER, packBatches } from "./pack.js";
-import { batchHeaders, batchSubject, checkStreamName, ensureStream, lastBatch } from "./stream.js";
+import { type LoopListener, type LoopSettings, PublishLoop } from "./publish-loop.js";
+import { startPublisherWorker } from "./publisher-worker-handle.js";
+import { SequenceWaiters } from "./sequence-waiters.js";
+import { checkStreamName, ensureStream, lastBatch } from "./stream.js";
 
 export interface PublishOptions {
   /** NATS server URL(s), e.g. "nats://127.0.0.1:4222". */
@@ -53,6 +62,13 @@ export interface PublishOptions {
    * is published alone.
    */
   maxMessageBytes?: number;
+  /**
+   * Read the WALs and publish in a worker thread, so that a writer holding the event loop
+   * (a synchronous loop of puts) is published while it writes. The database must be on the
+   * node file system (the worker opens its WAL files by path); NotSupported otherwise.
+   * Default: false (the loop runs on the database's thread, between its operations).
+   */
+  worker?: boolean;
 }
 
 export interface ChangePublisher {
@@ -86,6 +102,7 @@ const OPTION_NAMES = new Set([
   "pollMs",
   "ackTimeoutMs",
   "maxMessageBytes",
+  "worker",
 ]);
 
 function positiveInteger(options: PublishOptions, name: keyof PublishOptions, fallback: number) {
@@ -120,6 +137,9 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
   const pollMs = positiveInteger(options, "pollMs", 2);
   const ackTimeoutMs = positiveInteger(options, "ackTimeoutMs", 10_000);
   const maxMessageBytes = positiveInteger(options, "maxMessageBytes", 256 * 1024);
+  if (options.worker !== undefined && typeof options.worker !== "boolean")
+    throw new TypeError("options.worker must be a boolean");
+  if (options.worker === true) checkWorkerFileSystem(db);
   const identity = feedIdentity(db.dir);
   const nc = await connect({ servers, maxReconnectAttempts: -1 });
   try {
@@ -142,8 +162,7 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
       start = (await uploadCheckpoint(nc, db, stream, identity)).sequence + 1;
       feed = db.getUpdatesSince(start);
     }
-    return new Publisher(nc, nc.jetstream(), feed, {
-      db,
+    const settings: LoopSettings = {
       stream,
       identity,
       streamSeq: info.state.last_seq,
@@ -152,221 +171,103 @@ export async function publishChanges(db: DB, options: PublishOptions): Promise<C
       pollMs,
       ackTimeoutMs,
       maxMessageBytes,
-    });
+    };
+    const publisher = new Publisher(nc, db, stream, identity, start - 1);
+    if (options.worker !== true)
+      return publisher.attach(new PublishLoop(nc.jetstream(), feed, settings, publisher));
+    feed.close();
+    const runner = await startPublisherWorker(
+      { servers, dir: db.dir, lastSequence: db.latestSequence, settings },
+      publisher,
+    );
+    return publisher.attach(runner);
   } catch (e) {
     await nc.close();
     throw e;
   }
 }
 
-interface PublisherState {
-  readonly db: DB;
-  readonly stream: string;
-  readonly identity: string;
-  /** The stream sequence of the last message published (or stored before we started). */
-  streamSeq: number;
-  /** The last batch sequence stored. */
-  stored: number;
-  readonly maxInFlight: number;
-  readonly pollMs: number;
-  readonly ackTimeoutMs: number;
-  readonly maxMessageBytes: number;
+/** For `worker: true`: the worker reaches the database's files by path. */
+function checkWorkerFileSystem(db: DB): void {
+  if (!(fileSystemOf(db) instanceof NodeFileSystem))
+    throw ShaleError.notSupported(
+      "options.worker needs a database on the node file system (the worker opens its WAL files by path)",
+    );
 }
 
-/** A batch read from the feed and not published yet. */
-interface FeedBatch {
-  readonly sequence: number;
-  readonly count: number;
-  /** WriteBatch.data(). */
-  readonly data: Uint8Array;
+/** What runs the publishing: a PublishLoop here, or one in a worker thread. */
+interface LoopRunner {
+  /** Looks at the feed at once. */
+  kick(): void;
+  /** Stops publishing once the acknowledgements in flight came back. */
+  close(): Promise<void>;
 }
 
-interface Waiter {
-  readonly sequence: number;
-  resolve(): void;
-  reject(e: Error): void;
-}
-
-class Publisher implements ChangePublisher {
-  private readonly subject: string;
-  /** Batches published and not yet acknowledged, oldest first: the sequence each ends at. */
-  private readonly inFlight: { end: number; ack: Promise<PubAck>; done: boolean; at: number }[] =
-    [];
-  private waiters: Waiter[] = [];
-  private timer: NodeJS.Timeout | undefined;
+/** The ChangePublisher: waiters over the stored sequence, whichever thread publishes. */
+class Publisher implements ChangePublisher, LoopListener {
+  private readonly waiters = new SequenceWaiters();
+  private storedSeq: number;
   private failure: Error | undefined;
   private stopped = false;
-  /** A batch read from the feed that did not fit in the last message. */
-  private pending: FeedBatch | undefined;
+  private runner: LoopRunner | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly js: JetStreamClient,
-    private readonly feed: TransactionLogIterator,
-    private readonly state: PublisherState,
+    private readonly db: DB,
+    private readonly stream: string,
+    readonly identity: string,
+    stored: number,
   ) {
-    this.subject = batchSubject(state.stream);
-    this.schedule(0);
+    this.storedSeq = stored;
   }
 
-  get identity(): string {
-    return this.state.identity;
+  /** Starts publishing through `runner`. */
+  attach(runner: LoopRunner): this {
+    this.runner = runner;
+    return this;
   }
 
   get storedSequence(): number {
-    return this.state.stored;
+    return this.storedSeq;
   }
 
   get error(): Error | undefined {
     return this.failure;
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped || this.timer !== undefined) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, ms);
+  stored(sequence: number): void {
+    if (sequence > this.storedSeq) this.storedSeq = sequence;
+    this.waiters.reach(this.storedSeq);
   }
 
-  /** Publishes what the feed holds, up to maxInFlight awaiting acknowledgement. */
-  private pump(): void {
-    if (this.stopped) return;
-    const { state } = this;
-    let sent = 0;
-    // An acknowledgement that never comes (a request lost while the cluster moves its
-    // leader) must not hold drain() forever: the publisher stops, and a new one resumes.
-    const head = this.inFlight[0];
-    if (head !== undefined && Date.now() - head.at > state.ackTimeoutMs) {
-      this.fail(
-        ShaleError.timedOut(
-          `JetStream did not acknowledge the batch ending at sequence ${head.end} within ${state.ackTimeoutMs} ms`,
-        ),
-      );
-      return;
-    }
-    try {
-      while (this.inFlight.length < state.maxInFlight) {
-        const first = this.nextBatch();
-        if (first === undefined) break;
-        // The batches after it join the message while they fit (see pack.ts).
-        const parts = [first.data];
-        let bytes = first.data.length;
-        let end = first.sequence + first.count;
-        while (bytes < state.maxMessageBytes) {
-          const u = this.nextBatch();
-          if (u === undefined) break;
-          if (u.sequence !== end || bytes + u.data.length - BATCH_HEADER > state.maxMessageBytes) {
-            this.pending = u;
-            break;
-          }
-          parts.push(u.data);
-          bytes += u.data.length - BATCH_HEADER;
-          end += u.count;
-        }
-        const expected = state.streamSeq;
-        state.streamSeq++;
-        const ack = this.js.publish(
-          this.subject,
-          packBatches(parts, first.sequence, end - first.sequence),
-          {
-            msgID: String(first.sequence),
-            headers: batchHeaders(state.identity, first.sequence),
-            expect: { lastSequence: expected, streamName: state.stream },
-            timeout: state.ackTimeoutMs,
-          },
-        );
-        const entry = { end: end - 1, ack, done: false, at: Date.now() };
-        this.inFlight.push(entry);
-        ack.then(
-          () => {
-            entry.done = true;
-            this.settlePrefix();
-          },
-          (e: unknown) => this.fail(e instanceof Error ? e : new Error(String(e))),
-        );
-        sent++;
-      }
-    } catch (e) {
-      this.fail(e instanceof Error ? e : new Error(String(e)));
-      return;
-    }
-    this.schedule(sent > 0 ? 0 : state.pollMs);
-  }
-
-  /** The batch held back from the last message, else the feed's next one. */
-  private nextBatch(): FeedBatch | undefined {
-    const held = this.pending;
-    if (held !== undefined) {
-      this.pending = undefined;
-      return held;
-    }
-    const u = this.feed.read();
-    if (u === undefined) return undefined;
-    return { sequence: u.sequence, count: u.batch.count, data: u.batch.data() };
-  }
-
-  /**
-   * Moves `stored` over the acknowledged prefix of the batches in flight (an
-   * acknowledgement out of order waits for the ones before it).
-   */
-  private settlePrefix(): void {
-    while (this.inFlight.length > 0 && this.inFlight[0]!.done) {
-      const head = this.inFlight.shift()!;
-      if (head.end > this.state.stored) this.state.stored = head.end;
-    }
-    this.wake();
-  }
-
-  private wake(): void {
-    const stored = this.state.stored;
-    if (this.waiters.length === 0) return;
-    const left: Waiter[] = [];
-    for (const w of this.waiters) {
-      if (w.sequence <= stored) w.resolve();
-      else left.push(w);
-    }
-    this.waiters = left;
-    // A waiter for a sequence not published yet gets it at the next pump.
-  }
-
-  private fail(e: Error): void {
-    if (this.failure === undefined) this.failure = e;
+  failed(error: Error): void {
+    if (this.failure === undefined) this.failure = error;
     this.stopped = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    for (const w of this.waiters.splice(0)) w.reject(this.failure);
+    this.waiters.rejectAll(this.failure);
   }
 
   async checkpoint(): Promise<number> {
     if (this.failure !== undefined) throw this.failure;
     if (this.stopped) throw ShaleError.closed("the publisher is closed");
-    return (await uploadCheckpoint(this.nc, this.state.db, this.state.stream, this.state.identity))
-      .sequence;
+    return (await uploadCheckpoint(this.nc, this.db, this.stream, this.identity)).sequence;
   }
 
   drain(): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    const target = this.state.db.latestSequence;
-    if (target <= this.state.stored) return Promise.resolve();
+    const target = this.db.latestSequence;
+    if (target <= this.storedSeq) return Promise.resolve();
     if (this.stopped) return Promise.reject(ShaleError.closed("the publisher is closed"));
-    return new Promise<void>((resolve, reject) => {
-      this.waiters.push({ sequence: target, resolve, reject });
-      this.schedule(0);
-    });
+    const done = this.waiters.wait(target);
+    this.runner?.kick();
+    return done;
   }
 
   async close(): Promise<void> {
-    if (!this.stopped) {
-      this.stopped = true;
-      if (this.timer !== undefined) clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    await Promise.allSettled(this.inFlight.map((f) => f.ack));
-    this.settlePrefix();
-    for (const w of this.waiters.splice(0))
-      w.reject(this.failure ?? ShaleError.closed("the publisher was closed before it got there"));
-    this.feed.close();
+    this.stopped = true;
+    await this.runner?.close();
+    this.waiters.rejectAll(
+      this.failure ?? ShaleError.closed("the publisher was closed before it got there"),
+    );
     if (!this.nc.isClosed()) await this.nc.drain();
   }
 }

@@ -70,24 +70,7 @@ import {
   type ResultMessage,
   type WorkerMessage,
 } from "./protocol.js";
-
-/**
- * Node options for worker threads: the parent's, minus `--conditions` (a test runner's
- * "source" condition would make the worker load TypeScript sources it cannot run) and
- * `--input-type` (a parent run as `node --input-type=module -e ...`: a worker given it dies
- * at startup, "--input-type can only be used with string input", and a writer stalled for
- * its first flush waited forever).
- */
-function workerExecArgv(): string[] {
-  const out: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--conditions" || a === "-C" || a === "--input-type") i++;
-    else if (!a.startsWith("--conditions=") && !a.startsWith("--input-type=")) out.push(a);
-  }
-  return out;
-}
+import { workerExecArgv } from "./worker-exec-argv.js";
 
 /** The URL this module was loaded from; a CommonJS bundle has no `import.meta.url`. */
 function moduleUrl(): string {

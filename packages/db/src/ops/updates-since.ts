@@ -28,7 +28,8 @@
  *   does not carry them.
  *
  * Cost: one WAL file open while batches are being read from it; each batch is checked and
- * copied (`WriteBatch.fromData`).
+ * copied once (`WriteBatch.fromData`; the publisher of @shale/replication reads the bytes
+ * without the WriteBatch, `readBatchData` in internal.ts).
  *
  * Threading: the database's thread.
  */
@@ -93,6 +94,10 @@ export class TransactionLogIterator
   private started = false;
   private isClosed = false;
   private readonly markers = new MarkerCheck();
+  /** The file name (and the log number it is of) and offset of the last record read. */
+  private recordFile = "";
+  private recordFileOf = -1;
+  private recordAt = 0;
 
   /** Use `db.getUpdatesSince(sequence)`. @internal */
   constructor(host: UpdatesHost, sequence: number) {
@@ -135,12 +140,24 @@ export class TransactionLogIterator
    * Corruption on a damaged WAL, Closed once the iterator or the database is closed.
    */
   read(): BatchWithSequence | undefined {
+    const bytes = this.readData();
+    if (bytes === undefined) return undefined;
+    return { sequence: WriteBatch.sequence(bytes), batch: WriteBatch.fromData(bytes) };
+  }
+
+  /**
+   * @internal `read()` without the WriteBatch: the next batch's representation (what
+   * `batch.data()` would return), a view into the WAL reader's buffer valid until the next
+   * read or close (copy it to keep it). The same checks and errors as `read()`.
+   */
+  readData(): Uint8Array | undefined {
     if (this.isClosed) throw ShaleError.closed("the change feed iterator is closed");
     this.host.checkOpen();
     for (;;) {
-      const rec = this.nextRecord();
-      if (rec === undefined) return undefined;
-      const { bytes, file, at } = rec;
+      const bytes = this.nextRecord();
+      if (bytes === undefined) return undefined;
+      const file = this.recordFile;
+      const at = this.recordAt;
       const seq = WriteBatch.sequence(bytes);
       const count = WriteBatch.countOf(bytes);
       if (count === 0) continue;
@@ -163,7 +180,7 @@ export class TransactionLogIterator
         );
       this.started = true;
       this.expected = seq + count;
-      return { sequence: seq, batch: WriteBatch.fromData(bytes) };
+      return bytes;
     }
   }
 
@@ -195,8 +212,11 @@ export class TransactionLogIterator
     return this.isClosed;
   }
 
-  /** The next whole WAL record (a copy), moving from WAL to WAL; undefined: none yet. */
-  private nextRecord(): { bytes: Uint8Array; file: string; at: number } | undefined {
+  /**
+   * The next whole WAL record (a view into the reader's buffer, valid until the next call),
+   * moving from WAL to WAL; undefined: none yet.
+   */
+  private nextRecord(): Uint8Array | undefined {
     for (;;) {
       if (this.open === undefined && !this.openLog()) return undefined;
       const log = this.open!;
@@ -208,13 +228,20 @@ export class TransactionLogIterator
         rec = undefined;
       }
       if (rec !== undefined) {
-        const name = logName(this.logNumber);
-        const at = log.reader.lastRecordOffset;
+        if (this.recordFileOf !== this.logNumber) {
+          this.recordFile = logName(this.logNumber);
+          this.recordFileOf = this.logNumber;
+        }
+        this.recordAt = log.reader.lastRecordOffset;
         if (rec.length < 12)
-          throw ShaleError.corruption("WAL record shorter than a write batch header", name, at);
+          throw ShaleError.corruption(
+            "WAL record shorter than a write batch header",
+            this.recordFile,
+            this.recordAt,
+          );
         this.offset = log.reader.lastRecordEndOffset;
         this.compression = log.reader.compressionType;
-        return { bytes: rec.slice(), file: name, at };
+        return rec;
       }
       this.closeLog();
       if (log.newest) {
