@@ -30,6 +30,7 @@
  * gets its own reader).
  */
 import {
+  EMPTY_BYTES,
   Histogram,
   type InternalKeyComparator,
   LookupResult,
@@ -118,7 +119,7 @@ export class MultiGetReader implements MultiGetSink {
     } finally {
       const results = this.results;
       for (let j = 0; j < n; j++) results[j]!.reset();
-      this.sorted.length = 0;
+      this.sorted.fill(EMPTY_BYTES, 0, n); // the caller's keys are not kept
       this.out = [];
       this.busy = false;
     }
@@ -128,8 +129,8 @@ export class MultiGetReader implements MultiGetSink {
   private prepare(keys: readonly Uint8Array[], out: (Uint8Array | undefined)[]): void {
     const n = keys.length;
     const order = this.sorter.sort(keys, n, this.tree.icmp.user);
+    // Kept at its longest length (no new backing store per batch); slots past n are empty.
     const inOrder = this.sorted;
-    inOrder.length = n;
     for (let j = 0; j < n; j++) inOrder[j] = keys[order[j]!]!;
     this.order = order;
     this.out = out;

@@ -43,6 +43,7 @@ import type { BlockCache } from "../block/block-cache.js";
 import { BlockIterator } from "../block/block-iterator.js";
 import { BlockSource } from "../block/block-source.js";
 import { KeyOrder } from "../block/key-order.js";
+import { MAX_TOUCHED_RESTARTS, touchRestartEntries } from "../block/run-scan.js";
 import { compressionNameSaysCompressed } from "../compression/compression-name.js";
 import { filterMayMatch, hashFilterKey } from "../filter/filter-block.js";
 import {
@@ -84,6 +85,37 @@ import { type TableWarmResult, warmTableBlocks } from "./table-warm.js";
 const PLAN_NONE = -1;
 /** A `lookup` step whose key the filter ruled out (`planBatch`); steps >= 0: index entry. */
 const PLAN_FILTERED = -2;
+
+/**
+ * Loads, for each planned entry `plan[0, n)` whose data block is cached in `slots`, the
+ * first byte of the block's restart array, then in a second loop the first byte of each of
+ * its restart entries (blocks of at most MAX_TOUCHED_RESTARTS): short loops whose loads
+ * do not depend on each other across keys, so their misses overlap (see `planBatch`).
+ * Returns a sum of the bytes (store it: see run-scan.ts).
+ */
+function touchPlannedBlocks(
+  plan: Int32Array,
+  n: number,
+  slots: readonly (Block | undefined)[],
+  count: number,
+): number {
+  let touched = 0;
+  for (let k = 0; k < n; k++) {
+    const e = plan[k]!;
+    if (e < 0 || e >= count) continue;
+    const block = slots[e];
+    if (block !== undefined) touched += block.data[block.restartsOffset]!;
+  }
+  for (let k = 0; k < n; k++) {
+    const e = plan[k]!;
+    if (e < 0 || e >= count) continue;
+    const block = slots[e];
+    if (block !== undefined && block.numRestarts <= MAX_TOUCHED_RESTARTS) {
+      touched += touchRestartEntries(block.data, block.restartsOffset, block.numRestarts);
+    }
+  }
+  return touched;
+}
 
 function indexTypeName(type: number): string {
   for (const [name, value] of Object.entries(IndexType)) if (value === type) return name;
@@ -636,11 +668,12 @@ export class TableReader {
   /**
    * The first pass of a `multiGet` over a one-level index with a search aid: per pending
    * key, the filter probe and the index entry (a search that gallops on from the previous
-   * key's entry: the keys ascend); then, in a short loop of its own, one load from each
-   * cached data block the keys land in (the first byte of its restart array). Those loads do
-   * not depend on each other, so the CPU overlaps their cache misses across several keys
-   * (the role of RocksDB's prefetches in MultiGet); the second pass (`lookup`) takes the
-   * filter's answer and the entry from `plan` and finds the blocks' first lines warm.
+   * key's entry: the keys ascend); then, in short loops of their own, loads from each
+   * cached data block the keys land in (its restart array, then its restart entries:
+   * `touchPlannedBlocks`). Those loads do not depend on each other, so the CPU overlaps
+   * their cache misses across several keys (the role of RocksDB's prefetches in MultiGet);
+   * the second pass (`lookup`) takes the filter's answer and the entry from `plan` and
+   * finds the blocks' restart lines warm.
    * Returns false (nothing planned) for other tables and for a single key.
    */
   private planBatch(
@@ -685,15 +718,7 @@ export class TableReader {
       entry = search.lowerBound(this.seekKey(key, snapshotSeq), entry);
       plan[i - from] = entry;
     }
-    if (slots !== undefined) {
-      const count = search.count;
-      for (let k = 0; k < to - from; k++) {
-        const e = plan[k]!;
-        if (e < 0 || e >= count) continue;
-        const block = slots[e];
-        if (block !== undefined) touched += block.data[block.restartsOffset]!;
-      }
-    }
+    if (slots !== undefined) touched += touchPlannedBlocks(plan, to - from, slots, search.count);
     this.touched = touched;
     return true;
   }
