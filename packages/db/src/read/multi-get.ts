@@ -3,13 +3,15 @@
  * at one snapshot, each source visited once per batch instead of once per key.
  *
  * ```
- *   keys (caller's order) --sort once, by the family's order (key-order-sort.ts)--> sorted[0..n)
+ *   keys (caller's order) --sorted once, in the family's order (key-order-sort.ts)--> sorted
  *   mutable memtable, immutable memtables: each pending key probed in sorted order
  *   L0 tables, newest first: table.multiGet(the pending keys in its key range)
  *   L1 .. L6: the sorted keys cut into runs, one per file holding them (binary search on
  *             `largest`, as a get does); table.multiGet(run) for each
- *     table.multiGet: filter checked per key, index searched per key, one read of a data
- *     block for consecutive keys whose lookups land in it (sstable's TableReader.multiGet)
+ *     table.multiGet: filter probes and index entries of the whole run first (the index
+ *     search galloping on from the previous key's), the cached blocks' restart lines loaded
+ *     together, then one read of a data block for consecutive keys whose lookups land in it
+ *     (sstable's TableReader.multiGet)
  *   results written to out[] in the caller's order
  * ```
  *

@@ -605,9 +605,10 @@ export class TableReader {
    * Batched point lookups (RocksDB's BlockBasedTable::MultiGet): `get` of `keys[i]` into
    * `results[i]` for each i in [from, to) whose result is not `done`, at one `snapshotSeq`.
    * REQUIRES: `keys[from..to)` ascending by the table's comparator (equal keys allowed).
-   * The table is entered once: the filter is checked per key, the index searched per key,
-   * and consecutive keys whose lookups land in the same data block read it once (one cache
-   * lookup, one block read on a miss). `hashes`, if given, holds each key's filter hash at
+   * The table is entered once: with a one-level index that has a search aid, a first pass
+   * (`planBatch`) probes the filter and finds the index entry of every key; consecutive keys
+   * whose lookups land in the same data block read it once (one cache lookup, one block
+   * read on a miss). `hashes`, if given, holds each key's filter hash at
    * `[2i, 2i + 1]` (`TableReader.hashKey`). As each key's lookup in this table ends with
    * `done`, `sink.settled(i)` is called — before the next block is read, which may recycle
    * the memory `results[i].value` views: the sink must copy what it keeps, and read nothing
