@@ -470,7 +470,11 @@ export abstract class ColumnFamilyMethods {
     const snapshot = options === undefined ? this.writes.lastSeq : this.readSequence(options);
     const n = keys.length;
     const bytes = new Array<Uint8Array>(n);
-    for (let i = 0; i < n; i++) bytes[i] = toBytes(keys[i], `keys[${i}]`);
+    for (let i = 0; i < n; i++) {
+      const key = keys[i];
+      // The error's label is built only for a key that is not bytes (no string per key).
+      bytes[i] = key instanceof Uint8Array ? key : toBytes(key, `keys[${i}]`);
+    }
     const out = new Array<Uint8Array | undefined>(n).fill(undefined);
     const cf = this.cf;
     cf.reader.getMany(bytes, snapshot, cf.mem, cf.flushes.imm, options, out);

@@ -3,13 +3,15 @@
  * at one snapshot, each source visited once per batch instead of once per key.
  *
  * ```
- *   keys (caller's order) --sort once, by the family's comparator--> sorted[0..n)
+ *   keys (caller's order) --sorted once, in the family's order (key-order-sort.ts)--> sorted
  *   mutable memtable, immutable memtables: each pending key probed in sorted order
  *   L0 tables, newest first: table.multiGet(the pending keys in its key range)
  *   L1 .. L6: the sorted keys cut into runs, one per file holding them (binary search on
  *             `largest`, as a get does); table.multiGet(run) for each
- *     table.multiGet: filter checked per key, index searched per key, one read of a data
- *     block for consecutive keys whose lookups land in it (sstable's TableReader.multiGet)
+ *     table.multiGet: filter probes and index entries of the whole run first (the index
+ *     search galloping on from the previous key's), the cached blocks' restart lines loaded
+ *     together, then one read of a data block for consecutive keys whose lookups land in it
+ *     (sstable's TableReader.multiGet)
  *   results written to out[] in the caller's order
  * ```
  *
@@ -24,11 +26,13 @@
  * after every table was read (a merge operator may read the database: nothing of the batch
  * is read through the block cache after it runs).
  *
- * Allocation per batch: the sort's index array and the results; the LookupResults and
- * scratch arrays are kept and reused across batches (a re-entrant call from a merge operator
+ * Allocation per batch: the results (one copy per value found) and a view or two of the
+ * sort's scratch; the LookupResults, the order and the other scratch arrays are kept and
+ * reused across batches (a re-entrant call from a merge operator
  * gets its own reader).
  */
 import {
+  EMPTY_BYTES,
   Histogram,
   type InternalKeyComparator,
   LookupResult,
@@ -46,13 +50,14 @@ import {
 } from "@shale/sstable";
 import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
-import { ownedCopy } from "../core/owned-bytes.js";
+import { ownedCopy, ownedCopyOfRange } from "../core/owned-bytes.js";
 import { fullMerge } from "../iterator/merge-operands.js";
 import { isSentinelKey } from "../version/key-range.js";
 import type { FileMetaData } from "../version/version-edit.js";
 import { NUM_LEVELS } from "../version/version-edit.js";
 import type { TreeVersions } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
+import { KeyOrderSort } from "./key-order-sort.js";
 
 /** What a batch reads with: the family's tree and its read settings. */
 export interface MultiGetTree {
@@ -70,7 +75,9 @@ export class MultiGetReader implements MultiGetSink {
   private readonly results: LookupResult[] = [];
   /** The batch's keys in sorted order, and each one's index in the caller's array. */
   private sorted: Uint8Array[] = [];
-  private order: number[] = [];
+  private order: Int32Array = new Int32Array(0);
+  /** Sorts each batch's keys (key-order-sort.ts); its order array is reused. */
+  private readonly sorter = new KeyOrderSort();
   /** Per sorted key: 1 once its result is in `out`. */
   private written = new Uint8Array(16);
   /** Per sorted key: the tables probed (statistics: TablesPerGet). */
@@ -114,7 +121,7 @@ export class MultiGetReader implements MultiGetSink {
     } finally {
       const results = this.results;
       for (let j = 0; j < n; j++) results[j]!.reset();
-      this.sorted.length = 0;
+      this.sorted.fill(EMPTY_BYTES, 0, n); // the caller's keys are not kept
       this.out = [];
       this.busy = false;
     }
@@ -123,15 +130,9 @@ export class MultiGetReader implements MultiGetSink {
   /** Sorts the keys once and readies one result per key. */
   private prepare(keys: readonly Uint8Array[], out: (Uint8Array | undefined)[]): void {
     const n = keys.length;
-    const cmp = this.tree.icmp.user;
-    const order = new Array<number>(n);
-    for (let i = 0; i < n; i++) order[i] = i;
-    // Keys already in order (RocksDB's sorted_input) skip the sort: one comparison each.
-    let sorted = true;
-    for (let i = 1; i < n && sorted; i++) sorted = cmp.compare(keys[i - 1]!, keys[i]!) <= 0;
-    if (!sorted) order.sort((a, b) => cmp.compare(keys[a]!, keys[b]!) || a - b);
+    const order = this.sorter.sort(keys, n, this.tree.icmp.user);
+    // Kept at its longest length (no new backing store per batch); slots past n are empty.
     const inOrder = this.sorted;
-    inOrder.length = n;
     for (let j = 0; j < n; j++) inOrder[j] = keys[order[j]!]!;
     this.order = order;
     this.out = out;
@@ -281,7 +282,7 @@ export class MultiGetReader implements MultiGetSink {
       );
     }
     if (r.operands.length === 0 && !r.blobIndex) {
-      this.out[this.order[j]!] = ownedCopy(r.value!);
+      this.out[this.order[j]!] = ownedCopyOfRange(r.valueBytes!, r.valueOffset, r.valueLength);
       this.written[j] = 1;
     } else {
       r.value = r.value!.slice();

@@ -121,6 +121,30 @@ describe("IndexSearch", () => {
     );
   });
 
+  it("lowerBound from an earlier answer (ascending targets) gallops to the same entry", () => {
+    fc.assert(
+      fc.property(indexArb, ({ keys, offsets, targets }) => {
+        const values = keys.map((_, i) => encodeBlockHandle({ offset: offsets[i]!, size: 100 }));
+        const data = buildBlock(keys, values, 1);
+        const block = Block.keyValue(data, "t", 0);
+        const search = IndexSearch.build(data, block.restartsOffset, block.numRestarts, "t", 0)!;
+        // Ascending targets, repeats included: each search starts at the previous answer.
+        const ascending = [...targets, ...keys, ...targets.slice(0, 5)].sort((a, b) =>
+          icmp.compare(a, b),
+        );
+        let previous = 0;
+        for (const t of ascending) {
+          const from = search.lowerBound(t, previous);
+          expect(from, toHex(t)).toBe(search.lowerBound(t));
+          // Any start at or below the answer gives it too.
+          expect(search.lowerBound(t, from >>> 1)).toBe(from);
+          previous = from;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("the worked example of index-search.ts", () => {
     const keys = ["user:apple", "user:banana", "user:cherry"].map((u) =>
       makeInternalKey(toBytes(u), 5, 1),

@@ -170,10 +170,14 @@ export class IndexSearch {
 
   /**
    * The index of the first entry whose key is >= `target`, or `count` if there is none (the
-   * entry whose data block may hold `target`).
-   * REQUIRES: `target` is an internal key (at least TRAILER_SIZE bytes).
+   * entry whose data block may hold `target`). `from` (Default: 0): every entry before it is
+   * known to be < target — a batch of ascending targets passes the previous one's answer,
+   * and the search gallops forward from there (entries from, from + 1, from + 3, from + 7,
+   * ... until one is >= target, then a binary search of the last gap) instead of searching
+   * the whole array.
+   * REQUIRES: `target` is an internal key (at least TRAILER_SIZE bytes); 0 <= from <= count.
    */
-  lowerBound(target: Uint8Array): number {
+  lowerBound(target: Uint8Array, from = 0): number {
     const data = this.data;
     const n = this.count;
     const tu = target.length - TRAILER_SIZE;
@@ -182,30 +186,41 @@ export class IndexSearch {
     const m = tu < prefix ? tu : prefix;
     for (let i = 0; i < m; i++) {
       const d = data[po + i]! - target[i]!;
-      if (d !== 0) return d > 0 ? 0 : n;
+      if (d !== 0) return d > 0 ? from : n;
     }
     // A target whose user key is a proper prefix of the common prefix sorts first.
-    if (tu < prefix) return 0;
+    if (tu < prefix) return from;
     const th = keyWordAt(target, prefix, tu);
     const tl = keyWordAt(target, prefix + 4, tu);
-    const records = this.records;
     // Invariant: entries before `low` are < target, entries from `high` on are >= target.
-    let low = 0;
+    let low = from;
     let high = n;
+    if (from > 0) {
+      // Gallop: probe from, from + 1, from + 3, ... while the entries are below the target.
+      let step = 1;
+      let probe = from;
+      while (probe < n && this.below(probe, th, tl, target)) {
+        low = probe + 1;
+        probe = low + step - 1;
+        step *= 2;
+      }
+      if (probe < n) high = probe;
+    }
     while (low < high) {
       const mid = (low + high) >>> 1;
-      const wh = records[4 * mid]!;
-      let below: boolean;
-      if (wh !== th) {
-        below = wh < th;
-      } else {
-        const wl = records[4 * mid + 1]!;
-        below = wl !== tl ? wl < tl : this.compareEntry(mid, target) < 0;
-      }
-      if (below) low = mid + 1;
+      if (this.below(mid, th, tl, target)) low = mid + 1;
       else high = mid;
     }
     return low;
+  }
+
+  /** True if entry `i`'s key is < target (whose words after the prefix are `th`, `tl`). */
+  private below(i: number, th: number, tl: number, target: Uint8Array): boolean {
+    const records = this.records;
+    const wh = records[4 * i]!;
+    if (wh !== th) return wh < th;
+    const wl = records[4 * i + 1]!;
+    return wl !== tl ? wl < tl : this.compareEntry(i, target) < 0;
   }
 
   /** The offset of entry `i`'s data block. REQUIRES: 0 <= i < count. */

@@ -3,12 +3,26 @@
  * tombstones, merge operands, incoming maxCoveringSeq, a tiny recycling block cache), the
  * sink's contract (called once per key that ends in the table, while its value is intact),
  * and the point of batching: a data block is read once for all the keys whose lookups land
- * in it.
+ * in it. The planned pass (a one-level index with a search aid: filter probes and index
+ * entries first, the index search galloping on from the previous key's entry, cached
+ * blocks touched) against `get` on keys in the same block, duplicates, keys the filter rules
+ * out, keys past the last block, with the same filter statistics; a reverse-ordered table
+ * (no search aid) through the plain pass.
  */
-import { LookupResult, LookupState, type RangeTombstone, toHex, ValueKind } from "@shale/base";
+import {
+  LookupResult,
+  LookupState,
+  type RangeTombstone,
+  reverseBytewiseComparator,
+  Statistics,
+  Ticker,
+  toHex,
+  ValueKind,
+} from "@shale/base";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { newBlockCache } from "../block/block-cache.js";
+import { IndexSearch } from "../index/index-search.js";
 import { buildTable, CountingFile, icmp, ikey, openTable } from "./table.test-support.js";
 import type { MultiGetSink } from "./table-reader.js";
 import { TableReader } from "./table-reader.js";
@@ -175,5 +189,93 @@ describe("TableReader.multiGet", () => {
     expect(() => reader.multiGet(keys, results, undefined, 0, 1, 1, undefined, sink)).toThrow(
       expect.objectContaining({ code: "Closed" }),
     );
+  });
+
+  describe("the planned pass", () => {
+    const N = 600;
+    const userKey = (i: number) => enc(`key${String(i).padStart(5, "0")}`);
+
+    /** Keys 0, 2, 4, ... (odd ones absent), one version each, in blocks of ~12 entries. */
+    function table(comparator?: typeof reverseBytewiseComparator) {
+      const ids = Array.from({ length: N }, (_, i) => 2 * i);
+      if (comparator !== undefined) ids.reverse();
+      const keys = ids.map((i) => ikey(userKey(i), i + 1, ValueKind.Value));
+      const values = ids.map((i) => enc(`value-${i}`.padEnd(30, ".")));
+      return buildTable(keys, values, {
+        blockSize: 512,
+        bitsPerKey: 10,
+        ...(comparator === undefined ? {} : { comparator }),
+      });
+    }
+
+    /** Runs `ids` (ascending in the table's order) through multiGet and through get. */
+    function compare(reader: TableReader, stats: Statistics, ids: number[]) {
+      const keys = ids.map(userKey);
+      const results = keys.map(() => new LookupResult());
+      const hashes = new Uint32Array(2 * keys.length);
+      const h = new Uint32Array(2);
+      keys.forEach((k, i) => {
+        TableReader.hashKey(k, h);
+        hashes[2 * i] = h[0]!;
+        hashes[2 * i + 1] = h[1]!;
+      });
+      const checked = stats.getTicker(Ticker.BloomChecked);
+      const useful = stats.getTicker(Ticker.BloomUseful);
+      const sink = new RecordingSink(results);
+      reader.multiGet(keys, results, hashes, 0, keys.length, 1 << 20, undefined, sink);
+      const batched = [
+        stats.getTicker(Ticker.BloomChecked) - checked,
+        stats.getTicker(Ticker.BloomUseful) - useful,
+      ];
+      for (let i = 0; i < keys.length; i++) {
+        const expected = reader.get(keys[i]!, 1 << 20, new LookupResult());
+        const got = expected.done ? sink.settledAt.get(i) : seen(results[i]!);
+        expect(got, `key ${ids[i]}`).toEqual(seen(expected));
+        expect(expected.state).toBe(ids[i]! % 2 === 0 && ids[i]! < 2 * N ? 1 : 0);
+      }
+      const looped = [
+        stats.getTicker(Ticker.BloomChecked) - checked - batched[0]!,
+        stats.getTicker(Ticker.BloomUseful) - useful - batched[1]!,
+      ];
+      expect(batched).toEqual(looped);
+    }
+
+    it("gives what get gives: same block, duplicates, filtered keys, past the end", () => {
+      const stats = new Statistics();
+      const cache = newBlockCache(1 << 20);
+      const reader = openTable(table(), { blockCache: cache, statistics: stats });
+      expect(reader.indexBlock().search).toBeDefined();
+      const spy = vi.spyOn(IndexSearch.prototype, "lowerBound");
+      try {
+        // Cold, then cached (the blocks touched): the same answers.
+        for (let round = 0; round < 2; round++) {
+          compare(reader, stats, [0, 2, 2, 2, 4, 6, 7, 9, 10, 11]); // one block, duplicates
+          compare(reader, stats, [1, 3, 40, 41, 400, 401, 800, 1198, 1199, 1500, 1501]);
+          compare(
+            reader,
+            stats,
+            Array.from({ length: 200 }, (_, i) => 6 * i),
+          );
+        }
+        // The search galloped on from a previous key's entry.
+        expect(spy.mock.calls.some((c) => (c[1] ?? 0) > 0)).toBe(true);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(stats.getTicker(Ticker.BloomUseful)).toBeGreaterThan(0);
+      reader.close();
+    });
+
+    it("a reverse-ordered table (no search aid) takes the plain pass with the same answers", () => {
+      const stats = new Statistics();
+      const reader = openTable(table(reverseBytewiseComparator), {
+        comparator: reverseBytewiseComparator,
+        blockCache: newBlockCache(1 << 20),
+        statistics: stats,
+      });
+      expect(reader.indexBlock().search).toBeUndefined();
+      compare(reader, stats, [1501, 1199, 1198, 800, 41, 40, 40, 11, 10, 2, 0]);
+      reader.close();
+    });
   });
 });

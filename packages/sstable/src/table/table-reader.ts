@@ -43,6 +43,7 @@ import type { BlockCache } from "../block/block-cache.js";
 import { BlockIterator } from "../block/block-iterator.js";
 import { BlockSource } from "../block/block-source.js";
 import { KeyOrder } from "../block/key-order.js";
+import { MAX_TOUCHED_RESTARTS, touchRestartEntries } from "../block/run-scan.js";
 import { compressionNameSaysCompressed } from "../compression/compression-name.js";
 import { filterMayMatch, hashFilterKey } from "../filter/filter-block.js";
 import {
@@ -79,6 +80,42 @@ import {
 } from "./table-open.js";
 import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
 import { type TableWarmResult, warmTableBlocks } from "./table-warm.js";
+
+/** A `lookup` step nothing planned: filter, index search and all. */
+const PLAN_NONE = -1;
+/** A `lookup` step whose key the filter ruled out (`planBatch`); steps >= 0: index entry. */
+const PLAN_FILTERED = -2;
+
+/**
+ * Loads, for each planned entry `plan[0, n)` whose data block is cached in `slots`, the
+ * first byte of the block's restart array, then in a second loop the first byte of each of
+ * its restart entries (blocks of at most MAX_TOUCHED_RESTARTS): short loops whose loads
+ * do not depend on each other across keys, so their misses overlap (see `planBatch`).
+ * Returns a sum of the bytes (store it: see run-scan.ts).
+ */
+function touchPlannedBlocks(
+  plan: Int32Array,
+  n: number,
+  slots: readonly (Block | undefined)[],
+  count: number,
+): number {
+  let touched = 0;
+  for (let k = 0; k < n; k++) {
+    const e = plan[k]!;
+    if (e < 0 || e >= count) continue;
+    const block = slots[e];
+    if (block !== undefined) touched += block.data[block.restartsOffset]!;
+  }
+  for (let k = 0; k < n; k++) {
+    const e = plan[k]!;
+    if (e < 0 || e >= count) continue;
+    const block = slots[e];
+    if (block !== undefined && block.numRestarts <= MAX_TOUCHED_RESTARTS) {
+      touched += touchRestartEntries(block.data, block.restartsOffset, block.numRestarts);
+    }
+  }
+  return touched;
+}
 
 function indexTypeName(type: number): string {
   for (const [name, value] of Object.entries(IndexType)) if (value === type) return name;
@@ -560,7 +597,7 @@ export class TableReader {
     }
     result.enter(this, userKey, snapshotSeq);
     if (result.done) return result;
-    this.lookup(userKey, snapshotSeq, result, readOptions, keyHash);
+    this.lookup(userKey, snapshotSeq, result, readOptions, keyHash, PLAN_NONE);
     return result;
   }
 
@@ -568,9 +605,10 @@ export class TableReader {
    * Batched point lookups (RocksDB's BlockBasedTable::MultiGet): `get` of `keys[i]` into
    * `results[i]` for each i in [from, to) whose result is not `done`, at one `snapshotSeq`.
    * REQUIRES: `keys[from..to)` ascending by the table's comparator (equal keys allowed).
-   * The table is entered once: the filter is checked per key, the index searched per key,
-   * and consecutive keys whose lookups land in the same data block read it once (one cache
-   * lookup, one block read on a miss). `hashes`, if given, holds each key's filter hash at
+   * The table is entered once: with a one-level index that has a search aid, a first pass
+   * (`planBatch`) probes the filter and finds the index entry of every key; consecutive keys
+   * whose lookups land in the same data block read it once (one cache lookup, one block
+   * read on a miss). `hashes`, if given, holds each key's filter hash at
    * `[2i, 2i + 1]` (`TableReader.hashKey`). As each key's lookup in this table ends with
    * `done`, `sink.settled(i)` is called — before the next block is read, which may recycle
    * the memory `results[i].value` views: the sink must copy what it keeps, and read nothing
@@ -597,6 +635,8 @@ export class TableReader {
     this.sharing = true;
     this.sharedOffset = -1;
     try {
+      const planned = this.planBatch(keys, results, hashes, from, to, snapshotSeq);
+      const plan = this.plan;
       for (let i = from; i < to; i++) {
         const r = results[i]!;
         if (r.done) continue;
@@ -609,7 +649,8 @@ export class TableReader {
           hash[1] = hashes[2 * i + 1]!;
           keyHash = hash;
         }
-        this.lookup(key, snapshotSeq, r, readOptions, keyHash);
+        const step = planned ? plan[i - from]! : PLAN_NONE;
+        this.lookup(key, snapshotSeq, r, readOptions, keyHash, step);
         if (r.done) sink.settled(i);
       }
     } finally {
@@ -620,6 +661,68 @@ export class TableReader {
 
   /** The key hash `multiGet` hands to `lookup`. */
   private readonly multiHash = new Uint32Array(2);
+  /** Per key of a `multiGet` (from `from`): what `planBatch` learnt (see `PLAN_NONE`). */
+  private plan = new Int32Array(16);
+  /** @internal Sink of `planBatch`'s prefetching loads (run-scan.ts), kept so they run. */
+  touched = 0;
+
+  /**
+   * The first pass of a `multiGet` over a one-level index with a search aid: per pending
+   * key, the filter probe and the index entry (a search that gallops on from the previous
+   * key's entry: the keys ascend); then, in short loops of their own, loads from each
+   * cached data block the keys land in (its restart array, then its restart entries:
+   * `touchPlannedBlocks`). Those loads do not depend on each other, so the CPU overlaps
+   * their cache misses across several keys (the role of RocksDB's prefetches in MultiGet);
+   * the second pass (`lookup`) takes the filter's answer and the entry from `plan` and
+   * finds the blocks' restart lines warm.
+   * Returns false (nothing planned) for other tables and for a single key.
+   */
+  private planBatch(
+    keys: readonly Uint8Array[],
+    results: readonly LookupResult[],
+    hashes: Uint32Array | undefined,
+    from: number,
+    to: number,
+    snapshotSeq: number,
+  ): boolean {
+    if (to - from < 2 || this.partitionedGet !== undefined) return false;
+    if (this.pointPrefixExtractor !== undefined || this.globalSeqno > snapshotSeq) return false;
+    const indexBlock = this.indexBlock();
+    const search = indexBlock.search;
+    if (search === undefined) return false;
+    const filter = this.filterHandle !== undefined ? this.filterReader() : undefined;
+    if (this.plan.length < to - from)
+      this.plan = new Int32Array(Math.max(to - from, 2 * this.plan.length));
+    const plan = this.plan;
+    const slots = indexBlock.dataSlots;
+    const hash = this.multiHash;
+    let entry = 0;
+    let touched = 0;
+    for (let i = from; i < to; i++) {
+      if (results[i]!.done) {
+        plan[i - from] = PLAN_NONE;
+        continue;
+      }
+      const key = keys[i]!;
+      if (filter !== undefined) {
+        let keyHash: Uint32Array | undefined;
+        if (hashes !== undefined) {
+          hash[0] = hashes[2 * i]!;
+          hash[1] = hashes[2 * i + 1]!;
+          keyHash = hash;
+        }
+        if (!filterMayMatch(filter, key, keyHash)) {
+          plan[i - from] = PLAN_FILTERED;
+          continue;
+        }
+      }
+      entry = search.lowerBound(this.seekKey(key, snapshotSeq), entry);
+      plan[i - from] = entry;
+    }
+    if (slots !== undefined) touched += touchPlannedBlocks(plan, to - from, slots, search.count);
+    this.touched = touched;
+    return true;
+  }
 
   /** The data block at `offset` when the previous lookup of a `multiGet` read it. */
   private sharedBlockAt(offset: number): Block | undefined {
@@ -648,6 +751,7 @@ export class TableReader {
     result: LookupResult,
     readOptions: TableReadOptions | undefined,
     keyHash: Uint32Array | undefined,
+    step: number,
   ): void {
     // Every entry of a table with a global seqno is at it: all newer than the snapshot.
     if (this.globalSeqno > snapshotSeq) return;
@@ -657,9 +761,12 @@ export class TableReader {
     }
     const stats = this.stats;
     if (this.filterHandle !== undefined) {
-      const filter = this.filterReader()!;
       if (stats !== undefined) stats.tick(Ticker.BloomChecked);
-      if (!filterMayMatch(filter, userKey, keyHash)) {
+      // A planned step already has the filter's answer.
+      if (
+        step === PLAN_FILTERED ||
+        (step === PLAN_NONE && !filterMayMatch(this.filterReader()!, userKey, keyHash))
+      ) {
         if (stats !== undefined) stats.tick(Ticker.BloomUseful);
         return;
       }
@@ -701,7 +808,7 @@ export class TableReader {
       if (search !== undefined) {
         // The data block's offset comes from the search aid; the index entry is decoded only
         // on a cache miss (or to go on into the next block).
-        entry = search.lowerBound(target);
+        entry = step >= 0 ? step : search.lowerBound(target);
         if (entry >= search.count) return;
         handle.offset = search.blockOffset(entry);
         block = this.sharedBlockAt(handle.offset);
