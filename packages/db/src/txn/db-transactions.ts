@@ -2,8 +2,8 @@
  * DbTransactions: what a database keeps for its transactions — the key locks of a
  * TransactionDB (lock-manager.ts) and the waiting plain writes installed on the database
  * and its handles (transaction-db.ts), the WALs two-phase commit keeps (two-phase.ts), the
- * host transactions call back into (transaction.ts), a finished transaction's batch for
- * reuse — and `begin` and `run`, which back `db.beginTransaction` and `db.transaction`.
+ * host transactions call back into (transaction.ts), a finished transaction's batch and
+ * tracked-key set for reuse — and `begin` and `run`, which back `db.beginTransaction` and `db.transaction`.
  * db.ts keeps the public methods.
  *
  * Threading: the database's thread.
@@ -27,6 +27,7 @@ import {
 import { type BatchReadDB, WriteBatchWithIndex } from "../write/write-batch-with-index.js";
 import { type ConflictFamily, checkConflicts } from "./conflict-check.js";
 import { LockManager } from "./lock-manager.js";
+import { TrackedKeys } from "./tracked-keys.js";
 import {
   OptimisticTransaction,
   PessimisticTransaction,
@@ -58,6 +59,8 @@ export class DbTransactions {
   private lockingHost: LockingWriteHost | undefined;
   /** A finished transaction's batch, kept for the next transaction. */
   private spareBatch: WriteBatchWithIndex | undefined;
+  /** A finished optimistic transaction's tracked-key set, kept for the next one. */
+  private spareTracked: TrackedKeys | undefined;
 
   constructor(
     private readonly parts: DbTransactionsParts,
@@ -198,6 +201,15 @@ export class DbTransactions {
       },
       returnBatch: (batch) => {
         this.spareBatch = batch;
+      },
+      takeTracked: () => {
+        const spare = this.spareTracked;
+        if (spare === undefined) return new TrackedKeys();
+        this.spareTracked = undefined;
+        return spare;
+      },
+      returnTracked: (tracked) => {
+        this.spareTracked = tracked;
       },
       names: new Map(),
       preparedLogs: this.parts.preparedLogs,
