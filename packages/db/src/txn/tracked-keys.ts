@@ -24,6 +24,8 @@ const SMALL_SET = 8;
 /** A set whose buffer grew past this is not reused (its buffer is dropped at `clear`). */
 const MAX_KEPT_BYTES = 1 << 16;
 const INITIAL_BYTES = 256;
+/** A set that tracked more keys than this drops its arrays at `clear`. */
+const MAX_KEPT_KEYS = 4096;
 
 export class TrackedKeys implements ConflictKeys {
   /** Number of keys tracked. */
@@ -83,21 +85,28 @@ export class TrackedKeys implements ConflictKeys {
       this.bytes = grown;
     }
     this.bytes.set(key, start);
-    this.ends[i] = end;
-    this.families[i] = familyId;
-    this.seqs[i] = seq;
+    const ends = this.ends;
+    if (i < ends.length) {
+      ends[i] = end;
+      this.families[i] = familyId;
+      this.seqs[i] = seq;
+    } else {
+      ends.push(end);
+      this.families.push(familyId);
+      this.seqs.push(seq);
+    }
     this.count = i + 1;
     if (seq < this.minSeq) this.minSeq = seq;
     if (this.index !== undefined) this.index.set(lockKey(familyId, key), i);
   }
 
-  /** Stops tracking the keys from index `n` on (a savepoint rollback). */
+  /**
+   * Stops tracking the keys from index `n` on (a savepoint rollback). The arrays keep their
+   * length (setting it is a slow call): the slots past `count` are overwritten as keys come.
+   */
   truncate(n: number): void {
     if (n >= this.count) return;
     this.count = n;
-    this.ends.length = n;
-    this.families.length = n;
-    this.seqs.length = n;
     this.index = undefined;
   }
 
@@ -106,6 +115,11 @@ export class TrackedKeys implements ConflictKeys {
     if (this.count > 0) this.truncate(0);
     this.minSeq = Number.POSITIVE_INFINITY;
     if (this.bytes.length > MAX_KEPT_BYTES) this.bytes = new Uint8Array(INITIAL_BYTES);
+    if (this.ends.length > MAX_KEPT_KEYS) {
+      this.ends.length = 0;
+      this.families.length = 0;
+      this.seqs.length = 0;
+    }
   }
 
   private bigIndex(): Map<string, number> {
