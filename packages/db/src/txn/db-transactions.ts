@@ -26,7 +26,7 @@ import {
 } from "../core/transaction-options.js";
 import { type BatchReadDB, WriteBatchWithIndex } from "../write/write-batch-with-index.js";
 import { type ConflictFamily, checkConflicts } from "./conflict-check.js";
-import { LockManager } from "./lock-manager.js";
+import { type KeyLock, LockManager } from "./lock-manager.js";
 import { TrackedKeys } from "./tracked-keys.js";
 import {
   OptimisticTransaction,
@@ -61,6 +61,8 @@ export class DbTransactions {
   private spareBatch: WriteBatchWithIndex | undefined;
   /** A finished optimistic transaction's tracked-key set, kept for the next one. */
   private spareTracked: TrackedKeys | undefined;
+  /** A finished pessimistic transaction's (empty) held-lock list, kept for the next one. */
+  private spareHeld: KeyLock[] | undefined;
 
   constructor(
     private readonly parts: DbTransactionsParts,
@@ -102,12 +104,15 @@ export class DbTransactions {
   /** `db.beginTransaction`: optimistic, or pessimistic on a TransactionDB. */
   begin(options: TransactionOptions | undefined): Transaction {
     if (options !== undefined) TRANSACTION_OPTIONS.check(options);
+    const { families, defaultFamily } = this.parts;
     this.parts.checkWritable();
-    for (const f of this.parts.families.values())
-      if (f.options.ttl !== undefined)
-        throw ShaleError.notSupported(
-          `transactions on a database with ttl (column family ${JSON.stringify(f.name)}) are not supported, as in RocksDB's DBWithTTL`,
-        );
+    // `default` alone (the common case) is checked without iterating the set.
+    if (families.size === 1 ? defaultFamily.options.ttl !== undefined : true)
+      for (const f of families.values())
+        if (f.options.ttl !== undefined)
+          throw ShaleError.notSupported(
+            `transactions on a database with ttl (column family ${JSON.stringify(f.name)}) are not supported, as in RocksDB's DBWithTTL`,
+          );
     const host = this.host();
     const snapshot = options?.snapshot === true;
     if (this.locks === undefined) {
@@ -210,6 +215,15 @@ export class DbTransactions {
       },
       returnTracked: (tracked) => {
         this.spareTracked = tracked;
+      },
+      takeHeld: () => {
+        const spare = this.spareHeld;
+        if (spare === undefined) return [];
+        this.spareHeld = undefined;
+        return spare;
+      },
+      returnHeld: (held) => {
+        this.spareHeld = held;
       },
       names: new Map(),
       preparedLogs: this.parts.preparedLogs,

@@ -51,6 +51,13 @@ import { OneKey, type TrackedKeys } from "./tracked-keys.js";
 import type { PreparedLogs } from "./two-phase.js";
 
 const EMPTY = new Uint8Array(0);
+/**
+ * The held-lock list of an ended pessimistic transaction (its own went back for reuse):
+ * empty, and frozen so that a lock granted to an ended transaction would fail loudly.
+ */
+const NO_LOCKS = Object.freeze([]) as unknown as KeyLock[];
+/** A held-lock list that held more locks than this is not reused (its storage may stay large). */
+const MAX_REUSED_LOCKS = 1024;
 /** What a pessimistic write that needed no wait returns. */
 const SETTLED: Promise<void> = Promise.resolve();
 
@@ -79,6 +86,10 @@ export interface TransactionHost {
   takeTracked(): TrackedKeys;
   /** Gives back a finished transaction's tracked-key set (cleared) for reuse. */
   returnTracked(tracked: TrackedKeys): void;
+  /** An empty held-lock list for a new pessimistic transaction (a finished one's, reused). */
+  takeHeld(): KeyLock[];
+  /** Gives back a finished pessimistic transaction's held-lock list (empty) for reuse. */
+  returnHeld(held: KeyLock[]): void;
   /**
    * Checks `keys` for writes after their seqs: NO_CONFLICT, CONFLICT or NO_HISTORY (a copy
    * of the key in `result.key`). Throws Closed on a closed database.
@@ -457,7 +468,9 @@ export abstract class Transaction {
 
 /** A transaction that checks for conflicts at commit; every call is synchronous. */
 export class OptimisticTransaction extends Transaction {
-  readonly pessimistic = false;
+  get pessimistic(): boolean {
+    return false;
+  }
   /** The keys written or read with getForUpdate, with the seq each was first tracked at. */
   private readonly tracked: TrackedKeys;
 
@@ -571,11 +584,16 @@ export class OptimisticTransaction extends Transaction {
  * return promises; `commit()` cannot conflict.
  */
 export class PessimisticTransaction extends Transaction implements LockOwner {
-  readonly pessimistic = true;
+  get pessimistic(): boolean {
+    return true;
+  }
   /** @internal the lock this transaction waits for (lock-manager.ts). */
   waitingFor: KeyLock | undefined = undefined;
-  /** @internal the locks it holds, in the order taken (the lock manager appends them). */
-  readonly held: KeyLock[] = [];
+  /**
+   * @internal the locks it holds, in the order taken (the lock manager appends them). A list
+   * reused from a finished transaction; once this one ends, `NO_LOCKS`.
+   */
+  held: KeyLock[];
   /** Set by a successful `prepare()` (or for a prepared transaction recovery found). */
   private prepared = false;
   private readonly locks: LockManager;
@@ -590,6 +608,7 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     deadlockDetect: boolean,
   ) {
     super(host, snapshot);
+    this.held = host.takeHeld();
     this.locks = host.locks!;
     this.lockTimeoutMs = lockTimeoutMs;
     this.deadlockDetect = deadlockDetect;
@@ -834,7 +853,10 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
         this,
         ShaleError.invalidArgument(`transaction ${this.id} ended while waiting for a lock`),
       );
+    const reuse = this.held.length <= MAX_REUSED_LOCKS;
     this.untrackFrom(0);
+    if (reuse) this.host.returnHeld(this.held);
+    this.held = NO_LOCKS;
     super.finish(state);
   }
 
