@@ -25,8 +25,8 @@
  *                                 ^ historyStart = 40
  * ```
  *
- * Column families: a key is checked against its own family's memtables (tracked keys are
- * named by `lockKey(familyId, key)`). A family's mutable memtable also knows the sequence it
+ * Column families: a key is checked against its own family's memtables (a tracked key is a
+ * family id and the key's bytes, tracked-keys.ts). A family's mutable memtable also knows the sequence it
  * was made at: with no immutable memtable, every write of the family after that seq is in
  * it, whatever the other families wrote meanwhile.
  */
@@ -40,7 +40,15 @@ import {
   userKeyOf,
 } from "@shale/base";
 import type { MemTable } from "@shale/memtable";
-import { lockKeyBytes, lockKeyFamily } from "../write/write-batch-with-index.js";
+
+/** The keys to check, each with its family and the seq it was tracked at (tracked-keys.ts). */
+export interface ConflictKeys {
+  readonly count: number;
+  familyAt(i: number): number;
+  /** The key's bytes (a view, valid until the keys change). */
+  keyAt(i: number): Uint8Array;
+  seqAt(i: number): number;
+}
 
 /** What the conflict check reads of one column family. */
 export interface ConflictFamily {
@@ -72,12 +80,12 @@ export function historyStart(family: ConflictFamily): number {
 }
 
 /**
- * Checks the tracked keys (`lockKey` name -> seq tracked at) against the memtables of their
+ * Checks the tracked keys (family, key, seq tracked at) against the memtables of their
  * families (`families(id)`; undefined for a family no longer open: not checked, its write
  * fails); returns NO_CONFLICT, or CONFLICT / NO_HISTORY with the key in `result.key`.
  */
 export function checkConflicts(
-  keys: ReadonlyMap<string, number>,
+  keys: ConflictKeys,
   families: (id: number) => ConflictFamily | undefined,
   lastSeq: number,
   result: { key: Uint8Array | undefined },
@@ -89,9 +97,11 @@ export function checkConflicts(
       >
     | undefined;
   try {
-    for (const [name, tracked] of keys) {
+    const n = keys.count;
+    for (let i = 0; i < n; i++) {
+      const tracked = keys.seqAt(i);
       if (tracked >= lastSeq) continue;
-      const id = lockKeyFamily(name);
+      const id = keys.familyAt(i);
       let f = open?.get(id);
       if (f === undefined) {
         const family = families(id);
@@ -100,7 +110,7 @@ export function checkConflicts(
         (open ??= new Map()).set(id, f);
       }
       if (tracked < f.start) {
-        result.key = lockKeyBytes(name);
+        result.key = keys.keyAt(i).slice();
         return NO_HISTORY;
       }
       if (f.iters.length === 0) {
@@ -110,9 +120,9 @@ export function checkConflicts(
         for (let i = 0; i < history.length; i++) f.mems.push(history[i]!.mem);
         for (const m of f.mems) f.iters.push(m.newIterator());
       }
-      const key = lockKeyBytes(name);
+      const key = keys.keyAt(i);
       if (latestSeq(key, f.mems, f.iters, f.family.comparator) > tracked) {
-        result.key = key;
+        result.key = key.slice();
         return CONFLICT;
       }
     }

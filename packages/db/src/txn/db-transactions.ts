@@ -2,8 +2,8 @@
  * DbTransactions: what a database keeps for its transactions — the key locks of a
  * TransactionDB (lock-manager.ts) and the waiting plain writes installed on the database
  * and its handles (transaction-db.ts), the WALs two-phase commit keeps (two-phase.ts), the
- * host transactions call back into (transaction.ts), a finished transaction's batch for
- * reuse — and `begin` and `run`, which back `db.beginTransaction` and `db.transaction`.
+ * host transactions call back into (transaction.ts), a finished transaction's batch and
+ * tracked-key set for reuse — and `begin` and `run`, which back `db.beginTransaction` and `db.transaction`.
  * db.ts keeps the public methods.
  *
  * Threading: the database's thread.
@@ -26,7 +26,8 @@ import {
 } from "../core/transaction-options.js";
 import { type BatchReadDB, WriteBatchWithIndex } from "../write/write-batch-with-index.js";
 import { type ConflictFamily, checkConflicts } from "./conflict-check.js";
-import { LockManager } from "./lock-manager.js";
+import { type KeyLock, LockManager } from "./lock-manager.js";
+import { TrackedKeys } from "./tracked-keys.js";
 import {
   OptimisticTransaction,
   PessimisticTransaction,
@@ -58,6 +59,10 @@ export class DbTransactions {
   private lockingHost: LockingWriteHost | undefined;
   /** A finished transaction's batch, kept for the next transaction. */
   private spareBatch: WriteBatchWithIndex | undefined;
+  /** A finished optimistic transaction's tracked-key set, kept for the next one. */
+  private spareTracked: TrackedKeys | undefined;
+  /** A finished pessimistic transaction's (empty) held-lock list, kept for the next one. */
+  private spareHeld: KeyLock[] | undefined;
 
   constructor(
     private readonly parts: DbTransactionsParts,
@@ -99,12 +104,15 @@ export class DbTransactions {
   /** `db.beginTransaction`: optimistic, or pessimistic on a TransactionDB. */
   begin(options: TransactionOptions | undefined): Transaction {
     if (options !== undefined) TRANSACTION_OPTIONS.check(options);
+    const { families, defaultFamily } = this.parts;
     this.parts.checkWritable();
-    for (const f of this.parts.families.values())
-      if (f.options.ttl !== undefined)
-        throw ShaleError.notSupported(
-          `transactions on a database with ttl (column family ${JSON.stringify(f.name)}) are not supported, as in RocksDB's DBWithTTL`,
-        );
+    // `default` alone (the common case) is checked without iterating the set.
+    if (families.size === 1 ? defaultFamily.options.ttl !== undefined : true)
+      for (const f of families.values())
+        if (f.options.ttl !== undefined)
+          throw ShaleError.notSupported(
+            `transactions on a database with ttl (column family ${JSON.stringify(f.name)}) are not supported, as in RocksDB's DBWithTTL`,
+          );
     const host = this.host();
     const snapshot = options?.snapshot === true;
     if (this.locks === undefined) {
@@ -198,6 +206,24 @@ export class DbTransactions {
       },
       returnBatch: (batch) => {
         this.spareBatch = batch;
+      },
+      takeTracked: () => {
+        const spare = this.spareTracked;
+        if (spare === undefined) return new TrackedKeys();
+        this.spareTracked = undefined;
+        return spare;
+      },
+      returnTracked: (tracked) => {
+        this.spareTracked = tracked;
+      },
+      takeHeld: () => {
+        const spare = this.spareHeld;
+        if (spare === undefined) return [];
+        this.spareHeld = undefined;
+        return spare;
+      },
+      returnHeld: (held) => {
+        this.spareHeld = held;
       },
       names: new Map(),
       preparedLogs: this.parts.preparedLogs,

@@ -4,10 +4,16 @@
  * each with a promise and a timer, so a wait never blocks the event loop.
  *
  * ```
- *   "k" -> KeyLock { owner: T1, waiters: [T2, T3] }
- *   T1 unlocks "k"  =>  owner T2 (its promise resolves), waiters [T3]
+ *   (0, "k") -> KeyLock { owner: T1, waiters: [T2, T3] }
+ *   T1 unlocks "k"  =>  owner T2 (its promise resolves, "k" joins T2.held), waiters [T3]
  * ```
  *
+ * - Keys: a (column family id, key bytes) pair, found in a table striped by hash
+ *   (lock-table.ts); no string is made per key, and an uncontended lock reuses a released
+ *   one.
+ * - Held locks: each grant — at once, or later to a waiter — is appended to the owner's
+ *   `held` list; the owner releases by `unlock(owner, lock)` and drops the lock from `held`
+ *   (a released lock is reused for other keys).
  * - Fairness: the lock passes to the first waiter on release, so every waiter gets it after
  *   the waiters before it (unless it times out).
  * - Timeout: a waiter still queued after its timeout leaves the queue and fails with
@@ -17,19 +23,11 @@
  *   those waits for, up to `DEADLOCK_DEPTH` transactions; if T is reached, the wait would
  *   close a cycle and T's request fails at once with `Busy` (RocksDB's Status::Busy,
  *   SubCode kDeadlock). The transactions already waiting keep waiting.
- *
- * Keys are (family, key) names: write-batch-with-index.ts's `lockKey` (the latin1 string of
- * the key's bytes, after the family id for a family other than default).
  */
 import { ShaleError } from "@shale/base";
+import { type KeyLock, keyHash, type LockOwner, LockTable, type LockWaiter } from "./lock-table.js";
 
-/** A transaction as the lock manager sees it. */
-export interface LockOwner {
-  /** @internal The lock it waits for now, if any (stripped from the published declarations, as the transaction's own). */
-  waitingFor: KeyLock | undefined;
-  /** For messages (0: a plain write of a TransactionDB, transaction-db.ts). */
-  readonly id: number;
-}
+export type { KeyLock, LockOwner } from "./lock-table.js";
 
 /** `owner` in messages. */
 function who(owner: LockOwner | undefined): string {
@@ -43,7 +41,7 @@ function who(owner: LockOwner | undefined): string {
 /** How far deadlock detection follows the waits-for graph (RocksDB's deadlock_detect_depth). */
 export const DEADLOCK_DEPTH = 50;
 
-class Waiter {
+class Waiter implements LockWaiter {
   readonly owner: LockOwner;
   resolve: () => void;
   reject: (e: unknown) => void;
@@ -56,55 +54,67 @@ class Waiter {
   }
 }
 
-export class KeyLock {
-  readonly key: string;
-  owner: LockOwner | undefined = undefined;
-  readonly waiters: Waiter[] = [];
-
-  constructor(key: string) {
-    this.key = key;
-  }
-}
-
 export class LockManager {
-  private readonly locks = new Map<string, KeyLock>();
+  private readonly table: LockTable;
+
+  /** `stripes`: a fixed stripe count for the lock table (tests); default: it grows. */
+  constructor(stripes?: number) {
+    this.table = new LockTable(stripes);
+  }
 
   /** Number of keys locked (or waited for). */
   get size(): number {
-    return this.locks.size;
+    return this.table.size;
   }
 
-  /** The transaction holding `key`'s lock, if any. */
-  holder(key: string): LockOwner | undefined {
-    return this.locks.get(key)?.owner;
+  /** The transaction holding the lock of `key` of family `familyId`, if any. */
+  holder(familyId: number, key: Uint8Array): LockOwner | undefined {
+    return this.table.find(familyId, key, keyHash(familyId, key))?.owner;
   }
 
-  /** Calls `fn` for every key locked, with its holder. */
-  forEachHeld(fn: (key: string, owner: LockOwner) => void): void {
-    for (const lock of this.locks.values()) if (lock.owner !== undefined) fn(lock.key, lock.owner);
+  /** True if `owner` holds the lock of `key` of family `familyId`. */
+  holds(owner: LockOwner, familyId: number, key: Uint8Array): boolean {
+    return this.holder(familyId, key) === owner;
   }
 
   /**
-   * Takes `key`'s lock for `owner`: undefined when granted at once (free, or already
-   * `owner`'s), else a promise that resolves once granted, or rejects with `TimedOut` after
-   * `timeoutMs` or with `Busy` when `detectDeadlock` finds the wait would close a cycle.
+   * Calls `fn` for every key locked, with its family, a copy of its bytes and its holder.
+   */
+  forEachHeld(fn: (familyId: number, key: Uint8Array, owner: LockOwner) => void): void {
+    const held: KeyLock[] = [];
+    this.table.forEach((lock) => {
+      if (lock.owner !== undefined) held.push(lock);
+    });
+    for (const lock of held) fn(lock.familyId, lock.keyBytes(), lock.owner!);
+  }
+
+  /**
+   * Takes the lock of `key` of family `familyId` for `owner`: undefined when granted at
+   * once (free: appended to `owner.held`; or already `owner`'s: nothing changes), else a
+   * promise that resolves once granted (appended to `owner.held` then), or rejects with
+   * `TimedOut` after `timeoutMs` or with `Busy` when `detectDeadlock` finds the wait would
+   * close a cycle. The key is copied.
    */
   lock(
     owner: LockOwner,
-    key: string,
+    familyId: number,
+    key: Uint8Array,
     timeoutMs: number,
     detectDeadlock: boolean,
   ): Promise<void> | undefined {
-    let lock = this.locks.get(key);
+    const table = this.table;
+    const hash = keyHash(familyId, key);
+    let lock = table.find(familyId, key, hash);
     if (lock === undefined) {
-      lock = new KeyLock(key);
+      lock = table.insert(familyId, key, hash);
       lock.owner = owner;
-      this.locks.set(key, lock);
+      owner.held.push(lock);
       return undefined;
     }
     if (lock.owner === owner) return undefined;
     if (lock.owner === undefined) {
       lock.owner = owner;
+      owner.held.push(lock);
       return undefined;
     }
     if (timeoutMs === 0)
@@ -120,18 +130,20 @@ export class LockManager {
     const target = lock;
     return new Promise<void>((resolve, reject) => {
       const w = new Waiter(owner, resolve, reject);
-      target.waiters.push(w);
+      (target.waiters ??= []).push(w);
       owner.waitingFor = target;
       if (timeoutMs > 0) {
         w.timer = setTimeout(() => {
-          const i = target.waiters.indexOf(w);
+          const waiters = target.waiters!;
+          const i = waiters.indexOf(w);
           if (i < 0) return;
-          target.waiters.splice(i, 1);
+          waiters.splice(i, 1);
           owner.waitingFor = undefined;
-          if (target.owner === undefined && target.waiters.length === 0) this.locks.delete(key);
+          const holder = target.owner;
+          if (target.idle) table.remove(target);
           reject(
             ShaleError.timedOut(
-              `${who(owner)}: lock wait timed out after ${timeoutMs} ms (held by ${who(target.owner)})`,
+              `${who(owner)}: lock wait timed out after ${timeoutMs} ms (held by ${who(holder)})`,
             ),
           );
         }, timeoutMs);
@@ -139,17 +151,20 @@ export class LockManager {
     });
   }
 
-  /** Releases `key`'s lock if `owner` holds it; the first waiter gets it. */
-  unlock(owner: LockOwner, key: string): void {
-    const lock = this.locks.get(key);
-    if (lock === undefined || lock.owner !== owner) return;
-    const next = lock.waiters.shift();
+  /**
+   * Releases `lock` if `owner` holds it; the first waiter gets it (appended to its `held`).
+   * The caller drops `lock` from `owner.held`.
+   */
+  unlock(owner: LockOwner, lock: KeyLock): void {
+    if (lock.owner !== owner) return;
+    const next = lock.waiters?.shift() as Waiter | undefined;
     if (next === undefined) {
-      this.locks.delete(key);
+      this.table.remove(lock);
       return;
     }
     lock.owner = next.owner;
     next.owner.waitingFor = undefined;
+    next.owner.held.push(lock);
     if (next.timer !== undefined) clearTimeout(next.timer);
     next.resolve();
   }
@@ -159,25 +174,27 @@ export class LockManager {
     const lock = owner.waitingFor;
     if (lock === undefined) return;
     owner.waitingFor = undefined;
-    const i = lock.waiters.findIndex((w) => w.owner === owner);
+    const waiters = lock.waiters as Waiter[] | undefined;
+    const i = waiters === undefined ? -1 : waiters.findIndex((w) => w.owner === owner);
     if (i < 0) return;
-    const [w] = lock.waiters.splice(i, 1);
+    const [w] = waiters!.splice(i, 1);
     if (w!.timer !== undefined) clearTimeout(w!.timer);
-    if (lock.owner === undefined && lock.waiters.length === 0) this.locks.delete(lock.key);
+    if (lock.idle) this.table.remove(lock);
     w!.reject(error);
   }
 
   /** Fails every pending wait with `error` (the database closes); the locks are dropped. */
   rejectAll(error: unknown): void {
-    const locks = [...this.locks.values()];
-    this.locks.clear();
-    for (const lock of locks) {
-      for (const w of lock.waiters) {
-        if (w.timer !== undefined) clearTimeout(w.timer);
-        w.owner.waitingFor = undefined;
-        w.reject(error);
+    for (const lock of this.table.clear()) {
+      const waiters = lock.waiters as Waiter[] | undefined;
+      if (waiters !== undefined) {
+        for (const w of waiters) {
+          if (w.timer !== undefined) clearTimeout(w.timer);
+          w.owner.waitingFor = undefined;
+          w.reject(error);
+        }
+        waiters.length = 0;
       }
-      lock.waiters.length = 0;
       lock.owner = undefined;
     }
   }
@@ -208,7 +225,9 @@ export class LockManager {
 /** The holder of `lock` and the waiters queued before `waiter` (all of them without one). */
 function pushBlockers(lock: KeyLock, waiter: LockOwner | undefined, out: LockOwner[]): void {
   if (lock.owner !== undefined) out.push(lock.owner);
-  for (const w of lock.waiters) {
+  const waiters = lock.waiters;
+  if (waiters === undefined) return;
+  for (const w of waiters) {
     if (w.owner === waiter) break;
     out.push(w.owner);
   }

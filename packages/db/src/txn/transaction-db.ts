@@ -48,7 +48,7 @@ import {
   lockKeyFamily,
   WriteBatchWithIndex,
 } from "../write/write-batch-with-index.js";
-import type { LockManager, LockOwner } from "./lock-manager.js";
+import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
 
 /** The write methods a TransactionDB makes wait for locks. */
 type LockingWrites = "put" | "delete" | "merge" | "deleteRange" | "clear";
@@ -132,6 +132,7 @@ const EMPTY = new Uint8Array(0);
 class PlainWriter implements LockOwner {
   readonly id = 0;
   waitingFor: LockOwner["waitingFor"] = undefined;
+  readonly held: KeyLock[] = [];
 }
 
 /** Runs `write` now; its result or error as a promise. */
@@ -172,7 +173,6 @@ export function installLockingWrites(
     write?: (batch: WriteBatch | WriteBatchWithIndex, options?: WriteOptions) => Promise<void>;
   };
 
-  /** One key: written now unless a transaction holds its lock. */
   /**
    * One key: written now unless a transaction holds its lock; then `value` (if bytes) and
    * the key are copied, so the caller may reuse its arrays while the write waits.
@@ -190,12 +190,10 @@ export function installLockingWrites(
     } catch (e) {
       return Promise.reject(e);
     }
-    if (locks.size === 0) return now(() => write(k, v));
-    const name = lockKey(familyId, k);
-    if (locks.holder(name) === undefined) return now(() => write(k, v));
+    if (locks.size === 0 || locks.holder(familyId, k) === undefined) return now(() => write(k, v));
     const kc = k.slice();
     const vc = typeof v === "string" ? v : v.slice();
-    return lockAndWrite(host, [name], undefined, () => write(kc, vc));
+    return lockAndWrite(host, [lockKey(familyId, kc)], undefined, () => write(kc, vc));
   };
 
   self.put = (key, value, options) => writeKey(key, value, (k, v) => put(k, v, options));
@@ -279,7 +277,9 @@ function writeBatchLocked(
     return Promise.reject(e);
   }
   let blocked = ranges !== undefined && heldInRanges(host, ranges, undefined).length > 0;
-  if (!blocked) for (const n of names) if (locks.holder(n) !== undefined) blocked = true;
+  if (!blocked)
+    for (const n of names)
+      if (locks.holder(lockKeyFamily(n), lockKeyBytes(n)) !== undefined) blocked = true;
   if (!blocked) return now(() => write(batch, options));
   return lockAndWrite(host, [...names].sort(), ranges, () => write(batch, options));
 }
@@ -294,15 +294,13 @@ function heldInRanges(
   except: LockOwner | undefined,
 ): string[] {
   const out: string[] = [];
-  host.locks.forEachHeld((name, owner) => {
+  host.locks.forEachHeld((id, key, owner) => {
     if (owner === except) return;
-    const id = lockKeyFamily(name);
     for (const r of ranges) {
       if (r.familyId !== id) continue;
       const cmp = host.comparatorOf(id);
-      const key = lockKeyBytes(name);
       if (cmp.compare(key, r.start) >= 0 && cmp.compare(key, r.end) < 0) {
-        out.push(name);
+        out.push(lockKey(id, key));
         return;
       }
     }
@@ -322,14 +320,18 @@ async function lockAndWrite(
 ): Promise<void> {
   const locks = host.locks;
   const owner = new PlainWriter();
-  const held: string[] = [];
   try {
     let next = names;
     for (;;) {
       for (const name of next) {
-        const wait = locks.lock(owner, name, host.lockTimeoutMs, host.deadlockDetect);
+        const wait = locks.lock(
+          owner,
+          lockKeyFamily(name),
+          lockKeyBytes(name),
+          host.lockTimeoutMs,
+          host.deadlockDetect,
+        );
         if (wait !== undefined) await wait;
-        held.push(name);
       }
       if (ranges === undefined) break;
       next = heldInRanges(host, ranges, owner);
@@ -337,6 +339,7 @@ async function lockAndWrite(
     }
     write();
   } finally {
-    for (const name of held) locks.unlock(owner, name);
+    for (const lock of owner.held) locks.unlock(owner, lock);
+    owner.held.length = 0;
   }
 }

@@ -24,8 +24,8 @@
  * Column families (RocksDB's): `put`/`delete`/`merge` take a family handle as their last
  * argument, and the reads (`get`, `getForUpdate`, `getMany`, `iterator`) take one last or in
  * place of their read options; without one, the default family. Keys are tracked and locked
- * per (family, key) — `lockKey` names — and the commit writes every family in one atomic
- * batch. A handle of another database, or of a dropped family, is InvalidArgument.
+ * per (family id, key bytes) — tracked-keys.ts, lock-table.ts — and the commit writes every
+ * family in one atomic batch. A handle of another database, or of a dropped family, is InvalidArgument.
  *
  * After `commit()` or `rollback()` — or a failed commit, which rolls back — every method
  * throws InvalidArgument. Savepoints cover the writes, the tracked keys and (pessimistic)
@@ -44,16 +44,20 @@ import {
   type RecoveredPrepared,
 } from "../write/two-phase-records.js";
 import { type BatchFamily, BatchMarker, WriteBatch } from "../write/write-batch.js";
-import {
-  type BatchReadDB,
-  lockKey,
-  type WriteBatchWithIndex,
-} from "../write/write-batch-with-index.js";
-import { CONFLICT, NO_CONFLICT } from "./conflict-check.js";
+import type { BatchReadDB, WriteBatchWithIndex } from "../write/write-batch-with-index.js";
+import { CONFLICT, type ConflictKeys, NO_CONFLICT } from "./conflict-check.js";
 import type { KeyLock, LockManager, LockOwner } from "./lock-manager.js";
+import { OneKey, type TrackedKeys } from "./tracked-keys.js";
 import type { PreparedLogs } from "./two-phase.js";
 
 const EMPTY = new Uint8Array(0);
+/**
+ * The held-lock list of an ended pessimistic transaction (its own went back for reuse):
+ * empty, and frozen so that a lock granted to an ended transaction would fail loudly.
+ */
+const NO_LOCKS = Object.freeze([]) as unknown as KeyLock[];
+/** A held-lock list that held more locks than this is not reused (its storage may stay large). */
+const MAX_REUSED_LOCKS = 1024;
 /** What a pessimistic write that needed no wait returns. */
 const SETTLED: Promise<void> = Promise.resolve();
 
@@ -78,14 +82,19 @@ export interface TransactionHost {
   takeBatch(): WriteBatchWithIndex;
   /** Gives back a finished transaction's batch (cleared) for reuse. */
   returnBatch(batch: WriteBatchWithIndex): void;
+  /** An empty tracked-key set for a new optimistic transaction (a finished one's, reused). */
+  takeTracked(): TrackedKeys;
+  /** Gives back a finished transaction's tracked-key set (cleared) for reuse. */
+  returnTracked(tracked: TrackedKeys): void;
+  /** An empty held-lock list for a new pessimistic transaction (a finished one's, reused). */
+  takeHeld(): KeyLock[];
+  /** Gives back a finished pessimistic transaction's held-lock list (empty) for reuse. */
+  returnHeld(held: KeyLock[]): void;
   /**
-   * Checks `keys` for writes after their seqs: NO_CONFLICT, CONFLICT or NO_HISTORY (key in
-   * `result.key`). Throws Closed on a closed database.
+   * Checks `keys` for writes after their seqs: NO_CONFLICT, CONFLICT or NO_HISTORY (a copy
+   * of the key in `result.key`). Throws Closed on a closed database.
    */
-  checkConflicts(
-    keys: ReadonlyMap<string, number>,
-    result: { key: Uint8Array | undefined },
-  ): number;
+  checkConflicts(keys: ConflictKeys, result: { key: Uint8Array | undefined }): number;
   /** Writes one operation without the plain-write lock check (a one-operation commit). */
   commitOne(
     kind: ValueKind,
@@ -164,14 +173,7 @@ export abstract class Transaction {
   protected snapshot: Snapshot | undefined;
   /** Read options carrying the snapshot (built once). */
   protected readonly snapshotRead: ReadOptions | undefined;
-  /**
-   * Tracked keys: lockKey name -> the seq tracked at (pessimistic: the locked keys, with the
-   * snapshot's seq or 0), in the order tracked.
-   */
-  protected readonly tracked = new Map<string, number>();
-  /** The smallest seq a key is tracked at (Infinity when none). */
-  protected minTrackedSeq = Number.POSITIVE_INFINITY;
-  /** Per savepoint: how many keys were tracked then. Undefined until the first one. */
+  /** Per savepoint: how many keys were tracked (pessimistic: locked) then. Undefined until the first one. */
   private savePoints: number[] | undefined = undefined;
   private state = STARTED;
   /** The name (`setName`), for two-phase commit. */
@@ -340,7 +342,7 @@ export abstract class Transaction {
   setSavePoint(): void {
     this.checkActive();
     this.batch.setSavePoint();
-    (this.savePoints ??= []).push(this.tracked.size);
+    (this.savePoints ??= []).push(this.trackedCount());
   }
 
   /**
@@ -353,15 +355,7 @@ export abstract class Transaction {
     if (sp === undefined)
       throw ShaleError.invalidArgument("rollbackToSavePoint: no savepoint is set");
     this.batch.rollbackToSavePoint();
-    if (this.tracked.size > sp) {
-      let i = 0;
-      const drop: string[] = [];
-      for (const k of this.tracked.keys()) if (i++ >= sp) drop.push(k);
-      for (const k of drop) {
-        this.tracked.delete(k);
-        this.untracked(k);
-      }
-    }
+    if (this.trackedCount() > sp) this.untrackFrom(sp);
   }
 
   /** Drops the last savepoint without rolling back. None set: InvalidArgument. */
@@ -380,8 +374,11 @@ export abstract class Transaction {
 
   // ------------------------------------------------------------------ internals
 
-  /** Called for each key a savepoint rollback stops tracking. */
-  protected untracked(_key: string): void {}
+  /** How many keys are tracked (pessimistic: locked). */
+  protected abstract trackedCount(): number;
+
+  /** Stops tracking (pessimistic: unlocks) the keys tracked after the first `n`. */
+  protected abstract untrackFrom(n: number): void;
 
   /** Releases what the transaction holds; the state becomes final. */
   protected finish(state: number): void {
@@ -441,26 +438,6 @@ export abstract class Transaction {
       throw ShaleError.invalidArgument("merge needs options.mergeOperator");
   }
 
-  /** Tracks key `s` (its lockKey name) at the snapshot's seq, or at the latest seq if first tracked now. */
-  protected track(s: string): void {
-    if (this.tracked.has(s)) return;
-    const seq = this.snapshot !== undefined ? this.snapshot.seq : this.host.lastSequence();
-    if (seq < this.minTrackedSeq) this.minTrackedSeq = seq;
-    this.tracked.set(s, seq);
-  }
-
-  /** Buffers a point write of `key` (of `family`) and tracks the key (optimistic). */
-  protected writeTracked(
-    kind: ValueKind,
-    key: Uint8Array,
-    value: Uint8Array,
-    family: TransactionFamily | undefined,
-  ): void {
-    const s = lockKey(family === undefined ? 0 : family.id, key);
-    this.batch.append(kind, key, value, family);
-    this.track(s);
-  }
-
   /**
    * Writes the batch. One put, delete or merge (a transaction has no other point
    * operation) goes the way of `db.put`, without parsing the encoded batch.
@@ -491,7 +468,17 @@ export abstract class Transaction {
 
 /** A transaction that checks for conflicts at commit; every call is synchronous. */
 export class OptimisticTransaction extends Transaction {
-  readonly pessimistic = false;
+  get pessimistic(): boolean {
+    return false;
+  }
+  /** The keys written or read with getForUpdate, with the seq each was first tracked at. */
+  private readonly tracked: TrackedKeys;
+
+  /** @internal */
+  constructor(host: TransactionHost, snapshot: boolean) {
+    super(host, snapshot);
+    this.tracked = host.takeTracked();
+  }
 
   /** InvalidArgument: two-phase commit is for pessimistic transactions (as in RocksDB). */
   prepare(_options?: WriteOptions): void {
@@ -533,7 +520,7 @@ export class OptimisticTransaction extends Transaction {
     if (isHandle(readOptions)) return this.getForUpdate(key, undefined, readOptions);
     const k = toBytes(key, "key");
     const db = this.reader(family);
-    this.track(lockKey(family === undefined ? 0 : family.id, k));
+    this.track(family === undefined ? 0 : family.id, k);
     return this.read(db, k, readOptions);
   }
 
@@ -546,8 +533,9 @@ export class OptimisticTransaction extends Transaction {
     if (options !== undefined) WRITE_OPTIONS.check(options);
     try {
       // Nothing written since the oldest tracking: no conflict possible, nothing to look up.
-      if (this.tracked.size > 0 && this.minTrackedSeq < this.host.lastSequence()) {
-        const code = this.host.checkConflicts(this.tracked, conflict);
+      const tracked = this.tracked;
+      if (tracked.count > 0 && tracked.minSeq < this.host.lastSequence()) {
+        const code = this.host.checkConflicts(tracked, conflict);
         if (code !== NO_CONFLICT)
           throw conflictError(code, takeConflictKey(), `transaction ${this.id} commit`);
       }
@@ -558,6 +546,37 @@ export class OptimisticTransaction extends Transaction {
     }
     this.markCommitted();
   }
+
+  protected trackedCount(): number {
+    return this.tracked.count;
+  }
+
+  protected untrackFrom(n: number): void {
+    this.tracked.truncate(n);
+  }
+
+  protected override finish(state: number): void {
+    super.finish(state);
+    this.tracked.clear();
+    this.host.returnTracked(this.tracked);
+  }
+
+  /** Tracks `key` of family `familyId` at the snapshot's seq, or at the latest seq if first tracked now. */
+  private track(familyId: number, key: Uint8Array): void {
+    const seq = this.snapshot !== undefined ? this.snapshot.seq : this.host.lastSequence();
+    this.tracked.add(familyId, key, seq);
+  }
+
+  /** Buffers a point write of `key` (of `family`) and tracks the key. */
+  private writeTracked(
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+    family: TransactionFamily | undefined,
+  ): void {
+    this.batch.append(kind, key, value, family);
+    this.track(family === undefined ? 0 : family.id, key);
+  }
 }
 
 /**
@@ -565,9 +584,16 @@ export class OptimisticTransaction extends Transaction {
  * return promises; `commit()` cannot conflict.
  */
 export class PessimisticTransaction extends Transaction implements LockOwner {
-  readonly pessimistic = true;
+  get pessimistic(): boolean {
+    return true;
+  }
   /** @internal the lock this transaction waits for (lock-manager.ts). */
   waitingFor: KeyLock | undefined = undefined;
+  /**
+   * @internal the locks it holds, in the order taken (the lock manager appends them). A list
+   * reused from a finished transaction; once this one ends, `NO_LOCKS`.
+   */
+  held: KeyLock[];
   /** Set by a successful `prepare()` (or for a prepared transaction recovery found). */
   private prepared = false;
   private readonly locks: LockManager;
@@ -582,6 +608,7 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
     deadlockDetect: boolean,
   ) {
     super(host, snapshot);
+    this.held = host.takeHeld();
     this.locks = host.locks!;
     this.lockTimeoutMs = lockTimeoutMs;
     this.deadlockDetect = deadlockDetect;
@@ -650,7 +677,7 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
       const k = toBytes(key, "key");
       const db = this.reader(family);
       const locked = this.lockKey(k, family === undefined || family.id === 0 ? undefined : family);
-      if (typeof locked === "string") return Promise.resolve(this.read(db, k, readOptions));
+      if (locked === undefined) return Promise.resolve(this.read(db, k, readOptions));
       return locked.then(() => this.read(db, k, readOptions));
     } catch (e) {
       return Promise.reject(e);
@@ -659,13 +686,13 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
 
   /** Appends the write once `locked` (lockKey's answer) says the key is locked. */
   private afterLock(
-    locked: string | Promise<string>,
+    locked: Promise<void> | undefined,
     kind: ValueKind,
     k: Uint8Array,
     v: Uint8Array,
     f: BatchFamily | undefined,
   ): Promise<void> {
-    if (typeof locked === "string") {
+    if (locked === undefined) {
       this.batch.append(kind, k, v, f);
       return SETTLED;
     }
@@ -792,12 +819,9 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
           const k = key.slice();
           this.batch.append(kind, k, value.slice(), family);
           if (kind === ValueKind.RangeDeletion) return;
-          const s = lockKey(id, k);
-          if (this.tracked.has(s)) return;
           // Free at open (prepared transactions never shared a key); a clash would only
           // leave this one without that lock.
-          this.locks.lock(this, s, 0, false)?.catch(() => undefined);
-          this.tracked.set(s, 0);
+          this.locks.lock(this, id, k, 0, false)?.catch(() => undefined);
         },
       },
       undefined,
@@ -808,11 +832,16 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
 
   /** Number of keys this transaction holds locked. */
   get numLocks(): number {
-    return this.tracked.size;
+    return this.held.length;
   }
 
-  protected override untracked(key: string): void {
-    this.locks.unlock(this, key);
+  protected trackedCount(): number {
+    return this.held.length;
+  }
+
+  protected untrackFrom(n: number): void {
+    const held = this.held;
+    while (held.length > n) this.locks.unlock(this, held.pop()!);
   }
 
   protected override finish(state: number): void {
@@ -824,48 +853,62 @@ export class PessimisticTransaction extends Transaction implements LockOwner {
         this,
         ShaleError.invalidArgument(`transaction ${this.id} ended while waiting for a lock`),
       );
-    for (const k of this.tracked.keys()) this.locks.unlock(this, k);
-    this.tracked.clear();
+    const reuse = this.held.length <= MAX_REUSED_LOCKS;
+    this.untrackFrom(0);
+    if (reuse) this.host.returnHeld(this.held);
+    this.held = NO_LOCKS;
     super.finish(state);
   }
 
   /**
-   * Takes `key`'s lock (waiting if another transaction holds it), tracks it, and with a
-   * snapshot checks it was not written after the snapshot (Busy; TryAgain when the
-   * memtables cannot tell). `family`: undefined for the default family. Returns the key's
-   * lockKey name, or a promise of it while the lock is waited for; throws when the lock
-   * is refused at once.
+   * Takes `key`'s lock (waiting if another transaction holds it) and with a snapshot checks
+   * it was not written after the snapshot (Busy; TryAgain when the memtables cannot tell).
+   * `family`: undefined for the default family. Returns undefined once the key is locked,
+   * or a promise while the lock is waited for; throws when the lock is refused at once.
    */
-  private lockKey(key: Uint8Array, family: BatchFamily | undefined): string | Promise<string> {
-    const s = lockKey(family === undefined ? 0 : family.id, key);
-    if (this.tracked.has(s)) return s;
-    if (this.waitingFor !== undefined)
+  private lockKey(key: Uint8Array, family: BatchFamily | undefined): Promise<void> | undefined {
+    const familyId = family === undefined ? 0 : family.id;
+    const locks = this.locks;
+    if (this.waitingFor !== undefined) {
+      if (locks.holds(this, familyId, key)) return undefined;
       throw ShaleError.invalidArgument(
         `transaction ${this.id}: a lock wait is already pending (await each call in turn)`,
       );
-    const wait = this.locks.lock(this, s, this.lockTimeoutMs, this.deadlockDetect);
-    if (wait === undefined) return this.granted(s, key);
-    return wait.then(() => this.granted(s, key));
+    }
+    const held = this.held;
+    const before = held.length;
+    const wait = locks.lock(this, familyId, key, this.lockTimeoutMs, this.deadlockDetect);
+    if (wait === undefined) {
+      // Granted now (held grew), or held already: then checked when it was first taken.
+      if (held.length > before && this.snapshot !== undefined)
+        this.checkSnapshot(familyId, key, held[before]!);
+      return undefined;
+    }
+    const lock = this.waitingFor;
+    return wait.then(() => this.granted(familyId, key, lock!));
   }
 
-  /** Tracks the lock just granted on `s` (`key`'s name) and checks for a conflict. */
-  private granted(s: string, key: Uint8Array): string {
-    if (!this.isActive) {
-      this.locks.unlock(this, s);
-      this.checkActive();
+  /** After a wait: `lock` was granted (now in `held`) unless the transaction ended. */
+  private granted(familyId: number, key: Uint8Array, lock: KeyLock): void {
+    // Ended while the grant was on its way: finish() released every lock held, this one too.
+    this.checkActive();
+    if (this.snapshot !== undefined) this.checkSnapshot(familyId, key, lock);
+  }
+
+  /**
+   * With a snapshot: the key just locked (`lock`) must not have been written after the
+   * snapshot; else the lock is released and the call fails.
+   */
+  private checkSnapshot(familyId: number, key: Uint8Array, lock: KeyLock): void {
+    const code = this.host.checkConflicts(new OneKey(familyId, key, this.snapshot!.seq), conflict);
+    if (code !== NO_CONFLICT) {
+      conflict.key = undefined;
+      const held = this.held;
+      const i = held.lastIndexOf(lock);
+      if (i >= 0) held.splice(i, 1);
+      this.locks.unlock(this, lock);
+      throw conflictError(code, key, `transaction ${this.id}`);
     }
-    const seq = this.snapshot !== undefined ? this.snapshot.seq : 0;
-    this.tracked.set(s, seq);
-    if (this.snapshot !== undefined) {
-      const code = this.host.checkConflicts(new Map([[s, seq]]), conflict);
-      if (code !== NO_CONFLICT) {
-        conflict.key = undefined;
-        this.tracked.delete(s);
-        this.locks.unlock(this, s);
-        throw conflictError(code, key, `transaction ${this.id}`);
-      }
-    }
-    return s;
   }
 }
 

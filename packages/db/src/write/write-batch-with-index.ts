@@ -298,6 +298,15 @@ export class WriteBatchWithIndex {
   soleKey: Uint8Array = EMPTY;
   /** @internal set by `soleOperation`. */
   soleValue: Uint8Array = EMPTY;
+  /**
+   * The views `soleOperation` made last, of `soleBuf` at these offsets (the views are kept
+   * for reuse while the same ranges of the same buffer are asked for).
+   */
+  private soleBuf: Uint8Array | undefined = undefined;
+  private soleKeyView: Uint8Array = EMPTY;
+  private soleKeyStart = 0;
+  private soleValueView: Uint8Array = EMPTY;
+  private soleValueStart = 0;
   /** @internal counts changes, so an open iterator notices the batch changed under it. */
   version = 0;
   /** @internal set once `iterator()` was called (a transaction then does not reuse the batch). */
@@ -452,8 +461,9 @@ export class WriteBatchWithIndex {
    */
   soleOperation(): number {
     if (this.batch.count !== 1) return -1;
-    const d = new Decoder(this.batch.rep.buf, BATCH_HEADER_SIZE, this.batch.byteSize);
-    const kind = d.readByte();
+    const buf = this.batch.rep.buf;
+    let pos = BATCH_HEADER_SIZE;
+    const kind = buf[pos++]!;
     if (
       kind !== ValueKind.Value &&
       kind !== ValueKind.Deletion &&
@@ -461,11 +471,38 @@ export class WriteBatchWithIndex {
       kind !== ValueKind.Merge
     )
       return -1;
-    this.soleKey = d.readLengthPrefixed();
-    this.soleValue =
-      kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion
-        ? EMPTY
-        : d.readLengthPrefixed();
+    let n = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = buf[pos++]!;
+      n |= (b & 0x7f) << shift;
+      if (b < 0x80) break;
+    }
+    // A batch reused for transactions of the same shape asks for the same ranges: the views
+    // made last time are reused (no allocation).
+    const sameBuf = buf === this.soleBuf;
+    if (!sameBuf || pos !== this.soleKeyStart || n !== this.soleKeyView.length) {
+      this.soleKeyView = buf.subarray(pos, pos + n);
+      this.soleKeyStart = pos;
+    }
+    this.soleKey = this.soleKeyView;
+    pos += n;
+    if (kind === ValueKind.Deletion || kind === ValueKind.SingleDeletion) {
+      this.soleValue = EMPTY;
+      this.soleBuf = sameBuf ? buf : undefined;
+      return kind;
+    }
+    n = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = buf[pos++]!;
+      n |= (b & 0x7f) << shift;
+      if (b < 0x80) break;
+    }
+    if (!sameBuf || pos !== this.soleValueStart || n !== this.soleValueView.length) {
+      this.soleValueView = buf.subarray(pos, pos + n);
+      this.soleValueStart = pos;
+    }
+    this.soleBuf = buf;
+    this.soleValue = this.soleValueView;
     return kind;
   }
 
