@@ -234,10 +234,16 @@ export class BaseDeltaIterator {
         this.settle(CURRENT_NONE, false);
         return;
       }
-      // The delta key against the base key (an end counts as past every key); the base key
-      // comes first when c has the direction's sign.
-      const c = !deltaValid ? dir : baseValid ? cmp.compare(delta[di]!.key, base.key()) : -dir;
-      if (forward ? c > 0 : c < 0) {
+      // > 0: the base key comes first in this direction (an end counts as past every key);
+      // 0: both cursors on one key.
+      const c = !deltaValid
+        ? 1
+        : !baseValid
+          ? -1
+          : forward
+            ? cmp.compare(delta[di]!.key, base.key())
+            : cmp.compare(base.key(), delta[di]!.key);
+      if (c > 0) {
         if (this.hiddenByRange(base.key())) {
           if (forward) base.next();
           else base.prev();
