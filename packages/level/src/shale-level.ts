@@ -57,7 +57,14 @@ import {
   ShaleKeyIterator,
   ShaleValueIterator,
 } from "./iterator.js";
-import { engineRange, type LevelRange } from "./range.js";
+import { levelEngineOptions } from "./open-options.js";
+import type {
+  PrivateClearOptions as CommonClearOptions,
+  PrivateReadOptions as CommonReadOptions,
+  PrivateBatchOperation,
+  PrivateWriteOptions,
+} from "./private-api.js";
+import { engineRange } from "./range.js";
 import { ShaleSublevel } from "./sublevel.js";
 
 export { ShaleSublevel } from "./sublevel.js";
@@ -103,27 +110,12 @@ export interface ShaleLevelOptions<K = string, V = string> extends AbstractDatab
 }
 
 /** Private-API options of reads: formats, and the read options Level has. */
-interface PrivateReadOptions {
-  keyEncoding: string;
-  valueEncoding?: string;
+interface PrivateReadOptions extends CommonReadOptions {
   snapshot?: ShaleLevelSnapshot | null;
   fillCache?: unknown;
 }
 
-interface PrivateWriteOptions {
-  sync?: unknown;
-}
-
-interface PrivateBatchOperation {
-  type: "put" | "del";
-  key: Key;
-  value?: Key;
-}
-
-interface PrivateClearOptions extends LevelRange {
-  reverse: boolean;
-  limit: number;
-  keyEncoding: string;
+interface PrivateClearOptions extends CommonClearOptions {
   snapshot?: ShaleLevelSnapshot | null;
 }
 
@@ -149,24 +141,12 @@ function engineOptions(
   options: ShaleLevelOptions<unknown, unknown> & AbstractOpenOptions,
 ): DbOptions {
   const shale = options.shale;
-  if (shale !== undefined && (typeof shale !== "object" || shale === null))
-    throw new TypeError("options.shale must be an object of @shale/db options");
-  if (shale !== undefined && "comparator" in shale)
+  if (shale !== undefined && typeof shale === "object" && shale !== null && "comparator" in shale)
     throw ShaleError.invalidArgument(
       "options.shale.comparator: a Level database keeps keys in bytewise order",
     );
-  const out: DbOptions = { ...shale };
-  out.createIfMissing = options.createIfMissing !== false;
-  out.errorIfExists = options.errorIfExists === true;
-  if (options.cacheSize !== undefined) out.blockCacheSize = options.cacheSize;
-  if (options.blockSize !== undefined) out.blockSize = options.blockSize;
-  if (options.writeBufferSize !== undefined) out.writeBufferSize = options.writeBufferSize;
+  const out = levelEngineOptions(options) as DbOptions;
   if (options.maxOpenFiles !== undefined) out.maxOpenFiles = options.maxOpenFiles;
-  if (options.compression !== undefined) {
-    if (typeof options.compression !== "boolean")
-      throw new TypeError("options.compression must be a boolean");
-    out.compression = options.compression ? "snappy" : "none";
-  }
   return out;
 }
 

@@ -22,7 +22,7 @@ describe("WorkerExecutor.close", () => {
       const slot = ex.slot();
       // A null job makes the worker's message handler throw outside its try: the worker dies
       // with an uncaught exception (an 'error' event here) before it reads the next job.
-      slot.port.postMessage(null);
+      slot.transport.port.postMessage(null);
       let removed = false;
       ex.removeFiles(["/nonexistent/shale-file"], () => { removed = true; });
       await ex.close();

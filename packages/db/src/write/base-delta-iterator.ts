@@ -50,8 +50,11 @@ export class BaseDeltaIterator {
   private readonly reverse: boolean;
   private delta: readonly IndexEntry[];
   private seenVersion: number;
-  /** The delta cursor: an index into `delta`; -1 or delta.length when off an end. */
+  /** The delta cursor: an index into `delta`; outside [lo, hi] when off an end. */
   private di = -1;
+  /** The first and the last index of `delta` within the bounds (hi < lo: none). */
+  private lo = 0;
+  private hi = -1;
   private forward = true;
   private current = CURRENT_NONE;
   /** The base is on the current delta key too. */
@@ -76,6 +79,8 @@ export class BaseDeltaIterator {
     this.reverse = reverse;
     this.delta = batch.sortedEntries();
     this.seenVersion = batch.version;
+    this.lo = this.lowerIndex();
+    this.hi = this.upperIndex();
   }
 
   valid(): boolean {
@@ -91,8 +96,8 @@ export class BaseDeltaIterator {
     this.refresh();
     this.forward = true;
     this.base.seekToFirst();
-    this.di = this.lowerIndex();
-    this.updateForward();
+    this.di = this.lo;
+    this.update();
   }
 
   seekToLast(): void {
@@ -100,8 +105,8 @@ export class BaseDeltaIterator {
     this.refresh();
     this.forward = false;
     this.base.seekToLast();
-    this.di = this.upperIndex();
-    this.updateReverse();
+    this.di = this.hi;
+    this.update();
   }
 
   /** The first key >= target (in bounds). */
@@ -178,124 +183,85 @@ export class BaseDeltaIterator {
     if (this.batch.version !== this.seenVersion) {
       this.delta = this.batch.sortedEntries();
       this.seenVersion = this.batch.version;
+      this.lo = this.lowerIndex();
+      this.hi = this.upperIndex();
     }
   }
 
   private seekAt(t: Uint8Array): void {
     this.forward = true;
     this.base.seek(t);
-    const lo = this.lowerIndex();
     const at = this.lowerBoundIndex(t);
-    this.di = at > lo ? at : lo;
-    this.updateForward();
+    this.di = at > this.lo ? at : this.lo;
+    this.update();
   }
 
   private seekForPrevAt(t: Uint8Array): void {
     this.forward = false;
     this.base.seekForPrev(t);
-    const hi = this.upperIndex();
     const at = this.upperBoundIndex(t);
-    this.di = at < hi ? at : hi;
-    this.updateReverse();
+    this.di = at < this.hi ? at : this.hi;
+    this.update();
   }
 
   /** One step in the current direction from a valid position. */
   private step(): void {
-    if (this.forward) {
-      if (this.current === CURRENT_BASE) this.base.next();
-      else {
-        if (this.equalKeys) this.base.next();
-        this.di++;
-      }
-      this.updateForward();
-    } else {
-      if (this.current === CURRENT_BASE) this.base.prev();
-      else {
-        if (this.equalKeys) this.base.prev();
-        this.di--;
-      }
-      this.updateReverse();
+    const forward = this.forward;
+    // On a delta key the base is on it too when the keys are equal: both move.
+    if (this.current === CURRENT_BASE || this.equalKeys) {
+      if (forward) this.base.next();
+      else this.base.prev();
     }
+    if (this.current === CURRENT_DELTA) this.di += forward ? 1 : -1;
+    this.update();
   }
 
-  /** Settles on the smallest visible key at or after both cursors. */
-  private updateForward(): void {
+  /**
+   * Settles on the first visible key at or past both cursors in the current direction
+   * (forward: the smallest, reverse: the largest).
+   */
+  private update(): void {
     const base = this.base;
     const cmp = this.cmp;
     const delta = this.delta;
+    const forward = this.forward;
+    const dir = forward ? 1 : -1;
     for (;;) {
-      const deltaValid =
-        this.di < delta.length && this.di >= 0 && this.belowUpper(delta[this.di]!.key);
+      const di = this.di;
+      const deltaValid = di >= this.lo && di <= this.hi;
       const baseValid = base.valid();
-      if (!deltaValid) {
-        if (!baseValid) {
-          this.settle(CURRENT_NONE, false);
-          return;
-        }
-        if (this.hiddenByRange(base.key())) {
-          base.next();
-          continue;
-        }
-        this.settle(CURRENT_BASE, false);
+      if (!deltaValid && !baseValid) {
+        this.settle(CURRENT_NONE, false);
         return;
       }
-      const e = delta[this.di]!;
-      const c = baseValid ? cmp.compare(e.key, base.key()) : -1;
+      // > 0: the base key comes first in this direction (an end counts as past every key);
+      // 0: both cursors on one key.
+      const c = !deltaValid
+        ? 1
+        : !baseValid
+          ? -1
+          : forward
+            ? cmp.compare(delta[di]!.key, base.key())
+            : cmp.compare(base.key(), delta[di]!.key);
       if (c > 0) {
         if (this.hiddenByRange(base.key())) {
-          base.next();
+          if (forward) base.next();
+          else base.prev();
           continue;
         }
         this.settle(CURRENT_BASE, false);
         return;
       }
-      if (this.resolve(e, c === 0)) {
+      if (this.resolve(delta[di]!, c === 0)) {
         this.settle(CURRENT_DELTA, c === 0);
         return;
       }
       // deleted in the batch: skip it, and the base key it hides
-      if (c === 0) base.next();
-      this.di++;
-    }
-  }
-
-  /** Settles on the largest visible key at or before both cursors. */
-  private updateReverse(): void {
-    const base = this.base;
-    const cmp = this.cmp;
-    const delta = this.delta;
-    for (;;) {
-      const deltaValid =
-        this.di >= 0 && this.di < delta.length && this.aboveLower(delta[this.di]!.key);
-      const baseValid = base.valid();
-      if (!deltaValid) {
-        if (!baseValid) {
-          this.settle(CURRENT_NONE, false);
-          return;
-        }
-        if (this.hiddenByRange(base.key())) {
-          base.prev();
-          continue;
-        }
-        this.settle(CURRENT_BASE, false);
-        return;
+      if (c === 0) {
+        if (forward) base.next();
+        else base.prev();
       }
-      const e = delta[this.di]!;
-      const c = baseValid ? cmp.compare(e.key, base.key()) : 1;
-      if (c < 0) {
-        if (this.hiddenByRange(base.key())) {
-          base.prev();
-          continue;
-        }
-        this.settle(CURRENT_BASE, false);
-        return;
-      }
-      if (this.resolve(e, c === 0)) {
-        this.settle(CURRENT_DELTA, c === 0);
-        return;
-      }
-      if (c === 0) base.prev();
-      this.di--;
+      this.di = di + dir;
     }
   }
 
@@ -335,20 +301,6 @@ export class BaseDeltaIterator {
   private hiddenByRange(key: Uint8Array): boolean {
     const batch = this.batch;
     return batch.hasRanges && batch.inDeletedRange(key) && batch.entry(key) === undefined;
-  }
-
-  private belowUpper(key: Uint8Array): boolean {
-    const upper = this.range.upper;
-    if (upper === undefined) return true;
-    const c = this.cmp.compare(key, upper);
-    return c < 0 || (c === 0 && this.range.upperInclusive);
-  }
-
-  private aboveLower(key: Uint8Array): boolean {
-    const lower = this.range.lower;
-    if (lower === undefined) return true;
-    const c = this.cmp.compare(key, lower);
-    return c > 0 || (c === 0 && !this.range.lowerExclusive);
   }
 
   /** The first delta index in bounds on the lower side. */

@@ -222,6 +222,14 @@ describe("WriteBatchWithIndex against a model", () => {
             expect(scan(b.iterator(db, { gte: keyOf(l), lt: keyOf(h) }), true)).toEqual(
               [...inRange].reverse(),
             );
+            // the other bound kinds: lower exclusive, upper inclusive
+            const inClosed = want
+              .filter(([k]) => k > keyOf(l) && k <= keyOf(h))
+              .map(([k, v]) => `${k}=${v}`);
+            expect(scan(b.iterator(db, { gt: keyOf(l), lte: keyOf(h) }))).toEqual(inClosed);
+            expect(scan(b.iterator(db, { gt: keyOf(l), lte: keyOf(h) }), true)).toEqual(
+              [...inClosed].reverse(),
+            );
             // seeks and direction changes land where the model says
             const it = b.iterator(db);
             const keys = want.map(([k]) => k);

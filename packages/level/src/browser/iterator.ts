@@ -78,7 +78,8 @@ export class WorkerLevelIterator extends AbstractIterator<Db, Key, Key> {
     return this.entry(this.buffered[this.at++]!);
   }
 
-  async _nextv(size: number): Promise<[Key, Key][]> {
+  /** Up to `size` entries, fetching batches as needed. */
+  private async take(size: number): Promise<[Key, Key][]> {
     const out: [Key, Key][] = [];
     while (out.length < size && (await this.fill())) {
       const end = Math.min(this.buffered.length, this.at + size - out.length);
@@ -88,16 +89,13 @@ export class WorkerLevelIterator extends AbstractIterator<Db, Key, Key> {
     return out;
   }
 
+  async _nextv(size: number): Promise<[Key, Key][]> {
+    return this.take(size);
+  }
+
   /** The rest, up to the limit (abstract-level counts the limit for `next` and `nextv` only). */
   async _all(): Promise<[Key, Key][]> {
-    const left = this.limit - this.count;
-    const out: [Key, Key][] = [];
-    while (out.length < left && (await this.fill())) {
-      const end = Math.min(this.buffered.length, this.at + left - out.length);
-      for (let i = this.at; i < end; i++) out.push(this.entry(this.buffered[i]!));
-      this.at = end;
-    }
-    return out;
+    return this.take(this.limit - this.count);
   }
 
   _seek(target: unknown): void {

@@ -42,7 +42,14 @@ import {
 } from "shale/opfs";
 import { decodeUtf8, resolveEncoding, withEncodings } from "../encodings.js";
 import { levelError, ShaleLevelError } from "../errors.js";
-import { engineRange, type LevelRange } from "../range.js";
+import { levelEngineOptions } from "../open-options.js";
+import type {
+  PrivateBatchOperation,
+  PrivateClearOptions,
+  PrivateReadOptions,
+  PrivateWriteOptions,
+} from "../private-api.js";
+import { engineRange } from "../range.js";
 import { ShaleSublevel } from "../sublevel.js";
 import { type PrivateIteratorOptions, WorkerLevelIterator } from "./iterator.js";
 
@@ -72,27 +79,6 @@ export interface ShaleLevelOptions<K = string, V = string> extends AbstractDatab
   shale?: Record<string, unknown>;
 }
 
-interface PrivateReadOptions {
-  keyEncoding: string;
-  valueEncoding?: string;
-}
-
-interface PrivateWriteOptions {
-  sync?: unknown;
-}
-
-interface PrivateBatchOperation {
-  type: "put" | "del";
-  key: Key;
-  value?: Key;
-}
-
-interface PrivateClearOptions extends LevelRange {
-  reverse: boolean;
-  limit: number;
-  keyEncoding: string;
-}
-
 function asFormat(value: Uint8Array | undefined, format: string | undefined): Key | undefined {
   if (value === undefined) return undefined;
   return format === "utf8" ? decodeUtf8(value) : value;
@@ -100,27 +86,6 @@ function asFormat(value: Uint8Array | undefined, format: string | undefined): Ke
 
 function writeOptions(options: PrivateWriteOptions | undefined): { sync: boolean } | undefined {
   return options?.sync === true ? { sync: true } : undefined;
-}
-
-/** The engine options of an open, as the worker takes them. */
-function engineOptions(
-  options: ShaleLevelOptions<unknown, unknown> & AbstractOpenOptions,
-): Record<string, unknown> {
-  const shale = options.shale;
-  if (shale !== undefined && (typeof shale !== "object" || shale === null))
-    throw new TypeError("options.shale must be an object of @shale/db options");
-  const out: Record<string, unknown> = { ...shale };
-  out.createIfMissing = options.createIfMissing !== false;
-  out.errorIfExists = options.errorIfExists === true;
-  if (options.cacheSize !== undefined) out.blockCacheSize = options.cacheSize;
-  if (options.blockSize !== undefined) out.blockSize = options.blockSize;
-  if (options.writeBufferSize !== undefined) out.writeBufferSize = options.writeBufferSize;
-  if (options.compression !== undefined) {
-    if (typeof options.compression !== "boolean")
-      throw new TypeError("options.compression must be a boolean");
-    out.compression = options.compression ? "snappy" : "none";
-  }
-  return out;
 }
 
 /** The manifest: what the private API below does (level-supports). */
@@ -195,7 +160,7 @@ export class ShaleLevel<KDefault = string, VDefault = string> extends AbstractLe
 
   async _open(options: ShaleLevelOptions<unknown, unknown> & AbstractOpenOptions): Promise<void> {
     try {
-      const open: Parameters<typeof openInWorker>[1] = { db: engineOptions(options) };
+      const open: Parameters<typeof openInWorker>[1] = { db: levelEngineOptions(options) };
       if (options.path !== undefined) open.path = options.path;
       if (options.workerUrl !== undefined) open.workerUrl = options.workerUrl;
       if (options.fs !== undefined) open.fs = options.fs;
