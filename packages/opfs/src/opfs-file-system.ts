@@ -181,70 +181,6 @@ function startWorker(url: string | URL): OpfsIoWorker {
   return new WorkerClass(url, { type: "module", name: "shale-opfs-io" });
 }
 
-/** Background workers `open` starts: one for flushes, one for compactions (a database's lanes). */
-const PRESTARTED_BACKGROUND_WORKERS = 2;
-/** How long `open` waits for a background worker's script to load. */
-const BACKGROUND_LOAD_TIMEOUT_MS = 10_000;
-
-/**
- * Starts the background workers of a URL and waits until their scripts have loaded (they
- * post `{ type: "loaded" }`); on failure, none, and why (the database then runs its jobs on
- * its own worker and says so).
- */
-async function prestartBackground(
-  start: BackgroundStart,
-): Promise<{ workers: OpfsIoWorker[]; problem: string | undefined }> {
-  if (start === undefined || typeof start === "function")
-    return { workers: [], problem: undefined };
-  const WorkerClass = (
-    globalThis as unknown as { Worker?: new (u: string | URL, o: object) => OpfsIoWorker }
-  ).Worker;
-  if (typeof WorkerClass !== "function")
-    return { workers: [], problem: "this scope has no Worker: nested workers are unavailable" };
-  const workers: OpfsIoWorker[] = [];
-  try {
-    for (let i = 0; i < PRESTARTED_BACKGROUND_WORKERS; i++)
-      workers.push(new WorkerClass(start, { type: "module", name: "shale-background" }));
-    await Promise.all(workers.map((w) => loaded(w, String(start))));
-    return { workers, problem: undefined };
-  } catch (e) {
-    for (const w of workers) w.terminate();
-    return { workers: [], problem: e instanceof Error ? e.message : String(e) };
-  }
-}
-
-function loaded(worker: OpfsIoWorker, url: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        reject(
-          new Error(
-            `the background worker ${url} did not load within ${BACKGROUND_LOAD_TIMEOUT_MS} ms`,
-          ),
-        ),
-      BACKGROUND_LOAD_TIMEOUT_MS,
-    );
-    onMessage(worker, (data) => {
-      if ((data as { type?: string } | null)?.type === "loaded") {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    const failed = (event: unknown): void => {
-      clearTimeout(timer);
-      const message = (event as { message?: string } | null)?.message;
-      reject(
-        new Error(
-          `the background worker ${url} failed to load${message ? `: ${message}` : ""} (a bundle builds shale/opfs/background-worker to that name)`,
-        ),
-      );
-    };
-    if (typeof worker.addEventListener === "function")
-      worker.addEventListener("error" as "message", failed);
-    else worker.on?.("error" as "message", failed);
-  });
-}
-
 /** Where the background worker comes from (see the options). */
 function backgroundStart(options: OpfsFileSystemOptions): BackgroundStart {
   const { backgroundWorkerUrl: url, startBackgroundWorker: start } = options;
@@ -278,8 +214,6 @@ type BackgroundStart = URL | string | (() => OpfsIoWorker) | undefined;
 
 export class OpfsFileSystem implements FileSystem {
   private closed = false;
-  /** The next `shareWithWorker` is for a pre-started background worker (it has its client). */
-  private attachNext = false;
 
   private constructor(
     private readonly channel: IoChannel,
@@ -292,10 +226,6 @@ export class OpfsFileSystem implements FileSystem {
     private readonly owner: boolean,
     private readonly timeoutMs: number,
     private readonly background: BackgroundStart,
-    /** Background workers started by `open`, whose scripts have loaded (see `startBackgroundWorker`). */
-    private readonly prestarted: OpfsIoWorker[] = [],
-    /** Why the background workers could not start, if they could not. */
-    private readonly backgroundProblem: string | undefined = undefined,
   ) {}
 
   /**
@@ -335,14 +265,8 @@ export class OpfsFileSystem implements FileSystem {
    * with `transfer` as the transfer list, and `OpfsFileSystem.connect(handle)` there.
    * `transferSize` is this file system's. NotSupported where `MessageChannel` is missing.
    */
-  shareWithWorker(): { handle: OpfsClientHandle | { attached: true }; transfer: unknown[] } {
+  shareWithWorker(): { handle: OpfsClientHandle; transfer: unknown[] } {
     if (this.closed) throw ShaleError.ioError(`OpfsFileSystem "${this.name}" is closed`);
-    if (this.attachNext) {
-      // For the background worker `startBackgroundWorker` just returned: its client was
-      // posted to it by `open` (see there).
-      this.attachNext = false;
-      return { handle: { attached: true }, transfer: [] };
-    }
     const Channel = (
       globalThis as { MessageChannel?: new () => { port1: unknown; port2: unknown } }
     ).MessageChannel;
@@ -375,14 +299,6 @@ export class OpfsFileSystem implements FileSystem {
     const start = this.background;
     if (start === undefined) return undefined;
     if (typeof start === "function") return start();
-    if (this.backgroundProblem !== undefined) throw ShaleError.notSupported(this.backgroundProblem);
-    // Started by `open`: a nested worker may not start while this thread blocks (a writer
-    // stalled for a flush in Atomics.wait), so `open` waits for the scripts to load.
-    const ready = this.prestarted.shift();
-    if (ready !== undefined) {
-      this.attachNext = true;
-      return ready;
-    }
     const WorkerClass = (
       globalThis as unknown as { Worker?: new (u: string | URL, o: object) => OpfsIoWorker }
     ).Worker;
@@ -590,7 +506,6 @@ export class OpfsFileSystem implements FileSystem {
       port.close();
       return;
     }
-    for (const w of this.prestarted.splice(0)) w.terminate();
     try {
       this.call({ op: "shutdown" });
     } finally {
