@@ -2,7 +2,8 @@
  * The bench worker (bundled for the browser by main.ts): runs the workloads of one engine
  * and posts `{ results }` (or `{ error }`). shale runs on `OpfsFileSystem` with its
  * synchronous API; ShaleLevel (shale in a nested worker of its own, on OPFS) and
- * browser-level (IndexedDB) with the same Level code; SQLite-WASM with its statements.
+ * browser-level (IndexedDB) with the same Level code; SQLite-WASM with its statements (on
+ * its "opfs" or "opfs-sahpool" VFS).
  */
 import { ShaleLevel } from "@shale/level";
 import { BrowserLevel } from "browser-level";
@@ -128,7 +129,7 @@ scope.addEventListener("message", (e) => {
   const run =
     req.engine === "shale" || req.engine === "shale-inline"
       ? runShale
-      : req.engine === "sqlite-wasm"
+      : req.engine === "sqlite-wasm" || req.engine === "sqlite-sahpool"
         ? runSqlite
         : runLevel;
   run(req).then(

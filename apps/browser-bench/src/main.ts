@@ -5,7 +5,8 @@
  * isolated page; also @shale/level's ShaleLevel, the drop-in for browser-level.
  *
  *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3] [--flush]
- *                     [--engines=shale,shale-inline,shale-level,browser-level,sqlite-wasm]
+ *                     [--engines=shale,shale-inline,shale-level,browser-level,sqlite-wasm,
+ *                      sqlite-sahpool]
  *
  * `--flush`: after the fill (untimed) shale flushes its memtable and compacts, so its reads
  * go to tables on OPFS (through the block cache) rather than to the memtable.
@@ -87,6 +88,8 @@ await build({
     "opfs-db-worker": "shale/opfs/db-worker",
     "opfs-background-worker": "shale/opfs/background-worker",
   },
+  // The entry points' bare names resolve from this app's node_modules wherever it is run from.
+  absWorkingDir: dirname(src),
   bundle: true,
   format: "esm",
   platform: "browser",
@@ -183,10 +186,10 @@ try {
   };
   console.log("\nmedians (ops/sec):");
   const workloads = Object.keys(opsPerSec[engineList[0]!]!);
-  console.log(`  ${"workload".padEnd(12)} ${engineList.map((e) => e.padStart(14)).join("")}`);
+  console.log(`  ${"workload".padEnd(12)} ${engineList.map((e) => e.padStart(16)).join("")}`);
   for (const name of workloads) {
     const cells = engineList.map((e) =>
-      Math.round(median(opsPerSec[e]![name]!)).toString().padStart(14),
+      Math.round(median(opsPerSec[e]![name]!)).toString().padStart(16),
     );
     console.log(`  ${name.padEnd(12)} ${cells.join("")}`);
   }

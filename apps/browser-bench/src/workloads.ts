@@ -20,7 +20,8 @@ export interface WorkloadResult {
 /**
  * The engines: shale's synchronous API on OpfsFileSystem in the bench worker; `@shale/level`'s
  * ShaleLevel (the database in a worker of its own, behind promises: browser-level's API);
- * browser-level on IndexedDB; SQLite-WASM on its OPFS VFS.
+ * browser-level on IndexedDB; SQLite-WASM on its "opfs" VFS (`sqlite-wasm`) and on its
+ * "opfs-sahpool" VFS (`sqlite-sahpool`).
  */
 export const ENGINES = [
   "shale",
@@ -28,6 +29,7 @@ export const ENGINES = [
   "shale-level",
   "browser-level",
   "sqlite-wasm",
+  "sqlite-sahpool",
 ] as const;
 export type Engine = (typeof ENGINES)[number];
 
