@@ -1,7 +1,8 @@
 /**
  * The workloads, run inside a dedicated worker of the page for each engine: db_bench's
  * `fillrandom` (one put at a time), `readrandom`, `readseq` (one full scan) and `seekrandom`
- * with 10 nexts after each seek. Keys are 16 decimal digits, values 100 bytes.
+ * with 10 nexts after each seek; with `rescan`, `readseq2` (a second full scan, right after
+ * the first). Keys are 16 decimal digits, values 100 bytes.
  *
  * Each engine is given in its natural API in a worker: shale's synchronous one on
  * `OpfsFileSystem`, ShaleLevel's and browser-level's promises, SQLite-WASM's prepared
@@ -43,6 +44,8 @@ export interface BenchRequest {
   seeks: number;
   /** After the fill (untimed): shale flushes its memtable and compacts, so reads go to tables on OPFS. */
   flush: boolean;
+  /** A second full scan right after the first, timed as `readseq2` (the code then compiled). */
+  rescan: boolean;
 }
 
 /** The key of index `i`: 16 decimal digits. */
