@@ -174,6 +174,10 @@ export class DBIteratorCore {
     const buffers = this.buffers;
     const hinted = this.hinted;
     const bytewise = order.bytewise;
+    // Not valid until an entry is found. Stored on entry, not after the loop: a store met only
+    // at the end of a scan has no type feedback when the function is compiled mid-scan, and
+    // would deoptimize it there, so the next scan would start in unoptimized code again.
+    this.isValid = false;
     this.pins?.release(); // the views of the last key backwards end with the move
     this.currentEntryIsMerged = false;
     this.valueSource = VALUE_FROM_ITER;
@@ -273,7 +277,6 @@ export class DBIteratorCore {
         iter.next();
       }
     }
-    this.isValid = false;
   }
 
   /**
@@ -335,6 +338,7 @@ export class DBIteratorCore {
     const lower = this.lowerBound;
     const lowerExclusive = this.lowerExclusive;
     const order = this.order;
+    this.isValid = false; // on entry, not after the loop: see findNextUserEntry
     this.pins?.release();
     while (iter.valid()) {
       const ikey = iter.key();
@@ -352,7 +356,6 @@ export class DBIteratorCore {
         return;
       }
     }
-    this.isValid = false;
   }
 
   /**

@@ -222,7 +222,7 @@ describe("DBIterator against a model", () => {
   });
 
   it("matches the model on memtables only (no step hints: the iterator finds where keys differ)", () => {
-    const memOnly = scenario.map((s) => ({ ...s, kinds: ["mem", "mem", "mem", "mem", "mem"] }));
+    const memOnly = scenario.map((s) => ({ ...s, kinds: Array<SourceKind>(5).fill("mem") }));
     fc.assert(
       fc.property(memOnly, (s) => check(s)),
       { numRuns: 300 },
