@@ -20,8 +20,8 @@
  * ```
  *
  * Configured for speed, to match shale's writes without `sync`: `journal_mode=PERSIST`
- * (neither VFS has WAL mode without exclusive locking; PERSIST is the "opfs" VFS's default)
- * and `synchronous=OFF` (no xSync at commit, so neither VFS calls `flush()` on its handles);
+ * (the rollback journal kept between commits; WAL mode needs shared memory, which neither
+ * VFS provides, or `locking_mode=EXCLUSIVE`, not run here) and `synchronous=OFF` (no xSync at commit, so neither VFS calls `flush()` on its handles);
  * the "opfs" VFS with SQLite's default (normal) locking.
  * Durability, both: a commit is written through the OPFS handles but not flushed; SQLite's
  * documentation warns that with synchronous=OFF an operating-system crash or power loss
