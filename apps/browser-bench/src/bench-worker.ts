@@ -2,7 +2,8 @@
  * The bench worker (bundled for the browser by main.ts): runs the workloads of one engine
  * and posts `{ results }` (or `{ error }`). shale runs on `OpfsFileSystem` with its
  * synchronous API; ShaleLevel (shale in a nested worker of its own, on OPFS) and
- * browser-level (IndexedDB) with the same Level code; SQLite-WASM with its statements.
+ * browser-level (IndexedDB) with the same Level code; SQLite-WASM with its statements (on
+ * its "opfs" or "opfs-sahpool" VFS).
  */
 import { ShaleLevel } from "@shale/level";
 import { BrowserLevel } from "browser-level";
@@ -44,12 +45,14 @@ async function runShale(req: BenchRequest): Promise<WorkloadResult[]> {
   let found = 0;
   for (let i = 0; i < req.reads; i++) if (db.get(benchKey(reads[i]!)) !== undefined) found++;
   out.push({ name: "readrandom", ops: req.reads, seconds: (performance.now() - t) / 1000, found });
-  t = performance.now();
-  found = 0;
-  const it = db.iterator();
-  for (it.seekToFirst(); it.valid(); it.next()) found++;
-  it.close();
-  out.push({ name: "readseq", ops: found, seconds: (performance.now() - t) / 1000, found });
+  for (const name of req.rescan ? ["readseq", "readseq2"] : ["readseq"]) {
+    t = performance.now();
+    found = 0;
+    const it = db.iterator();
+    for (it.seekToFirst(); it.valid(); it.next()) found++;
+    it.close();
+    out.push({ name, ops: found, seconds: (performance.now() - t) / 1000, found });
+  }
   const seeks = randomIndexes(req.seeks, req.num, 13);
   t = performance.now();
   found = 0;
@@ -104,10 +107,12 @@ async function runLevel(req: BenchRequest): Promise<WorkloadResult[]> {
   for (let i = 0; i < req.reads; i++)
     if ((await db.get(benchKey(reads[i]!))) !== undefined) found++;
   out.push({ name: "readrandom", ops: req.reads, seconds: (performance.now() - t) / 1000, found });
-  t = performance.now();
-  found = 0;
-  for await (const _ of db.iterator()) found++;
-  out.push({ name: "readseq", ops: found, seconds: (performance.now() - t) / 1000, found });
+  for (const name of req.rescan ? ["readseq", "readseq2"] : ["readseq"]) {
+    t = performance.now();
+    found = 0;
+    for await (const _ of db.iterator()) found++;
+    out.push({ name, ops: found, seconds: (performance.now() - t) / 1000, found });
+  }
   const seeks = randomIndexes(req.seeks, req.num, 13);
   t = performance.now();
   found = 0;
@@ -128,7 +133,7 @@ scope.addEventListener("message", (e) => {
   const run =
     req.engine === "shale" || req.engine === "shale-inline"
       ? runShale
-      : req.engine === "sqlite-wasm"
+      : req.engine === "sqlite-wasm" || req.engine === "sqlite-sahpool"
         ? runSqlite
         : runLevel;
   run(req).then(

@@ -5,10 +5,15 @@
  * isolated page; also @shale/level's ShaleLevel, the drop-in for browser-level.
  *
  *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3] [--flush]
- *                     [--engines=shale,shale-inline,shale-level,browser-level,sqlite-wasm]
+ *                     [--rescan]
+ *                     [--engines=shale,shale-inline,shale-level,browser-level,sqlite-wasm,
+ *                      sqlite-sahpool]
  *
  * `--flush`: after the fill (untimed) shale flushes its memtable and compacts, so its reads
  * go to tables on OPFS (through the block cache) rather than to the memtable.
+ * `--rescan`: a second full scan right after `readseq`, timed as `readseq2`, every engine
+ * alike: the first scan runs code not yet compiled (each engine's worker is new), the second
+ * shows the same scan once it is.
  *
  * Rounds rotate the engines' order (round r starts with the r-th engine), each on a fresh
  * database; the summary gives each workload's median ops/sec per engine and the medians of
@@ -70,6 +75,7 @@ const reads = flag("reads", 100_000);
 const seeks = flag("seeks", 10_000);
 const rounds = flag("rounds", 3);
 const flush = process.argv.includes("--flush");
+const rescan = process.argv.includes("--rescan");
 const enginesArg = process.argv.find((a) => a.startsWith("--engines="));
 const engineList = (enginesArg?.slice(10).split(",") ?? [...ENGINES]) as Engine[];
 for (const e of engineList)
@@ -87,6 +93,8 @@ await build({
     "opfs-db-worker": "shale/opfs/db-worker",
     "opfs-background-worker": "shale/opfs/background-worker",
   },
+  // The entry points' bare names resolve from this app's node_modules wherever it is run from.
+  absWorkingDir: dirname(src),
   bundle: true,
   format: "esm",
   platform: "browser",
@@ -148,7 +156,7 @@ try {
   await page.goto(`${origin}/`);
   await page.waitForFunction(() => "bench" in globalThis);
   console.log(
-    `browser-bench: ${await browser.version()}, engines=${engineList.join(",")} num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}`,
+    `browser-bench: ${await browser.version()}, engines=${engineList.join(",")} num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}${rescan ? " rescan" : ""}`,
   );
   for (let round = 1; round <= rounds; round++) {
     const first = (round - 1) % engineList.length;
@@ -161,6 +169,7 @@ try {
         reads,
         seeks,
         flush,
+        rescan,
       };
       const results = (await page.evaluate(
         (r) =>
@@ -183,10 +192,10 @@ try {
   };
   console.log("\nmedians (ops/sec):");
   const workloads = Object.keys(opsPerSec[engineList[0]!]!);
-  console.log(`  ${"workload".padEnd(12)} ${engineList.map((e) => e.padStart(14)).join("")}`);
+  console.log(`  ${"workload".padEnd(12)} ${engineList.map((e) => e.padStart(16)).join("")}`);
   for (const name of workloads) {
     const cells = engineList.map((e) =>
-      Math.round(median(opsPerSec[e]![name]!)).toString().padStart(14),
+      Math.round(median(opsPerSec[e]![name]!)).toString().padStart(16),
     );
     console.log(`  ${name.padEnd(12)} ${cells.join("")}`);
   }

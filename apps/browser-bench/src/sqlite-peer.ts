@@ -1,26 +1,34 @@
 /**
- * The SQLite-WASM peer (`@sqlite.org/sqlite-wasm` 3.41.2): a `WITHOUT ROWID` key-value table
- * on SQLite's OPFS VFS (`sqlite3.oo1.OpfsDb`, which needs a worker and cross-origin
- * isolation, as shale's OpfsFileSystem does), run in the bench worker with its synchronous
- * API, one prepared statement per workload:
+ * The SQLite-WASM peers (`@sqlite.org/sqlite-wasm` 3.51.1): a `WITHOUT ROWID` key-value
+ * table, run in the bench worker with SQLite's synchronous API, one prepared statement per
+ * workload, on one of SQLite's two OPFS VFSes (both need a worker; the first also
+ * cross-origin isolation, as shale's OpfsFileSystem does):
  *
  * ```
+ *   sqlite-wasm     "opfs"          sqlite3.oo1.OpfsDb: each file operation goes through
+ *                                   SQLite's async proxy worker (SharedArrayBuffer + Atomics)
+ *   sqlite-sahpool  "opfs-sahpool"  installOpfsSAHPoolVfs().OpfsSAHPoolDb: a pool of sync
+ *                                   access handles opened up front and held by this worker
+ *                                   (no proxy, no locks: one connection per pool)
+ *
  *   CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID
  *   fillrandom  INSERT OR REPLACE INTO kv VALUES (?, ?)         one autocommit per put
  *   readrandom  SELECT v FROM kv WHERE k = ?
  *   readseq     SELECT k, v FROM kv ORDER BY k                  stepped, rows counted
+ *               (prepared in the timed span, as shale's iterator is created in it)
  *   seekrandom  SELECT k, v FROM kv WHERE k >= ? ORDER BY k LIMIT 11
  * ```
  *
- * Configured for speed, to match shale's writes without `sync`: `journal_mode=PERSIST` (this
- * VFS has no WAL mode; PERSIST is its default) and `synchronous=OFF` (no `flush()` at
- * commit); the default (normal) locking, see EXCLUSIVE below.
- * Durability: a commit is written through the OPFS handles but not flushed; SQLite's
+ * Configured for speed, to match shale's writes without `sync`: `journal_mode=PERSIST`
+ * (the rollback journal kept between commits; WAL mode needs shared memory, which neither
+ * VFS provides, or `locking_mode=EXCLUSIVE`, not run here) and `synchronous=OFF` (no xSync at commit, so neither VFS calls `flush()` on its handles);
+ * the "opfs" VFS with SQLite's default (normal) locking.
+ * Durability, both: a commit is written through the OPFS handles but not flushed; SQLite's
  * documentation warns that with synchronous=OFF an operating-system crash or power loss
  * may corrupt the database. shale without `sync` writes its WAL through the handle unflushed
- * too, but a crash loses at most the unflushed tail: the log's checksums keep the rest. The module is loaded unbundled
- * from `./sqlite/` beside the worker (main.ts copies it there), since it finds its .wasm
- * and its OPFS proxy worker relative to itself.
+ * too, but a crash loses at most the unflushed tail: the log's checksums keep the rest.
+ * The module is loaded unbundled from `./sqlite/` beside the worker (main.ts copies it
+ * there), since it finds its .wasm and its OPFS proxy worker relative to itself.
  */
 import { type BenchRequest, benchKey, randomIndexes, type WorkloadResult } from "./workloads.js";
 
@@ -41,16 +49,15 @@ interface Database {
 interface Sqlite3 {
   version: { libVersion: string };
   oo1: { OpfsDb?: new (filename: string, flags: string) => Database };
+  installOpfsSAHPoolVfs(options: {
+    name: string;
+    directory: string;
+    clearOnInit: boolean;
+    initialCapacity: number;
+  }): Promise<{ OpfsSAHPoolDb: new (filename: string) => Database }>;
 }
 
 const VALUE = "v".repeat(100);
-
-/**
- * `locking_mode=EXCLUSIVE`: faster, but in this run's chromium SQLite 3.41.2's OPFS VFS failed
- * with "sqlite3 result code -1" partway through the fill with it (at put 40,845 of 100,000
- * and 16,928 of 20,000), so the bench uses SQLite's default locking.
- */
-const EXCLUSIVE = false;
 
 async function loadSqlite(): Promise<Sqlite3> {
   // A computed specifier: left alone by the bundler, loaded from the site as it is.
@@ -61,14 +68,29 @@ async function loadSqlite(): Promise<Sqlite3> {
   return module.default({ print: () => undefined, printErr: () => undefined });
 }
 
-export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
-  const sqlite3 = await loadSqlite();
+/** The database of `req` on the VFS its engine names: "opfs" or "opfs-sahpool". */
+async function openDatabase(sqlite3: Sqlite3, req: BenchRequest): Promise<Database> {
+  if (req.engine === "sqlite-sahpool") {
+    // A pool of its own per run (a pool's directory is held by one worker at a time);
+    // 6 handles: the database, its journal, and room for temporary files.
+    const pool = await sqlite3.installOpfsSAHPoolVfs({
+      name: `sahpool-${req.name}`,
+      directory: `/${req.name}-sahpool`,
+      clearOnInit: true,
+      initialCapacity: 6,
+    });
+    return new pool.OpfsSAHPoolDb(`/${req.name}.sqlite3`);
+  }
   const OpfsDb = sqlite3.oo1.OpfsDb;
   if (OpfsDb === undefined) throw new Error("SQLite's OPFS VFS is not available in this worker");
-  const db = new OpfsDb(`/${req.name}.sqlite3`, "ct");
+  return new OpfsDb(`/${req.name}.sqlite3`, "ct");
+}
+
+export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
+  const sqlite3 = await loadSqlite();
+  const db = await openDatabase(sqlite3, req);
   const out: WorkloadResult[] = [];
   try {
-    if (EXCLUSIVE) db.exec("PRAGMA locking_mode=EXCLUSIVE");
     db.exec("PRAGMA journal_mode=PERSIST");
     db.exec("PRAGMA synchronous=OFF");
     const mode = db.prepare("PRAGMA journal_mode");
@@ -112,12 +134,14 @@ export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
       seconds: (performance.now() - t) / 1000,
       found,
     });
-    const scan = db.prepare("SELECT k, v FROM kv ORDER BY k");
-    t = performance.now();
-    found = 0;
-    while (scan.step()) found++;
-    scan.finalize();
-    out.push({ name: "readseq", ops: found, seconds: (performance.now() - t) / 1000, found });
+    for (const name of req.rescan ? ["readseq", "readseq2"] : ["readseq"]) {
+      t = performance.now();
+      const scan = db.prepare("SELECT k, v FROM kv ORDER BY k");
+      found = 0;
+      while (scan.step()) found++;
+      scan.finalize();
+      out.push({ name, ops: found, seconds: (performance.now() - t) / 1000, found });
+    }
     const seek = db.prepare("SELECT k, v FROM kv WHERE k >= ? ORDER BY k LIMIT 11");
     const seeks = randomIndexes(req.seeks, req.num, 13);
     t = performance.now();

@@ -1,7 +1,8 @@
 /**
  * The workloads, run inside a dedicated worker of the page for each engine: db_bench's
  * `fillrandom` (one put at a time), `readrandom`, `readseq` (one full scan) and `seekrandom`
- * with 10 nexts after each seek. Keys are 16 decimal digits, values 100 bytes.
+ * with 10 nexts after each seek; with `rescan`, `readseq2` (a second full scan, right after
+ * the first). Keys are 16 decimal digits, values 100 bytes.
  *
  * Each engine is given in its natural API in a worker: shale's synchronous one on
  * `OpfsFileSystem`, ShaleLevel's and browser-level's promises, SQLite-WASM's prepared
@@ -20,7 +21,8 @@ export interface WorkloadResult {
 /**
  * The engines: shale's synchronous API on OpfsFileSystem in the bench worker; `@shale/level`'s
  * ShaleLevel (the database in a worker of its own, behind promises: browser-level's API);
- * browser-level on IndexedDB; SQLite-WASM on its OPFS VFS.
+ * browser-level on IndexedDB; SQLite-WASM on its "opfs" VFS (`sqlite-wasm`) and on its
+ * "opfs-sahpool" VFS (`sqlite-sahpool`).
  */
 export const ENGINES = [
   "shale",
@@ -28,6 +30,7 @@ export const ENGINES = [
   "shale-level",
   "browser-level",
   "sqlite-wasm",
+  "sqlite-sahpool",
 ] as const;
 export type Engine = (typeof ENGINES)[number];
 
@@ -41,6 +44,8 @@ export interface BenchRequest {
   seeks: number;
   /** After the fill (untimed): shale flushes its memtable and compacts, so reads go to tables on OPFS. */
   flush: boolean;
+  /** A second full scan right after the first, timed as `readseq2` (the code then compiled). */
+  rescan: boolean;
 }
 
 /** The key of index `i`: 16 decimal digits. */

@@ -173,6 +173,11 @@ export class DBIteratorCore {
     const rangeDel = this.rangeDel;
     const buffers = this.buffers;
     const hinted = this.hinted;
+    const bytewise = order.bytewise;
+    // Not valid until an entry is found. Stored on entry, not after the loop: a store met only
+    // at the end of a scan has no type feedback when the function is compiled mid-scan, and
+    // would deoptimize it there, so the next scan would start in unoptimized code again.
+    this.isValid = false;
     this.pins?.release(); // the views of the last key backwards end with the move
     this.currentEntryIsMerged = false;
     this.valueSource = VALUE_FROM_ITER;
@@ -182,6 +187,7 @@ export class DBIteratorCore {
     // skips: the iterator is on, or just past, the saved key's entries). Then its step hint
     // — where the current user key first differs from that entry's — is where it differs
     // from the saved key: one byte decides the comparison, and the copy starts there.
+    // Without a hint, a bytewise order finds that byte in the same pass that compares.
     let onSaved = skipping;
     while (iter.valid()) {
       const ikey = iter.key();
@@ -191,14 +197,27 @@ export class DBIteratorCore {
         const c = order.comparePrefixes(ikey, n, upper, upper.length);
         if (upperInclusive ? c > 0 : c >= 0) break;
       }
-      const at = onSaved && hinted ? iter.userKeyDiffersAt!() : -1;
       const seq = trailerSeq(ikey, n);
+      // `c`: the user key against the saved one (1 when not skipping and visible: no
+      // comparison needed); `at`: how many leading bytes they share, where a copy starts.
+      let c = 1;
+      let at = 0;
+      if (skipping || seq > snapshot) {
+        const hint = onSaved && hinted ? iter.userKeyDiffersAt!() : -1;
+        if (hint >= 0) {
+          at = hint;
+          c = ikey[at]! - buffers.keyBuf[at]!;
+        } else if (bytewise) {
+          const saved = buffers.keyBuf;
+          const savedLength = buffers.keyLength;
+          const shorter = n < savedLength ? n : savedLength;
+          while (at < shorter && ikey[at] === saved[at]) at++;
+          c = at < shorter ? ikey[at]! - saved[at]! : n - savedLength;
+        } else {
+          c = this.compareToSaved(ikey, n);
+        }
+      }
       if (seq <= snapshot) {
-        const c = !skipping
-          ? 1
-          : at >= 0
-            ? ikey[at]! - buffers.keyBuf[at]!
-            : this.compareToSaved(ikey, n);
         if (c <= 0) {
           numSkipped++; // an older version of a key already decided
           onSaved = c === 0;
@@ -207,7 +226,7 @@ export class DBIteratorCore {
           reseekDone = false;
           onSaved = true;
           const kind = ikey[n]!;
-          buffers.saveKey(ikey, n, at > 0 ? at : 0);
+          buffers.saveKey(ikey, n, at);
           if (
             kind === ValueKind.Value ||
             kind === ValueKind.Merge ||
@@ -234,12 +253,11 @@ export class DBIteratorCore {
         }
       } else {
         // Newer than the snapshot: invisible, but it tells where the next user key starts.
-        const c = at >= 0 ? ikey[at]! - buffers.keyBuf[at]! : this.compareToSaved(ikey, n);
         if (c === 0 || (skipping && c < 0)) {
           numSkipped++;
           onSaved = c === 0;
         } else {
-          buffers.saveKey(ikey, n, at > 0 ? at : 0);
+          buffers.saveKey(ikey, n, at);
           onSaved = true;
           skipping = false;
           numSkipped = 0;
@@ -259,7 +277,6 @@ export class DBIteratorCore {
         iter.next();
       }
     }
-    this.isValid = false;
   }
 
   /**
@@ -321,6 +338,7 @@ export class DBIteratorCore {
     const lower = this.lowerBound;
     const lowerExclusive = this.lowerExclusive;
     const order = this.order;
+    this.isValid = false; // on entry, not after the loop: see findNextUserEntry
     this.pins?.release();
     while (iter.valid()) {
       const ikey = iter.key();
@@ -338,7 +356,6 @@ export class DBIteratorCore {
         return;
       }
     }
-    this.isValid = false;
   }
 
   /**

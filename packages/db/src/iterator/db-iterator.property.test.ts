@@ -221,6 +221,14 @@ describe("DBIterator against a model", () => {
     );
   });
 
+  it("matches the model on memtables only (no step hints: the iterator finds where keys differ)", () => {
+    const memOnly = scenario.map((s) => ({ ...s, kinds: Array<SourceKind>(5).fill("mem") }));
+    fc.assert(
+      fc.property(memOnly, (s) => check(s)),
+      { numRuns: 300 },
+    );
+  });
+
   it("matches the model with many versions per key (reseeks past MAX_SKIP)", () => {
     const many = scenario.map((s) => ({
       ...s,
