@@ -34,6 +34,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DB } from "@shale/db";
 import { followChanges, publishChanges } from "@shale/replication";
+import { connect } from "nats";
 
 const now = () => performance.timeOrigin + performance.now();
 const arg = (name, fallback) =>
@@ -80,7 +81,17 @@ async function writer(dir, servers, stream, mode, seconds, num, replicas, extra)
         }
       : { walTtlSeconds: 3600 },
   );
-  const pub = await publishChanges(db, { servers, stream, replicas, ...extra });
+  // A cluster just started may still be electing its JetStream leaders: retry for a while.
+  const deadline = Date.now() + 60_000;
+  let pub;
+  while (pub === undefined) {
+    try {
+      pub = await publishChanges(db, { servers, stream, replicas, ...extra });
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   const total = max ? num : Number(mode) * seconds;
   const times = new Float64Array(total);
   const key = Buffer.alloc(16, 0x30);
@@ -195,6 +206,21 @@ async function startServers(root, cluster, children) {
       ),
     ),
   );
+  // Every node answers JetStream requests once the cluster has elected its meta leader.
+  for (const url of urls) {
+    const nc = await connect({ servers: url });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await (await nc.jetstreamManager()).getAccountInfo();
+        break;
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    await nc.close();
+  }
   return [[urls[0], ...urls.slice(1)].join(","), [urls[1], urls[2], urls[0]].join(",")];
 }
 
@@ -294,13 +320,15 @@ if (role === "writer") {
     ...JSON.parse(extra),
   });
 } else if (role === "follower") {
-  // The writer creates the stream: wait for it.
+  // The writer creates the stream: wait for it, and for a new cluster's JetStream leaders.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       await follower(rest[0], rest[1].split(","), rest[2], Number(rest[3]));
       break;
     } catch (e) {
-      if (!/does not exist/.test(String(e.message))) throw e;
+      if (!/does not exist|TIMEOUT|unavailable/i.test(String(e.message)) || Date.now() > deadline)
+        throw e;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
