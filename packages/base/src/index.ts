@@ -17,3 +17,4 @@ export * from "./lookup.js";
 export * from "./merge-operator.js";
 export * from "./open-resources.js";
 export * from "./statistics.js";
+export * from "./worker-exec-argv.js";

@@ -15,7 +15,6 @@ export {
   serveBackgroundJobs,
 } from "./background/nested-worker-main.js";
 /** The Node options for a worker thread of shale's (its parent's, minus a test runner's). */
-export { workerExecArgv } from "./background/worker-exec-argv.js";
 export type { ImmutableMemTable, PinnedVersion } from "./db.js";
 export { type FileMetaData, VersionEdit } from "./version/version-edit.js";
 export { BatchMarker, type WriteBatchHandler };

@@ -12,8 +12,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { ShaleError } from "@shale/base";
-import { workerExecArgv } from "@shale/db/internal";
+import { ShaleError, workerExecArgv } from "@shale/base";
 import type { LoopListener } from "./publish-loop.js";
 import {
   type FromWorker,

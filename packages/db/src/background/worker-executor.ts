@@ -46,11 +46,10 @@ import {
   Worker,
   type WorkerOptions,
 } from "node:worker_threads";
-import { type FileSystem, ShaleError } from "@shale/base";
+import { type FileSystem, ShaleError, workerExecArgv } from "@shale/base";
 import type { CpuPriority } from "../core/options.js";
 import type { BackgroundRateLimit } from "./executor.js";
 import type { JobMessage, WorkerMessage } from "./protocol.js";
-import { workerExecArgv } from "./worker-exec-argv.js";
 import { Lane, type Slot, WorkerPool, type WorkerTransport } from "./worker-pool.js";
 
 /** The URL this module was loaded from; a CommonJS bundle has no `import.meta.url`. */

@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { workerExecArgv } from "@shale/base";
 import { OpfsFileSystem, type OpfsFileSystemOptions } from "../opfs-file-system.js";
 import type { FakeOpfsOptions } from "./fake-opfs.js";
 
@@ -17,19 +18,6 @@ function workerScript(): URL {
   const here = new URL(`./${name}`, import.meta.url);
   if (existsSync(fileURLToPath(here))) return here;
   return new URL(`../../dist/testing/${name}`, import.meta.url);
-}
-
-/** Node options for the worker: the parent's minus `--conditions` (a test runner's "source"
- * condition would make it load TypeScript it cannot run) and `--input-type`. */
-function workerExecArgv(): string[] {
-  const out: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--conditions" || a === "-C" || a === "--input-type") i++;
-    else if (!a.startsWith("--conditions=") && !a.startsWith("--input-type=")) out.push(a);
-  }
-  return out;
 }
 
 /**

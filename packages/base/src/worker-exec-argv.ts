@@ -1,6 +1,8 @@
 /**
- * The Node options a worker thread gets: its parent's, minus the ones a worker must not have
- * (the background workers here, and @shale/replication's publisher worker).
+ * The Node options a worker thread gets: its parent's, minus the ones a worker must not have.
+ * Every package that starts a Node worker thread uses it: @shale/db's background workers,
+ * @shale/replication's publisher worker, @shale/opfs's test I/O worker. It reads
+ * `process.execArgv` only when called, so the module loads in a browser too.
  *
  * Threading: any.
  */
