@@ -15,8 +15,11 @@
  * summary table (test-support/soak-summary.test-support.ts: trials, the ones whose fault
  * fired, lost, wrong, failed opens per class) and how each trial ended. The full soak runs
  * with SHALE_STRESS=1: a 3000-operation workload, up to 1800 trials per class (every sync
- * point, every third or fourth write; 9 classes x 3 variants: about 31,000 trials, hours);
- * SHALE_FAULT_SOAK_TRIALS sets the trials per class. Otherwise a small bounded version runs
+ * point, every third or fourth write; 9 classes x 3 variants: about 28,000-31,000 trials,
+ * about 26 minutes with the three variants run in parallel on two idle cores, e.g.
+ * `-t '^fault soak (?!with)'`, `-t '^fault soak with column families (?!and)'` and
+ * `-t '^fault soak with column families and atomicFlush'`); SHALE_FAULT_SOAK_TRIALS sets the
+ * trials per class. Otherwise a small bounded version runs
  * (and says so).
  *
  * Every class runs three ways: `default` only; over three column families (`busy` takes
