@@ -108,26 +108,34 @@ type Loop = () => number;
 const contenders: { name: string; loop: Loop; close: () => Promise<void> | void }[] = [];
 
 /** The loop body, compiled once per contender (`new Function`): each has its own call site. */
-const LOOP_SOURCE = `
+function loopSource(method: string): string {
+  return `
   let found = 0;
   for (let i = 0; i < n; i++) {
-    const v = db.getView(keyOf(reads[i]));
+    const v = db.${method}(keyOf(reads[i]));
     if (v !== undefined) found += v.length;
   }
   return found;`;
+}
 
 /**
- * A loop of gets on `db`. Each call makes a new function: one shared loop would see every
- * build's DB class at its `getView` call site (polymorphic), and favour some over others.
+ * A loop of `target[method](key)` gets. Each call makes a new function, lmdb's too: one
+ * shared loop would see every build's DB class at its call site (polymorphic) and favour
+ * some over others, and a loop written out for one contender only would be compiled
+ * differently from the others'.
  */
-function dbLoop(db: ReadDB): Loop {
-  const loop = new Function("db", "keyOf", "reads", "n", LOOP_SOURCE) as (
-    db: ReadDB,
+function getLoop(target: object, method: "getView" | "getBinaryFast"): Loop {
+  const loop = new Function("db", "keyOf", "reads", "n", loopSource(method)) as (
+    db: object,
     keyOf: (n: number) => Uint8Array,
     reads: Uint32Array,
     n: number,
   ) => number;
-  return () => loop(db, keyOf, reads, READS);
+  return () => loop(target, keyOf, reads, READS);
+}
+
+function dbLoop(db: ReadDB): Loop {
+  return getLoop(db, "getView");
 }
 
 async function openBuild(name: string, cls: DBClass, dir: string, options: object = {}) {
@@ -160,14 +168,7 @@ if (LMDB_PATH !== "" && (ONLY === "" || ONLY === "lmdb")) {
   for (let n = 0; n < NUM; n++) env.getBinaryFast(keyOf(n));
   contenders.push({
     name: "lmdb",
-    loop: () => {
-      let found = 0;
-      for (let i = 0; i < READS; i++) {
-        const v = env.getBinaryFast(keyOf(reads[i]!));
-        if (v !== undefined) found += v.length;
-      }
-      return found;
-    },
+    loop: getLoop(env, "getBinaryFast"),
     close: () => env.close(),
   });
 }
