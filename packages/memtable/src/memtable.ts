@@ -40,7 +40,7 @@ import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
 import { NONE } from "./btree-layout.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
-import { HashIndex, hashKey } from "./hash-index.js";
+import { HashIndex, hashKey, slotsFor } from "./hash-index.js";
 import { lookupPoints } from "./lookup.js";
 import { MemTableBloom } from "./memtable-bloom.js";
 import { MemTableIterator } from "./memtable-iterator.js";
@@ -62,9 +62,12 @@ export interface MemTableOptions {
    * snapshot reads a table slot and the entry instead of descending the tree, about twice
    * as fast at a million keys, for 8-16 bytes per user key (counted by
    * `approximateMemoryUsage`) and a little time per insert. Only with the bytewise
-   * comparator (ignored otherwise). Made once the memtable holds 64 point entries (a
-   * smaller one is searched as fast). `fromShared` keeps what the exported memtable had.
-   * Default: true.
+   * comparator (ignored otherwise). Made, sized for the entries so far, by the first `get`
+   * (or `exportShared`) once the memtable holds 64 point entries (a smaller one is searched
+   * as fast), or by the add of the 65,536th point entry if no get came before (so a first
+   * get never waits for a larger build); from then on each add updates it. A memtable
+   * that is only written never pays for it. `fromShared` keeps what the exported memtable
+   * had. Default: true.
    */
   hashIndex?: boolean;
   /**
@@ -91,8 +94,13 @@ function releasedError(): ShaleError {
   return ShaleError.closed("memtable was released: its chunks may hold other data now");
 }
 
-/** Point entries from which a memtable keeps its hash index (see MemTable.index). */
+/** Point entries from which a get builds the hash index (see MemTable.index). */
 export const INDEX_MIN_ENTRIES = 64;
+/**
+ * Point entries at which an add builds the hash index if no get did (see MemTable.index):
+ * bounds the build a first get may wait for (about a millisecond).
+ */
+export const INDEX_BUILD_ENTRIES = 65536;
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -109,9 +117,11 @@ export class MemTable {
   private readonly points: BTree;
   private readonly tombstoneList: BTree;
   /**
-   * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Built once the
-   * memtable holds INDEX_MIN_ENTRIES point entries (`indexLater` until then): a smaller one
-   * is a leaf or two, searched as fast, and is cheaper to make without a table.
+   * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Built from the
+   * tree, presized, by the first get once the memtable holds INDEX_MIN_ENTRIES point entries
+   * (a smaller one is a leaf or two, searched as fast), or by the add that makes
+   * INDEX_BUILD_ENTRIES (`indexLater` until then: adds pay nothing for it); kept by `add`
+   * from then on.
    */
   private index: HashIndex | undefined = undefined;
   private indexLater = false;
@@ -261,7 +271,7 @@ export class MemTable {
       this.bloom?.add(userKey);
       const index = this.index;
       if (index !== undefined) index.insert(hashKey(userKey, 0, userKey.length), address);
-      else if (this.indexLater && this.entries + 1 >= INDEX_MIN_ENTRIES) this.buildIndex();
+      else if (this.indexLater && this.entries + 1 >= INDEX_BUILD_ENTRIES) this.buildIndex();
     }
     if (isTombstone) {
       this.tombstoneAddresses.push(address);
@@ -277,12 +287,13 @@ export class MemTable {
   }
 
   /**
-   * Makes the hash index of the entries so far: the first entry of each user key in the
-   * tree's order is its newest.
+   * Makes the hash index of the entries so far, its table sized for them: the first entry
+   * of each user key in the tree's order is its newest, so each goes in without a probe
+   * that reads entries.
    */
   private buildIndex(): void {
     const points = this.points;
-    const index = new HashIndex(points);
+    const index = new HashIndex(points, undefined, this.entries);
     let previous: Uint8Array | undefined;
     for (let leaf = points.firstLeaf; leaf !== NONE; leaf = points.nextLeaf(leaf)) {
       const n = points.count(leaf);
@@ -290,12 +301,17 @@ export class MemTable {
         const address = points.entryAt(leaf, slot);
         const userKey = points.userKeyOf(address);
         if (previous !== undefined && bytesEqual(previous, userKey)) continue;
-        index.insert(hashKey(userKey, 0, userKey.length), address);
+        index.insertNew(hashKey(userKey, 0, userKey.length), address);
         previous = userKey;
       }
     }
     this.index = index;
     this.indexLater = false;
+  }
+
+  /** True when the hash index is due but not built yet (see MemTable.index). */
+  private get indexDue(): boolean {
+    return this.indexLater && this.entries >= INDEX_MIN_ENTRIES;
   }
 
   private addTombstoneView(address: number): void {
@@ -344,6 +360,7 @@ export class MemTable {
     if (this.entries === 0) return result;
     const bloom = this.bloom;
     if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
+    if (this.index === undefined && this.indexDue) this.buildIndex();
     lookupPoints(this.points, this.index, userKey, snapshotSeq, result);
     return result;
   }
@@ -431,10 +448,12 @@ export class MemTable {
   /**
    * Bytes in use: the arena's (entries and tree nodes of point entries and range
    * tombstones, alignment padding, abandoned chunk tails; not the unused rest of the
-   * current chunks), the hash index's table and the tombstone address list.
+   * current chunks), the hash index's table (once due, as if built: the table a get would
+   * make for the entries so far) and the tombstone address list.
    */
   approximateMemoryUsage(): number {
-    const indexBytes = this.index === undefined ? 0 : this.index.bytes;
+    const indexBytes =
+      this.index !== undefined ? this.index.bytes : this.indexDue ? 8 * slotsFor(this.entries) : 0;
     const bloomBytes = this.bloom === undefined ? 0 : this.bloom.byteSize;
     return this.arena.usedBytes + this.tombstoneAddresses.length * 4 + indexBytes + bloomBytes;
   }
@@ -484,6 +503,7 @@ export class MemTable {
     const withIndex = options?.index ?? true;
     if (typeof withIndex !== "boolean")
       throw new TypeError("exportShared option index must be a boolean");
+    if (withIndex && this.index === undefined && this.indexDue) this.buildIndex();
     const arena = this.arena.exportShared();
     const addresses = new Int32Array(new SharedArrayBuffer(this.tombstoneAddresses.length * 4));
     for (let i = 0; i < addresses.length; i++) addresses[i] = this.tombstoneAddresses[i]!;
