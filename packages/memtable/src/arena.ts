@@ -63,10 +63,15 @@
  * abandoned tails of retired chunks; the unused rest of the current chunks is not counted.
  *
  * Chunk reuse: with a `ChunkSource` (chunk-pool.ts) new chunks come from it, and `release()`
- * gives them all back when nothing reads the arena any more; a released arena has no chunks
- * (a read through it fails instead of seeing another memtable's bytes).
+ * gives them all back when nothing reads the arena any more; without one (ever), `release()`
+ * leaves its chunks as spare (spare-chunks.ts, weakly held; the first buffer in
+ * spare-first-chunks.ts) and a new chunk is a spare one of its size when the garbage
+ * collector left one — unless the arena was exported (another thread may hold its
+ * chunks). A released arena has no chunks (a read through it fails instead of seeing
+ * another memtable's bytes).
  */
 import { ShaleError } from "@shale/base";
+import { addSpareChunk, takeSpareChunk } from "./spare-chunks.js";
 import { keepSpareFirstChunk, takeSpareFirstChunk } from "./spare-first-chunks.js";
 
 /** Smallest accepted chunk size. */
@@ -152,6 +157,8 @@ export class Arena {
   private used = 0;
   private source: ChunkSource | undefined = undefined;
   private releasedFlag = false;
+  /** Set by `exportShared`: the chunks may be read elsewhere, and are never spare. */
+  private exported = false;
 
   /**
    * `chunkSize`: the full chunk size (see MemTableOptions.arenaChunkSize). `firstChunkSize`:
@@ -242,6 +249,13 @@ export class Arena {
     const first = this.firstBuffer;
     this.firstBuffer = undefined;
     if (first !== undefined && this.nodeBuffers[0] === first) keepSpareFirstChunk(first);
+    // Without a source the other chunks become spare (see top). With one, they are left
+    // to the GC: the source's owner decides when views into its arenas end (chunk-pool.ts),
+    // and a growing chunk made before it came has no such wait.
+    if (!this.exported && source === undefined) {
+      spareAllBut(this.entryBuffers, first);
+      spareAllBut(this.nodeBuffers, first);
+    }
     this.entryBuffers.length = 0;
     this.entryChunks.length = 0;
     this.nodeBuffers.length = 0;
@@ -251,8 +265,15 @@ export class Arena {
   /** A chunk: full-size ones shared (from the source, if any), growing ones plain (see top). */
   private newBuffer(size: number, node: boolean, full: boolean): ArrayBufferLike {
     if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
-    if (!full) return new ArrayBuffer(size);
     const source = this.source;
+    if (source === undefined) {
+      const spare = takeSpareChunk(size, full);
+      if (spare !== undefined) {
+        if (node) new Int32Array(spare).fill(0);
+        return spare;
+      }
+    }
+    if (!full) return new ArrayBuffer(size);
     return source !== undefined ? source.allocate(size, node) : new SharedArrayBuffer(size);
   }
 
@@ -275,6 +296,7 @@ export class Arena {
    * REQUIRES: nothing allocated from here on (the memtable is sealed).
    */
   exportShared(): SharedArenaData {
+    this.exported = true;
     const entryChunks: SharedArrayBuffer[] = [];
     for (let i = 0; i < this.entryBuffers.length; i++) {
       const b = this.entryBuffers[i]!;
@@ -412,6 +434,14 @@ export class Arena {
     this.lanePos[lane] = pos + words;
     this.used += words * 4;
     return (chunk << this.nodeShift) | pos;
+  }
+}
+
+/** Makes spare (spare-chunks.ts) every buffer of `buffers` but `first` (spare-first-chunks.ts). */
+function spareAllBut(buffers: readonly ArrayBufferLike[], first: ArrayBuffer | undefined): void {
+  for (let i = 0; i < buffers.length; i++) {
+    const b = buffers[i]!;
+    if (b !== first) addSpareChunk(b);
   }
 }
 
