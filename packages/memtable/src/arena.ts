@@ -141,7 +141,9 @@ export class Arena {
   private entryLimit = 0;
   private nextEntrySize: number;
   /** Words of each lane's current node chunk, and bytes of the next node chunk. */
-  private readonly laneLimit = new Int32Array(NODE_LANES);
+  // Per-lane state in plain arrays of NODE_LANES small integers: cheaper to make than typed
+  // arrays (a memtable made and dropped often notices).
+  private readonly laneLimit: number[] = [0, 0];
   private nextNodeSize: number;
   /**
    * The buffer whose first `firstEntrySize` bytes are kept for the first entry chunk: the
@@ -152,8 +154,8 @@ export class Arena {
   /** That buffer (first node chunk + first entry chunk), given back on release (see top). */
   private firstBuffer: ArrayBuffer | undefined = undefined;
   /** Per node lane: current chunk (-1: none yet) and word position in it. */
-  private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
-  private readonly lanePos = new Int32Array(NODE_LANES);
+  private readonly laneChunk: number[] = [-1, -1];
+  private readonly lanePos: number[] = [0, 0];
   private used = 0;
   private source: ChunkSource | undefined = undefined;
   private releasedFlag = false;
@@ -256,10 +258,12 @@ export class Arena {
       spareAllBut(this.entryBuffers, first);
       spareAllBut(this.nodeBuffers, first);
     }
-    this.entryBuffers.length = 0;
-    this.entryChunks.length = 0;
-    this.nodeBuffers.length = 0;
-    this.nodeChunks.length = 0;
+    // Emptied in place (the trees hold these arrays); popping a few is cheaper than
+    // setting `length`.
+    while (this.entryBuffers.length > 0) this.entryBuffers.pop();
+    while (this.entryChunks.length > 0) this.entryChunks.pop();
+    while (this.nodeBuffers.length > 0) this.nodeBuffers.pop();
+    while (this.nodeChunks.length > 0) this.nodeChunks.pop();
   }
 
   /** A chunk: full-size ones shared (from the source, if any), growing ones plain (see top). */

@@ -115,7 +115,8 @@ export class MemTable {
   private readonly comparator: Comparator;
   private readonly arena: Arena;
   private readonly points: BTree;
-  private readonly tombstoneList: BTree;
+  /** The range tombstones' tree, made by the first tombstone (most memtables have none). */
+  private tombstoneList: BTree | undefined = undefined;
   /**
    * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Built from the
    * tree, presized, by the first get once the memtable holds INDEX_MIN_ENTRIES point entries
@@ -163,7 +164,6 @@ export class MemTable {
       );
       if (pool !== undefined) this.arena.useSource(pool);
       this.points = new BTree(this.arena, comparator);
-      this.tombstoneList = new BTree(this.arena, comparator);
       const hashIndex = options.hashIndex ?? true;
       if (typeof hashIndex !== "boolean") throw new TypeError("hashIndex must be a boolean");
       this.indexLater = hashIndex && this.points.bytewise;
@@ -247,7 +247,7 @@ export class MemTable {
     if (isTombstone && this.comparator.compare(userKey, value) > 0) {
       throw ShaleError.invalidArgument("range tombstone start is after its end");
     }
-    const list = isTombstone ? this.tombstoneList : this.points;
+    const list = isTombstone ? this.tombstoneTree() : this.points;
     list.setTargetUser(userKey, seq, kind);
     if (!list.prepareInsert()) {
       throw ShaleError.invalidArgument(`duplicate memtable entry (seq ${seq}, kind ${kind})`);
@@ -312,6 +312,16 @@ export class MemTable {
   /** True when the hash index is due but not built yet (see MemTable.index). */
   private get indexDue(): boolean {
     return this.indexLater && this.entries >= INDEX_MIN_ENTRIES;
+  }
+
+  /** The range tombstones' tree, made on first use. */
+  private tombstoneTree(): BTree {
+    let tree = this.tombstoneList;
+    if (tree === undefined) {
+      tree = new BTree(this.arena, this.comparator);
+      this.tombstoneList = tree;
+    }
+    return tree;
   }
 
   private addTombstoneView(address: number): void {
@@ -504,6 +514,9 @@ export class MemTable {
     if (typeof withIndex !== "boolean")
       throw new TypeError("exportShared option index must be a boolean");
     if (withIndex && this.index === undefined && this.indexDue) this.buildIndex();
+    // Before the arena's chunks are listed: a memtable without tombstones makes its empty
+    // tombstone tree here (the format has one).
+    const tombstoneRoots = this.tombstoneTree().roots;
     const arena = this.arena.exportShared();
     const addresses = new Int32Array(new SharedArrayBuffer(this.tombstoneAddresses.length * 4));
     for (let i = 0; i < addresses.length; i++) addresses[i] = this.tombstoneAddresses[i]!;
@@ -515,7 +528,7 @@ export class MemTable {
       nodeChunks: arena.nodeChunks,
       usedBytes: arena.usedBytes,
       points: this.points.roots,
-      tombstoneTree: this.tombstoneList.roots,
+      tombstoneTree: tombstoneRoots,
       index: withIndex ? (this.index?.exportShared() ?? null) : null,
       rangeTombstones: addresses.buffer as SharedArrayBuffer,
       numEntries: this.entries,
@@ -536,7 +549,8 @@ export class MemTable {
       "memtable tree holds the wrong number of entries",
     );
     assertInvariant(
-      checkTree(this.tombstoneList) === this.tombstones.length,
+      (this.tombstoneList === undefined ? 0 : checkTree(this.tombstoneList)) ===
+        this.tombstones.length,
       "memtable tombstone tree holds the wrong number of entries",
     );
     if (this.index !== undefined) checkIndex(this.points, this.index);
