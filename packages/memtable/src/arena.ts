@@ -65,10 +65,10 @@
  * Chunk reuse: with a `ChunkSource` (chunk-pool.ts) new chunks come from it, and `release()`
  * gives them all back when nothing reads the arena any more; without one (ever), `release()`
  * leaves its chunks as spare (spare-chunks.ts, weakly held; the first buffer in
- * spare-first-chunks.ts) and a new chunk is a spare one of its size when the garbage
- * collector left one — unless the arena was exported (another thread may hold its
- * chunks). A released arena has no chunks (a read through it fails instead of seeing
- * another memtable's bytes).
+ * spare-first-chunks.ts; not big entries' own chunks) and a new chunk is a spare one of its
+ * size when the garbage collector left one — unless the arena was exported (another thread
+ * may hold its chunks). A released arena has no chunks (a read through it fails instead of
+ * seeing another memtable's bytes).
  */
 import { ShaleError } from "@shale/base";
 import { addSpareChunk, takeSpareChunk } from "./spare-chunks.js";
@@ -255,8 +255,8 @@ export class Arena {
     // to the GC: the source's owner decides when views into its arenas end (chunk-pool.ts),
     // and a growing chunk made before it came has no such wait.
     if (!this.exported && source === undefined) {
-      spareAllBut(this.entryBuffers, first);
-      spareAllBut(this.nodeBuffers, first);
+      this.spareAllBut(this.entryBuffers, first);
+      this.spareAllBut(this.nodeBuffers, first);
     }
     // Emptied in place (the trees hold these arrays); popping a few is cheaper than
     // setting `length`.
@@ -264,6 +264,21 @@ export class Arena {
     while (this.entryChunks.length > 0) this.entryChunks.pop();
     while (this.nodeBuffers.length > 0) this.nodeBuffers.pop();
     while (this.nodeChunks.length > 0) this.nodeChunks.pop();
+  }
+
+  /**
+   * Makes spare (spare-chunks.ts) every chunk of `buffers` of a size arenas ask for again
+   * (a power of two: the growing sizes; the full entry and node sizes), but `first`
+   * (spare-first-chunks.ts). A big entry's chunk, sized exactly, is left to the GC.
+   */
+  private spareAllBut(buffers: readonly ArrayBufferLike[], first: ArrayBuffer | undefined): void {
+    const full = this.chunkSize;
+    const fullNode = this.nodeChunkWords * 4;
+    for (let i = 0; i < buffers.length; i++) {
+      const b = buffers[i]!;
+      const n = b.byteLength;
+      if (b !== first && ((n & (n - 1)) === 0 || n === full || n === fullNode)) addSpareChunk(b);
+    }
   }
 
   /** A chunk: full-size ones shared (from the source, if any), growing ones plain (see top). */
@@ -438,14 +453,6 @@ export class Arena {
     this.lanePos[lane] = pos + words;
     this.used += words * 4;
     return (chunk << this.nodeShift) | pos;
-  }
-}
-
-/** Makes spare (spare-chunks.ts) every buffer of `buffers` but `first` (spare-first-chunks.ts). */
-function spareAllBut(buffers: readonly ArrayBufferLike[], first: ArrayBuffer | undefined): void {
-  for (let i = 0; i < buffers.length; i++) {
-    const b = buffers[i]!;
-    if (b !== first) addSpareChunk(b);
   }
 }
 

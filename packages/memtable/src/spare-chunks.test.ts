@@ -53,6 +53,14 @@ describe("spare chunks", () => {
     b.unref();
   });
 
+  it("keeps no big entry's own chunk (sized exactly: no other arena asks for it)", () => {
+    drain();
+    const a = new MemTable({ arenaChunkSize: 4096 });
+    a.add(1, ValueKind.Value, key(1), new Uint8Array(3001)); // > a quarter of the chunk
+    a.unref();
+    expect(spareChunkCount()).toBe(0);
+  });
+
   it("keeps no chunk of an exported memtable, nor of one with a pool", () => {
     drain();
     const a = new MemTable();
