@@ -55,8 +55,8 @@ describe("spare chunks", () => {
 
   it("keeps no big entry's own chunk (sized exactly: no other arena asks for it)", () => {
     drain();
-    const a = new MemTable({ arenaChunkSize: 4096 });
-    a.add(1, ValueKind.Value, key(1), new Uint8Array(3001)); // > a quarter of the chunk
+    const a = new MemTable(); // 1 MiB chunks: an entry over 256 KiB gets its own
+    a.add(1, ValueKind.Value, key(1), new Uint8Array(300_001));
     a.unref();
     expect(spareChunkCount()).toBe(0);
   });
