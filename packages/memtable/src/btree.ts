@@ -215,6 +215,24 @@ export class BTree extends KeyTarget {
   // ---- searches -------------------------------------------------------------------------
 
   /**
+   * True when no key of the tree has the target's user key because it sorts before the
+   * first key's or after the last key's (or the tree is empty): two comparisons with keys
+   * that stay in cache, which settle a lookup of a key outside the tree's range (a read of
+   * old keys while new ones are appended) before any hash or descent.
+   */
+  outsideUserKeys(): boolean {
+    const first = this.firstLeaf;
+    const fw = this.nodeChunks[first >>> this.nodeShift]!;
+    const fb = first & this.nodeMask;
+    if (fw[fb + W_COUNT] === 0) return true;
+    if (this.compareUserKeyOf(fw[fb + W_SLOTS + 1]!) > 0) return true;
+    const last = this.lastLeaf;
+    const lw = this.nodeChunks[last >>> this.nodeShift]!;
+    const lb = last & this.nodeMask;
+    return this.compareUserKeyOf(lw[lb + W_SLOTS + 2 * lw[lb + W_COUNT]! - 1]!) < 0;
+  }
+
+  /**
    * Positions `leaf`/`slot` at the first key >= target (`orEqual`: > target), or leaf NONE
    * when there is none.
    */
