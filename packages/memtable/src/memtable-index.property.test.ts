@@ -1,15 +1,15 @@
 /**
  * The hash index's life in a memtable (memtable.ts, MemTable.index) against a model: it is
- * built, sized for the entries so far, by the first get once INDEX_MIN_ENTRIES point
- * entries are in (or by the add of the INDEX_BUILD_ENTRIES-th), and kept by every add
- * after; gets before, at and after the build answer as the model does, and the memory
- * figure counts the table before it is built as after.
+ * made, sized for the entries so far, by the first get once INDEX_MIN_ENTRIES point entries
+ * are in, filled from the tree INDEX_BUILD_STEP entries per get or add, and kept by every
+ * add; gets before, during and after the build answer as the model does, and the memory
+ * figure counts the table before it is made as after.
  */
 import { LookupResult, LookupState, MAX_SEQ, ValueKind } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemTable } from "./index.js";
-import { INDEX_BUILD_ENTRIES, INDEX_MIN_ENTRIES } from "./memtable.js";
+import { INDEX_BUILD_STEP, INDEX_MIN_ENTRIES } from "./memtable.js";
 
 interface Point {
   key: number;
@@ -87,28 +87,36 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
     );
   });
 
-  it("is not made by adds below INDEX_BUILD_ENTRIES, and is made by the add that reaches it", () => {
+  it("is not made by adds; a first get starts it, and gets and adds fill it step by step", () => {
     const mem = new MemTable();
+    const state = mem as unknown as { index: unknown; building: boolean };
     const value = new Uint8Array([7]);
     const key = (i: number) => new Uint8Array([i >>> 16, (i >>> 8) & 0xff, i & 0xff]);
-    for (let i = 0; i < INDEX_BUILD_ENTRIES - 1; i++)
-      mem.add(i + 1, ValueKind.Value, key(i), value);
+    const n = 5000;
+    for (let i = 0; i < n; i++) mem.add(i + 1, ValueKind.Value, key(i), value);
+    expect(state.index).toBeUndefined();
     // The memory figure counts the table the build will make; the arena alone is below it.
-    const usage = mem.approximateMemoryUsage();
     const unindexed = new MemTable({ hashIndex: false });
-    for (let i = 0; i < INDEX_BUILD_ENTRIES - 1; i++)
-      unindexed.add(i + 1, ValueKind.Value, key(i), value);
-    expect(usage).toBeGreaterThan(unindexed.approximateMemoryUsage());
-    expect((mem as unknown as { index: unknown }).index).toBeUndefined();
-    mem.add(INDEX_BUILD_ENTRIES, ValueKind.Value, key(INDEX_BUILD_ENTRIES - 1), value);
-    expect((mem as unknown as { index: unknown }).index).toBeDefined();
-    // Kept by the adds after (a new key and a newer version of an old one).
-    mem.add(INDEX_BUILD_ENTRIES + 1, ValueKind.Value, key(INDEX_BUILD_ENTRIES), value);
-    mem.add(INDEX_BUILD_ENTRIES + 2, ValueKind.Deletion, key(5));
+    for (let i = 0; i < n; i++) unindexed.add(i + 1, ValueKind.Value, key(i), value);
+    expect(mem.approximateMemoryUsage()).toBeGreaterThan(unindexed.approximateMemoryUsage());
+    // The first get starts the build; every answer during it comes from the tree.
+    let calls = 0;
+    for (let i = 0; state.index === undefined || state.building; i++) {
+      calls++;
+      if (i % 3 === 0) {
+        // An add during the build: a newer version of a key the walk has not reached.
+        mem.add(n + 1 + i, ValueKind.Deletion, key(n - 1 - i));
+        expect(mem.get(key(n - 1 - i)).state).toBe(LookupState.Deleted);
+      } else {
+        expect(mem.get(key(i)).value).toEqual(value);
+      }
+    }
+    // No call built it all: it took about one call per INDEX_BUILD_STEP entries.
+    expect(calls).toBeGreaterThan(n / INDEX_BUILD_STEP / 2);
+    expect(calls).toBeLessThanOrEqual(Math.ceil((n + calls) / INDEX_BUILD_STEP) + 1);
     mem.checkInvariants();
-    expect(mem.get(key(5)).state).toBe(LookupState.Deleted);
-    expect(mem.get(key(5), INDEX_BUILD_ENTRIES).value).toEqual(value);
-    expect(mem.get(key(INDEX_BUILD_ENTRIES)).value).toEqual(value);
-    expect(INDEX_MIN_ENTRIES).toBeLessThan(INDEX_BUILD_ENTRIES);
+    expect(mem.get(key(n - 1)).state).toBe(LookupState.Deleted);
+    expect(mem.get(key(1)).value).toEqual(value);
+    expect(INDEX_MIN_ENTRIES).toBeLessThan(n);
   });
 });

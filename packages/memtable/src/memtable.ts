@@ -64,10 +64,10 @@ export interface MemTableOptions {
    * `approximateMemoryUsage`) and a little time per insert. Only with the bytewise
    * comparator (ignored otherwise). Made, sized for the entries so far, by the first `get`
    * (or `exportShared`) once the memtable holds 64 point entries (a smaller one is searched
-   * as fast), or by the add of the 65,536th point entry if no get came before (so a first
-   * get never waits for a larger build); from then on each add updates it. A memtable
-   * that is only written never pays for it. `fromShared` keeps what the exported memtable
-   * had. Default: true.
+   * as fast), and filled from the tree 16 entries per get or add (gets search the tree
+   * until it is complete), so no call waits for the whole build; from then on each add
+   * updates it. A memtable that is only written never pays for it. `fromShared` keeps what
+   * the exported memtable had. Default: true.
    */
   hashIndex?: boolean;
   /**
@@ -97,16 +97,10 @@ function releasedError(): ShaleError {
 /** Point entries from which a get builds the hash index (see MemTable.index). */
 export const INDEX_MIN_ENTRIES = 64;
 /**
- * Point entries at which an add builds the hash index if no get did (see MemTable.index):
- * bounds the build a first get may wait for (about a millisecond).
+ * Entries of the tree the hash index's build takes in per get or add while it runs (see
+ * MemTable.index): no call waits for the whole build.
  */
-export const INDEX_BUILD_ENTRIES = 65536;
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+export const INDEX_BUILD_STEP = 16;
 
 /** The value of a deletion added without one. */
 const NO_VALUE = new Uint8Array(0);
@@ -118,13 +112,18 @@ export class MemTable {
   /** The range tombstones' tree, made by the first tombstone (most memtables have none). */
   private tombstoneList: BTree | undefined = undefined;
   /**
-   * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Built from the
-   * tree, presized, by the first get once the memtable holds INDEX_MIN_ENTRIES point entries
-   * (a smaller one is a leaf or two, searched as fast), or by the add that makes
-   * INDEX_BUILD_ENTRIES (`indexLater` until then: adds pay nothing for it); kept by `add`
-   * from then on.
+   * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Made, sized for
+   * the entries so far, by the first get once the memtable holds INDEX_MIN_ENTRIES point
+   * entries (a smaller one is a leaf or two, searched as fast; `indexLater` until then:
+   * adds pay nothing for it). It is then filled from the tree INDEX_BUILD_STEP entries per
+   * get or add (`building`; gets search the tree meanwhile), while adds insert their own
+   * entries: it keeps for each user key the entry that sorts first, whichever came first.
    */
   private index: HashIndex | undefined = undefined;
+  /** True while the index is being filled from the tree, at `buildLeaf`/`buildSlot`. */
+  private building = false;
+  private buildLeaf = NONE;
+  private buildSlot = 0;
   private indexLater = false;
   /** MemTableOptions.bloom. */
   readonly bloom: MemTableBloom | undefined = undefined;
@@ -270,8 +269,10 @@ export class MemTable {
     if (!isTombstone) {
       this.bloom?.add(userKey);
       const index = this.index;
-      if (index !== undefined) index.insert(hashKey(userKey, 0, userKey.length), address);
-      else if (this.indexLater && this.entries + 1 >= INDEX_BUILD_ENTRIES) this.buildIndex();
+      if (index !== undefined) {
+        index.insert(hashKey(userKey, 0, userKey.length), address);
+        if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
+      }
     }
     if (isTombstone) {
       this.tombstoneAddresses.push(address);
@@ -286,27 +287,50 @@ export class MemTable {
     else if (seq > this.maxSeq) this.maxSeq = seq;
   }
 
-  /**
-   * Makes the hash index of the entries so far, its table sized for them: the first entry
-   * of each user key in the tree's order is its newest, so each goes in without a probe
-   * that reads entries.
-   */
-  private buildIndex(): void {
-    const points = this.points;
-    const index = new HashIndex(points, undefined, this.entries);
-    let previous: Uint8Array | undefined;
-    for (let leaf = points.firstLeaf; leaf !== NONE; leaf = points.nextLeaf(leaf)) {
-      const n = points.count(leaf);
-      for (let slot = 0; slot < n; slot++) {
-        const address = points.entryAt(leaf, slot);
-        const userKey = points.userKeyOf(address);
-        if (previous !== undefined && bytesEqual(previous, userKey)) continue;
-        index.insertNew(hashKey(userKey, 0, userKey.length), address);
-        previous = userKey;
-      }
-    }
-    this.index = index;
+  /** Starts the hash index (see MemTable.index): a table sized for the entries so far. */
+  private startIndex(): void {
+    this.index = new HashIndex(this.points, undefined, this.entries);
     this.indexLater = false;
+    this.building = true;
+    this.buildLeaf = this.points.firstLeaf;
+    this.buildSlot = 0;
+  }
+
+  /**
+   * Takes up to `n` more entries of the tree into the index, in key order from where the
+   * last step stopped. Entries only move right (an insert shifts a leaf's later slots, a
+   * split moves a leaf's upper half to a new leaf after it), so the walk sees each entry
+   * that was there when it started at least once; one it sees twice, or one an add indexed
+   * already, changes nothing (the index keeps the entry that sorts first).
+   * Changes the tree's search target.
+   */
+  private buildIndexStep(n: number): void {
+    const points = this.points;
+    const index = this.index!;
+    const arena = this.arena;
+    let leaf = this.buildLeaf;
+    let slot = this.buildSlot;
+    while (n > 0 && leaf !== NONE) {
+      if (slot >= points.count(leaf)) {
+        leaf = points.nextLeaf(leaf);
+        slot = 0;
+        continue;
+      }
+      const address = points.entryAt(leaf, slot++);
+      const chunk = arena.entryChunks[address >>> arena.shift]!;
+      const ikeyLength = readVarint32(chunk, address & arena.mask);
+      index.insert(hashKey(chunk, varintEnd, ikeyLength - TRAILER_SIZE), address);
+      n--;
+    }
+    this.buildLeaf = leaf;
+    this.buildSlot = slot;
+    if (leaf === NONE) this.building = false;
+  }
+
+  /** Makes the index complete now, if due (exports, checks). */
+  private finishIndex(): void {
+    if (this.index === undefined && this.indexDue) this.startIndex();
+    if (this.building) this.buildIndexStep(Number.POSITIVE_INFINITY);
   }
 
   /** True when the hash index is due but not built yet (see MemTable.index). */
@@ -370,8 +394,11 @@ export class MemTable {
     if (this.entries === 0) return result;
     const bloom = this.bloom;
     if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
-    if (this.index === undefined && this.indexDue) this.buildIndex();
-    lookupPoints(this.points, this.index, userKey, snapshotSeq, result);
+    if (this.index === undefined) {
+      if (this.indexDue) this.startIndex();
+    }
+    if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
+    lookupPoints(this.points, this.building ? undefined : this.index, userKey, snapshotSeq, result);
     return result;
   }
 
@@ -513,7 +540,7 @@ export class MemTable {
     const withIndex = options?.index ?? true;
     if (typeof withIndex !== "boolean")
       throw new TypeError("exportShared option index must be a boolean");
-    if (withIndex && this.index === undefined && this.indexDue) this.buildIndex();
+    if (withIndex) this.finishIndex();
     // Before the arena's chunks are listed: a memtable without tombstones makes its empty
     // tombstone tree here (the format has one).
     const tombstoneRoots = this.tombstoneTree().roots;
@@ -553,6 +580,7 @@ export class MemTable {
         this.tombstones.length,
       "memtable tombstone tree holds the wrong number of entries",
     );
+    this.finishIndex();
     if (this.index !== undefined) checkIndex(this.points, this.index);
   }
 }
