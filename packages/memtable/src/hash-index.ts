@@ -207,18 +207,6 @@ export class HashIndex {
     if (q + 1 === BATCH) this.flush();
   }
 
-  /**
-   * Indexes the entry at `address`, whose user key hashes to `hash`, at once, reading no
-   * entry: for a bulk build from the tree (MemTable's), into a table made large enough
-   * (the constructor's `keys`). REQUIRES: the index holds no entry of that user key and
-   * nothing is queued.
-   */
-  insertNew(hash: number, address: number): void {
-    if (this.count + 1 > this.limit) this.grow();
-    this.count++;
-    this.place(hash, address + 1);
-  }
-
   /** Applies the queued inserts. Changes the tree's search target. */
   flush(): void {
     const n = this.queued;
