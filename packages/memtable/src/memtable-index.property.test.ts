@@ -9,7 +9,7 @@ import { LookupResult, LookupState, MAX_SEQ, ValueKind } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemTable } from "./index.js";
-import { INDEX_BUILD_STEP, INDEX_MIN_ENTRIES } from "./memtable.js";
+import { INDEX_BUILD_ENTRIES, INDEX_BUILD_STEP, INDEX_MIN_ENTRIES } from "./memtable.js";
 
 interface Point {
   key: number;
@@ -118,5 +118,27 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
     expect(mem.get(key(n - 1)).state).toBe(LookupState.Deleted);
     expect(mem.get(key(1)).value).toEqual(value);
     expect(INDEX_MIN_ENTRIES).toBeLessThan(n);
+  });
+
+  it("is made by the add that makes INDEX_BUILD_ENTRIES if no get came, and filled by adds", () => {
+    const mem = new MemTable();
+    const state = mem as unknown as { index: unknown; building: boolean };
+    const value = new Uint8Array([7]);
+    const key = (i: number) => new Uint8Array([i >>> 16, (i >>> 8) & 0xff, i & 0xff]);
+    for (let i = 0; i < INDEX_BUILD_ENTRIES - 1; i++)
+      mem.add(i + 1, ValueKind.Value, key(i), value);
+    expect(state.index).toBeUndefined();
+    mem.add(INDEX_BUILD_ENTRIES, ValueKind.Value, key(INDEX_BUILD_ENTRIES - 1), value);
+    expect([state.index !== undefined, state.building]).toEqual([true, true]);
+    let adds = 0;
+    for (let i = INDEX_BUILD_ENTRIES; state.building; i++, adds++) {
+      // Newer versions of keys the walk may not have reached yet.
+      mem.add(i + 1, ValueKind.Deletion, key(i - INDEX_BUILD_ENTRIES));
+    }
+    expect(adds).toBeGreaterThan(INDEX_BUILD_ENTRIES / INDEX_BUILD_STEP / 2);
+    mem.checkInvariants();
+    expect(mem.get(key(0)).state).toBe(LookupState.Deleted);
+    expect(mem.get(key(adds - 1)).state).toBe(LookupState.Deleted);
+    expect(mem.get(key(adds)).value).toEqual(value);
   });
 });

@@ -64,9 +64,10 @@ export interface MemTableOptions {
    * `approximateMemoryUsage`) and a little time per insert. Only with the bytewise
    * comparator (ignored otherwise). Made, sized for the entries so far, by the first `get`
    * (or `exportShared`) once the memtable holds 64 point entries (a smaller one is searched
-   * as fast), and filled from the tree 16 entries per get or add (gets search the tree
-   * until it is complete), so no call waits for the whole build; from then on each add
-   * updates it. A memtable that is only written never pays for it. `fromShared` keeps what
+   * as fast), or by the add of the 65,536th point entry if no get came first, and filled
+   * from the tree 16 entries per get or add (gets search the tree until it is complete),
+   * so no call waits for the whole build; from then on each add updates it. A memtable
+   * only written never pays for it below 65,536 entries. `fromShared` keeps what
    * the exported memtable had. Default: true.
    */
   hashIndex?: boolean;
@@ -101,6 +102,12 @@ export const INDEX_MIN_ENTRIES = 64;
  * MemTable.index): no call waits for the whole build.
  */
 export const INDEX_BUILD_STEP = 16;
+/**
+ * Point entries at which an add makes the hash index if no get did (see MemTable.index): a
+ * large memtable keeps it insert by insert from there, each entry indexed while it is in
+ * cache, not read again later from wherever the tree's order scatters it.
+ */
+export const INDEX_BUILD_ENTRIES = 65536;
 
 /** The value of a deletion added without one. */
 const NO_VALUE = new Uint8Array(0);
@@ -114,8 +121,8 @@ export class MemTable {
   /**
    * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Made, sized for
    * the entries so far, by the first get once the memtable holds INDEX_MIN_ENTRIES point
-   * entries (a smaller one is a leaf or two, searched as fast; `indexLater` until then:
-   * adds pay nothing for it). It is then filled from the tree INDEX_BUILD_STEP entries per
+   * entries (a smaller one is a leaf or two, searched as fast), or by the add that makes
+   * INDEX_BUILD_ENTRIES (`indexLater` until then: adds pay nothing for it). It is then filled from the tree INDEX_BUILD_STEP entries per
    * get or add (`building`; gets search the tree meanwhile), while adds insert their own
    * entries: it keeps for each user key the entry that sorts first, whichever came first.
    */
@@ -272,7 +279,7 @@ export class MemTable {
       if (index !== undefined) {
         index.insert(hashKey(userKey, 0, userKey.length), address);
         if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
-      }
+      } else if (this.indexLater && this.entries + 1 >= INDEX_BUILD_ENTRIES) this.startIndex();
     }
     if (isTombstone) {
       this.tombstoneAddresses.push(address);
