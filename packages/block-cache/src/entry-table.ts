@@ -81,6 +81,8 @@ const INITIAL_LENGTH = 16;
 /** What the table knows of a handle (entry.ts's EntryHandle): the slot it points at. */
 export interface SlotHandle {
   slot: number;
+  /** The entry was freed: point nowhere (entry.ts). */
+  detach(): void;
 }
 
 export class EntryTable<V> {

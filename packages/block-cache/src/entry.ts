@@ -2,10 +2,14 @@
  * Handles: the objects a pinning lookup, a pinned insert or `insertReferenced` returns.
  *
  * An entry itself is a slot of its shard's typed arrays (entry-table.ts), not an object; a
- * handle object is made the first time an entry needs one and then returned for every pin of
- * that entry (so a lookup hit allocates nothing after the first). When the entry is freed the
- * shard sets the handle's `slot` to -1 and forgets it, so a stale handle never aliases the
- * entry that reuses the slot. An entry's states (`state` flags and pins, entry-table.ts):
+ * handle object is given the first time an entry needs one and then returned for every pin
+ * of that entry. When the entry is freed the shard sets the handle's `slot` to -1, drops its
+ * value, and keeps it (up to MAX_SPARE_HANDLES per shard, shard.ts) for the next entry's
+ * first pin, so that a pinned hit allocates nothing, the first included, once entries come
+ * and go (RocksDB's handle is its entry, likewise reused). A handle is the caller's only
+ * until released: a second release of it throws (InvalidArgument) while it is spare, and is
+ * undefined behaviour once another entry took it (it drops that entry's pin), as in
+ * RocksDB. An entry's states (`state` flags and pins, entry-table.ts):
  *
  *   IN_CACHE  pins  where it is
  *   --------  ----  ---------------------------------------------------------------
@@ -35,7 +39,8 @@ export type CachePriority = "high" | "low";
  * evicted or freed, so `value` (the inserted object itself, not a copy) stays valid even if
  * the key is erased or replaced meanwhile. Release each handle exactly once with
  * `LRUCache.release`; after that the value may be freed (and passed to `onEvict`) at any time,
- * so do not use the handle or its value afterwards.
+ * and the handle object given to another entry, so do not use the handle or its value
+ * afterwards.
  */
 export interface CacheHandle<V> {
   /** The cached value, as inserted (the cache never copies it). */
@@ -50,14 +55,19 @@ export interface CacheHandle<V> {
 
 /** @internal A handle: the entry's key, value and charge, and where its slot is. */
 export class EntryHandle<V> implements CacheHandle<V> {
-  readonly value: V;
-  readonly charge: number;
-  readonly id: number;
-  readonly offset: number;
+  value: V;
+  charge: number;
+  id: number;
+  offset: number;
   /** The owning shard. */
   readonly shard: EntryShard;
   /** The entry's slot in its shard, or -1 once the entry was freed. */
   slot: number;
+  /**
+   * Given out as a reference (LRUCache.insertReferenced), which may be held past the
+   * entry's life: never reused for another entry.
+   */
+  referenced = false;
 
   constructor(
     shard: EntryShard,
@@ -73,5 +83,20 @@ export class EntryHandle<V> implements CacheHandle<V> {
     this.offset = offset;
     this.shard = shard;
     this.slot = slot;
+  }
+
+  /** Points this (spare) handle at the entry in `slot` of its shard. */
+  reset(slot: number, value: V, id: number, offset: number, charge: number): void {
+    this.value = value;
+    this.charge = charge;
+    this.id = id;
+    this.offset = offset;
+    this.slot = slot;
+  }
+
+  /** The entry was freed: the handle points nowhere and keeps no value alive. */
+  detach(): void {
+    this.slot = -1;
+    this.value = undefined as V;
   }
 }

@@ -4,7 +4,8 @@
  * LRU order with its high-pool boundary (a lookup marks its entry referenced and leaves it in
  * the list; eviction takes a pinned entry off the list and gives a referenced one a second
  * chance), onEvict calls — plus the invariants stated in the
- * spec checked directly (strict limit, pinned entries never evicted, double release throws).
+ * spec checked directly (strict limit, pinned entries never evicted, double release throws
+ * until the handle is reused, a held handle always shows its own entry).
  */
 import { ShaleError } from "@shale/base";
 import fc from "fast-check";
@@ -332,8 +333,14 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
         break;
       }
       case "releaseAgain": {
-        // Only a handle whose entry has no pin left is detectable (see LRUCache.release).
-        const candidates = released.filter((h) => h.model.refs === 0);
+        // Only a handle whose entry has no pin left is detectable (see LRUCache.release), and
+        // only until another entry took it (its value is then the other entry's; a spare
+        // handle has none: entry.ts).
+        const candidates = released.filter(
+          (h) =>
+            h.model.refs === 0 &&
+            (h.handle.value === h.model.value || h.handle.value === undefined),
+        );
         if (candidates.length === 0) break;
         const h = candidates[op.i % candidates.length]!;
         expect(() => cache.release(h.handle)).toThrow(ShaleError);
@@ -368,6 +375,13 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
     for (const h of held) {
       const e = h.handle as EntryHandle<number>;
       expect(e.slot).toBeGreaterThan(0); // pinned: never freed
+      // Handles are reused (entry.ts), but never while pinned: each shows its own entry.
+      expect([e.value, e.id, e.offset, e.charge]).toEqual([
+        h.model.value,
+        h.model.id,
+        h.model.offset,
+        h.model.charge,
+      ]);
       if (!h.removedByUser)
         expect(e.shard.inCache(e.slot)).toBe(true); // nor evicted
       else if (!e.shard.inCache(e.slot)) erasedPinned.add(e);

@@ -376,7 +376,7 @@ describe("high-priority pool", () => {
 });
 
 describe("slots and handles", () => {
-  it("a stale handle or reference never reaches the entry that reuses its slot", () => {
+  it("a stale reference never reaches the entry that reuses its slot", () => {
     const cache = single(10);
     const a = cache.insert(1, 0, "a", 10);
     cache.release(a);
@@ -384,17 +384,39 @@ describe("slots and handles", () => {
     cache.insertUnpinned(2, 0, "b", 10); // evicts (1, 0) only: its slot is free
     expect(cache.touch(ref)).toBe("r");
     cache.erase(1, 4096); // the reference's entry leaves; its slot is free too
-    const b = cache.lookup(2, 0)!;
     cache.insertUnpinned(3, 0, "c", 0); // reuses a freed slot
     cache.insertUnpinned(3, 4096, "d", 0);
-    expect(() => cache.release(a)).toThrow(invalid);
+    // The reference is never given to another entry: every new first pin gets another.
+    for (const [id, offset] of [
+      [2, 0],
+      [3, 0],
+      [3, 4096],
+    ] as const) {
+      expect(cache.lookup(id, offset)).not.toBe(ref);
+    }
     expect(cache.touch(ref)).toBeUndefined();
-    expect(cache.pinnedUsage).toBe(10); // b's pin is untouched
-    expect(a.value).toBe("a"); // a handle keeps what it was given
+    expect(() => cache.release(ref)).toThrow(invalid);
+    cache["shards"][0]!.verify();
+  });
+
+  it("gives a freed entry's handle to the next first pin; a second release throws until then", () => {
+    const cache = single(10);
+    const a = cache.insert(1, 0, "a", 10);
+    cache.release(a);
+    cache.insertUnpinned(2, 0, "b", 10); // evicts (1, 0): `a` is spare, its value dropped
+    expect(a.value).toBeUndefined();
+    expect(() => cache.release(a)).toThrow(invalid);
+    expect(cache.pinnedUsage).toBe(0);
+    const b = cache.lookup(2, 0)!;
+    expect(b).toBe(a); // reused: no allocation for the first pin of (2, 0)
+    expect([b.value, b.id, b.offset, b.charge]).toEqual(["b", 2, 0, 10]);
+    expect(cache.pinnedUsage).toBe(10);
+    // Another pin of the same entry is the same handle, as before.
+    expect(cache.lookup(2, 0)).toBe(b);
+    cache.release(b);
     cache.release(b);
     expect(cache.pinnedUsage).toBe(0);
-    expect(cache.get(3, 0)).toBe("c");
-    expect(cache.get(3, 4096)).toBe("d");
+    expect(cache.get(2, 0)).toBe("b");
     cache["shards"][0]!.verify();
   });
 

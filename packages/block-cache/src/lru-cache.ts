@@ -171,7 +171,8 @@ export class LRUCache<V> {
     const h = hashKey(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
     const e = shard.insert(h, id, offset, value, charge, highPri, false);
-    const ref = e === 0 ? undefined : shard.handleOf(e);
+    const ref = e === 0 ? undefined : (shard.handleOf(e) as EntryHandle<V>);
+    if (ref !== undefined) ref.referenced = true;
     if (this.freed !== null && this.freed.count !== 0) this.drain();
     return ref;
   }
@@ -236,7 +237,9 @@ export class LRUCache<V> {
    * capacity. Throws ShaleError (InvalidArgument) when the entry has no pin left (a second
    * release of a handle), TypeError for a handle of another cache.
    * Note: handles of one entry are the same object, so releasing one handle twice while
-   * another pin of the same entry is held is not detected (it drops that other pin).
+   * another pin of the same entry is held is not detected (it drops that other pin); and a
+   * freed entry's handle is given to a later entry's first pin (entry.ts), after which a
+   * second release of it drops that entry's pin, as in RocksDB: release each handle once.
    */
   release(handle: CacheHandle<V>): void {
     const r = handle as EntryHandle<V>;

@@ -60,6 +60,9 @@ import {
 } from "./entry-table.js";
 import type { FreedList } from "./freed-list.js";
 
+/** Handles of freed entries a shard keeps for reuse (see entry.ts). */
+export const MAX_SPARE_HANDLES = 256;
+
 export class LRUShard<V> {
   /** The cache this shard belongs to (handles of other caches are rejected). */
   readonly owner: object;
@@ -90,6 +93,11 @@ export class LRUShard<V> {
   lowPriHead: number;
   /** Entries freed during the current cache call, for `onEvict` (null when there is none). */
   private readonly freed: FreedList<V> | null;
+  /**
+   * Handles of freed entries, kept for the next entries' first pins (entry.ts): up to
+   * MAX_SPARE_HANDLES, their value dropped.
+   */
+  private readonly spareHandles: EntryHandle<V>[] = [];
 
   constructor(
     owner: object,
@@ -131,20 +139,27 @@ export class LRUShard<V> {
     return this.handleOf(e);
   }
 
-  /** The handle object of slot `e`, made on first use. */
+  /** The handle object of slot `e`, made (or taken from the spare ones) on first use. */
   handleOf(e: number): CacheHandle<V> {
     const table = this.table;
     if ((table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
       return table.handles![e] as EntryHandle<V>;
     }
-    const h = new EntryHandle<V>(
-      this,
-      e,
-      this.table.values[e] as V,
-      this.table.idOf(e),
-      this.table.offsetOf(e),
-      this.table.chargeOf(e),
-    );
+    const spare = this.spareHandles;
+    let h: EntryHandle<V>;
+    if (spare.length > 0) {
+      h = spare.pop()!;
+      h.reset(e, table.values[e] as V, table.idOf(e), table.offsetOf(e), table.chargeOf(e));
+    } else {
+      h = new EntryHandle<V>(
+        this,
+        e,
+        table.values[e] as V,
+        table.idOf(e),
+        table.offsetOf(e),
+        table.chargeOf(e),
+      );
+    }
     this.table.meta[e * STRIDE + STATE]! |= HAS_HANDLE;
     (table.handles ?? table.makeHandles())[e] = h;
     return h;
@@ -283,8 +298,10 @@ export class LRUShard<V> {
       this.freed.push(this.table.values[e] as V, this.table.idOf(e), this.table.offsetOf(e));
     if ((this.table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
       const handles = this.table.handles!;
-      handles[e]!.slot = -1;
+      const h = handles[e] as EntryHandle<V>;
+      h.detach();
       handles[e] = undefined;
+      if (!h.referenced && this.spareHandles.length < MAX_SPARE_HANDLES) this.spareHandles.push(h);
     }
     this.table.freeSlot(e);
   }

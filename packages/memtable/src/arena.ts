@@ -63,10 +63,15 @@
  * abandoned tails of retired chunks; the unused rest of the current chunks is not counted.
  *
  * Chunk reuse: with a `ChunkSource` (chunk-pool.ts) new chunks come from it, and `release()`
- * gives them all back when nothing reads the arena any more; a released arena has no chunks
- * (a read through it fails instead of seeing another memtable's bytes).
+ * gives them all back when nothing reads the arena any more; without one (ever), `release()`
+ * leaves its chunks as spare (spare-chunks.ts, weakly held; the first buffer in
+ * spare-first-chunks.ts; not big entries' own chunks) and a new chunk is a spare one of its
+ * size when the garbage collector left one — unless the arena was exported (another thread
+ * may hold its chunks). A released arena has no chunks (a read through it fails instead of
+ * seeing another memtable's bytes).
  */
 import { ShaleError } from "@shale/base";
+import { addSpareChunk, takeSpareChunk } from "./spare-chunks.js";
 import { keepSpareFirstChunk, takeSpareFirstChunk } from "./spare-first-chunks.js";
 
 /** Smallest accepted chunk size. */
@@ -136,7 +141,9 @@ export class Arena {
   private entryLimit = 0;
   private nextEntrySize: number;
   /** Words of each lane's current node chunk, and bytes of the next node chunk. */
-  private readonly laneLimit = new Int32Array(NODE_LANES);
+  // Per-lane state in plain arrays of NODE_LANES small integers: cheaper to make than typed
+  // arrays (a memtable made and dropped often notices).
+  private readonly laneLimit: number[] = [0, 0];
   private nextNodeSize: number;
   /**
    * The buffer whose first `firstEntrySize` bytes are kept for the first entry chunk: the
@@ -147,11 +154,13 @@ export class Arena {
   /** That buffer (first node chunk + first entry chunk), given back on release (see top). */
   private firstBuffer: ArrayBuffer | undefined = undefined;
   /** Per node lane: current chunk (-1: none yet) and word position in it. */
-  private readonly laneChunk = new Int32Array(NODE_LANES).fill(-1);
-  private readonly lanePos = new Int32Array(NODE_LANES);
+  private readonly laneChunk: number[] = [-1, -1];
+  private readonly lanePos: number[] = [0, 0];
   private used = 0;
   private source: ChunkSource | undefined = undefined;
   private releasedFlag = false;
+  /** Set by `exportShared`: the chunks may be read elsewhere, and are never spare. */
+  private exported = false;
 
   /**
    * `chunkSize`: the full chunk size (see MemTableOptions.arenaChunkSize). `firstChunkSize`:
@@ -242,17 +251,48 @@ export class Arena {
     const first = this.firstBuffer;
     this.firstBuffer = undefined;
     if (first !== undefined && this.nodeBuffers[0] === first) keepSpareFirstChunk(first);
-    this.entryBuffers.length = 0;
-    this.entryChunks.length = 0;
-    this.nodeBuffers.length = 0;
-    this.nodeChunks.length = 0;
+    // Without a source the other chunks become spare (see top). With one, they are left
+    // to the GC: the source's owner decides when views into its arenas end (chunk-pool.ts),
+    // and a growing chunk made before it came has no such wait.
+    if (!this.exported && source === undefined) {
+      this.spareAllBut(this.entryBuffers, first);
+      this.spareAllBut(this.nodeBuffers, first);
+    }
+    // Emptied in place (the trees hold these arrays); popping a few is cheaper than
+    // setting `length`.
+    while (this.entryBuffers.length > 0) this.entryBuffers.pop();
+    while (this.entryChunks.length > 0) this.entryChunks.pop();
+    while (this.nodeBuffers.length > 0) this.nodeBuffers.pop();
+    while (this.nodeChunks.length > 0) this.nodeChunks.pop();
+  }
+
+  /**
+   * Makes spare (spare-chunks.ts) every chunk of `buffers` of a size arenas ask for again
+   * (a power of two: the growing sizes; the full entry and node sizes), but `first`
+   * (spare-first-chunks.ts). A big entry's chunk, sized exactly, is left to the GC.
+   */
+  private spareAllBut(buffers: readonly ArrayBufferLike[], first: ArrayBuffer | undefined): void {
+    const full = this.chunkSize;
+    const fullNode = this.nodeChunkWords * 4;
+    for (let i = 0; i < buffers.length; i++) {
+      const b = buffers[i]!;
+      const n = b.byteLength;
+      if (b !== first && ((n & (n - 1)) === 0 || n === full || n === fullNode)) addSpareChunk(b);
+    }
   }
 
   /** A chunk: full-size ones shared (from the source, if any), growing ones plain (see top). */
   private newBuffer(size: number, node: boolean, full: boolean): ArrayBufferLike {
     if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
-    if (!full) return new ArrayBuffer(size);
     const source = this.source;
+    if (source === undefined) {
+      const spare = takeSpareChunk(size, full);
+      if (spare !== undefined) {
+        if (node) new Int32Array(spare).fill(0);
+        return spare;
+      }
+    }
+    if (!full) return new ArrayBuffer(size);
     return source !== undefined ? source.allocate(size, node) : new SharedArrayBuffer(size);
   }
 
@@ -275,6 +315,7 @@ export class Arena {
    * REQUIRES: nothing allocated from here on (the memtable is sealed).
    */
   exportShared(): SharedArenaData {
+    this.exported = true;
     const entryChunks: SharedArrayBuffer[] = [];
     for (let i = 0; i < this.entryBuffers.length; i++) {
       const b = this.entryBuffers[i]!;

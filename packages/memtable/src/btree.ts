@@ -51,8 +51,9 @@
  *
  * **Sequential inserts** (RocksDB's splice): the last insert's leaf, slot and path are
  * kept; a key that sorts right after (or before) the key inserted last goes next to it
- * without a descent. A random insert pays one comparison with that cached key and one of
- * slices.
+ * without a descent; a key past the tree's last key goes at the end of the last leaf, its
+ * path read down the right spine (ascending keys with a few out of order among them). Random
+ * inserts try these only now and then (see prepareInsert).
  *
  * Searches compare nodes against a *target* held in fields (`setTarget*`, key-target.ts,
  * which the tree extends for its comparisons only); the tree searches its nodes with the
@@ -89,6 +90,13 @@ const P_STRIDE = 4;
 const P_INDEX = 1;
 const P_LOW = 2;
 const P_HIGH = 3;
+/**
+ * Inserts in a row that the shortcuts (next to the last insert, past the last key) may miss
+ * before they are tried only on every SHORTCUT_RETRY-th insert (random keys then pay for
+ * them rarely; a hit makes them tried on every insert again).
+ */
+const SHORTCUT_PATIENCE = 4;
+const SHORTCUT_RETRY = 16;
 
 export class BTree extends KeyTarget {
   root: number;
@@ -115,6 +123,9 @@ export class BTree extends KeyTarget {
   /** Where prepareInsert found the target's place: a leaf and a slot in it. */
   private insertLeaf = NONE;
   private insertSlot = 0;
+  /** Inserts in a row the shortcuts missed, and inserts since they were last tried. */
+  private shortcutMisses = 0;
+  private shortcutSkipped = 0;
 
   /** A new, empty tree, or (roots given) a tree reopened from shared chunks. */
   constructor(arena: Arena, user: Comparator, roots?: TreeRoots) {
@@ -204,6 +215,24 @@ export class BTree extends KeyTarget {
   // ---- searches -------------------------------------------------------------------------
 
   /**
+   * True when no key of the tree has the target's user key because it sorts before the
+   * first key's or after the last key's (or the tree is empty): two comparisons with keys
+   * that stay in cache, which settle a lookup of a key outside the tree's range (a read of
+   * old keys while new ones are appended) before any hash or descent.
+   */
+  outsideUserKeys(): boolean {
+    const first = this.firstLeaf;
+    const fw = this.nodeChunks[first >>> this.nodeShift]!;
+    const fb = first & this.nodeMask;
+    if (fw[fb + W_COUNT] === 0) return true;
+    if (this.compareUserKeyOf(fw[fb + W_SLOTS + 1]!) > 0) return true;
+    const last = this.lastLeaf;
+    const lw = this.nodeChunks[last >>> this.nodeShift]!;
+    const lb = last & this.nodeMask;
+    return this.compareUserKeyOf(lw[lb + W_SLOTS + 2 * lw[lb + W_COUNT]! - 1]!) < 0;
+  }
+
+  /**
    * Positions `leaf`/`slot` at the first key >= target (`orEqual`: > target), or leaf NONE
    * when there is none.
    */
@@ -253,12 +282,25 @@ export class BTree extends KeyTarget {
    * Finds where the target goes and remembers the path for `insert`. Returns false when a
    * key equal to the target exists.
    *
-   * Sequential shortcut (RocksDB's splice): if the target sorts right after (or before) the
-   * key inserted last, it goes next to it in the same leaf, without a descent. Random
-   * inserts pay one comparison with that (cached) key and one slice comparison.
+   * Shortcuts, tried before a descent: the sequential one (RocksDB's splice): if the target
+   * sorts right after (or before) the key inserted last, it goes next to it in the same
+   * leaf; the append (Pebble's arenaskl "insert after the last"): a target past the tree's
+   * last key goes at the end of the last leaf, its path the right spine, read without a
+   * comparison. After SHORTCUT_PATIENCE misses in a row (random keys) they are tried only
+   * every SHORTCUT_RETRY-th insert until one hits again.
    */
   prepareInsert(): boolean {
-    if (this.pathValid && this.sequentialPlace()) return !this.found;
+    if (this.shortcutMisses < SHORTCUT_PATIENCE || ++this.shortcutSkipped % SHORTCUT_RETRY === 0) {
+      if (this.pathValid && this.sequentialPlace()) {
+        this.shortcutMisses = 0;
+        return !this.found;
+      }
+      if (this.appendPlace()) {
+        this.shortcutMisses = 0;
+        return true;
+      }
+      this.shortcutMisses++;
+    }
     const chunks = this.nodeChunks;
     const leafDepth = this.height - 1;
     const path = this.path;
@@ -291,6 +333,51 @@ export class BTree extends KeyTarget {
     this.insertLeaf = node;
     this.insertSlot = slotFor(this, words, b, left || right, true, false);
     return !this.found;
+  }
+
+  /**
+   * Tries the append shortcut: true (and the place and path set) when the target sorts
+   * after every key and shares the prefix (`skip` bytes) of each node on the right spine,
+   * so no node's slices change. The path's low fences are the spine's last separators; its
+   * high fences are infinite.
+   */
+  private appendPlace(): boolean {
+    const leaf = this.lastLeaf;
+    const chunks = this.nodeChunks;
+    const shift = this.nodeShift;
+    const mask = this.nodeMask;
+    const lw = chunks[leaf >>> shift]!;
+    const lb = leaf & mask;
+    const n = lw[lb + W_COUNT]!;
+    if (n === 0 || this.compareEntry(lw[lb + W_SLOTS + 2 * n - 1]!) >= 0) return false;
+    // The target shares the first `lcp` bytes of the last key, which shares every spine
+    // node's prefix (skips are 0 unless bytewise).
+    const lcp = this.bytewise ? this.lcp : 0;
+    if (lw[lb + W_SKIP]! > lcp) return false;
+    const leafDepth = this.height - 1;
+    const path = this.path;
+    while (path.length < P_STRIDE * this.height) path.push(0);
+    let node = this.root;
+    let low = NONE;
+    for (let d = 0; d < leafDepth; d++) {
+      const w = chunks[node >>> shift]!;
+      const b = node & mask;
+      if (w[b + W_SKIP]! > lcp) return false;
+      const i = w[b + W_COUNT]! - 1;
+      path[P_STRIDE * d] = node;
+      path[P_STRIDE * d + P_INDEX] = i;
+      path[P_STRIDE * d + P_LOW] = low;
+      path[P_STRIDE * d + P_HIGH] = NONE;
+      if (i > 0) low = w[b + W_SLOTS + 3 * i - 1]!;
+      node = w[b + W_SLOTS + 3 * i]!;
+    }
+    path[P_STRIDE * leafDepth + P_LOW] = low;
+    path[P_STRIDE * leafDepth + P_HIGH] = NONE;
+    this.pathValid = true;
+    this.insertLeaf = leaf;
+    this.insertSlot = n;
+    this.found = false;
+    return true;
   }
 
   /**

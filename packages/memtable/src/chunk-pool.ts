@@ -36,9 +36,9 @@
  * Only chunks of the two regular sizes are kept (entry chunks of `chunkSize` bytes, node
  * chunks of max(chunkSize, 64 KiB)); an entry's own big chunk is left to the GC.
  *
- * Spare chunks (process-wide, weak): chunks promoted beyond maxBytes, and every free chunk of
- * a pool `retire()`d by its closing database, are kept only through WeakRefs, shared by all
- * pools: `allocate` takes one the GC has not collected yet before making a new one, and the
+ * Spare chunks (process-wide, weak; spare-chunks.ts): chunks promoted beyond maxBytes, and
+ * every free chunk of a pool `retire()`d by its closing database, are kept only through
+ * WeakRefs, shared by all pools and by arenas without one: `allocate` takes one the GC has not collected yet before making a new one, and the
  * GC frees the others as usual (nothing is held once no pool needs it). A database opened
  * after another closed (db-bench's fresh database per fill, tests) so reuses its chunks
  * instead of adding a memtable's worth of garbage that the next full collection would free.
@@ -58,39 +58,7 @@ import {
   MIN_NODE_CHUNK_SIZE,
 } from "./arena.js";
 import { POISON_BYTE } from "./poison.js";
-
-/** Spare chunks of every pool, weakly held (see the header); pruned of collected ones. */
-const spare: WeakRef<SharedArrayBuffer>[] = [];
-/** Spare entries beyond which collected ones are pruned when another is added. */
-const SPARE_PRUNE = 1024;
-
-function addSpare(buffer: SharedArrayBuffer): void {
-  if (spare.length >= SPARE_PRUNE) {
-    let n = 0;
-    for (let i = 0; i < spare.length; i++) {
-      const r = spare[i]!;
-      if (r.deref() !== undefined) spare[n++] = r;
-    }
-    spare.length = n;
-  }
-  spare.push(new WeakRef(buffer));
-}
-
-/** A spare chunk of `size` bytes the GC has not collected, or undefined. */
-function takeSpare(size: number): SharedArrayBuffer | undefined {
-  for (let i = spare.length - 1; i >= 0; i--) {
-    const b = spare[i]!.deref();
-    if (b === undefined) {
-      spare[i] = spare[spare.length - 1]!;
-      spare.pop();
-    } else if (b.byteLength === size) {
-      spare[i] = spare[spare.length - 1]!;
-      spare.pop();
-      return b;
-    }
-  }
-  return undefined;
-}
+import { addSpareChunk, takeSpareChunk } from "./spare-chunks.js";
 
 export interface ChunkPoolOptions {
   /** The arena chunk size of the memtables using this pool. Default: 1 MiB (1048576). */
@@ -169,7 +137,7 @@ export class ChunkPool implements ChunkSource {
         this.freeBytesNow -= size;
         this.reusedCount++;
       } else {
-        buffer = takeSpare(size);
+        buffer = takeSpareChunk(size, true) as SharedArrayBuffer | undefined;
         if (buffer !== undefined) this.sparedCount++;
       }
       if (buffer !== undefined) {
@@ -192,8 +160,7 @@ export class ChunkPool implements ChunkSource {
       if (n !== this.chunkSize && n !== this.nodeChunkSize) continue;
       if (this.retired) {
         // The database closed: every view it handed out has ended.
-        if (invariants) new Uint8Array(b).fill(POISON_BYTE);
-        addSpare(b);
+        addSpareChunk(b);
         continue;
       }
       this.pending.push(b);
@@ -221,7 +188,7 @@ export class ChunkPool implements ChunkSource {
       if (invariants) new Uint8Array(b).fill(POISON_BYTE);
       if (this.retired || this.freeBytesNow + n > this.maxBytes) {
         this.droppedCount++;
-        addSpare(b);
+        addSpareChunk(b);
         continue;
       }
       (n === this.chunkSize ? this.freeEntries : this.freeNodes).push(b);
@@ -238,7 +205,7 @@ export class ChunkPool implements ChunkSource {
     this.retired = true;
     this.promote();
     for (const list of [this.freeEntries, this.freeNodes]) {
-      for (let i = 0; i < list.length; i++) addSpare(list[i]!);
+      for (let i = 0; i < list.length; i++) addSpareChunk(list[i]!);
       list.length = 0;
     }
     this.freeBytesNow = 0;

@@ -1,7 +1,7 @@
 import { Random } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import type { BTree } from "./btree.js";
-import { BATCH, HashIndex, hashKey, INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
+import { BATCH, HashIndex, hashKey, INITIAL_SLOTS, MAX_LOAD, slotsFor } from "./hash-index.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -149,5 +149,35 @@ describe("HashIndex", () => {
     expect(lookup(reopened, tree, "k5", 5 * 7919)).toBe(5);
     expect(lookup(reopened, tree, `k${limit}`, limit * 7919)).toBe(limit);
     expect(lookup(reopened, tree, "k5", 6 * 7919)).toBe(-1);
+  });
+});
+
+describe("HashIndex presized", () => {
+  it("holds the keys it was sized for without doubling; then doubles as usual", () => {
+    for (const keys of [0, 1, 89, 90, 1000, 5000]) {
+      const tree = new FakeTree();
+      const index = new HashIndex(tree as unknown as BTree, undefined, keys);
+      expect(index.bytes).toBe(8 * slotsFor(keys));
+      const before = index.bytes;
+      for (let i = 0; i < keys; i++) {
+        const key = `k${i}`;
+        index.insert(hashKey(text(key), 0, key.length), tree.add(key, i));
+      }
+      index.flush();
+      expect([index.size, index.bytes]).toEqual([keys, before]);
+      for (let i = 0; i < keys; i += 97) {
+        const key = `k${i}`;
+        expect(lookup(index, tree, key, hashKey(text(key), 0, key.length))).toBe(i);
+      }
+      // One key more than the table holds at MAX_LOAD doubles it.
+      const room = Math.floor(slotsFor(keys) * MAX_LOAD) - keys;
+      for (let i = 0; i <= room; i++) {
+        const key = `extra${i}`;
+        index.insert(hashKey(text(key), 0, key.length), tree.add(key, keys + i));
+      }
+      index.flush();
+      expect(index.bytes).toBe(2 * before);
+    }
+    expect(slotsFor(0)).toBe(INITIAL_SLOTS);
   });
 });

@@ -64,6 +64,13 @@ export function hashKey(key: Uint8Array, off: number, len: number): number {
 export const INITIAL_SLOTS = 128;
 /** The table doubles when more than this share of its slots would be used. */
 export const MAX_LOAD = 0.7;
+
+/** Slots of a table that holds `keys` keys: INITIAL_SLOTS, doubled while over MAX_LOAD. */
+export function slotsFor(keys: number): number {
+  let slots = INITIAL_SLOTS;
+  while (keys > Math.floor(slots * MAX_LOAD)) slots *= 2;
+  return slots;
+}
 /** Inserts queued before they are applied together (see `insert`). */
 export const BATCH = 32;
 /** Slots of the old table moved by each `flush` while the table is doubling. */
@@ -111,12 +118,13 @@ export class HashIndex {
   sink = 0;
 
   /**
-   * An empty index over `tree`'s entries, or one reopened from exported data (read-only
-   * use). The index sets the tree's search target when it applies queued inserts.
+   * An empty index over `tree`'s entries with room for `keys` keys before its table
+   * doubles (Default: 0, the smallest table), or one reopened from exported data
+   * (read-only use). The index sets the tree's search target when it applies queued inserts.
    */
-  constructor(tree: BTree, data?: SharedIndexData) {
+  constructor(tree: BTree, data?: SharedIndexData, keys = 0) {
     this.tree = tree;
-    this.table = data === undefined ? newTable(INITIAL_SLOTS) : new Int32Array(data.table);
+    this.table = data === undefined ? newTable(slotsFor(keys)) : new Int32Array(data.table);
     const slots = this.table.length >>> 1;
     this.mask = slots - 1;
     this.count = data === undefined ? 0 : data.count;
@@ -145,10 +153,8 @@ export class HashIndex {
    * previous table, kept while a doubling moves its keys, is not counted.
    */
   get bytes(): number {
-    let slots = this.mask + 1;
-    const keys = this.count + this.queued;
-    while (keys > Math.floor(slots * MAX_LOAD)) slots *= 2;
-    return 8 * slots;
+    const slots = slotsFor(this.count + this.queued);
+    return 8 * Math.max(slots, this.mask + 1);
   }
 
   /** User keys indexed (applied inserts only). */

@@ -120,6 +120,19 @@ export class KeyTarget {
     return chunk.subarray(varintEnd, varintEnd + ikeyLength - TRAILER_SIZE);
   }
 
+  /** Sign of (the user key of the entry at `address`) - (the target's), by the user comparator. */
+  compareUserKeyOf(address: number): number {
+    const chunk = this.entryChunks[address >>> this.shift]!;
+    let pos = address & this.mask;
+    let ikeyLength = chunk[pos]!;
+    if (ikeyLength < 0x80) pos++;
+    else {
+      ikeyLength = readVarint32(chunk, pos);
+      pos = varintEnd;
+    }
+    return this.compareUserKeyAt(chunk, pos, ikeyLength - TRAILER_SIZE);
+  }
+
   /** True when the user key of the entry at `address` is the target's (bytewise). */
   userKeyEquals(address: number): boolean {
     const chunk = this.entryChunks[address >>> this.shift]!;

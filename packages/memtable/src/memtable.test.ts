@@ -12,8 +12,9 @@ import { expectShaleError, Random } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { FIRST_CHUNK_SIZE } from "./arena.js";
 import { INNER_WORDS, LEAF_WORDS } from "./btree-layout.js";
-import { INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
+import { slotsFor } from "./hash-index.js";
 import { MemTable } from "./index.js";
+import { INDEX_MIN_ENTRIES } from "./memtable.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -125,19 +126,18 @@ describe("MemTable", () => {
     const mem = new MemTable({ arenaChunkSize: 4096 });
     let last = mem.approximateMemoryUsage();
     const rnd = new Random(3);
-    const userKeys = new Set<string>();
-    /** The hash index's bytes for `n` user keys (it doubles past MAX_LOAD). */
-    const indexBytes = (n: number) => {
-      let slots = INITIAL_SLOTS;
-      while (n > Math.floor(slots * MAX_LOAD)) slots *= 2;
-      return 8 * slots;
-    };
+    let points = 0;
+    /**
+     * The hash index's bytes for `n` point entries: none below INDEX_MIN_ENTRIES; then,
+     * built or not (no get comes here), a table sized for them.
+     */
+    const indexBytes = (n: number) => (n < INDEX_MIN_ENTRIES ? 0 : 8 * slotsFor(n));
     for (let i = 0; i < 3000; i++) {
       const key = rnd.bytes(1 + rnd.uniform(20));
       const value = rnd.bytes(rnd.uniform(rnd.oneIn(50) ? 3000 : 100));
       const kind = rnd.oneIn(20) ? ValueKind.RangeDeletion : ValueKind.Value;
-      const keysBefore = userKeys.size;
-      if (kind !== ValueKind.RangeDeletion) userKeys.add(toHex(key));
+      const keysBefore = points;
+      if (kind !== ValueKind.RangeDeletion) points++;
       mem.add(i, kind, key, kind === ValueKind.RangeDeletion ? key : value);
       const now = mem.approximateMemoryUsage();
       const payload =
@@ -147,11 +147,14 @@ describe("MemTable", () => {
       // splits (the tree has at most 3 levels here) with the abandoned tail of a node
       // chunk, an entry chunk's tail (< 4096 B), the tombstone address, the index doubling.
       const nodes = 4 * (LEAF_WORDS + 4 * INNER_WORDS);
-      const index = indexBytes(userKeys.size) - indexBytes(keysBefore);
+      const index = indexBytes(points) - indexBytes(keysBefore);
       expect(now - last).toBeLessThan(payload + 17 + nodes + 4096 + 4 + index);
       last = now;
     }
-    expect(last).toBeGreaterThan(3000 * 8 + indexBytes(userKeys.size));
+    expect(last).toBeGreaterThan(3000 * 8 + indexBytes(points));
+    // A get builds the table that was counted: the figure does not move.
+    mem.get(new Uint8Array([1]));
+    expect(mem.approximateMemoryUsage()).toBe(last);
   });
 
   it("stores entries larger than a chunk whole", () => {

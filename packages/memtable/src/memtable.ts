@@ -40,7 +40,7 @@ import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
 import { NONE } from "./btree-layout.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
-import { HashIndex, hashKey } from "./hash-index.js";
+import { HashIndex, hashKey, slotsFor } from "./hash-index.js";
 import { lookupPoints } from "./lookup.js";
 import { MemTableBloom } from "./memtable-bloom.js";
 import { MemTableIterator } from "./memtable-iterator.js";
@@ -62,9 +62,13 @@ export interface MemTableOptions {
    * snapshot reads a table slot and the entry instead of descending the tree, about twice
    * as fast at a million keys, for 8-16 bytes per user key (counted by
    * `approximateMemoryUsage`) and a little time per insert. Only with the bytewise
-   * comparator (ignored otherwise). Made once the memtable holds 64 point entries (a
-   * smaller one is searched as fast). `fromShared` keeps what the exported memtable had.
-   * Default: true.
+   * comparator (ignored otherwise). Made, sized for the entries so far, by the first `get`
+   * (or `exportShared`) once the memtable holds 64 point entries (a smaller one is searched
+   * as fast), or by the add of the 65,536th point entry if no get came first, and filled
+   * from the tree 16 entries per get or add (gets search the tree until it is complete),
+   * so no call waits for the whole build; from then on each add updates it. A memtable
+   * only written never pays for it below 65,536 entries. `fromShared` keeps what
+   * the exported memtable had. Default: true.
    */
   hashIndex?: boolean;
   /**
@@ -91,14 +95,19 @@ function releasedError(): ShaleError {
   return ShaleError.closed("memtable was released: its chunks may hold other data now");
 }
 
-/** Point entries from which a memtable keeps its hash index (see MemTable.index). */
+/** Point entries from which a get builds the hash index (see MemTable.index). */
 export const INDEX_MIN_ENTRIES = 64;
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+/**
+ * Entries of the tree the hash index's build takes in per get or add while it runs (see
+ * MemTable.index): no call waits for the whole build.
+ */
+export const INDEX_BUILD_STEP = 16;
+/**
+ * Point entries at which an add makes the hash index if no get did (see MemTable.index): a
+ * large memtable keeps it insert by insert from there, each entry indexed while it is in
+ * cache, not read again later from wherever the tree's order scatters it.
+ */
+export const INDEX_BUILD_ENTRIES = 65536;
 
 /** The value of a deletion added without one. */
 const NO_VALUE = new Uint8Array(0);
@@ -107,13 +116,21 @@ export class MemTable {
   private readonly comparator: Comparator;
   private readonly arena: Arena;
   private readonly points: BTree;
-  private readonly tombstoneList: BTree;
+  /** The range tombstones' tree, made by the first tombstone (most memtables have none). */
+  private tombstoneList: BTree | undefined = undefined;
   /**
-   * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Built once the
-   * memtable holds INDEX_MIN_ENTRIES point entries (`indexLater` until then): a smaller one
-   * is a leaf or two, searched as fast, and is cheaper to make without a table.
+   * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Made, sized for
+   * the entries so far, by the first get once the memtable holds INDEX_MIN_ENTRIES point
+   * entries (a smaller one is a leaf or two, searched as fast), or by the add that makes
+   * INDEX_BUILD_ENTRIES (`indexLater` until then: adds pay nothing for it). It is then filled from the tree INDEX_BUILD_STEP entries per
+   * get or add (`building`; gets search the tree meanwhile), while adds insert their own
+   * entries: it keeps for each user key the entry that sorts first, whichever came first.
    */
   private index: HashIndex | undefined = undefined;
+  /** True while the index is being filled from the tree, at `buildLeaf`/`buildSlot`. */
+  private building = false;
+  private buildLeaf = NONE;
+  private buildSlot = 0;
   private indexLater = false;
   /** MemTableOptions.bloom. */
   readonly bloom: MemTableBloom | undefined = undefined;
@@ -153,7 +170,6 @@ export class MemTable {
       );
       if (pool !== undefined) this.arena.useSource(pool);
       this.points = new BTree(this.arena, comparator);
-      this.tombstoneList = new BTree(this.arena, comparator);
       const hashIndex = options.hashIndex ?? true;
       if (typeof hashIndex !== "boolean") throw new TypeError("hashIndex must be a boolean");
       this.indexLater = hashIndex && this.points.bytewise;
@@ -237,7 +253,7 @@ export class MemTable {
     if (isTombstone && this.comparator.compare(userKey, value) > 0) {
       throw ShaleError.invalidArgument("range tombstone start is after its end");
     }
-    const list = isTombstone ? this.tombstoneList : this.points;
+    const list = isTombstone ? this.tombstoneTree() : this.points;
     list.setTargetUser(userKey, seq, kind);
     if (!list.prepareInsert()) {
       throw ShaleError.invalidArgument(`duplicate memtable entry (seq ${seq}, kind ${kind})`);
@@ -260,8 +276,10 @@ export class MemTable {
     if (!isTombstone) {
       this.bloom?.add(userKey);
       const index = this.index;
-      if (index !== undefined) index.insert(hashKey(userKey, 0, userKey.length), address);
-      else if (this.indexLater && this.entries + 1 >= INDEX_MIN_ENTRIES) this.buildIndex();
+      if (index !== undefined) {
+        index.insert(hashKey(userKey, 0, userKey.length), address);
+        if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
+      } else if (this.indexLater && this.entries + 1 >= INDEX_BUILD_ENTRIES) this.startIndex();
     }
     if (isTombstone) {
       this.tombstoneAddresses.push(address);
@@ -276,26 +294,65 @@ export class MemTable {
     else if (seq > this.maxSeq) this.maxSeq = seq;
   }
 
-  /**
-   * Makes the hash index of the entries so far: the first entry of each user key in the
-   * tree's order is its newest.
-   */
-  private buildIndex(): void {
-    const points = this.points;
-    const index = new HashIndex(points);
-    let previous: Uint8Array | undefined;
-    for (let leaf = points.firstLeaf; leaf !== NONE; leaf = points.nextLeaf(leaf)) {
-      const n = points.count(leaf);
-      for (let slot = 0; slot < n; slot++) {
-        const address = points.entryAt(leaf, slot);
-        const userKey = points.userKeyOf(address);
-        if (previous !== undefined && bytesEqual(previous, userKey)) continue;
-        index.insert(hashKey(userKey, 0, userKey.length), address);
-        previous = userKey;
-      }
-    }
-    this.index = index;
+  /** Starts the hash index (see MemTable.index): a table sized for the entries so far. */
+  private startIndex(): void {
+    this.index = new HashIndex(this.points, undefined, this.entries);
     this.indexLater = false;
+    this.building = true;
+    this.buildLeaf = this.points.firstLeaf;
+    this.buildSlot = 0;
+  }
+
+  /**
+   * Takes up to `n` more entries of the tree into the index, in key order from where the
+   * last step stopped. Entries only move right (an insert shifts a leaf's later slots, a
+   * split moves a leaf's upper half to a new leaf after it), so the walk sees each entry
+   * that was there when it started at least once; one it sees twice, or one an add indexed
+   * already, changes nothing (the index keeps the entry that sorts first).
+   * Changes the tree's search target.
+   */
+  private buildIndexStep(n: number): void {
+    const points = this.points;
+    const index = this.index!;
+    const arena = this.arena;
+    let leaf = this.buildLeaf;
+    let slot = this.buildSlot;
+    while (n > 0 && leaf !== NONE) {
+      if (slot >= points.count(leaf)) {
+        leaf = points.nextLeaf(leaf);
+        slot = 0;
+        continue;
+      }
+      const address = points.entryAt(leaf, slot++);
+      const chunk = arena.entryChunks[address >>> arena.shift]!;
+      const ikeyLength = readVarint32(chunk, address & arena.mask);
+      index.insert(hashKey(chunk, varintEnd, ikeyLength - TRAILER_SIZE), address);
+      n--;
+    }
+    this.buildLeaf = leaf;
+    this.buildSlot = slot;
+    if (leaf === NONE) this.building = false;
+  }
+
+  /** Makes the index complete now, if due (exports, checks). */
+  private finishIndex(): void {
+    if (this.index === undefined && this.indexDue) this.startIndex();
+    if (this.building) this.buildIndexStep(Number.POSITIVE_INFINITY);
+  }
+
+  /** True when the hash index is due but not built yet (see MemTable.index). */
+  private get indexDue(): boolean {
+    return this.indexLater && this.entries >= INDEX_MIN_ENTRIES;
+  }
+
+  /** The range tombstones' tree, made on first use. */
+  private tombstoneTree(): BTree {
+    let tree = this.tombstoneList;
+    if (tree === undefined) {
+      tree = new BTree(this.arena, this.comparator);
+      this.tombstoneList = tree;
+    }
+    return tree;
   }
 
   private addTombstoneView(address: number): void {
@@ -344,7 +401,11 @@ export class MemTable {
     if (this.entries === 0) return result;
     const bloom = this.bloom;
     if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
-    lookupPoints(this.points, this.index, userKey, snapshotSeq, result);
+    if (this.index === undefined) {
+      if (this.indexDue) this.startIndex();
+    }
+    if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
+    lookupPoints(this.points, this.building ? undefined : this.index, userKey, snapshotSeq, result);
     return result;
   }
 
@@ -431,10 +492,12 @@ export class MemTable {
   /**
    * Bytes in use: the arena's (entries and tree nodes of point entries and range
    * tombstones, alignment padding, abandoned chunk tails; not the unused rest of the
-   * current chunks), the hash index's table and the tombstone address list.
+   * current chunks), the hash index's table (once due, as if built: the table a get would
+   * make for the entries so far) and the tombstone address list.
    */
   approximateMemoryUsage(): number {
-    const indexBytes = this.index === undefined ? 0 : this.index.bytes;
+    const indexBytes =
+      this.index !== undefined ? this.index.bytes : this.indexDue ? 8 * slotsFor(this.entries) : 0;
     const bloomBytes = this.bloom === undefined ? 0 : this.bloom.byteSize;
     return this.arena.usedBytes + this.tombstoneAddresses.length * 4 + indexBytes + bloomBytes;
   }
@@ -484,6 +547,10 @@ export class MemTable {
     const withIndex = options?.index ?? true;
     if (typeof withIndex !== "boolean")
       throw new TypeError("exportShared option index must be a boolean");
+    if (withIndex) this.finishIndex();
+    // Before the arena's chunks are listed: a memtable without tombstones makes its empty
+    // tombstone tree here (the format has one).
+    const tombstoneRoots = this.tombstoneTree().roots;
     const arena = this.arena.exportShared();
     const addresses = new Int32Array(new SharedArrayBuffer(this.tombstoneAddresses.length * 4));
     for (let i = 0; i < addresses.length; i++) addresses[i] = this.tombstoneAddresses[i]!;
@@ -495,7 +562,7 @@ export class MemTable {
       nodeChunks: arena.nodeChunks,
       usedBytes: arena.usedBytes,
       points: this.points.roots,
-      tombstoneTree: this.tombstoneList.roots,
+      tombstoneTree: tombstoneRoots,
       index: withIndex ? (this.index?.exportShared() ?? null) : null,
       rangeTombstones: addresses.buffer as SharedArrayBuffer,
       numEntries: this.entries,
@@ -516,9 +583,11 @@ export class MemTable {
       "memtable tree holds the wrong number of entries",
     );
     assertInvariant(
-      checkTree(this.tombstoneList) === this.tombstones.length,
+      (this.tombstoneList === undefined ? 0 : checkTree(this.tombstoneList)) ===
+        this.tombstones.length,
       "memtable tombstone tree holds the wrong number of entries",
     );
+    this.finishIndex();
     if (this.index !== undefined) checkIndex(this.points, this.index);
   }
 }
