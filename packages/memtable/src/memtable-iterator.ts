@@ -54,13 +54,12 @@ export class MemTableIterator implements InternalIterator {
   private keyCopy: IteratorKey;
   private keyFor = -1;
   /**
-   * What the last step knew of the entry it left (`stepFrom`, -1 after a seek) against the
-   * one it landed on: their user keys agree on their first `stepSame` bytes (or on all of
-   * the shorter one's), and, if `stepDiffers`, differ at byte `stepSame`.
+   * The entry the last step left (-1 after a seek), and its slot when the step stayed in the
+   * leaf (-1 when it crossed to another): read by the key copy (see Steps above), so a scan
+   * that reads in place pays two stores per step for it.
    */
   private stepFrom = -1;
-  private stepSame = 0;
-  private stepDiffers = false;
+  private stepSlot = -1;
   /** The last move was a `next()` (step hints are for forward steps only). */
   private forward = false;
   /** Set by the key copy after a step from the key held: see `userKeyDiffersAt`. */
@@ -130,15 +129,13 @@ export class MemTableIterator implements InternalIterator {
     this.forward = true;
     if (slot < words[b + W_COUNT]!) {
       // Within the leaf: the tree has not changed since the position was set (or synced).
+      this.stepSlot = slot - 1;
       this.slot = slot;
-      const at = b + W_SLOTS + 2 * slot;
-      this.entry = words[at + 1]!;
-      this.stepWithinLeaf(words[at - 2]! ^ words[at]!, words[b + W_SKIP]!);
+      this.entry = words[b + W_SLOTS + 2 * slot + 1]!;
     } else {
       const leaf = words[b + W_NEXT]!;
       if (leaf !== NONE) this.touched = t.touchEntries(leaf);
-      this.stepSame = 0;
-      this.stepDiffers = false;
+      this.stepSlot = -1;
       this.setPosition(leaf, 0);
     }
   }
@@ -151,14 +148,12 @@ export class MemTableIterator implements InternalIterator {
     this.forward = false;
     const slot = this.slot;
     if (slot > 0) {
-      const at = this.base + W_SLOTS + 2 * slot;
-      this.stepWithinLeaf(this.words[at - 2]! ^ this.words[at]!, this.words[this.base + W_SKIP]!);
+      this.stepSlot = slot;
       this.setPosition(this.leaf, slot - 1);
     } else {
       const leaf = t.prevLeaf(this.leaf);
       if (leaf !== NONE) this.touched = t.touchEntries(leaf);
-      this.stepSame = 0;
-      this.stepDiffers = false;
+      this.stepSlot = -1;
       this.setPosition(leaf, leaf === NONE ? 0 : t.count(leaf) - 1);
     }
   }
@@ -280,23 +275,6 @@ export class MemTableIterator implements InternalIterator {
   }
 
   /**
-   * A step between two slots of one leaf whose slices XOR to `x`, the leaf's skip `skip`:
-   * what that tells of the two user keys (see Steps at the top).
-   */
-  private stepWithinLeaf(x: number, skip: number): void {
-    if (!this.bytewise) {
-      this.stepSame = 0;
-      this.stepDiffers = false;
-    } else if (x !== 0) {
-      this.stepSame = skip + (Math.clz32(x) >>> 3);
-      this.stepDiffers = true;
-    } else {
-      this.stepSame = skip + 4;
-      this.stepDiffers = false;
-    }
-  }
-
-  /**
    * Copies the current internal key into `keyCopy`. When it holds the key the last step
    * left, only the bytes from the first that differs are copied, and that byte is found
    * from what the step knew; it is kept for `userKeyDiffersAt` (the user key's length when
@@ -316,8 +294,18 @@ export class MemTableIterator implements InternalIterator {
       const user = n - TRAILER_SIZE;
       const held = copy.length - TRAILER_SIZE;
       const shorter = user < held ? user : held;
-      at = this.stepSame < shorter ? this.stepSame : shorter;
-      if (!this.stepDiffers) while (at < shorter && bytes[at] === chunk[start + at]) at++;
+      // Known to agree: the leaf's skip and, when the slices are equal, the 4 bytes after it;
+      // slices that differ give the byte itself (clamped: a shorter key's slice is padded).
+      let differs = false;
+      if (this.stepSlot >= 0 && this.bytewise && this.version === t.version) {
+        const words = this.words;
+        const b = this.base;
+        const x = words[b + W_SLOTS + 2 * this.stepSlot]! ^ words[b + W_SLOTS + 2 * this.slot]!;
+        at = words[b + W_SKIP]! + (x !== 0 ? Math.clz32(x) >>> 3 : 4);
+        differs = x !== 0;
+        if (at > shorter) at = shorter;
+      }
+      if (!differs) while (at < shorter && bytes[at] === chunk[start + at]) at++;
       this.diffAt = at < shorter ? at : user === held ? user : -1;
     }
     if (n > bytes.length) {
