@@ -53,6 +53,8 @@ export class MemTableIterator implements InternalIterator {
   /** The copy `key()` returns (pooled: iterator-key.ts); holds the key of entry `keyFor`. */
   private keyCopy: IteratorKey;
   private keyFor = -1;
+  /** `keyCopy`'s view of the key held (set by the copy). */
+  private keyView: Uint8Array = EMPTY_BYTES;
   /**
    * The entry the last step left (-1 after a seek), and its slot when the step stayed in the
    * leaf (-1 when it crossed to another): read by the key copy (see Steps above), so a scan
@@ -165,7 +167,7 @@ export class MemTableIterator implements InternalIterator {
    */
   key(): Uint8Array {
     if (this.keyFor !== this.entry || this.leaf === NONE) this.copyKey();
-    return this.keyCopy.view();
+    return this.keyView;
   }
 
   /**
@@ -253,6 +255,7 @@ export class MemTableIterator implements InternalIterator {
     }
     this.leaf = NONE;
     if (first) giveIteratorKey(this.keyCopy);
+    this.keyView = EMPTY_BYTES;
     this.valueView = EMPTY_BYTES;
     this.offsetsFor = -1;
     this.keyFor = -1;
@@ -308,13 +311,18 @@ export class MemTableIterator implements InternalIterator {
       if (!differs) while (at < shorter && bytes[at] === chunk[start + at]) at++;
       this.diffAt = at < shorter ? at : user === held ? user : -1;
     }
+    let grown = false;
     if (n > bytes.length) {
       copy.grow(n, at);
       bytes = copy.bytes;
+      grown = true;
     }
     if (n - at <= 32) for (let i = at; i < n; i++) bytes[i] = chunk[start + i]!;
     else bytes.set(chunk.subarray(start + at, start + n), at);
-    copy.length = n;
+    if (copy.length !== n || grown) {
+      copy.length = n;
+      this.keyView = copy.view();
+    }
     this.keyFor = this.entry;
   }
 
@@ -337,12 +345,26 @@ export class MemTableIterator implements InternalIterator {
     const t = this.tree;
     const address = this.entry;
     const chunk = t.entryChunks[address >>> t.arena.shift]!;
-    const ikeyLength = readVarint32(chunk, address & t.arena.mask);
-    const keyStart = varintEnd;
+    // Lengths under 128 are one byte: read in line (a call costs more than the decoding in
+    // code not yet compiled, the first scan's).
+    const p = address & t.arena.mask;
+    let ikeyLength = chunk[p]!;
+    let keyStart = p + 1;
+    if (ikeyLength >= 0x80) {
+      ikeyLength = readVarint32(chunk, p);
+      keyStart = varintEnd;
+    }
+    const q = keyStart + ikeyLength;
+    let valueLength = chunk[q]!;
+    let valueStart = q + 1;
+    if (valueLength >= 0x80) {
+      valueLength = readVarint32(chunk, q);
+      valueStart = varintEnd;
+    }
     this.keyStart = keyStart;
     this.keyLengthNow = ikeyLength;
-    this.valueLengthNow = readVarint32(chunk, keyStart + ikeyLength);
-    this.valueStart = varintEnd;
+    this.valueStart = valueStart;
+    this.valueLengthNow = valueLength;
     this.offsetsFor = address;
   }
 }
