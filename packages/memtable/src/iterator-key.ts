@@ -6,9 +6,11 @@
  *
  * Pool: an iterator takes one when it is created and gives it back when it is closed, so a
  * new iterator (one per DB iterator, one per seek in a Level `iterator({ gte, limit })`)
- * neither allocates its array nor meets an allocation on its first key — which, in the
- * compiled step of a warm process, would be code without type feedback (a deoptimization
- * at the start of every new iterator's scan). Not thread-safe (one pool per module
+ * neither allocates its array nor meets, on its first key, a branch only first keys take.
+ * The first calls of a function run before V8 gives it a feedback vector, so such a branch
+ * has no type feedback when the step is compiled, and taking it deoptimizes the step: seen
+ * in Chromium (`--js-flags=--trace-deopt`) at the start of the second scan of the browser
+ * bench, on the view made for the new iterator's first key. Not thread-safe (one pool per module
  * instance); views handed out before a close are invalid by the iterator's contract.
  */
 import { invariants } from "@shale/base";
@@ -20,8 +22,12 @@ const pool: IteratorKey[] = [];
 export class IteratorKey {
   /** The key bytes, `[0, length)`. */
   bytes = new Uint8Array(64);
-  /** Length of the key held; -1 when none. */
-  length = -1;
+  /**
+   * Length of the key held (its bytes are only trusted by the iterator that copied them).
+   * Kept when the array goes back to the pool: the next iterator's view of it is then the
+   * one its keys need, and its first key takes no branch of the copy that no other key takes.
+   */
+  length = 0;
   /** `views[n]`: bytes[0, n), made on first use. */
   private readonly views: Uint8Array[] = [];
 
@@ -33,7 +39,7 @@ export class IteratorKey {
     this.views.length = 0; // views of the old array
   }
 
-  /** The view of the held key (`length` bytes). REQUIRES: length >= 0. */
+  /** The view of the held key (`length` bytes). */
   view(): Uint8Array {
     const n = this.length;
     let v = this.views[n];
@@ -54,6 +60,5 @@ export function takeIteratorKey(): IteratorKey {
 export function giveIteratorKey(key: IteratorKey): void {
   // Invariants mode: a view kept past close shows garbage, not the last key.
   if (invariants) key.bytes.fill(0xcc);
-  key.length = -1;
   if (pool.length < POOL_MAX) pool.push(key);
 }

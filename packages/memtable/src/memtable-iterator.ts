@@ -81,6 +81,7 @@ export class MemTableIterator implements InternalIterator {
     this.bytewise = tree.bytewise;
     this.owner = owner;
     this.keyCopy = takeIteratorKey();
+    this.keyView = this.keyCopy.view();
   }
 
   valid(): boolean {
