@@ -16,7 +16,8 @@
  *
  * Step hint: an iterator over internal keys may say, after `next()`, where the user key it
  * moved to first differs from the one it left (`userKeyDiffersAt()`), when it knows that for
- * free — a data block iterator does, from the shared-prefix length of the entry it decodes.
+ * free — a data block iterator does, from the shared-prefix length of the entry it decodes,
+ * and a memtable iterator from the leaf's shared prefix and key slices.
  * The DB iterator's forward step then needs no key comparison and copies only the new bytes.
  *
  * Order: whatever comparator the iterator was built with (internal-key order for engine
@@ -43,9 +44,10 @@ export interface InternalIterator {
   /**
    * Optional. After `next()`: the index of the first byte at which the current user key (the
    * key without its 8-byte trailer) differs from the user key of the entry the iterator was
-   * on before the move, both being longer than that index; -1 when not known (after any
-   * other move, or when the iterator cannot tell cheaply). Never a wrong index: -1 is always
-   * a correct answer. REQUIRES: `valid()`; keys are internal keys.
+   * on before the move, both being longer than that index; or the user key's length when
+   * the two user keys are equal (a newer and an older version of one key); -1 when not known
+   * (after any other move, or when the iterator cannot tell cheaply). Never a wrong index:
+   * -1 is always a correct answer. REQUIRES: `valid()`; keys are internal keys.
    */
   userKeyDiffersAt?(): number;
   close(): void;

@@ -7,14 +7,33 @@
  *
  * The iterator holds a reference to its memtable (`owner`), dropped by the first `close()`:
  * until then the arena's chunks are not reused, so a value view stays valid until close.
+ *
+ * **Steps.** A step within a leaf knows, from the leaf alone, how far the key it lands on
+ * agrees with the key it left (bytewise comparator only): every key of a leaf shares the
+ * leaf's first `skip` bytes, and the slices beside the entry addresses are the next four
+ * bytes (btree.ts). Two slices that differ say where the user keys part (the first differing
+ * bit's byte); equal slices say the first `skip + 4` bytes agree. `key()` then compares only
+ * past what is known and copies only the bytes that changed into its reused array, and
+ * `userKeyDiffersAt()` hands the DB iterator the answer, so neither compares the shared
+ * prefix again:
+ *
+ * ```
+ *   leaf skip 11:   "00000000000|4711|2#9"   slice "4711"
+ *                   "00000000000|4711|3#4"   slice "4711" (equal: agree on 15 bytes, then
+ *                                                          compare byte 15: differs there)
+ *                   "00000000000|4712|0#8"   slice "4712" (differ at byte 11 + 3 = 14)
+ * ```
  */
 import { EMPTY_BYTES, type InternalIterator, ShaleError, TRAILER_SIZE } from "@shale/base";
 import type { BTree } from "./btree.js";
-import { NONE, W_COUNT, W_NEXT, W_SLOTS } from "./btree-layout.js";
+import { NONE, W_COUNT, W_NEXT, W_SKIP, W_SLOTS } from "./btree-layout.js";
 import { readVarint32, varintEnd } from "./entry.js";
+import { giveIteratorKey, type IteratorKey, takeIteratorKey } from "./iterator-key.js";
 
 export class MemTableIterator implements InternalIterator {
   private readonly tree: BTree;
+  /** The comparator is bytewise: leaf slices order keys (see Steps above). */
+  private readonly bytewise: boolean;
   /** Current leaf; NONE when not valid. */
   private leaf = NONE;
   private slot = 0;
@@ -31,14 +50,24 @@ export class MemTableIterator implements InternalIterator {
   private keyLengthNow = 0;
   private valueStart = 0;
   private valueLengthNow = 0;
+  /** The copy `key()` returns (pooled: iterator-key.ts); holds the key of entry `keyFor`. */
+  private keyCopy: IteratorKey;
+  private keyFor = -1;
+  /** `keyCopy`'s view of the key held (set by the copy). */
+  private keyView: Uint8Array = EMPTY_BYTES;
   /**
-   * The current internal key, copied on first access after a move into this array, which
-   * is reused while keys keep its length (no allocation per entry for fixed-length keys).
+   * The entry the last step left (-1 after a seek), and its slot when the step stayed in the
+   * leaf (-1 when it crossed to another): read by the key copy (see Steps above), so a scan
+   * that reads in place pays two stores per step for it.
    */
-  private keyCopy: Uint8Array = EMPTY_BYTES;
+  private stepFrom = -1;
+  private stepSlot = -1;
+  /** The last move was a `next()` (step hints are for forward steps only). */
+  private forward = false;
+  /** Set by the key copy after a step from the key held: see `userKeyDiffersAt`. */
+  private diffAt = -1;
   /** The current value's view, built on first access after a move. */
   private valueView: Uint8Array = EMPTY_BYTES;
-  private keyFor = -1;
   private valueFor = -1;
   /** @internal Sink of the prefetching loads (`BTree.touchEntries`). */
   touched = 0;
@@ -49,7 +78,10 @@ export class MemTableIterator implements InternalIterator {
   /** `owner`: the memtable whose reference (taken by the caller) `close()` drops. */
   constructor(tree: BTree, owner?: { unref(): void }) {
     this.tree = tree;
+    this.bytewise = tree.bytewise;
     this.owner = owner;
+    this.keyCopy = takeIteratorKey();
+    this.keyView = this.keyCopy.view();
   }
 
   valid(): boolean {
@@ -59,6 +91,7 @@ export class MemTableIterator implements InternalIterator {
   seekToFirst(): void {
     if (this.closed) throw closedError();
     const t = this.tree;
+    this.stepFrom = -1;
     this.setPosition(t.count(t.firstLeaf) > 0 ? t.firstLeaf : NONE, 0);
   }
 
@@ -66,6 +99,7 @@ export class MemTableIterator implements InternalIterator {
     if (this.closed) throw closedError();
     const t = this.tree;
     const n = t.count(t.lastLeaf);
+    this.stepFrom = -1;
     this.setPosition(n > 0 ? t.lastLeaf : NONE, n - 1);
   }
 
@@ -74,6 +108,7 @@ export class MemTableIterator implements InternalIterator {
     checkTarget(target);
     this.tree.setTargetInternal(target);
     this.tree.seek(false);
+    this.stepFrom = -1;
     this.setPosition(this.tree.leaf, this.tree.slot);
   }
 
@@ -82,6 +117,7 @@ export class MemTableIterator implements InternalIterator {
     checkTarget(target);
     this.tree.setTargetInternal(target);
     this.tree.seekBefore(true);
+    this.stepFrom = -1;
     this.setPosition(this.tree.leaf, this.tree.slot);
   }
 
@@ -92,13 +128,17 @@ export class MemTableIterator implements InternalIterator {
     const words = this.words;
     const b = this.base;
     const slot = this.slot + 1;
+    this.stepFrom = this.entry;
+    this.forward = true;
     if (slot < words[b + W_COUNT]!) {
       // Within the leaf: the tree has not changed since the position was set (or synced).
+      this.stepSlot = slot - 1;
       this.slot = slot;
       this.entry = words[b + W_SLOTS + 2 * slot + 1]!;
     } else {
       const leaf = words[b + W_NEXT]!;
       if (leaf !== NONE) this.touched = t.touchEntries(leaf);
+      this.stepSlot = -1;
       this.setPosition(leaf, 0);
     }
   }
@@ -107,35 +147,39 @@ export class MemTableIterator implements InternalIterator {
     if (this.leaf === NONE) throw new RangeError("prev() on an invalid iterator");
     const t = this.tree;
     if (this.version !== t.version) this.sync();
-    if (this.slot > 0) this.setPosition(this.leaf, this.slot - 1);
-    else {
+    this.stepFrom = this.entry;
+    this.forward = false;
+    const slot = this.slot;
+    if (slot > 0) {
+      this.stepSlot = slot;
+      this.setPosition(this.leaf, slot - 1);
+    } else {
       const leaf = t.prevLeaf(this.leaf);
       if (leaf !== NONE) this.touched = t.touchEntries(leaf);
+      this.stepSlot = -1;
       this.setPosition(leaf, leaf === NONE ? 0 : t.count(leaf) - 1);
     }
   }
 
   /**
-   * The internal key: a copy in the iterator's own array (the same array while keys keep
-   * their length: no allocation per entry), valid until the iterator moves, as a block
-   * iterator's. `entryBytes()` and `keyOffset()` give it in place. REQUIRES: valid().
+   * The internal key: a copy in the iterator's own array (one view per key length, reused:
+   * no allocation per entry), valid until the iterator moves, as a block iterator's.
+   * `entryBytes()` and `keyOffset()` give it in place. REQUIRES: valid().
    */
   key(): Uint8Array {
-    if (this.keyFor !== this.entry || this.leaf === NONE) {
-      if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
-      const n = this.keyLengthNow;
-      let key = this.keyCopy;
-      if (key.length !== n) {
-        key = new Uint8Array(n);
-        this.keyCopy = key;
-      }
-      const t = this.tree;
-      const chunk = t.entryChunks[this.entry >>> t.arena.shift]!;
-      const start = this.keyStart;
-      for (let i = 0; i < n; i++) key[i] = chunk[start + i]!;
-      this.keyFor = this.entry;
-    }
-    return this.keyCopy;
+    if (this.keyFor !== this.entry || this.leaf === NONE) this.copyKey();
+    return this.keyView;
+  }
+
+  /**
+   * After `next()`: where the current user key first differs from the one the iterator
+   * left, or the user key's length when the two are equal; -1 when not known (after any other
+   * move, or when `key()` was not read before the step). See InternalIterator. REQUIRES: valid().
+   */
+  userKeyDiffersAt(): number {
+    if (!this.forward || this.stepFrom === -1) return -1;
+    if (this.keyFor !== this.entry || this.leaf === NONE) this.copyKey();
+    return this.diffAt;
   }
 
   /** The value: a view into the arena, valid while the memtable lives. REQUIRES: valid(). */
@@ -203,6 +247,7 @@ export class MemTableIterator implements InternalIterator {
 
   /** Drops the memtable reference (the first time); the iterator must not be used after. */
   close(): void {
+    const first = !this.closed;
     this.closed = true;
     const owner = this.owner;
     if (owner !== undefined) {
@@ -210,11 +255,13 @@ export class MemTableIterator implements InternalIterator {
       owner.unref();
     }
     this.leaf = NONE;
-    this.keyCopy = EMPTY_BYTES;
+    if (first) giveIteratorKey(this.keyCopy);
+    this.keyView = EMPTY_BYTES;
     this.valueView = EMPTY_BYTES;
     this.offsetsFor = -1;
     this.keyFor = -1;
     this.valueFor = -1;
+    this.stepFrom = -1;
   }
 
   private setPosition(leaf: number, slot: number): void {
@@ -229,6 +276,55 @@ export class MemTableIterator implements InternalIterator {
       this.entry = words[b + W_SLOTS + 2 * slot + 1]!;
     }
     this.version = t.version;
+  }
+
+  /**
+   * Copies the current internal key into `keyCopy`. When it holds the key the last step
+   * left, only the bytes from the first that differs are copied, and that byte is found
+   * from what the step knew; it is kept for `userKeyDiffersAt` (the user key's length when
+   * the user keys are equal, -1 when one is a prefix of the other).
+   */
+  private copyKey(): void {
+    if (this.offsetsFor !== this.entry || this.leaf === NONE) this.loadOffsets();
+    const n = this.keyLengthNow;
+    const t = this.tree;
+    const chunk = t.entryChunks[this.entry >>> t.arena.shift]!;
+    const start = this.keyStart;
+    const copy = this.keyCopy;
+    let bytes = copy.bytes;
+    let at = 0;
+    this.diffAt = -1;
+    if (this.keyFor === this.stepFrom && this.stepFrom !== -1) {
+      const user = n - TRAILER_SIZE;
+      const held = copy.length - TRAILER_SIZE;
+      const shorter = user < held ? user : held;
+      // Known to agree: the leaf's skip and, when the slices are equal, the 4 bytes after it;
+      // slices that differ give the byte itself (clamped: a shorter key's slice is padded).
+      let differs = false;
+      if (this.stepSlot >= 0 && this.bytewise && this.version === t.version) {
+        const words = this.words;
+        const b = this.base;
+        const x = words[b + W_SLOTS + 2 * this.stepSlot]! ^ words[b + W_SLOTS + 2 * this.slot]!;
+        at = words[b + W_SKIP]! + (x !== 0 ? Math.clz32(x) >>> 3 : 4);
+        differs = x !== 0;
+        if (at > shorter) at = shorter;
+      }
+      if (!differs) while (at < shorter && bytes[at] === chunk[start + at]) at++;
+      this.diffAt = at < shorter ? at : user === held ? user : -1;
+    }
+    let grown = false;
+    if (n > bytes.length) {
+      copy.grow(n, at);
+      bytes = copy.bytes;
+      grown = true;
+    }
+    if (n - at <= 32) for (let i = at; i < n; i++) bytes[i] = chunk[start + i]!;
+    else bytes.set(chunk.subarray(start + at, start + n), at);
+    if (copy.length !== n || grown) {
+      copy.length = n;
+      this.keyView = copy.view();
+    }
+    this.keyFor = this.entry;
   }
 
   /**
@@ -250,12 +346,26 @@ export class MemTableIterator implements InternalIterator {
     const t = this.tree;
     const address = this.entry;
     const chunk = t.entryChunks[address >>> t.arena.shift]!;
-    const ikeyLength = readVarint32(chunk, address & t.arena.mask);
-    const keyStart = varintEnd;
+    // Lengths under 128 are one byte: read in line (a call costs more than the decoding in
+    // code not yet compiled, the first scan's).
+    const p = address & t.arena.mask;
+    let ikeyLength = chunk[p]!;
+    let keyStart = p + 1;
+    if (ikeyLength >= 0x80) {
+      ikeyLength = readVarint32(chunk, p);
+      keyStart = varintEnd;
+    }
+    const q = keyStart + ikeyLength;
+    let valueLength = chunk[q]!;
+    let valueStart = q + 1;
+    if (valueLength >= 0x80) {
+      valueLength = readVarint32(chunk, q);
+      valueStart = varintEnd;
+    }
     this.keyStart = keyStart;
     this.keyLengthNow = ikeyLength;
-    this.valueLengthNow = readVarint32(chunk, keyStart + ikeyLength);
-    this.valueStart = varintEnd;
+    this.valueStart = valueStart;
+    this.valueLengthNow = valueLength;
     this.offsetsFor = address;
   }
 }

@@ -205,8 +205,9 @@ export class DBIteratorCore {
       if (skipping || seq > snapshot) {
         const hint = onSaved && hinted ? iter.userKeyDiffersAt!() : -1;
         if (hint >= 0) {
+          // A hint of n: the user key is the saved one (the contract's "equal" answer).
           at = hint;
-          c = ikey[at]! - buffers.keyBuf[at]!;
+          c = at < n ? ikey[at]! - buffers.keyBuf[at]! : 0;
         } else if (bytewise) {
           const saved = buffers.keyBuf;
           const savedLength = buffers.keyLength;
