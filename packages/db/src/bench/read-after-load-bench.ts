@@ -4,16 +4,19 @@
  *
  *   cd packages/db && npx tsc -b && node dist/bench/read-after-load-bench.js --num=2000000
  *     [--reads=300000] [--options='{"prepopulateBlockCache":"flushOnly"}'] [--dir=DIR]
- *     [--profile=FILE]
+ *     [--profile=FILE] [--loads=2]
  *
  * Fills a fresh database on disk with `num` random 16-byte keys (xorshift32, with
- * replacement; 100-byte values, half compressible), then `num` more (the overwrite), and then
+ * replacement; 100-byte values, half compressible), then `num` more (the overwrite; `--loads=1`
+ * leaves it out, as db-bench's `fillrandom,readrandom`), and then
  * times four passes of `reads` `getView`s of random keys: `read1` right after the load (the
  * background compactions the load started may still run), `read2` right after it, `read3`
  * after `waitForCompactions`, `read4` after a close and a reopen (an empty block cache, the
- * files in the OS page cache). Each pass prints µs per get, the keys found, the tree, the
- * process's CPU time (every thread) over wall time and its block cache misses (a count that
- * does not depend on the machine's load); the last line is the figures as JSON.
+ * files in the OS page cache). Each pass prints µs per get, the keys found, the tree at its
+ * start and end, the process's CPU time (every thread) over wall time, its block cache
+ * misses and data blocks read from files (counts that do not depend on the machine's load),
+ * the gets answered by L0 tables, and whether a compaction ran during it; the last line is
+ * the figures as JSON.
  * `--profile` writes a V8 CPU profile of `read1` alone (inspector, 200 µs sampling). The
  * database opens with `cacheIndexAndFilterBlocks: false` (db-bench's default), snappy,
  * statistics on, and `--options` on top.
@@ -22,7 +25,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import * as inspector from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Statistics, Ticker } from "@shale/base";
+import { Histogram, Statistics, Ticker } from "@shale/base";
 import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
 
@@ -36,6 +39,7 @@ const READS = Number(arg("reads", "300000"));
 const DIR = arg("dir", join(tmpdir(), `shale-read-after-load-${process.pid}`));
 const PROFILE = arg("profile", "");
 const EXTRA = JSON.parse(arg("options", "{}")) as DbOptions;
+const LOADS = Number(arg("loads", "2"));
 
 let seed = 301;
 function rand(n: number): number {
@@ -68,6 +72,10 @@ function readPass(db: DB, label: string): number {
   const start = performance.now();
   const cpu0 = process.cpuUsage();
   const misses0 = statistics.getTicker(Ticker.BlockCacheMiss);
+  const reads0 = statistics.histogram(Histogram.SstReadMicros).count;
+  const l00 = statistics.getTicker(Ticker.GetHitL0);
+  const compactions0 = statistics.getTicker(Ticker.CompactionCount);
+  const before = tree(db);
   let found = 0;
   for (let i = 0; i < READS; i++) if (db.getView(keyOf(rand(NUM))) !== undefined) found++;
   const ms = performance.now() - start;
@@ -75,8 +83,11 @@ function readPass(db: DB, label: string): number {
   const us = (ms * 1000) / READS;
   const share = (cpu.user + cpu.system) / 1000 / ms;
   misses.push(statistics.getTicker(Ticker.BlockCacheMiss) - misses0);
+  const blockReads = statistics.histogram(Histogram.SstReadMicros).count - reads0;
+  const fromL0 = statistics.getTicker(Ticker.GetHitL0) - l00;
+  const compactions = statistics.getTicker(Ticker.CompactionCount) - compactions0;
   console.log(
-    `${label}: ${us.toFixed(2)} us/op found=${found} tree=${tree(db)} cpu/wall=${share.toFixed(2)} misses=${misses[misses.length - 1]}`,
+    `${label}: ${us.toFixed(2)} us/op found=${found} tree=${before} -> ${tree(db)} cpu/wall=${share.toFixed(2)} misses=${misses[misses.length - 1]} blockReads=${blockReads} hitsL0=${fromL0} compactionsEnded=${compactions}`,
   );
   return us;
 }
@@ -92,7 +103,7 @@ let db = await DB.open(DIR, options);
 const value = new Uint8Array(100);
 for (let j = 0; j < 50; j++) value[j] = (j * 37) & 255;
 const t0 = performance.now();
-for (let pass = 0; pass < 2; pass++) {
+for (let pass = 0; pass < LOADS; pass++) {
   for (let i = 0; i < NUM; i++) {
     value[0] = i & 255;
     db.put(keyOf(rand(NUM)), value);

@@ -198,6 +198,19 @@ export class BlockSource {
     }
   }
 
+  /**
+   * Caches a data block made from contents already in memory (a table just written,
+   * table-warm.ts), with priority "low", only if its shard has free room for it: never
+   * evicts. True if the cache holds it afterwards. REQUIRES: a cache.
+   */
+  insertWarmed(offset: number, block: Block): boolean {
+    const cache = this.cache!;
+    if (!cache.hasRoomFor(this.cacheId, offset, block.charge)) return false;
+    const evictions = cache.evictions;
+    this.insert(offset, block, "low");
+    return cache.evictions === evictions && cache.get(this.cacheId, offset) === block;
+  }
+
   /** The cached block at `offset`, or undefined (a miss). REQUIRES: a cache. */
   private lookup(offset: number): Block | undefined {
     const block = this.cache!.get(this.cacheId, offset);
