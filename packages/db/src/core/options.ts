@@ -214,9 +214,13 @@ export interface DbOptions {
    * flush writes into the block cache when the table is installed, so that reads of freshly
    * written keys find them cached instead of reading, verifying and decompressing them from
    * the file; "flushAndCompaction" (a shale value: RocksDB has none such) warms compaction
-   * outputs too. The main thread reads the new table back once (sequentially, with
-   * readahead) and inserts only into free cache space: warming never evicts, and stops at
-   * the first block that does not fit. Each block inserted counts in `BlockCacheAdd`.
+   * outputs too. The flush or compaction keeps a copy of each data block it writes (up to
+   * the cache's free room when it starts), a worker thread hands the copies over without a
+   * copy (transferable buffers), and installing the table inserts them: the main thread
+   * reads and decompresses nothing (a table whose blocks were not kept, such as one a
+   * browser's nested worker wrote, is read back once, sequentially). Warming inserts only
+   * into free cache space: it never evicts, and stops at the first block that does not fit.
+   * Each block inserted counts in `BlockCacheAdd`.
    * Recorded in OPTIONS as `prepopulate_block_cache` (kDisable or kFlushOnly;
    * "flushAndCompaction" as kFlushOnly, the nearest value RocksDB reads). Default: "disable".
    */
