@@ -237,11 +237,10 @@ export class ColumnFamilyData {
         mergeOperator: this.mergeOperator,
         versions,
         executor: host.executor,
-        get tableOptions() {
-          return options.prepopulateBlockCache === "flushAndCompaction"
-            ? capturing(tableOptions, options.blockCache)
-            : tableOptions;
-        },
+        tableOptionsFor: (inputBytes) =>
+          options.prepopulateBlockCache === "flushAndCompaction"
+            ? capturing(tableOptions, options.blockCache, inputBytes)
+            : tableOptions,
         statistics: host.statistics,
         shutdown: host.shutdown,
         snapshotSeqs: () => host.snapshots.sequences(),
@@ -250,10 +249,13 @@ export class ColumnFamilyData {
         failure: () => status.backgroundError,
         backgroundFailed: (e) => status.failBackground(e, "Compaction"),
         versionChanged: () => this.versionChanged(),
-        tablesCompacted: (files) => {
-          if (options.prepopulateBlockCache === "flushAndCompaction" && !status.closed)
+        tablesCompacted: (files, inputs) => {
+          if (options.prepopulateBlockCache === "flushAndCompaction" && !status.closed) {
+            // The inputs' blocks leave now, not in later steps: their room is what the
+            // outputs warm into (warming never evicts).
+            for (const n of inputs) tableCache.evict(n, true);
             warmTables(tableCache, files);
-          else discardCapturedBlocks(files);
+          } else discardCapturedBlocks(files);
         },
         deferL0Compaction: () => this.deferL0Compaction(),
         compactionCompleted:
@@ -271,7 +273,7 @@ export class ColumnFamilyData {
         executor: host.executor,
         get tableOptions() {
           return options.prepopulateBlockCache !== "disable"
-            ? capturing(tableOptions, options.blockCache)
+            ? capturing(tableOptions, options.blockCache, 0)
             : tableOptions;
         },
         statistics: host.statistics,
@@ -534,9 +536,15 @@ export class ColumnFamilyData {
 
 /**
  * A job's table options when its tables are to warm the block cache: the job keeps their
- * data blocks, up to the cache's free room now (more could not go in: warming never evicts).
+ * data blocks, up to the room they can have (`captureBudget`: more could not go in, warming
+ * never evicts). `inputBytes`: the tables a compaction replaces, whose blocks leave the
+ * cache when its outputs are installed.
  */
-function capturing(table: TableWriteOptions, cache: BlockCache): TableWriteOptions {
-  const budget = captureBudget(cache);
+function capturing(
+  table: TableWriteOptions,
+  cache: BlockCache,
+  inputBytes: number,
+): TableWriteOptions {
+  const budget = captureBudget(cache, inputBytes);
   return budget > 0 ? { ...table, captureBlocks: budget } : table;
 }

@@ -158,6 +158,36 @@ describe("prepopulateBlockCache", () => {
     await db.close();
   });
 
+  it('"flushAndCompaction": outputs warm into the room their inputs leave', async () => {
+    const open = async (capacity: number) => {
+      const stats = new Statistics();
+      const cache = newBlockCache(capacity, { numShardBits: 0 });
+      const db = await DB.open("/db", {
+        fs: new MemoryFileSystem(),
+        statistics: stats,
+        blockSize: 512,
+        blockCache: cache,
+        prepopulateBlockCache: "flushAndCompaction",
+      });
+      await flushed(db, 0, 5000);
+      await flushed(db, 2500, 5000);
+      return { db, stats, cache };
+    };
+    // The two flushed tables' blocks, warmed.
+    const first = await open(64 << 20);
+    const warmed = first.cache.usage;
+    await first.db.close();
+    // A cache with room for them and half as much again: the output (7,500 keys) fits only
+    // once its inputs (10,000 entries) are out.
+    const { db, stats, cache } = await open(Math.floor(warmed * 1.5));
+    expect(cache.usage).toBeGreaterThan(warmed * 0.9);
+    await db.compactRange();
+    expect(db.getProperty("shale.num-files-at-level0")).toBe("0");
+    expect(cache.evictions).toBe(0);
+    expect(missesOfGets(db, stats, 0, 7500)).toBe(0);
+    await db.close();
+  });
+
   it("is recorded in OPTIONS as RocksDB's prepopulate_block_cache", async () => {
     const expected: Record<PrepopulateBlockCache, string> = {
       disable: "kDisable",

@@ -24,11 +24,14 @@ import type { BlockCache, CapturedDataBlocks, TableCache } from "@shale/sstable"
 import type { FileMetaData } from "../version/version-edit.js";
 
 /**
- * Bytes a job may capture for its tables' warming: the free room of `cache` now (warming
- * never evicts, so more would be dropped).
+ * Bytes a job may capture for its tables' warming: the free room of `cache` now, plus, for a
+ * compaction, the room its inputs' cached blocks leave when it is installed (at most twice
+ * their `inputBytes` on disk: a block is charged its uncompressed size), at most the cache's
+ * capacity. More would be dropped: warming never evicts.
  */
-export function captureBudget(cache: BlockCache): number {
-  return Math.max(0, cache.capacity - cache.usage);
+export function captureBudget(cache: BlockCache, inputBytes = 0): number {
+  const free = Math.max(0, cache.capacity - cache.usage);
+  return Math.min(cache.capacity, free + 2 * inputBytes);
 }
 
 /** Each new table's captured data blocks, by the metadata object its job returned. */
