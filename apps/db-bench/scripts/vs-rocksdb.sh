@@ -77,7 +77,9 @@ run_rocksdb() { # dir phase benchmarks [extra]
 run_shale() { # dir phase benchmarks [extra]
   local dir="$1" phase="$2" list="$3"
   shift 3
-  node "$main" --engines=shale --db="$dir" --benchmarks="$list" "${common[@]}" "$@" 2>/dev/null |
+  # RocksDB's db_bench does not warm the block cache (prepopulate_block_cache=0): neither here.
+  node "$main" --engines=shale --db="$dir" --benchmarks="$list" "${common[@]}" \
+    --prepopulate_block_cache=disable "$@" 2>/dev/null |
     parse | while read -r b m; do printf '%s\tshale\t%s\t%s\n' "$phase" "$b" "$m"; done >>"$results"
 }
 

@@ -209,7 +209,7 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
   prepopulate_block_cache: {
     key: "prepopulateBlockCache",
     kind: "string",
-    help: "disable, flush_only or flush_and_compaction: shale's prepopulateBlockCache (RocksDB's prepopulate_block_cache; 1 in db_bench is flush_only), new tables read back into the block cache when installed (shale only) (Default: disable)",
+    help: "disable, flush_only or flush_and_compaction: shale's prepopulateBlockCache (RocksDB's prepopulate_block_cache; 1 in db_bench is flush_only), the blocks of new tables put into the block cache when installed (shale only) (Default: flush_and_compaction, shale's default; RocksDB's db_bench: 0, disable)",
   },
   compaction_style: {
     key: "compactionStyle",
@@ -403,7 +403,7 @@ export function defaultFlags(): Flags {
     compactionStyle: 0,
     fifoMaxTableFilesSizeMb: 0,
     rateLimiterBytesPerSec: 0,
-    prepopulateBlockCache: "disable",
+    prepopulateBlockCache: "flush_and_compaction",
     statistics: false,
     mergeOperator: "",
     mergeKeys: -1,

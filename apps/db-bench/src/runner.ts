@@ -66,7 +66,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     compactionStyle: COMPACTION_STYLES[flags.compactionStyle] ?? "leveled",
     fifoMaxTableFilesSize: flags.fifoMaxTableFilesSizeMb * 1024 * 1024,
     rateLimiterBytesPerSec: flags.rateLimiterBytesPerSec,
-    prepopulateBlockCache: PREPOPULATE[flags.prepopulateBlockCache] ?? "disable",
+    prepopulateBlockCache: PREPOPULATE[flags.prepopulateBlockCache] ?? "flushAndCompaction",
     transactionDb: flags.transactionDb,
     prefixSize: flags.prefixSize,
     prefixSameAsStart: flags.prefixSameAsStart,

@@ -53,6 +53,11 @@ export {
   type TablePropertiesCollector,
 } from "./table/builder-options.js";
 export {
+  type CapturedDataBlocks,
+  capturedBytes,
+  capturedTransferList,
+} from "./table/captured-blocks.js";
+export {
   copyMemTable,
   type FlushEntries,
   type FlushOptions,

@@ -81,7 +81,11 @@ export interface SchedulerHost {
   readonly mergeOperator: MergeOperator | undefined;
   readonly versions: TreeVersions;
   readonly executor: BackgroundExecutor;
-  readonly tableOptions: TableWriteOptions;
+  /**
+   * The table options of a compaction that reads `inputBytes` of tables (the capture budget
+   * for warming may count the room its inputs' cached blocks will leave).
+   */
+  tableOptionsFor(inputBytes: number): TableWriteOptions;
   readonly statistics: Statistics | undefined;
   /** Int32Array(1) set non-zero when the database closes (running jobs stop). */
   readonly shutdown: SharedArrayBuffer;
@@ -97,8 +101,11 @@ export interface SchedulerHost {
   readonly compactionCompleted?: ((c: Compaction, result: CompactionJobResult) => void) | undefined;
   /** The current version changed (write stalls are re-decided). */
   versionChanged(): void;
-  /** A compaction's output tables were installed (the block cache may be warmed with them). */
-  tablesCompacted(files: readonly FileMetaData[]): void;
+  /**
+   * A compaction's output tables were installed (the block cache may be warmed with them);
+   * `inputs`: the numbers of the tables it replaced, out of the current version now.
+   */
+  tablesCompacted(files: readonly FileMetaData[], inputs: readonly number[]): void;
   /**
    * True while automatic L0 compactions should wait (the flushes of the memtables the open
    * replayed are still to land in L0; see db.ts). Other levels are picked meanwhile.
@@ -346,7 +353,7 @@ export class CompactionScheduler {
     } catch (e) {
       return e instanceof Error ? e : new Error(String(e));
     }
-    if (result.files.length > 0) this.host.tablesCompacted(result.files);
+    if (result.files.length > 0) this.host.tablesCompacted(result.files, inputNumbers(c));
     const s = result.stats;
     this.stats.recordCompaction({
       outputLevel: c.outputLevel,
@@ -395,8 +402,8 @@ export class CompactionScheduler {
       maxGrandparentOverlapBytes: this.picker.maxGrandparentOverlapBytes,
       table:
         c.outputCompression === undefined
-          ? this.host.tableOptions
-          : { ...this.host.tableOptions, compression: c.outputCompression },
+          ? this.host.tableOptionsFor(inputBytes(runs))
+          : { ...this.host.tableOptionsFor(inputBytes(runs)), compression: c.outputCompression },
       fileNumbers: this.host.versions.fileNumbers.buffer,
       shutdown: this.host.shutdown,
     };
@@ -523,4 +530,19 @@ export class CompactionScheduler {
       this.start(c, (e) => (e === undefined ? resolve() : reject(e))),
     );
   }
+}
+
+/** Bytes of the tables a compaction job reads. */
+function inputBytes(runs: readonly (readonly JobFile[])[]): number {
+  let n = 0;
+  for (const run of runs) for (const f of run) n += f.size;
+  return n;
+}
+
+/** The numbers of the tables compaction `c` replaces. */
+function inputNumbers(c: Compaction): number[] {
+  const numbers = c.inputs[0].map((f) => f.number);
+  for (const m of c.middleInputs) for (const f of m.files) numbers.push(f.number);
+  for (const f of c.inputs[1]) numbers.push(f.number);
+  return numbers;
 }

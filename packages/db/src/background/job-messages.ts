@@ -6,6 +6,7 @@
  * cross) has no message: the executor runs it inline.
  */
 import { prefixExtractorCrossesThreads } from "../compaction/build-table.js";
+import { attachCapturedBlocks } from "../read/table-warming.js";
 import type {
   CompactCallback,
   CompactRequest,
@@ -52,7 +53,14 @@ export function flushWaiter(
   inline: InlineExecutor,
 ): Waiter {
   return {
-    ok: (m) => done(undefined, m.type === "flush" ? m.file : undefined),
+    ok: (m) => {
+      if (m.type !== "flush") {
+        done(undefined, undefined);
+        return;
+      }
+      if (m.file !== undefined && m.blocks !== undefined) attachCapturedBlocks(m.file, m.blocks);
+      done(undefined, m.file);
+    },
     fail: (e) => done(e, undefined),
     inline: () => inline.flush(request, done),
   };
@@ -84,8 +92,17 @@ export function compactWaiter(
 ): Waiter {
   return {
     ok: (m) => {
-      if (m.type === "compact") done(undefined, m.result);
-      else done(new Error("a compaction answered as a flush"), undefined);
+      if (m.type === "compact") {
+        const files = m.result.files;
+        const blocks = m.blocks;
+        if (blocks !== undefined) {
+          for (let i = 0; i < files.length; i++) {
+            const b = blocks[i];
+            if (b !== undefined) attachCapturedBlocks(files[i]!, b);
+          }
+        }
+        done(undefined, m.result);
+      } else done(new Error("a compaction answered as a flush"), undefined);
     },
     fail: (e) => done(e, undefined),
     inline: () => inline.compact(request, done),

@@ -12,7 +12,8 @@
  */
 import type { FileSystem } from "@shale/base";
 import { MemTable } from "@shale/memtable";
-import { revivePrefixExtractor } from "../compaction/build-table.js";
+import type { CapturedDataBlocks } from "@shale/sstable";
+import { revivePrefixExtractor, type TableWriteOptions } from "../compaction/build-table.js";
 import { runCompactionJob } from "../compaction/compaction-job.js";
 import { type CompactionFilterFunction, loadCompactionFilter } from "../core/compaction-filter.js";
 import type { MergeOperator } from "../core/merge-operator.js";
@@ -21,6 +22,7 @@ import { RateLimiter, RateLimiterAccount } from "../core/rate-limiter.js";
 import { fixedClock, ttlMergeOperator } from "../core/ttl.js";
 import type { ModuleExportRef } from "../core/user-module.js";
 import { flushMemTable } from "../flush/flush-job.js";
+import { takeCapturedBlocks } from "../read/table-warming.js";
 import {
   builtinComparator,
   builtinMergeOperator,
@@ -50,9 +52,15 @@ export class JobRunner {
    * Jobs read and write through `fs`; with a rate limiter, flushes are charged and never
    * wait, compactions sleep for their tokens (core/rate-limiter.ts).
    */
+  /**
+   * `returnBlocks`: the results may carry the data blocks a job captured
+   * (`TableWriteOptions.captureBlocks`, transferred by Node's worker threads); when false
+   * (a browser's nested worker, whose answers are JSON), jobs capture nothing.
+   */
   constructor(
     private readonly fs: FileSystem,
     rate: SharedRateLimit = {},
+    private readonly returnBlocks = false,
   ) {
     const limiter =
       rate.rateLimiter === undefined ? undefined : RateLimiter.fromShared(rate.rateLimiter);
@@ -91,9 +99,12 @@ export class JobRunner {
       throw new Error(`comparator ${job.comparator} cannot run in a worker`);
     if (job.type === "flush") {
       const mem = MemTable.fromShared(job.memtable, { comparator });
-      const table = { ...revivePrefixExtractor(job.table), comparator };
+      const table = { ...revivePrefixExtractor(this.capturing(job.table)), comparator };
       const file = flushMemTable(this.flushFs, job.dir, job.fileNumber, mem, table, job.snapshots);
-      return { id: job.id, ok: true, type: "flush", file };
+      const blocks = file === undefined ? undefined : takeCapturedBlocks(file);
+      return blocks === undefined
+        ? { id: job.id, ok: true, type: "flush", file }
+        : { id: job.id, ok: true, type: "flush", file, blocks };
     }
     let mergeOperator: MergeOperator | undefined;
     const ref = job.mergeOperator;
@@ -108,12 +119,29 @@ export class JobRunner {
     }
     const user = job.filter?.user;
     const filter = user === undefined ? undefined : this.filters.get(refKey(user));
+    const table = this.capturing(job.table);
     const spec =
-      job.table.prefixExtractor === undefined
+      table.prefixExtractor === undefined && table === job.table
         ? job
-        : { ...job, table: revivePrefixExtractor(job.table) };
+        : { ...job, table: revivePrefixExtractor(table) };
     const result = runCompactionJob(this.compactFs, spec, comparator, mergeOperator, filter);
-    return { id: job.id, ok: true, type: "compact", result };
+    let blocks: (CapturedDataBlocks | undefined)[] | undefined;
+    for (let i = 0; i < result.files.length; i++) {
+      const b = takeCapturedBlocks(result.files[i]!);
+      if (b === undefined) continue;
+      blocks ??= new Array<CapturedDataBlocks | undefined>(result.files.length);
+      blocks[i] = b;
+    }
+    return blocks === undefined
+      ? { id: job.id, ok: true, type: "compact", result }
+      : { id: job.id, ok: true, type: "compact", result, blocks };
+  }
+
+  /** `table` as this runner's jobs use it: without a capture when results carry no blocks. */
+  private capturing(table: TableWriteOptions): TableWriteOptions {
+    if (this.returnBlocks || table.captureBlocks === undefined) return table;
+    const { captureBlocks: _none, ...rest } = table;
+    return rest;
   }
 
   private loadModules(job: CompactMessage): Promise<void> | undefined {

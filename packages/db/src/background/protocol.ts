@@ -11,6 +11,7 @@ import {
   ShaleError,
 } from "@shale/base";
 import type { SharedMemTableData } from "@shale/memtable";
+import { type CapturedDataBlocks, capturedTransferList } from "@shale/sstable";
 import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { CompactionJobResult, CompactionJobSpec } from "../compaction/compaction-job.js";
 import {
@@ -69,9 +70,27 @@ export interface SerializedError {
   offset: number | undefined;
 }
 
+/**
+ * A job's answer. `blocks`: the data blocks its tables captured for warming the block cache
+ * (`TableWriteOptions.captureBlocks`), their buffers transferred, not copied; a compaction's
+ * are in its files' order (undefined for a file without). Only Node's worker threads send
+ * them (`transferListOf`); a browser's nested worker answers as JSON and captures nothing.
+ */
 export type ResultMessage =
-  | { id: number; ok: true; type: "flush"; file: FileMetaData | undefined }
-  | { id: number; ok: true; type: "compact"; result: CompactionJobResult }
+  | {
+      id: number;
+      ok: true;
+      type: "flush";
+      file: FileMetaData | undefined;
+      blocks?: CapturedDataBlocks | undefined;
+    }
+  | {
+      id: number;
+      ok: true;
+      type: "compact";
+      result: CompactionJobResult;
+      blocks?: (CapturedDataBlocks | undefined)[];
+    }
   | { id: number; ok: true; type: "remove" }
   | { id: number; ok: false; error: SerializedError };
 
@@ -142,4 +161,15 @@ export function deserializeError(s: SerializedError): Error {
   // The message already carries "Code: ..." and the location; strip the prefix.
   const message = s.message.replace(/^\w+: /, "").replace(/ \([^)]*\)$/, "");
   return new ShaleError(s.code, message, options);
+}
+
+/** The buffers to transfer (not copy) when posting `reply`: its captured blocks'. */
+export function transferListOf(reply: ResultMessage): ArrayBuffer[] {
+  if (!reply.ok) return [];
+  if (reply.type === "flush")
+    return reply.blocks === undefined ? [] : capturedTransferList(reply.blocks);
+  if (reply.type !== "compact" || reply.blocks === undefined) return [];
+  const list: ArrayBuffer[] = [];
+  for (const b of reply.blocks) if (b !== undefined) list.push(...capturedTransferList(b));
+  return list;
 }

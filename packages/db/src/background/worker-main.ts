@@ -9,7 +9,7 @@ import { setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { NodeFileSystem } from "@shale/base";
 import { JobRunner, type SharedRateLimit, serveJobs } from "./job-runner.js";
-import type { JobMessage, ResultMessage } from "./protocol.js";
+import { type JobMessage, type ResultMessage, transferListOf } from "./protocol.js";
 
 const data = workerData as
   | ({
@@ -23,7 +23,7 @@ if (port === null) throw new Error("the shale worker must run in a worker thread
 /** The executor's `finished` cell: set after each reply, so the database takes it synchronously. */
 const finished = data?.finished !== undefined ? new Int32Array(data.finished) : undefined;
 /** Jobs on the node file system, through the database's rate limiter when it has one. */
-const runner = new JobRunner(new NodeFileSystem(), data ?? {});
+const runner = new JobRunner(new NodeFileSystem(), data ?? {}, true);
 if (data?.nice !== undefined && data.nice > 0) lowerThreadPriority(data.nice);
 
 /**
@@ -43,7 +43,8 @@ function lowerThreadPriority(nice: number): void {
 }
 
 function post(reply: ResultMessage): void {
-  port!.postMessage(reply);
+  // Captured blocks move to the database's thread without a copy.
+  port!.postMessage(reply, transferListOf(reply));
   if (finished !== undefined) {
     Atomics.store(finished, 0, 1);
     Atomics.notify(finished, 0);

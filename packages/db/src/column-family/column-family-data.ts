@@ -29,7 +29,7 @@ import {
   toBytes,
 } from "@shale/base";
 import { type ChunkPool, MemTable } from "@shale/memtable";
-import type { TableCache } from "@shale/sstable";
+import type { BlockCache, TableCache } from "@shale/sstable";
 import { CompactionScheduler } from "../background/compaction-scheduler.js";
 import type { BackgroundExecutor } from "../background/executor.js";
 import { FlushScheduler } from "../background/flush-scheduler.js";
@@ -45,7 +45,7 @@ import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import type { SnapshotList } from "../core/snapshot.js";
 import { PointReader } from "../read/read-path.js";
-import { warmTables } from "../read/table-warming.js";
+import { captureBudget, discardCapturedBlocks, warmTables } from "../read/table-warming.js";
 import { type KeyRange, rangeOfFiles } from "../version/key-range.js";
 import type { FamilyVersions, Version, VersionSet } from "../version/version-set.js";
 import { memtableChunkPool } from "../write/chunk-pool.js";
@@ -237,7 +237,10 @@ export class ColumnFamilyData {
         mergeOperator: this.mergeOperator,
         versions,
         executor: host.executor,
-        tableOptions,
+        tableOptionsFor: (inputBytes) =>
+          options.prepopulateBlockCache === "flushAndCompaction"
+            ? capturing(tableOptions, options.blockCache, inputBytes)
+            : tableOptions,
         statistics: host.statistics,
         shutdown: host.shutdown,
         snapshotSeqs: () => host.snapshots.sequences(),
@@ -246,9 +249,13 @@ export class ColumnFamilyData {
         failure: () => status.backgroundError,
         backgroundFailed: (e) => status.failBackground(e, "Compaction"),
         versionChanged: () => this.versionChanged(),
-        tablesCompacted: (files) => {
-          if (options.prepopulateBlockCache === "flushAndCompaction" && !status.closed)
+        tablesCompacted: (files, inputs) => {
+          if (options.prepopulateBlockCache === "flushAndCompaction" && !status.closed) {
+            // The inputs' blocks leave now, not in later steps: their room is what the
+            // outputs warm into (warming never evicts).
+            for (const n of inputs) tableCache.evict(n, true);
             warmTables(tableCache, files);
+          } else discardCapturedBlocks(files);
         },
         deferL0Compaction: () => this.deferL0Compaction(),
         compactionCompleted:
@@ -264,7 +271,11 @@ export class ColumnFamilyData {
         comparator: icmp.user,
         versions,
         executor: host.executor,
-        tableOptions,
+        get tableOptions() {
+          return options.prepopulateBlockCache !== "disable"
+            ? capturing(tableOptions, options.blockCache, 0)
+            : tableOptions;
+        },
         statistics: host.statistics,
         compactionStats: this.compactions.stats,
         wal: {
@@ -291,6 +302,7 @@ export class ColumnFamilyData {
         tablesFlushed: (files) => {
           if (options.prepopulateBlockCache !== "disable" && !status.closed)
             warmTables(tableCache, files);
+          else discardCapturedBlocks(files);
         },
         snapshotSeqs: () => host.snapshots.sequences(),
         atomic: host.atomicFlush,
@@ -520,4 +532,19 @@ export class ColumnFamilyData {
     }
     await this.compactions.waitForIdle();
   }
+}
+
+/**
+ * A job's table options when its tables are to warm the block cache: the job keeps their
+ * data blocks, up to the room they can have (`captureBudget`: more could not go in, warming
+ * never evicts). `inputBytes`: the tables a compaction replaces, whose blocks leave the
+ * cache when its outputs are installed.
+ */
+function capturing(
+  table: TableWriteOptions,
+  cache: BlockCache,
+  inputBytes: number,
+): TableWriteOptions {
+  const budget = captureBudget(cache, inputBytes);
+  return budget > 0 ? { ...table, captureBlocks: budget } : table;
 }

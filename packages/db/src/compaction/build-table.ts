@@ -15,6 +15,7 @@ import {
 } from "@shale/base";
 import {
   builtinPrefixExtractor,
+  capturedBytes,
   isBuiltinPrefixExtractor,
   type PrefixExtractor,
   TableBuilder,
@@ -29,6 +30,7 @@ import {
 } from "../core/filter-policy-option.js";
 import { CHECKSUM_TYPES, type ChecksumName } from "../core/options.js";
 import { rocksdbMergeOperatorName } from "../core/options-file.js";
+import { attachCapturedBlocks } from "../read/table-warming.js";
 import type { FileMetaData } from "../version/version-edit.js";
 import { flushCompression } from "./output-compression.js";
 
@@ -66,6 +68,24 @@ export interface TableWriteOptions {
   mergeOperatorName: string;
   dbId: string;
   dbSessionId: string;
+  /**
+   * Bytes of data-block contents the job keeps (`TableBuilder.captureDataBlocks`) so that
+   * its tables warm the block cache when installed without being read back
+   * (`prepopulateBlockCache`, read/table-warming.ts); shared by every table the job writes.
+   * 0 or absent: none.
+   */
+  captureBlocks?: number;
+}
+
+/** What a job may still capture (`TableWriteOptions.captureBlocks`), shared by its tables. */
+export interface CaptureBudget {
+  remaining: number;
+}
+
+/** The capture budget of a job's table options, or undefined when it captures nothing. */
+export function captureBudgetOf(options: { captureBlocks?: number }): CaptureBudget | undefined {
+  const n = options.captureBlocks;
+  return n !== undefined && n > 0 ? { remaining: n } : undefined;
 }
 
 /** Who writes the tables: the database's id (IDENTITY) and this open's session id. */
@@ -165,10 +185,10 @@ export function revivePrefixExtractor(table: TableWriteOptions): TableWriteOptio
  * its `filterPolicy` (which replaces the Bloom `bitsPerKey`).
  */
 function withFilterPolicy(
-  options: TableBuilderOptions & { filter?: RibbonTableFilter },
+  options: TableBuilderOptions & { filter?: RibbonTableFilter; captureBlocks?: number },
   fileNumber: number,
 ): TableBuilderOptions {
-  const { filter, ...rest } = options;
+  const { filter, captureBlocks: _capture, ...rest } = options;
   if (filter === undefined) return { ...rest, fileNumber };
   const { bitsPerKey: _bloomBits, ...noBits } = rest;
   return { ...noBits, fileNumber, filterPolicy: ribbonPolicyOf(filter) };
@@ -188,6 +208,8 @@ export function newDbSessionId(): string {
 /**
  * One table file being written: the shared core of flush and compaction outputs. `finish()`
  * syncs and closes it and returns its metadata; `abandon()` (or a failed finish) removes it.
+ * With a capture budget, the data blocks written (as much of them as the budget allows) go
+ * with the metadata to the table's warming (`attachCapturedBlocks`, read/table-warming.ts).
  */
 export class TableFile {
   readonly number: number;
@@ -196,6 +218,7 @@ export class TableFile {
   private readonly file: WritableFile;
   private readonly builder: TableBuilder;
   private readonly user: Comparator;
+  private readonly capture: CaptureBudget | undefined;
   private ranges = 0;
   private done = false;
   /** The lowest blob file a BlobIndex entry added points into (0: none). */
@@ -205,14 +228,18 @@ export class TableFile {
     fs: FileSystem,
     dir: string,
     fileNumber: number,
-    builderOptions: TableBuilderOptions & { filter?: RibbonTableFilter },
+    builderOptions: TableBuilderOptions & { filter?: RibbonTableFilter; captureBlocks?: number },
+    capture: CaptureBudget | undefined = captureBudgetOf(builderOptions),
   ) {
     this.fs = fs;
+    this.capture = capture;
     this.number = fileNumber;
     this.path = tableFileName(dir, fileNumber);
     this.file = fs.openWritable(this.path, { bufferSize: 256 * 1024 });
     try {
       this.builder = new TableBuilder(this.file, withFilterPolicy(builderOptions, fileNumber));
+      if (capture !== undefined && capture.remaining > 0)
+        this.builder.captureDataBlocks(capture.remaining);
     } catch (e) {
       this.abandon();
       throw e;
@@ -277,9 +304,14 @@ export class TableFile {
         // RocksDB's file_creation_time (seconds): FIFO's ttl reads it.
         fileCreationTime: props.fileCreationTime,
       };
-      return this.oldestBlobFile === 0
-        ? meta
-        : { ...meta, oldestBlobFileNumber: this.oldestBlobFile };
+      const file: FileMetaData =
+        this.oldestBlobFile === 0 ? meta : { ...meta, oldestBlobFileNumber: this.oldestBlobFile };
+      const blocks = this.builder.takeCapturedDataBlocks();
+      if (blocks !== undefined && this.capture !== undefined) {
+        this.capture.remaining -= capturedBytes(blocks);
+        if (blocks.blocks.length > 0) attachCapturedBlocks(file, blocks);
+      }
+      return file;
     } finally {
       if (!ok) this.abandon();
     }

@@ -23,7 +23,7 @@ import { type Comparator, type FileSystem, type RangeTombstone, TRAILER_SIZE } f
 import type { TableBuilderOptions } from "@shale/sstable";
 import { endsBefore, type KeyRange } from "../version/key-range.js";
 import type { FileMetaData } from "../version/version-edit.js";
-import { TableFile } from "./build-table.js";
+import { type CaptureBudget, captureBudgetOf, TableFile } from "./build-table.js";
 
 export interface GrandparentFile extends KeyRange {
   size: number;
@@ -32,7 +32,7 @@ export interface GrandparentFile extends KeyRange {
 export interface CompactionOutputsOptions {
   fs: FileSystem;
   dir: string;
-  builder: TableBuilderOptions & { comparator: Comparator };
+  builder: TableBuilderOptions & { comparator: Comparator; captureBlocks?: number };
   /** Takes a fresh file number. */
   newFileNumber: () => number;
   targetFileSize: number;
@@ -62,8 +62,12 @@ export class CompactionOutputs {
   /** Output file numbers created (finished or not), for cleanup. */
   private readonly created: TableFile[] = [];
 
+  /** The job's capture budget, shared by its tables (build-table.ts). */
+  private readonly capture: CaptureBudget | undefined;
+
   constructor(options: CompactionOutputsOptions) {
     this.o = options;
+    this.capture = captureBudgetOf(options.builder);
     this.ucmp = options.builder.comparator;
   }
 
@@ -123,7 +127,13 @@ export class CompactionOutputs {
   }
 
   private open(): void {
-    const t = new TableFile(this.o.fs, this.o.dir, this.o.newFileNumber(), this.o.builder);
+    const t = new TableFile(
+      this.o.fs,
+      this.o.dir,
+      this.o.newFileNumber(),
+      this.o.builder,
+      this.capture,
+    );
     this.created.push(t);
     this.current = t;
   }

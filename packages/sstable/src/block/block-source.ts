@@ -182,7 +182,8 @@ export class BlockSource {
     return Block.ofFilter(data, filter);
   }
 
-  private insert(offset: number, block: Block, priority: "high" | "low"): void {
+  /** True if the cache took `block`. */
+  private insert(offset: number, block: Block, priority: "high" | "low"): boolean {
     const cache = this.cache!;
     const stats = this.stats;
     const evicted = stats !== undefined ? cache.evictions : 0;
@@ -196,6 +197,19 @@ export class BlockSource {
       const n = cache.evictions - evicted;
       if (n > 0) stats.tick(Ticker.BlockCacheEviction, n);
     }
+    return inserted;
+  }
+
+  /**
+   * Caches a data block made from contents already in memory (a table just written,
+   * table-warm.ts), with priority "low", only if its shard has free room for it: never
+   * evicts. True if the cache holds it afterwards. REQUIRES: a cache.
+   */
+  insertWarmed(offset: number, block: Block): boolean {
+    const cache = this.cache!;
+    if (!cache.hasRoomFor(this.cacheId, offset, block.charge)) return false;
+    const evictions = cache.evictions;
+    return this.insert(offset, block, "low") && cache.evictions === evictions;
   }
 
   /** The cached block at `offset`, or undefined (a miss). REQUIRES: a cache. */

@@ -114,6 +114,7 @@ import {
   type TableBuilderOptions,
   type TablePropertiesCollector,
 } from "./builder-options.js";
+import { type CapturedDataBlocks, DataBlockCapture } from "./captured-blocks.js";
 import type { PrefixExtractor } from "./prefix-extractor.js";
 
 const POINT_KINDS = new Set<number>([
@@ -187,6 +188,8 @@ export class TableBuilder {
   /** Hashes in the filter block (`rocksdb.num.filter_entries`), set by finish. */
   private filterEntries = 0;
   private readonly tombstones: RangeTombstone[] = [];
+  /** Copies of the data blocks written, when asked (`captureDataBlocks`). */
+  private capture: DataBlockCapture | undefined = undefined;
 
   private offset: number;
   private state: "open" | "finished" | "abandoned" | "failed" = "open";
@@ -278,6 +281,34 @@ export class TableBuilder {
       this.bufferedBytes +
       (this.dataBlock.empty ? 0 : this.dataBlock.currentSizeEstimate)
     );
+  }
+
+  /**
+   * Keeps a copy of each data block's contents from now on, up to `budgetBytes` in all
+   * (captured-blocks.ts): what a block cache can be warmed with once the table is written,
+   * without reading it back. Call before the first `add`; `takeCapturedDataBlocks` after
+   * `finish`. Throws TypeError for a budget that is not a non-negative safe integer,
+   * InvalidArgument once entries were added.
+   */
+  captureDataBlocks(budgetBytes: number): void {
+    if (typeof budgetBytes !== "number" || !Number.isSafeInteger(budgetBytes) || budgetBytes < 0) {
+      throw new TypeError(`capture budget must be a non-negative integer, got ${budgetBytes}`);
+    }
+    this.checkOpen();
+    if (this.entries > 0 || this.numDataBlocks > 0) {
+      throw ShaleError.invalidArgument("captureDataBlocks must come before the first add");
+    }
+    this.capture = new DataBlockCapture(budgetBytes);
+  }
+
+  /**
+   * The data blocks captured (`captureDataBlocks`), or undefined when none were asked for.
+   * Hands them over: a second call returns undefined.
+   */
+  takeCapturedDataBlocks(): CapturedDataBlocks | undefined {
+    const capture = this.capture;
+    this.capture = undefined;
+    return capture?.take();
   }
 
   private checkOpen(): void {
@@ -422,6 +453,7 @@ export class TableBuilder {
    */
   private writeDataBlock(raw: Uint8Array, firstKey: Uint8Array | undefined): void {
     const handle = this.writeRaw(raw, this.compressionType, this.dict);
+    this.capture?.add(handle.offset, raw);
     this.dataSize += handle.size + TableFormat.BLOCK_TRAILER_SIZE;
     this.numDataBlocks++;
     this.pendingHandle.offset = handle.offset;

@@ -139,9 +139,10 @@ export class TableCache {
    * compaction's inputs can hold thousands of cached blocks (~1-2 µs each to erase: 40-65
    * ms at once for four 45 MB tables), and a synchronous loop of reads would pause for
    * them. Until then they only take room (nothing can look them up: the id is not reused).
-   * Unknown numbers are ignored.
+   * `now`: erase them at once instead (`eraseId`), for a caller about to fill the room they
+   * leave (warming a compaction's outputs). Unknown numbers are ignored.
    */
-  evict(fileNumber: number): void {
+  evict(fileNumber: number, now = false): void {
     const open = this.readers.get(fileNumber);
     if (open !== undefined) {
       this.readers.delete(fileNumber);
@@ -150,7 +151,8 @@ export class TableCache {
     const cacheId = this.cacheIds.get(fileNumber);
     if (cacheId !== undefined) {
       this.cacheIds.delete(fileNumber);
-      this.options.blockCache?.eraseIdSoon(cacheId);
+      if (now) this.options.blockCache?.eraseId(cacheId);
+      else this.options.blockCache?.eraseIdSoon(cacheId);
     }
   }
 

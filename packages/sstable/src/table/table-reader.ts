@@ -67,6 +67,7 @@ import { decodeProperties, type TableProperties } from "../format/properties.js"
 import { PartitionedGet } from "../index/partitioned-get.js";
 import { PartitionedIndex, PartitionMode } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
+import type { CapturedDataBlocks } from "./captured-blocks.js";
 import { GlobalSeqnoIterator } from "./global-seqno-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
@@ -79,7 +80,7 @@ import {
   readTombstones,
 } from "./table-open.js";
 import { type TableVerifyResult, verifyTableBlocks } from "./table-verify.js";
-import { type TableWarmResult, warmTableBlocks } from "./table-warm.js";
+import { type TableWarmResult, warmTableBlocks, warmTableFromCaptured } from "./table-warm.js";
 
 /** A `lookup` step nothing planned: filter, index search and all. */
 const PLAN_NONE = -1;
@@ -977,6 +978,18 @@ export class TableReader {
   prepopulateBlockCache(): TableWarmResult {
     this.checkOpen();
     return warmTableBlocks(this, this.source.verifyChecksums);
+  }
+
+  /**
+   * Puts the table's data blocks into the block cache from `captured`, the blocks the
+   * builder that wrote this table kept (`TableBuilder.captureDataBlocks`), while the cache
+   * has free room (it never evicts): no file read, checksum or decompression (table-warm.ts).
+   * Without a block cache it does nothing. REQUIRES: `captured` came from this table's
+   * builder (the offsets name this file's blocks).
+   */
+  prepopulateBlockCacheFrom(captured: CapturedDataBlocks): TableWarmResult {
+    this.checkOpen();
+    return warmTableFromCaptured(this, captured);
   }
 
   /**

@@ -18,9 +18,15 @@
  * Cost: one sequential read of the table's data region, a checksum and (when compressed)
  * a decompression per block, one cache insert per block; on the calling thread.
  *
+ * From captured blocks (`warmTableFromCaptured`): the builder that wrote the table kept each
+ * data block's contents (captured-blocks.ts), so warming only wraps each one in a `Block`
+ * (a view into its chunk, its restart array checked as a read's is) and inserts it: no
+ * read, checksum or decompression. The same rules: free room only, stop at the first block
+ * that does not fit, cached blocks left as they are.
+ *
  * Thread-safety: one thread, as the reader.
  */
-import { BLOCK_OVERHEAD, type Block } from "../block/block.js";
+import { BLOCK_OVERHEAD, Block } from "../block/block.js";
 import { BlockIterator } from "../block/block-iterator.js";
 import type { BlockSource } from "../block/block-source.js";
 import type { KeyOrder } from "../block/key-order.js";
@@ -29,6 +35,7 @@ import type { Footer } from "../format/footer.js";
 import { type BlockHandle, TableFormat } from "../format/format.js";
 import type { PartitionedIndex } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
+import { CAPTURED_STRIDE, type CapturedDataBlocks } from "./captured-blocks.js";
 
 /** The part of `TableReader` warming reads (an interface: table-reader.ts imports this file). */
 export interface WarmableTable {
@@ -109,6 +116,41 @@ export function warmTableBlocks(reader: WarmableTable, verifyChecksums: boolean)
   for (index.seekToFirst(); index.valid(); index.next()) {
     reader.decodeIndexValue(index, h);
     if (!visit()) break;
+  }
+  return result;
+}
+
+/**
+ * Puts the captured data blocks of the table (`captured`, from the builder that wrote it)
+ * into its block cache while there is free room (see above). A table without a block cache
+ * is left as it is. Throws Corruption (with file and offset) for a block whose restart
+ * array is damaged, as a read of it would.
+ */
+export function warmTableFromCaptured(
+  reader: WarmableTable,
+  captured: CapturedDataBlocks,
+): TableWarmResult {
+  const result: TableWarmResult = { inserted: 0, alreadyCached: 0, full: false };
+  const source = reader.source;
+  const cache = source.cache;
+  if (cache === undefined) return result;
+  const id = source.cacheId;
+  const blocks = captured.blocks;
+  const chunks = captured.chunks;
+  const file = reader.fileName;
+  for (let at = 0; at + CAPTURED_STRIDE <= blocks.length; at += CAPTURED_STRIDE) {
+    const offset = blocks[at]!;
+    if (cache.get(id, offset) !== undefined) {
+      result.alreadyCached++;
+      continue;
+    }
+    const chunk = chunks[blocks[at + 1]!]!;
+    const data = new Uint8Array(chunk, blocks[at + 2]!, blocks[at + 3]!);
+    if (!source.insertWarmed(offset, Block.keyValue(data, file, offset))) {
+      result.full = true;
+      break;
+    }
+    result.inserted++;
   }
   return result;
 }
