@@ -1,9 +1,10 @@
 /**
  * The point part of `MemTable.get`: the newest entries of a user key visible at a snapshot,
- * folded into a LookupResult (semantics on MemTable.get). A key outside the tree's range
- * is settled by two comparisons (BTree.outsideUserKeys). With a hash index the key's
- * newest entry comes from the index; the tree is searched only when that entry is above
- * the snapshot or a merge operand (or when there is no index).
+ * folded into a LookupResult (semantics on MemTable.get). With a hash index the key's
+ * newest entry comes from the index (a missing key costs a probe or two); the tree is
+ * searched only when that entry is above the snapshot or a merge operand. Without one, a
+ * key outside the tree's range is settled by two comparisons (BTree.outsideUserKeys), and
+ * the tree is searched otherwise.
  */
 import {
   KIND_FOR_SEEK,
@@ -32,7 +33,6 @@ export function lookupPoints(
   if (index !== undefined) {
     if (index.pending) index.flush(); // (it changes the target)
     points.setTargetUser(userKey, snapshotSeq, KIND_FOR_SEEK);
-    if (points.outsideUserKeys()) return;
     if (lookupIndexed(points, index, userKey, snapshotSeq, result)) return;
   } else {
     points.setTargetUser(userKey, snapshotSeq, KIND_FOR_SEEK);
