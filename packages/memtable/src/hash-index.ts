@@ -153,8 +153,11 @@ export class HashIndex {
    * previous table, kept while a doubling moves its keys, is not counted.
    */
   get bytes(): number {
-    const slots = slotsFor(this.count + this.queued);
-    return 8 * Math.max(slots, this.mask + 1);
+    // From the table's own size (called per write: a loop from INITIAL_SLOTS is ~12 steps).
+    let slots = this.mask + 1;
+    const keys = this.count + this.queued;
+    while (keys > Math.floor(slots * MAX_LOAD)) slots *= 2;
+    return 8 * slots;
   }
 
   /** User keys indexed (applied inserts only). */

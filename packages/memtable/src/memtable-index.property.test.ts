@@ -141,4 +141,24 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
     expect(mem.get(key(adds - 1)).state).toBe(LookupState.Deleted);
     expect(mem.get(key(adds)).value).toEqual(value);
   });
+  it("hashIndexFrom sets the add that makes the index; bad values are TypeErrors", () => {
+    const state = (m: MemTable) => m as unknown as { index: unknown; building: boolean };
+    const value = new Uint8Array([7]);
+    const key = (i: number) => new Uint8Array([i >>> 8, i & 0xff]);
+    const mem = new MemTable({ hashIndexFrom: INDEX_MIN_ENTRIES });
+    for (let i = 0; i < INDEX_MIN_ENTRIES - 1; i++) mem.add(i + 1, ValueKind.Value, key(i), value);
+    expect(state(mem).index).toBeUndefined();
+    mem.add(INDEX_MIN_ENTRIES, ValueKind.Value, key(INDEX_MIN_ENTRIES - 1), value);
+    expect(state(mem).index).not.toBeUndefined();
+    for (let i = INDEX_MIN_ENTRIES; state(mem).building; i++)
+      mem.add(i + 1, ValueKind.Value, key(i), value);
+    mem.checkInvariants();
+    expect(mem.get(key(3)).value).toEqual(value);
+    // The default waits for INDEX_BUILD_ENTRIES.
+    const lazy = new MemTable();
+    for (let i = 0; i < INDEX_MIN_ENTRIES; i++) lazy.add(i + 1, ValueKind.Value, key(i), value);
+    expect(state(lazy).index).toBeUndefined();
+    for (const bad of [0, 63, 64.5, Number.NaN, 2 ** 31, "64"])
+      expect(() => new MemTable({ hashIndexFrom: bad as number })).toThrow(TypeError);
+  });
 });

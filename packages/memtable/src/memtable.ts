@@ -40,7 +40,7 @@ import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
 import { NONE } from "./btree-layout.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
-import { HashIndex, hashKey, slotsFor } from "./hash-index.js";
+import { HashIndex, hashKey, INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
 import { lookupPoints } from "./lookup.js";
 import { MemTableBloom } from "./memtable-bloom.js";
 import { MemTableIterator } from "./memtable-iterator.js";
@@ -71,6 +71,15 @@ export interface MemTableOptions {
    * the exported memtable had. Default: true.
    */
   hashIndex?: boolean;
+  /**
+   * The point-entry count at which an add makes the hash index when no `get` has. A
+   * memtable that will grow large while it is read (a database's write buffer) does better
+   * at 64, the lowest: each entry is then indexed by its own add, while it is in cache, and
+   * the index's code runs (and is compiled) from the start. Integer in [64, 2^31 - 1].
+   * Default: 65536 (INDEX_BUILD_ENTRIES): a memtable that is only written pays nothing for
+   * the index below that.
+   */
+  hashIndexFrom?: number;
   /**
    * Where the arena takes its chunks from and, once the last reference is dropped
    * (`unref`), gives them back to; its chunk size is the arena's (`arenaChunkSize`, if
@@ -122,7 +131,8 @@ export class MemTable {
    * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Made, sized for
    * the entries so far, by the first get once the memtable holds INDEX_MIN_ENTRIES point
    * entries (a smaller one is a leaf or two, searched as fast), or by the add that makes
-   * INDEX_BUILD_ENTRIES (`indexLater` until then: adds pay nothing for it). It is then filled from the tree INDEX_BUILD_STEP entries per
+   * `indexFrom` entries (MemTableOptions.hashIndexFrom; `indexLater` until then: adds pay
+   * nothing for it). It is then filled from the tree INDEX_BUILD_STEP entries per
    * get or add (`building`; gets search the tree meanwhile), while adds insert their own
    * entries: it keeps for each user key the entry that sorts first, whichever came first.
    */
@@ -132,6 +142,10 @@ export class MemTable {
   private buildLeaf = NONE;
   private buildSlot = 0;
   private indexLater = false;
+  /** MemTableOptions.hashIndexFrom. */
+  private indexFrom = INDEX_BUILD_ENTRIES;
+  /** The slots of the table a get would make now (approximateMemoryUsage, while due). */
+  private dueSlots = INITIAL_SLOTS;
   /** MemTableOptions.bloom. */
   readonly bloom: MemTableBloom | undefined = undefined;
   /** The range tombstones in insertion order, views into the arena; append-only. */
@@ -173,6 +187,10 @@ export class MemTable {
       const hashIndex = options.hashIndex ?? true;
       if (typeof hashIndex !== "boolean") throw new TypeError("hashIndex must be a boolean");
       this.indexLater = hashIndex && this.points.bytewise;
+      const from = options.hashIndexFrom ?? INDEX_BUILD_ENTRIES;
+      if (!Number.isInteger(from) || from < INDEX_MIN_ENTRIES || from > 0x7fffffff)
+        throw new TypeError(`hashIndexFrom must be an integer in [${INDEX_MIN_ENTRIES}, 2^31 - 1]`);
+      this.indexFrom = from;
       const bloom = options.bloom;
       if (bloom !== undefined && !(bloom instanceof MemTableBloom))
         throw new TypeError("bloom must be a MemTableBloom");
@@ -279,7 +297,7 @@ export class MemTable {
       if (index !== undefined) {
         index.insert(hashKey(userKey, 0, userKey.length), address);
         if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
-      } else if (this.indexLater && this.entries + 1 >= INDEX_BUILD_ENTRIES) this.startIndex();
+      } else if (this.indexLater && this.entries + 1 >= this.indexFrom) this.startIndex();
     }
     if (isTombstone) {
       this.tombstoneAddresses.push(address);
@@ -496,8 +514,15 @@ export class MemTable {
    * make for the entries so far) and the tombstone address list.
    */
   approximateMemoryUsage(): number {
-    const indexBytes =
-      this.index !== undefined ? this.index.bytes : this.indexDue ? 8 * slotsFor(this.entries) : 0;
+    let indexBytes = 0;
+    if (this.index !== undefined) indexBytes = this.index.bytes;
+    else if (this.indexDue) {
+      // Called per write: the table a get would make, grown from the last answer.
+      let slots = this.dueSlots;
+      while (this.entries > Math.floor(slots * MAX_LOAD)) slots *= 2;
+      this.dueSlots = slots;
+      indexBytes = 8 * slots;
+    }
     const bloomBytes = this.bloom === undefined ? 0 : this.bloom.byteSize;
     return this.arena.usedBytes + this.tombstoneAddresses.length * 4 + indexBytes + bloomBytes;
   }

@@ -39,7 +39,7 @@ import type { TableWriteOptions } from "../compaction/build-table.js";
 import type { FlushOptions } from "../core/call-options.js";
 import { resolveCompactionStyle } from "../core/compaction-style-options.js";
 import type { EventListeners, FlushReason } from "../core/event-listeners.js";
-import { newFamilyMemTable } from "../core/memtable-bloom-option.js";
+import { newFamilyMemTable, WRITE_BUFFER_INDEX_FROM } from "../core/memtable-bloom-option.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { ResolvedOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
@@ -110,7 +110,8 @@ export interface RecoveredMemTables {
 
 /** Empty memtables for a family that has none yet (created, or seen by a follower). */
 export function emptyMemTables(icmp: InternalKeyComparator): RecoveredMemTables {
-  return { mem: new MemTable({ comparator: icmp.user }), imm: [], memLogNumber: 0 };
+  const mem = new MemTable({ comparator: icmp.user, hashIndexFrom: WRITE_BUFFER_INDEX_FROM });
+  return { mem, imm: [], memLogNumber: 0 };
 }
 
 /** RocksDB's INT_MAX, FIFO's L0 stall triggers. */

@@ -42,11 +42,18 @@ export function newMemTableBloom(options: MemTableBloomSettings): MemTableBloom 
   return new MemTableBloom({ bits, prefix, wholeKey, statistics: options.statistics });
 }
 
+/**
+ * A write buffer grows to many thousand entries and is read as it grows: its hash index is
+ * kept from the 64th entry on, each entry indexed by its own add (MemTableOptions.hashIndexFrom).
+ */
+export const WRITE_BUFFER_INDEX_FROM = 64;
+
 /** A new empty memtable for a family with `options` (its comparator and filter). */
 export function newFamilyMemTable(options: MemTableBloomSettings, chunkPool?: ChunkPool): MemTable {
   const bloom = newMemTableBloom(options);
   return new MemTable({
     comparator: options.comparator,
+    hashIndexFrom: WRITE_BUFFER_INDEX_FROM,
     ...(chunkPool !== undefined ? { chunkPool } : {}),
     ...(bloom !== undefined ? { bloom } : {}),
   });
