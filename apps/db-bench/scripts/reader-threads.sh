@@ -6,6 +6,7 @@
 #
 #   reader-threads.sh [ENGINES] [NUM] [READS] [ROUNDS] [THREADS...]
 #   defaults:          shale,lmdb 1000000 300000 3 1 2
+#   FLAGS="--cache_size=-1" reader-threads.sh ...   passes more flags to every run
 #
 # The machine's load (uptime) is printed before and after: on a shared machine compare the
 # ratios, not the absolute figures.
@@ -20,7 +21,8 @@ threads=("$@")
 [ ${#threads[@]} -eq 0 ] && threads=(1 2)
 base="$(mktemp -d -t reader-threads.XXXXXX)"
 trap 'rm -rf "$base"' EXIT
-bench() { node "$here/dist/main.js" "$@"; }
+read -r -a extra <<< "${FLAGS:-}"
+bench() { node "$here/dist/main.js" "${extra[@]}" "$@"; }
 echo "load before: $(uptime)"
 IFS=, read -r -a list <<< "$engines"
 for engine in "${list[@]}"; do
