@@ -253,8 +253,9 @@ export class ColumnFamilyData {
         tablesCompacted: (files, inputs) => {
           if (options.prepopulateBlockCache === "flushAndCompaction" && !status.closed) {
             // The inputs' blocks leave now, not in later steps: their room is what the
-            // outputs warm into (warming never evicts).
-            for (const n of inputs) tableCache.evict(n, true);
+            // outputs warm into (warming never evicts). Their readers stay open: iterators
+            // made before the install still read them (they close when the files go).
+            for (const n of inputs) tableCache.eraseBlocks(n);
             warmTables(tableCache, files);
           } else discardCapturedBlocks(files);
         },

@@ -139,10 +139,9 @@ export class TableCache {
    * compaction's inputs can hold thousands of cached blocks (~1-2 µs each to erase: 40-65
    * ms at once for four 45 MB tables), and a synchronous loop of reads would pause for
    * them. Until then they only take room (nothing can look them up: the id is not reused).
-   * `now`: erase them at once instead (`eraseId`), for a caller about to fill the room they
-   * leave (warming a compaction's outputs). Unknown numbers are ignored.
+   * Unknown numbers are ignored.
    */
-  evict(fileNumber: number, now = false): void {
+  evict(fileNumber: number): void {
     const open = this.readers.get(fileNumber);
     if (open !== undefined) {
       this.readers.delete(fileNumber);
@@ -151,9 +150,18 @@ export class TableCache {
     const cacheId = this.cacheIds.get(fileNumber);
     if (cacheId !== undefined) {
       this.cacheIds.delete(fileNumber);
-      if (now) this.options.blockCache?.eraseId(cacheId);
-      else this.options.blockCache?.eraseIdSoon(cacheId);
+      this.options.blockCache?.eraseIdSoon(cacheId);
     }
+  }
+
+  /**
+   * Erases the blocks of `fileNumber` from the block cache now, and leaves its reader open:
+   * for a table just replaced by a compaction, which iterators made before may still read
+   * (`evict` is for a table no version holds any more).
+   */
+  eraseBlocks(fileNumber: number): void {
+    const cacheId = this.cacheIds.get(fileNumber);
+    if (cacheId !== undefined) this.options.blockCache?.eraseId(cacheId);
   }
 
   /** Closes every reader. Idempotent; later `get` calls throw Closed. */
