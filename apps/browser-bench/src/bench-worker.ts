@@ -10,7 +10,13 @@ import { BrowserLevel } from "browser-level";
 import { open } from "shale";
 import { OpfsFileSystem } from "shale/opfs";
 import { runSqlite } from "./sqlite-peer.js";
-import { type BenchRequest, benchKey, randomIndexes, type WorkloadResult } from "./workloads.js";
+import {
+  type BenchRequest,
+  benchKey,
+  checkScanBytes,
+  randomIndexes,
+  type WorkloadResult,
+} from "./workloads.js";
 
 const VALUE = "v".repeat(100);
 
@@ -45,13 +51,28 @@ async function runShale(req: BenchRequest): Promise<WorkloadResult[]> {
   let found = 0;
   for (let i = 0; i < req.reads; i++) if (db.get(benchKey(reads[i]!)) !== undefined) found++;
   out.push({ name: "readrandom", ops: req.reads, seconds: (performance.now() - t) / 1000, found });
+  // A turn of the event loop first, untimed: the driver enables the worker's profiler then.
+  if (req.profile) await new Promise((r) => setTimeout(r, 200));
   for (const name of req.rescan ? ["readseq", "readseq2"] : ["readseq"]) {
+    if (req.profile) console.profile(name);
     t = performance.now();
     found = 0;
-    const it = db.iterator();
-    for (it.seekToFirst(); it.valid(); it.next()) found++;
-    it.close();
-    out.push({ name, ops: found, seconds: (performance.now() - t) / 1000, found });
+    let bytes = 0;
+    if (req.scan === "copy") {
+      // Copies the bench's code owns: the iterator's for-of (its cursor's key()/value() are views).
+      for (const [k, v] of db.iterator()) {
+        found++;
+        bytes += k.length + v.length;
+      }
+    } else {
+      const it = db.iterator();
+      for (it.seekToFirst(); it.valid(); it.next()) found++;
+      it.close();
+    }
+    const seconds = (performance.now() - t) / 1000;
+    if (req.profile) console.profileEnd(name);
+    if (req.scan === "copy") checkScanBytes(req.engine, found, bytes);
+    out.push({ name, ops: found, seconds, found });
   }
   const seeks = randomIndexes(req.seeks, req.num, 13);
   t = performance.now();
@@ -107,11 +128,22 @@ async function runLevel(req: BenchRequest): Promise<WorkloadResult[]> {
   for (let i = 0; i < req.reads; i++)
     if ((await db.get(benchKey(reads[i]!))) !== undefined) found++;
   out.push({ name: "readrandom", ops: req.reads, seconds: (performance.now() - t) / 1000, found });
+  // A turn of the event loop first, untimed: the driver enables the worker's profiler then.
+  if (req.profile) await new Promise((r) => setTimeout(r, 200));
   for (const name of req.rescan ? ["readseq", "readseq2"] : ["readseq"]) {
+    if (req.profile) console.profile(name);
     t = performance.now();
     found = 0;
-    for await (const _ of db.iterator()) found++;
-    out.push({ name, ops: found, seconds: (performance.now() - t) / 1000, found });
+    let bytes = 0;
+    // Level's iterator yields copies (strings here) in either mode.
+    for await (const [k, v] of db.iterator()) {
+      found++;
+      bytes += k.length + v.length;
+    }
+    const seconds = (performance.now() - t) / 1000;
+    if (req.profile) console.profileEnd(name);
+    if (req.scan === "copy") checkScanBytes(req.engine, found, bytes);
+    out.push({ name, ops: found, seconds, found });
   }
   const seeks = randomIndexes(req.seeks, req.num, 13);
   t = performance.now();

@@ -5,7 +5,7 @@
  * isolated page; also @shale/level's ShaleLevel, the drop-in for browser-level.
  *
  *   node dist/main.js [--num=100000] [--reads=100000] [--seeks=10000] [--rounds=3] [--flush]
- *                     [--rescan]
+ *                     [--rescan] [--scan=copy|count] [--profile=DIR]
  *                     [--engines=shale,shale-inline,shale-level,browser-level,sqlite-wasm,
  *                      sqlite-sahpool]
  *
@@ -14,6 +14,12 @@
  * `--rescan`: a second full scan right after `readseq`, timed as `readseq2`, every engine
  * alike: the first scan runs code not yet compiled (each engine's worker is new), the second
  * shows the same scan once it is.
+ * `--scan`: what a scan does with each row, every engine alike (workloads.ts): `copy` (the
+ * default) hands the row's key and value to the bench's code as copies; `count` only steps.
+ * `--profile=DIR`: a CPU profile of each scan (the DevTools protocol's profiler on the bench
+ * worker, sampling every 50 µs), saved as `DIR/<engine>-r<round>-<workload>.cpuprofile`
+ * (open it in DevTools' Performance panel) and summarised by self time (profile-summary.ts).
+ * The profiler slows what it watches: take times from runs without it.
  *
  * Rounds rotate the engines' order (round r starts with the r-th engine), each on a fresh
  * database; the summary gives each workload's median ops/sec per engine and the medians of
@@ -37,12 +43,15 @@ import { tmpdir } from "node:os";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { launch } from "puppeteer-core";
+import { launch, type WebWorker } from "puppeteer-core";
+import { type CpuProfile, selfTimes } from "./profile-summary.js";
 import {
   type BenchRequest,
   ENGINES,
   type Engine,
   medianRatio,
+  SCAN_MODES,
+  type ScanMode,
   type WorkloadResult,
 } from "./workloads.js";
 
@@ -76,6 +85,13 @@ const seeks = flag("seeks", 10_000);
 const rounds = flag("rounds", 3);
 const flush = process.argv.includes("--flush");
 const rescan = process.argv.includes("--rescan");
+const scanArg = process.argv.find((a) => a.startsWith("--scan="))?.slice(7) ?? "copy";
+if (!(SCAN_MODES as readonly string[]).includes(scanArg))
+  throw new Error(`--scan must be one of ${SCAN_MODES.join(", ")}`);
+const scan = scanArg as ScanMode;
+const profileDir = process.argv.find((a) => a.startsWith("--profile="))?.slice(10);
+if (profileDir === "") throw new Error("--profile needs a directory");
+if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
 const enginesArg = process.argv.find((a) => a.startsWith("--engines="));
 const engineList = (enginesArg?.slice(10).split(",") ?? [...ENGINES]) as Engine[];
 for (const e of engineList)
@@ -153,10 +169,27 @@ const opsPerSec: Record<string, Record<string, number[]>> = {};
 for (const e of engineList) opsPerSec[e] = {};
 try {
   const page = await browser.newPage();
+  /** The run whose worker is being profiled: the file name's start. */
+  let profiling = "";
+  if (profileDir !== undefined) page.on("workercreated", (w) => void watchProfiles(w));
+  async function watchProfiles(worker: WebWorker): Promise<void> {
+    if (!worker.url().endsWith("/bench-worker.js")) return;
+    const client = worker.client;
+    client.on("Profiler.consoleProfileFinished", (e) => {
+      const file = join(profileDir!, `${profiling}-${e.title ?? "profile"}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(e.profile));
+      const top = selfTimes(e.profile as CpuProfile, 8)
+        .map((t) => `${(t.micros / 1000).toFixed(1)} ms ${t.name}`)
+        .join("; ");
+      console.log(`  profile ${file}: ${top}`);
+    });
+    await client.send("Profiler.enable");
+    await client.send("Profiler.setSamplingInterval", { interval: 50 });
+  }
   await page.goto(`${origin}/`);
   await page.waitForFunction(() => "bench" in globalThis);
   console.log(
-    `browser-bench: ${await browser.version()}, engines=${engineList.join(",")} num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}${rescan ? " rescan" : ""}`,
+    `browser-bench: ${await browser.version()}, engines=${engineList.join(",")} num=${num} reads=${reads} seeks=${seeks} rounds=${rounds}${flush ? " flush" : ""}${rescan ? " rescan" : ""} scan=${scan}`,
   );
   for (let round = 1; round <= rounds; round++) {
     const first = (round - 1) % engineList.length;
@@ -170,7 +203,10 @@ try {
         seeks,
         flush,
         rescan,
+        scan,
+        profile: profileDir !== undefined,
       };
+      profiling = `${engine}-r${round}`;
       const results = (await page.evaluate(
         (r) =>
           (

@@ -14,8 +14,10 @@
  *   CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID
  *   fillrandom  INSERT OR REPLACE INTO kv VALUES (?, ?)         one autocommit per put
  *   readrandom  SELECT v FROM kv WHERE k = ?
- *   readseq     SELECT k, v FROM kv ORDER BY k                  stepped, rows counted
- *               (prepared in the timed span, as shale's iterator is created in it)
+ *   readseq     SELECT k, v FROM kv ORDER BY k                  stepped; each row's k and v
+ *               copied out of the WASM heap as Uint8Arrays (sqlite3_column_blob/_bytes and
+ *               one slice: its cheapest copy), or only counted with --scan=count (prepared
+ *               in the timed span, as shale's iterator is created in it)
  *   seekrandom  SELECT k, v FROM kv WHERE k >= ? ORDER BY k LIMIT 11
  * ```
  *
@@ -30,13 +32,21 @@
  * The module is loaded unbundled from `./sqlite/` beside the worker (main.ts copies it
  * there), since it finds its .wasm and its OPFS proxy worker relative to itself.
  */
-import { type BenchRequest, benchKey, randomIndexes, type WorkloadResult } from "./workloads.js";
+import {
+  type BenchRequest,
+  benchKey,
+  checkScanBytes,
+  randomIndexes,
+  type WorkloadResult,
+} from "./workloads.js";
 
 interface Statement {
   bind(values: unknown[]): Statement;
   step(): boolean;
   reset(): Statement;
   get(index: number): unknown;
+  /** The `sqlite3_stmt*` in the WASM heap. */
+  readonly pointer: number;
   finalize(): void;
 }
 
@@ -48,6 +58,11 @@ interface Database {
 
 interface Sqlite3 {
   version: { libVersion: string };
+  capi: {
+    sqlite3_column_bytes(stmt: number, column: number): number;
+    sqlite3_column_blob(stmt: number, column: number): number;
+  };
+  wasm: { heap8u(): Uint8Array };
   oo1: { OpfsDb?: new (filename: string, flags: string) => Database };
   installOpfsSAHPoolVfs(options: {
     name: string;
@@ -84,6 +99,16 @@ async function openDatabase(sqlite3: Sqlite3, req: BenchRequest): Promise<Databa
   const OpfsDb = sqlite3.oo1.OpfsDb;
   if (OpfsDb === undefined) throw new Error("SQLite's OPFS VFS is not available in this worker");
   return new OpfsDb(`/${req.name}.sqlite3`, "ct");
+}
+
+/**
+ * A copy of column `i` of the current row: its bytes sliced out of the WASM heap (one copy;
+ * `Stmt.get(i, SQLITE_BLOB)` makes two, and a string decodes UTF-8).
+ */
+function columnCopy(sqlite3: Sqlite3, stmt: Statement, i: number): Uint8Array {
+  const n = sqlite3.capi.sqlite3_column_bytes(stmt.pointer, i);
+  const at = sqlite3.capi.sqlite3_column_blob(stmt.pointer, i);
+  return sqlite3.wasm.heap8u().slice(at, at + n);
 }
 
 export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
@@ -134,13 +159,27 @@ export async function runSqlite(req: BenchRequest): Promise<WorkloadResult[]> {
       seconds: (performance.now() - t) / 1000,
       found,
     });
+    // A turn of the event loop first, untimed: the driver enables the worker's profiler then.
+    if (req.profile) await new Promise((r) => setTimeout(r, 200));
     for (const name of req.rescan ? ["readseq", "readseq2"] : ["readseq"]) {
+      if (req.profile) console.profile(name);
       t = performance.now();
       const scan = db.prepare("SELECT k, v FROM kv ORDER BY k");
       found = 0;
-      while (scan.step()) found++;
+      let bytes = 0;
+      if (req.scan === "copy") {
+        while (scan.step()) {
+          found++;
+          bytes += columnCopy(sqlite3, scan, 0).length + columnCopy(sqlite3, scan, 1).length;
+        }
+      } else {
+        while (scan.step()) found++;
+      }
       scan.finalize();
-      out.push({ name, ops: found, seconds: (performance.now() - t) / 1000, found });
+      const seconds = (performance.now() - t) / 1000;
+      if (req.profile) console.profileEnd(name);
+      if (req.scan === "copy") checkScanBytes(req.engine, found, bytes);
+      out.push({ name, ops: found, seconds, found });
     }
     const seek = db.prepare("SELECT k, v FROM kv WHERE k >= ? ORDER BY k LIMIT 11");
     const seeks = randomIndexes(req.seeks, req.num, 13);

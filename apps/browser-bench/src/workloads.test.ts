@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { benchKey, medianRatio, randomIndexes } from "./workloads.js";
+import { benchKey, checkScanBytes, medianRatio, ROW_BYTES, randomIndexes } from "./workloads.js";
 
 describe("browser-bench workloads", () => {
   it("keys are 16 digits and sort as their indexes", () => {
@@ -20,6 +20,16 @@ describe("browser-bench workloads", () => {
         expect(randomIndexes(200, n, seed)).toEqual(a);
       }),
     );
+  });
+
+  it("a copy scan must have copied every row's key and value", () => {
+    expect(ROW_BYTES).toBe(116);
+    expect(() => checkScanBytes("shale", 3, 3 * 116)).not.toThrow();
+    expect(() => checkScanBytes("shale", 0, 0)).not.toThrow();
+    expect(() => checkScanBytes("sqlite-sahpool", 3, 3 * 100)).toThrow(
+      /copied 300 bytes for 3 rows/,
+    );
+    expect(() => checkScanBytes("shale", 2, 3 * 116)).toThrow(/not 232/);
   });
 
   it("the median of per-round ratios", () => {

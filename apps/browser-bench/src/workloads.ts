@@ -4,6 +4,15 @@
  * with 10 nexts after each seek; with `rescan`, `readseq2` (a second full scan, right after
  * the first). Keys are 16 decimal digits, values 100 bytes.
  *
+ * A scan's timed span is the same for every engine: it starts before the cursor is made
+ * (shale's `db.iterator()`, SQLite's `prepare`, Level's `iterator()`) and ends after it is
+ * closed. In the default `copy` mode each row's key and value reach the bench's code as
+ * copies it owns, in each engine's API for that: shale's `for (const [k, v] of
+ * db.iterator())`, SQLite's column bytes sliced out of the WASM heap (sqlite-peer.ts),
+ * Level's `for await` (strings). `count` mode only steps the cursor and reads
+ * nothing (SQLite still decodes the row's columns into registers; shale positions on the
+ * key).
+ *
  * Each engine is given in its natural API in a worker: shale's synchronous one on
  * `OpfsFileSystem`, ShaleLevel's and browser-level's promises, SQLite-WASM's prepared
  * statements (sqlite-peer.ts).
@@ -46,6 +55,32 @@ export interface BenchRequest {
   flush: boolean;
   /** A second full scan right after the first, timed as `readseq2` (the code then compiled). */
   rescan: boolean;
+  /** What a scan does with each row (see above). */
+  scan: ScanMode;
+  /**
+   * Each scan (`readseq`, `readseq2`) runs inside `console.profile(name)` /
+   * `console.profileEnd(name)`, outside its timed span: the page's driver, listening to the
+   * worker's profiler, saves the profiles (main.ts `--profile`).
+   */
+  profile: boolean;
+}
+
+/** `copy`: each row's key and value copied out to the bench's code; `count`: rows counted. */
+export const SCAN_MODES = ["copy", "count"] as const;
+export type ScanMode = (typeof SCAN_MODES)[number];
+
+/** Bytes of a row: a 16-digit key and a 100-byte value. */
+export const ROW_BYTES = 16 + 100;
+
+/**
+ * Checks what a `copy` scan read: `bytes` (the lengths of the keys and values copied) must be
+ * `rows` full rows, so no engine's scan is cut short or skips its copies.
+ */
+export function checkScanBytes(engine: string, rows: number, bytes: number): void {
+  if (bytes !== rows * ROW_BYTES)
+    throw new Error(
+      `${engine}: a scan copied ${bytes} bytes for ${rows} rows, not ${rows * ROW_BYTES}`,
+    );
 }
 
 /** The key of index `i`: 16 decimal digits. */
