@@ -7,6 +7,8 @@
 #   reader-threads.sh [ENGINES] [NUM] [READS] [ROUNDS] [THREADS...]
 #   defaults:          shale,lmdb 1000000 300000 3 1 2
 #   FLAGS="--cache_size=-1" reader-threads.sh ...   passes more flags to every run
+#   a thread count written wN (w1) runs N readers in worker threads (--worker_readers):
+#   w1 is one worker reader, where 1 reads on the main thread's database
 #
 # The machine's load (uptime) is printed before and after: on a shared machine compare the
 # ratios, not the absolute figures.
@@ -32,8 +34,11 @@ for engine in "${list[@]}"; do
   declare -A got=()
   for ((r = 1; r <= rounds; r++)); do
     for t in "${threads[@]}"; do
+      count="${t#w}"
+      workers=()
+      [ "$count" != "$t" ] && workers=(--worker_readers)
       line="$(bench --engines="$engine" --db="$base/$engine" --use_existing_db --num="$num" \
-        --reads="$reads" --benchmarks=readrandom --threads="$t" | grep '^readrandom')"
+        --reads="$reads" --benchmarks=readrandom --threads="$count" ${workers[@]+"${workers[@]}"} | grep '^readrandom')"
       ops="$(sed -E 's/.* ([0-9]+) ops\/sec.*/\1/' <<< "$line")"
       echo "$engine round $r threads $t: $ops ops/sec"
       got[$t]="${got[$t]:-} $ops"

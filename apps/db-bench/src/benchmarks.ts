@@ -33,8 +33,9 @@
  * With `--batch_size=N` the fills and deletes write batches of N. Fills also honour the
  * range-tombstone flags (see workloads/writes.ts). With `--max_pause`, compact and
  * waitforcompaction report the longest event-loop delay while they await (op-clock.ts).
- * With `--threads=N` (N > 1) readrandom, readseq and seekrandom run on N reader threads,
- * each doing the whole workload; ops/sec is their total (threads/reader-threads.ts).
+ * With `--threads=N` (N > 1, or any N with `--worker_readers`) readrandom, readseq and
+ * seekrandom run on N reader threads, each doing the whole workload; ops/sec is their total
+ * (threads/reader-threads.ts).
  */
 
 import type { Feature } from "./engines/engine.js";
@@ -157,7 +158,7 @@ export async function runWorkload(ctx: BenchContext, name: string): Promise<Benc
     const reason = ctx.engine.unsupported(w.needs);
     if (reason !== undefined) return notAvailable(ctx, name, reason);
   }
-  if (ctx.flags.threads > 1 && THREADED_WORKLOADS.has(name)) {
+  if ((ctx.flags.threads > 1 || ctx.flags.workerReaders) && THREADED_WORKLOADS.has(name)) {
     if (ctx.engine.readerThreadSpec === undefined)
       return notAvailable(ctx, name, "--threads: this engine is not read from other threads here");
     return runReaderThreads(ctx, name);

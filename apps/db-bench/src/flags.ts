@@ -17,6 +17,8 @@ export interface Flags {
   useExistingDb: boolean;
   isolate: boolean;
   threads: number;
+  /** --worker_readers: --threads readers in worker threads even when --threads=1. */
+  workerReaders: boolean;
   cacheSize: number;
   bloomBits: number;
   /** --num_column_families: keys spread over this many column families (shale). */
@@ -152,6 +154,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     key: "threads",
     kind: "int",
     help: "reader threads of readrandom, readseq and seekrandom, each doing the whole workload (shale, lmdb); other workloads run on one thread (Default: 1)",
+  },
+  worker_readers: {
+    key: "workerReaders",
+    kind: "bool",
+    help: "run --threads readers in worker threads even when --threads=1 (shale: one worker reader, not the writer's database), to compare one worker with the main thread (Default: false)",
   },
   cache_size: {
     key: "cacheSize",
@@ -386,6 +393,7 @@ export function defaultFlags(): Flags {
     useExistingDb: false,
     isolate: false,
     threads: 1,
+    workerReaders: false,
     cacheSize: 32 * MiB,
     bloomBits: -1,
     numColumnFamilies: 1,

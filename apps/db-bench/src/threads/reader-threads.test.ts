@@ -1,7 +1,8 @@
 /**
  * `--threads=N` (threads/reader-threads.ts): N reader threads (the BUILT reader-thread.js)
  * each run the whole read workload on shale and on lmdb; the result sums their ops and
- * bytes, and each thread finds what one thread finds on the same keys.
+ * bytes, and each thread finds what one thread finds on the same keys; `--worker_readers`
+ * runs one thread on a worker reader.
  */
 import { describe, expect, it } from "vitest";
 import { bench, entries, expectParsableLines, found } from "../test/helpers.js";
@@ -36,8 +37,23 @@ describe("--threads", () => {
       expect(seek3!.ops).toBe(3 * seek1!.ops);
       expect(found(seek3!)).toEqual(found(seek1!));
       expect(read3!.bytes).toBeGreaterThan(0);
+      // --worker_readers: one thread, but a worker reader rather than the main thread's
+      // database; it reads what the main thread reads.
+      const worker = await bench([
+        `--engines=${engine}`,
+        `--num=${NUM}`,
+        "--benchmarks=fillrandom,readrandom,readseq,seekrandom",
+        "--threads=1",
+        "--worker_readers",
+      ]);
+      const [, readW, seqW, seekW] = worker.results(engine);
+      expect(readW!.message).toMatch(/^1 thread; thread 0: /);
+      expect(readW!.ops).toBe(read1!.ops);
+      expect(found(readW!)).toEqual(found(read1!));
+      expect(entries(seqW!)).toBe(entries(seq1!));
+      expect(found(seekW!)).toEqual(found(seek1!));
     },
-    60_000,
+    90_000,
   );
 
   it("refuses 0 and more than 64 threads", async () => {

@@ -84,7 +84,7 @@ export async function runReaderThreads(ctx: BenchContext, workload: string): Pro
       ops,
       seconds,
       bytes,
-      message: `${n} threads; thread 0: ${first.message}`,
+      message: `${n} thread${n === 1 ? "" : "s"}; thread 0: ${first.message}`,
     };
   } finally {
     for (const w of workers) await w.terminate();

@@ -72,7 +72,11 @@ export function publishChange(control: Int32Array): void {
   Atomics.add(control, ControlWord.Changes, 1);
 }
 
-/** Writer: the database began to close; readers' reads fail with Closed from now on. */
+/**
+ * Writer: the database began to close; readers' reads fail with Closed from now on. The
+ * closed word is stored BEFORE `changes` moves: a reader reads the closed word only once it
+ * sees `changes` move (reader/reader.ts `refresh`), so keep this order.
+ */
 export function publishClosed(control: Int32Array): void {
   Atomics.store(control, ControlWord.Closed, 1);
   Atomics.add(control, ControlWord.Changes, 1);

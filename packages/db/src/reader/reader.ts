@@ -188,12 +188,20 @@ export class Reader {
       throw ShaleError.closed("the database was closed by its writer");
   }
 
-  /** Begins a read: Closed checks, then a catch-up if the writer changed anything. */
+  /**
+   * Begins a read: Closed checks, then a catch-up if the writer changed anything. One
+   * `Atomics.load` when nothing changed: the writer's close sets `closed` and then bumps
+   * `changes` (core/reader-control.ts `publishClosed`), so a close that happened before
+   * this load shows as a moved counter, and the closed word is read only then.
+   */
   private refresh(): void {
-    this.checkOpen();
+    if (this.closed) throw ShaleError.closed("the reader was closed");
     const changes = Atomics.load(this.control, ControlWord.Changes);
-    if (changes !== this.seen) this.catchUp(changes);
-    else if (++this.reads >= CLOCK_EVERY) {
+    if (changes !== this.seen) {
+      if (Atomics.load(this.control, ControlWord.Closed) !== 0)
+        throw ShaleError.closed("the database was closed by its writer");
+      this.catchUp(changes);
+    } else if (++this.reads >= CLOCK_EVERY) {
       this.reads = 0;
       if (Date.now() - this.lastCatchUp >= this.leaseMs / 3) this.catchUp(changes);
     }
