@@ -5,9 +5,11 @@
 # fresh directory, takes every workload's median micros/op per engine and prints a table
 # with the ratio shale / RocksDB (below 1: shale is faster). A second phase (--reopen) runs
 # the read workloads again with --use_existing_db on the directory the fill left, so the
-# reads after a reopen are compared too.
+# reads after a reopen are compared too. With --same-tree, shale also runs those reads on a
+# copy of the directory RocksDB's run left (phase "same-tree"), so the two read one tree;
+# the RocksDB column of that phase is its own reopen's.
 #
-# Usage: vs-rocksdb.sh [--rounds=3] [--reopen] [--markdown] [-- flags for both]
+# Usage: vs-rocksdb.sh [--rounds=3] [--reopen] [--same-tree] [--markdown] [-- flags for both]
 #   e.g. vs-rocksdb.sh --rounds=3 -- --num=1000000
 # Flags after `--` are passed to both tools; the defaults below are the issue's workload
 # (1M keys x 100 B, snappy, bloom 10, 32 MiB cache, seek_nexts 10 for both — RocksDB's own
@@ -22,14 +24,16 @@ set -euo pipefail
 app="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rounds=3
 reopen=0
+same_tree=0
 markdown=0
 while [ $# -gt 0 ]; do
   case "$1" in
   --rounds=*) rounds="${1#--rounds=}" ;;
   --reopen) reopen=1 ;;
+  --same-tree) reopen=1; same_tree=1 ;;
   --markdown) markdown=1 ;;
   --help | -h)
-    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   --) shift; break ;;
@@ -98,13 +102,25 @@ for r in $(seq 1 "$rounds"); do
     dir="$work/$engine-$r"
     echo "round $r/$rounds: $engine" >&2
     "run_$engine" "$dir" run "$benchmarks"
-    if [ "$reopen" = 1 ]; then
-      rl="$(reads_of "$benchmarks")"
-      [ -n "$rl" ] && "run_$engine" "$dir" reopen "$rl" --use_existing_db=1
+    rl="$(reads_of "$benchmarks")"
+    if [ "$same_tree" = 1 ] && [ -n "$rl" ]; then
+      # The tree RocksDB's reopen reads, copied before that reopen's readwhilewriting writes.
+      [ "$engine" = rocksdb ] && cp -r "$dir" "$work/rocksdb-tree-$r"
+      if [ "$engine" = shale ]; then
+        run_shale "$work/rocksdb-tree-$r" same-tree "$rl" --use_existing_db=1
+        rm -rf "$work/rocksdb-tree-$r"
+      fi
+    fi
+    if [ "$reopen" = 1 ] && [ -n "$rl" ]; then
+      "run_$engine" "$dir" reopen "$rl" --use_existing_db=1
     fi
     rm -rf "$dir"
   done
 done
+if [ "$same_tree" = 1 ]; then
+  awk -F'\t' -v OFS='\t' '$1 == "reopen" && $2 == "rocksdb" { print "same-tree", $2, $3, $4 }' \
+    "$results" >>"$results"
+fi
 
 # The table: median micros/op per (phase, benchmark, engine) and shale / rocksdb.
 node - "$results" "$markdown" "$rounds" "${common[*]}" <<'EOF'

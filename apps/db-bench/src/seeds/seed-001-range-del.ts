@@ -11,8 +11,13 @@
  * label, the "written" column says how many), so that the share of keys deleted stays the PR's, and so does `--write_buffer_size` (64 MiB x num / 5M, at
  * least 64 KiB), so that the tree has about the same shape; `--counts` gives counts as is.
  *
+ * With `--compact` each database is compacted whole (`compact`) after its fill, so the
+ * variants are read on trees of the same shape (the bottom level), not on the shapes their
+ * fills happened to end in.
+ *
  *   node apps/db-bench/dist/seeds/seed-001-range-del.js [--num=5000000] [--rounds=3]
- *        [--counts=500,1000,...] [--width=100] [--reads=N] [--db=DIR] [-- extra db-bench flags]
+ *        [--counts=500,1000,...] [--width=100] [--reads=N] [--compact] [--db=DIR]
+ *        [-- extra db-bench flags]
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,6 +50,7 @@ export const SEED_001_DEFAULTS = {
   writeBufferSize: 0,
   db: "",
   keep: false,
+  compact: false,
 } satisfies SeedOptions;
 
 export const SEED_001_HELP = `seed-001-range-del: readrandom and readwhilewriting with none / expanded / unexpanded range deletions
@@ -54,6 +60,7 @@ export const SEED_001_HELP = `seed-001-range-del: readrandom and readwhilewritin
   --reads=N              ops per read run (Default: min(num, 1000000))
   --rounds=N             runs of each read workload per database; medians are printed (Default: 3)
   --write_buffer_size=B  (Default: 64 MiB x num / 5000000, at least 64 KiB)
+  --compact              compact each database whole after its fill: every variant read on the same tree shape (Default: false)
   --db=DIR               where to build the databases (Default: a temporary directory, removed)
   --keep                 keep each database after its reads (Default: removed, to save disk)
   -- FLAGS               extra db-bench flags for every run`;
@@ -135,7 +142,8 @@ export async function seed001(
   const common = [`--num=${o.num}`, `--write_buffer_size=${writeBuffer}`, ...extra];
   out(
     `seed 001: fillrandom of ${o.num} keys, deletions of ${o.width} keys after ${Math.floor(o.num * 0.9)} puts; ` +
-      `tombstone counts ${counts.join(", ")}; write buffer ${writeBuffer}; ${reads} reads x ${o.rounds} rounds; db ${base}`,
+      `tombstone counts ${counts.join(", ")}; write buffer ${writeBuffer}; ${reads} reads x ${o.rounds} rounds` +
+      `${o.compact ? "; compacted after the fill" : ""}; db ${base}`,
   );
   out(`before: ${load()}`);
   const figures: VariantFigures[] = [];
@@ -144,12 +152,14 @@ export async function seed001(
       const db = join(base, v.label.replace(/[^a-z0-9]+/gi, "-"));
       mkdirSync(db, { recursive: true });
       const fill = runDbBench([
-        "--benchmarks=fillrandom,waitforcompaction",
+        `--benchmarks=fillrandom,waitforcompaction${o.compact ? ",compact" : ""}`,
         `--db=${db}`,
         ...fillFlags(o.num, o.width, v),
         ...common,
       ]);
       const filled = named(fill, "fillrandom")[0]!;
+      if (o.compact && named(fill, "compact").length !== 1)
+        throw new Error(`${v.label}: the fill did not report its compaction`);
       const run = runDbBench([
         `--benchmarks=${repeated("readrandom", o.rounds)},${repeated("readwhilewriting", o.rounds)}`,
         "--use_existing_db",

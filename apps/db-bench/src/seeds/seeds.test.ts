@@ -100,6 +100,18 @@ describe("seed 001 schedule", () => {
     expect(out.some((l) => l.startsWith("| 30 unexpanded | "))).toBe(true);
     expect(out.some((l) => l.startsWith("MISMATCH"))).toBe(false);
   });
+
+  it("with --compact reads every variant on a compacted tree, the same keys found", async () => {
+    const out: string[] = [];
+    const figures = await seed001(
+      ["--num=3000", "--counts=30", "--rounds=1", "--reads=2000", "--compact"],
+      (s) => out.push(...s.split("\n")),
+    );
+    expect(out[0]).toContain("compacted after the fill");
+    expect(figures.map((f) => f.label)).toEqual(["none", "30 expanded", "30 unexpanded"]);
+    expect(mismatches(figures)).toEqual([]);
+    expect(Number(figures[2]!.found)).toBeLessThan(Number(figures[0]!.found));
+  });
 });
 
 describe("seed 002", () => {

@@ -6,7 +6,7 @@
  *   cd packages/db && npx tsc -b && node dist/bench/get-ab-bench.js
  *     [--b=<another build's packages/db/dist/index.js>[,<another>...]] [--lmdb=<lmdb's module file>]
  *     [--num=1000000] [--reads=300000] [--rounds=7] [--shape=l0|compacted]
- *     [--only=a|b|lmdb] [--count]
+ *     [--only=a|b|lmdb] [--count] [--variants=<JSON array of open options>]
  *
  * Data: db_bench's fillrandom: `num` puts of 16-byte keys (a random n < num in the first
  * 8 bytes, big-endian, then '0's) with 100-byte values, at the default options, then a
@@ -19,6 +19,9 @@
  * order rotated every round; printed: the median CPU ns per get of each, and the median of
  * the per-round ratios to A. `--only` runs one contender (for `--cpu-prof`); `--count`
  * prints what build A's gets did (statistics: tables probed, filter checks, cache hits).
+ * `--variants='[{"blockRestartInterval":1}]'` adds, for each element, a tree of the same puts
+ * written by build A with those options (table options such as the restart interval or the
+ * data block index) and read by build A: contenders A1, A2, ...
  *
  * Calibrate before reading a ratio: two copies of one build (`--b=<copy A>,<copy B>`)
  * differ by up to ~5 % on a loaded machine, by their place in the process.
@@ -44,6 +47,8 @@ const ONLY = arg("only", "");
 const B_PATH = arg("b", "");
 const LMDB_PATH = arg("lmdb", "");
 const COUNT = process.argv.includes("--count");
+const VARIANTS = JSON.parse(arg("variants", "[]")) as object[];
+if (!Array.isArray(VARIANTS)) throw new TypeError("--variants must be a JSON array of options");
 const VALUE_SIZE = 100;
 
 /** The part of a build's DB class the bench uses. */
@@ -81,7 +86,7 @@ const dirB = join(root, "b");
 // of the engine warmed by the write path, and its heap fuller, than B's).
 const FILL = arg("fill", "");
 if (FILL !== "") {
-  const db = await DB.open(FILL, {});
+  const db = await DB.open(FILL, JSON.parse(arg("fill-options", "{}")) as object);
   for (let i = 0; i < NUM; i++) db.put(keyOf(random() % NUM), value);
   await db.flush();
   if (SHAPE === "compacted") await db.compactRange();
@@ -97,10 +102,32 @@ if (FILL !== "") {
 }
 const child = spawnSync(
   process.execPath,
-  [fileURLToPath(import.meta.url), `--fill=${dirA}`, `--num=${NUM}`, `--shape=${SHAPE}`],
+  [
+    fileURLToPath(import.meta.url),
+    `--fill=${dirA}`,
+    `--num=${NUM}`,
+    `--reads=${READS}`,
+    `--shape=${SHAPE}`,
+  ],
   { stdio: "inherit" },
 );
 if (child.status !== 0) throw new Error(`the load failed (${child.status})`);
+for (let i = 0; i < VARIANTS.length; i++) {
+  const variant = spawnSync(
+    process.execPath,
+    [
+      fileURLToPath(import.meta.url),
+      `--fill=${dirA}${i + 1}`,
+      `--num=${NUM}`,
+      `--reads=${READS}`,
+      `--shape=${SHAPE}`,
+      `--fill-options=${JSON.stringify(VARIANTS[i])}`,
+    ],
+    { stdio: "inherit" },
+  );
+  if (variant.status !== 0)
+    throw new Error(`the load of variant ${i + 1} failed (${variant.status})`);
+}
 const bPaths = B_PATH === "" ? [] : B_PATH.split(",");
 for (let i = 0; i < bPaths.length; i++) cpSync(dirA, `${dirB}${i}`, { recursive: true });
 
@@ -145,6 +172,9 @@ async function openBuild(name: string, cls: DBClass, dir: string, options: objec
 }
 
 if (ONLY === "" || ONLY === "a") await openBuild("A", DB as unknown as DBClass, dirA);
+for (let i = 0; i < VARIANTS.length && (ONLY === "" || ONLY === `a${i + 1}`); i++) {
+  await openBuild(`A${i + 1}`, DB as unknown as DBClass, `${dirA}${i + 1}`);
+}
 for (let i = 0; i < bPaths.length && (ONLY === "" || ONLY === "b"); i++) {
   const mod = (await import(pathToFileURL(resolve(bPaths[i]!)).href)) as { DB: DBClass };
   await openBuild(bPaths.length === 1 ? "B" : `B${i + 1}`, mod.DB, `${dirB}${i}`);
