@@ -20,7 +20,12 @@ import { BTree } from "./btree.js";
 import { MemTable } from "./memtable.js";
 
 /** Reverse byte order: the word range still only rules out absent keys. */
-const reverse: Comparator = { name: "test.reverse", compare: (a, b) => compareBytes(b, a) };
+const reverse: Comparator = {
+  name: "test.ReverseBytewise",
+  compare: (a, b) => compareBytes(b, a),
+  findShortestSeparator: (a) => a,
+  findShortSuccessor: (a) => a,
+};
 
 const hex = (k: Uint8Array) => Buffer.from(k).toString("hex");
 const keyArb = fc
