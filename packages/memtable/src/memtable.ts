@@ -473,11 +473,13 @@ export class MemTable {
     }
     // No point entry (a memtable after a reopen or a flush): nothing to hash or search.
     if (this.entries === 0) return result;
+    // The filter first: it counts every lookup it is asked (RocksDB's memtable Bloom
+    // statistics).
+    const bloom = this.bloom;
+    if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
     // Outside the point keys' first-word range (see lowWord): none of them.
     const word = keySlice(userKey, 0, userKey.length, 0);
     if (word < this.lowWord || word > this.highWord) return result;
-    const bloom = this.bloom;
-    if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
     if (this.index === undefined) {
       if (this.indexDue) this.startIndex();
     }
