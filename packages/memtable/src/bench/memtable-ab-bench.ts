@@ -7,7 +7,10 @@
  * op (create: per table), median over rounds, and the ratio this / other.
  *
  *   npx tsc -b && node dist/bench/memtable-ab-bench.js --baseline=DIR [--num=10000]
- *     [--rounds=15] [--keys=random|sequential]
+ *     [--rounds=15] [--keys=random|sequential] [--hash-index-from=N]
+ *
+ * `--hash-index-from` is passed to both builds as MemTableOptions.hashIndexFrom (a
+ * database's write buffers use 64: each add then indexes its own entry).
  *
  * DIR holds the other build's compiled index.js. Unlike component-bench's memtable bench, no other
  * workload runs between the rounds.
@@ -31,6 +34,8 @@ const sequential = (arg("keys") ?? "random") === "sequential";
 if (!sequential && arg("keys") !== undefined && arg("keys") !== "random") {
   throw new Error("--keys must be random or sequential");
 }
+const hashIndexFrom = arg("hash-index-from");
+const options = hashIndexFrom === undefined ? {} : { hashIndexFrom: Number(hashIndexFrom) };
 /** Small tables made per round for the create figure, and their entries. */
 const CREATE_TABLES = 2000;
 const SMALL_ENTRIES = 16;
@@ -71,7 +76,7 @@ function runner(): (Table: MemTableClass) => [number, number, number] {
     let insert = 0;
     let get = 0;
     for (let r = 0; r < reps; r++) {
-      const mem = new Table();
+      const mem = new Table(options);
       let t = cpuNs();
       for (let i = 0; i < num; i++) mem.add(i + 1, ValueKind.Value, keys[i]!, values[i]!);
       insert += cpuNs() - t;
@@ -120,7 +125,7 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 console.log(
-  `${num} ${sequential ? "sequential" : "random"} keys, ${rounds} rounds of ${reps} memtables ` +
+  `${num} ${sequential ? "sequential" : "random"} keys${hashIndexFrom === undefined ? "" : `, hashIndexFrom ${hashIndexFrom}`}, ${rounds} rounds of ${reps} memtables ` +
     `and ${CREATE_TABLES} small tables, CPU ns/op (create: per table), median:`,
 );
 for (let w = 0; w < names.length; w++) {
