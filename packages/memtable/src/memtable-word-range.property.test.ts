@@ -96,19 +96,25 @@ describe("MemTable.get outside the keys' first-word range", () => {
     const mem = new MemTable();
     for (let i = 0; i < 100; i++) {
       mem.add(i + 1, ValueKind.Value, Uint8Array.of(0x7f, i), Uint8Array.of(1));
-      mem.add(i + 101, ValueKind.Value, Uint8Array.of(0x80, i), Uint8Array.of(2));
+      mem.add(i + 101, ValueKind.Value, Uint8Array.of(0x80, i, 0, 0, 9), Uint8Array.of(2));
     }
     const search = vi.spyOn(BTree.prototype, "setTargetUser");
     try {
       const r = new LookupResult();
-      for (const key of [Uint8Array.of(0x81), Uint8Array.of(0xff, 1), Uint8Array.of(0x7e, 9)]) {
+      for (const key of [
+        Uint8Array.of(0x81),
+        Uint8Array.of(0x81, 0, 0, 0),
+        Uint8Array.of(0xff, 1, 2, 3, 4),
+        Uint8Array.of(0x7e, 9),
+        Uint8Array.of(0x7e, 0xff, 0xff, 0xff),
+      ]) {
         r.reset();
         mem.get(key, MAX_SEQ, r);
         expect(r.state).toBe(LookupState.NotFound);
       }
       expect(search).not.toHaveBeenCalled();
       r.reset();
-      mem.get(Uint8Array.of(0x80, 5), MAX_SEQ, r);
+      mem.get(Uint8Array.of(0x80, 5, 0, 0, 9), MAX_SEQ, r);
       expect(r.state).toBe(LookupState.Found);
       expect(search).toHaveBeenCalled();
     } finally {

@@ -37,7 +37,7 @@ import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { Arena, DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE } from "./arena.js";
 import { BTree } from "./btree.js";
 import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
-import { keySlice, NONE } from "./btree-layout.js";
+import { NONE } from "./btree-layout.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
 import { HashIndex, hashKey, INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
@@ -122,8 +122,22 @@ export const INDEX_BUILD_STEP = 16;
  */
 export const INDEX_BUILD_ENTRIES = 65536;
 
-const INT32_MIN = -0x80000000;
-const INT32_MAX = 0x7fffffff;
+/** First words are below this (30 bits). */
+const WORD_LIMIT = 0x40000000;
+
+/**
+ * The first 30 bits of `key`'s bytes (zero past its end), big-endian: a number in
+ * [0, 2^30), so a small integer wherever it goes (a full 32-bit word above 2^30 is a heap
+ * number once it leaves a register: an allocation per call where this is not inlined).
+ * Keys in byte order have first words in the same order (ties allowed).
+ */
+function firstWord(key: Uint8Array): number {
+  const n = key.length;
+  if (n >= 4) return (key[0]! << 22) | (key[1]! << 14) | (key[2]! << 6) | (key[3]! >>> 2);
+  let word = 0;
+  for (let i = 0; i < 4; i++) word = (word << 8) | (i < n ? key[i]! : 0);
+  return word >>> 2;
+}
 
 /** `minSeq` before the first add: above every seq, so the first add's seq replaces it. */
 const NO_SEQ = MAX_SEQ + 1;
@@ -168,17 +182,17 @@ export class MemTable {
   private tombstoneCache: RangeTombstoneCache | undefined = undefined;
   private entries = 0;
   /**
-   * The smallest and largest first words (keySlice at byte 0: the first 4 bytes, zero
-   * padded, as a signed int32 in byte order) of the point entries' user keys. A user key
-   * whose first word is outside [lowWord, highWord] is no point entry's key, so a get of it
+   * The smallest and largest first words (`firstWord`: the first 30 bits, zero padded) of
+   * the point entries' user keys. A user key whose first word is outside
+   * [lowWord, highWord] is no point entry's key, so a get of it
    * is settled by two integer comparisons, before any hash or search. With the bytewise
    * comparator that is every key sorting before or after all the memtable's first words (a
    * read of keys newer or older than the memtable's); with another comparator the range
    * still only ever rules out absent keys. Kept by each add (a word and two comparisons);
    * the whole int32 range for a memtable reopened from shared data.
    */
-  private lowWord = INT32_MAX;
-  private highWord = INT32_MIN;
+  private lowWord = WORD_LIMIT;
+  private highWord = -1;
   /** Smallest and largest seq added; minSeq is NO_SEQ while none was (see firstSeq). */
   private minSeq = NO_SEQ;
   private maxSeq = 0;
@@ -234,8 +248,8 @@ export class MemTable {
       this.addTombstoneView(addresses[i]!);
     }
     this.entries = d.numEntries;
-    this.lowWord = INT32_MIN;
-    this.highWord = INT32_MAX;
+    this.lowWord = 0;
+    this.highWord = WORD_LIMIT - 1;
     this.minSeq = d.firstSeq;
     this.maxSeq = d.largestSeq;
     this.sealed = true;
@@ -304,7 +318,7 @@ export class MemTable {
     const address = this.writeNewEntry(points, userKey, kind, value);
     points.insert(address);
     if (invariants) checkInserted(points, address);
-    const word = keySlice(userKey, 0, userKey.length, 0);
+    const word = firstWord(userKey);
     if (word < this.lowWord) this.lowWord = word;
     if (word > this.highWord) this.highWord = word;
     const bloom = this.bloom;
@@ -478,7 +492,7 @@ export class MemTable {
     const bloom = this.bloom;
     if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
     // Outside the point keys' first-word range (see lowWord): none of them.
-    const word = keySlice(userKey, 0, userKey.length, 0);
+    const word = firstWord(userKey);
     if (word < this.lowWord || word > this.highWord) return result;
     if (this.index === undefined) {
       if (this.indexDue) this.startIndex();
