@@ -3,8 +3,9 @@
  * the two alternate in one process, each round building `reps` fresh memtables of N 16-byte
  * keys (random, or in order with `--keys=sequential`) with 100-byte values, then getting
  * every key in another order, then making CREATE_TABLES small tables (a new memtable, 16
- * adds, one get, released: what a program that makes many small tables pays); CPU ns per
- * op (create: per table), median over rounds, and the ratio this / other.
+ * adds, one get, released: what a program that makes many small tables pays) and as many
+ * empty ones (made and released); CPU ns per op (create, empty: per table), median over
+ * rounds, and the ratio this / other.
  *
  *   npx tsc -b && node dist/bench/memtable-ab-bench.js --baseline=DIR [--num=10000]
  *     [--rounds=15] [--keys=random|sequential] [--hash-index-from=N]
@@ -70,7 +71,7 @@ function cpuNs(): number {
 }
 
 /** A new runner per build: its own closure, so its call sites see one MemTable class. */
-function runner(): (Table: MemTableClass) => [number, number, number] {
+function runner(): (Table: MemTableClass) => [number, number, number, number] {
   return (Table) => {
     const result = new LookupResult();
     let insert = 0;
@@ -90,7 +91,7 @@ function runner(): (Table: MemTableClass) => [number, number, number] {
     }
     const t = cpuNs();
     for (let r = 0; r < CREATE_TABLES; r++) {
-      const mem = new Table();
+      const mem = new Table(options);
       for (let i = 0; i < SMALL_ENTRIES; i++) {
         mem.add(i + 1, ValueKind.Value, keys[i % num]!, values[i % num]!);
       }
@@ -99,7 +100,10 @@ function runner(): (Table: MemTableClass) => [number, number, number] {
       mem.unref();
     }
     const create = (cpuNs() - t) / CREATE_TABLES;
-    return [insert / (reps * num), get / (reps * num), create];
+    const t2 = cpuNs();
+    for (let r = 0; r < CREATE_TABLES; r++) new Table(options).unref();
+    const empty = (cpuNs() - t2) / CREATE_TABLES;
+    return [insert / (reps * num), get / (reps * num), create, empty];
   };
 }
 
@@ -110,7 +114,7 @@ function median(xs: number[]): number {
 
 const runThis = runner();
 const runOther = runner();
-const names = ["insert", "get", "create"];
+const names = ["insert", "get", "create", "empty"];
 const got = {
   this: names.map(() => [] as number[]),
   other: names.map(() => [] as number[]),
@@ -126,7 +130,7 @@ for (let r = 0; r < rounds; r++) {
 }
 console.log(
   `${num} ${sequential ? "sequential" : "random"} keys${hashIndexFrom === undefined ? "" : `, hashIndexFrom ${hashIndexFrom}`}, ${rounds} rounds of ${reps} memtables ` +
-    `and ${CREATE_TABLES} small tables, CPU ns/op (create: per table), median:`,
+    `and ${CREATE_TABLES} small tables, CPU ns/op (create, empty: per table), median:`,
 );
 for (let w = 0; w < names.length; w++) {
   const a = median(got.this[w]!);
