@@ -1,6 +1,6 @@
 /**
  * The first-word range check of MemTable.get (memtable.ts `lowWord` / `highWord`): a get of
- * a key whose first four bytes sort outside those of every point entry's key answers
+ * a key whose first 30 bits sort outside those of every point entry's key answers
  * "nothing here" at once. Against a model (a map of the newest entry per key), with keys
  * short and long, bytes on both sides of 0x80, prefixes of one another, memtables with and
  * without their hash index, and a comparator that is not bytewise.
