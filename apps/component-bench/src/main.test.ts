@@ -82,7 +82,7 @@ describe("component-bench (the built CLI, small sizes)", () => {
     }
   });
 
-  it("runs the memtable beside sorted-btree, js-sdsl and functional-red-black-tree", () => {
+  it("runs the memtable beside sorted-btree, js-sdsl (both also storing copies) and functional-red-black-tree", () => {
     const r = run([
       "memtable",
       "--quick",
@@ -105,6 +105,15 @@ describe("component-bench (the built CLI, small sizes)", () => {
     expect(row(r.lines, "functional-red-black-tree 1.0.1")[0]).toMatch(/^\d/);
     expect(row(r.lines, "@js-sdsl/ordered-map 4.4.2")[0]).toMatch(/^\d/);
     expect(row(r.lines, "shale / best peer")[0]).toMatch(/^\d.*x /);
+    // The peers that store copies of the keys and values, as the memtable does.
+    expect(leading(row(r.lines, "sorted-btree 2.1.0 (stores copies)")[0]!)).toBeGreaterThan(0);
+    expect(leading(row(r.lines, "@js-sdsl/ordered-map 4.4.2 (stores copies)")[0]!)).toBeGreaterThan(
+      0,
+    );
+    const copying = row(r.lines, "shale / best copying peer");
+    expect(copying[0]).toMatch(/^\d.*x (sorted-btree|js-sdsl)\+copy$/);
+    // The reference-keeping row names no copying peer.
+    expect(row(r.lines, "shale / best peer").join(" ")).not.toMatch(/\+copy/);
   });
 
   it("runs the Bloom filter beside bloomfilter and bloom-filters, with the FP table", () => {

@@ -1,8 +1,13 @@
 /**
  * The sorted maps npm users pick as in-memory ordered key-value stores, as memtable-bench.ts
- * contenders: each keeps references to key and value objects made before the clock starts
- * (the most favourable case for them: nothing copied) and compares keys with one JavaScript
- * bytewise function.
+ * contenders. Each compares keys with one JavaScript bytewise function, and runs two ways:
+ *
+ *   NAME         keeps references to key and value objects made before the clock starts (the
+ *                most favourable case for it: nothing copied; the caller must never reuse
+ *                or change those arrays)
+ *   NAME+copy    stores `key.slice()` and `value.slice()`, copies made inside the timed
+ *                insert: a store that owns its bytes, as a memtable must (a write buffer
+ *                outlives the caller's arrays, which a caller such as a WAL reader reuses)
  *
  *   sorted-btree  BTree: set / get / forEachPair / entries(lowestKey, reusedPair)
  *   js-sdsl       @js-sdsl/ordered-map OrderedMap: setElement / getElementByKey / forEach /
@@ -56,16 +61,30 @@ const { OrderedMap } = require("@js-sdsl/ordered-map") as {
 };
 const createFrbt = require("functional-red-black-tree") as (cmp: Compare) => Frbt;
 
+/** The label's suffix for a contender that copies what it stores. */
+const COPY_LABEL = " (stores copies)";
+
 class SortedBTreeContender implements Contender {
-  readonly name = "sorted-btree";
-  readonly label = `sorted-btree ${versionOf("sorted-btree")}`;
+  readonly name: string;
+  readonly label: string;
   private tree = new SortedBTreeClass(undefined, compareBytes);
+  /** Stores copies of the keys and values (see the header). */
+  private readonly copy: boolean;
+  constructor(copy: boolean) {
+    this.copy = copy;
+    this.name = copy ? "sorted-btree+copy" : "sorted-btree";
+    this.label = `sorted-btree ${versionOf("sorted-btree")}${copy ? COPY_LABEL : ""}`;
+  }
   reset(): void {
     this.tree = new SortedBTreeClass(undefined, compareBytes);
   }
   insertAll(d: Data): void {
     const tree = this.tree;
-    for (let i = 0; i < d.n; i++) tree.set(d.keys[i]!, d.values[i]!);
+    if (this.copy) {
+      for (let i = 0; i < d.n; i++) tree.set(d.keys[i]!.slice(), d.values[i]!.slice());
+    } else {
+      for (let i = 0; i < d.n; i++) tree.set(d.keys[i]!, d.values[i]!);
+    }
   }
   getAll(d: Data, keys: Uint8Array[]): number {
     const tree = this.tree;
@@ -97,7 +116,11 @@ class SortedBTreeContender implements Contender {
     let found = 0;
     for (let t = 0; t < count; t++) {
       const tree = new SortedBTreeClass(undefined, compareBytes);
-      for (let i = 0; i < SMALL_ENTRIES; i++) tree.set(d.keys[i]!, d.values[i]!);
+      if (this.copy) {
+        for (let i = 0; i < SMALL_ENTRIES; i++) tree.set(d.keys[i]!.slice(), d.values[i]!.slice());
+      } else {
+        for (let i = 0; i < SMALL_ENTRIES; i++) tree.set(d.keys[i]!, d.values[i]!);
+      }
       if (tree.get(d.keys[t % SMALL_ENTRIES]!) !== undefined) found++;
     }
     return found;
@@ -110,15 +133,26 @@ class SortedBTreeContender implements Contender {
 }
 
 class SdslContender implements Contender {
-  readonly name = "js-sdsl";
-  readonly label = `@js-sdsl/ordered-map ${versionOf("@js-sdsl/ordered-map")}`;
+  readonly name: string;
+  readonly label: string;
   private map = new OrderedMap([], compareBytes);
+  /** Stores copies of the keys and values (see the header). */
+  private readonly copy: boolean;
+  constructor(copy: boolean) {
+    this.copy = copy;
+    this.name = copy ? "js-sdsl+copy" : "js-sdsl";
+    this.label = `@js-sdsl/ordered-map ${versionOf("@js-sdsl/ordered-map")}${copy ? COPY_LABEL : ""}`;
+  }
   reset(): void {
     this.map = new OrderedMap([], compareBytes);
   }
   insertAll(d: Data): void {
     const map = this.map;
-    for (let i = 0; i < d.n; i++) map.setElement(d.keys[i]!, d.values[i]!);
+    if (this.copy) {
+      for (let i = 0; i < d.n; i++) map.setElement(d.keys[i]!.slice(), d.values[i]!.slice());
+    } else {
+      for (let i = 0; i < d.n; i++) map.setElement(d.keys[i]!, d.values[i]!);
+    }
   }
   getAll(d: Data, keys: Uint8Array[]): number {
     const map = this.map;
@@ -151,7 +185,13 @@ class SdslContender implements Contender {
     let found = 0;
     for (let t = 0; t < count; t++) {
       const map = new OrderedMap([], compareBytes);
-      for (let i = 0; i < SMALL_ENTRIES; i++) map.setElement(d.keys[i]!, d.values[i]!);
+      if (this.copy) {
+        for (let i = 0; i < SMALL_ENTRIES; i++) {
+          map.setElement(d.keys[i]!.slice(), d.values[i]!.slice());
+        }
+      } else {
+        for (let i = 0; i < SMALL_ENTRIES; i++) map.setElement(d.keys[i]!, d.values[i]!);
+      }
       if (map.getElementByKey(d.keys[t % SMALL_ENTRIES]!) !== undefined) found++;
     }
     return found;
@@ -214,7 +254,18 @@ class FrbtContender implements Contender {
   }
 }
 
-/** The peers, fresh. */
+/** The peers, fresh: each by reference, then sorted-btree and js-sdsl storing copies. */
 export function peerContenders(): Contender[] {
-  return [new SortedBTreeContender(), new SdslContender(), new FrbtContender()];
+  return [
+    new SortedBTreeContender(false),
+    new SdslContender(false),
+    new FrbtContender(),
+    new SortedBTreeContender(true),
+    new SdslContender(true),
+  ];
+}
+
+/** True for a peer that stores copies of what it is given (`NAME+copy`). */
+export function storesCopies(c: Contender): boolean {
+  return c.name.endsWith("+copy");
 }

@@ -41,7 +41,8 @@
  * Growing chunks are plain ArrayBuffers, several times cheaper to make than
  * SharedArrayBuffers, and the first entry chunk and the first node chunk share one (entries
  * at its start, nodes after them: a chunk's view, not its buffer, gives its size), which a
- * released arena gives to the next one (spare-first-chunks.ts).
+ * released arena gives, with its two views, to the next one (spare-first-chunks.ts); the
+ * next one zeroes each node it allocates there as it does, not the whole node part.
  * `exportShared` copies them into SharedArrayBuffers (once: the arena keeps the copies,
  * whose bytes are the same, so views handed out earlier stay right). Full-size chunks and
  * big entries' chunks are SharedArrayBuffers from the start.
@@ -72,7 +73,7 @@
  */
 import { ShaleError } from "@shale/base";
 import { addSpareChunk, takeSpareChunk } from "./spare-chunks.js";
-import { keepSpareFirstChunk, takeSpareFirstChunk } from "./spare-first-chunks.js";
+import { FirstChunk, keepSpareFirstChunk, takeSpareFirstChunk } from "./spare-first-chunks.js";
 
 /** Smallest accepted chunk size. */
 export const MIN_CHUNK_SIZE = 128;
@@ -146,13 +147,12 @@ export class Arena {
   private readonly laneLimit: number[] = [0, 0];
   private nextNodeSize: number;
   /**
-   * The buffer whose first `firstEntrySize` bytes are kept for the first entry chunk: the
-   * first growing node chunk is made with them, one allocation for both (see top).
+   * The first chunks' buffer while its entry part waits to be the first entry chunk: the
+   * first growing node chunk is made with it, one allocation for both (see top).
    */
-  private firstEntryBuffer: ArrayBuffer | undefined = undefined;
-  private firstEntrySize = 0;
+  private firstEntryChunk: FirstChunk | undefined = undefined;
   /** That buffer (first node chunk + first entry chunk), given back on release (see top). */
-  private firstBuffer: ArrayBuffer | undefined = undefined;
+  private first: FirstChunk | undefined = undefined;
   /** Per node lane: current chunk (-1: none yet) and word position in it. */
   private readonly laneChunk: number[] = [-1, -1];
   private readonly lanePos: number[] = [0, 0];
@@ -180,8 +180,10 @@ export class Arena {
     this.nodeChunkWords = Math.max(chunkSize, MIN_NODE_CHUNK_SIZE) >>> 2;
     this.nodeShift = ceilLog2(this.nodeChunkWords);
     this.nodeMask = (1 << this.nodeShift) - 1;
-    this.maxEntryChunks = 2 ** (31 - this.shift);
-    this.maxNodeChunks = 2 ** (31 - this.nodeShift);
+    // Shifts, not `2 **` (a call to pow, a tenth of making a small memtable); both
+    // exponents are in [1, 24] (shift >= 7, nodeShift >= 14).
+    this.maxEntryChunks = 1 << (31 - this.shift);
+    this.maxNodeChunks = 1 << (31 - this.nodeShift);
     this.bigThreshold = chunkSize >>> 2;
     this.nextEntrySize = Math.min(firstChunkSize, chunkSize);
     // Node chunks grow from at least 1 KiB (a node takes up to 776 bytes).
@@ -224,7 +226,7 @@ export class Arena {
     this.source = source;
     // Pooled chunks are full-size: no more growing ones (and no first entry chunk kept in
     // the first node chunk's buffer).
-    this.firstEntryBuffer = undefined;
+    this.firstEntryChunk = undefined;
     this.nextEntrySize = this.chunkSize;
     this.nextNodeSize = this.nodeChunkWords * 4;
   }
@@ -248,15 +250,16 @@ export class Arena {
     }
     // The first buffer goes to the next arena, unless exportShared replaced it (a copy was
     // shared then, and views into this one may be read until the reader is done with them).
-    const first = this.firstBuffer;
-    this.firstBuffer = undefined;
-    if (first !== undefined && this.nodeBuffers[0] === first) keepSpareFirstChunk(first);
+    const first = this.first;
+    this.first = undefined;
+    if (first !== undefined && this.nodeBuffers[0] === first.buffer) keepSpareFirstChunk(first);
     // Without a source the other chunks become spare (see top). With one, they are left
     // to the GC: the source's owner decides when views into its arenas end (chunk-pool.ts),
     // and a growing chunk made before it came has no such wait.
     if (!this.exported && source === undefined) {
-      this.spareAllBut(this.entryBuffers, first);
-      this.spareAllBut(this.nodeBuffers, first);
+      const firstBuffer = first?.buffer;
+      this.spareAllBut(this.entryBuffers, firstBuffer);
+      this.spareAllBut(this.nodeBuffers, firstBuffer);
     }
     // Emptied in place (the trees hold these arrays); popping a few is cheaper than
     // setting `length`.
@@ -386,12 +389,12 @@ export class Arena {
       let size = this.nextEntrySize;
       while (size < pad + n) size *= 2;
       if (size > this.chunkSize) size = this.chunkSize;
-      const kept = this.firstEntryBuffer;
-      this.firstEntryBuffer = undefined;
-      if (kept !== undefined && size === this.firstEntrySize) {
+      const kept = this.firstEntryChunk;
+      this.firstEntryChunk = undefined;
+      if (kept !== undefined && size === kept.entries.length) {
         this.entryChunk = this.entryBuffers.length;
-        this.entryBuffers.push(kept);
-        this.entryChunks.push(new Uint8Array(kept, 0, size));
+        this.entryBuffers.push(kept.buffer);
+        this.entryChunks.push(kept.entries);
       } else {
         this.entryChunk = this.newEntryChunk(size, size === this.chunkSize);
       }
@@ -432,15 +435,11 @@ export class Arena {
       ) {
         // The first chunks: entries [0, entrySize), nodes after, in one buffer.
         if (this.releasedFlag) throw ShaleError.closed("memtable arena was released");
-        const spare = takeSpareFirstChunk(entrySize + size);
-        const buffer = spare ?? new ArrayBuffer(entrySize + size);
-        this.firstEntryBuffer = buffer;
-        this.firstEntrySize = entrySize;
-        this.firstBuffer = buffer;
-        const nodes = new Int32Array(buffer, entrySize, size >>> 2);
-        if (spare !== undefined) nodes.fill(0);
-        this.nodeBuffers.push(buffer);
-        this.nodeChunks.push(nodes);
+        const first = takeSpareFirstChunk(entrySize, size) ?? new FirstChunk(entrySize, size);
+        this.firstEntryChunk = first;
+        this.first = first;
+        this.nodeBuffers.push(first.buffer);
+        this.nodeChunks.push(first.nodes);
       } else {
         const buffer = this.newBuffer(size, true, size === full);
         this.nodeBuffers.push(buffer);
@@ -452,6 +451,10 @@ export class Arena {
     }
     this.lanePos[lane] = pos + words;
     this.used += words * 4;
+    // A kept first chunk's node words are zeroed as they are handed out (see top).
+    if (chunk === 0 && this.first !== undefined && this.first.dirty) {
+      this.first.nodes.fill(0, pos, pos + words);
+    }
     return (chunk << this.nodeShift) | pos;
   }
 }

@@ -18,12 +18,17 @@
  * Example: user key "ab", seq 5, kind Value, value "xyz" (15 bytes):
  * `0a 61 62 01 05 00 00 00 00 00 00 03 78 79 7a`.
  */
-import { putTrailer, putVarint32, TRAILER_SIZE, varintLength } from "@shale/base";
+import { putVarint32, TRAILER_SIZE, varintLength } from "@shale/base";
+
+/** Bytes of a varint32 of `n`: one below 128 (decided in line, the common case). */
+function lengthOfVarint(n: number): number {
+  return n < 0x80 ? 1 : varintLength(n);
+}
 
 /** Bytes an entry takes. */
 export function entrySize(userKeyLength: number, valueLength: number): number {
   const ikeyLength = userKeyLength + TRAILER_SIZE;
-  return varintLength(ikeyLength) + ikeyLength + varintLength(valueLength) + valueLength;
+  return lengthOfVarint(ikeyLength) + ikeyLength + lengthOfVarint(valueLength) + valueLength;
 }
 
 /** Values at least this long are copied word-aligned (see `valueResidue`). */
@@ -38,7 +43,7 @@ export function valueResidue(userKeyLength: number, value: Uint8Array): number {
   const n = value.length;
   if (n < ALIGN_MIN) return -1;
   const ikeyLength = userKeyLength + TRAILER_SIZE;
-  return (value.byteOffset - varintLength(ikeyLength) - ikeyLength - varintLength(n)) & 7;
+  return (value.byteOffset - lengthOfVarint(ikeyLength) - ikeyLength - lengthOfVarint(n)) & 7;
 }
 
 /** Copies `src` to `dst[pos, ...)`: a loop for a few bytes, `set` (a call) for more. */
@@ -51,12 +56,18 @@ function copyBytes(dst: Uint8Array, pos: number, src: Uint8Array): void {
   }
 }
 
-/** Writes an entry at `pos`; returns the position after it. REQUIRES: room for entrySize. */
+/**
+ * Writes an entry at `pos`; returns the position after it. The seq comes split as the tree's
+ * target holds it (key-target.ts): `seqHigh` = seq div 2^24, `seqLow` = seq mod 2^24, so the
+ * trailer's eight bytes are stored directly (`putTrailer`'s bytes, without its division).
+ * REQUIRES: room for entrySize.
+ */
 export function writeEntry(
   dst: Uint8Array,
   pos: number,
   userKey: Uint8Array,
-  seq: number,
+  seqHigh: number,
+  seqLow: number,
   kind: number,
   value: Uint8Array,
 ): number {
@@ -65,7 +76,18 @@ export function writeEntry(
   if (ikeyLength < 0x80) dst[pos++] = ikeyLength;
   else pos = putVarint32(dst, pos, ikeyLength);
   copyBytes(dst, pos, userKey);
-  pos = putTrailer(dst, pos + keyLength, seq, kind);
+  pos += keyLength;
+  // The trailer, fixed64 little-endian of (seq << 8) | kind: kind, seqLow's 3 bytes, then
+  // seqHigh's 4.
+  dst[pos] = kind;
+  dst[pos + 1] = seqLow;
+  dst[pos + 2] = seqLow >>> 8;
+  dst[pos + 3] = seqLow >>> 16;
+  dst[pos + 4] = seqHigh;
+  dst[pos + 5] = seqHigh >>> 8;
+  dst[pos + 6] = seqHigh >>> 16;
+  dst[pos + 7] = seqHigh >>> 24;
+  pos += TRAILER_SIZE;
   const valueLength = value.length;
   if (valueLength < 0x80) dst[pos++] = valueLength;
   else pos = putVarint32(dst, pos, valueLength);

@@ -53,6 +53,14 @@ export class KeyTarget {
     this.setTarget(userKey, 0, userKey.length, high, seq - high * TWO_24, kind);
   }
 
+  /** The target's seq div 2^24 and seq mod 2^24 (as set by the last `setTarget*`). */
+  get targetSeqHigh(): number {
+    return this.tSeqHigh;
+  }
+  get targetSeqLow(): number {
+    return this.tSeqLow;
+  }
+
   /** Target = the internal key `ikey` (REQUIRES: ikey.length >= 8). */
   setTargetInternal(ikey: Uint8Array): void {
     const t = ikey.length - TRAILER_SIZE;

@@ -100,6 +100,10 @@ interface Reopened {
 }
 let reopening: Reopened | undefined;
 
+function duplicateError(seq: number, kind: number): ShaleError {
+  return ShaleError.invalidArgument(`duplicate memtable entry (seq ${seq}, kind ${kind})`);
+}
+
 function releasedError(): ShaleError {
   return ShaleError.closed("memtable was released: its chunks may hold other data now");
 }
@@ -117,6 +121,26 @@ export const INDEX_BUILD_STEP = 16;
  * cache, not read again later from wherever the tree's order scatters it.
  */
 export const INDEX_BUILD_ENTRIES = 65536;
+
+/** First words are below this (30 bits). */
+const WORD_LIMIT = 0x40000000;
+
+/**
+ * The first 30 bits of `key`'s bytes (zero past its end), big-endian: a number in
+ * [0, 2^30), so a small integer wherever it goes (a full 32-bit word above 2^30 is a heap
+ * number once it leaves a register: an allocation per call where this is not inlined).
+ * Keys in byte order have first words in the same order (ties allowed).
+ */
+function firstWord(key: Uint8Array): number {
+  const n = key.length;
+  if (n >= 4) return (key[0]! << 22) | (key[1]! << 14) | (key[2]! << 6) | (key[3]! >>> 2);
+  let word = 0;
+  for (let i = 0; i < 4; i++) word = (word << 8) | (i < n ? key[i]! : 0);
+  return word >>> 2;
+}
+
+/** `minSeq` before the first add: above every seq, so the first add's seq replaces it. */
+const NO_SEQ = MAX_SEQ + 1;
 
 /** The value of a deletion added without one. */
 const NO_VALUE = new Uint8Array(0);
@@ -151,10 +175,26 @@ export class MemTable {
   /** The range tombstones in insertion order, views into the arena; append-only. */
   private readonly tombstones: RangeTombstone[] = [];
   private readonly tombstoneAddresses: number[] = [];
-  /** Answers maxCoveringTombstoneSeq (range-tombstone-cache.ts). */
-  private readonly tombstoneCache: RangeTombstoneCache;
+  /**
+   * Answers maxCoveringTombstoneSeq (range-tombstone-cache.ts); made on first use (most
+   * memtables have no tombstone, and a small one made often notices each object).
+   */
+  private tombstoneCache: RangeTombstoneCache | undefined = undefined;
   private entries = 0;
-  private minSeq = 0;
+  /**
+   * The smallest and largest first words (`firstWord`: the first 30 bits, zero padded) of
+   * the point entries' user keys. A user key whose first word is outside
+   * [lowWord, highWord] is no point entry's key, so a get of it
+   * is settled by two integer comparisons, before any hash or search. With the bytewise
+   * comparator that is every key sorting before or after all the memtable's first words (a
+   * read of keys newer or older than the memtable's); with another comparator the range
+   * still only ever rules out absent keys. Kept by each add (a word and two comparisons);
+   * the whole int32 range for a memtable reopened from shared data.
+   */
+  private lowWord = WORD_LIMIT;
+  private highWord = -1;
+  /** Smallest and largest seq added; minSeq is NO_SEQ while none was (see firstSeq). */
+  private minSeq = NO_SEQ;
   private maxSeq = 0;
   private sealed = false;
   /** References: the creator's and one per open iterator (see the header). */
@@ -171,7 +211,6 @@ export class MemTable {
       throw new TypeError("comparator must be a Comparator");
     }
     this.comparator = comparator;
-    this.tombstoneCache = new RangeTombstoneCache(this.tombstones, comparator);
     const r = reopening;
     reopening = undefined;
     if (r === undefined) {
@@ -209,6 +248,8 @@ export class MemTable {
       this.addTombstoneView(addresses[i]!);
     }
     this.entries = d.numEntries;
+    this.lowWord = 0;
+    this.highWord = WORD_LIMIT - 1;
     this.minSeq = d.firstSeq;
     this.maxSeq = d.largestSeq;
     this.sealed = true;
@@ -267,15 +308,53 @@ export class MemTable {
       throw ShaleError.invalidArgument(`sequence number out of range: ${seq}`);
     }
     if (!isValueKind(kind)) throw ShaleError.invalidArgument(`unknown value kind ${kind}`);
-    const isTombstone = kind === ValueKind.RangeDeletion;
-    if (isTombstone && this.comparator.compare(userKey, value) > 0) {
+    if (kind === ValueKind.RangeDeletion) {
+      this.addTombstone(seq, userKey, value);
+      return;
+    }
+    const points = this.points;
+    points.setTargetUser(userKey, seq, kind);
+    if (!points.prepareInsert()) throw duplicateError(seq, kind);
+    const address = this.writeNewEntry(points, userKey, kind, value);
+    points.insert(address);
+    if (invariants) checkInserted(points, address);
+    const word = firstWord(userKey);
+    if (word < this.lowWord) this.lowWord = word;
+    if (word > this.highWord) this.highWord = word;
+    const bloom = this.bloom;
+    if (bloom !== undefined) bloom.add(userKey);
+    const index = this.index;
+    if (index !== undefined) {
+      index.insert(hashKey(userKey, 0, userKey.length), address);
+      if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
+    } else if (this.indexLater && this.entries + 1 >= this.indexFrom) this.startIndex();
+    this.entries++;
+    if (seq < this.minSeq) this.minSeq = seq;
+    if (seq > this.maxSeq) this.maxSeq = seq;
+  }
+
+  /** The range-tombstone half of `add` (arguments checked; `value` is the range's end). */
+  private addTombstone(seq: number, start: Uint8Array, end: Uint8Array): void {
+    if (this.comparator.compare(start, end) > 0) {
       throw ShaleError.invalidArgument("range tombstone start is after its end");
     }
-    const list = isTombstone ? this.tombstoneTree() : this.points;
-    list.setTargetUser(userKey, seq, kind);
-    if (!list.prepareInsert()) {
-      throw ShaleError.invalidArgument(`duplicate memtable entry (seq ${seq}, kind ${kind})`);
-    }
+    const tree = this.tombstoneTree();
+    tree.setTargetUser(start, seq, ValueKind.RangeDeletion);
+    if (!tree.prepareInsert()) throw duplicateError(seq, ValueKind.RangeDeletion);
+    const address = this.writeNewEntry(tree, start, ValueKind.RangeDeletion, end);
+    tree.insert(address);
+    if (invariants) checkInserted(tree, address);
+    this.tombstoneAddresses.push(address);
+    this.addTombstoneView(address);
+    if (seq < this.minSeq) this.minSeq = seq;
+    if (seq > this.maxSeq) this.maxSeq = seq;
+  }
+
+  /**
+   * Copies the entry (`userKey` with `tree`'s target seq, `kind`, `value`) into the arena;
+   * returns its address.
+   */
+  private writeNewEntry(tree: BTree, userKey: Uint8Array, kind: number, value: Uint8Array): number {
     const arena = this.arena;
     const address = arena.allocateEntry(
       entrySize(userKey.length, value.length),
@@ -285,31 +364,12 @@ export class MemTable {
       arena.entryChunks[address >>> arena.shift]!,
       address & arena.mask,
       userKey,
-      seq,
+      tree.targetSeqHigh,
+      tree.targetSeqLow,
       kind,
       value,
     );
-    list.insert(address);
-    if (invariants) checkInserted(list, address);
-    if (!isTombstone) {
-      this.bloom?.add(userKey);
-      const index = this.index;
-      if (index !== undefined) {
-        index.insert(hashKey(userKey, 0, userKey.length), address);
-        if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
-      } else if (this.indexLater && this.entries + 1 >= this.indexFrom) this.startIndex();
-    }
-    if (isTombstone) {
-      this.tombstoneAddresses.push(address);
-      this.addTombstoneView(address);
-    } else {
-      this.entries++;
-    }
-    if (this.entries + this.tombstones.length === 1) {
-      this.minSeq = seq;
-      this.maxSeq = seq;
-    } else if (seq < this.minSeq) this.minSeq = seq;
-    else if (seq > this.maxSeq) this.maxSeq = seq;
+    return address;
   }
 
   /** Starts the hash index (see MemTable.index): a table sized for the entries so far. */
@@ -361,6 +421,16 @@ export class MemTable {
   /** True when the hash index is due but not built yet (see MemTable.index). */
   private get indexDue(): boolean {
     return this.indexLater && this.entries >= INDEX_MIN_ENTRIES;
+  }
+
+  /** The cache of fragmented range tombstones, made on first use. */
+  private rangeTombstoneCache(): RangeTombstoneCache {
+    let cache = this.tombstoneCache;
+    if (cache === undefined) {
+      cache = new RangeTombstoneCache(this.tombstones, this.comparator);
+      this.tombstoneCache = cache;
+    }
+    return cache;
   }
 
   /** The range tombstones' tree, made on first use. */
@@ -417,8 +487,13 @@ export class MemTable {
     }
     // No point entry (a memtable after a reopen or a flush): nothing to hash or search.
     if (this.entries === 0) return result;
+    // The filter first: it counts every lookup it is asked (RocksDB's memtable Bloom
+    // statistics).
     const bloom = this.bloom;
     if (bloom !== undefined && !bloom.mayContainKey(userKey)) return result;
+    // Outside the point keys' first-word range (see lowWord): none of them.
+    const word = firstWord(userKey);
+    if (word < this.lowWord || word > this.highWord) return result;
     if (this.index === undefined) {
       if (this.indexDue) this.startIndex();
     }
@@ -493,7 +568,7 @@ export class MemTable {
    * its own buffer (valid as long as the list).
    */
   fragmentedRangeTombstones(): FragmentedRangeTombstoneList {
-    return this.tombstoneCache.fragmented();
+    return this.rangeTombstoneCache().fragmented();
   }
 
   /**
@@ -504,7 +579,8 @@ export class MemTable {
    * once built; the build is O(n log n), after a read, not in `add`.
    */
   maxCoveringTombstoneSeq(userKey: Uint8Array, snapshotSeq: number): number {
-    return this.tombstoneCache.maxCoveringSeq(userKey, snapshotSeq);
+    if (this.tombstones.length === 0) return 0;
+    return this.rangeTombstoneCache().maxCoveringSeq(userKey, snapshotSeq);
   }
 
   /**
@@ -538,7 +614,7 @@ export class MemTable {
 
   /** Smallest seq added (point or tombstone); 0 when empty. */
   get firstSeq(): number {
-    return this.minSeq;
+    return this.minSeq === NO_SEQ ? 0 : this.minSeq;
   }
 
   /** Largest seq added (point or tombstone); 0 when empty. */
@@ -592,7 +668,7 @@ export class MemTable {
       rangeTombstones: addresses.buffer as SharedArrayBuffer,
       numEntries: this.entries,
       numRangeTombstones: this.tombstones.length,
-      firstSeq: this.minSeq,
+      firstSeq: this.firstSeq,
       largestSeq: this.maxSeq,
     };
   }

@@ -5,7 +5,7 @@
  */
 import { ValueKind } from "@shale/base";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ChunkPool } from "./chunk-pool.js";
 import { MemTable } from "./memtable.js";
 import { spareChunkCount, takeSpareChunk } from "./spare-chunks.js";
@@ -101,5 +101,74 @@ describe("spare chunks", () => {
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe("spare chunk list pruning", () => {
+  it("reads every reference once per doubling, not on every add, when all stay alive", async () => {
+    // A fresh copy of the module: its list starts empty, whatever other tests left.
+    vi.resetModules();
+    const spareModule = await import("./spare-chunks.js");
+    const alive: ArrayBuffer[] = [];
+    const add = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const b = new ArrayBuffer(128);
+        alive.push(b);
+        spareModule.addSpareChunk(b);
+      }
+    };
+    add(1024);
+    const deref = vi.spyOn(WeakRef.prototype, "deref");
+    try {
+      // The add at 1,024 prunes (all alive: 1,024 derefs); the next prune is due at 2,048.
+      add(1023);
+      expect(deref.mock.calls.length).toBe(1024);
+      deref.mockClear();
+      add(1); // 2,047 -> 2,048 references: no prune yet
+      expect(deref.mock.calls.length).toBe(0);
+      add(1); // at 2,048: one pass over them all
+      expect(deref.mock.calls.length).toBe(2048);
+      deref.mockClear();
+      add(2000);
+      expect(deref.mock.calls.length).toBe(0);
+    } finally {
+      deref.mockRestore();
+    }
+    // Nothing was dropped: every chunk is still there to take.
+    expect(spareModule.spareChunkCount()).toBe(alive.length);
+    let taken = 0;
+    while (spareModule.takeSpareChunk(128, false) !== undefined) taken++;
+    expect(taken).toBe(alive.length);
+  });
+
+  it("prunes collected references when the list reaches its mark", async () => {
+    vi.resetModules();
+    const spareModule = await import("./spare-chunks.js");
+    const alive: ArrayBuffer[] = [];
+    for (let i = 0; i < 1024; i++) {
+      const b = new ArrayBuffer(128);
+      alive.push(b);
+      spareModule.addSpareChunk(b);
+    }
+    // Half of them let go (their WeakRefs are made to read as collected).
+    const gone = new Set(alive.splice(0, 512));
+    const realDeref = WeakRef.prototype.deref;
+    const deref = vi.spyOn(WeakRef.prototype, "deref").mockImplementation(function (
+      this: WeakRef<ArrayBuffer>,
+    ) {
+      const b = realDeref.call(this);
+      return b !== undefined && gone.has(b) ? undefined : b;
+    });
+    try {
+      const b = new ArrayBuffer(128);
+      alive.push(b);
+      spareModule.addSpareChunk(b);
+      expect(spareModule.spareChunkCount()).toBe(alive.length);
+      let taken = 0;
+      while (spareModule.takeSpareChunk(128, false) !== undefined) taken++;
+      expect(taken).toBe(alive.length);
+    } finally {
+      deref.mockRestore();
+    }
   });
 });

@@ -22,18 +22,26 @@ import { invariants } from "@shale/base";
 import { POISON_BYTE } from "./poison.js";
 
 const spare: WeakRef<ArrayBufferLike>[] = [];
-/** Entries beyond which collected ones are pruned when another is added. */
+/** Entries from which collected ones are pruned when another is added. */
 const SPARE_PRUNE = 1024;
+/**
+ * The list's length at which the next add prunes it: SPARE_PRUNE, or twice what the last
+ * prune left, whichever is larger. So when many spare chunks are all alive, a prune (which
+ * reads every reference) comes once per doubling, not on every add: adds cost O(1)
+ * amortized, and the list is at most twice its live references (or SPARE_PRUNE).
+ */
+let pruneAt = SPARE_PRUNE;
 
 /** Keeps `buffer` (weakly) for a later arena. REQUIRES: nothing reads it any more. */
 export function addSpareChunk(buffer: ArrayBufferLike): void {
-  if (spare.length >= SPARE_PRUNE) {
+  if (spare.length >= pruneAt) {
     let n = 0;
     for (let i = 0; i < spare.length; i++) {
       const r = spare[i]!;
       if (r.deref() !== undefined) spare[n++] = r;
     }
     spare.length = n;
+    pruneAt = Math.max(SPARE_PRUNE, 2 * n);
   }
   if (invariants) new Uint8Array(buffer).fill(POISON_BYTE);
   spare.push(new WeakRef(buffer));

@@ -6,6 +6,7 @@
 import { LookupResult, LookupState, MAX_SEQ, ValueKind } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { Arena, DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE } from "./arena.js";
 import { MemTable } from "./memtable.js";
 import {
   MAX_SPARE_FIRST_CHUNKS,
@@ -15,9 +16,9 @@ import {
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-/** Empties the list (memtables with default options start with 8 KiB buffers). */
+/** Empties the list (memtables with default options start with 4 KiB of entries and 4 KiB of nodes). */
 function drain(): void {
-  while (takeSpareFirstChunk(8192) !== undefined) {}
+  while (takeSpareFirstChunk(4096, 4096) !== undefined) {}
   expect(spareFirstChunkCount()).toBe(0);
 }
 
@@ -55,7 +56,9 @@ describe("spare first chunks", () => {
     );
     fc.assert(
       fc.property(
-        fc.array(fc.array(entry, { maxLength: 40 }), { minLength: 1, maxLength: 8 }),
+        // Up to 300 entries: several leaves in the kept buffer's node part (each zeroed as
+        // it is allocated), and entries past its entry part.
+        fc.array(fc.array(entry, { maxLength: 300 }), { minLength: 1, maxLength: 8 }),
         (tables) => {
           for (const entries of tables) {
             const mem = new MemTable();
@@ -77,7 +80,34 @@ describe("spare first chunks", () => {
           }
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
+  });
+});
+
+describe("a kept first chunk in the next arena", () => {
+  it("comes with its two views, and each node allocated in it is zeroed, not the rest", () => {
+    drain();
+    const a = new Arena(DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE);
+    a.allocateNode(100, 0);
+    a.allocateEntry(10);
+    const entries = a.entryChunks[0]!;
+    const nodes = a.nodeChunks[0]!;
+    nodes.fill(-1); // words a next arena must not see in the nodes it allocates
+    a.release();
+    expect(spareFirstChunkCount()).toBe(1);
+    const b = new Arena(DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE);
+    const first = b.allocateNode(100, 0);
+    const second = b.allocateNode(32, 0);
+    b.allocateEntry(10);
+    // The same view objects: nothing made but the arena itself.
+    expect(b.nodeChunks[0]).toBe(nodes);
+    expect(b.entryChunks[0]).toBe(entries);
+    expect(spareFirstChunkCount()).toBe(0);
+    expect([first, second]).toEqual([0, 100]);
+    expect(nodes.subarray(0, 132).every((w) => w === 0)).toBe(true);
+    // Past what was allocated: the old words (or, with invariants on, poison), untouched.
+    expect(nodes[132]).not.toBe(0);
+    b.release();
   });
 });
