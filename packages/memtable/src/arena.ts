@@ -451,9 +451,10 @@ export class Arena {
     }
     this.lanePos[lane] = pos + words;
     this.used += words * 4;
-    // A kept first chunk's node words are zeroed as they are handed out (see top).
+    // A kept first chunk's node words are zeroed as they are handed out (see top), in the
+    // chunk's current view: after exportShared that is the shared copy, not the kept buffer.
     if (chunk === 0 && this.first !== undefined && this.first.dirty) {
-      this.first.nodes.fill(0, pos, pos + words);
+      this.nodeChunks[0]!.fill(0, pos, pos + words);
     }
     return (chunk << this.nodeShift) | pos;
   }

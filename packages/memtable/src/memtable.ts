@@ -189,7 +189,7 @@ export class MemTable {
    * comparator that is every key sorting before or after all the memtable's first words (a
    * read of keys newer or older than the memtable's); with another comparator the range
    * still only ever rules out absent keys. Kept by each add (a word and two comparisons);
-   * the whole int32 range for a memtable reopened from shared data.
+   * every first word for a memtable reopened from shared data.
    */
   private lowWord = WORD_LIMIT;
   private highWord = -1;

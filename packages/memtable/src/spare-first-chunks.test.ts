@@ -110,4 +110,23 @@ describe("a kept first chunk in the next arena", () => {
     expect(nodes[132]).not.toBe(0);
     b.release();
   });
+
+  it("after exportShared, a node allocated in it is zeroed in the shared copy", () => {
+    drain();
+    const a = new Arena(DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE);
+    a.allocateNode(100, 0);
+    a.nodeChunks[0]!.fill(-1);
+    a.release();
+    const b = new Arena(DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE);
+    b.allocateNode(100, 0);
+    // Shared while still written to (a reader thread's view of the active memtable): the
+    // node chunk is now a SharedArrayBuffer copy, holding the old arena's words past 100.
+    b.exportShared();
+    const shared = b.nodeChunks[0]!;
+    expect(shared.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const next = b.allocateNode(32, 0);
+    expect(next).toBe(100);
+    expect(shared.subarray(100, 132).every((w) => w === 0)).toBe(true);
+    b.release();
+  });
 });

@@ -27,6 +27,7 @@ import { join } from "node:path";
 import { type Block, newBlockCache } from "@shale/sstable";
 import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
+import { decimalKeys, xorshift } from "./bench-keys.js";
 
 function arg(name: string, fallback: string): string {
   const a = process.argv.find((s) => s.startsWith(`--${name}=`));
@@ -39,19 +40,8 @@ const EXTRA = JSON.parse(arg("options", "{}")) as DbOptions;
 const SETTLE = process.argv.includes("--settle");
 const MIB = 1024 * 1024;
 
-let seed = 307;
-function rand(n: number): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) % n;
-}
-const key = new Uint8Array(16);
-function keyOf(i: number): Uint8Array {
-  const s = String(i).padStart(16, "0");
-  for (let j = 0; j < 16; j++) key[j] = s.charCodeAt(j);
-  return key;
-}
+const rand = xorshift(307);
+const keyOf = decimalKeys();
 const value = new Uint8Array(100).fill(0x61);
 for (let i = 0; i < 50; i++) value[i] = (i * 131) & 0xff;
 

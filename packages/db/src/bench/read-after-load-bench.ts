@@ -29,6 +29,7 @@ import { join } from "node:path";
 import { Histogram, Statistics, Ticker } from "@shale/base";
 import type { DbOptions } from "../core/options.js";
 import { DB } from "../db.js";
+import { decimalKeys, xorshift } from "./bench-keys.js";
 
 function arg(name: string, fallback: string): string {
   const a = process.argv.find((s) => s.startsWith(`--${name}=`));
@@ -42,19 +43,8 @@ const PROFILE = arg("profile", "");
 const EXTRA = JSON.parse(arg("options", "{}")) as DbOptions;
 const LOADS = Number(arg("loads", "2"));
 
-let seed = 301;
-function rand(n: number): number {
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) % n;
-}
-const key = new Uint8Array(16);
-function keyOf(i: number): Uint8Array {
-  const s = String(i).padStart(16, "0");
-  for (let j = 0; j < 16; j++) key[j] = s.charCodeAt(j);
-  return key;
-}
+const rand = xorshift(301);
+const keyOf = decimalKeys();
 
 function tree(db: DB): string {
   const levels: string[] = [];
