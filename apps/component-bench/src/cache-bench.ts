@@ -196,16 +196,24 @@ function runWorkload(active: Contender[], keys: Int32Array, rounds: number): Map
 /** The cache being measured, held here so that no liveness analysis frees it early. */
 let measured: unknown;
 
+/**
+ * One sample: the heap growth of making and filling a cache, per entry. Its own function, so
+ * that no slot of the caller's frame still holds the previous sample's cache at `before`.
+ */
+function sampleBytes(c: Contender, entries: number): number {
+  const before = heapBytes();
+  measured = c.make();
+  c.fill(measured, entries);
+  const after = heapBytes();
+  measured = undefined;
+  return (after - before) / entries;
+}
+
 function bytesPerEntry(c: Contender, entries: number): number {
+  sampleBytes(c, entries); // a warm-up: the first fill also compiles the fill's code
   const samples: number[] = [];
-  for (let r = 0; r < 3; r++) {
-    const before = heapBytes();
-    measured = c.make();
-    c.fill(measured, entries);
-    const after = heapBytes();
-    measured = undefined;
-    samples.push((after - before) / entries);
-  }
+  for (let r = 0; r < 3; r++) samples.push(sampleBytes(c, entries));
+  if (process.env.PROBE) console.error(c.name, samples.join(" "));
   return median(samples);
 }
 
