@@ -3,7 +3,8 @@
 // (acknowledged). The parent SIGKILLs it at a random moment. Batch b of run r puts
 // `r<r>-b<b>` into "busy" (a 4 KiB value: its 64 KiB memtable flushes often), into "default",
 // and into "idle" when b % 3 === 0 (its memtable rarely fills, so the WALs it needs must
-// outlive busy's flushes). Every 16th batch yields so flushes install. With "churn" as the
+// outlive busy's flushes). Every 16th batch yields so flushes install; after batch 31 it
+// waits for a flush of busy. With "churn" as the
 // third argument, before every 10th batch b > 0 it creates family `g<r>-<b>` (printing
 // "created <name>" once that returned) and drops the one it created before ("dropped
 // <name>"), and every batch also puts its key into the newest family created.
@@ -35,5 +36,8 @@ for (let b = 0; ; b++) {
   if (gen !== undefined) batch.put(key, `gen ${b}`, gen);
   db.write(batch, { sync: true });
   process.stdout.write(`ack ${b}\n`);
+  // One flush of busy that returns before its ack, so a run killed after ack 32 has left a
+  // table of busy whatever the machine's load, with idle's writes still in the WALs.
+  if (b === 31) await busy.flush();
   if (b % 16 === 15) await new Promise((r) => setImmediate(r));
 }
