@@ -532,9 +532,11 @@ export class BlockIterator implements InternalIterator {
     const cur = this.current;
     if (cur < 0) throw new RangeError("prev() on an invalid iterator");
     const rc = this.runCache;
-    if (rc.count > 0 && rc.pos > 0 && rc.entryOffset(rc.pos) === cur) {
-      rc.pos--;
-      this.loadCached();
+    const pos = rc.pos;
+    if (rc.count > 0 && pos > 0 && rc.entryOffset(pos) === cur) {
+      // `keyBuf` holds entry pos's key: entry pos - 1's kept bytes complete it (run-cache.ts).
+      rc.pos = pos - 1;
+      this.loadCached(pos - 1);
       return;
     }
     if (cur === 0) {
@@ -546,35 +548,45 @@ export class BlockIterator implements InternalIterator {
     if (restartAt(this.data, this.restartsOffset, r) >= cur) r--;
     this.fillCache(r, cur);
     rc.pos = rc.count - 1;
-    this.loadCached();
+    this.loadCached(rc.pos);
   }
 
-  /** Decodes restart run `r` forwards up to (not including) the entry at `stop`, caching each entry. */
+  /**
+   * Decodes restart run `r` forwards up to (not including) the entry at `stop`, caching each
+   * entry with the bytes of its key that the next entry does not share (run-cache.ts); the
+   * last one's key stays in `keyBuf`.
+   */
   private fillCache(r: number, stop: number): void {
     const rc = this.runCache;
     rc.clear();
     this.seekToRestart(r);
     for (;;) {
-      rc.add(
-        this.current,
-        this.nextOffset,
-        this.keyBuf,
-        this.keyLength,
-        this.valueOffset,
-        this.valueLength,
-      );
-      if (this.nextOffset >= stop) break;
-      this.parseEntry(this.nextOffset);
+      const next = this.nextOffset;
+      const keyLength = this.keyLength;
+      // The next entry's shared length, read before it overwrites `keyBuf` past it (a
+      // malformed one keeps the whole key: parseEntry then reports it).
+      let from = keyLength;
+      if (next < stop) {
+        const b = this.data[next]!;
+        const shared = b < 0x80 ? b : varint32Before(this.data, next, this.restartsOffset);
+        if (shared < keyLength) from = shared < 0 ? 0 : shared;
+      }
+      rc.add(this.current, next, this.keyBuf, keyLength, this.valueOffset, this.valueLength, from);
+      if (next >= stop) break;
+      this.parseEntry(next);
     }
     this.restartIndex = r;
   }
 
-  private loadCached(): void {
+  /**
+   * Makes cached entry `i` current. REQUIRES: `keyBuf` holds the key of entry `i + 1` (or,
+   * for the run's last entry, its own): the kept bytes complete it.
+   */
+  private loadCached(i: number): void {
     const rc = this.runCache;
-    const i = rc.pos;
     const keyLength = rc.keyLength(i);
-    if (keyLength > this.keyBuf.length) this.growKey(keyLength, 0);
-    rc.copyKey(i, this.keyBuf);
+    if (keyLength > this.keyBuf.length) this.growKey(keyLength, rc.keptFrom(i));
+    rc.copyKeptBytes(i, this.keyBuf);
     this.keyLength = keyLength;
     this.current = rc.entryOffset(i);
     this.nextOffset = rc.nextOffset(i);

@@ -331,7 +331,9 @@ export class BlockSource {
     const cache = this.cache;
     const charge = (this.expectCompressed ? 2 * n : n) + BLOCK_OVERHEAD;
     const fillCache = fill && cache?.hasRoomFor(this.cacheId, offset, charge) === true;
-    const pos = offset - ra.regionStart;
+    // An int32 (a Smi): the handle's offset is a double (varint64), and a double here would
+    // deoptimize decodeBlock and the checksum below it, optimized by gets for small ints.
+    const pos = (offset - ra.regionStart) | 0;
     const slab = fillCache ? undefined : ra.blockSlab();
     const data = decodeBlock(
       ra.region,
