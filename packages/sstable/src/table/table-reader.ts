@@ -37,6 +37,7 @@ import {
   trailerSeq,
   ValueKind,
 } from "@shale/base";
+import type { SharedBlockCache } from "@shale/block-cache";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { Block } from "../block/block.js";
 import type { BlockCache } from "../block/block-cache.js";
@@ -71,6 +72,7 @@ import type { CapturedDataBlocks } from "./captured-blocks.js";
 import { GlobalSeqnoIterator } from "./global-seqno-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
+import { SLAB_BLOCK_ENDED, SLAB_DONE, SlabGet } from "./slab-get.js";
 import { TableIterator } from "./table-iterator.js";
 import {
   globalSeqnoValueOffset,
@@ -148,6 +150,14 @@ export interface TableReaderOptions {
   filterPolicy?: FilterPolicy;
   /** This table's id in `blockCache`. Default: `blockCache.newId()`. */
   cacheId?: number;
+  /**
+   * A block cache shared across threads (`SharedBlockCache` of @shale/block-cache), for the
+   * data blocks of point lookups (`get`, `multiGet`): looked up by (`fileNumber`, offset)
+   * and searched in place, no `Block` object per hit; a miss reads the block and inserts it
+   * there (with `fillCache`). Iterators and the index and filter still use `blockCache`.
+   * Needs `fileNumber` (unique among the tables sharing the cache). Default: none.
+   */
+  sharedBlockCache?: SharedBlockCache;
   /** Verify block checksums on every read. Default: true. */
   verifyChecksums?: boolean;
   /** Insert blocks read into the cache. Default: true. */
@@ -245,6 +255,9 @@ export class TableReader {
   private readonly indexIter: BlockIterator;
   private readonly dataIter: BlockIterator;
   private readonly handle: BlockHandle = { offset: 0, size: 0 };
+  /** The shared cache for point lookups' data blocks, and its lookup (see the option). */
+  private readonly sharedCache: SharedBlockCache | undefined;
+  private readonly slabGet: SlabGet | undefined;
   private readonly cursor = new Int32Array(1);
   private seekBuf = new Uint8Array(64);
   private seekView: Uint8Array = this.seekBuf.subarray(0, 0);
@@ -284,6 +297,12 @@ export class TableReader {
     this.stats = options.statistics;
     this.indexIter = new BlockIterator(this.order);
     this.dataIter = new BlockIterator(this.order);
+    const shared = options.sharedBlockCache;
+    if (shared !== undefined && !Number.isSafeInteger(options.fileNumber)) {
+      throw ShaleError.invalidArgument("options.sharedBlockCache needs options.fileNumber");
+    }
+    this.sharedCache = shared;
+    this.slabGet = shared !== undefined ? new SlabGet(this.order) : undefined;
 
     this.footer = readFooter(file, fileSize, this.fileName);
     const source = new BlockSource(
@@ -812,30 +831,58 @@ export class TableReader {
         entry = step >= 0 ? step : search.lowerBound(target);
         if (entry >= search.count) return;
         handle.offset = search.blockOffset(entry);
-        block = this.sharedBlockAt(handle.offset);
-        if (block === undefined) {
-          block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
-          if (block === undefined) {
-            index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+        const slab = this.sharedCache;
+        if (slab !== undefined) {
+          // The shared cache: searched in place (slab-get.ts), else read and inserted.
+          const code = this.slabLookup(slab, handle.offset, target, userKey, result);
+          if (code === SLAB_DONE) return;
+          index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+          entry = -1;
+          if (code === SLAB_BLOCK_ENDED) {
+            if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
+          } else {
             this.decodeIndexValue(index, handle);
-            block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
-            entry = -1;
+            block = this.readIntoShared(slab, handle, fillCache, verify);
           }
-          this.keepShared(handle.offset, block);
+        } else {
+          block = this.sharedBlockAt(handle.offset);
+          if (block === undefined) {
+            block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
+            if (block === undefined) {
+              index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+              this.decodeIndexValue(index, handle);
+              block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
+              entry = -1;
+            }
+            this.keepShared(handle.offset, block);
+          }
         }
       } else {
         index.init(indexBlock, this.fileName, indexOffset).seek(target);
         if (!index.valid()) return;
         this.decodeIndexValue(index, handle);
-        block = this.sharedBlockAt(handle.offset);
-        if (block === undefined) {
-          block = source.dataBlock(handle, fillCache, verify);
-          this.keepShared(handle.offset, block);
+        const slab = this.sharedCache;
+        if (slab !== undefined) {
+          const code = this.slabLookup(slab, handle.offset, target, userKey, result);
+          if (code === SLAB_DONE) return;
+          if (code === SLAB_BLOCK_ENDED) {
+            if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
+          } else {
+            block = this.readIntoShared(slab, handle, fillCache, verify);
+          }
+        } else {
+          block = this.sharedBlockAt(handle.offset);
+          if (block === undefined) {
+            block = source.dataBlock(handle, fillCache, verify);
+            this.keepShared(handle.offset, block);
+          }
         }
       }
-      it.init(block, this.fileName, handle.offset);
-      // A data block's hash index may prove the key absent from this block and the next.
-      if (!it.seekForGet(target, userKey)) return;
+      if (block !== undefined) {
+        it.init(block, this.fileName, handle.offset);
+        // A data block's hash index may prove the key absent from this block and the next.
+        if (!it.seekForGet(target, userKey)) return;
+      }
       while (this.fold(it, userKey, result, handle.offset)) {
         // The block ended inside the lookup. The next block can hold the user key only if
         // this block's separator has that user key (separators of different user keys are
@@ -847,18 +894,74 @@ export class TableReader {
         this.dropShared();
         if (entry >= 0) index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
         entry = -1;
-        if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;
-        index.next();
-        if (!index.valid()) return;
-        this.decodeIndexValue(index, handle);
-        it.init(source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
-        it.seekToFirst();
+        if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
       }
     } finally {
       // Drop the blocks (an unpinned index block may leave the cache meanwhile).
       it.close();
       if (index.currentBlock !== undefined) index.close();
     }
+  }
+
+  /**
+   * A lookup ended its data block still going on: if the index entry `index` is on keeps
+   * `userKey` (the next block may hold more of its entries), positions `dataIter` at the
+   * start of the next block and returns true; else false (the lookup ends).
+   */
+  private toNextBlock(
+    index: BlockIterator,
+    userKey: Uint8Array,
+    fillCache: boolean,
+    verify: boolean,
+  ): boolean {
+    if (this.indexKeyIsUserKey) return false;
+    if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return false;
+    index.next();
+    if (!index.valid()) return false;
+    const handle = this.handle;
+    this.decodeIndexValue(index, handle);
+    const it = this.dataIter;
+    it.init(this.source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
+    it.seekToFirst();
+    return true;
+  }
+
+  /** The shared cache's lookup of the data block at `offset` (slab-get.ts). */
+  private slabLookup(
+    slab: SharedBlockCache,
+    offset: number,
+    target: Uint8Array,
+    userKey: Uint8Array,
+    result: LookupResult,
+  ): number {
+    return this.slabGet!.run(
+      slab,
+      this.fileNumber!,
+      offset,
+      target,
+      userKey,
+      result,
+      this.globalSeqno,
+      this.order,
+      this.stats,
+      this.fileName,
+    );
+  }
+
+  /**
+   * The data block at `handle` read from the file (not into `blockCache`), and inserted into
+   * the shared cache if `fill`; another thread's insert may win, or find no room: the block
+   * read serves this lookup either way.
+   */
+  private readIntoShared(
+    slab: SharedBlockCache,
+    handle: BlockHandle,
+    fill: boolean,
+    verify: boolean,
+  ): Block {
+    const block = this.source.readDataBlock(handle, false, verify);
+    if (fill) slab.insert(this.fileNumber!, handle.offset, block.data);
+    return block;
   }
 
   /**
