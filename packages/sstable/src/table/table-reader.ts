@@ -39,8 +39,10 @@ import {
 } from "@shale/base";
 import type { SharedBlockCache } from "@shale/block-cache";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
-import type { Block } from "../block/block.js";
+import { blockMemory } from "../block/alloc.js";
+import { Block } from "../block/block.js";
 import type { BlockCache } from "../block/block-cache.js";
+import { decodedIntoPool } from "../block/block-io.js";
 import { BlockIterator } from "../block/block-iterator.js";
 import { BlockSource } from "../block/block-source.js";
 import { KeyOrder } from "../block/key-order.js";
@@ -72,7 +74,7 @@ import type { CapturedDataBlocks } from "./captured-blocks.js";
 import { GlobalSeqnoIterator } from "./global-seqno-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
-import { SLAB_BLOCK_ENDED, SLAB_DONE, SlabGet } from "./slab-get.js";
+import { SLAB_BLOCK_ENDED, SLAB_DONE, SLAB_MISS, SlabGet } from "./slab-get.js";
 import { TableIterator } from "./table-iterator.js";
 import {
   globalSeqnoValueOffset,
@@ -258,6 +260,8 @@ export class TableReader {
   /** The shared cache for point lookups' data blocks, and its lookup (see the option). */
   private readonly sharedCache: SharedBlockCache | undefined;
   private readonly slabGet: SlabGet | undefined;
+  /** A block `readIntoShared` read but could not search in the shared cache. */
+  private missBlock: Block | undefined = undefined;
   private readonly cursor = new Int32Array(1);
   private seekBuf = new Uint8Array(64);
   private seekView: Uint8Array = this.seekBuf.subarray(0, 0);
@@ -834,15 +838,18 @@ export class TableReader {
         const slab = this.sharedCache;
         if (slab !== undefined) {
           // The shared cache: searched in place (slab-get.ts), else read and inserted.
-          const code = this.slabLookup(slab, handle.offset, target, userKey, result);
+          let code = this.slabLookup(slab, handle.offset, target, userKey, result);
           if (code === SLAB_DONE) return;
           index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
           entry = -1;
+          if (code === SLAB_MISS) {
+            this.decodeIndexValue(index, handle);
+            code = this.readIntoShared(slab, handle, fillCache, verify, target, userKey, result);
+            if (code === SLAB_DONE) return;
+            block = this.takeMissBlock();
+          }
           if (code === SLAB_BLOCK_ENDED) {
             if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
-          } else {
-            this.decodeIndexValue(index, handle);
-            block = this.readIntoShared(slab, handle, fillCache, verify);
           }
         } else {
           block = this.sharedBlockAt(handle.offset);
@@ -863,12 +870,15 @@ export class TableReader {
         this.decodeIndexValue(index, handle);
         const slab = this.sharedCache;
         if (slab !== undefined) {
-          const code = this.slabLookup(slab, handle.offset, target, userKey, result);
+          let code = this.slabLookup(slab, handle.offset, target, userKey, result);
           if (code === SLAB_DONE) return;
+          if (code === SLAB_MISS) {
+            code = this.readIntoShared(slab, handle, fillCache, verify, target, userKey, result);
+            if (code === SLAB_DONE) return;
+            block = this.takeMissBlock();
+          }
           if (code === SLAB_BLOCK_ENDED) {
             if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
-          } else {
-            block = this.readIntoShared(slab, handle, fillCache, verify);
           }
         } else {
           block = this.sharedBlockAt(handle.offset);
@@ -926,6 +936,13 @@ export class TableReader {
     return true;
   }
 
+  /** The block `readIntoShared` read for the classic path (SLAB_MISS), handed over once. */
+  private takeMissBlock(): Block | undefined {
+    const block = this.missBlock;
+    this.missBlock = undefined;
+    return block;
+  }
+
   /** The shared cache's lookup of the data block at `offset` (slab-get.ts). */
   private slabLookup(
     slab: SharedBlockCache,
@@ -949,19 +966,36 @@ export class TableReader {
   }
 
   /**
-   * The data block at `handle` read from the file (not into `blockCache`), and inserted into
-   * the shared cache if `fill`; another thread's insert may win, or find no room: the block
-   * read serves this lookup either way.
+   * A shared-cache miss: reads the data block at `handle` from the file (into `blockMemory`
+   * where the codec allows) and, if `fill`, inserts it into the shared cache, then searches
+   * it there (its memory goes back to the pool): SLAB_DONE or SLAB_BLOCK_ENDED. When it
+   * cannot be searched there (not inserted: `fill` false, the cache's lock held by another
+   * thread, no room; or evicted at once), returns the block as a `Block` for the classic path
+   * (`SLAB_MISS`, in `missBlock`).
    */
   private readIntoShared(
     slab: SharedBlockCache,
     handle: BlockHandle,
     fill: boolean,
     verify: boolean,
-  ): Block {
-    const block = this.source.readDataBlock(handle, false, verify);
-    if (fill) slab.insert(this.fileNumber!, handle.offset, block.data);
-    return block;
+    target: Uint8Array,
+    userKey: Uint8Array,
+    result: LookupResult,
+  ): number {
+    const source = this.source;
+    const data = source.readRaw(handle, verify, true, source.compressionDict);
+    const pooled = decodedIntoPool();
+    if (fill && slab.insert(this.fileNumber!, handle.offset, data) >= 0) {
+      if (pooled) blockMemory.give(data.buffer);
+      const code = this.slabLookup(slab, handle.offset, target, userKey, result);
+      if (code !== SLAB_MISS) return code;
+      // Evicted by another thread already: read it again, as a Block of its own.
+      this.missBlock = source.readDataBlock(handle, false, verify);
+      return SLAB_MISS;
+    }
+    // Pooled memory not handed back is left to the GC (the Block is not recyclable).
+    this.missBlock = Block.keyValue(data, this.fileName, handle.offset);
+    return SLAB_MISS;
   }
 
   /**
