@@ -111,6 +111,8 @@ describe("SharedBlockCache (model)", () => {
               const h = held.get(s.k);
               const current = h !== undefined && h[0] === s.slot && h[1] === s.gen;
               expect(cache.isCurrent(s.slot, s.gen)).toBe(current);
+              expect(cache.lookupAt(s.slot, s.gen)).toBe(current);
+              if (current) expect(cache.lookupStart).toBe(s.start);
             }
           }
         },

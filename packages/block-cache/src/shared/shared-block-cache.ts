@@ -213,6 +213,27 @@ export class SharedBlockCache {
     return slot;
   }
 
+  /**
+   * `lookup` of the block a caller found earlier in `slot` at `generation` (its own record of
+   * where a block went, e.g. per index entry): true, with `lookupStart` and `lookupLength`
+   * set, if the slot still holds it; false (the caller then calls `lookup`) if not. Counts
+   * a hit only when true. REQUIRES: `slot` is one `lookup` or `insert` returned.
+   */
+  lookupAt(slot: number, generation: number): boolean {
+    const slots = this.slots;
+    const s = slot * SLOT_WORDS;
+    if (Atomics.load(slots, s + SlotWord.GEN) !== generation) return false;
+    const start = slots[s + SlotWord.START]!;
+    const length = slots[s + SlotWord.LENGTH]!;
+    if (!this.isCurrent(slot, generation)) return false;
+    if (slots[s + SlotWord.REF] === 0) slots[s + SlotWord.REF] = 1;
+    this.lookupGeneration = generation;
+    this.lookupStart = start;
+    this.lookupLength = length;
+    this.hitCount++;
+    return true;
+  }
+
   /** `lookup` without the counters and the referenced bit. */
   private find(file: number, lo: number, hi: number): number {
     const buckets = this.buckets;

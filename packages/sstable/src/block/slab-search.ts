@@ -3,7 +3,8 @@
  * array — `data[start, start + length)`, a block in a `SharedBlockCache` slab — with no
  * `Block` object and no view made per block. One long-lived SlabSearch per table reader:
  * `seek` binary-searches the restart array and scans the run to the first entry at or after
- * the target; `next` steps on. The current key is assembled in `keyBuf` (prefix compression);
+ * the target (in place, as `BlockIterator` does, for bytewise internal keys: run-scan.ts);
+ * `next` steps on. The current key is assembled in `keyBuf` (prefix compression);
  * the value stays in `data` at `valueOffset` (absolute), `valueLength` bytes.
  *
  * The bytes may be rewritten by another thread while they are read (the slot retired and
@@ -15,6 +16,7 @@
 import { TRAILER_SIZE } from "@shale/base";
 import { BLOCK_FOOTER_HASH_INDEX_BIT, MAX_BLOCK_SIZE_WITH_HASH_INDEX } from "./block.js";
 import type { KeyOrder } from "./key-order.js";
+import { copyFoundKey, SCAN_RUN_END, scanRun } from "./run-scan.js";
 
 export class SlabSearch {
   /** The array the block is in (set by `seek`). */
@@ -80,10 +82,40 @@ export class SlabSearch {
     if (first >= restarts) return this.fail();
     this.keyLength = 0;
     this.next_ = first;
+    if (order.bytewiseInternal) {
+      // In place, comparing only delta bytes (run-scan.ts); SCAN_FALLBACK: the plain scan.
+      const runEnd =
+        lo + 1 < numRestarts ? start + readFixed32(data, restarts + lo * 4 + 4) : restarts;
+      if (runEnd > restarts || runEnd <= first) return this.fail();
+      const found = scanRun(data, first, runEnd, restarts, target);
+      if (found >= 0) return this.loadScanned(found, target);
+      if (found === SCAN_RUN_END) {
+        // Restart lo + 1's key is >= target (the binary search): its entry, or the end.
+        this.next_ = runEnd;
+        return this.step();
+      }
+    }
     for (;;) {
       if (!this.step()) return false;
       if (order.compareAt(this.keyBuf, 0, this.keyLength, target) >= 0) return true;
     }
+  }
+
+  /** Makes the entry at `p` that `scanRun` found for `target` current (one-byte lengths). */
+  private loadScanned(p: number, target: Uint8Array): boolean {
+    const data = this.data;
+    const unshared = data[p + 1]!;
+    const valueLength = data[p + 2]!;
+    const total = data[p]! + unshared;
+    if (this.keyBuf.length < total)
+      this.keyBuf = new Uint8Array(Math.max(total, 2 * this.keyBuf.length));
+    this.keyLength = copyFoundKey(data, p, target, this.keyBuf);
+    this.shared = data[p]!;
+    this.valueOffset = p + 3 + unshared;
+    this.valueLength = valueLength;
+    this.next_ = this.valueOffset + valueLength;
+    this.isValid = true;
+    return true;
   }
 
   /** Steps to the next entry. REQUIRES: valid(). */

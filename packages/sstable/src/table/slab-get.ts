@@ -51,13 +51,17 @@ export class SlabGet {
 
   /**
    * Looks `userKey` (seek key `target`) up in block (file, offset) of `cache`, folding what
-   * it finds into `result` as `TableReader.fold` does. `globalSeqno`: the table's (0: the
+   * it finds into `result` as `TableReader.fold` does. `hints`, if given, records per index
+   * entry where its block was found (slot + 1, generation; at `2 * entry`), and is tried
+   * first: a hit then reads the slot's record, not the cache's hash table. `globalSeqno`: the table's (0: the
    * stored seqs). Returns SLAB_DONE, SLAB_MISS or SLAB_BLOCK_ENDED.
    */
   run(
     cache: SharedBlockCache,
     file: number,
     offset: number,
+    hints: Int32Array | undefined,
+    entry: number,
     target: Uint8Array,
     userKey: Uint8Array,
     result: LookupResult,
@@ -66,10 +70,22 @@ export class SlabGet {
     stats: Statistics | undefined,
     fileName: string | undefined,
   ): number {
-    const slot = cache.lookup(file, offset);
+    // Where this index entry's block was last found, if it is still there: no hashing.
+    let slot = -1;
+    if (hints !== undefined) {
+      const hint = hints[2 * entry]!;
+      if (hint !== 0 && cache.lookupAt(hint - 1, hints[2 * entry + 1]!)) slot = hint - 1;
+    }
     if (slot < 0) {
-      if (stats !== undefined) stats.tick(Ticker.BlockCacheMiss);
-      return SLAB_MISS;
+      slot = cache.lookup(file, offset);
+      if (slot < 0) {
+        if (stats !== undefined) stats.tick(Ticker.BlockCacheMiss);
+        return SLAB_MISS;
+      }
+      if (hints !== undefined) {
+        hints[2 * entry] = slot + 1;
+        hints[2 * entry + 1] = cache.lookupGeneration;
+      }
     }
     const generation = cache.lookupGeneration;
     const data = cache.data;

@@ -260,6 +260,11 @@ export class TableReader {
   /** The shared cache for point lookups' data blocks, and its lookup (see the option). */
   private readonly sharedCache: SharedBlockCache | undefined;
   private readonly slabGet: SlabGet | undefined;
+  /**
+   * Per entry of the index (with a search aid), where the shared cache held its data block
+   * when last found: slot + 1 (0: unknown) and the slot's generation then (slab-get.ts).
+   */
+  private slabHints: Int32Array | undefined = undefined;
   /** A block `readIntoShared` read but could not search in the shared cache. */
   private missBlock: Block | undefined = undefined;
   private readonly cursor = new Int32Array(1);
@@ -838,13 +843,32 @@ export class TableReader {
         const slab = this.sharedCache;
         if (slab !== undefined) {
           // The shared cache: searched in place (slab-get.ts), else read and inserted.
-          let code = this.slabLookup(slab, handle.offset, target, userKey, result);
+          let code = this.slabLookup(
+            slab,
+            handle.offset,
+            target,
+            userKey,
+            result,
+            indexBlock,
+            entry,
+          );
           if (code === SLAB_DONE) return;
           index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+          const at = entry;
           entry = -1;
           if (code === SLAB_MISS) {
             this.decodeIndexValue(index, handle);
-            code = this.readIntoShared(slab, handle, fillCache, verify, target, userKey, result);
+            code = this.readIntoShared(
+              slab,
+              handle,
+              fillCache,
+              verify,
+              target,
+              userKey,
+              result,
+              indexBlock,
+              at,
+            );
             if (code === SLAB_DONE) return;
             block = this.takeMissBlock();
           }
@@ -870,10 +894,20 @@ export class TableReader {
         this.decodeIndexValue(index, handle);
         const slab = this.sharedCache;
         if (slab !== undefined) {
-          let code = this.slabLookup(slab, handle.offset, target, userKey, result);
+          let code = this.slabLookup(slab, handle.offset, target, userKey, result, undefined, -1);
           if (code === SLAB_DONE) return;
           if (code === SLAB_MISS) {
-            code = this.readIntoShared(slab, handle, fillCache, verify, target, userKey, result);
+            code = this.readIntoShared(
+              slab,
+              handle,
+              fillCache,
+              verify,
+              target,
+              userKey,
+              result,
+              undefined,
+              -1,
+            );
             if (code === SLAB_DONE) return;
             block = this.takeMissBlock();
           }
@@ -943,18 +977,34 @@ export class TableReader {
     return block;
   }
 
-  /** The shared cache's lookup of the data block at `offset` (slab-get.ts). */
+  /**
+   * The shared cache's lookup of the data block at `offset` (slab-get.ts), of index entry
+   * `entry` (-1: unknown) of `indexBlock`.
+   */
   private slabLookup(
     slab: SharedBlockCache,
     offset: number,
     target: Uint8Array,
     userKey: Uint8Array,
     result: LookupResult,
+    indexBlock: Block | undefined,
+    entry: number,
   ): number {
+    let hints: Int32Array | undefined;
+    if (entry >= 0) {
+      hints = this.slabHints;
+      const count = indexBlock!.search!.count;
+      if (hints === undefined || hints.length !== 2 * count) {
+        hints = new Int32Array(2 * count);
+        this.slabHints = hints;
+      }
+    }
     return this.slabGet!.run(
       slab,
       this.fileNumber!,
       offset,
+      hints,
+      entry,
       target,
       userKey,
       result,
@@ -981,13 +1031,15 @@ export class TableReader {
     target: Uint8Array,
     userKey: Uint8Array,
     result: LookupResult,
+    indexBlock: Block | undefined,
+    entry: number,
   ): number {
     const source = this.source;
     const data = source.readRaw(handle, verify, true, source.compressionDict);
     const pooled = decodedIntoPool();
     if (fill && slab.insert(this.fileNumber!, handle.offset, data) >= 0) {
       if (pooled) blockMemory.give(data.buffer);
-      const code = this.slabLookup(slab, handle.offset, target, userKey, result);
+      const code = this.slabLookup(slab, handle.offset, target, userKey, result, indexBlock, entry);
       if (code !== SLAB_MISS) return code;
       // Evicted by another thread already: read it again, as a Block of its own.
       this.missBlock = source.readDataBlock(handle, false, verify);
