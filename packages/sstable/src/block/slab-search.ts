@@ -13,10 +13,17 @@
  * the walk with `corrupt` set (the caller then tells a recycled slot from a corrupt block by
  * the generation). The block format is drawn in block-builder.ts.
  */
-import { TRAILER_SIZE } from "@shale/base";
+import { compareInternalBytewise, TRAILER_SIZE } from "@shale/base";
 import { BLOCK_FOOTER_HASH_INDEX_BIT, MAX_BLOCK_SIZE_WITH_HASH_INDEX } from "./block.js";
 import type { KeyOrder } from "./key-order.js";
-import { copyFoundKey, SCAN_RUN_END, scanRun } from "./run-scan.js";
+import {
+  copyFoundKey,
+  MAX_TOUCHED_RESTARTS,
+  MAX_TOUCHED_RUN,
+  SCAN_RUN_END,
+  scanRun,
+  touchLines,
+} from "./run-scan.js";
 
 export class SlabSearch {
   /** The array the block is in (set by `seek`). */
@@ -27,6 +34,8 @@ export class SlabSearch {
   /** Absolute offset of the current value in `data`. */
   valueOffset = 0;
   valueLength = 0;
+  /** Sink of the prefetching loads, so they are not optimized away. */
+  touched = 0;
   /** True after a malformed entry or restart array (the walk ended there). */
   corrupt = false;
   private entriesEnd = 0;
@@ -65,17 +74,37 @@ export class SlabSearch {
     if (numRestarts < 1 || restarts < start) return this.fail();
     this.entriesEnd = restarts;
     if (restarts === start) return false; // no entries
-    // The last restart whose key is below the target (restart keys are stored whole).
+    // The last restart whose key is below the target (restart keys are stored whole). The
+    // restart entries are loaded up front, so their cache misses overlap (run-scan.ts).
     const order = this.order;
+    const bytewise = order.bytewiseInternal;
+    if (numRestarts <= MAX_TOUCHED_RESTARTS) {
+      let sum = 0;
+      for (let i = 0; i < numRestarts; i++)
+        sum += data[start + readFixed32(data, restarts + 4 * i)]!;
+      this.touched = sum;
+    }
     let lo = 0;
     let hi = numRestarts - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
       const p = start + readFixed32(data, restarts + mid * 4);
-      const keyAt = p < restarts ? this.decodeHeader(p) : -1;
-      // A restart's key is whole (shared 0).
-      if (keyAt < 0 || this.shared !== 0) return this.fail();
-      if (order.compareAt(data, keyAt, this.keyLength, target) < 0) lo = mid;
+      let keyAt: number;
+      let keyLength: number;
+      if (p + 3 <= restarts && (data[p]! | data[p + 1]! | data[p + 2]!) < 0x80) {
+        if (data[p] !== 0) return this.fail(); // a restart's key is whole (shared 0)
+        keyAt = p + 3;
+        keyLength = data[p + 1]!;
+        if (keyAt + keyLength > restarts) return this.fail();
+      } else {
+        keyAt = p < restarts ? this.decodeHeader(p) : -1;
+        if (keyAt < 0 || this.shared !== 0) return this.fail();
+        keyLength = this.keyLength;
+      }
+      const c = bytewise
+        ? compareInternalBytewise(data, keyAt, keyLength, target, target.length)
+        : order.compareAt(data, keyAt, keyLength, target);
+      if (c < 0) lo = mid;
       else hi = mid - 1;
     }
     const first = start + readFixed32(data, restarts + lo * 4);
@@ -87,6 +116,7 @@ export class SlabSearch {
       const runEnd =
         lo + 1 < numRestarts ? start + readFixed32(data, restarts + lo * 4 + 4) : restarts;
       if (runEnd > restarts || runEnd <= first) return this.fail();
+      if (runEnd - first <= MAX_TOUCHED_RUN) this.touched += touchLines(data, first + 64, runEnd);
       const found = scanRun(data, first, runEnd, restarts, target);
       if (found >= 0) return this.loadScanned(found, target);
       if (found === SCAN_RUN_END) {
