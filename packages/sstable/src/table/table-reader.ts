@@ -74,7 +74,7 @@ import type { CapturedDataBlocks } from "./captured-blocks.js";
 import { GlobalSeqnoIterator } from "./global-seqno-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
-import { SLAB_BLOCK_ENDED, SLAB_DONE, SLAB_MISS, SlabGet } from "./slab-get.js";
+import { SLAB_DONE, SLAB_MISS, SlabGet } from "./slab-get.js";
 import { TableIterator } from "./table-iterator.js";
 import {
   globalSeqnoValueOffset,
@@ -823,6 +823,11 @@ export class TableReader {
       partitioned.run(target, userKey, result, fillCache, verify);
       return;
     }
+    const slab = this.sharedCache;
+    if (slab !== undefined) {
+      this.lookupShared(slab, userKey, target, result, fillCache, verify, step);
+      return;
+    }
     const indexBlock = this.indexBlock();
     const indexOffset = this.footer.indexHandle.offset;
     const index = this.indexIter;
@@ -840,93 +845,30 @@ export class TableReader {
         entry = step >= 0 ? step : search.lowerBound(target);
         if (entry >= search.count) return;
         handle.offset = search.blockOffset(entry);
-        const slab = this.sharedCache;
-        if (slab !== undefined) {
-          // The shared cache: searched in place (slab-get.ts), else read and inserted.
-          let code = this.slabLookup(
-            slab,
-            handle.offset,
-            target,
-            userKey,
-            result,
-            indexBlock,
-            entry,
-          );
-          if (code === SLAB_DONE) return;
-          index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
-          const at = entry;
-          entry = -1;
-          if (code === SLAB_MISS) {
-            this.decodeIndexValue(index, handle);
-            code = this.readIntoShared(
-              slab,
-              handle,
-              fillCache,
-              verify,
-              target,
-              userKey,
-              result,
-              indexBlock,
-              at,
-            );
-            if (code === SLAB_DONE) return;
-            block = this.takeMissBlock();
-          }
-          if (code === SLAB_BLOCK_ENDED) {
-            if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
-          }
-        } else {
-          block = this.sharedBlockAt(handle.offset);
+        block = this.sharedBlockAt(handle.offset);
+        if (block === undefined) {
+          block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
           if (block === undefined) {
-            block = source.cachedDataBlockAt(indexBlock, entry, handle.offset);
-            if (block === undefined) {
-              index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
-              this.decodeIndexValue(index, handle);
-              block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
-              entry = -1;
-            }
-            this.keepShared(handle.offset, block);
+            index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+            this.decodeIndexValue(index, handle);
+            block = source.readDataBlock(handle, fillCache, verify, indexBlock, entry);
+            entry = -1;
           }
+          this.keepShared(handle.offset, block);
         }
       } else {
         index.init(indexBlock, this.fileName, indexOffset).seek(target);
         if (!index.valid()) return;
         this.decodeIndexValue(index, handle);
-        const slab = this.sharedCache;
-        if (slab !== undefined) {
-          let code = this.slabLookup(slab, handle.offset, target, userKey, result, undefined, -1);
-          if (code === SLAB_DONE) return;
-          if (code === SLAB_MISS) {
-            code = this.readIntoShared(
-              slab,
-              handle,
-              fillCache,
-              verify,
-              target,
-              userKey,
-              result,
-              undefined,
-              -1,
-            );
-            if (code === SLAB_DONE) return;
-            block = this.takeMissBlock();
-          }
-          if (code === SLAB_BLOCK_ENDED) {
-            if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
-          }
-        } else {
-          block = this.sharedBlockAt(handle.offset);
-          if (block === undefined) {
-            block = source.dataBlock(handle, fillCache, verify);
-            this.keepShared(handle.offset, block);
-          }
+        block = this.sharedBlockAt(handle.offset);
+        if (block === undefined) {
+          block = source.dataBlock(handle, fillCache, verify);
+          this.keepShared(handle.offset, block);
         }
       }
-      if (block !== undefined) {
-        it.init(block, this.fileName, handle.offset);
-        // A data block's hash index may prove the key absent from this block and the next.
-        if (!it.seekForGet(target, userKey)) return;
-      }
+      it.init(block, this.fileName, handle.offset);
+      // A data block's hash index may prove the key absent from this block and the next.
+      if (!it.seekForGet(target, userKey)) return;
       while (this.fold(it, userKey, result, handle.offset)) {
         // The block ended inside the lookup. The next block can hold the user key only if
         // this block's separator has that user key (separators of different user keys are
@@ -938,10 +880,97 @@ export class TableReader {
         this.dropShared();
         if (entry >= 0) index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
         entry = -1;
-        if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
+        if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return;
+        index.next();
+        if (!index.valid()) return;
+        this.decodeIndexValue(index, handle);
+        it.init(source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
+        it.seekToFirst();
       }
     } finally {
       // Drop the blocks (an unpinned index block may leave the cache meanwhile).
+      it.close();
+      if (index.currentBlock !== undefined) index.close();
+    }
+  }
+
+  /**
+   * `lookup` through the shared block cache (`sharedBlockCache`), after the filter: the data
+   * block is searched in its slab (slab-get.ts); a miss reads it, inserts it there and
+   * searches it there, or folds it the classic way when it could not go in. Apart from
+   * `lookup` so that the default path stays as it was compiled before.
+   */
+  private lookupShared(
+    slab: SharedBlockCache,
+    userKey: Uint8Array,
+    target: Uint8Array,
+    result: LookupResult,
+    fillCache: boolean,
+    verify: boolean,
+    step: number,
+  ): void {
+    const indexBlock = this.indexBlock();
+    const indexOffset = this.footer.indexHandle.offset;
+    const index = this.indexIter;
+    const it = this.dataIter;
+    const handle = this.handle;
+    try {
+      const search = indexBlock.search;
+      let block: Block | undefined;
+      let code: number;
+      if (search !== undefined) {
+        const entry = step >= 0 ? step : search.lowerBound(target);
+        if (entry >= search.count) return;
+        handle.offset = search.blockOffset(entry);
+        code = this.slabLookup(slab, handle.offset, target, userKey, result, indexBlock, entry);
+        if (code === SLAB_DONE) return;
+        index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+        if (code === SLAB_MISS) {
+          this.decodeIndexValue(index, handle);
+          code = this.readIntoShared(
+            slab,
+            handle,
+            fillCache,
+            verify,
+            target,
+            userKey,
+            result,
+            indexBlock,
+            entry,
+          );
+        }
+      } else {
+        index.init(indexBlock, this.fileName, indexOffset).seek(target);
+        if (!index.valid()) return;
+        this.decodeIndexValue(index, handle);
+        code = this.slabLookup(slab, handle.offset, target, userKey, result, undefined, -1);
+        if (code === SLAB_MISS) {
+          code = this.readIntoShared(
+            slab,
+            handle,
+            fillCache,
+            verify,
+            target,
+            userKey,
+            result,
+            undefined,
+            -1,
+          );
+        }
+      }
+      if (code === SLAB_DONE) return;
+      if (code === SLAB_MISS) {
+        // Read, but not searchable in the cache: the classic fold over the block read.
+        block = this.takeMissBlock()!;
+        it.init(block, this.fileName, handle.offset);
+        if (!it.seekForGet(target, userKey)) return;
+      } else if (!this.toNextBlock(index, userKey, fillCache, verify)) {
+        return; // SLAB_BLOCK_ENDED, and the next block cannot hold the key
+      }
+      while (this.fold(it, userKey, result, handle.offset)) {
+        if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
+      }
+    } finally {
       it.close();
       if (index.currentBlock !== undefined) index.close();
     }
