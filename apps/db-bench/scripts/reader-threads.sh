@@ -9,6 +9,8 @@
 #   FLAGS="--cache_size=-1" reader-threads.sh ...   passes more flags to every run
 #   a thread count written wN (w1) runs N readers in worker threads (--worker_readers):
 #   w1 is one worker reader, where 1 reads on the main thread's database
+#   a thread count written sN (s2, sw1) runs with --shared_block_cache (shale): the database
+#   and its worker readers share one block cache for their gets' data blocks
 #
 # The machine's load (uptime) is printed before and after: on a shared machine compare the
 # ratios, not the absolute figures.
@@ -34,9 +36,11 @@ for engine in "${list[@]}"; do
   declare -A got=()
   for ((r = 1; r <= rounds; r++)); do
     for t in "${threads[@]}"; do
-      count="${t#w}"
+      count="${t#s}"
       workers=()
-      [ "$count" != "$t" ] && workers=(--worker_readers)
+      [ "$count" != "$t" ] && workers=(--shared_block_cache)
+      [ "${count#w}" != "$count" ] && workers+=(--worker_readers)
+      count="${count#w}"
       line="$(bench --engines="$engine" --db="$base/$engine" --use_existing_db --num="$num" \
         --reads="$reads" --benchmarks=readrandom --threads="$count" ${workers[@]+"${workers[@]}"} | grep '^readrandom')"
       ops="$(sed -E 's/.* ([0-9]+) ops\/sec.*/\1/' <<< "$line")"

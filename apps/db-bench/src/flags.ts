@@ -35,6 +35,8 @@ export interface Flags {
   disableWal: boolean;
   disableAutoCompactions: boolean;
   cacheIndexAndFilterBlocks: boolean;
+  /** --shared_block_cache: shale's sharedBlockCache. */
+  sharedBlockCache: boolean;
   compactionCpuPriority: string;
   /** --compaction_style: 0 leveled, 1 universal, 2 FIFO (db_bench's numbers; shale only). */
   compactionStyle: number;
@@ -212,6 +214,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     key: "cacheIndexAndFilterBlocks",
     kind: "bool",
     help: "keep index and filter blocks in the block cache, charged to --cache_size (shale's cacheIndexAndFilterBlocks; db_bench's flag of that name, false there too); false holds them outside the cache (shale only) (Default: false)",
+  },
+  shared_block_cache: {
+    key: "sharedBlockCache",
+    kind: "bool",
+    help: "shale's sharedBlockCache: point lookups' data blocks in one cache of --cache_size bytes shared by the database and its --threads worker readers, in SharedArrayBuffer slabs (shale only) (Default: false)",
   },
   prepopulate_block_cache: {
     key: "prepopulateBlockCache",
@@ -407,6 +414,7 @@ export function defaultFlags(): Flags {
     disableWal: false,
     disableAutoCompactions: false,
     cacheIndexAndFilterBlocks: false,
+    sharedBlockCache: false,
     compactionCpuPriority: "normal",
     compactionStyle: 0,
     fifoMaxTableFilesSizeMb: 0,

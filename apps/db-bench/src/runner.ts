@@ -62,6 +62,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     mergeOperator: flags.mergeOperator === "" ? undefined : flags.mergeOperator,
     disableAutoCompactions: flags.disableAutoCompactions,
     cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
+    sharedBlockCache: flags.sharedBlockCache,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
     compactionStyle: COMPACTION_STYLES[flags.compactionStyle] ?? "leveled",
     fifoMaxTableFilesSize: flags.fifoMaxTableFilesSizeMb * 1024 * 1024,

@@ -7,3 +7,9 @@
 export type { CacheHandle, CachePriority } from "./entry.js";
 export { type CacheStats, LRUCache } from "./lru-cache.js";
 export { defaultShardBits, type LRUCacheOptions, MAX_SHARD_BITS } from "./options.js";
+export type { SharedBlockCacheBuffers } from "./shared/layout.js";
+export {
+  SharedBlockCache,
+  type SharedBlockCacheOptions,
+  type SharedBlockCacheStats,
+} from "./shared/shared-block-cache.js";

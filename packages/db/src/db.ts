@@ -569,7 +569,7 @@ export class DB extends ColumnFamilyMethods {
 
   /** A handle for `openReader` in a worker thread (reader/open-reader.ts). */
   readerHandle(): ReaderHandle {
-    return readerHandleOf(this.role, this.core, this.cf);
+    return readerHandleOf(this.role, this.core, this.cf, this.cf.options.sharedBlockCache);
   }
 
   private static openFollower(

@@ -61,8 +61,16 @@ export {
   Ticker,
   type WritableFile,
 } from "@shale/base";
-// The block cache (`blockCache` option: one cache shared by several databases).
-export { type CacheStats, LRUCache, type LRUCacheOptions } from "@shale/block-cache";
+// The block cache (`blockCache` option: one cache shared by several databases), and the
+// cache shared by a database's threads (`sharedBlockCache` option).
+export {
+  type CacheStats,
+  LRUCache,
+  type LRUCacheOptions,
+  SharedBlockCache,
+  type SharedBlockCacheOptions,
+  type SharedBlockCacheStats,
+} from "@shale/block-cache";
 // Event listeners (the `listeners` open option; RocksDB's EventListener); compaction filters
 // and TTL (the `compactionFilter`, `ttl` and `clock` open options).
 export type {

@@ -34,6 +34,8 @@ export interface EngineOptions {
   disableAutoCompactions: boolean;
   /** shale's cacheIndexAndFilterBlocks (other engines ignore it; unset: false). */
   cacheIndexAndFilterBlocks?: boolean;
+  /** shale's sharedBlockCache (other engines ignore it; unset: false). */
+  sharedBlockCache?: boolean;
   /** shale's compactionCpuPriority (other engines ignore it). */
   compactionCpuPriority?: "normal" | "low" | "idle";
   /** shale's compactionStyle (--compaction_style; other engines ignore it). */

@@ -112,6 +112,8 @@ export class ShaleEngine implements Engine {
     this.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
     // db_bench's default: index and filter held outside the cache (RocksDB's own default too).
     options.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
+    // The worker readers (--threads) take it from the database's reader handle.
+    if (o.sharedBlockCache === true) options.sharedBlockCache = true;
     if (o.bloomBits >= 0) options.bloomBitsPerKey = o.bloomBits;
     if (o.dataBlockIndexType === 1) {
       options.dataBlockIndexType = "binaryAndHash";

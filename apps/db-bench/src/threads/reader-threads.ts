@@ -7,7 +7,8 @@
  * (`Engine.readerThreadSpec`: shale's worker readers, lmdb's shared environment).
  *
  * What each shale reader thread costs is its own block cache of `--cache_size` and table
- * cache (shale's README, "Readers in worker threads"): N threads hold N caches.
+ * cache (shale's README, "Readers in worker threads"): N threads hold N caches. With
+ * `--shared_block_cache` the data blocks of their gets are in one cache, the database's.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";

@@ -7,6 +7,7 @@
  *     [--b=<another build's packages/db/dist/index.js>[,<another>...]] [--lmdb=<lmdb's module file>]
  *     [--num=1000000] [--reads=300000] [--rounds=7] [--shape=l0|compacted]
  *     [--only=a|b|lmdb] [--count] [--variants=<JSON array of open options>]
+ *     [--read-variants=<JSON array of open options>]
  *
  * Data: db_bench's fillrandom: `num` puts of 16-byte keys (a random n < num in the first
  * 8 bytes, big-endian, then '0's) with 100-byte values, at the default options, then a
@@ -22,6 +23,9 @@
  * `--variants='[{"blockRestartInterval":1}]'` adds, for each element, a tree of the same puts
  * written by build A with those options (table options such as the restart interval or the
  * data block index) and read by build A: contenders A1, A2, ...
+ * `--read-variants='[{"sharedBlockCache":true}]'` adds, for each element, a copy of A's tree
+ * read by build A opened with those options (read-path options such as the shared block
+ * cache): contenders R1, R2, ...
  *
  * Calibrate before reading a ratio: two copies of one build (`--b=<copy A>,<copy B>`)
  * differ by up to ~5 % on a loaded machine, by their place in the process.
@@ -49,6 +53,9 @@ const LMDB_PATH = arg("lmdb", "");
 const COUNT = process.argv.includes("--count");
 const VARIANTS = JSON.parse(arg("variants", "[]")) as object[];
 if (!Array.isArray(VARIANTS)) throw new TypeError("--variants must be a JSON array of options");
+const READ_VARIANTS = JSON.parse(arg("read-variants", "[]")) as object[];
+if (!Array.isArray(READ_VARIANTS))
+  throw new TypeError("--read-variants must be a JSON array of options");
 const VALUE_SIZE = 100;
 
 /** The part of a build's DB class the bench uses. */
@@ -130,6 +137,7 @@ for (let i = 0; i < VARIANTS.length; i++) {
 }
 const bPaths = B_PATH === "" ? [] : B_PATH.split(",");
 for (let i = 0; i < bPaths.length; i++) cpSync(dirA, `${dirB}${i}`, { recursive: true });
+for (let i = 0; i < READ_VARIANTS.length; i++) cpSync(dirA, `${dirA}-r${i}`, { recursive: true });
 
 type Loop = () => number;
 const contenders: { name: string; loop: Loop; close: () => Promise<void> | void }[] = [];
@@ -174,6 +182,9 @@ async function openBuild(name: string, cls: DBClass, dir: string, options: objec
 if (ONLY === "" || ONLY === "a") await openBuild("A", DB as unknown as DBClass, dirA);
 for (let i = 0; i < VARIANTS.length && (ONLY === "" || ONLY === `a${i + 1}`); i++) {
   await openBuild(`A${i + 1}`, DB as unknown as DBClass, `${dirA}${i + 1}`);
+}
+for (let i = 0; i < READ_VARIANTS.length && (ONLY === "" || ONLY === `r${i + 1}`); i++) {
+  await openBuild(`R${i + 1}`, DB as unknown as DBClass, `${dirA}-r${i}`, READ_VARIANTS[i]);
 }
 for (let i = 0; i < bPaths.length && (ONLY === "" || ONLY === "b"); i++) {
   const mod = (await import(pathToFileURL(resolve(bPaths[i]!)).href)) as { DB: DBClass };

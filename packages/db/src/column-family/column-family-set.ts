@@ -262,6 +262,9 @@ export function newTableCache(
     capacity: options.maxOpenFiles,
     comparator: icmp.user,
     blockCache: options.blockCache,
+    ...(options.sharedBlockCache !== undefined
+      ? { sharedBlockCache: options.sharedBlockCache }
+      : {}),
     cacheIndexAndFilterBlocks: options.cacheIndexAndFilterBlocks,
     ...(statistics !== undefined ? { statistics } : {}),
   });

@@ -4,14 +4,16 @@
  * publishes its changes and its close through (core/reader-control.ts), and the names of
  * the comparator and merge operator the reader must read with.
  *
- * The handle is plain data (strings and one SharedArrayBuffer): `postMessage` it to a
- * worker of this process. All handles of one database share one control block, made by
+ * The handle is plain data (strings and SharedArrayBuffers): `postMessage` it to a
+ * worker of this process. With the database's `sharedBlockCache` it carries that cache's
+ * buffers, and every reader opened from it reads and fills the same cache. All handles of one database share one control block, made by
  * the first call; from then on every write and every installed MANIFEST edit bumps it
  * (one `Atomics.add`).
  *
  * Threading: the database's thread.
  */
 import { NodeFileSystem, ShaleError } from "@shale/base";
+import type { SharedBlockCache, SharedBlockCacheBuffers } from "@shale/block-cache";
 import { newReaderControl } from "../core/reader-control.js";
 import type { ColumnFamilyData } from "./column-family-data.js";
 import type { FamilyMethodsCore } from "./family-methods.js";
@@ -30,6 +32,8 @@ export interface ReaderHandle {
   readonly comparatorName: string;
   /** The `name` of the database's merge operator, or null without one. */
   readonly mergeOperatorName: string | null;
+  /** The buffers of the database's `sharedBlockCache`, or null without one. */
+  readonly sharedBlockCache: SharedBlockCacheBuffers | null;
 }
 
 /**
@@ -41,6 +45,7 @@ export function readerHandleOf(
   role: string,
   db: FamilyMethodsCore,
   cf: ColumnFamilyData,
+  sharedBlockCache: SharedBlockCache | undefined,
 ): ReaderHandle {
   db.status.checkOpen();
   if (role !== "primary")
@@ -56,5 +61,6 @@ export function readerHandleOf(
     control: db.versions.readerControl.buffer as SharedArrayBuffer,
     comparatorName: cf.icmp.user.name,
     mergeOperatorName: cf.mergeOperator?.name ?? null,
+    sharedBlockCache: sharedBlockCache?.buffers() ?? null,
   };
 }

@@ -50,6 +50,7 @@ const openRows: Row[] = [
   ["maxWriteBufferSizeToMaintain", "0", -2, 1 << 20],
   ["blockCache", {}, undefined, new LRUCache({ capacity: 1 << 20 })],
   ["blockCacheSize", "1", -1, 1 << 20],
+  ["sharedBlockCache", "yes", undefined, true],
   ["cacheIndexAndFilterBlocks", "no", undefined, false],
   ["prepopulateBlockCache", true, "kFlushOnly", "flushOnly"],
   ["blockSize", "4096", 100, 4096],

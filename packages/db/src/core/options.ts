@@ -14,7 +14,7 @@ import {
   ShaleError,
   Statistics,
 } from "@shale/base";
-import { LRUCache } from "@shale/block-cache";
+import { LRUCache, SharedBlockCache } from "@shale/block-cache";
 import { MAX_BITS_PER_KEY, MIN_BITS_PER_KEY } from "@shale/bloom";
 import {
   type Block,
@@ -200,6 +200,18 @@ export interface DbOptions {
    * whole MiB, at least 32 MiB and at most 1 GiB (`shale.block-cache-capacity` tells).
    */
   blockCacheSize?: number;
+  /**
+   * A second block cache, for the data blocks of point lookups (`get`, `getMany`), shared
+   * with every worker reader of the database (`openReader(db.readerHandle())`): one copy of
+   * a block for all the threads, in SharedArrayBuffer slabs (`SharedBlockCache` of
+   * @shale/block-cache), searched in place with no object per hit. true: one of
+   * `blockCacheSize` bytes (the default size when not given); or pass a `SharedBlockCache`
+   * (one per database: its keys are file numbers). Iterators, the index and filter blocks
+   * keep using `blockCache`, so the two capacities add up. The role of RocksDB's one
+   * `block_cache` shared by the threads of a process. Default: false (each reader thread
+   * caches its own copy of the blocks it reads).
+   */
+  sharedBlockCache?: boolean | SharedBlockCache;
   /**
    * RocksDB's cache_index_and_filter_blocks: true keeps each table's index and filter blocks
    * in the block cache, charged to its capacity and pinned there while the table is open,
@@ -553,6 +565,8 @@ export interface ResolvedOptions {
   /** Bytes (resolved: -1 became maxWriteBufferNumber * writeBufferSize). */
   maxWriteBufferSizeToMaintain: number;
   blockCache: LRUCache<Block>;
+  /** The shared cache for point lookups' data blocks; undefined: none. */
+  sharedBlockCache: SharedBlockCache | undefined;
   cacheIndexAndFilterBlocks: boolean;
   prepopulateBlockCache: PrepopulateBlockCache;
   blockSize: number;
@@ -636,6 +650,7 @@ export function resolveColumnFamilyOptions(
     maxWriteBufferNumber: options.maxWriteBufferNumber,
     ...cf,
     blockCache: options.blockCache,
+    sharedBlockCache: options.sharedBlockCache ?? false,
     fs: options.fs,
   } as DbOptions);
   const out: ResolvedOptions = { ...options };
@@ -756,6 +771,11 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("maxWriteBufferSizeToMaintain", -1),
   customRow("blockCache", "an LRUCache from @shale/block-cache", (v) => v instanceof LRUCache),
   integerRow("blockCacheSize", 0),
+  customRow(
+    "sharedBlockCache",
+    "a boolean or a SharedBlockCache from @shale/block-cache",
+    (v) => typeof v === "boolean" || v instanceof SharedBlockCache,
+  ),
   booleanRow("cacheIndexAndFilterBlocks"),
   enumRow("prepopulateBlockCache", ["disable", "flushOnly", "flushAndCompaction"]),
   integerRow("blockSize", 256, 2 ** 31 - 1),
@@ -1008,6 +1028,12 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
       newBlockCache(o.blockCacheSize ?? defaultBlockCacheSize(machineMemory()), {
         recycleBlocks: true,
       }),
+    sharedBlockCache:
+      o.sharedBlockCache === true
+        ? SharedBlockCache.create(o.blockCacheSize ?? defaultBlockCacheSize(machineMemory()))
+        : o.sharedBlockCache === false
+          ? undefined
+          : o.sharedBlockCache,
     cacheIndexAndFilterBlocks: o.cacheIndexAndFilterBlocks ?? true,
     prepopulateBlockCache: o.prepopulateBlockCache ?? "flushAndCompaction",
     blockSize: o.blockSize ?? 4096,

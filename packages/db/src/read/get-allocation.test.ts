@@ -28,10 +28,10 @@ afterEach(() => {
   dir = undefined;
 });
 
-const script = (distPath: string, dbDir: string) => `
+const script = (distPath: string, dbDir: string, shared: boolean) => `
   const inspector = await import("node:inspector/promises");
   const { DB } = await import(${JSON.stringify(distPath)});
-  const db = await DB.open(${JSON.stringify(dbDir)}, { blockCacheSize: 64 << 20 });
+  const db = await DB.open(${JSON.stringify(dbDir)}, { blockCacheSize: 64 << 20, sharedBlockCache: ${shared} });
   const NUM = 20000;
   const keys = [];
   for (let i = 0; i < NUM; i++) keys.push(new TextEncoder().encode("key" + String(i).padStart(12, "0")));
@@ -85,30 +85,36 @@ const script = (distPath: string, dbDir: string) => `
 `;
 
 describe("a cached get allocates only what it returns", () => {
-  it("has: 0 bytes per read; get: its copy; getView: its view", () => {
-    dir = mkdtempSync(join(tmpdir(), "shale-get-allocation-"));
-    const r = spawnSync(
-      process.execPath,
-      ["--input-type=module", "-e", script(dist, join(dir, "db"))],
-      // Without the invariant checks the tests run with (they copy every view handed out).
-      { encoding: "utf8", timeout: 120_000, env: { ...process.env, SHALE_INVARIANTS: "0" } },
-    );
-    const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
-    expect(line, r.stderr).toBeDefined();
-    const m = JSON.parse(line!.slice(7)) as Record<string, { perOp: number; sink: number }>;
-    // Every read found its 100-byte value.
-    expect(m["get"]!.sink).toBe(50000 * 100);
-    expect(m["has"]!.sink).toBe(50000);
-    // The one object each API returns costs what a bare Uint8Array view costs (~96 B).
-    expect(m["oneView"]!.perOp).toBeGreaterThan(40);
-    // Sampling leaves a few bytes of the profiler's own (its promises) per read at most.
-    expect(m["has"]!.perOp).toBeLessThan(4);
-    expect(m["get"]!.perOp).toBeLessThan(m["oneView"]!.perOp + 4);
-    expect(m["getView"]!.perOp).toBeLessThan(m["oneView"]!.perOp + 4);
-    // getMany: the copy, plus about 2 x 8 B per key of the batch's arrays (the keys as bytes,
-    // the results). Seen failing with a view made of each value in its block (+96 B per key)
-    // and the error label of each key built up front (+48 B per key).
-    expect(m["getMany"]!.sink).toBe(50000 * 100);
-    expect(m["getMany"]!.perOp).toBeLessThan(m["oneView"]!.perOp + 40);
-  }, 120_000);
+  // sharedBlockCache: the data block is searched in its slab, the value copied out of it
+  // (slab-get.ts) — no Block, no view, no allocation either.
+  it.each([false, true])(
+    "has: 0 bytes per read; get: its copy; getView: its view (sharedBlockCache: %s)",
+    (shared) => {
+      dir = mkdtempSync(join(tmpdir(), "shale-get-allocation-"));
+      const r = spawnSync(
+        process.execPath,
+        ["--input-type=module", "-e", script(dist, join(dir, "db"), shared)],
+        // Without the invariant checks the tests run with (they copy every view handed out).
+        { encoding: "utf8", timeout: 120_000, env: { ...process.env, SHALE_INVARIANTS: "0" } },
+      );
+      const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
+      expect(line, r.stderr).toBeDefined();
+      const m = JSON.parse(line!.slice(7)) as Record<string, { perOp: number; sink: number }>;
+      // Every read found its 100-byte value.
+      expect(m["get"]!.sink).toBe(50000 * 100);
+      expect(m["has"]!.sink).toBe(50000);
+      // The one object each API returns costs what a bare Uint8Array view costs (~96 B).
+      expect(m["oneView"]!.perOp).toBeGreaterThan(40);
+      // Sampling leaves a few bytes of the profiler's own (its promises) per read at most.
+      expect(m["has"]!.perOp).toBeLessThan(4);
+      expect(m["get"]!.perOp).toBeLessThan(m["oneView"]!.perOp + 4);
+      expect(m["getView"]!.perOp).toBeLessThan(m["oneView"]!.perOp + 4);
+      // getMany: the copy, plus about 2 x 8 B per key of the batch's arrays (the keys as bytes,
+      // the results). Seen failing with a view made of each value in its block (+96 B per key)
+      // and the error label of each key built up front (+48 B per key).
+      expect(m["getMany"]!.sink).toBe(50000 * 100);
+      expect(m["getMany"]!.perOp).toBeLessThan(m["oneView"]!.perOp + 40);
+    },
+    120_000,
+  );
 });

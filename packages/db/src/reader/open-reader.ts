@@ -7,9 +7,13 @@
  * What each reader costs: its own table cache (up to `maxOpenFiles` open tables, each with
  * its index and filter, in the block cache when `cacheIndexAndFilterBlocks`), its own
  * block cache (`blockCacheSize`, default as a database's; or pass one `blockCache` per
- * thread — a cache is not shared across threads), its own copy of the writer's unflushed
+ * thread — an LRUCache is not shared across threads), its own copy of the writer's unflushed
  * data (memtables rebuilt from the WALs: up to the writer's write buffers), and one
- * registration file in the database's `secondaries/` directory.
+ * registration file in the database's `secondaries/` directory. A database opened with
+ * `sharedBlockCache` puts that cache's buffers in its handles: every reader then takes the
+ * data blocks of its point lookups from that one cache (and fills it), as the writer does,
+ * instead of keeping its own copy of each (its `blockCache` still holds its index and filter
+ * blocks and its iterators' blocks).
  *
  * Threading: the calling thread (any thread of the writer's process, the writer's own
  * included).
@@ -21,7 +25,7 @@ import {
   ShaleError,
   type Statistics,
 } from "@shale/base";
-import type { LRUCache } from "@shale/block-cache";
+import { type LRUCache, SharedBlockCache } from "@shale/block-cache";
 import type { Block } from "@shale/sstable";
 import { READER_HANDLE_KIND, type ReaderHandle } from "../column-family/reader-handle.js";
 import type { MergeOperator } from "../core/merge-operator.js";
@@ -48,6 +52,10 @@ export interface ReaderOptions {
   maxOpenFiles?: number;
   /** This reader's statistics. Default: none. */
   statistics?: Statistics;
+  /**
+   * Read through the database's `sharedBlockCache` (when its handle has one). Default: true.
+   */
+  sharedBlockCache?: boolean;
 }
 
 const OPTION_NAMES = new Set([
@@ -58,6 +66,7 @@ const OPTION_NAMES = new Set([
   "cacheIndexAndFilterBlocks",
   "maxOpenFiles",
   "statistics",
+  "sharedBlockCache",
 ]);
 
 type BuiltInMerge = "max" | "uint64add" | "stringappend";
@@ -79,6 +88,11 @@ function checkHandle(handle: unknown): ReaderHandle {
     throw new TypeError("reader handle: comparatorName must be a string");
   if (h.mergeOperatorName !== null && typeof h.mergeOperatorName !== "string")
     throw new TypeError("reader handle: mergeOperatorName must be a string or null");
+  if (
+    h.sharedBlockCache !== null &&
+    (typeof h.sharedBlockCache !== "object" || h.sharedBlockCache === undefined)
+  )
+    throw new TypeError("reader handle: sharedBlockCache must be a cache's buffers or null");
   return h as ReaderHandle;
 }
 
@@ -133,7 +147,13 @@ export async function openReader(handle: ReaderHandle, options?: ReaderOptions):
     throw new TypeError("openReader options must be an object");
   for (const key of Object.keys(options ?? {}))
     if (!OPTION_NAMES.has(key)) throw ShaleError.invalidArgument(`unknown option "${key}"`);
-  const { comparator, mergeOperator, ...rest } = options ?? {};
+  const { comparator, mergeOperator, sharedBlockCache, ...rest } = options ?? {};
+  if (sharedBlockCache !== undefined && typeof sharedBlockCache !== "boolean")
+    throw new TypeError("options.sharedBlockCache must be a boolean");
+  const shared =
+    h.sharedBlockCache !== null && sharedBlockCache !== false
+      ? SharedBlockCache.attach(h.sharedBlockCache)
+      : undefined;
   const cmp = comparatorFor(h, comparator);
   const merge = mergeOperatorFor(h, mergeOperator);
   if (isWriterClosed(control)) throw ShaleError.closed("the database was closed by its writer");
@@ -145,6 +165,7 @@ export async function openReader(handle: ReaderHandle, options?: ReaderOptions):
     ...(merge !== undefined ? { mergeOperator: merge } : {}),
     createIfMissing: false,
     secondaryLeaseMs: LEASE_MS,
+    ...(shared !== undefined ? { sharedBlockCache: shared } : {}),
   });
   if (isWriterClosed(control)) {
     await db.close();

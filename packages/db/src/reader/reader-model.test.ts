@@ -15,6 +15,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SharedBlockCache } from "@shale/block-cache";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import { WriteBatch } from "../write/write-batch.js";
@@ -102,10 +103,18 @@ class Model {
   }
 }
 
-async function run(seed: number): Promise<{ checks: number; gets: number }> {
+async function run(
+  seed: number,
+  sharedBlockCache: boolean,
+): Promise<{ checks: number; gets: number }> {
   const dir = mkdtempSync(join(tmpdir(), "shale-reader-model-"));
   dirs.push(dir);
-  const db = await DB.open(dir, { writeBufferSize: 64 * 1024, level0FileNumCompactionTrigger: 2 });
+  const db = await DB.open(dir, {
+    writeBufferSize: 64 * 1024,
+    level0FileNumCompactionTrigger: 2,
+    // A small shared cache (the writer's and both readers'): blocks evicted all the time.
+    ...(sharedBlockCache ? { sharedBlockCache: true, blockCacheSize: 256 * 1024 } : {}),
+  });
   const model = new Model();
   const ack = new SharedArrayBuffer(4);
   const stop = new SharedArrayBuffer(4);
@@ -194,6 +203,12 @@ async function run(seed: number): Promise<{ checks: number; gets: number }> {
       }
     }
     for (const w of workers) await w.call("close");
+    if (sharedBlockCache) {
+      // The readers' point lookups went through the one shared cache.
+      const stats = SharedBlockCache.attach(db.readerHandle().sharedBlockCache!).stats();
+      expect(stats.inserts).toBeGreaterThan(0);
+      expect(stats.usage).toBeLessThanOrEqual(stats.capacity);
+    }
     return { checks, gets };
   } finally {
     Atomics.store(new Int32Array(stop), 0, 1);
@@ -203,10 +218,13 @@ async function run(seed: number): Promise<{ checks: number; gets: number }> {
 }
 
 describe("worker readers against a model of the writer", () => {
-  it.each(SEEDS)(
-    "seed %i: every read sees every acknowledged write, whole, nothing later",
-    async (seed) => {
-      const { checks, gets } = await run(seed);
+  it.each([
+    ...SEEDS.map((seed) => [seed, false] as const),
+    ...SEEDS.slice(0, 2).map((seed) => [seed, true] as const),
+  ])(
+    "seed %i (shared block cache: %s): every read sees every acknowledged write, whole, nothing later",
+    async (seed, shared) => {
+      const { checks, gets } = await run(seed, shared);
       expect(checks).toBeGreaterThan(10);
       expect(gets).toBeGreaterThan(10);
     },

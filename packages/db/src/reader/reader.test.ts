@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, MemoryFileSystem, ShaleError } from "@shale/base";
+import { SharedBlockCache } from "@shale/block-cache";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import { openReader } from "./open-reader.js";
@@ -199,6 +200,56 @@ describe("openReader in a worker thread", () => {
     await expect(openReader(handle)).rejects.toMatchObject({ code: ErrorCode.Closed });
     const e = thrown(() => db.readerHandle());
     expect(ShaleError.isInstance(e) && e.code === ErrorCode.Closed).toBe(true);
+  });
+});
+
+describe("a shared block cache (sharedBlockCache)", () => {
+  it("one copy of each block: the worker fills it, the writer and a reader hit it", async () => {
+    const db = await DB.open(tempDir(), { sharedBlockCache: true, blockCacheSize: 4 << 20 });
+    const keys = Array.from({ length: 3000 }, (_, i) => key(i));
+    for (const k of keys) db.put(k, `value-${k}-${"v".repeat(40)}`);
+    await db.flush();
+    const handle = db.readerHandle();
+    expect(handle.sharedBlockCache).not.toBeNull();
+    const cache = SharedBlockCache.attach(handle.sharedBlockCache!);
+    const w = worker(db);
+    await w.ready;
+    const values = await w.call<(string | null)[]>("get", { keys });
+    expect(values).toEqual(keys.map((k) => `value-${k}-${"v".repeat(40)}`));
+    const inserted = cache.stats().inserts;
+    expect(inserted).toBeGreaterThan(10); // the table's data blocks, read by the worker
+    // The writer and a reader in this thread find them: nothing more is inserted.
+    for (const k of keys)
+      expect(new TextDecoder().decode(db.get(k)!)).toBe(`value-${k}-${"v".repeat(40)}`);
+    const reader = await openReader(handle);
+    expect(reader.getMany(keys.slice(0, 500)).every((v) => v !== undefined)).toBe(true);
+    expect(cache.stats().inserts).toBe(inserted);
+    expect(cache.stats().usage).toBeLessThanOrEqual(cache.stats().capacity);
+    // A reader may decline the shared cache; a bad value is a TypeError.
+    const own = await openReader(handle, { sharedBlockCache: false });
+    expect(own.get(keys[7]!)).toBeDefined();
+    await expect(openReader(handle, { sharedBlockCache: 1 } as never)).rejects.toBeInstanceOf(
+      TypeError,
+    );
+    await own.close();
+    await reader.close();
+    await w.call("close");
+    await db.close();
+    expect(thrown(() => reader.get(keys[0]!))).toMatchObject({ code: ErrorCode.Closed });
+    await expect(openReader(handle)).rejects.toMatchObject({ code: ErrorCode.Closed });
+  });
+
+  it("is checked at open: a boolean or a SharedBlockCache", async () => {
+    await expect(DB.open(tempDir(), { sharedBlockCache: "yes" } as never)).rejects.toBeInstanceOf(
+      TypeError,
+    );
+    const mine = SharedBlockCache.create(1 << 20);
+    const db = await DB.open(tempDir(), { sharedBlockCache: mine });
+    db.put("k", "v");
+    await db.flush();
+    expect(new TextDecoder().decode(db.get("k")!)).toBe("v");
+    expect(mine.stats().inserts).toBe(1);
+    await db.close();
   });
 });
 

@@ -10,7 +10,7 @@
  * Thread-safety: one thread.
  */
 import { type Comparator, type FileSystem, ShaleError, type Statistics } from "@shale/base";
-import type { LRUCache } from "@shale/block-cache";
+import type { LRUCache, SharedBlockCache } from "@shale/block-cache";
 import type { Block } from "../block/block.js";
 import { TableReader } from "./table-reader.js";
 
@@ -25,6 +25,13 @@ export interface TableCacheOptions {
   comparator?: Comparator;
   /** Block cache shared by the tables. Default: none. */
   blockCache?: LRUCache<Block>;
+  /**
+   * A cache shared across threads for point lookups' data blocks (TableReaderOptions
+   * `sharedBlockCache`), keyed by file number: the tables' numbers must be unique among its
+   * users (one database). A deleted table's blocks are not erased: its number is never
+   * used again, and they leave by eviction. Default: none.
+   */
+  sharedBlockCache?: SharedBlockCache;
   /** Verify block checksums. Default: true. */
   verifyChecksums?: boolean;
   /** Keep index and filter blocks in the block cache. Default: true. */
@@ -100,6 +107,7 @@ export class TableCache {
         ...(o.comparator !== undefined ? { comparator: o.comparator } : {}),
         ...(o.blockCache !== undefined ? { blockCache: o.blockCache } : {}),
         ...(cacheId !== undefined ? { cacheId } : {}),
+        ...(o.sharedBlockCache !== undefined ? { sharedBlockCache: o.sharedBlockCache } : {}),
         ...(o.verifyChecksums !== undefined ? { verifyChecksums: o.verifyChecksums } : {}),
         ...(o.cacheIndexAndFilterBlocks !== undefined
           ? { cacheIndexAndFilterBlocks: o.cacheIndexAndFilterBlocks }

@@ -3,7 +3,7 @@
  * snapshots, range tombstones, merge operands, deletions and an incoming maxCoveringSeq.
  */
 import { LookupResult, LookupState, type RangeTombstone, toHex, ValueKind } from "@shale/base";
-import { LRUCache } from "@shale/block-cache";
+import { LRUCache, SharedBlockCache } from "@shale/block-cache";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Block } from "../block/block.js";
@@ -121,46 +121,79 @@ const scenario = fc
     return { ...s, entries, tombstones };
   });
 
-describe("get matches a brute-force model", () => {
+/** How a scenario's table is read: its reader's options, and how many times each probe runs. */
+interface ReadMode {
+  name: string;
+  options: () => Parameters<typeof openTable>[1];
+  rounds: number;
+}
+
+const modes: ReadMode[] = [
+  { name: "no cache", options: () => ({}), rounds: 1 },
+  {
+    // Probed twice: the first reads and inserts the blocks, the second searches them in the
+    // slabs (a cache of two 4 KiB slabs also evicts all the time).
+    name: "a shared block cache",
+    options: () => ({
+      fileNumber: 7,
+      sharedBlockCache: SharedBlockCache.create(8192, { slabSize: 4096 }),
+    }),
+    rounds: 2,
+  },
+];
+
+describe.each(modes)("get matches a brute-force model ($name)", (mode) => {
   it("random tables, snapshots and range tombstones", () => {
+    let sharedHits = 0;
     fc.assert(
-      fc.property(scenario, (s) => {
+      fc.property(scenario, fc.boolean(), (s, hashIndex) => {
         const sorted = s.entries
           .map((e) => ({ key: ikey(e.user, e.seq, e.kind), value: e.value }))
           .sort((a, b) => icmp.compare(a.key, b.key));
         const table = buildTable(
           sorted.map((e) => e.key),
           sorted.map((e) => e.value),
-          { blockSize: s.blockSize, bitsPerKey: s.bitsPerKey },
+          {
+            blockSize: s.blockSize,
+            bitsPerKey: s.bitsPerKey,
+            ...(hashIndex ? { dataBlockIndexType: "binaryAndHash" as const } : {}),
+          },
           s.tombstones,
         );
-        const reader = openTable(table);
+        const options = mode.options();
+        const reader = openTable(table, options);
         const result = new LookupResult();
         const probes: { user: Uint8Array; snapshot: number; incoming: number }[] = [...s.queries];
         for (const e of s.entries.slice(0, 20))
           probes.push({ user: e.user, snapshot: e.seq, incoming: 0 });
-        for (const q of probes) {
-          result.reset();
-          result.maxCoveringSeq = q.incoming;
-          reader.get(q.user, q.snapshot, result);
-          const expected = model(s.entries, s.tombstones, q.user, q.snapshot, q.incoming);
-          const actual: Expected = {
-            state: result.state,
-            value: result.value === undefined ? undefined : toHex(result.value),
-            seq: result.seq,
-            operands: result.operands.map(toHex),
-            maxCoveringSeq: result.maxCoveringSeq,
-          };
-          expect(actual, `get ${toHex(q.user)} @${q.snapshot} (incoming ${q.incoming})`).toEqual(
-            expected,
-          );
-        }
+        for (let round = 0; round < mode.rounds; round++)
+          for (const q of probes) {
+            result.reset();
+            result.maxCoveringSeq = q.incoming;
+            reader.get(q.user, q.snapshot, result);
+            const expected = model(s.entries, s.tombstones, q.user, q.snapshot, q.incoming);
+            const actual: Expected = {
+              state: result.state,
+              value: result.value === undefined ? undefined : toHex(result.value),
+              seq: result.seq,
+              operands: result.operands.map(toHex),
+              maxCoveringSeq: result.maxCoveringSeq,
+            };
+            expect(actual, `get ${toHex(q.user)} @${q.snapshot} (incoming ${q.incoming})`).toEqual(
+              expected,
+            );
+          }
         reader.close();
+        sharedHits += options?.sharedBlockCache?.stats().hits ?? 0;
       }),
       { numRuns: 150 },
     );
+    // The second round found blocks in the slabs.
+    if (mode.rounds > 1) expect(sharedHits).toBeGreaterThan(1000);
   });
+});
 
+describe("get", () => {
   it("returns zero-copy views into the block that stay valid after eviction", () => {
     const keys = [ikey("a", 2, ValueKind.Value), ikey("b", 1, ValueKind.Value)];
     const values = [new Uint8Array(50).fill(7), new Uint8Array(50).fill(9)];

@@ -37,9 +37,12 @@ import {
   trailerSeq,
   ValueKind,
 } from "@shale/base";
+import type { SharedBlockCache } from "@shale/block-cache";
 import { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
-import type { Block } from "../block/block.js";
+import { blockMemory } from "../block/alloc.js";
+import { Block } from "../block/block.js";
 import type { BlockCache } from "../block/block-cache.js";
+import { decodedIntoPool } from "../block/block-io.js";
 import { BlockIterator } from "../block/block-iterator.js";
 import { BlockSource } from "../block/block-source.js";
 import { KeyOrder } from "../block/key-order.js";
@@ -71,6 +74,7 @@ import type { CapturedDataBlocks } from "./captured-blocks.js";
 import { GlobalSeqnoIterator } from "./global-seqno-iterator.js";
 import { PartitionedTableIterator } from "./partitioned-table-iterator.js";
 import { builtinPrefixExtractor, type PrefixExtractor } from "./prefix-extractor.js";
+import { SLAB_DONE, SLAB_MISS, SlabGet } from "./slab-get.js";
 import { TableIterator } from "./table-iterator.js";
 import {
   globalSeqnoValueOffset,
@@ -148,6 +152,14 @@ export interface TableReaderOptions {
   filterPolicy?: FilterPolicy;
   /** This table's id in `blockCache`. Default: `blockCache.newId()`. */
   cacheId?: number;
+  /**
+   * A block cache shared across threads (`SharedBlockCache` of @shale/block-cache), for the
+   * data blocks of point lookups (`get`, `multiGet`): looked up by (`fileNumber`, offset)
+   * and searched in place, no `Block` object per hit; a miss reads the block and inserts it
+   * there (with `fillCache`). Iterators and the index and filter still use `blockCache`.
+   * Needs `fileNumber` (unique among the tables sharing the cache). Default: none.
+   */
+  sharedBlockCache?: SharedBlockCache;
   /** Verify block checksums on every read. Default: true. */
   verifyChecksums?: boolean;
   /** Insert blocks read into the cache. Default: true. */
@@ -245,6 +257,16 @@ export class TableReader {
   private readonly indexIter: BlockIterator;
   private readonly dataIter: BlockIterator;
   private readonly handle: BlockHandle = { offset: 0, size: 0 };
+  /** The shared cache for point lookups' data blocks, and its lookup (see the option). */
+  private readonly sharedCache: SharedBlockCache | undefined;
+  private readonly slabGet: SlabGet | undefined;
+  /**
+   * Per entry of the index (with a search aid), where the shared cache held its data block
+   * when last found: slot + 1 (0: unknown) and the slot's generation then (slab-get.ts).
+   */
+  private slabHints: Int32Array | undefined = undefined;
+  /** A block `readIntoShared` read but could not search in the shared cache. */
+  private missBlock: Block | undefined = undefined;
   private readonly cursor = new Int32Array(1);
   private seekBuf = new Uint8Array(64);
   private seekView: Uint8Array = this.seekBuf.subarray(0, 0);
@@ -284,6 +306,12 @@ export class TableReader {
     this.stats = options.statistics;
     this.indexIter = new BlockIterator(this.order);
     this.dataIter = new BlockIterator(this.order);
+    const shared = options.sharedBlockCache;
+    if (shared !== undefined && !Number.isSafeInteger(options.fileNumber)) {
+      throw ShaleError.invalidArgument("options.sharedBlockCache needs options.fileNumber");
+    }
+    this.sharedCache = shared;
+    this.slabGet = shared !== undefined ? new SlabGet(this.order) : undefined;
 
     this.footer = readFooter(file, fileSize, this.fileName);
     const source = new BlockSource(
@@ -795,6 +823,11 @@ export class TableReader {
       partitioned.run(target, userKey, result, fillCache, verify);
       return;
     }
+    const slab = this.sharedCache;
+    if (slab !== undefined) {
+      this.lookupShared(slab, userKey, target, result, fillCache, verify, step);
+      return;
+    }
     const indexBlock = this.indexBlock();
     const indexOffset = this.footer.indexHandle.offset;
     const index = this.indexIter;
@@ -859,6 +892,191 @@ export class TableReader {
       it.close();
       if (index.currentBlock !== undefined) index.close();
     }
+  }
+
+  /**
+   * `lookup` through the shared block cache (`sharedBlockCache`), after the filter: the data
+   * block is searched in its slab (slab-get.ts); a miss reads it, inserts it there and
+   * searches it there, or folds it the classic way when it could not go in. Apart from
+   * `lookup` so that the default path stays as it was compiled before.
+   */
+  private lookupShared(
+    slab: SharedBlockCache,
+    userKey: Uint8Array,
+    target: Uint8Array,
+    result: LookupResult,
+    fillCache: boolean,
+    verify: boolean,
+    step: number,
+  ): void {
+    const indexBlock = this.indexBlock();
+    const indexOffset = this.footer.indexHandle.offset;
+    const index = this.indexIter;
+    const it = this.dataIter;
+    const handle = this.handle;
+    try {
+      const search = indexBlock.search;
+      let block: Block | undefined;
+      let code: number;
+      if (search !== undefined) {
+        const entry = step >= 0 ? step : search.lowerBound(target);
+        if (entry >= search.count) return;
+        handle.offset = search.blockOffset(entry);
+        code = this.slabLookup(slab, handle.offset, target, userKey, result, indexBlock, entry);
+        if (code === SLAB_DONE) return;
+        index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
+        if (code === SLAB_MISS) {
+          this.decodeIndexValue(index, handle);
+          code = this.readIntoShared(
+            slab,
+            handle,
+            fillCache,
+            verify,
+            target,
+            userKey,
+            result,
+            indexBlock,
+            entry,
+          );
+        }
+      } else {
+        index.init(indexBlock, this.fileName, indexOffset).seek(target);
+        if (!index.valid()) return;
+        this.decodeIndexValue(index, handle);
+        code = this.slabLookup(slab, handle.offset, target, userKey, result, undefined, -1);
+        if (code === SLAB_MISS) {
+          code = this.readIntoShared(
+            slab,
+            handle,
+            fillCache,
+            verify,
+            target,
+            userKey,
+            result,
+            undefined,
+            -1,
+          );
+        }
+      }
+      if (code === SLAB_DONE) return;
+      if (code === SLAB_MISS) {
+        // Read, but not searchable in the cache: the classic fold over the block read.
+        block = this.takeMissBlock()!;
+        it.init(block, this.fileName, handle.offset);
+        if (!it.seekForGet(target, userKey)) return;
+      } else if (!this.toNextBlock(index, userKey, fillCache, verify)) {
+        return; // SLAB_BLOCK_ENDED, and the next block cannot hold the key
+      }
+      while (this.fold(it, userKey, result, handle.offset)) {
+        if (!this.toNextBlock(index, userKey, fillCache, verify)) return;
+      }
+    } finally {
+      it.close();
+      if (index.currentBlock !== undefined) index.close();
+    }
+  }
+
+  /**
+   * A lookup ended its data block still going on: if the index entry `index` is on keeps
+   * `userKey` (the next block may hold more of its entries), positions `dataIter` at the
+   * start of the next block and returns true; else false (the lookup ends).
+   */
+  private toNextBlock(
+    index: BlockIterator,
+    userKey: Uint8Array,
+    fillCache: boolean,
+    verify: boolean,
+  ): boolean {
+    if (this.indexKeyIsUserKey) return false;
+    if (this.order.compareUserKeyAt(index.keyBuf, 0, index.keyLength, userKey) !== 0) return false;
+    index.next();
+    if (!index.valid()) return false;
+    const handle = this.handle;
+    this.decodeIndexValue(index, handle);
+    const it = this.dataIter;
+    it.init(this.source.dataBlock(handle, fillCache, verify), this.fileName, handle.offset);
+    it.seekToFirst();
+    return true;
+  }
+
+  /** The block `readIntoShared` read for the classic path (SLAB_MISS), handed over once. */
+  private takeMissBlock(): Block | undefined {
+    const block = this.missBlock;
+    this.missBlock = undefined;
+    return block;
+  }
+
+  /**
+   * The shared cache's lookup of the data block at `offset` (slab-get.ts), of index entry
+   * `entry` (-1: unknown) of `indexBlock`.
+   */
+  private slabLookup(
+    slab: SharedBlockCache,
+    offset: number,
+    target: Uint8Array,
+    userKey: Uint8Array,
+    result: LookupResult,
+    indexBlock: Block | undefined,
+    entry: number,
+  ): number {
+    let hints: Int32Array | undefined;
+    if (entry >= 0) {
+      hints = this.slabHints;
+      const count = indexBlock!.search!.count;
+      if (hints === undefined || hints.length !== 2 * count) {
+        hints = new Int32Array(2 * count);
+        this.slabHints = hints;
+      }
+    }
+    return this.slabGet!.run(
+      slab,
+      this.fileNumber!,
+      offset,
+      hints,
+      entry,
+      target,
+      userKey,
+      result,
+      this.globalSeqno,
+      this.order,
+      this.stats,
+      this.fileName,
+    );
+  }
+
+  /**
+   * A shared-cache miss: reads the data block at `handle` from the file (into `blockMemory`
+   * where the codec allows) and, if `fill`, inserts it into the shared cache, then searches
+   * it there (its memory goes back to the pool): SLAB_DONE or SLAB_BLOCK_ENDED. When it
+   * cannot be searched there (not inserted: `fill` false, the cache's lock held by another
+   * thread, no room; or evicted at once), returns the block as a `Block` for the classic path
+   * (`SLAB_MISS`, in `missBlock`).
+   */
+  private readIntoShared(
+    slab: SharedBlockCache,
+    handle: BlockHandle,
+    fill: boolean,
+    verify: boolean,
+    target: Uint8Array,
+    userKey: Uint8Array,
+    result: LookupResult,
+    indexBlock: Block | undefined,
+    entry: number,
+  ): number {
+    const source = this.source;
+    const data = source.readRaw(handle, verify, true, source.compressionDict);
+    const pooled = decodedIntoPool();
+    if (fill && slab.insert(this.fileNumber!, handle.offset, data) >= 0) {
+      if (pooled) blockMemory.give(data.buffer);
+      const code = this.slabLookup(slab, handle.offset, target, userKey, result, indexBlock, entry);
+      if (code !== SLAB_MISS) return code;
+      // Evicted by another thread already: read it again, as a Block of its own.
+      this.missBlock = source.readDataBlock(handle, false, verify);
+      return SLAB_MISS;
+    }
+    // Pooled memory not handed back is left to the GC (the Block is not recyclable).
+    this.missBlock = Block.keyValue(data, this.fileName, handle.offset);
+    return SLAB_MISS;
   }
 
   /**
