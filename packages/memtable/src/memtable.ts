@@ -41,6 +41,7 @@ import { NONE } from "./btree-layout.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
 import { HashIndex, hashKey, INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
+import { iteratorShapeKept, keepIteratorShape } from "./iterator-shape.js";
 import { lookupPoints } from "./lookup.js";
 import { MemTableBloom } from "./memtable-bloom.js";
 import { MemTableIterator } from "./memtable-iterator.js";
@@ -513,8 +514,16 @@ export class MemTable {
    */
   newIterator(): MemTableIterator {
     if (this.refs === 0) throw releasedError();
+    if (!iteratorShapeKept()) MemTable.keepIteratorShape();
     this.refs++;
     return new MemTableIterator(this.points, this);
+  }
+
+  /** Makes the iterator that keeps the iterators' hidden class alive (iterator-shape.ts). */
+  private static keepIteratorShape(): void {
+    const mem = new MemTable();
+    mem.refs++;
+    keepIteratorShape(new MemTableIterator(mem.points, mem));
   }
 
   /**
