@@ -19,6 +19,7 @@
  * `0a 61 62 01 05 00 00 00 00 00 00 03 78 79 7a`.
  */
 import { putVarint32, TRAILER_SIZE, varintLength } from "@shale/base";
+import type { Arena } from "./arena.js";
 
 /** Bytes of a varint32 of `n`: one below 128 (decided in line, the common case). */
 function lengthOfVarint(n: number): number {
@@ -93,6 +94,34 @@ export function writeEntry(
   else pos = putVarint32(dst, pos, valueLength);
   copyBytes(dst, pos, value);
   return pos + valueLength;
+}
+
+/**
+ * Copies a new entry into `arena` (`writeEntry`'s arguments, the seq split as there);
+ * returns its address.
+ */
+export function storeEntry(
+  arena: Arena,
+  userKey: Uint8Array,
+  seqHigh: number,
+  seqLow: number,
+  kind: number,
+  value: Uint8Array,
+): number {
+  const address = arena.allocateEntry(
+    entrySize(userKey.length, value.length),
+    valueResidue(userKey.length, value),
+  );
+  writeEntry(
+    arena.entryChunks[address >>> arena.shift]!,
+    address & arena.mask,
+    userKey,
+    seqHigh,
+    seqLow,
+    kind,
+    value,
+  );
+  return address;
 }
 
 /**
