@@ -21,15 +21,10 @@
 import { putVarint32, TRAILER_SIZE, varintLength } from "@shale/base";
 import type { Arena } from "./arena.js";
 
-/** Bytes of a varint32 of `n`: one below 128 (decided in line, the common case). */
-function lengthOfVarint(n: number): number {
-  return n < 0x80 ? 1 : varintLength(n);
-}
-
 /** Bytes an entry takes. */
 export function entrySize(userKeyLength: number, valueLength: number): number {
   const ikeyLength = userKeyLength + TRAILER_SIZE;
-  return lengthOfVarint(ikeyLength) + ikeyLength + lengthOfVarint(valueLength) + valueLength;
+  return varintLength(ikeyLength) + ikeyLength + varintLength(valueLength) + valueLength;
 }
 
 /** Values at least this long are copied word-aligned (see `valueResidue`). */
@@ -44,7 +39,7 @@ export function valueResidue(userKeyLength: number, value: Uint8Array): number {
   const n = value.length;
   if (n < ALIGN_MIN) return -1;
   const ikeyLength = userKeyLength + TRAILER_SIZE;
-  return (value.byteOffset - lengthOfVarint(ikeyLength) - ikeyLength - lengthOfVarint(n)) & 7;
+  return (value.byteOffset - varintLength(ikeyLength) - ikeyLength - varintLength(n)) & 7;
 }
 
 /** Copies `src` to `dst[pos, ...)`: a loop for a few bytes, `set` (a call) for more. */
