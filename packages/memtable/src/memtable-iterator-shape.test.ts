@@ -60,4 +60,17 @@ describe("memtable iterator shape", () => {
     expect(sum).toBe(3 * 300);
     mem.unref();
   });
+
+  it("the kept iterator holds no reference to the memtables it was made for", () => {
+    const mem = new MemTable();
+    mem.add(1, ValueKind.Value, new Uint8Array([1]), new Uint8Array([2]));
+    expect(mem.references).toBe(1);
+    const it = mem.newIterator();
+    expect(mem.references).toBe(2);
+    it.close();
+    expect(mem.references).toBe(1);
+    mem.unref();
+    expect(mem.references).toBe(0);
+    expect(() => mem.newIterator()).toThrow(/released/);
+  });
 });
