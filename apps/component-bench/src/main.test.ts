@@ -114,6 +114,17 @@ describe("component-bench (the built CLI, small sizes)", () => {
     expect(copying[0]).toMatch(/^\d.*x (sorted-btree|js-sdsl)\+copy$/);
     // The reference-keeping row names no copying peer.
     expect(row(r.lines, "shale / best peer").join(" ")).not.toMatch(/\+copy/);
+    expect(copying.join(" ")).not.toMatch(/\+kv/);
+    // The copying peers whose scans hand out a key copy and a value view, as key()/value().
+    expect(
+      leading(row(r.lines, "sorted-btree 2.1.0 (stores copies; scans copy keys, view values)")[1]!),
+    ).toBeGreaterThan(0);
+    const handingOut = row(r.lines, "shale / best copying peer scanning as key()/value()");
+    expect(handingOut[1]).toMatch(/^\d.*x (sorted-btree|js-sdsl)\+copy\+kv$/);
+    // Only the key()/value() scans are compared with them.
+    expect(r.lines.some((l) => l.startsWith("| shale-offsets / best copying peer scanning"))).toBe(
+      false,
+    );
   });
 
   it("runs the Bloom filter beside bloomfilter and bloom-filters, with the FP table", () => {

@@ -1,8 +1,10 @@
 /**
  * @shale/memtable beside the sorted maps npm users pick as in-memory ordered key-value
  * stores (memtable-peers.ts: each by reference, and sorted-btree and js-sdsl storing copies
- * as `NAME+copy`; the memtable's two scan styles in memtable-shale.ts). A memtable must own
- * its bytes, so the fair comparison is with the copying peers; both ratios are printed.
+ * as `NAME+copy`, and also handing out in scans what `key()` and `value()` do, a key copy
+ * and a value view, as `NAME+copy+kv`; the memtable's two scan styles in memtable-shale.ts).
+ * A memtable must own its bytes, so the fair comparison is with the copying peers, and for
+ * scans through `key()` / `value()` with the `+kv` ones; every ratio is printed.
  *
  *   node --expose-gc dist/main.js memtable [--sizes=10000,50000,500000] [--huge]
  *     [--keys=random,sequential] [--rounds=5] [--only=NAME,...] [--create=0] [--quick]
@@ -32,7 +34,7 @@ import { Args } from "./args.js";
 import { cpuNs, fmt, gc, heapBytes, median, rotated, type Write, withSpread } from "./measure.js";
 import type { Contender } from "./memtable-contender.js";
 import { type Data, type KeyShape, makeData } from "./memtable-data.js";
-import { peerContenders, storesCopies } from "./memtable-peers.js";
+import { handsOutCopies, peerContenders, storesCopies } from "./memtable-peers.js";
 import { shaleContenders } from "./memtable-shale.js";
 
 const WORKLOADS = [
@@ -164,6 +166,8 @@ export async function runMemtableBench(argv: readonly string[], write: Write): P
     "frbt",
     "sorted-btree+copy",
     "js-sdsl+copy",
+    "sorted-btree+copy+kv",
+    "js-sdsl+copy+kv",
   ]);
   const withCreate = (args.names("create", ["0", "1"]) ?? ["1"])[0] === "1";
   const createBudget = quick ? 5e6 : SMALL_TABLES_NS;
@@ -216,11 +220,13 @@ export async function runMemtableBench(argv: readonly string[], write: Write): P
         write(`| ${c.label} | ${cells.join(" | ")} |`);
       }
       const byReference = peers.filter((p) => !storesCopies(p));
-      const copying = peers.filter(storesCopies);
+      const copying = peers.filter((p) => storesCopies(p) && !handsOutCopies(p));
+      const handingOut = peers.filter(handsOutCopies);
       for (const s of contenders.filter((c) => c.name.startsWith("shale"))) {
         for (const [group, what] of [
           [byReference, "best peer"],
           [copying, "best copying peer"],
+          [s.name === "shale" ? handingOut : [], "best copying peer scanning as key()/value()"],
         ] as const) {
           if (group.length === 0) continue;
           const cells = WORKLOADS.map((w) => ratioCell(results, s.name, group, w));
@@ -233,7 +239,8 @@ export async function runMemtableBench(argv: readonly string[], write: Write): P
   write(
     "Ratios: the memtable's median over the best peer's (below 1: less time or fewer bytes); " +
       "the best peer keeps references to the caller's arrays, the best copying peer (+copy) " +
-      "stores copies, as the memtable does.",
+      "stores copies, as the memtable does; the +kv peers' scans also hand out a key copy and " +
+      "a value view per entry, as the memtable's key() and value() do.",
   );
   if (sink === 0.5) write(String(sink));
 }

@@ -8,6 +8,11 @@
  *   NAME+copy    stores `key.slice()` and `value.slice()`, copies made inside the timed
  *                insert: a store that owns its bytes, as a memtable must (a write buffer
  *                outlives the caller's arrays, which a caller such as a WAL reader reuses)
+ *   NAME+copy+kv the same store, whose scans hand out per entry what the memtable's `key()`
+ *                and `value()` do: the key copied into one reused array, and a new view of
+ *                the value (the memtable's keys are bytes in its arena, not objects it could
+ *                hand out, and `value()` is a view that stays valid until the iterator is
+ *                closed); the other scans read the references they hold
  *
  *   sorted-btree  BTree: set / get / forEachPair / entries(lowestKey, reusedPair)
  *   js-sdsl       @js-sdsl/ordered-map OrderedMap: setElement / getElementByKey / forEach /
@@ -63,6 +68,37 @@ const createFrbt = require("functional-red-black-tree") as (cmp: Compare) => Frb
 
 /** The label's suffix for a contender that copies what it stores. */
 const COPY_LABEL = " (stores copies)";
+/** The label's suffix for one whose scans hand out a key copy and a value view. */
+const HAND_OUT_LABEL = " (stores copies; scans copy keys, view values)";
+
+/**
+ * Copies `key` into `into` as the memtable's `key()` copies (a loop for a short key, the
+ * 24-byte internal keys here; `set` for a longer one), and makes the view of `value` that
+ * `value()` would; returns what the bench reads of them.
+ */
+function handOut(into: Uint8Array, key: Uint8Array, value: Uint8Array, out: HandedOut): number {
+  const n = key.length;
+  if (n <= 32) for (let i = 0; i < n; i++) into[i] = key[i]!;
+  else into.set(key);
+  const view = new Uint8Array(value.buffer, value.byteOffset, value.length);
+  out.view = view;
+  return into[0]! + view.length;
+}
+
+/** Where a `+kv` scan leaves each value view, so that no analysis drops the view unmade. */
+interface HandedOut {
+  view: Uint8Array;
+}
+
+/** The name of a peer storing copies (`copy`), and handing out copies in scans (`handOut`). */
+function peerName(base: string, copy: boolean, handOut: boolean): string {
+  return `${base}${copy ? "+copy" : ""}${handOut ? "+kv" : ""}`;
+}
+
+/** The label of a peer (see `peerName`). */
+function peerLabel(base: string, copy: boolean, handOut: boolean): string {
+  return `${base}${handOut ? HAND_OUT_LABEL : copy ? COPY_LABEL : ""}`;
+}
 
 class SortedBTreeContender implements Contender {
   readonly name: string;
@@ -70,10 +106,15 @@ class SortedBTreeContender implements Contender {
   private tree = new SortedBTreeClass(undefined, compareBytes);
   /** Stores copies of the keys and values (see the header). */
   private readonly copy: boolean;
-  constructor(copy: boolean) {
+  /** Scans hand out a key copy and a value view per entry (see the header). */
+  private readonly handOut: boolean;
+  private readonly keyCopy = new Uint8Array(64);
+  private readonly handedOut: HandedOut = { view: new Uint8Array(0) };
+  constructor(copy: boolean, handOut = false) {
     this.copy = copy;
-    this.name = copy ? "sorted-btree+copy" : "sorted-btree";
-    this.label = `sorted-btree ${versionOf("sorted-btree")}${copy ? COPY_LABEL : ""}`;
+    this.handOut = handOut;
+    this.name = peerName("sorted-btree", copy, handOut);
+    this.label = peerLabel(`sorted-btree ${versionOf("sorted-btree")}`, copy, handOut);
   }
   reset(): void {
     this.tree = new SortedBTreeClass(undefined, compareBytes);
@@ -94,20 +135,30 @@ class SortedBTreeContender implements Contender {
   }
   scan(): number {
     let sum = 0;
-    this.tree.forEachPair((k, v) => {
-      sum += k[0]! + v.length;
-    });
+    if (this.handOut) {
+      const key = this.keyCopy;
+      const out = this.handedOut;
+      this.tree.forEachPair((k, v) => {
+        sum += handOut(key, k, v, out);
+      });
+    } else {
+      this.tree.forEachPair((k, v) => {
+        sum += k[0]! + v.length;
+      });
+    }
     return sum;
   }
   seekScans(d: Data): number {
     const pair: unknown[] = [];
+    const key = this.keyCopy;
     let sum = 0;
     for (let i = 0; i < d.seeks; i++) {
       const it = this.tree.entries(d.keys[d.seekOrder[i]!]!, pair);
       for (let j = 0; j < SCAN_LENGTH; j++) {
         const r = it.next();
         if (r.done === true) break;
-        sum += r.value[0][0]! + r.value[1].length;
+        if (this.handOut) sum += handOut(key, r.value[0], r.value[1], this.handedOut);
+        else sum += r.value[0][0]! + r.value[1].length;
       }
     }
     return sum;
@@ -138,10 +189,19 @@ class SdslContender implements Contender {
   private map = new OrderedMap([], compareBytes);
   /** Stores copies of the keys and values (see the header). */
   private readonly copy: boolean;
-  constructor(copy: boolean) {
+  /** Scans hand out a key copy and a value view per entry (see the header). */
+  private readonly handOut: boolean;
+  private readonly keyCopy = new Uint8Array(64);
+  private readonly handedOut: HandedOut = { view: new Uint8Array(0) };
+  constructor(copy: boolean, handOut = false) {
     this.copy = copy;
-    this.name = copy ? "js-sdsl+copy" : "js-sdsl";
-    this.label = `@js-sdsl/ordered-map ${versionOf("@js-sdsl/ordered-map")}${copy ? COPY_LABEL : ""}`;
+    this.handOut = handOut;
+    this.name = peerName("js-sdsl", copy, handOut);
+    this.label = peerLabel(
+      `@js-sdsl/ordered-map ${versionOf("@js-sdsl/ordered-map")}`,
+      copy,
+      handOut,
+    );
   }
   reset(): void {
     this.map = new OrderedMap([], compareBytes);
@@ -164,19 +224,29 @@ class SdslContender implements Contender {
   }
   scan(): number {
     let sum = 0;
-    this.map.forEach((e) => {
-      sum += e[0][0]! + e[1].length;
-    });
+    if (this.handOut) {
+      const key = this.keyCopy;
+      const out = this.handedOut;
+      this.map.forEach((e) => {
+        sum += handOut(key, e[0], e[1], out);
+      });
+    } else {
+      this.map.forEach((e) => {
+        sum += e[0][0]! + e[1].length;
+      });
+    }
     return sum;
   }
   seekScans(d: Data): number {
     const end = this.map.end();
+    const key = this.keyCopy;
     let sum = 0;
     for (let i = 0; i < d.seeks; i++) {
       const it = this.map.lowerBound(d.keys[d.seekOrder[i]!]!);
       for (let j = 0; j < SCAN_LENGTH && !it.equals(end); j++, it.next()) {
         const p = it.pointer;
-        sum += p[0][0]! + p[1].length;
+        if (this.handOut) sum += handOut(key, p[0], p[1], this.handedOut);
+        else sum += p[0][0]! + p[1].length;
       }
     }
     return sum;
@@ -254,7 +324,10 @@ class FrbtContender implements Contender {
   }
 }
 
-/** The peers, fresh: each by reference, then sorted-btree and js-sdsl storing copies. */
+/**
+ * The peers, fresh: each by reference, then sorted-btree and js-sdsl storing copies, then
+ * those two handing out a key copy and a value view in scans (`+copy+kv`).
+ */
 export function peerContenders(): Contender[] {
   return [
     new SortedBTreeContender(false),
@@ -262,10 +335,17 @@ export function peerContenders(): Contender[] {
     new FrbtContender(),
     new SortedBTreeContender(true),
     new SdslContender(true),
+    new SortedBTreeContender(true, true),
+    new SdslContender(true, true),
   ];
 }
 
-/** True for a peer that stores copies of what it is given (`NAME+copy`). */
+/** True for a peer that stores copies of what it is given (`NAME+copy`, `NAME+copy+kv`). */
 export function storesCopies(c: Contender): boolean {
-  return c.name.endsWith("+copy");
+  return c.name.includes("+copy");
+}
+
+/** True for a peer whose scans hand out what `key()` and `value()` do (`NAME+copy+kv`). */
+export function handsOutCopies(c: Contender): boolean {
+  return c.name.endsWith("+kv");
 }

@@ -19,16 +19,12 @@
  * `0a 61 62 01 05 00 00 00 00 00 00 03 78 79 7a`.
  */
 import { putVarint32, TRAILER_SIZE, varintLength } from "@shale/base";
-
-/** Bytes of a varint32 of `n`: one below 128 (decided in line, the common case). */
-function lengthOfVarint(n: number): number {
-  return n < 0x80 ? 1 : varintLength(n);
-}
+import type { Arena } from "./arena.js";
 
 /** Bytes an entry takes. */
 export function entrySize(userKeyLength: number, valueLength: number): number {
   const ikeyLength = userKeyLength + TRAILER_SIZE;
-  return lengthOfVarint(ikeyLength) + ikeyLength + lengthOfVarint(valueLength) + valueLength;
+  return varintLength(ikeyLength) + ikeyLength + varintLength(valueLength) + valueLength;
 }
 
 /** Values at least this long are copied word-aligned (see `valueResidue`). */
@@ -43,7 +39,7 @@ export function valueResidue(userKeyLength: number, value: Uint8Array): number {
   const n = value.length;
   if (n < ALIGN_MIN) return -1;
   const ikeyLength = userKeyLength + TRAILER_SIZE;
-  return (value.byteOffset - lengthOfVarint(ikeyLength) - ikeyLength - lengthOfVarint(n)) & 7;
+  return (value.byteOffset - varintLength(ikeyLength) - ikeyLength - varintLength(n)) & 7;
 }
 
 /** Copies `src` to `dst[pos, ...)`: a loop for a few bytes, `set` (a call) for more. */
@@ -93,6 +89,34 @@ export function writeEntry(
   else pos = putVarint32(dst, pos, valueLength);
   copyBytes(dst, pos, value);
   return pos + valueLength;
+}
+
+/**
+ * Copies a new entry into `arena` (`writeEntry`'s arguments, the seq split as there);
+ * returns its address.
+ */
+export function storeEntry(
+  arena: Arena,
+  userKey: Uint8Array,
+  seqHigh: number,
+  seqLow: number,
+  kind: number,
+  value: Uint8Array,
+): number {
+  const address = arena.allocateEntry(
+    entrySize(userKey.length, value.length),
+    valueResidue(userKey.length, value),
+  );
+  writeEntry(
+    arena.entryChunks[address >>> arena.shift]!,
+    address & arena.mask,
+    userKey,
+    seqHigh,
+    seqLow,
+    kind,
+    value,
+  );
+  return address;
 }
 
 /**

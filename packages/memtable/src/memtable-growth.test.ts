@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Arena, FIRST_CHUNK_SIZE } from "./arena.js";
 import { ChunkPool, MemTable } from "./index.js";
-import { INDEX_MIN_ENTRIES } from "./memtable.js";
+import { INDEX_MIN_ENTRIES } from "./memtable-options.js";
 
 const icmp = new InternalKeyComparator(bytewiseComparator);
 

@@ -9,7 +9,7 @@ import { LookupResult, LookupState, MAX_SEQ, ValueKind } from "@shale/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemTable } from "./index.js";
-import { INDEX_BUILD_ENTRIES, INDEX_BUILD_STEP, INDEX_MIN_ENTRIES } from "./memtable.js";
+import { INDEX_BUILD_ENTRIES, INDEX_BUILD_STEP, INDEX_MIN_ENTRIES } from "./memtable-options.js";
 
 interface Point {
   key: number;
@@ -89,7 +89,7 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
 
   it("is not made by adds; a first get starts it, and gets and adds fill it step by step", () => {
     const mem = new MemTable();
-    const state = mem as unknown as { index: unknown; building: boolean };
+    const state = mem as unknown as { index: unknown; build: unknown };
     const value = new Uint8Array([7]);
     const key = (i: number) => new Uint8Array([i >>> 16, (i >>> 8) & 0xff, i & 0xff]);
     const n = 5000;
@@ -101,7 +101,7 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
     expect(mem.approximateMemoryUsage()).toBeGreaterThan(unindexed.approximateMemoryUsage());
     // The first get starts the build; every answer during it comes from the tree.
     let calls = 0;
-    for (let i = 0; state.index === undefined || state.building; i++) {
+    for (let i = 0; state.index === undefined || state.build !== undefined; i++) {
       calls++;
       if (i % 3 === 0) {
         // An add during the build: a newer version of a key the walk has not reached.
@@ -122,16 +122,16 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
 
   it("is made by the add that makes INDEX_BUILD_ENTRIES if no get came, and filled by adds", () => {
     const mem = new MemTable();
-    const state = mem as unknown as { index: unknown; building: boolean };
+    const state = mem as unknown as { index: unknown; build: unknown };
     const value = new Uint8Array([7]);
     const key = (i: number) => new Uint8Array([i >>> 16, (i >>> 8) & 0xff, i & 0xff]);
     for (let i = 0; i < INDEX_BUILD_ENTRIES - 1; i++)
       mem.add(i + 1, ValueKind.Value, key(i), value);
     expect(state.index).toBeUndefined();
     mem.add(INDEX_BUILD_ENTRIES, ValueKind.Value, key(INDEX_BUILD_ENTRIES - 1), value);
-    expect([state.index !== undefined, state.building]).toEqual([true, true]);
+    expect([state.index !== undefined, state.build !== undefined]).toEqual([true, true]);
     let adds = 0;
-    for (let i = INDEX_BUILD_ENTRIES; state.building; i++, adds++) {
+    for (let i = INDEX_BUILD_ENTRIES; state.build !== undefined; i++, adds++) {
       // Newer versions of keys the walk may not have reached yet.
       mem.add(i + 1, ValueKind.Deletion, key(i - INDEX_BUILD_ENTRIES));
     }
@@ -142,7 +142,7 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
     expect(mem.get(key(adds)).value).toEqual(value);
   });
   it("hashIndexFrom sets the add that makes the index; bad values are TypeErrors", () => {
-    const state = (m: MemTable) => m as unknown as { index: unknown; building: boolean };
+    const state = (m: MemTable) => m as unknown as { index: unknown; build: unknown };
     const value = new Uint8Array([7]);
     const key = (i: number) => new Uint8Array([i >>> 8, i & 0xff]);
     const mem = new MemTable({ hashIndexFrom: INDEX_MIN_ENTRIES });
@@ -150,7 +150,7 @@ describe("MemTable hash index: built lazily, sized, then kept by adds", () => {
     expect(state(mem).index).toBeUndefined();
     mem.add(INDEX_MIN_ENTRIES, ValueKind.Value, key(INDEX_MIN_ENTRIES - 1), value);
     expect(state(mem).index).not.toBeUndefined();
-    for (let i = INDEX_MIN_ENTRIES; state(mem).building; i++)
+    for (let i = INDEX_MIN_ENTRIES; state(mem).build !== undefined; i++)
       mem.add(i + 1, ValueKind.Value, key(i), value);
     mem.checkInvariants();
     expect(mem.get(key(3)).value).toEqual(value);

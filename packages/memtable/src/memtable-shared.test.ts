@@ -20,7 +20,7 @@ import { Random } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { fingerprint, type SharedReadReply } from "./fingerprint.test-support.js";
 import { MemTable, type MemTableOptions, type SharedMemTableData } from "./index.js";
-import { INDEX_MIN_ENTRIES } from "./memtable.js";
+import { INDEX_MIN_ENTRIES } from "./memtable-options.js";
 
 function buildRandom(
   seed: number,

@@ -14,7 +14,7 @@ import { FIRST_CHUNK_SIZE } from "./arena.js";
 import { INNER_WORDS, LEAF_WORDS } from "./btree-layout.js";
 import { slotsFor } from "./hash-index.js";
 import { MemTable } from "./index.js";
-import { INDEX_MIN_ENTRIES } from "./memtable.js";
+import { INDEX_MIN_ENTRIES } from "./memtable-options.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 

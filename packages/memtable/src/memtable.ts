@@ -29,69 +29,30 @@ import {
   MAX_SEQ,
   type RangeTombstone,
   ShaleError,
-  TRAILER_SIZE,
-  trailerSeq,
   ValueKind,
 } from "@shale/base";
 import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import { Arena, DEFAULT_CHUNK_SIZE, FIRST_CHUNK_SIZE } from "./arena.js";
 import { BTree } from "./btree.js";
 import { checkIndex, checkInserted, checkTree } from "./btree-check.js";
-import { NONE } from "./btree-layout.js";
 import { ChunkPool } from "./chunk-pool.js";
-import { entrySize, readVarint32, valueResidue, varintEnd, writeEntry } from "./entry.js";
+import { storeEntry } from "./entry.js";
+import { firstWord, WORD_LIMIT } from "./first-word.js";
 import { HashIndex, hashKey, INITIAL_SLOTS, MAX_LOAD } from "./hash-index.js";
+import { IndexBuild } from "./index-build.js";
+import { iteratorShapeKept, keepIteratorShape } from "./iterator-shape.js";
 import { lookupPoints } from "./lookup.js";
 import { MemTableBloom } from "./memtable-bloom.js";
+import { duplicateError, releasedError } from "./memtable-errors.js";
 import { MemTableIterator } from "./memtable-iterator.js";
-import { RangeTombstoneCache } from "./range-tombstone-cache.js";
+import {
+  INDEX_BUILD_ENTRIES,
+  INDEX_BUILD_STEP,
+  INDEX_MIN_ENTRIES,
+  type MemTableOptions,
+} from "./memtable-options.js";
+import { MemTableTombstones } from "./memtable-tombstones.js";
 import { checkSharedData, SHARED_FORMAT_VERSION, type SharedMemTableData } from "./shared.js";
-
-export interface MemTableOptions {
-  /** Order of user keys. Default: `bytewiseComparator`. */
-  comparator?: Comparator;
-  /**
-   * Size in bytes of each arena chunk (one SharedArrayBuffer each) for entries and, when
-   * at least 64 KiB, for tree nodes (node chunks are never smaller than 64 KiB); an entry
-   * larger than a quarter of it gets a chunk of its own. Integer in [128, 2^30].
-   * Default: 1 MiB (1048576).
-   */
-  arenaChunkSize?: number;
-  /**
-   * Keep a hash index of user keys for `get` (hash-index.ts): a lookup at the newest
-   * snapshot reads a table slot and the entry instead of descending the tree, about twice
-   * as fast at a million keys, for 8-16 bytes per user key (counted by
-   * `approximateMemoryUsage`) and a little time per insert. Only with the bytewise
-   * comparator (ignored otherwise). Made, sized for the entries so far, by the first `get`
-   * (or `exportShared`) once the memtable holds 64 point entries (a smaller one is searched
-   * as fast), or by the add of the 65,536th point entry if no get came first, and filled
-   * from the tree 16 entries per get or add (gets search the tree until it is complete),
-   * so no call waits for the whole build; from then on each add updates it. A memtable
-   * only written never pays for it below 65,536 entries. `fromShared` keeps what
-   * the exported memtable had. Default: true.
-   */
-  hashIndex?: boolean;
-  /**
-   * The point-entry count at which an add makes the hash index when no `get` has. A
-   * memtable that will grow large while it is read (a database's write buffer) does better
-   * at 64, the lowest: each entry is then indexed by its own add, while it is in cache, and
-   * the index's code runs (and is compiled) from the start. Integer in [64, 2^31 - 1].
-   * Default: 65536 (INDEX_BUILD_ENTRIES): a memtable that is only written pays nothing for
-   * the index below that.
-   */
-  hashIndexFrom?: number;
-  /**
-   * Where the arena takes its chunks from and, once the last reference is dropped
-   * (`unref`), gives them back to; its chunk size is the arena's (`arenaChunkSize`, if
-   * given, must equal it). Default: none (new chunks, left to the garbage collector).
-   */
-  chunkPool?: ChunkPool;
-  /**
-   * A Bloom filter of the point entries' keys and/or prefixes (memtable-bloom.ts), filled by
-   * `add` and asked by `get` before the points are searched. Default: none.
-   */
-  bloom?: MemTableBloom;
-}
 
 /** State handed from `fromShared` to the constructor. */
 interface Reopened {
@@ -99,45 +60,6 @@ interface Reopened {
   data: SharedMemTableData;
 }
 let reopening: Reopened | undefined;
-
-function duplicateError(seq: number, kind: number): ShaleError {
-  return ShaleError.invalidArgument(`duplicate memtable entry (seq ${seq}, kind ${kind})`);
-}
-
-function releasedError(): ShaleError {
-  return ShaleError.closed("memtable was released: its chunks may hold other data now");
-}
-
-/** Point entries from which a get builds the hash index (see MemTable.index). */
-export const INDEX_MIN_ENTRIES = 64;
-/**
- * Entries of the tree the hash index's build takes in per get or add while it runs (see
- * MemTable.index): no call waits for the whole build.
- */
-export const INDEX_BUILD_STEP = 16;
-/**
- * Point entries at which an add makes the hash index if no get did (see MemTable.index): a
- * large memtable keeps it insert by insert from there, each entry indexed while it is in
- * cache, not read again later from wherever the tree's order scatters it.
- */
-export const INDEX_BUILD_ENTRIES = 65536;
-
-/** First words are below this (30 bits). */
-const WORD_LIMIT = 0x40000000;
-
-/**
- * The first 30 bits of `key`'s bytes (zero past its end), big-endian: a number in
- * [0, 2^30), so a small integer wherever it goes (a full 32-bit word above 2^30 is a heap
- * number once it leaves a register: an allocation per call where this is not inlined).
- * Keys in byte order have first words in the same order (ties allowed).
- */
-function firstWord(key: Uint8Array): number {
-  const n = key.length;
-  if (n >= 4) return (key[0]! << 22) | (key[1]! << 14) | (key[2]! << 6) | (key[3]! >>> 2);
-  let word = 0;
-  for (let i = 0; i < 4; i++) word = (word << 8) | (i < n ? key[i]! : 0);
-  return word >>> 2;
-}
 
 /** `minSeq` before the first add: above every seq, so the first add's seq replaces it. */
 const NO_SEQ = MAX_SEQ + 1;
@@ -149,22 +71,20 @@ export class MemTable {
   private readonly comparator: Comparator;
   private readonly arena: Arena;
   private readonly points: BTree;
-  /** The range tombstones' tree, made by the first tombstone (most memtables have none). */
-  private tombstoneList: BTree | undefined = undefined;
+  /** The range tombstones (memtable-tombstones.ts). */
+  private readonly rangeDels: MemTableTombstones;
   /**
    * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Made, sized for
    * the entries so far, by the first get once the memtable holds INDEX_MIN_ENTRIES point
    * entries (a smaller one is a leaf or two, searched as fast), or by the add that makes
    * `indexFrom` entries (MemTableOptions.hashIndexFrom; `indexLater` until then: adds pay
    * nothing for it). It is then filled from the tree INDEX_BUILD_STEP entries per
-   * get or add (`building`; gets search the tree meanwhile), while adds insert their own
+   * get or add (`build`; gets search the tree meanwhile), while adds insert their own
    * entries: it keeps for each user key the entry that sorts first, whichever came first.
    */
   private index: HashIndex | undefined = undefined;
-  /** True while the index is being filled from the tree, at `buildLeaf`/`buildSlot`. */
-  private building = false;
-  private buildLeaf = NONE;
-  private buildSlot = 0;
+  /** The index's build from the tree while it runs (index-build.ts). */
+  private build: IndexBuild | undefined = undefined;
   private indexLater = false;
   /** MemTableOptions.hashIndexFrom. */
   private indexFrom = INDEX_BUILD_ENTRIES;
@@ -172,14 +92,6 @@ export class MemTable {
   private dueSlots = INITIAL_SLOTS;
   /** MemTableOptions.bloom. */
   readonly bloom: MemTableBloom | undefined = undefined;
-  /** The range tombstones in insertion order, views into the arena; append-only. */
-  private readonly tombstones: RangeTombstone[] = [];
-  private readonly tombstoneAddresses: number[] = [];
-  /**
-   * Answers maxCoveringTombstoneSeq (range-tombstone-cache.ts); made on first use (most
-   * memtables have no tombstone, and a small one made often notices each object).
-   */
-  private tombstoneCache: RangeTombstoneCache | undefined = undefined;
   private entries = 0;
   /**
    * The smallest and largest first words (`firstWord`: the first 30 bits, zero padded) of
@@ -223,6 +135,7 @@ export class MemTable {
       );
       if (pool !== undefined) this.arena.useSource(pool);
       this.points = new BTree(this.arena, comparator);
+      this.rangeDels = new MemTableTombstones(this.arena, comparator);
       const hashIndex = options.hashIndex ?? true;
       if (typeof hashIndex !== "boolean") throw new TypeError("hashIndex must be a boolean");
       this.indexLater = hashIndex && this.points.bytewise;
@@ -239,14 +152,14 @@ export class MemTable {
     const d = r.data;
     this.arena = r.arena;
     this.points = new BTree(r.arena, comparator, d.points);
-    this.tombstoneList = new BTree(r.arena, comparator, d.tombstoneTree);
+    this.rangeDels = new MemTableTombstones(
+      r.arena,
+      comparator,
+      d.tombstoneTree,
+      new Int32Array(d.rangeTombstones),
+    );
     this.index =
       d.index !== null && this.points.bytewise ? new HashIndex(this.points, d.index) : undefined;
-    const addresses = new Int32Array(d.rangeTombstones);
-    for (let i = 0; i < addresses.length; i++) {
-      this.tombstoneAddresses.push(addresses[i]!);
-      this.addTombstoneView(addresses[i]!);
-    }
     this.entries = d.numEntries;
     this.lowWord = 0;
     this.highWord = WORD_LIMIT - 1;
@@ -315,7 +228,14 @@ export class MemTable {
     const points = this.points;
     points.setTargetUser(userKey, seq, kind);
     if (!points.prepareInsert()) throw duplicateError(seq, kind);
-    const address = this.writeNewEntry(points, userKey, kind, value);
+    const address = storeEntry(
+      this.arena,
+      userKey,
+      points.targetSeqHigh,
+      points.targetSeqLow,
+      kind,
+      value,
+    );
     points.insert(address);
     if (invariants) checkInserted(points, address);
     const word = firstWord(userKey);
@@ -326,136 +246,42 @@ export class MemTable {
     const index = this.index;
     if (index !== undefined) {
       index.insert(hashKey(userKey, 0, userKey.length), address);
-      if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
+      if (this.build !== undefined) this.buildIndexStep(INDEX_BUILD_STEP);
     } else if (this.indexLater && this.entries + 1 >= this.indexFrom) this.startIndex();
     this.entries++;
     if (seq < this.minSeq) this.minSeq = seq;
     if (seq > this.maxSeq) this.maxSeq = seq;
   }
 
-  /** The range-tombstone half of `add` (arguments checked; `value` is the range's end). */
+  /** The range-tombstone half of `add` (arguments checked; `end` is the value). */
   private addTombstone(seq: number, start: Uint8Array, end: Uint8Array): void {
-    if (this.comparator.compare(start, end) > 0) {
-      throw ShaleError.invalidArgument("range tombstone start is after its end");
-    }
-    const tree = this.tombstoneTree();
-    tree.setTargetUser(start, seq, ValueKind.RangeDeletion);
-    if (!tree.prepareInsert()) throw duplicateError(seq, ValueKind.RangeDeletion);
-    const address = this.writeNewEntry(tree, start, ValueKind.RangeDeletion, end);
-    tree.insert(address);
-    if (invariants) checkInserted(tree, address);
-    this.tombstoneAddresses.push(address);
-    this.addTombstoneView(address);
+    this.rangeDels.add(seq, start, end);
     if (seq < this.minSeq) this.minSeq = seq;
     if (seq > this.maxSeq) this.maxSeq = seq;
   }
 
-  /**
-   * Copies the entry (`userKey` with `tree`'s target seq, `kind`, `value`) into the arena;
-   * returns its address.
-   */
-  private writeNewEntry(tree: BTree, userKey: Uint8Array, kind: number, value: Uint8Array): number {
-    const arena = this.arena;
-    const address = arena.allocateEntry(
-      entrySize(userKey.length, value.length),
-      valueResidue(userKey.length, value),
-    );
-    writeEntry(
-      arena.entryChunks[address >>> arena.shift]!,
-      address & arena.mask,
-      userKey,
-      tree.targetSeqHigh,
-      tree.targetSeqLow,
-      kind,
-      value,
-    );
-    return address;
-  }
-
   /** Starts the hash index (see MemTable.index): a table sized for the entries so far. */
   private startIndex(): void {
-    this.index = new HashIndex(this.points, undefined, this.entries);
+    const index = new HashIndex(this.points, undefined, this.entries);
+    this.index = index;
     this.indexLater = false;
-    this.building = true;
-    this.buildLeaf = this.points.firstLeaf;
-    this.buildSlot = 0;
+    this.build = new IndexBuild(this.points, index);
   }
 
-  /**
-   * Takes up to `n` more entries of the tree into the index, in key order from where the
-   * last step stopped. Entries only move right (an insert shifts a leaf's later slots, a
-   * split moves a leaf's upper half to a new leaf after it), so the walk sees each entry
-   * that was there when it started at least once; one it sees twice, or one an add indexed
-   * already, changes nothing (the index keeps the entry that sorts first).
-   * Changes the tree's search target.
-   */
+  /** Takes up to `n` more entries into the index (IndexBuild.step). Changes the tree's target. */
   private buildIndexStep(n: number): void {
-    const points = this.points;
-    const index = this.index!;
-    const arena = this.arena;
-    let leaf = this.buildLeaf;
-    let slot = this.buildSlot;
-    while (n > 0 && leaf !== NONE) {
-      if (slot >= points.count(leaf)) {
-        leaf = points.nextLeaf(leaf);
-        slot = 0;
-        continue;
-      }
-      const address = points.entryAt(leaf, slot++);
-      const chunk = arena.entryChunks[address >>> arena.shift]!;
-      const ikeyLength = readVarint32(chunk, address & arena.mask);
-      index.insert(hashKey(chunk, varintEnd, ikeyLength - TRAILER_SIZE), address);
-      n--;
-    }
-    this.buildLeaf = leaf;
-    this.buildSlot = slot;
-    if (leaf === NONE) this.building = false;
+    if (this.build!.step(n)) this.build = undefined;
   }
 
   /** Makes the index complete now, if due (exports, checks). */
   private finishIndex(): void {
     if (this.index === undefined && this.indexDue) this.startIndex();
-    if (this.building) this.buildIndexStep(Number.POSITIVE_INFINITY);
+    if (this.build !== undefined) this.buildIndexStep(Number.POSITIVE_INFINITY);
   }
 
   /** True when the hash index is due but not built yet (see MemTable.index). */
   private get indexDue(): boolean {
     return this.indexLater && this.entries >= INDEX_MIN_ENTRIES;
-  }
-
-  /** The cache of fragmented range tombstones, made on first use. */
-  private rangeTombstoneCache(): RangeTombstoneCache {
-    let cache = this.tombstoneCache;
-    if (cache === undefined) {
-      cache = new RangeTombstoneCache(this.tombstones, this.comparator);
-      this.tombstoneCache = cache;
-    }
-    return cache;
-  }
-
-  /** The range tombstones' tree, made on first use. */
-  private tombstoneTree(): BTree {
-    let tree = this.tombstoneList;
-    if (tree === undefined) {
-      tree = new BTree(this.arena, this.comparator);
-      this.tombstoneList = tree;
-    }
-    return tree;
-  }
-
-  private addTombstoneView(address: number): void {
-    const arena = this.arena;
-    const chunk = arena.entryChunks[address >>> arena.shift]!;
-    const ikeyLength = readVarint32(chunk, address & arena.mask);
-    const start = varintEnd;
-    const t = start + ikeyLength - TRAILER_SIZE;
-    const endLength = readVarint32(chunk, t + TRAILER_SIZE);
-    const end = varintEnd;
-    this.tombstones.push({
-      start: chunk.subarray(start, t),
-      end: chunk.subarray(end, end + endLength),
-      seq: trailerSeq(chunk, t),
-    });
   }
 
   /**
@@ -481,7 +307,7 @@ export class MemTable {
     if (invariants) assertInvariant(this.refs > 0, "get on a released memtable");
     result.enter(this, userKey, snapshotSeq);
     if (result.done) return result;
-    if (this.tombstones.length > 0) {
+    if (this.rangeDels.list.length > 0) {
       const covering = this.maxCoveringTombstoneSeq(userKey, snapshotSeq);
       if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
     }
@@ -497,8 +323,9 @@ export class MemTable {
     if (this.index === undefined) {
       if (this.indexDue) this.startIndex();
     }
-    if (this.building) this.buildIndexStep(INDEX_BUILD_STEP);
-    lookupPoints(this.points, this.building ? undefined : this.index, userKey, snapshotSeq, result);
+    if (this.build !== undefined) this.buildIndexStep(INDEX_BUILD_STEP);
+    const index = this.build === undefined ? this.index : undefined;
+    lookupPoints(this.points, index, userKey, snapshotSeq, result);
     return result;
   }
 
@@ -513,8 +340,16 @@ export class MemTable {
    */
   newIterator(): MemTableIterator {
     if (this.refs === 0) throw releasedError();
+    if (!iteratorShapeKept()) MemTable.keepIteratorShape();
     this.refs++;
     return new MemTableIterator(this.points, this);
+  }
+
+  /** Makes the iterator that keeps the iterators' hidden class alive (iterator-shape.ts). */
+  private static keepIteratorShape(): void {
+    const mem = new MemTable();
+    mem.refs++;
+    keepIteratorShape(new MemTableIterator(mem.points, mem));
   }
 
   /**
@@ -558,7 +393,7 @@ export class MemTable {
 
   /** The range tombstones added so far, in insertion order; views into the arena. Do not modify. */
   rangeTombstones(): readonly RangeTombstone[] {
-    return this.tombstones;
+    return this.rangeDels.list;
   }
 
   /**
@@ -568,7 +403,7 @@ export class MemTable {
    * its own buffer (valid as long as the list).
    */
   fragmentedRangeTombstones(): FragmentedRangeTombstoneList {
-    return this.rangeTombstoneCache().fragmented();
+    return this.rangeDels.fragmented();
   }
 
   /**
@@ -579,8 +414,7 @@ export class MemTable {
    * once built; the build is O(n log n), after a read, not in `add`.
    */
   maxCoveringTombstoneSeq(userKey: Uint8Array, snapshotSeq: number): number {
-    if (this.tombstones.length === 0) return 0;
-    return this.rangeTombstoneCache().maxCoveringSeq(userKey, snapshotSeq);
+    return this.rangeDels.maxCoveringSeq(userKey, snapshotSeq);
   }
 
   /**
@@ -600,7 +434,7 @@ export class MemTable {
       indexBytes = 8 * slots;
     }
     const bloomBytes = this.bloom === undefined ? 0 : this.bloom.byteSize;
-    return this.arena.usedBytes + this.tombstoneAddresses.length * 4 + indexBytes + bloomBytes;
+    return this.arena.usedBytes + this.rangeDels.addressBytes + indexBytes + bloomBytes;
   }
 
   /** Number of point entries. */
@@ -609,7 +443,7 @@ export class MemTable {
   }
 
   get numRangeTombstones(): number {
-    return this.tombstones.length;
+    return this.rangeDels.count;
   }
 
   /** Smallest seq added (point or tombstone); 0 when empty. */
@@ -651,10 +485,8 @@ export class MemTable {
     if (withIndex) this.finishIndex();
     // Before the arena's chunks are listed: a memtable without tombstones makes its empty
     // tombstone tree here (the format has one).
-    const tombstoneRoots = this.tombstoneTree().roots;
+    const tombstoneRoots = this.rangeDels.exportRoots();
     const arena = this.arena.exportShared();
-    const addresses = new Int32Array(new SharedArrayBuffer(this.tombstoneAddresses.length * 4));
-    for (let i = 0; i < addresses.length; i++) addresses[i] = this.tombstoneAddresses[i]!;
     return {
       version: SHARED_FORMAT_VERSION,
       comparatorName: this.comparator.name,
@@ -665,9 +497,9 @@ export class MemTable {
       points: this.points.roots,
       tombstoneTree: tombstoneRoots,
       index: withIndex ? (this.index?.exportShared() ?? null) : null,
-      rangeTombstones: addresses.buffer as SharedArrayBuffer,
+      rangeTombstones: this.rangeDels.exportAddresses(),
       numEntries: this.entries,
-      numRangeTombstones: this.tombstones.length,
+      numRangeTombstones: this.rangeDels.count,
       firstSeq: this.firstSeq,
       largestSeq: this.maxSeq,
     };
@@ -684,8 +516,7 @@ export class MemTable {
       "memtable tree holds the wrong number of entries",
     );
     assertInvariant(
-      (this.tombstoneList === undefined ? 0 : checkTree(this.tombstoneList)) ===
-        this.tombstones.length,
+      this.rangeDels.checkedCount() === this.rangeDels.count,
       "memtable tombstone tree holds the wrong number of entries",
     );
     this.finishIndex();
