@@ -14,7 +14,9 @@
  * extra column families the database is opened with and the operations never touch (with
  * more than one family, flushes and WAL retention take other paths), the compaction style
  * (leveled or universal; FIFO deletes data by design, so its results are not comparable),
- * atomicFlush, and maxTotalWalSize (a small one flushes idle families often). Fields added
+ * atomicFlush, maxTotalWalSize (a small one flushes idle families often), and the shared
+ * block cache (point lookups' data blocks searched in place in its slabs, of the block
+ * cache's size; none with a block cache under 4 KiB). Fields added
  * later are optional: a reproduction stored before them reads as the default.
  */
 import type { Random } from "@shale/base/testing/random";
@@ -60,6 +62,7 @@ export interface OptionSet {
   atomicFlush?: boolean;
   /** 0: the default limit. */
   maxTotalWalSize?: number;
+  sharedBlockCache?: boolean;
 }
 
 /** shale's defaults on the memory file system: the reference set, drawn first. */
@@ -90,6 +93,7 @@ export const DEFAULT_OPTION_SET: OptionSet = {
   compactionStyle: "leveled",
   atomicFlush: false,
   maxTotalWalSize: 0,
+  sharedBlockCache: false,
 };
 
 function oneOf<T>(rnd: Random, xs: readonly T[]): T {
@@ -111,7 +115,7 @@ export function drawOptionSet(rnd: Random): OptionSet {
   const filterKind = rnd.uniform(4);
   const prefix = oneOf(rnd, ["none", "none", "fixed", "capped"] as const);
   const tiny = rnd.oneIn(4);
-  return {
+  const set: OptionSet = {
     fs: oneOf(rnd, ["memory", "memory", "node", "fault", "fault"] as const),
     blockSize: powerOfTwo(rnd, 8, 16),
     blockRestartInterval: oneOf(rnd, [1, 2, 4, 8, 16, 32]),
@@ -148,6 +152,8 @@ export function drawOptionSet(rnd: Random): OptionSet {
     atomicFlush: rnd.oneIn(4),
     maxTotalWalSize: oneOf(rnd, [0, 0, 16 * KiB, 256 * KiB]),
   };
+  set.sharedBlockCache = set.blockCacheSize >= 4 * KiB && rnd.oneIn(3);
+  return set;
 }
 
 /** The name of extra family i (no generated family is named so). */
@@ -185,6 +191,7 @@ export function dbOptions(set: OptionSet): DbOptions {
     compactionStyle: set.compactionStyle ?? "leveled",
     atomicFlush: set.atomicFlush ?? false,
     maxTotalWalSize: set.maxTotalWalSize ?? 0,
+    sharedBlockCache: set.sharedBlockCache ?? false,
   };
   if (set.filter.type === "none") options.bloomBitsPerKey = 0;
   else if (set.filter.type === "bloom") options.bloomBitsPerKey = set.filter.bitsPerKey;

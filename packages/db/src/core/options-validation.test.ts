@@ -361,6 +361,22 @@ describe("other arguments", () => {
     const r = await outcome(() => db.put("k", "v", { sync: true, disableWAL: true }));
     expect(r.kind).toBe("InvalidArgument");
   });
+
+  it("sharedBlockCache true with a blockCacheSize under 4096 is InvalidArgument naming both", async () => {
+    for (const blockCacheSize of [0, 4095]) {
+      const r = await outcome(() =>
+        DB.open("/sbc", { fs: new MemoryFileSystem(), sharedBlockCache: true, blockCacheSize }),
+      );
+      expectNamed(r, "InvalidArgument", "sharedBlockCache");
+      expect(r.message).toMatch(/blockCacheSize/);
+    }
+    const fs = new MemoryFileSystem();
+    const ok = await DB.open("/sbc", { fs, sharedBlockCache: true, blockCacheSize: 4096 });
+    ok.put("k", "v");
+    await ok.flush();
+    expect(ok.get("k")).toEqual(new TextEncoder().encode("v"));
+    await ok.close();
+  });
 });
 
 describe("string keys that are not well-formed UTF-16", () => {

@@ -989,6 +989,11 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     m === undefined ? WalRecoveryMode.PointInTime : typeof m === "string" ? WalRecoveryMode[m] : m;
   const [trigger, slowdown, stop] = level0Triggers(o);
   const indexType = o.indexType ?? "binarySearch";
+  if (o.sharedBlockCache === true && o.blockCacheSize !== undefined && o.blockCacheSize < 4096) {
+    throw ShaleError.invalidArgument(
+      `options.sharedBlockCache true makes a cache of blockCacheSize bytes, at least 4096: got ${o.blockCacheSize} (pass sharedBlockCache false for no shared cache)`,
+    );
+  }
   if (o.partitionFilters === true && indexType !== "twoLevelIndex") {
     throw ShaleError.invalidArgument(
       `options.partitionFilters requires options.indexType "twoLevelIndex"; got "${indexType}"`,
