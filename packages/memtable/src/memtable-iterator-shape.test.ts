@@ -10,7 +10,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ValueKind } from "@shale/base";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MemTable } from "./memtable.js";
 import { MemTableIterator } from "./memtable-iterator.js";
 
@@ -61,11 +61,17 @@ describe("memtable iterator shape", () => {
     mem.unref();
   });
 
-  it("the kept iterator holds no reference to the memtables it was made for", () => {
-    const mem = new MemTable();
+  it("the kept iterator holds no reference to the memtable whose newIterator() made it", async () => {
+    // A fresh copy of the modules: the test above has made the keeper in this one already.
+    vi.resetModules();
+    const fresh = (await import("./memtable.js")) as typeof import("./memtable.js");
+    const shape = (await import("./iterator-shape.js")) as typeof import("./iterator-shape.js");
+    expect(shape.iteratorShapeKept()).toBe(false);
+    const mem = new fresh.MemTable();
     mem.add(1, ValueKind.Value, new Uint8Array([1]), new Uint8Array([2]));
     expect(mem.references).toBe(1);
     const it = mem.newIterator();
+    expect(shape.iteratorShapeKept()).toBe(true);
     expect(mem.references).toBe(2);
     it.close();
     expect(mem.references).toBe(1);

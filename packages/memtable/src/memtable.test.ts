@@ -237,3 +237,30 @@ describe("MemTable", () => {
     expect(data.entryChunks.length + data.nodeChunks.length).toBeLessThan(40);
   });
 });
+
+describe("MemTable range tombstones, made on first use", () => {
+  it("a memtable of points makes no tombstone state; the first tombstone or listing does", () => {
+    const state = (m: MemTable) => m as unknown as { rangeDels: unknown };
+    const mem = new MemTable();
+    mem.add(1, ValueKind.Value, text("a"), text("1"));
+    expect(mem.get(text("a")).value).toEqual(text("1"));
+    expect(mem.maxCoveringTombstoneSeq(text("a"), 5)).toBe(0);
+    expect(mem.numRangeTombstones).toBe(0);
+    expect(mem.approximateMemoryUsage()).toBeGreaterThan(0);
+    expect(state(mem).rangeDels).toBeUndefined();
+    mem.add(2, ValueKind.RangeDeletion, text("a"), text("b"));
+    expect(state(mem).rangeDels).toBeDefined();
+    expect(mem.numRangeTombstones).toBe(1);
+    expect(mem.maxCoveringTombstoneSeq(text("a"), 5)).toBe(2);
+
+    // The list handed out before the first tombstone is the one later tombstones join.
+    const listed = new MemTable();
+    const list = listed.rangeTombstones();
+    expect(list).toHaveLength(0);
+    listed.add(3, ValueKind.RangeDeletion, text("c"), text("d"));
+    expect(list).toHaveLength(1);
+    expect(listed.rangeTombstones()).toBe(list);
+    mem.unref();
+    listed.unref();
+  });
+});

@@ -71,8 +71,12 @@ export class MemTable {
   private readonly comparator: Comparator;
   private readonly arena: Arena;
   private readonly points: BTree;
-  /** The range tombstones (memtable-tombstones.ts). */
-  private readonly rangeDels: MemTableTombstones;
+  /**
+   * The range tombstones (memtable-tombstones.ts), made by the first tombstone or the first
+   * call that lists them (most memtables have none, and a small one made often notices each
+   * object).
+   */
+  private rangeDels: MemTableTombstones | undefined = undefined;
   /**
    * User key -> newest entry, for gets (bytewise comparator; hash-index.ts). Made, sized for
    * the entries so far, by the first get once the memtable holds INDEX_MIN_ENTRIES point
@@ -135,7 +139,6 @@ export class MemTable {
       );
       if (pool !== undefined) this.arena.useSource(pool);
       this.points = new BTree(this.arena, comparator);
-      this.rangeDels = new MemTableTombstones(this.arena, comparator);
       const hashIndex = options.hashIndex ?? true;
       if (typeof hashIndex !== "boolean") throw new TypeError("hashIndex must be a boolean");
       this.indexLater = hashIndex && this.points.bytewise;
@@ -255,7 +258,7 @@ export class MemTable {
 
   /** The range-tombstone half of `add` (arguments checked; `end` is the value). */
   private addTombstone(seq: number, start: Uint8Array, end: Uint8Array): void {
-    this.rangeDels.add(seq, start, end);
+    this.tombstones().add(seq, start, end);
     if (seq < this.minSeq) this.minSeq = seq;
     if (seq > this.maxSeq) this.maxSeq = seq;
   }
@@ -307,7 +310,7 @@ export class MemTable {
     if (invariants) assertInvariant(this.refs > 0, "get on a released memtable");
     result.enter(this, userKey, snapshotSeq);
     if (result.done) return result;
-    if (this.rangeDels.list.length > 0) {
+    if (this.rangeDels !== undefined && this.rangeDels.count > 0) {
       const covering = this.maxCoveringTombstoneSeq(userKey, snapshotSeq);
       if (covering > result.maxCoveringSeq) result.maxCoveringSeq = covering;
     }
@@ -393,7 +396,17 @@ export class MemTable {
 
   /** The range tombstones added so far, in insertion order; views into the arena. Do not modify. */
   rangeTombstones(): readonly RangeTombstone[] {
-    return this.rangeDels.list;
+    return this.tombstones().list;
+  }
+
+  /** The range tombstones, made on first use. */
+  private tombstones(): MemTableTombstones {
+    let rangeDels = this.rangeDels;
+    if (rangeDels === undefined) {
+      rangeDels = new MemTableTombstones(this.arena, this.comparator);
+      this.rangeDels = rangeDels;
+    }
+    return rangeDels;
   }
 
   /**
@@ -403,7 +416,7 @@ export class MemTable {
    * its own buffer (valid as long as the list).
    */
   fragmentedRangeTombstones(): FragmentedRangeTombstoneList {
-    return this.rangeDels.fragmented();
+    return this.tombstones().fragmented();
   }
 
   /**
@@ -414,6 +427,7 @@ export class MemTable {
    * once built; the build is O(n log n), after a read, not in `add`.
    */
   maxCoveringTombstoneSeq(userKey: Uint8Array, snapshotSeq: number): number {
+    if (this.rangeDels === undefined) return 0;
     return this.rangeDels.maxCoveringSeq(userKey, snapshotSeq);
   }
 
@@ -434,7 +448,8 @@ export class MemTable {
       indexBytes = 8 * slots;
     }
     const bloomBytes = this.bloom === undefined ? 0 : this.bloom.byteSize;
-    return this.arena.usedBytes + this.rangeDels.addressBytes + indexBytes + bloomBytes;
+    const tombstoneBytes = this.rangeDels === undefined ? 0 : this.rangeDels.addressBytes;
+    return this.arena.usedBytes + tombstoneBytes + indexBytes + bloomBytes;
   }
 
   /** Number of point entries. */
@@ -443,7 +458,7 @@ export class MemTable {
   }
 
   get numRangeTombstones(): number {
-    return this.rangeDels.count;
+    return this.rangeDels === undefined ? 0 : this.rangeDels.count;
   }
 
   /** Smallest seq added (point or tombstone); 0 when empty. */
@@ -485,7 +500,8 @@ export class MemTable {
     if (withIndex) this.finishIndex();
     // Before the arena's chunks are listed: a memtable without tombstones makes its empty
     // tombstone tree here (the format has one).
-    const tombstoneRoots = this.rangeDels.exportRoots();
+    const rangeDels = this.tombstones();
+    const tombstoneRoots = rangeDels.exportRoots();
     const arena = this.arena.exportShared();
     return {
       version: SHARED_FORMAT_VERSION,
@@ -497,9 +513,9 @@ export class MemTable {
       points: this.points.roots,
       tombstoneTree: tombstoneRoots,
       index: withIndex ? (this.index?.exportShared() ?? null) : null,
-      rangeTombstones: this.rangeDels.exportAddresses(),
+      rangeTombstones: rangeDels.exportAddresses(),
       numEntries: this.entries,
-      numRangeTombstones: this.rangeDels.count,
+      numRangeTombstones: rangeDels.count,
       firstSeq: this.firstSeq,
       largestSeq: this.maxSeq,
     };
@@ -515,8 +531,9 @@ export class MemTable {
       checkTree(this.points) === this.entries,
       "memtable tree holds the wrong number of entries",
     );
+    const rangeDels = this.tombstones();
     assertInvariant(
-      this.rangeDels.checkedCount() === this.rangeDels.count,
+      rangeDels.checkedCount() === rangeDels.count,
       "memtable tombstone tree holds the wrong number of entries",
     );
     this.finishIndex();
