@@ -2,9 +2,10 @@
  * A checkpoint (and a backup) while a WAL retired just before it is still being deleted (on Node's file
  * system the deletion runs off the main thread): the capture may list the WAL (the MANIFEST's
  * MinLogNumberToKeep is held back by a family that was never written), then the deletion
- * completes and the copy finds it gone. The checkpoint goes on without it — the captured
- * tables hold its writes — and opens with every acknowledged write. (It failed with
- * IOError ENOENT; the metamorphic test found it.)
+ * completes and the copy finds it gone; or it completes between the capture's directory
+ * listing and its reading of the WAL's size. The checkpoint goes on without it — the
+ * captured tables hold its writes — and opens with every acknowledged write. (Both failed
+ * with IOError ENOENT; the metamorphic test found them.)
  */
 import { MemoryFileSystem } from "@shale/base";
 import { describe, expect, it } from "vitest";
@@ -20,11 +21,31 @@ class LateWalRemovals extends MemoryFileSystem {
     else super.remove(path);
   }
   override openRandomAccess(path: string) {
+    this.completeRemoval(path);
+    return super.openRandomAccess(path);
+  }
+  /** Completes the removal of `path` if it is pending. */
+  protected completeRemoval(path: string): void {
     if (this.pending.delete(path)) {
       super.remove(path);
       this.removed++;
     }
-    return super.openRandomAccess(path);
+  }
+}
+
+/**
+ * The same, with a removal completing when the WAL's size is read after a listing of the
+ * directory (the capture's listing, then its stat).
+ */
+class WalRemovalsAtStat extends LateWalRemovals {
+  private listed = false;
+  override list(path: string): string[] {
+    this.listed = true;
+    return super.list(path);
+  }
+  override fileSize(path: string): number {
+    if (this.listed) this.completeRemoval(path);
+    return super.fileSize(path);
   }
 }
 
@@ -32,7 +53,7 @@ const str = (v: Uint8Array | undefined) =>
   v === undefined ? undefined : new TextDecoder().decode(v);
 
 /** A database whose default family flushed (retiring its WAL) beside a never-written family. */
-async function flushedBesideEmpty(fs: LateWalRemovals): Promise<DB> {
+async function flushedBesideEmpty(fs: MemoryFileSystem): Promise<DB> {
   const db = await DB.open("/db", {
     fs,
     createMissingColumnFamilies: true,
@@ -47,7 +68,7 @@ async function flushedBesideEmpty(fs: LateWalRemovals): Promise<DB> {
   return db;
 }
 
-async function checkCopy(fs: LateWalRemovals, dir: string): Promise<void> {
+async function checkCopy(fs: MemoryFileSystem, dir: string): Promise<void> {
   const copy = await DB.open(dir, { fs, createIfMissing: false });
   try {
     for (let i = 0; i < 50; i++) expect(str(copy.get(`k${i}`))).toBe(`v${i}`);
@@ -85,4 +106,30 @@ describe("checkpoint racing a retired WAL's deletion", () => {
     }
     await checkCopy(fs, "/copy");
   });
+
+  for (const [what, make] of [
+    ["a checkpoint", (db: DB, _fs: MemoryFileSystem) => db.checkpoint("/copy").then(() => "/copy")],
+    [
+      "a backup",
+      async (db: DB, fs: MemoryFileSystem) => {
+        const engine = BackupEngine.open("/backups", { fs });
+        const { id } = await engine.createBackup(db);
+        await engine.restoreBackup(id, "/restored");
+        return "/restored";
+      },
+    ],
+  ] as const) {
+    it(`${what}: a WAL gone between the capture's listing and its size is left out`, async () => {
+      const fs = new WalRemovalsAtStat();
+      const db = await flushedBesideEmpty(fs);
+      let dir: string;
+      try {
+        dir = await make(db, fs);
+        expect(fs.removed).toBeGreaterThan(0);
+      } finally {
+        await db.close();
+      }
+      await checkCopy(fs, dir);
+    });
+  }
 });

@@ -148,7 +148,17 @@ function listNow(host: OpsHost, levels: readonly (readonly FileMetaData[])[]): L
   for (const name of fs.list(dir)) {
     const parsed = parseFileName(name);
     if (parsed?.type !== FileType.Log || parsed.number < minLog) continue;
-    wals.push({ name, number: parsed.number, size: fs.fileSize(logFileName(dir, parsed.number)) });
+    const path = logFileName(dir, parsed.number);
+    let size: number;
+    try {
+      size = fs.fileSize(path);
+    } catch (e) {
+      // Listed while its deletion, issued before the hold, completed (the deletions run off
+      // this thread): a WAL every family had flushed, which nothing captured needs.
+      if (fs.exists(path)) throw e;
+      continue;
+    }
+    wals.push({ name, number: parsed.number, size });
   }
   wals.sort((a, b) => a.number - b.number);
   const options = optionsFileNumbers(fs, dir)[0];
