@@ -10,25 +10,31 @@
  *
  * ```
  * chunks: ArrayBuffer[]      block contents back to back, CHUNK_BYTES each (a block larger
- *                            than that gets a chunk of its own; the last chunk is cut to
- *                            its used length)
+ *                            than that gets a chunk of its own); a chunk's bytes past its
+ *                            last block are unused (less than one block)
  * blocks: Float64Array       per block, 4 numbers: file offset, chunk index, start in the
  *                            chunk, length (the block's contents without the 5-byte trailer)
  * ```
  *
  * e.g. two blocks of 4,000 and 3,900 bytes written at file offsets 0 and 2,105 (snappy):
- * chunks = [ArrayBuffer(7,900)], blocks = [0, 0, 0, 4000, 2105, 0, 4000, 3900].
+ * chunks = [ArrayBuffer(65,536)], blocks = [0, 0, 0, 4000, 2105, 0, 4000, 3900].
  *
  * Chunks rather than one buffer per table: a cached block is a view into its chunk, so a
- * chunk stays alive while any of its blocks is cached; 1 MiB bounds what a few cached
- * blocks can hold on to, and a few hundred chunks per table cost little to transfer.
+ * chunk stays alive while any of its blocks is cached; 64 KiB bounds what a few cached
+ * blocks can hold on to, and a few hundred chunks per table cost little to transfer. 64 KiB
+ * is also under glibc's mmap threshold (128 KiB): a chunk comes from its thread's malloc
+ * arena, and one freed (its blocks evicted, or never inserted) is reused by a later chunk,
+ * where a freed 1 MiB chunk raised the threshold and left the memory resident. A chunk is
+ * handed over whole, not cut to its used length (a copy per chunk).
  *
  * Thread-safety: a capture belongs to its builder's thread; what `take` returns may be
  * posted (its buffers transferred) and is then read by one thread.
  */
 
+import { allocUninitialized } from "../block/alloc.js";
+
 /** Bytes per chunk (see the header). */
-export const CHUNK_BYTES = 1 << 20;
+export const CHUNK_BYTES = 64 * 1024;
 /** Numbers per block in `CapturedDataBlocks.blocks`. */
 export const CAPTURED_STRIDE = 4;
 
@@ -48,8 +54,9 @@ export function capturedTransferList(captured: CapturedDataBlocks): ArrayBuffer[
 
 /** Total bytes of block contents in `captured`. */
 export function capturedBytes(captured: CapturedDataBlocks): number {
+  const blocks = captured.blocks;
   let n = 0;
-  for (const c of captured.chunks) n += c.byteLength;
+  for (let at = 3; at < blocks.length; at += CAPTURED_STRIDE) n += blocks[at]!;
   return n;
 }
 
@@ -89,7 +96,8 @@ export class DataBlockCapture {
     let chunk = this.chunk;
     if (chunk === undefined || this.used + n > chunk.length) {
       this.closeChunk();
-      chunk = new Uint8Array(Math.max(CHUNK_BYTES, n));
+      // Not zeroed: bytes are read only where a block was copied.
+      chunk = allocUninitialized(Math.max(CHUNK_BYTES, n));
       this.chunk = chunk;
       this.used = 0;
     }
@@ -119,16 +127,12 @@ export class DataBlockCapture {
     return out;
   }
 
-  /** Ends the open chunk, cut to its used length. */
+  /** Ends the open chunk (kept whole: see the header). */
   private closeChunk(): void {
     const chunk = this.chunk;
     if (chunk === undefined) return;
     this.chunk = undefined;
     if (this.used === 0) return;
-    this.chunks.push(
-      this.used === chunk.length
-        ? (chunk.buffer as ArrayBuffer)
-        : (chunk.buffer.slice(0, this.used) as ArrayBuffer),
-    );
+    this.chunks.push(chunk.buffer as ArrayBuffer);
   }
 }

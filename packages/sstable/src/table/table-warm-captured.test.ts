@@ -15,7 +15,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { BLOCK_OVERHEAD } from "../block/block.js";
 import { newBlockCache } from "../block/block-cache.js";
 import type { TableBuilderOptions } from "./builder-options.js";
@@ -174,9 +174,18 @@ describe("TableReader.prepopulateBlockCacheFrom", () => {
   });
 
   it("packs blocks into chunks and lists every buffer to transfer", () => {
+    const spy = vi.spyOn(Buffer, "allocUnsafeSlow");
     const { blocks } = captured(40_000, { blockSize: 4096, compression: "none" });
+    // One allocation per chunk (none cut to its used length by a copy), and every chunk
+    // under glibc's mmap threshold (128 KiB): freed chunks go back to a malloc arena.
+    const chunkSized = spy.mock.calls.filter(([n]) => n === CHUNK_BYTES).length;
+    spy.mockRestore();
+    expect(chunkSized).toBe(blocks.chunks.length);
     expect(blocks.chunks.length).toBeGreaterThan(1);
-    for (const chunk of blocks.chunks) expect(chunk.byteLength).toBeLessThanOrEqual(CHUNK_BYTES);
+    for (const chunk of blocks.chunks) {
+      expect(chunk.byteLength).toBe(CHUNK_BYTES);
+      expect(chunk.byteLength).toBeLessThan(128 * 1024);
+    }
     const list = capturedTransferList(blocks);
     expect(list.length).toBe(blocks.chunks.length + 1);
     expect(list).toContain(blocks.blocks.buffer);
