@@ -175,6 +175,46 @@ describe("merge operands kept across a move of the compaction's input", () => {
     });
   }
 
+  it("a compaction filter's answer that is a view of its input keeps its bytes", async () => {
+    const db = await DB.open("/db", {
+      ...base,
+      fs: new MemoryFileSystem(),
+      compression: "snappy",
+      mergeOperator: joinOperator,
+      compactionFilter: {
+        module: new URL("../test-fixtures/compaction-filters.mjs", import.meta.url),
+        name: "cutFirstByte",
+      },
+    });
+    try {
+      // Keys v*: one value each; keys m*: 120 operands each over three tables, no base.
+      const expected = new Map<string, string>();
+      for (let k = 0; k < 300; k++) {
+        const v = `#value ${k} ${"x".repeat(k % 50)}`;
+        db.put(enc(`v${k}`), enc(v));
+        expected.set(`v${k}`, v.slice(1));
+      }
+      const operands = new Map<string, string[]>();
+      for (let t = 0; t < 3; t++) {
+        for (let j = 0; j < 40; j++) {
+          for (let k = 0; k < 30; k++) {
+            const o = `#${k}.${t}.${j}.${"y".repeat((k + j) % 30)}`;
+            db.merge(enc(`m${k}`), enc(o));
+            const list = operands.get(`m${k}`) ?? [];
+            list.push(o.slice(1));
+            operands.set(`m${k}`, list);
+          }
+        }
+        await db.flush();
+      }
+      for (const [k, list] of operands) expected.set(k, list.join(","));
+      await db.compactRange();
+      for (const [k, v] of expected) expect(dec(db.get(enc(k)))).toBe(v);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("model: random puts, merges and deletes over several tables, with and without a snapshot", async () => {
     await fc.assert(
       fc.asyncProperty(
