@@ -29,16 +29,19 @@
  *
  * Each region is fresh memory that is never reused, so values stay valid for as long as they
  * are referenced — unless the iterator was opened with `reuseScanBuffers` (a compaction's
- * inputs): then every region is read into the same buffer of `scanBuffers` and every block
- * not cached is decompressed into another (scan-buffers.ts), both handed back when the
- * iterator closes, and values are valid until the iterator moves. A block served from a region is inserted into the block cache only into
- * free space (a scan longer than the cache would otherwise evict the working set and pay an
- * allocation, an insert and an eviction per block for blocks it reads once; cold readseq of
- * 1M entries through a 32 MiB cache: ~1100 ns/entry CPU when every block went in, ~700 when
- * none did), copied into memory of its own so the cache never keeps a region alive. So a
- * scan still warms a cache that has room, and with `fillCache: false` nothing goes in.
- * Blocks not cached are views of the region (no copy, no allocation per block), or, when
- * compressed, decompressed into a `BlockSlab` (one allocation per 256 KiB of blocks).
+ * inputs, a DB iterator's tables): then every region is read into the same buffer of
+ * `scanBuffers` and every block not cached is decompressed into another (scan-buffers.ts),
+ * both handed back when the iterator closes, and values are valid until the iterator moves.
+ *
+ * A block served from a region is inserted into the block cache only into free space (a scan
+ * longer than the cache would otherwise evict the working set and pay an allocation, an
+ * insert and an eviction per block for blocks it reads once; cold readseq of 1M entries
+ * through a 32 MiB cache: ~1100 ns/entry CPU when every block went in, ~700 when none did),
+ * copied into memory of its own so the cache never keeps a region alive (nor sees a reused
+ * region rewritten). So a scan still warms a cache that has room, and with
+ * `fillCache: false` nothing goes in. Blocks not cached are views of the region (no copy, no
+ * allocation per block), or, when compressed, decompressed into a `BlockSlab` (one
+ * allocation per 256 KiB of blocks; none once the iterator holds its reused slab buffer).
  */
 
 /** First readahead size (RocksDB's initial_auto_readahead_size). */
