@@ -176,16 +176,25 @@ describe("TableReader.prepopulateBlockCacheFrom", () => {
   it("packs blocks into chunks and lists every buffer to transfer", () => {
     const spy = vi.spyOn(Buffer, "allocUnsafeSlow");
     const { blocks } = captured(40_000, { blockSize: 4096, compression: "none" });
-    // One allocation per chunk (none cut to its used length by a copy), and every chunk
-    // under glibc's mmap threshold (128 KiB): freed chunks go back to a malloc arena.
+    // One allocation per chunk; every chunk but the last handed over whole (no copy), with
+    // less than an eighth of it unused; the last, mostly unused, cut to its used length.
     const chunkSized = spy.mock.calls.filter(([n]) => n === CHUNK_BYTES).length;
     spy.mockRestore();
     expect(chunkSized).toBe(blocks.chunks.length);
     expect(blocks.chunks.length).toBeGreaterThan(1);
-    for (const chunk of blocks.chunks) {
-      expect(chunk.byteLength).toBe(CHUNK_BYTES);
-      expect(chunk.byteLength).toBeLessThan(128 * 1024);
+    const end = new Array<number>(blocks.chunks.length).fill(0);
+    for (let at = 0; at < blocks.blocks.length; at += CAPTURED_STRIDE) {
+      const c = blocks.blocks[at + 1]!;
+      end[c] = Math.max(end[c]!, blocks.blocks[at + 2]! + blocks.blocks[at + 3]!);
     }
+    const last = blocks.chunks.length - 1;
+    for (let c = 0; c < last; c++) {
+      expect(blocks.chunks[c]!.byteLength).toBe(CHUNK_BYTES);
+      expect(CHUNK_BYTES - end[c]!).toBeLessThan(CHUNK_BYTES / 8);
+    }
+    const lastBytes = blocks.chunks[last]!.byteLength;
+    if (lastBytes === CHUNK_BYTES) expect(CHUNK_BYTES - end[last]!).toBeLessThan(CHUNK_BYTES / 8);
+    else expect(lastBytes).toBe(end[last]);
     const list = capturedTransferList(blocks);
     expect(list.length).toBe(blocks.chunks.length + 1);
     expect(list).toContain(blocks.blocks.buffer);
@@ -194,6 +203,14 @@ describe("TableReader.prepopulateBlockCacheFrom", () => {
       const chunk = blocks.chunks[blocks.blocks[at + 1]!]!;
       expect(blocks.blocks[at + 2]! + blocks.blocks[at + 3]!).toBeLessThanOrEqual(chunk.byteLength);
     }
+  });
+
+  it("cuts a small table's only chunk to its used length (a cached block pins no more)", () => {
+    const { blocks } = captured(200, { blockSize: 4096, compression: "none" });
+    expect(blocks.chunks.length).toBe(1);
+    const n = blocks.blocks.length;
+    expect(blocks.chunks[0]!.byteLength).toBe(blocks.blocks[n - 2]! + blocks.blocks[n - 1]!);
+    expect(blocks.chunks[0]!.byteLength).toBe(capturedBytes(blocks));
   });
 
   it("refuses a bad budget, and a capture asked for after the first add", () => {
