@@ -50,7 +50,11 @@ import { clearRange } from "../ops/clear.js";
 import { ingestExternalFile } from "../ops/ingest/ingest-external-file.js";
 import type { IngestExternalFileOptions } from "../ops/ingest/ingest-options.js";
 import { formatProperty } from "../ops/properties.js";
-import { type IteratorSettings, openDBIterator } from "../read/iterator-sources.js";
+import {
+  type IteratorSettings,
+  openDBIterator,
+  tableScanOptions,
+} from "../read/iterator-sources.js";
 import type { Version } from "../version/version.js";
 import type { VersionSet } from "../version/version-set.js";
 import type { ImmutableMemTable } from "../write/immutable-memtable.js";
@@ -558,7 +562,7 @@ export abstract class ColumnFamilyMethods {
       version: pin.version,
       tableCache: cf.tableCache,
       icmp: cf.icmp,
-      readOptions: ro.fillCache !== undefined || ro.verifyChecksums !== undefined ? ro : undefined,
+      readOptions: tableScanOptions(ro),
       prefixSeek: prefixSeekOf(
         cf.options.prefixExtractor,
         ro.totalOrderSeek === true,

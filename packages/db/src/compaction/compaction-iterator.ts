@@ -84,6 +84,7 @@ import type { FragmentedRangeTombstoneList } from "@shale/range-tombstones";
 import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import type { BottommostChecker } from "./bottommost.js";
+import { KeptBytes } from "./kept-bytes.js";
 import type { ValueFilter } from "./value-filter.js";
 
 const EMPTY = new Uint8Array(0);
@@ -170,6 +171,8 @@ export class CompactionIterator {
   private readonly queueValues: Uint8Array[] = [];
   private queuePos = 0;
   private isValid = false;
+  /** Copies of input values the queue keeps across moves of the input (see `held`). */
+  private readonly kept = new KeptBytes();
 
   constructor(input: InternalIterator, options: CompactionIteratorOptions) {
     this.input = input;
@@ -393,8 +396,10 @@ export class CompactionIterator {
    */
   private filtered(ikey: Uint8Array, seq: number, stripe: number): number {
     const input = this.input;
-    const d = this.filter!.filter(this.curUser, input.value());
+    const value = input.value();
+    const d = this.filter!.filter(this.curUser, value);
     if (d === undefined) return KEPT;
+    this.kept.clear();
     const keys = this.queueKeys;
     const values = this.queueValues;
     keys.length = 1;
@@ -412,7 +417,9 @@ export class CompactionIterator {
     } else {
       this.stats.filterChanged++;
       keys[0] = ikey.slice();
-      values[0] = d;
+      // A new value may be a view of the input's (a filter that cuts it): it is output after
+      // the input moves.
+      values[0] = d.buffer === value.buffer ? this.held(d) : d;
     }
     input.next();
     this.direct = false;
@@ -421,6 +428,15 @@ export class CompactionIterator {
     this.stats.outputEntries++;
     this.markEmitted();
     return QUEUED;
+  }
+
+  /**
+   * `bytes` (a view of the input's current value, or of memory the input's blocks share)
+   * as the queue keeps it across moves of the input: as it is when the input's values keep
+   * their bytes (`isValuePinned`), else a copy in `kept`, valid until the next group.
+   */
+  private held(bytes: Uint8Array): Uint8Array {
+    return this.input.isValuePinned?.() === true ? bytes : this.kept.keep(bytes);
   }
 
   private emitDirect(): void {
@@ -448,8 +464,10 @@ export class CompactionIterator {
     const values = this.queueValues;
     keys.length = 0;
     values.length = 0;
-    // Operands newest first; keys copied (the input reuses its key buffer), values are views
-    // into blocks that stay alive while referenced.
+    this.kept.clear();
+    // Operands newest first; keys copied (the input reuses its key buffer), values too unless
+    // the input says their bytes stay (`held`): a table input that reuses its memory rewrites
+    // them when it moves to its next block (@shale/sstable's scan buffers).
     let base: Uint8Array | undefined;
     let hasBase = false;
     // RocksDB's MergeHelper asks the filter about operands above the latest snapshot only.
@@ -461,16 +479,17 @@ export class CompactionIterator {
       stats.inputEntries++;
       if (filter === undefined) {
         keys.push(input.key().slice());
-        values.push(input.value());
+        values.push(this.held(input.value()));
       } else {
-        const d = filter.filterOperand(this.curUser, input.value());
+        const operand = input.value();
+        const d = filter.filterOperand(this.curUser, operand);
         if (d === null) stats.filterRemoved++;
         else {
           keys.push(input.key().slice());
-          if (d === undefined) values.push(input.value());
+          if (d === undefined) values.push(this.held(operand));
           else {
             stats.filterChanged++;
-            values.push(d);
+            values.push(d.buffer === operand.buffer ? this.held(d) : d);
           }
         }
       }
@@ -492,7 +511,7 @@ export class CompactionIterator {
         break;
       }
       if (kind === ValueKind.Merge) continue;
-      if (kind === ValueKind.Value) base = input.value();
+      if (kind === ValueKind.Value) base = this.held(input.value());
       else if (kind === ValueKind.BlobIndex) {
         if (this.blobs === undefined)
           throw ShaleError.corruption(

@@ -178,7 +178,9 @@ export function runCompactionJob(
     const open = (f: JobFile): InternalIterator => {
       const reader = readers.get(f.number) ?? openReader(f);
       readers.delete(f.number);
-      const it = reader.newIterator({ fillCache: false });
+      // Values last until the input moves (the CompactionIterator copies what it keeps), so
+      // the input reuses its readahead and block memory (@shale/sstable's scan buffers).
+      const it = reader.newIterator({ fillCache: false, reuseScanBuffers: true });
       reader.close(); // the file closes when the iterator does
       return it;
     };

@@ -41,6 +41,27 @@ import {
 import { type FileMetaData, NUM_LEVELS } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
 
+const REUSE_SCAN_BUFFERS: TableReadOptions = { reuseScanBuffers: true };
+
+/**
+ * What a DB iterator opens its tables' iterators with: the caller's `fillCache` and
+ * `verifyChecksums`, and `reuseScanBuffers`. The DB iterator hands out views valid until its
+ * next move and copies what it keeps across a move of a child whose values are not pinned
+ * (merge operands always; a value saved going backwards, `saveValue`), so its tables read
+ * ahead and decompress into reused memory (@shale/sstable's scan buffers) instead of a fresh
+ * buffer per 256 KiB scanned.
+ */
+export function tableScanOptions(ro: {
+  fillCache?: boolean | undefined;
+  verifyChecksums?: boolean | undefined;
+}): TableReadOptions {
+  if (ro.fillCache === undefined && ro.verifyChecksums === undefined) return REUSE_SCAN_BUFFERS;
+  const options: TableReadOptions = { reuseScanBuffers: true };
+  if (ro.fillCache !== undefined) options.fillCache = ro.fillCache;
+  if (ro.verifyChecksums !== undefined) options.verifyChecksums = ro.verifyChecksums;
+  return options;
+}
+
 export interface SourceState {
   mem: MemTable;
   /** Newest first. */

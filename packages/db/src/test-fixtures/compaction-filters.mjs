@@ -37,6 +37,15 @@ export function operands(_key, value, context) {
 }
 operands.filterMergeOperands = true;
 
+/**
+ * Takes merge operands too: answers with a view of its input, the value or operand without
+ * its first byte (the compaction must copy it before its input moves on).
+ */
+export function cutFirstByte(_key, value) {
+  return value.length > 0 ? value.subarray(1) : undefined;
+}
+cutFirstByte.filterMergeOperands = true;
+
 export function throws() {
   throw new Error("the filter failed on purpose");
 }

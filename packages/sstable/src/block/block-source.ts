@@ -2,7 +2,9 @@
  * BlockSource: where a table reader gets its blocks — the file, through the block cache when
  * there is one. Reads verify checksums (unless disabled) and decompress (see `block-io.ts`);
  * every block gets memory of its own, or is a view of an iterator's readahead region, which
- * is never reused (readahead.ts), so views into it stay valid after cache eviction.
+ * is never reused (readahead.ts), so views into it stay valid after cache eviction — except
+ * for an iterator opened with `reuseScanBuffers`, whose regions and slab are reused
+ * (scan-buffers.ts) and whose values are valid until it moves.
  *
  * Cache use: data blocks are inserted unpinned with priority "low"; the index and filter go
  * in with priority "high", pinned for the reader's lifetime (handles released by
@@ -21,7 +23,6 @@ import { openFilterBlock } from "../filter/filter-block.js";
 import { DEFAULT_FILTER_POLICY, type FilterPolicy } from "../filter/filter-policy.js";
 import { type BlockHandle, TableFormat } from "../format/format.js";
 import { type IndexEncoding, normalizeIndexBlock } from "../index/index-block.js";
-import { allocUninitialized } from "./alloc.js";
 import { BLOCK_OVERHEAD, Block } from "./block.js";
 import { recyclesBlocks, reportsEvictions } from "./block-cache.js";
 import { decodeBlock, decodedIntoPool, readBlock } from "./block-io.js";
@@ -359,7 +360,7 @@ export class BlockSource {
 
   /** Fills `ra` with a new region: file bytes [start, start + length); then doubles `ra.size`. */
   private readAhead(ra: Readahead, start: number, length: number): void {
-    const region = allocUninitialized(length);
+    const region = ra.regionMemory(length);
     const stats = this.stats;
     const t0 = stats?.timersEnabled ? stats.now() : 0;
     const got = this.file.read(start, length, region, 0);

@@ -28,14 +28,20 @@
  * usually cut, and read again, whole, by the next window: one block per region read twice.
  *
  * Each region is fresh memory that is never reused, so values stay valid for as long as they
- * are referenced. A block served from a region is inserted into the block cache only into
- * free space (a scan longer than the cache would otherwise evict the working set and pay an
- * allocation, an insert and an eviction per block for blocks it reads once; cold readseq of
- * 1M entries through a 32 MiB cache: ~1100 ns/entry CPU when every block went in, ~700 when
- * none did), copied into memory of its own so the cache never keeps a region alive. So a
- * scan still warms a cache that has room, and with `fillCache: false` nothing goes in.
- * Blocks not cached are views of the region (no copy, no allocation per block), or, when
- * compressed, decompressed into a `BlockSlab` (one allocation per 256 KiB of blocks).
+ * are referenced — unless the iterator was opened with `reuseScanBuffers` (a compaction's
+ * inputs, a DB iterator's tables): then every region is read into the same buffer of
+ * `scanBuffers` and every block not cached is decompressed into another (scan-buffers.ts),
+ * both handed back when the iterator closes, and values are valid until the iterator moves.
+ *
+ * A block served from a region is inserted into the block cache only into free space (a scan
+ * longer than the cache would otherwise evict the working set and pay an allocation, an
+ * insert and an eviction per block for blocks it reads once; cold readseq of 1M entries
+ * through a 32 MiB cache: ~1100 ns/entry CPU when every block went in, ~700 when none did),
+ * copied into memory of its own so the cache never keeps a region alive (nor sees a reused
+ * region rewritten). So a scan still warms a cache that has room, and with
+ * `fillCache: false` nothing goes in. Blocks not cached are views of the region (no copy, no
+ * allocation per block), or, when compressed, decompressed into a `BlockSlab` (one
+ * allocation per 256 KiB of blocks; none once the iterator holds its reused slab buffer).
  */
 
 /** First readahead size (RocksDB's initial_auto_readahead_size). */
@@ -45,7 +51,8 @@ export const MAX_READAHEAD = 256 * 1024;
 /** Sequential blocks visited (same direction) before reading ahead starts. */
 export const SEQUENTIAL_READS_BEFORE_READAHEAD = 2;
 
-import { BlockSlab } from "./alloc.js";
+import { allocUninitialized, BlockSlab } from "./alloc.js";
+import { ReusedSlab, SCAN_BUFFER_SIZE, type ScanBufferPool } from "./scan-buffers.js";
 
 const EMPTY = new Uint8Array(0);
 
@@ -65,6 +72,13 @@ export class Readahead {
   size = INITIAL_READAHEAD;
   /** Memory for the decompressed blocks of regions that are not cached (created on use). */
   slab: BlockSlab | undefined = undefined;
+  /**
+   * Where regions and the slab take their memory when the iterator reuses it
+   * (`reuseScanBuffers`, see scan-buffers.ts); undefined: fresh memory for each.
+   */
+  pool: ScanBufferPool | undefined = undefined;
+  /** The pool's buffer regions are read into (reuse only; taken on the first region). */
+  private regionBuffer: ArrayBuffer | undefined = undefined;
 
   /** Whether the region holds file bytes [offset, offset + n). */
   covers(offset: number, n: number): boolean {
@@ -101,9 +115,43 @@ export class Readahead {
     this.size = INITIAL_READAHEAD;
   }
 
-  /** The slab for decompressed blocks not cached (see `BlockSlab`). */
+  /** The slab for decompressed blocks not cached (see `BlockSlab`, `ReusedSlab`). */
   blockSlab(): BlockSlab {
-    if (this.slab === undefined) this.slab = new BlockSlab();
+    if (this.slab === undefined)
+      this.slab = this.pool === undefined ? new BlockSlab() : new ReusedSlab(this.pool);
     return this.slab;
+  }
+
+  /**
+   * Memory (not zeroed) for a new region of `length` bytes: a view of the pool's buffer
+   * when reusing and it is large enough, else fresh memory. The previous region's bytes are
+   * overwritten when reusing: REQUIRES that nothing reads them any more.
+   */
+  regionMemory(length: number): Uint8Array {
+    const pool = this.pool;
+    if (pool === undefined || length > SCAN_BUFFER_SIZE) return allocUninitialized(length);
+    let b = this.regionBuffer;
+    if (b === undefined) {
+      b = pool.take();
+      this.regionBuffer = b;
+    }
+    return new Uint8Array(b, 0, length);
+  }
+
+  /**
+   * Forgets the region, the sequence and the slab, and gives the buffers taken from the
+   * pool back (the iterator closed: nothing reads its blocks any more); no pool afterwards.
+   */
+  releaseMemory(): void {
+    this.reset();
+    const slab = this.slab;
+    if (slab instanceof ReusedSlab) slab.release();
+    this.slab = undefined;
+    const b = this.regionBuffer;
+    if (b !== undefined) {
+      this.regionBuffer = undefined;
+      this.pool!.give(b);
+    }
+    this.pool = undefined;
   }
 }

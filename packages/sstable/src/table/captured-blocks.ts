@@ -10,22 +10,31 @@
  *
  * ```
  * chunks: ArrayBuffer[]      block contents back to back, CHUNK_BYTES each (a block larger
- *                            than that gets a chunk of its own; the last chunk is cut to
- *                            its used length)
+ *                            than that gets a chunk of its own); a chunk's bytes past its
+ *                            last block are unused, less than CHUNK_BYTES / 8 (a chunk with
+ *                            more unused, a table's last, is cut to its used length)
  * blocks: Float64Array       per block, 4 numbers: file offset, chunk index, start in the
  *                            chunk, length (the block's contents without the 5-byte trailer)
  * ```
  *
  * e.g. two blocks of 4,000 and 3,900 bytes written at file offsets 0 and 2,105 (snappy):
- * chunks = [ArrayBuffer(7,900)], blocks = [0, 0, 0, 4000, 2105, 0, 4000, 3900].
+ * chunks = [ArrayBuffer(7,900)] (cut), blocks = [0, 0, 0, 4000, 2105, 0, 4000, 3900].
  *
  * Chunks rather than one buffer per table: a cached block is a view into its chunk, so a
  * chunk stays alive while any of its blocks is cached; 1 MiB bounds what a few cached
  * blocks can hold on to, and a few hundred chunks per table cost little to transfer.
+ * Chunks are not zeroed (bytes are read only where a block was copied), and a chunk whose
+ * unused tail is under CHUNK_BYTES / 8 is handed over whole rather than copied to its used
+ * length. 64 KiB chunks (under glibc's mmap threshold, so from the workers' malloc arenas)
+ * were tried and measured worse: db-bench's 1M-key sequence peaked ~90 MiB higher with
+ * `MALLOC_MMAP_THRESHOLD_=131072` and ~40 MiB higher without it, the freed small chunks
+ * staying resident in the arenas (docs/benchmarks/2026-12-07-peak-rss-2.md).
  *
  * Thread-safety: a capture belongs to its builder's thread; what `take` returns may be
  * posted (its buffers transferred) and is then read by one thread.
  */
+
+import { allocUninitialized } from "../block/alloc.js";
 
 /** Bytes per chunk (see the header). */
 export const CHUNK_BYTES = 1 << 20;
@@ -48,8 +57,9 @@ export function capturedTransferList(captured: CapturedDataBlocks): ArrayBuffer[
 
 /** Total bytes of block contents in `captured`. */
 export function capturedBytes(captured: CapturedDataBlocks): number {
+  const blocks = captured.blocks;
   let n = 0;
-  for (const c of captured.chunks) n += c.byteLength;
+  for (let at = 3; at < blocks.length; at += CAPTURED_STRIDE) n += blocks[at]!;
   return n;
 }
 
@@ -89,7 +99,8 @@ export class DataBlockCapture {
     let chunk = this.chunk;
     if (chunk === undefined || this.used + n > chunk.length) {
       this.closeChunk();
-      chunk = new Uint8Array(Math.max(CHUNK_BYTES, n));
+      // Not zeroed: bytes are read only where a block was copied.
+      chunk = allocUninitialized(Math.max(CHUNK_BYTES, n));
       this.chunk = chunk;
       this.used = 0;
     }
@@ -119,16 +130,20 @@ export class DataBlockCapture {
     return out;
   }
 
-  /** Ends the open chunk, cut to its used length. */
+  /**
+   * Ends the open chunk: kept whole, or cut to its used length when more than
+   * CHUNK_BYTES / 8 of it is unused (see the header).
+   */
   private closeChunk(): void {
     const chunk = this.chunk;
     if (chunk === undefined) return;
     this.chunk = undefined;
-    if (this.used === 0) return;
+    const used = this.used;
+    if (used === 0) return;
     this.chunks.push(
-      this.used === chunk.length
-        ? (chunk.buffer as ArrayBuffer)
-        : (chunk.buffer.slice(0, this.used) as ArrayBuffer),
+      chunk.length - used > CHUNK_BYTES / 8
+        ? (chunk.buffer.slice(0, used) as ArrayBuffer)
+        : (chunk.buffer as ArrayBuffer),
     );
   }
 }

@@ -9,6 +9,9 @@
  * - Released memory: the iterator reads private copies of its data blocks and overwrites
  *   them (0xcc) when it closes, so a key or value view used after `close()` reads garbage
  *   instead of the right bytes (which would hide the bug until a block is really reused).
+ *   An iterator that reuses its memory (`reuseScanBuffers`) overwrites the copy of a block
+ *   as soon as it moves to another one, as its reused memory may be: a value kept across
+ *   that move reads garbage in tests at once, not only when a region is refilled.
  */
 import { assertInvariant, formatInternalKey } from "@shale/base";
 import type { Block } from "../block/block.js";
@@ -20,14 +23,21 @@ export class TableIteratorChecks {
   private readonly copies: Block[] = [];
   private before = new Uint8Array(64);
   private beforeLength = 0;
+  /** The iterator reuses its memory: a copy is mangled when the next block is kept. */
+  private readonly reuse: boolean;
 
-  constructor(order: KeyOrder, fileName: string | undefined) {
+  constructor(order: KeyOrder, fileName: string | undefined, reuse = false) {
     this.order = order;
     this.fileName = fileName;
+    this.reuse = reuse;
   }
 
-  /** The block the iterator should read: a private copy of `block`, mangled at `close()`. */
+  /**
+   * The block the iterator should read: a private copy of `block`, mangled at `close()` (or,
+   * reusing, when the iterator keeps its next block).
+   */
   keep(block: Block): Block {
+    if (this.reuse) this.mangle();
     const copy = block.privateCopy();
     this.copies.push(copy);
     return copy;

@@ -15,6 +15,7 @@
 import { type InternalIterator, invariants, ShaleError, trackClosed, trackOpen } from "@shale/base";
 import { BlockIterator } from "../block/block-iterator.js";
 import { Readahead } from "../block/readahead.js";
+import { scanBuffers } from "../block/scan-buffers.js";
 import type { BlockHandle } from "../format/format.js";
 import type { PartitionedIndex } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
@@ -29,6 +30,8 @@ export class PartitionedTableIterator implements InternalIterator {
   private readonly data: BlockIterator;
   private readonly handle: BlockHandle = { offset: 0, size: 0 };
   private readonly readahead = new Readahead();
+  /** Regions and slab memory are reused (`reuseScanBuffers`): values last until a move. */
+  private readonly reuse: boolean;
   /** Offset of the data block loaded into `data`, or -1. */
   private loadedOffset = -1;
   private closed = false;
@@ -39,13 +42,18 @@ export class PartitionedTableIterator implements InternalIterator {
     partitioned: PartitionedIndex,
     fillCache: boolean,
     verify: boolean,
+    reuse = false,
   ) {
     this.reader = reader;
     this.fillCache = fillCache;
     this.verify = verify;
+    this.reuse = reuse;
+    if (reuse) this.readahead.pool = scanBuffers;
     this.index = new PartitionedIndexIterator(partitioned, reader.order, reader.fileName);
     this.data = new BlockIterator(reader.order);
-    this.checks = invariants ? new TableIteratorChecks(reader.order, reader.fileName) : undefined;
+    this.checks = invariants
+      ? new TableIteratorChecks(reader.order, reader.fileName, reuse)
+      : undefined;
     if (invariants) trackOpen(this, `table iterator of ${reader.fileName ?? "(unnamed)"}`);
   }
 
@@ -162,8 +170,9 @@ export class PartitionedTableIterator implements InternalIterator {
     return this.valid() ? this.data.userKeyDiffersAt() : -1;
   }
 
-  /** True: a data block's bytes are never rewritten (see BlockIterator.isValuePinned). */
+  /** As TableIterator's: false when the iterator reuses its memory (`reuseScanBuffers`). */
   isValuePinned(): boolean {
+    if (this.reuse) return false;
     return this.data.isValuePinned();
   }
 
@@ -174,7 +183,7 @@ export class PartitionedTableIterator implements InternalIterator {
     this.checks?.mangle();
     this.data.close();
     this.index.close();
-    this.readahead.reset();
+    this.readahead.releaseMemory();
     if (invariants) trackClosed(this);
     this.reader.iteratorClosed();
   }

@@ -29,6 +29,7 @@ import { BlockIterator } from "../block/block-iterator.js";
 import type { BlockSource } from "../block/block-source.js";
 import type { KeyOrder } from "../block/key-order.js";
 import { Readahead } from "../block/readahead.js";
+import { scanBuffers } from "../block/scan-buffers.js";
 import type { Footer } from "../format/footer.js";
 import type { BlockHandle } from "../format/format.js";
 import type { IndexSearch } from "../index/index-search.js";
@@ -85,8 +86,8 @@ function takeParts(order: KeyOrder): TableIteratorParts {
 function giveParts(parts: TableIteratorParts): void {
   parts.data.close();
   parts.index.close();
-  parts.readahead.reset();
-  parts.readahead.slab = undefined; // its memory is the values' of the closed iterator
+  // A slab's memory is the values' of the closed iterator; pooled memory goes back.
+  parts.readahead.releaseMemory();
   if (invariants) {
     parts.data.keyBuf.fill(0xcc);
     parts.index.keyBuf.fill(0xcc);
@@ -109,6 +110,8 @@ export class TableIterator implements InternalIterator {
   private readonly handle: BlockHandle;
   private readonly readahead: Readahead;
   private readonly search: IndexSearch | undefined;
+  /** Regions and slab memory are reused (`reuseScanBuffers`): values last until a move. */
+  private readonly reuse: boolean;
   /** Offset of the data block loaded into `data`, or -1. */
   private loadedOffset = -1;
   /** Index entry of the loaded block while `index` is not positioned on it, else -1. */
@@ -117,10 +120,12 @@ export class TableIterator implements InternalIterator {
   /** Invariants mode only (iterator-checks.ts): order checks and mangled block copies. */
   private readonly checks: TableIteratorChecks | undefined;
 
-  constructor(reader: TableIteratorSource, fillCache: boolean, verify: boolean) {
+  /** `reuse`: read ahead and decompress into `scanBuffers` (see scan-buffers.ts). */
+  constructor(reader: TableIteratorSource, fillCache: boolean, verify: boolean, reuse = false) {
     this.reader = reader;
     this.fillCache = fillCache;
     this.verify = verify;
+    this.reuse = reuse;
     const indexBlock = reader.indexBlock();
     const parts = takeParts(reader.order);
     this.parts = parts;
@@ -129,7 +134,10 @@ export class TableIterator implements InternalIterator {
     this.data = parts.data;
     this.handle = parts.handle;
     this.readahead = parts.readahead;
-    this.checks = invariants ? new TableIteratorChecks(reader.order, reader.fileName) : undefined;
+    if (reuse) parts.readahead.pool = scanBuffers;
+    this.checks = invariants
+      ? new TableIteratorChecks(reader.order, reader.fileName, reuse)
+      : undefined;
     if (invariants) trackOpen(this, `table iterator of ${reader.fileName ?? "(unnamed)"}`);
   }
 
@@ -306,8 +314,12 @@ export class TableIterator implements InternalIterator {
     return this.valid() ? this.data.userKeyDiffersAt() : -1;
   }
 
-  /** True: a data block's bytes are never rewritten (see BlockIterator.isValuePinned). */
+  /**
+   * True unless the iterator reuses its memory (`reuseScanBuffers`) or the block is a
+   * recycling cache's: a data block's bytes are never rewritten (BlockIterator.isValuePinned).
+   */
   isValuePinned(): boolean {
+    if (this.reuse) return false;
     return this.data.isValuePinned();
   }
 

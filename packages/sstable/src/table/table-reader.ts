@@ -189,6 +189,16 @@ export interface TableReadOptions {
   fillCache?: boolean;
   /** Verify checksums of blocks read from the file. Default: the reader's `verifyChecksums`. */
   verifyChecksums?: boolean;
+  /**
+   * `newIterator` only: read ahead into, and decompress blocks not cached into, memory that
+   * is reused for the next region and block and, once the iterator is closed, by the next
+   * iterator opened so (a small pool per thread: block/scan-buffers.ts), instead of fresh
+   * memory each time. `value()` is then valid only until the iterator moves, as the
+   * InternalIterator contract says (`isValuePinned()` is false): a caller that keeps a value
+   * longer copies it. For scans whose values do not outlive a step, such as a compaction's
+   * inputs. Default: false (a value's bytes stay valid while referenced).
+   */
+  reuseScanBuffers?: boolean;
 }
 
 /** What `TableReader.multiGet` tells its caller as each key's lookup ends. */
@@ -1135,12 +1145,13 @@ export class TableReader {
     this.checkOpen();
     const fill = readOptions?.fillCache ?? this.source.fillCache;
     const verify = readOptions?.verifyChecksums ?? this.source.verifyChecksums;
+    const reuse = readOptions?.reuseScanBuffers === true;
     const partitioned = this.partitioned;
     // The iterator's shape is the table's, chosen at open: one class per index kind.
     const it =
       partitioned === undefined
-        ? new TableIterator(this, fill, verify)
-        : new PartitionedTableIterator(this, partitioned, fill, verify);
+        ? new TableIterator(this, fill, verify, reuse)
+        : new PartitionedTableIterator(this, partitioned, fill, verify, reuse);
     this.openIterators++;
     return this.globalSeqno === 0 ? it : new GlobalSeqnoIterator(it, this.globalSeqno, this.order);
   }

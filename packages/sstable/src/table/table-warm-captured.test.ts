@@ -15,7 +15,7 @@ import {
   ValueKind,
 } from "@shale/base";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { BLOCK_OVERHEAD } from "../block/block.js";
 import { newBlockCache } from "../block/block-cache.js";
 import type { TableBuilderOptions } from "./builder-options.js";
@@ -174,9 +174,27 @@ describe("TableReader.prepopulateBlockCacheFrom", () => {
   });
 
   it("packs blocks into chunks and lists every buffer to transfer", () => {
+    const spy = vi.spyOn(Buffer, "allocUnsafeSlow");
     const { blocks } = captured(40_000, { blockSize: 4096, compression: "none" });
+    // One allocation per chunk; every chunk but the last handed over whole (no copy), with
+    // less than an eighth of it unused; the last, mostly unused, cut to its used length.
+    const chunkSized = spy.mock.calls.filter(([n]) => n === CHUNK_BYTES).length;
+    spy.mockRestore();
+    expect(chunkSized).toBe(blocks.chunks.length);
     expect(blocks.chunks.length).toBeGreaterThan(1);
-    for (const chunk of blocks.chunks) expect(chunk.byteLength).toBeLessThanOrEqual(CHUNK_BYTES);
+    const end = new Array<number>(blocks.chunks.length).fill(0);
+    for (let at = 0; at < blocks.blocks.length; at += CAPTURED_STRIDE) {
+      const c = blocks.blocks[at + 1]!;
+      end[c] = Math.max(end[c]!, blocks.blocks[at + 2]! + blocks.blocks[at + 3]!);
+    }
+    const last = blocks.chunks.length - 1;
+    for (let c = 0; c < last; c++) {
+      expect(blocks.chunks[c]!.byteLength).toBe(CHUNK_BYTES);
+      expect(CHUNK_BYTES - end[c]!).toBeLessThan(CHUNK_BYTES / 8);
+    }
+    const lastBytes = blocks.chunks[last]!.byteLength;
+    if (lastBytes === CHUNK_BYTES) expect(CHUNK_BYTES - end[last]!).toBeLessThan(CHUNK_BYTES / 8);
+    else expect(lastBytes).toBe(end[last]);
     const list = capturedTransferList(blocks);
     expect(list.length).toBe(blocks.chunks.length + 1);
     expect(list).toContain(blocks.blocks.buffer);
@@ -185,6 +203,14 @@ describe("TableReader.prepopulateBlockCacheFrom", () => {
       const chunk = blocks.chunks[blocks.blocks[at + 1]!]!;
       expect(blocks.blocks[at + 2]! + blocks.blocks[at + 3]!).toBeLessThanOrEqual(chunk.byteLength);
     }
+  });
+
+  it("cuts a small table's only chunk to its used length (a cached block pins no more)", () => {
+    const { blocks } = captured(200, { blockSize: 4096, compression: "none" });
+    expect(blocks.chunks.length).toBe(1);
+    const n = blocks.blocks.length;
+    expect(blocks.chunks[0]!.byteLength).toBe(blocks.blocks[n - 2]! + blocks.blocks[n - 1]!);
+    expect(blocks.chunks[0]!.byteLength).toBe(capturedBytes(blocks));
   });
 
   it("refuses a bad budget, and a capture asked for after the first add", () => {
