@@ -10,22 +10,13 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ValueKind } from "@shale/base";
+import { isOptimized, optimizeOnNextCall } from "@shale/base/testing";
 import { describe, expect, it, vi } from "vitest";
 import { MemTable } from "./memtable.js";
 import { MemTableIterator } from "./memtable-iterator.js";
 
-setFlagsFromString("--allow-natives-syntax");
 setFlagsFromString("--expose-gc");
 const fullGc = runInNewContext("gc") as () => void;
-const optimizationStatus = new Function("f", "return %GetOptimizationStatus(f);") as (
-  f: unknown,
-) => number;
-const optimizeOnNextCall = new Function(
-  "f",
-  "%PrepareFunctionForOptimization(f); %OptimizeFunctionOnNextCall(f);",
-) as (f: unknown) => void;
-/** V8's OptimizationStatus bit: the function runs optimized code. */
-const OPTIMIZED = 1 << 4;
 
 /** Scans `mem` with a new iterator, in place; the iterator is closed and dropped. */
 function scan(mem: MemTable): number {
@@ -52,11 +43,11 @@ describe("memtable iterator shape", () => {
     let sum = scan(mem) + scan(mem);
     optimizeOnNextCall(next);
     sum += scan(mem);
-    expect(optimizationStatus(next) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(next)).toBe(true);
     // V8 keeps a map that optimized code uses through a few full collections after its
     // last object died (--retain-maps-for-n-gc, 2): more than that here.
     for (let i = 0; i < 6; i++) fullGc();
-    expect(optimizationStatus(next) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(next)).toBe(true);
     expect(sum).toBe(3 * 300);
     mem.unref();
   });

@@ -4,24 +4,13 @@
  * only a first key took (the view made for a new iterator's key) had no type feedback when
  * the copy was compiled mid-scan, and the next iterator's first key deoptimized it: seen in
  * Chromium at the start of the browser bench's second scan. Checked with V8's natives
- * syntax, switched on at run time for the two helpers built here.
+ * syntax (the helpers of @shale/base/testing).
  */
-import { setFlagsFromString } from "node:v8";
 import { ValueKind } from "@shale/base";
+import { isOptimized, optimizeOnNextCall } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { MemTable } from "./memtable.js";
 import { MemTableIterator } from "./memtable-iterator.js";
-
-setFlagsFromString("--allow-natives-syntax");
-const optimizationStatus = new Function("f", "return %GetOptimizationStatus(f);") as (
-  f: unknown,
-) => number;
-const optimizeOnNextCall = new Function(
-  "f",
-  "%PrepareFunctionForOptimization(f); %OptimizeFunctionOnNextCall(f);",
-) as (f: unknown) => void;
-/** V8's OptimizationStatus bit: the function runs optimized code. */
-const OPTIMIZED = 1 << 4;
 
 describe("memtable iterator tiering", () => {
   it("the key copy stays optimized across a new iterator's first key", () => {
@@ -41,16 +30,16 @@ describe("memtable iterator tiering", () => {
     for (let i = 0; i < 100; i++, first.next()) sum += first.key()[1]!;
     optimizeOnNextCall(copyKey);
     sum += first.key()[1]!;
-    expect(optimizationStatus(copyKey) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(copyKey)).toBe(true);
     for (; first.valid(); first.next()) sum += first.key()[1]!;
     first.close();
-    expect(optimizationStatus(copyKey) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(copyKey)).toBe(true);
     const second = mem.newIterator();
     second.seekToFirst();
     sum += second.key()[1]!;
     second.next();
     sum += second.key()[1]!;
-    expect(optimizationStatus(copyKey) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(copyKey)).toBe(true);
     expect(sum).toBeGreaterThan(0);
     second.close();
     mem.unref();

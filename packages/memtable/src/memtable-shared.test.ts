@@ -2,13 +2,8 @@
  * exportShared / fromShared: a structured-clone round trip in this thread, and a real
  * worker_threads Worker reading the memtable from the same SharedArrayBuffers.
  *
- * The worker runs this package's TypeScript sources: it registers a small module hook that
- * resolves workspace packages through their "source" export condition and transpiles .ts
- * with the repository's `typescript` (a root devDependency), so no build is needed.
+ * The worker runs this package's TypeScript sources (`tsWorker`), so no build is needed.
  */
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
 import {
   bytewiseComparator,
   isShaleError,
@@ -16,7 +11,7 @@ import {
   toHex,
   ValueKind,
 } from "@shale/base";
-import { Random } from "@shale/base/testing";
+import { Random, tsWorker } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { fingerprint, type SharedReadReply } from "./fingerprint.test-support.js";
 import { MemTable, type MemTableOptions, type SharedMemTableData } from "./index.js";
@@ -53,36 +48,7 @@ function buildRandom(
   return { mem, probes };
 }
 
-const TS_HOOKS = `
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import ts from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve("typescript")).href)};
-export async function resolve(specifier, context, nextResolve) {
-  const ctx = { ...context, conditions: [...context.conditions, "source"] };
-  try {
-    return await nextResolve(specifier, ctx);
-  } catch (error) {
-    if (specifier.endsWith(".js") && context.parentURL?.endsWith(".ts")) {
-      return nextResolve(specifier.slice(0, -3) + ".ts", ctx);
-    }
-    throw error;
-  }
-}
-export async function load(url, context, nextLoad) {
-  if (!url.endsWith(".ts")) return nextLoad(url, context);
-  const file = fileURLToPath(url);
-  const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), {
-    fileName: file,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-  });
-  return { format: "module", source: outputText, shortCircuit: true };
-}
-`;
-
 const WORKER = `
-import { register } from "node:module";
-import { parentPort, workerData } from "node:worker_threads";
-register(workerData.hooks);
 const { readShared } = await import(workerData.support);
 parentPort.postMessage(workerData.jobs.map((j) => readShared(j.data, j.probes, j.reverse)));
 `;
@@ -95,14 +61,10 @@ interface Job {
 
 /** Runs `readShared` on each job in one worker thread (loading the TS hooks once). */
 function runWorker(jobs: Job[]): Promise<SharedReadReply[]> {
-  const url = (s: string) => new URL(`data:text/javascript,${encodeURIComponent(s)}`);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(url(WORKER), {
-      workerData: {
-        hooks: url(TS_HOOKS).href,
-        support: new URL("./fingerprint.test-support.ts", import.meta.url).href,
-        jobs,
-      },
+    const worker = tsWorker(WORKER, {
+      support: new URL("./fingerprint.test-support.ts", import.meta.url).href,
+      jobs,
     });
     worker.once("message", (m: SharedReadReply[]) => {
       resolve(m);

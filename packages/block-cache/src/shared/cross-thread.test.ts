@@ -3,44 +3,13 @@
  * up and erase blocks of known contents in a cache far smaller than them (evictions all the
  * time). Every hit's copy that its generation check accepts must be the block's bytes.
  */
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { tsWorker } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { type HammerReport, hammer } from "./hammer.test-support.js";
 import { SharedBlockCache } from "./shared-block-cache.js";
 
-/** Loader hooks so that a worker can import this package's TypeScript sources. */
-const TS_HOOKS = `
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import ts from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve("typescript")).href)};
-export async function resolve(specifier, context, nextResolve) {
-  const ctx = { ...context, conditions: [...context.conditions, "source"] };
-  try {
-    return await nextResolve(specifier, ctx);
-  } catch (error) {
-    if (specifier.endsWith(".js") && context.parentURL?.endsWith(".ts")) {
-      return nextResolve(specifier.slice(0, -3) + ".ts", ctx);
-    }
-    throw error;
-  }
-}
-export async function load(url, context, nextLoad) {
-  if (!url.endsWith(".ts")) return nextLoad(url, context);
-  const file = fileURLToPath(url);
-  const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), {
-    fileName: file,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-  });
-  return { format: "module", source: outputText, shortCircuit: true };
-}
-`;
-
+/** The worker: `hammer` on the cache's buffers once the main thread says go. */
 const WORKER = `
-import { register } from "node:module";
-import { parentPort, workerData } from "node:worker_threads";
-register(workerData.hooks);
 const { hammer } = await import(workerData.support);
 parentPort.postMessage("ready");
 const go = new Int32Array(workerData.go);
@@ -48,15 +17,10 @@ Atomics.wait(go, 0, 0);
 parentPort.postMessage(hammer(workerData.buffers, workerData.seed, workerData.ops));
 `;
 
-const url = (s: string) => new URL(`data:text/javascript,${encodeURIComponent(s)}`);
-
 function startWorker(workerData: object): { ready: Promise<void>; done: Promise<HammerReport> } {
-  const worker = new Worker(url(WORKER), {
-    workerData: {
-      hooks: url(TS_HOOKS).href,
-      support: new URL("./hammer.test-support.ts", import.meta.url).href,
-      ...workerData,
-    },
+  const worker = tsWorker(WORKER, {
+    support: new URL("./hammer.test-support.ts", import.meta.url).href,
+    ...workerData,
   });
   let ready!: () => void;
   const readyP = new Promise<void>((r) => {

@@ -2,27 +2,16 @@
  * The DB iterator's step functions stay optimized when a scan reaches the end. V8 compiles a
  * hot function mid-scan from the type feedback gathered so far; a statement met only once the
  * merged iterator runs out has none, so the compiled code would deoptimize there and the next
- * scan would start in unoptimized code again. Checked with V8's natives syntax, switched on
- * at run time for the two helper functions built here: each step function is compiled after
- * a partial scan, then the scan runs to its end, and the function must still be optimized.
+ * scan would start in unoptimized code again. Checked with V8's natives syntax (the helpers
+ * of @shale/base/testing): each step function is compiled after a partial scan, then the
+ * scan runs to its end, and the function must still be optimized.
  */
-import { setFlagsFromString } from "node:v8";
 import { bytewiseComparator } from "@shale/base";
+import { isOptimized, optimizeOnNextCall } from "@shale/base/testing";
 import { describe, expect, it } from "vitest";
 import { DBIteratorCore } from "./db-iterator-core.js";
 import { newDBIterator } from "./index.js";
 import { buildSources, w } from "./sources.test-support.js";
-
-setFlagsFromString("--allow-natives-syntax");
-const optimizationStatus = new Function("f", "return %GetOptimizationStatus(f);") as (
-  f: unknown,
-) => number;
-const optimizeOnNextCall = new Function(
-  "f",
-  "%PrepareFunctionForOptimization(f); %OptimizeFunctionOnNextCall(f);",
-) as (f: unknown) => void;
-/** V8's OptimizationStatus bit: the function runs optimized code. */
-const OPTIMIZED = 1 << 4;
 
 const ENTRIES = 300;
 
@@ -51,11 +40,11 @@ describe("DB iterator tiering", () => {
     for (let i = 0; i < 100; i++) it.next();
     optimizeOnNextCall(f);
     it.next();
-    expect(optimizationStatus(f) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(f)).toBe(true);
     let n = 101;
     for (; it.valid(); it.next()) n++;
     expect(n).toBe(ENTRIES);
-    expect(optimizationStatus(f) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(f)).toBe(true);
     it.close();
   });
 
@@ -66,11 +55,11 @@ describe("DB iterator tiering", () => {
     for (let i = 0; i < 100; i++) it.prev();
     optimizeOnNextCall(f);
     it.prev();
-    expect(optimizationStatus(f) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(f)).toBe(true);
     let n = 101;
     for (; it.valid(); it.prev()) n++;
     expect(n).toBe(ENTRIES);
-    expect(optimizationStatus(f) & OPTIMIZED).toBe(OPTIMIZED);
+    expect(isOptimized(f)).toBe(true);
     it.close();
   });
 });
