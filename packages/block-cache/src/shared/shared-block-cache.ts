@@ -80,6 +80,8 @@ const TWO_32 = 2 ** 32;
 const ORDERED_LOADS = typeof process !== "undefined" && process.arch === "x64";
 
 export class SharedBlockCache {
+  /** The smallest capacity `create` takes: one slab of the smallest size (4 KiB). */
+  static readonly MIN_CAPACITY = 1 << MIN_SLAB_SHIFT;
   /** The bytes of every slab: a block is `data[start, start + length)`. */
   readonly data: Uint8Array;
   /** The generation `lookup` saw for the slot it returned (pass it to `isCurrent`). */

@@ -989,9 +989,14 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     m === undefined ? WalRecoveryMode.PointInTime : typeof m === "string" ? WalRecoveryMode[m] : m;
   const [trigger, slowdown, stop] = level0Triggers(o);
   const indexType = o.indexType ?? "binarySearch";
-  if (o.sharedBlockCache === true && o.blockCacheSize !== undefined && o.blockCacheSize < 4096) {
+  const minShared = SharedBlockCache.MIN_CAPACITY;
+  if (
+    o.sharedBlockCache === true &&
+    o.blockCacheSize !== undefined &&
+    o.blockCacheSize < minShared
+  ) {
     throw ShaleError.invalidArgument(
-      `options.sharedBlockCache true makes a cache of blockCacheSize bytes, at least 4096: got ${o.blockCacheSize} (pass sharedBlockCache false for no shared cache)`,
+      `options.sharedBlockCache true makes a cache of blockCacheSize bytes, at least ${minShared}: got ${o.blockCacheSize} (pass sharedBlockCache false for no shared cache)`,
     );
   }
   if (o.partitionFilters === true && indexType !== "twoLevelIndex") {
