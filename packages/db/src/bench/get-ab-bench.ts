@@ -7,7 +7,7 @@
  *     [--b=<another build's packages/db/dist/index.js>[,<another>...]] [--lmdb=<lmdb's module file>]
  *     [--num=1000000] [--reads=300000] [--rounds=7] [--shape=l0|compacted]
  *     [--only=a|b|lmdb] [--count] [--variants=<JSON array of open options>]
- *     [--read-variants=<JSON array of open options>]
+ *     [--read-variants=<JSON array of open options>] [--b-options=<JSON open options>]
  *
  * Data: db_bench's fillrandom: `num` puts of 16-byte keys (a random n < num in the first
  * 8 bytes, big-endian, then '0's) with 100-byte values, at the default options, then a
@@ -26,6 +26,8 @@
  * `--read-variants='[{"sharedBlockCache":true}]'` adds, for each element, a copy of A's tree
  * read by build A opened with those options (read-path options such as the shared block
  * cache): contenders R1, R2, ...
+ * `--b-options='{"sharedBlockCache":true}'` opens every build B with those options, so a
+ * change to a read path an option turns on is measured against another build on that path.
  *
  * Calibrate before reading a ratio: two copies of one build (`--b=<copy A>,<copy B>`)
  * differ by up to ~5 % on a loaded machine, by their place in the process.
@@ -56,6 +58,9 @@ if (!Array.isArray(VARIANTS)) throw new TypeError("--variants must be a JSON arr
 const READ_VARIANTS = JSON.parse(arg("read-variants", "[]")) as object[];
 if (!Array.isArray(READ_VARIANTS))
   throw new TypeError("--read-variants must be a JSON array of options");
+const B_OPTIONS = JSON.parse(arg("b-options", "{}")) as object;
+if (typeof B_OPTIONS !== "object" || B_OPTIONS === null || Array.isArray(B_OPTIONS))
+  throw new TypeError("--b-options must be a JSON object of options");
 const VALUE_SIZE = 100;
 
 /** The part of a build's DB class the bench uses. */
@@ -188,7 +193,7 @@ for (let i = 0; i < READ_VARIANTS.length && (ONLY === "" || ONLY === `r${i + 1}`
 }
 for (let i = 0; i < bPaths.length && (ONLY === "" || ONLY === "b"); i++) {
   const mod = (await import(pathToFileURL(resolve(bPaths[i]!)).href)) as { DB: DBClass };
-  await openBuild(bPaths.length === 1 ? "B" : `B${i + 1}`, mod.DB, `${dirB}${i}`);
+  await openBuild(bPaths.length === 1 ? "B" : `B${i + 1}`, mod.DB, `${dirB}${i}`, B_OPTIONS);
 }
 if (LMDB_PATH !== "" && (ONLY === "" || ONLY === "lmdb")) {
   type Lmdb = {
