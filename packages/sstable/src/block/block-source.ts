@@ -234,6 +234,15 @@ export class BlockSource {
   }
 
   /**
+   * The data block at `offset` if the cache holds it, counted neither as a hit nor as a miss
+   * (the shared block cache's miss path, which counts its own lookups, looks here before it
+   * reads the file).
+   */
+  peekDataBlock(offset: number): Block | undefined {
+    return this.cache === undefined ? undefined : this.cache.get(this.cacheId, offset);
+  }
+
+  /**
    * `cachedDataBlock` for the data block of entry `entry` of `index` (an index block with a
    * search aid), at `offset`. With a cache that reports evictions, a block found is also kept
    * in `index.dataSlots[entry]` until it leaves the cache (`Block.evict` empties the slot),

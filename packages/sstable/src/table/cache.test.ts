@@ -8,7 +8,7 @@ import {
   Ticker,
   toBytes,
 } from "@shale/base";
-import { type CachePriority, LRUCache } from "@shale/block-cache";
+import { type CachePriority, LRUCache, SharedBlockCache } from "@shale/block-cache";
 import { describe, expect, it } from "vitest";
 import type { Block } from "../block/block.js";
 import { MetaBlockName } from "../format/format.js";
@@ -225,6 +225,59 @@ describe("block cache", () => {
     it.close();
     expect(n).toBe(N / 2);
     expect(cache.stats().evictions).toBeGreaterThan(0);
+  });
+});
+
+describe("shared block cache over the block cache", () => {
+  it("a miss takes the data block from the block cache, reading nothing from the file", () => {
+    const cache = new LRUCache<Block>({ capacity: 1 << 22 });
+    const shared = SharedBlockCache.create(1 << 20);
+    let counter: CountingFile | undefined;
+    const reader = openTable(
+      evenTable(10),
+      { blockCache: cache, sharedBlockCache: shared, fileNumber: 9 },
+      (f) => (counter = new CountingFile(f)),
+    );
+    // An iterator puts every data block into the block cache.
+    const it = reader.newIterator();
+    for (it.seekToFirst(); it.valid(); it.next()) {}
+    it.close();
+    const reads = counter!.reads;
+    const r = new LookupResult();
+    for (let i = 0; i < N; i += 3) {
+      r.reset();
+      reader.get(userKey(i), MAX_SEQ, r);
+      expect(r.state).toBe(i % 2 === 0 ? LookupState.Found : LookupState.NotFound);
+      if (i % 2 === 0) expect(new TextDecoder().decode(r.value).startsWith(`v${i}-`)).toBe(true);
+    }
+    expect(counter!.reads).toBe(reads);
+    expect(shared.stats().inserts).toBeGreaterThan(10);
+    reader.close();
+  });
+
+  it("with fillCache false, a miss answers from the block cache's block without inserting it", () => {
+    const cache = new LRUCache<Block>({ capacity: 1 << 22 });
+    const shared = SharedBlockCache.create(1 << 20);
+    let counter: CountingFile | undefined;
+    const reader = openTable(
+      evenTable(10),
+      { blockCache: cache, sharedBlockCache: shared, fileNumber: 9 },
+      (f) => (counter = new CountingFile(f)),
+    );
+    const it = reader.newIterator();
+    for (it.seekToFirst(); it.valid(); it.next()) {}
+    it.close();
+    const reads = counter!.reads;
+    const r = new LookupResult();
+    for (let i = 0; i < N; i += 3) {
+      r.reset();
+      reader.get(userKey(i), MAX_SEQ, r, { fillCache: false });
+      expect(r.state).toBe(i % 2 === 0 ? LookupState.Found : LookupState.NotFound);
+      if (i % 2 === 0) expect(new TextDecoder().decode(r.value).startsWith(`v${i}-`)).toBe(true);
+    }
+    expect(counter!.reads).toBe(reads);
+    expect(shared.stats().inserts).toBe(0);
+    reader.close();
   });
 });
 

@@ -1059,10 +1059,10 @@ export class TableReader {
   }
 
   /**
-   * A shared-cache miss: reads the data block at `handle` from the file (into `blockMemory`
-   * where the codec allows) and, if `fill`, inserts it into the shared cache, then searches
-   * it there (its memory goes back to the pool): SLAB_DONE or SLAB_BLOCK_ENDED. When it
-   * cannot be searched there (not inserted: `fill` false, the cache's lock held by another
+   * A shared-cache miss: takes the data block at `handle` from the block cache if it is
+   * there, else reads it from the file (into `blockMemory` where the codec allows); if
+   * `fill`, inserts it into the shared cache and searches it there (read memory goes back to
+   * the pool): SLAB_DONE or SLAB_BLOCK_ENDED. When it cannot be searched there (not inserted: `fill` false, the cache's lock held by another
    * thread, no room; or evicted at once), returns the block as a `Block` for the classic path
    * (`SLAB_MISS`, in `missBlock`).
    */
@@ -1078,6 +1078,25 @@ export class TableReader {
     entry: number,
   ): number {
     const source = this.source;
+    // In the block cache already (a flush or compaction put it there, or an iterator read
+    // it): copied from there rather than read, verified and decompressed again.
+    const cached = source.peekDataBlock(handle.offset);
+    if (cached !== undefined) {
+      if (fill && slab.insert(this.fileNumber!, handle.offset, cached.data) >= 0) {
+        const code = this.slabLookup(
+          slab,
+          handle.offset,
+          target,
+          userKey,
+          result,
+          indexBlock,
+          entry,
+        );
+        if (code !== SLAB_MISS) return code;
+      }
+      this.missBlock = cached;
+      return SLAB_MISS;
+    }
     const data = source.readRaw(handle, verify, true, source.compressionDict);
     const pooled = decodedIntoPool();
     if (fill && slab.insert(this.fileNumber!, handle.offset, data) >= 0) {
