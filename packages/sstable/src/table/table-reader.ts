@@ -924,20 +924,16 @@ export class TableReader {
     const index = this.indexIter;
     const it = this.dataIter;
     const handle = this.handle;
-    const search = indexBlock.search;
-    // A hit in the slab opens neither iterator: it returns before the try that closes them.
-    let entry = -1;
-    let code = SLAB_MISS;
-    if (search !== undefined) {
-      entry = step >= 0 ? step : search.lowerBound(target);
-      if (entry >= search.count) return;
-      handle.offset = search.blockOffset(entry);
-      code = this.slabLookup(slab, handle.offset, target, userKey, result, indexBlock, entry);
-      if (code === SLAB_DONE) return;
-    }
     try {
+      const search = indexBlock.search;
       let block: Block | undefined;
+      let code: number;
       if (search !== undefined) {
+        const entry = step >= 0 ? step : search.lowerBound(target);
+        if (entry >= search.count) return;
+        handle.offset = search.blockOffset(entry);
+        code = this.slabLookup(slab, handle.offset, target, userKey, result, indexBlock, entry);
+        if (code === SLAB_DONE) return;
         index.init(indexBlock, this.fileName, indexOffset).seekToRestart(entry);
         if (code === SLAB_MISS) {
           this.decodeIndexValue(index, handle);
