@@ -1,8 +1,11 @@
 // CPU time per benchmark of a db_bench-style run (Linux only): runs the command given, reads
 // its output, and at each result line (`readseq : 0.5 micros/op ...`) reads the process's
 // CPU time so far (user + system of every thread, /proc/<pid>/stat, 10 ms ticks); prints
-// `<benchmark> <CPU µs/op> <wall µs/op>`, the CPU being the time since the previous result
-// line divided by the line's operations. Works for RocksDB's db_bench and for db-bench
+// `<benchmark> <CPU µs/op> <wall µs/op> <main-thread CPU µs/op>`, the CPU being the time
+// since the previous result line divided by the line's operations, the main thread's the same
+// for the process's first thread alone (/proc/<pid>/task/<pid>/stat: db-bench's writes, reads
+// and memtable inserts run there, its flushes and compactions in worker threads; RocksDB's
+// db_bench runs its benchmark in another thread, so the column says little for it). Works for RocksDB's db_bench and for db-bench
 // alike, so both are compared by CPU on a machine too loaded for wall-clock ratios (other
 // processes' load stretches the wall time of whichever ran during it; it stretches CPU time
 // far less). The first benchmark's figure includes the start-up and the open.
@@ -24,9 +27,9 @@ if (command === undefined) {
 }
 const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
 
-/** CPU microseconds of the child so far (utime + stime, in clock ticks of 10 ms). */
-function cpuMicros() {
-  const s = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+/** CPU microseconds of `stat` (a /proc stat file) so far (utime + stime, in ticks of 10 ms). */
+function cpuMicros(stat) {
+  const s = readFileSync(stat, "utf8");
   const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) * 10000;
 }
@@ -44,19 +47,25 @@ function operations(line) {
 }
 
 let last = 0;
+let lastMain = 0;
 createInterface({ input: child.stdout }).on("line", (line) => {
   const m = /^([a-z0-9_]+) +: +([0-9.]+) micros\/op/.exec(line);
   if (m === null) return;
   const n = operations(line);
   let now;
+  let main;
   try {
-    now = cpuMicros();
+    now = cpuMicros(`/proc/${child.pid}/stat`);
+    main = cpuMicros(`/proc/${child.pid}/task/${child.pid}/stat`);
   } catch {
     console.log(`${m[1]} n/a ${m[2]}`); // the process ended before its line was read
     return;
   }
-  console.log(`${m[1]} ${((now - last) / n).toFixed(3)} ${m[2]}`);
+  console.log(
+    `${m[1]} ${((now - last) / n).toFixed(3)} ${m[2]} ${((main - lastMain) / n).toFixed(3)}`,
+  );
   last = now;
+  lastMain = main;
 });
 child.on("exit", (code) => {
   process.exitCode = code ?? 1;
