@@ -14,7 +14,7 @@ import { MergingIterator } from "@shale/merging-iterator";
 import { describe, expect, it, vi } from "vitest";
 import { DBIteratorCore } from "./db-iterator-core.js";
 import { newDBIterator } from "./index.js";
-import { type BuiltSources, buildSources, w } from "./sources.test-support.js";
+import { type BuiltSources, buildSources, type Write, w } from "./sources.test-support.js";
 
 setFlagsFromString("--expose-gc");
 const fullGc = runInNewContext("gc") as () => void;
@@ -23,8 +23,8 @@ const ENTRIES = 300;
 
 /** A memtable and a table, so the DB iterator merges (a single child is read without a merge). */
 function sources(): BuiltSources {
-  const older = [];
-  const newer = [];
+  const older: Write[] = [];
+  const newer: Write[] = [];
   for (let i = 0; i < ENTRIES; i++) {
     const key = `k${String(i).padStart(6, "0")}`;
     (i % 2 === 0 ? older : newer).push(w("put", key, "v", i + 1));
