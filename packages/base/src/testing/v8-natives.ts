@@ -8,7 +8,13 @@ import { setFlagsFromString } from "node:v8";
 /** V8's OptimizationStatus bit: the function runs optimized code. */
 const OPTIMIZED = 1 << 4;
 
-let natives: { status: (f: unknown) => number; optimizeNext: (f: unknown) => void } | undefined;
+let natives:
+  | {
+      status: (f: unknown) => number;
+      optimizeNext: (f: unknown) => void;
+      sameMap: (a: unknown, b: unknown) => boolean;
+    }
+  | undefined;
 
 function get(): NonNullable<typeof natives> {
   if (natives === undefined) {
@@ -19,6 +25,10 @@ function get(): NonNullable<typeof natives> {
         "f",
         "%PrepareFunctionForOptimization(f); %OptimizeFunctionOnNextCall(f);",
       ) as (f: unknown) => void,
+      sameMap: new Function("a", "b", "return %HaveSameMap(a, b);") as (
+        a: unknown,
+        b: unknown,
+      ) => boolean,
     };
   }
   return natives;
@@ -32,4 +42,9 @@ export function optimizeOnNextCall(f: unknown): void {
 /** True if `f` runs optimized code now. */
 export function isOptimized(f: unknown): boolean {
   return (get().status(f) & OPTIMIZED) === OPTIMIZED;
+}
+
+/** True if objects `a` and `b` have the same hidden class (V8's map) now. */
+export function haveSameMap(a: object, b: object): boolean {
+  return get().sameMap(a, b);
 }

@@ -13,6 +13,7 @@
 import {
   bytewiseComparator,
   type Comparator,
+  EmptyIterator,
   type InternalIterator,
   InternalKeyComparator,
   MAX_SEQ,
@@ -26,6 +27,7 @@ import type { PrefixExtractor } from "@shale/sstable";
 import type { BlobResolver } from "../blob/blob-source.js";
 import type { MergeOperator } from "../core/merge-operator.js";
 import { type BackgroundPoll, DBIterator } from "./db-iterator.js";
+import { emptyTableIterator, iteratorShapeKept, keepIteratorShape } from "./iterator-shape.js";
 import type { PinnedIterators } from "./pinned-iterators.js";
 import type { PrefixSeek } from "./prefix-seek.js";
 import { maxVisibleTombstoneSeq, RangeDelAggregator } from "./range-del-aggregator.js";
@@ -140,12 +142,24 @@ function ordersOf(comparator: Comparator): Orders {
   return orders;
 }
 
+/** The iterator that keeps the DB iterators' hidden classes alive (iterator-shape.ts). */
+function newShapeKeeper(): DBIterator {
+  return newDBIterator({
+    children: [emptyTableIterator(), new EmptyIterator()],
+    rangeTombstones: [],
+    comparator: bytewiseComparator,
+    mergeOperator: undefined,
+    snapshotSeq: 0,
+  });
+}
+
 /**
  * Builds a DB iterator over `sources` (unpositioned: call a seek first). Throws TypeError
  * for malformed sources and InvalidArgument for a bad snapshot or childMaxSeqs of the wrong
  * length; the children are not closed then.
  */
 export function newDBIterator(sources: DBIteratorSources): DBIterator {
+  if (!iteratorShapeKept()) keepIteratorShape(newShapeKeeper);
   if (typeof sources !== "object" || sources === null) {
     throw new TypeError("newDBIterator: sources must be an object");
   }

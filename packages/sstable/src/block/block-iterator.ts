@@ -124,7 +124,9 @@ export class BlockIterator implements InternalIterator {
     this.restartsOffset = block.restartsOffset;
     this.numRestarts = block.numRestarts;
     this.file = file;
-    this.blockOffset = blockOffset;
+    // A small integer when it is one (see table-iterator.ts `smallOffset`): a heap number
+    // here would turn the field to a double and give every block iterator a new hidden class.
+    this.blockOffset = blockOffset < 0x40000000 ? blockOffset | 0 : blockOffset;
     this.current = -1;
     this.runCache.clear();
     this.valueView = undefined;

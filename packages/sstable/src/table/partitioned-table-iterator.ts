@@ -20,7 +20,7 @@ import type { BlockHandle } from "../format/format.js";
 import type { PartitionedIndex } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
 import { TableIteratorChecks } from "./iterator-checks.js";
-import type { TableIteratorSource } from "./table-iterator.js";
+import { smallOffset, type TableIteratorSource } from "./table-iterator.js";
 
 export class PartitionedTableIterator implements InternalIterator {
   private readonly reader: TableIteratorSource;
@@ -83,7 +83,7 @@ export class PartitionedTableIterator implements InternalIterator {
         this.reader.fileName,
         h.offset,
       );
-      this.loadedOffset = h.offset;
+      this.loadedOffset = smallOffset(h.offset);
     }
     return true;
   }

@@ -49,6 +49,18 @@ export interface TableIteratorSource {
   iteratorClosed(): void;
 }
 
+/**
+ * `offset` as a small integer when it is one (below 2^30): a handle's offset may arrive as a
+ * heap number (the handle's fields hold doubles once any handle held one), and storing one
+ * into an iterator's offset field turns that field's representation from small integer to
+ * double. V8 then gives every iterator a new hidden class and deprecates the old, so a kept
+ * iterator made before (`@shale/db`'s iterator-shape.ts) would no longer keep the live one
+ * alive. Offsets of 1 GiB and more still go to a double.
+ */
+export function smallOffset(offset: number): number {
+  return offset < 0x40000000 ? offset | 0 : offset;
+}
+
 /** What a table iterator needs besides its position, pooled across iterators (see above). */
 class TableIteratorParts {
   readonly order: KeyOrder;
@@ -168,7 +180,7 @@ export class TableIterator implements InternalIterator {
         this.reader.fileName,
         h.offset,
       );
-      this.loadedOffset = h.offset;
+      this.loadedOffset = smallOffset(h.offset);
     }
     return true;
   }
@@ -200,7 +212,7 @@ export class TableIterator implements InternalIterator {
     }
     const checks = this.checks;
     this.data.init(checks === undefined ? block : checks.keep(block), this.reader.fileName, offset);
-    this.loadedOffset = offset;
+    this.loadedOffset = smallOffset(offset);
   }
 
   private skipEmptyForward(): void {
