@@ -100,7 +100,7 @@ import {
 } from "../write/two-phase-records.js";
 import { WalArchive } from "../write/wal-archive.js";
 import { WriteBatch } from "../write/write-batch.js";
-import { FamilyInserter } from "../write/write-path.js";
+import { FamilyInserter, WAL_FILE_OPTIONS } from "../write/write-path.js";
 
 /** One column family as the open leaves it. */
 export interface RecoveredFamilyState {
@@ -441,7 +441,7 @@ export function recover(
     const logNumber = versions.newFileNumber();
     const compressor = walCompressor(options.walCompression);
     wal = new LogWriter(
-      fs.openWritable(logFileName(dir, logNumber)),
+      fs.openWritable(logFileName(dir, logNumber), WAL_FILE_OPTIONS),
       compressor !== undefined ? { compressor } : {},
     );
     fs.syncDir(dir);
