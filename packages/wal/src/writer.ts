@@ -268,6 +268,42 @@ export class LogWriter {
     }
   }
 
+  /**
+   * The in-place path for a small record: when `length` bytes fit as one FULL fragment in
+   * what is left of the current block of an uncompressed log, returns the offset in
+   * `recordScratch` where the caller writes the record, then calls `commitRecord(length)`
+   * (no other call in between); else -1, and the record takes `addRecord`. Saves the copy
+   * of the record into the scratch, where `addRecord` assembles every fragment anyway.
+   */
+  reserveRecord(length: number): number {
+    if (this.state !== OPEN || this.compressorOption !== undefined) return -1;
+    const headerSize = this.headerSize;
+    return headerSize + length <= BLOCK_SIZE - this.blockOffset ? headerSize : -1;
+  }
+
+  /**
+   * Where `reserveRecord`'s caller writes the record (at the offset it returned). A view
+   * owned by the writer, valid until `commitRecord`.
+   */
+  get recordScratch(): Uint8Array {
+    return this.scratch;
+  }
+
+  /**
+   * Appends the record of `length` bytes written at `recordScratch[reserveRecord(length))`
+   * as one FULL fragment, as `addRecord` would. REQUIRES: `reserveRecord(length)` returned
+   * an offset and nothing else was called since.
+   */
+  commitRecord(length: number): void {
+    try {
+      this.emitAssembled(RecordType.Full + this.typeOffset, length, this.headerSize);
+    } catch (err) {
+      this.state = FAILED;
+      this.failure = err;
+      throw err;
+    }
+  }
+
   /** Hands every appended byte to the operating system (`file.flush`). REQUIRES: not closed. */
   flush(): void {
     if (this.state !== OPEN) this.throwUnusable();
@@ -298,12 +334,17 @@ export class LogWriter {
     length: number,
     headerSize = this.headerSize,
   ): void {
-    const s = this.scratch;
-    const end = headerSize + length;
-    s.set(
+    this.scratch.set(
       pos === 0 && length === data.length ? data : data.subarray(pos, pos + length),
       headerSize,
     );
+    this.emitAssembled(type, length, headerSize);
+  }
+
+  /** The fragment whose payload is in `scratch` after the header: header, checksum, append. */
+  private emitAssembled(type: number, length: number, headerSize: number): void {
+    const s = this.scratch;
+    const end = headerSize + length;
     s[4] = length & 0xff;
     s[5] = length >>> 8;
     s[6] = type;

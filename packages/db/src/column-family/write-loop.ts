@@ -251,14 +251,11 @@ export class WriteLoop {
     if (cf.options.ttl !== undefined && (kind === ValueKind.Value || kind === ValueKind.Merge))
       value = appendTimestampInto(this.stamped, value, cf.options.clock.nowSeconds());
     const seq = this.lastSeq + 1;
-    const batch = this.scratch.clear();
-    batch.addIn(cf.id, kind, key, value);
-    const rep = batch.seal(seq);
-    this.wal.append(rep, 1, options);
+    const bytes = this.wal.appendOne(seq, cf.id, kind, key, value, options, this.scratch);
     const tTrace = tracingPauses ? pauseStart() : 0;
     cf.mem.add(seq, kind, key, value);
     if (tracingPauses) pauseEnd(tTrace, "memtable insert");
-    this.finishWrite(cf, seq, rep.length, t0);
+    this.finishWrite(cf, seq, bytes, t0);
   }
 
   /** `t0`: the write's start (`stats.now()`) for WriteMicros. */

@@ -35,9 +35,12 @@ import {
   Decoder,
   putFixed32,
   putFixed64,
+  putLengthPrefixed,
+  putVarint32,
   ShaleError,
   toBytes,
   ValueKind,
+  varintLength,
 } from "@shale/base";
 import {
   type BatchOperation,
@@ -92,6 +95,52 @@ const FAMILY_RECORD_TYPES: Readonly<Record<number, number>> = Object.freeze({
 });
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * @internal The encoded size of a batch of one operation of column family `id` (0: the
+ * default family): what `new WriteBatch().addIn(id, kind, key, value).seal(seq)` returns.
+ */
+export function singleBatchSize(
+  id: number,
+  kind: ValueKind,
+  key: Uint8Array,
+  value: Uint8Array,
+): number {
+  let n = BATCH_HEADER_SIZE + 1 + varintLength(key.length) + key.length;
+  if (id !== 0) n += varintLength(id);
+  if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion)
+    n += varintLength(value.length) + value.length;
+  return n;
+}
+
+/**
+ * @internal Writes at `dst[pos, ...)` the batch of one operation that `singleBatchSize`
+ * measured, sealed with `seq` (the bytes `addIn` and `seal` make); returns the end.
+ * REQUIRES: room for `singleBatchSize(id, kind, key, value)` bytes.
+ */
+export function encodeSingleBatch(
+  dst: Uint8Array,
+  pos: number,
+  seq: number,
+  id: number,
+  kind: ValueKind,
+  key: Uint8Array,
+  value: Uint8Array,
+): number {
+  putFixed64(dst, pos, seq);
+  putFixed32(dst, pos + 8, 1);
+  pos += BATCH_HEADER_SIZE;
+  if (id === 0) {
+    dst[pos++] = kind;
+  } else {
+    dst[pos++] = FAMILY_RECORD_TYPES[kind]!;
+    pos = putVarint32(dst, pos, id);
+  }
+  pos = putLengthPrefixed(dst, pos, key);
+  if (kind !== ValueKind.Deletion && kind !== ValueKind.SingleDeletion)
+    pos = putLengthPrefixed(dst, pos, value);
+  return pos;
+}
 
 /** RocksDB's kTypeLogData: a varstring blob, not an operation. */
 const LOG_DATA = 0x03;

@@ -27,7 +27,12 @@ import { LogWriter } from "@shale/wal";
 import { logFileName } from "../core/filenames.js";
 import type { WriteOptions } from "../core/options.js";
 import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
-import { WriteBatch, type WriteBatchHandler } from "./write-batch.js";
+import {
+  encodeSingleBatch,
+  singleBatchSize,
+  WriteBatch,
+  type WriteBatchHandler,
+} from "./write-batch.js";
 
 /**
  * How a live WAL is opened: without a user-space buffer. Every write hands its record to the
@@ -215,6 +220,53 @@ export class ActiveWal {
       }
       stats.tick(Ticker.KeysWritten, count);
     }
+  }
+
+  /**
+   * `append` of the batch of one operation (`singleBatchSize` / `encodeSingleBatch`) at
+   * `seq`, encoded straight into the log writer's scratch when it fits in the current block
+   * (else into `fallback`, cleared first, then appended as any batch). Returns the batch's
+   * encoded size. The same record, checks, errors and counters as `append`.
+   */
+  appendOne(
+    seq: number,
+    id: number,
+    kind: ValueKind,
+    key: Uint8Array,
+    value: Uint8Array,
+    options: WriteOptions | undefined,
+    fallback: WriteBatch,
+  ): number {
+    const size = singleBatchSize(id, kind, key, value);
+    const wal = this.writer!;
+    const at =
+      options === undefined || (options.sync !== true && options.disableWAL !== true)
+        ? wal.reserveRecord(size)
+        : -1;
+    if (at < 0 || tracingPauses) {
+      const rep = fallback.clear().addIn(id, kind, key, value).seal(seq);
+      this.append(rep, 1, options);
+      return size;
+    }
+    encodeSingleBatch(wal.recordScratch, at, seq, id, kind, key, value);
+    try {
+      wal.commitRecord(size);
+      this.totalBytes += size;
+      wal.flush();
+    } catch (e) {
+      this.failure = ShaleError.ioError(
+        "WAL write failed; the database is read-only until reopened",
+        undefined,
+        e,
+      );
+      throw e;
+    }
+    const stats = this.stats;
+    if (stats !== undefined) {
+      stats.tick(Ticker.WalBytes, size);
+      stats.tick(Ticker.KeysWritten, 1);
+    }
+    return size;
   }
 
   /**
