@@ -9,7 +9,8 @@
  * ```
  *
  * A single put to `default` (the common case) takes `writeOne`: no batch iteration, no
- * family lookup, the same steps db.ts took before the families were split out.
+ * family lookup, and no WriteBatch: its record is encoded straight into the WAL writer's
+ * scratch (write-path.ts `appendOne`).
  *
  * Threading: the caller's thread, synchronous.
  */
