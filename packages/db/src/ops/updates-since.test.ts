@@ -71,9 +71,11 @@ describe("db.getUpdatesSince", () => {
   it("replayed from 0 into an empty database gives the same contents (model)", async () => {
     let run = 0;
     let archived = 0;
-    let reopened = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(command, { maxLength: 80 }), fc.nat(), async (cmds, pick) => {
+      fc.asyncProperty(fc.array(command, { maxLength: 80 }), fc.nat(), async (drawn, pick) => {
+        // Every run reopens at least once, somewhere in it (the end included).
+        const where = pick % (drawn.length + 1);
+        const cmds = [...drawn.slice(0, where), { c: "reopen" as const }, ...drawn.slice(where)];
         const fs = new MemoryFileSystem();
         const dir = `/src${run++}`;
         let db = await DB.open(dir, { fs, ...options });
@@ -112,7 +114,6 @@ describe("db.getUpdatesSince", () => {
           }
         }
         if (fs.exists(`${dir}/archive`)) archived += fs.list(`${dir}/archive`).length;
-        if (cmds.some((c) => c.c === "reopen")) reopened++;
         const target = await DB.open(`/dst${run}`, { fs, mergeOperator: merge });
         const seqs = replay(db, target, 0);
         expect(contents(target)).toEqual(contents(db));
@@ -132,10 +133,9 @@ describe("db.getUpdatesSince", () => {
       }),
       { numRuns: 40 },
     );
-    // The runs did cross archived WALs and reopens. Over 40 random runs that was 10-23
-    // archived WALs and 6-9 runs with a reopen (bounds of 10 and 5 failed now and then).
-    expect(archived).toBeGreaterThan(3);
-    expect(reopened).toBeGreaterThan(2);
+    // The runs did cross archived WALs: 29-47 over 40 random runs, each with its reopen.
+    // Reopens need no count: every run has one by construction.
+    expect(archived).toBeGreaterThan(10);
   }, 120_000);
 
   it("returns the batch containing the sequence whole, then every later one", async () => {
