@@ -49,6 +49,7 @@ import { HASH_COLLISION, HASH_NO_ENTRY, hashBucketOf } from "./data-block-hash-i
 import { compareInternalBytewise, type KeyOrder } from "./key-order.js";
 import { restartAt } from "./restart-array.js";
 import { RunCache } from "./run-cache.js";
+import { smallOffset } from "./small-offset.js";
 import {
   copyFoundKey,
   MAX_TOUCHED_RESTARTS,
@@ -124,9 +125,7 @@ export class BlockIterator implements InternalIterator {
     this.restartsOffset = block.restartsOffset;
     this.numRestarts = block.numRestarts;
     this.file = file;
-    // A small integer when it is one (see table-iterator.ts `smallOffset`): a heap number
-    // here would turn the field to a double and give every block iterator a new hidden class.
-    this.blockOffset = blockOffset < 0x40000000 ? blockOffset | 0 : blockOffset;
+    this.blockOffset = smallOffset(blockOffset);
     this.current = -1;
     this.runCache.clear();
     this.valueView = undefined;

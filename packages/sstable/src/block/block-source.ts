@@ -234,9 +234,10 @@ export class BlockSource {
   }
 
   /**
-   * The data block at `offset` if the cache holds it, counted neither as a hit nor as a miss
-   * (the shared block cache's miss path, which counts its own lookups, looks here before it
-   * reads the file).
+   * The data block at `offset` if the cache holds it, ticking no block-cache statistic: the
+   * shared block cache's miss path, which ticks its own, looks here before it reads the
+   * file. The cache itself still counts the lookup in its hits or misses, and a block found
+   * becomes its most recently used.
    */
   peekDataBlock(offset: number): Block | undefined {
     return this.cache === undefined ? undefined : this.cache.get(this.cacheId, offset);

@@ -229,56 +229,38 @@ describe("block cache", () => {
 });
 
 describe("shared block cache over the block cache", () => {
-  it("a miss takes the data block from the block cache, reading nothing from the file", () => {
-    const cache = new LRUCache<Block>({ capacity: 1 << 22 });
-    const shared = SharedBlockCache.create(1 << 20);
-    let counter: CountingFile | undefined;
-    const reader = openTable(
-      evenTable(10),
-      { blockCache: cache, sharedBlockCache: shared, fileNumber: 9 },
-      (f) => (counter = new CountingFile(f)),
-    );
-    // An iterator puts every data block into the block cache.
-    const it = reader.newIterator();
-    for (it.seekToFirst(); it.valid(); it.next()) {}
-    it.close();
-    const reads = counter!.reads;
-    const r = new LookupResult();
-    for (let i = 0; i < N; i += 3) {
-      r.reset();
-      reader.get(userKey(i), MAX_SEQ, r);
-      expect(r.state).toBe(i % 2 === 0 ? LookupState.Found : LookupState.NotFound);
-      if (i % 2 === 0) expect(new TextDecoder().decode(r.value).startsWith(`v${i}-`)).toBe(true);
-    }
-    expect(counter!.reads).toBe(reads);
-    expect(shared.stats().inserts).toBeGreaterThan(10);
-    reader.close();
-  });
-
-  it("with fillCache false, a miss answers from the block cache's block without inserting it", () => {
-    const cache = new LRUCache<Block>({ capacity: 1 << 22 });
-    const shared = SharedBlockCache.create(1 << 20);
-    let counter: CountingFile | undefined;
-    const reader = openTable(
-      evenTable(10),
-      { blockCache: cache, sharedBlockCache: shared, fileNumber: 9 },
-      (f) => (counter = new CountingFile(f)),
-    );
-    const it = reader.newIterator();
-    for (it.seekToFirst(); it.valid(); it.next()) {}
-    it.close();
-    const reads = counter!.reads;
-    const r = new LookupResult();
-    for (let i = 0; i < N; i += 3) {
-      r.reset();
-      reader.get(userKey(i), MAX_SEQ, r, { fillCache: false });
-      expect(r.state).toBe(i % 2 === 0 ? LookupState.Found : LookupState.NotFound);
-      if (i % 2 === 0) expect(new TextDecoder().decode(r.value).startsWith(`v${i}-`)).toBe(true);
-    }
-    expect(counter!.reads).toBe(reads);
-    expect(shared.stats().inserts).toBe(0);
-    reader.close();
-  });
+  it.each([
+    { fillCache: true, title: "inserting it into the shared cache" },
+    { fillCache: false, title: "inserting nothing (fillCache false)" },
+  ])(
+    "a miss takes the data block from the block cache, reading nothing from the file, $title",
+    ({ fillCache }) => {
+      const cache = new LRUCache<Block>({ capacity: 1 << 22 });
+      const shared = SharedBlockCache.create(1 << 20);
+      let counter: CountingFile | undefined;
+      const reader = openTable(
+        evenTable(10),
+        { blockCache: cache, sharedBlockCache: shared, fileNumber: 9 },
+        (f) => (counter = new CountingFile(f)),
+      );
+      // An iterator puts every data block into the block cache.
+      const it = reader.newIterator();
+      for (it.seekToFirst(); it.valid(); it.next()) {}
+      it.close();
+      const reads = counter!.reads;
+      const r = new LookupResult();
+      for (let i = 0; i < N; i += 3) {
+        r.reset();
+        reader.get(userKey(i), MAX_SEQ, r, { fillCache });
+        expect(r.state).toBe(i % 2 === 0 ? LookupState.Found : LookupState.NotFound);
+        if (i % 2 === 0) expect(new TextDecoder().decode(r.value).startsWith(`v${i}-`)).toBe(true);
+      }
+      expect(counter!.reads).toBe(reads);
+      if (fillCache) expect(shared.stats().inserts).toBeGreaterThan(10);
+      else expect(shared.stats().inserts).toBe(0);
+      reader.close();
+    },
+  );
 });
 
 describe("TableCache", () => {

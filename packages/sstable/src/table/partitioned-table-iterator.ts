@@ -20,7 +20,8 @@ import type { BlockHandle } from "../format/format.js";
 import type { PartitionedIndex } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
 import { TableIteratorChecks } from "./iterator-checks.js";
-import { smallOffset, type TableIteratorSource } from "./table-iterator.js";
+import { smallOffset } from "../block/small-offset.js";
+import type { TableIteratorSource } from "./table-iterator.js";
 
 export class PartitionedTableIterator implements InternalIterator {
   private readonly reader: TableIteratorSource;

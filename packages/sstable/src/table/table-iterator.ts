@@ -30,6 +30,7 @@ import type { BlockSource } from "../block/block-source.js";
 import type { KeyOrder } from "../block/key-order.js";
 import { Readahead } from "../block/readahead.js";
 import { scanBuffers } from "../block/scan-buffers.js";
+import { smallOffset } from "../block/small-offset.js";
 import type { Footer } from "../format/footer.js";
 import type { BlockHandle } from "../format/format.js";
 import type { IndexSearch } from "../index/index-search.js";
@@ -47,18 +48,6 @@ export interface TableIteratorSource {
   indexBlock(): Block;
   decodeIndexValue(index: BlockIterator, handle: BlockHandle): void;
   iteratorClosed(): void;
-}
-
-/**
- * `offset` as a small integer when it is one (below 2^30): a handle's offset may arrive as a
- * heap number (the handle's fields hold doubles once any handle held one), and storing one
- * into an iterator's offset field turns that field's representation from small integer to
- * double. V8 then gives every iterator a new hidden class and deprecates the old, so a kept
- * iterator made before (`@shale/db`'s iterator-shape.ts) would no longer keep the live one
- * alive. Offsets of 1 GiB and more still go to a double.
- */
-export function smallOffset(offset: number): number {
-  return offset < 0x40000000 ? offset | 0 : offset;
 }
 
 /** What a table iterator needs besides its position, pooled across iterators (see above). */
