@@ -174,7 +174,9 @@ describe.skipIf(chromium === undefined)("shale on OPFS in chromium", () => {
     } finally {
       await browser.close();
     }
-  });
+    // Three compactions of 60k entries and two browser starts: well past the default minute
+    // on a loaded machine (CI timed it out at 60 s with the load average at 10-20).
+  }, 180_000);
 
   it("a browser SIGKILLed mid-write keeps every synced acknowledged write", async () => {
     const userDataDir = profile();
