@@ -68,6 +68,10 @@ export type {
   TransactionOptions,
 } from "./core/transaction-options.js";
 export type { Clock } from "./core/ttl.js";
+export {
+  WriteBufferManager,
+  type WriteBufferManagerOptions,
+} from "./core/write-buffer-manager.js";
 export type { ModuleExportOption } from "./core/user-module.js";
 export { DB, type TransactionDB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";
