@@ -485,6 +485,7 @@ export class ColumnFamilyData {
     if (this.charge !== undefined) this.charge.seal(sealed, sealed.approximateMemoryUsage());
     sealed.seal();
     this.mem = newFamilyMemTable(this.options, this.chunkPool);
+    if (this.charge !== undefined) this.charge.update(this.mem.approximateMemoryUsage());
     this.memCreatedSeq = host.versions.lastSequence;
     return { mem: sealed, logNumber };
   }
