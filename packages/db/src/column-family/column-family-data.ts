@@ -312,8 +312,7 @@ export class ColumnFamilyData {
         twoPhaseMinLog: () => host.twoPhaseMinLog(),
         maxWriteBufferSizeToMaintain: options.maxWriteBufferSizeToMaintain,
         mutableMemoryUsage: () => cf.mem.approximateMemoryUsage(),
-        memtableReleased:
-          this.charge === undefined ? undefined : (m) => this.charge!.release(m),
+        memtableReleased: this.charge === undefined ? undefined : (m) => this.charge!.release(m),
         failed,
         closing: () => status.closed || this.dropped,
         backgroundFailed: (e) => status.failBackground(e),

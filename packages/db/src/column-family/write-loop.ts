@@ -123,7 +123,7 @@ export class WriteLoop {
     const count = batch.count;
     if (count === 0) return;
     if (this.wal.totalBytes > this.wal.maxTotalBytes) this.host.walFull();
-    if (this.writeBuffer !== undefined && this.writeBuffer.shouldStall()) this.host.budgetStall();
+    if (this.writeBuffer?.shouldStall()) this.host.budgetStall();
     if (batch.families !== undefined) {
       this.writeFamilies(batch, options, t0, walRecord);
       return;
@@ -217,7 +217,7 @@ export class WriteLoop {
       if (cf !== this.cf && cf.chunkPool.hasPending) cf.chunkPool.promote();
       cf.afterWrite();
     }
-    if (this.writeBuffer !== undefined && this.writeBuffer.shouldFlush()) this.host.budgetFull();
+    if (this.writeBuffer?.shouldFlush()) this.host.budgetFull();
     if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
   }
 
@@ -262,7 +262,7 @@ export class WriteLoop {
     this.status.checkWritable();
     if (cf.dropped) throw cf.droppedError();
     if (this.wal.totalBytes > this.wal.maxTotalBytes) this.host.walFull();
-    if (this.writeBuffer !== undefined && this.writeBuffer.shouldStall()) this.host.budgetStall();
+    if (this.writeBuffer?.shouldStall()) this.host.budgetStall();
     if (cf.stalled) cf.delayWrite(key.length + value.length);
     if (cf.options.ttl !== undefined && (kind === ValueKind.Value || kind === ValueKind.Merge))
       value = appendTimestampInto(this.stamped, value, cf.options.clock.nowSeconds());
@@ -290,7 +290,7 @@ export class WriteLoop {
       stats.record(Histogram.BytesPerWrite, bytes - BATCH_HEADER_SIZE);
     }
     cf.afterWrite();
-    if (this.writeBuffer !== undefined && this.writeBuffer.shouldFlush()) this.host.budgetFull();
+    if (this.writeBuffer?.shouldFlush()) this.host.budgetFull();
     // The whole write, stalls included (RocksDB's DB_WRITE).
     if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
   }

@@ -870,11 +870,7 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("walSizeLimitMb", 0),
   integerRow("maxTotalWalSize", 0),
   integerRow("dbWriteBufferSize", 0),
-  customRow(
-    "writeBufferManager",
-    "a WriteBufferManager",
-    (v) => v instanceof WriteBufferManager,
-  ),
+  customRow("writeBufferManager", "a WriteBufferManager", (v) => v instanceof WriteBufferManager),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   customRow(

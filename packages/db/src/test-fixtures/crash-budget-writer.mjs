@@ -17,7 +17,8 @@ const db = await DB.open(dir, {
   listeners: [
     {
       onFlushCompleted: (info) => {
-        if (info.flushReason === "WriteBufferManager") process.stdout.write(`flush ${info.cfName}\n`);
+        if (info.flushReason === "WriteBufferManager")
+          process.stdout.write(`flush ${info.cfName}\n`);
       },
     },
   ],
