@@ -156,6 +156,9 @@ describe("dbWriteBufferSize", () => {
     expect(dbSection).toMatch(/^\s*db_write_buffer_size=125952$/m);
     const again = await DB.open("/db", { fs });
     expect(again.getProperty("shale.db-write-buffer-size")).toBe(String(123 * KIB));
+    // A family created rewrites the OPTIONS file: the budget taken from it stays.
+    await again.createColumnFamily("later");
+    expect(optionsFile()).toMatch(/^\s*db_write_buffer_size=125952$/m);
     await again.close();
     const off = await DB.open("/db", { fs, dbWriteBufferSize: 0 });
     expect(off.getProperty("shale.db-write-buffer-size")).toBeUndefined();

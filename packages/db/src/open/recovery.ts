@@ -633,7 +633,8 @@ export function writeOptions(
       WAL_ttl_seconds: options.walTtlSeconds,
       WAL_size_limit_MB: options.walSizeLimitMb,
       max_total_wal_size: options.maxTotalWalSize,
-      db_write_buffer_size: options.dbWriteBufferSize ?? 0,
+      // Not resolved by an open (repair): as the previous file recorded it.
+      db_write_buffer_size: options.dbWriteBufferSize ?? recordedDbWriteBufferSize(previous),
       create_missing_column_families: options.createMissingColumnFamilies,
     },
     cf: cfRecord(families.get(0)?.options ?? options),
