@@ -181,7 +181,8 @@ export class ColumnFamilySet {
   /**
    * `allowStall`: the memtables take the whole budget. Waits synchronously for this database's
    * flushes until they free enough (or none is left to wait for: another database's memtables
-   * are not flushed here), as RocksDB's WriteBufferManagerStallWrites waits.
+   * are not flushed here), as RocksDB's WriteBufferManagerStallWrites waits; throws the
+   * background error if a flush failed meanwhile.
    */
   stallForBudget(manager: WriteBufferManager): void {
     const { executor, status, statistics } = this.host;
@@ -194,6 +195,8 @@ export class ColumnFamilySet {
     const micros = Math.round((performance.now() - t0) * 1000);
     this.budgetStallMicros += micros;
     if (statistics !== undefined) statistics.tick(Ticker.StallMicros, micros);
+    // A flush failed during the wait: the write does not go on (as after the L0 stalls).
+    if (status.backgroundError !== undefined) status.checkWritable();
   }
 
   /**
