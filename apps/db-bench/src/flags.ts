@@ -29,6 +29,8 @@ export interface Flags {
   /** --data_block_hash_table_util_ratio: keys per bucket of the data block hash index. */
   dataBlockHashTableUtilRatio: number;
   writeBufferSize: number;
+  /** --db_write_buffer_size: memtable bytes of all column families together (0: no budget). */
+  dbWriteBufferSize: number;
   compressionType: string;
   compressionRatio: number;
   sync: boolean;
@@ -192,6 +194,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     key: "writeBufferSize",
     kind: "int",
     help: "memtable bytes (Default: 67108864)",
+  },
+  db_write_buffer_size: {
+    key: "dbWriteBufferSize",
+    kind: "int",
+    help: "memtable bytes of all column families together; once reached, the family with the oldest memtable flushes (db_bench's flag: RocksDB's db_write_buffer_size; shale's dbWriteBufferSize); 0 for no budget (Default: 0)",
   },
   compression_type: {
     key: "compressionType",
@@ -408,6 +415,7 @@ export function defaultFlags(): Flags {
     dataBlockIndexType: 0,
     dataBlockHashTableUtilRatio: 0.75,
     writeBufferSize: 64 * MiB,
+    dbWriteBufferSize: 0,
     compressionType: "snappy",
     compressionRatio: 0.5,
     sync: false,
@@ -510,6 +518,7 @@ function validate(f: Flags): void {
   check(f.cacheSize >= -1, "--cache_size must be -1 (engine default) or >= 0");
   check(f.blockSize >= 256, "--block_size must be at least 256");
   check(f.writeBufferSize >= 65536, "--write_buffer_size must be at least 65536");
+  check(f.dbWriteBufferSize >= 0, "--db_write_buffer_size must be >= 0");
   check(f.bloomBits >= -1, "--bloom_bits must be -1 (engine default) or >= 0");
   check(
     f.dataBlockIndexType === 0 || f.dataBlockIndexType === 1,

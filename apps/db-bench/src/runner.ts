@@ -51,6 +51,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     sync: flags.sync,
     disableWal: flags.disableWal,
     writeBufferSize: flags.writeBufferSize,
+    dbWriteBufferSize: flags.dbWriteBufferSize,
     statistics: flags.statistics,
     cacheSize: flags.cacheSize,
     bloomBits: flags.bloomBits,
@@ -140,6 +141,8 @@ export async function runEngines(
       const notes = await engine.open(dir, engineOptions(flags));
       if (flags.numColumnFamilies > 1 && engine.columnFamilies !== true)
         notes.push("--num_column_families: this engine has one key space; not applied");
+      if (flags.dbWriteBufferSize > 0 && name !== "shale")
+        notes.push("--db_write_buffer_size: shale's option only; not applied");
       events.engineStart(name, notes);
       sampler?.beginEngine(engine);
     } catch (e) {

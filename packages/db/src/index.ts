@@ -69,6 +69,10 @@ export type {
 } from "./core/transaction-options.js";
 export type { Clock } from "./core/ttl.js";
 export type { ModuleExportOption } from "./core/user-module.js";
+export {
+  WriteBufferManager,
+  type WriteBufferManagerOptions,
+} from "./core/write-buffer-manager.js";
 export { DB, type TransactionDB } from "./db.js";
 export { DBIterator } from "./iterator/index.js";
 export type { ApproximateSizeOptions, SizeRange } from "./ops/approximate-sizes.js";

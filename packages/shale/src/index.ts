@@ -165,6 +165,8 @@ export {
   WriteBatch,
   WriteBatchWithIndex,
   type WriteBatchWithIndexOptions,
+  WriteBufferManager,
+  type WriteBufferManagerOptions,
   type WriteOptions,
 } from "@shale/db";
 export type { Block } from "@shale/sstable";

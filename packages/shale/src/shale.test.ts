@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isShaleError, open, ShaleError, WriteBatch } from "./index.js";
+import {
+  isShaleError,
+  MemoryFileSystem,
+  open,
+  ShaleError,
+  WriteBatch,
+  WriteBufferManager,
+} from "./index.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -23,6 +30,23 @@ describe("shale", () => {
     const again = await open(dir);
     expect(new TextDecoder().decode(again.get("a"))).toBe("1");
     await again.close();
+  });
+
+  it("re-exports WriteBufferManager: two databases share its budget", async () => {
+    const manager = new WriteBufferManager(1 << 20);
+    const a = await open("/a", { fs: new MemoryFileSystem(), writeBufferManager: manager });
+    const b = await open("/b", { fs: new MemoryFileSystem(), writeBufferManager: manager });
+    a.put("k", "v");
+    b.put("k", "v");
+    const both = manager.memoryUsage();
+    expect(both).toBe(
+      Number(a.getProperty("shale.size-all-mem-tables")) +
+        Number(b.getProperty("shale.size-all-mem-tables")),
+    );
+    await a.close();
+    expect(manager.memoryUsage()).toBe(Number(b.getProperty("shale.size-all-mem-tables")));
+    await b.close();
+    expect(manager.memoryUsage()).toBe(0);
   });
 
   it("validates the options of open and of every call, and string keys", async () => {

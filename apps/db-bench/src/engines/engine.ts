@@ -16,6 +16,8 @@ export interface EngineOptions {
   sync: boolean;
   disableWal: boolean;
   writeBufferSize: number;
+  /** shale's dbWriteBufferSize, 0 or unset: no budget (other engines ignore it). */
+  dbWriteBufferSize?: number;
   statistics: boolean;
   /** Block cache bytes. */
   cacheSize: number;

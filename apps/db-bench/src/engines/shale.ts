@@ -135,6 +135,7 @@ export class ShaleEngine implements Engine {
       options.rateLimiter = { bytesPerSecond: o.rateLimiterBytesPerSec };
     if (o.prepopulateBlockCache !== undefined && o.prepopulateBlockCache !== "disable")
       options.prepopulateBlockCache = o.prepopulateBlockCache;
+    if ((o.dbWriteBufferSize ?? 0) > 0) options.dbWriteBufferSize = o.dbWriteBufferSize;
     const families = o.numColumnFamilies ?? 1;
     if (families > 1) {
       const named: Record<string, object> = {};

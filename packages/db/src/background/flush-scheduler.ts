@@ -109,6 +109,11 @@ export interface FlushHost {
   /** The mutable memtable's memory (bytes). */
   mutableMemoryUsage(): number;
   /**
+   * A flushed memtable was installed and leaves the immutable ones (its write-buffer charge
+   * goes, column-family/write-budget.ts). Default: undefined (nothing is told).
+   */
+  readonly memtableReleased?: ((mem: MemTable) => void) | undefined;
+  /**
    * While two-phase commit is in use, the oldest WAL still needed (recorded in the flush's
    * edit as MinLogNumberToKeep, txn/two-phase.ts); undefined otherwise.
    */
@@ -338,6 +343,7 @@ export class FlushScheduler {
       if (i < 0) continue;
       this.imm.splice(i, 1);
       this.recovered.delete(target);
+      this.host.memtableReleased?.(target.mem);
       if (this.host.maxWriteBufferSizeToMaintain > 0) {
         this.history.unshift(target);
         this.trimHistory();

@@ -54,6 +54,7 @@ import type { ActiveWal } from "../write/write-path.js";
 import type { DbStatus } from "./db-status.js";
 import { FamilyEvents } from "./family-events.js";
 import { compactionFilterHook, familyMergeOperator } from "./family-filters.js";
+import { MemoryCharge } from "./write-budget.js";
 
 /** What a column family shares with the database and the other families. */
 export interface ColumnFamilyHost {
@@ -158,6 +159,11 @@ export class ColumnFamilyData {
   memCreatedSeq: number;
   /** Set by `db.dropColumnFamily`: every later use of the family's handle throws. */
   dropped = false;
+  /**
+   * What the memtables charge to the `writeBufferManager` (column-family/write-budget.ts);
+   * undefined: no manager (or a follower, which charges nothing).
+   */
+  readonly charge: MemoryCharge | undefined;
   private readonly host: ColumnFamilyHost;
 
   constructor(
@@ -183,6 +189,17 @@ export class ColumnFamilyData {
     const firstSeq = recovered.mem.firstSeq;
     this.memCreatedSeq = firstSeq > 0 ? firstSeq - 1 : host.versions.lastSequence;
     this.chunkPool = memtableChunkPool(options.writeBufferSize, recovered.mem, recovered.imm);
+    const manager = options.writeBufferManager;
+    if (manager !== undefined && !host.follower) {
+      const charge = new MemoryCharge(manager);
+      // The memtables the WAL replay filled (oldest first), then the mutable one.
+      for (let i = recovered.imm.length - 1; i >= 0; i--) {
+        const m = recovered.imm[i]!.mem;
+        charge.seal(m, m.approximateMemoryUsage());
+      }
+      charge.update(recovered.mem.approximateMemoryUsage());
+      this.charge = charge;
+    } else this.charge = undefined;
     const status = host.status;
     const cf = this;
     this.events =
@@ -295,6 +312,7 @@ export class ColumnFamilyData {
         twoPhaseMinLog: () => host.twoPhaseMinLog(),
         maxWriteBufferSizeToMaintain: options.maxWriteBufferSizeToMaintain,
         mutableMemoryUsage: () => cf.mem.approximateMemoryUsage(),
+        memtableReleased: this.charge === undefined ? undefined : (m) => this.charge!.release(m),
         failed,
         closing: () => status.closed || this.dropped,
         backgroundFailed: (e) => status.failBackground(e),
@@ -404,6 +422,7 @@ export class ColumnFamilyData {
    */
   afterWrite(): void {
     const usage = this.mem.approximateMemoryUsage();
+    if (this.charge !== undefined) this.charge.update(usage);
     if (usage >= this.options.writeBufferSize) this.switchMemtable();
     else if (this.writeController.throttling) {
       this.writeController.throttle(usage, this.options.writeBufferSize, this.stallHost);
@@ -421,6 +440,11 @@ export class ColumnFamilyData {
     const controller = this.writeController;
     if (on === controller.throttling && !restart) return;
     controller.setThrottle(on ? this.flushes.bytesPerMs : 0, this.mem.approximateMemoryUsage());
+  }
+
+  /** Immutable memtables queued for flush or being flushed. */
+  get immCount(): number {
+    return this.flushes.imm.length;
   }
 
   /** True when the mutable memtable holds anything (entries or range tombstones). */
@@ -457,8 +481,10 @@ export class ColumnFamilyData {
     const logNumber = this.memLogNumber;
     this.memLogNumber = host.wal.number;
     const sealed = this.mem;
+    if (this.charge !== undefined) this.charge.seal(sealed, sealed.approximateMemoryUsage());
     sealed.seal();
     this.mem = newFamilyMemTable(this.options, this.chunkPool);
+    if (this.charge !== undefined) this.charge.update(this.mem.approximateMemoryUsage());
     this.memCreatedSeq = host.versions.lastSequence;
     return { mem: sealed, logNumber };
   }

@@ -7,7 +7,7 @@
  *
  * Threading: the database's thread.
  */
-import { InternalKeyComparator, ShaleError } from "@shale/base";
+import { InternalKeyComparator, ShaleError, Ticker } from "@shale/base";
 import { TableCache } from "@shale/sstable";
 import { type TableIdentity, tableWriteOptions } from "../compaction/build-table.js";
 import { tableFileName } from "../core/filenames.js";
@@ -18,6 +18,7 @@ import {
   resolveColumnFamilyOptions,
 } from "../core/options.js";
 import { readNewestOptions } from "../core/options-file.js";
+import type { WriteBufferManager } from "../core/write-buffer-manager.js";
 import { writeOptions } from "../open/recovery.js";
 import type { FamilyVersions } from "../version/version-set.js";
 import { retireMemtables } from "../write/chunk-pool.js";
@@ -29,6 +30,7 @@ import {
 } from "./column-family-data.js";
 import type { FamilyMethodsCore } from "./family-methods.js";
 import { ColumnFamilyHandle } from "./handle.js";
+import { pickFamilyForBudget } from "./write-budget.js";
 
 export class ColumnFamilySet {
   /** The families by id; `default` is id 0. */
@@ -40,6 +42,10 @@ export class ColumnFamilySet {
   onHandle: ((handle: ColumnFamilyHandle, cf: ColumnFamilyData) => void) | undefined;
   /** The oldest live WAL `switchForWal` last switched the memtables for. */
   private walSwitchedFor = -1;
+  /** Flushes the write-buffer budget started (`flushForBudget`; RocksDB's kWriteBufferManager). */
+  budgetFlushes = 0;
+  /** Micros writes waited for the write-buffer budget (`stallForBudget`). */
+  budgetStallMicros = 0;
 
   constructor(
     private readonly host: ColumnFamilyHost,
@@ -151,6 +157,49 @@ export class ColumnFamilySet {
   }
 
   /**
+   * The write-buffer budget is reached (`WriteBufferManager.shouldFlush`): switches and
+   * flushes the family whose mutable memtable is the oldest of those holding data with no
+   * flush queued or running (with `atomicFlush`, every family), flush reason
+   * "WriteBufferManager" (column-family/write-budget.ts).
+   */
+  flushForBudget(): void {
+    const atomic = this.host.atomicFlush;
+    if (atomic !== undefined) {
+      let data = false;
+      for (const f of this.byId.values()) if (!f.dropped && f.memHasData) data = true;
+      if (!data) return;
+      this.budgetFlushes++;
+      atomic.switchAll("WriteBufferManager");
+      return;
+    }
+    const picked = pickFamilyForBudget(this.byId.values());
+    if (picked === undefined) return;
+    this.budgetFlushes++;
+    picked.switchMemtable("WriteBufferManager");
+  }
+
+  /**
+   * `allowStall`: the memtables take the whole budget. Waits synchronously for this database's
+   * flushes until they free enough (or none is left to wait for: another database's memtables
+   * are not flushed here), as RocksDB's WriteBufferManagerStallWrites waits; throws the
+   * background error if a flush failed meanwhile.
+   */
+  stallForBudget(manager: WriteBufferManager): void {
+    const { executor, status, statistics } = this.host;
+    const t0 = performance.now();
+    while (manager.shouldStall() && status.backgroundError === undefined) {
+      if (executor.pending === 0) for (const f of this.byId.values()) f.flushes.maybeSchedule();
+      if (executor.pending === 0) break;
+      executor.drainCompleted(100);
+    }
+    const micros = Math.round((performance.now() - t0) * 1000);
+    this.budgetStallMicros += micros;
+    if (statistics !== undefined) statistics.tick(Ticker.StallMicros, micros);
+    // A flush failed during the wait: the write does not go on (as after the L0 stalls).
+    if (status.backgroundError !== undefined) status.checkWritable();
+  }
+
+  /**
    * A follower's family the primary dropped: its handles throw from now on, and it leaves
    * the set.
    */
@@ -234,6 +283,7 @@ export class ColumnFamilySet {
     this.byId.delete(cf.id);
     this.updateWalLimit();
     retireMemtables(cf.chunkPool, cf.mem, cf.flushes.imm, cf.flushes.history);
+    cf.charge?.releaseAll();
     cf.flushes.dropped(); // its flush waiters are done
     this.rewriteOptions();
   }

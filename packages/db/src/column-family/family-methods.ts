@@ -49,7 +49,7 @@ import {
 import { clearRange } from "../ops/clear.js";
 import { ingestExternalFile } from "../ops/ingest/ingest-external-file.js";
 import type { IngestExternalFileOptions } from "../ops/ingest/ingest-options.js";
-import { formatProperty } from "../ops/properties.js";
+import { formatProperty, type WriteBudgetSource } from "../ops/properties.js";
 import {
   type IteratorSettings,
   openDBIterator,
@@ -112,6 +112,8 @@ export interface FamilyMethodsCore {
   readonly recoveryDrops: readonly RecoveryDrop[];
   /** The background writes' rate limiter and this database's account of it, if any. */
   readonly rateLimit: BackgroundRateLimit | undefined;
+  /** The write-buffer budget and this database's account of it, if any. */
+  readonly writeBudget: WriteBudgetSource | undefined;
   /** Installs finished background jobs (db.ts). */
   takeFinished(): void;
   /** The database's file system and directory. */
@@ -322,6 +324,7 @@ export abstract class ColumnFamilyMethods {
       recoveryDrops: this.core.recoveryDrops,
       chunkPool: cf.chunkPool,
       rateLimit: this.core.rateLimit,
+      writeBudget: this.core.writeBudget,
     });
   }
 

@@ -27,6 +27,7 @@ import { pauseEnd, pauseStart, tracingPauses } from "../core/pause-trace.js";
 import { publishChange } from "../core/reader-control.js";
 import { appendTimestampInto, StampScratch } from "../core/ttl.js";
 import { viewGuard } from "../core/view-guard.js";
+import type { WriteBufferManager } from "../core/write-buffer-manager.js";
 import type { VersionSet } from "../version/version-set.js";
 import { TIMESTAMPED_KINDS, withTimestamps } from "../write/ttl-batch.js";
 import { BATCH_HEADER_SIZE, type BatchFamily, WriteBatch } from "../write/write-batch.js";
@@ -59,6 +60,15 @@ export interface WriteLoopHost {
    * (column-family-set.ts `switchForWal`).
    */
   walFull(): void;
+  /**
+   * The `writeBufferManager` the memtables charge (column-family/write-budget.ts); undefined:
+   * none.
+   */
+  readonly writeBuffer: WriteBufferManager | undefined;
+  /** The budget is reached: the oldest family flushes (column-family-set.ts `flushForBudget`). */
+  budgetFull(): void;
+  /** `allowStall` and the budget is taken: waits for flushes (`stallForBudget`). */
+  budgetStall(): void;
 }
 
 export class WriteLoop {
@@ -72,6 +82,8 @@ export class WriteLoop {
   private readonly status: DbStatus;
   private readonly finished: Int32Array;
   private readonly host: WriteLoopHost;
+  /** The write-buffer budget (WriteLoopHost.writeBuffer); undefined: none. */
+  private readonly writeBuffer: WriteBufferManager | undefined;
   private readonly scratch = new WriteBatch();
   /** A TTL family's value with its timestamp (copied by the batch and the memtable). */
   private readonly stamped = new StampScratch();
@@ -88,6 +100,7 @@ export class WriteLoop {
     this.status = host.status;
     this.finished = host.finished;
     this.lastSeq = lastSeq;
+    this.writeBuffer = host.writeBuffer;
   }
 
   /**
@@ -110,6 +123,7 @@ export class WriteLoop {
     const count = batch.count;
     if (count === 0) return;
     if (this.wal.totalBytes > this.wal.maxTotalBytes) this.host.walFull();
+    if (this.writeBuffer?.shouldStall()) this.host.budgetStall();
     if (batch.families !== undefined) {
       this.writeFamilies(batch, options, t0, walRecord);
       return;
@@ -203,6 +217,7 @@ export class WriteLoop {
       if (cf !== this.cf && cf.chunkPool.hasPending) cf.chunkPool.promote();
       cf.afterWrite();
     }
+    if (this.writeBuffer?.shouldFlush()) this.host.budgetFull();
     if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
   }
 
@@ -247,6 +262,7 @@ export class WriteLoop {
     this.status.checkWritable();
     if (cf.dropped) throw cf.droppedError();
     if (this.wal.totalBytes > this.wal.maxTotalBytes) this.host.walFull();
+    if (this.writeBuffer?.shouldStall()) this.host.budgetStall();
     if (cf.stalled) cf.delayWrite(key.length + value.length);
     if (cf.options.ttl !== undefined && (kind === ValueKind.Value || kind === ValueKind.Merge))
       value = appendTimestampInto(this.stamped, value, cf.options.clock.nowSeconds());
@@ -274,6 +290,7 @@ export class WriteLoop {
       stats.record(Histogram.BytesPerWrite, bytes - BATCH_HEADER_SIZE);
     }
     cf.afterWrite();
+    if (this.writeBuffer?.shouldFlush()) this.host.budgetFull();
     // The whole write, stalls included (RocksDB's DB_WRITE).
     if (stats !== undefined) stats.recordTime(Histogram.WriteMicros, t0, 1000);
   }

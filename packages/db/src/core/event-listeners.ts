@@ -31,7 +31,12 @@ import { Ticker } from "@shale/base";
 import type { TableProperties } from "@shale/sstable";
 
 /** Why a memtable was flushed (RocksDB's FlushReason, as GetFlushReasonString names it). */
-export type FlushReason = "WriteBufferFull" | "ManualFlush" | "WalFull" | "Others";
+export type FlushReason =
+  | "WriteBufferFull"
+  | "WriteBufferManager"
+  | "ManualFlush"
+  | "WalFull"
+  | "Others";
 
 /** RocksDB's FlushJobInfo. */
 export interface FlushJobInfo {

@@ -14,6 +14,7 @@ import { fixedPrefix } from "@shale/sstable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import { WriteBatch } from "../write/write-batch.js";
+import { WriteBufferManager } from "./write-buffer-manager.js";
 
 type Outcome = "ok" | "TypeError" | "InvalidArgument" | string;
 
@@ -82,6 +83,8 @@ const openRows: Row[] = [
   ["walTtlSeconds", "60", -1, 60],
   ["walSizeLimitMb", true, 1.5, 64],
   ["maxTotalWalSize", "1", -1, 1 << 20],
+  ["dbWriteBufferSize", "1", -1, 1 << 20],
+  ["writeBufferManager", 1 << 20, undefined, new WriteBufferManager(1 << 20)],
   ["maxBackgroundJobs", true, 0, 2],
   ["compactionCpuPriority", 10, "lowest", "low"],
   ["rateLimiter", { bytesPerSecond: "1MB" }, { bytesPerSecond: 0 }, { bytesPerSecond: 1 << 20 }],
@@ -248,6 +251,7 @@ describe("open options", () => {
       ["walRecoveryMode", 7],
       ["walRecoveryMode", "pointInTime"],
       ["writeBufferSize", Number.NaN],
+      ["dbWriteBufferSize", 1.5],
       ["blockCacheSize", Number.POSITIVE_INFINITY],
       ["maxBytesForLevelMultiplier", Number.POSITIVE_INFINITY],
       ["bloomBitsPerKey", 0.5],

@@ -55,6 +55,7 @@ import {
 import { type Clock, systemClock } from "./ttl.js";
 import type { ModuleExportOption } from "./user-module.js";
 import { booleanRow, customRow, enumRow, integerRow, OptionTable } from "./validate.js";
+import { WriteBufferManager } from "./write-buffer-manager.js";
 
 const MERGE_OPERATOR_NAMES: readonly string[] = ["max", "uint64add", "stringappend"];
 
@@ -409,6 +410,23 @@ export interface DbOptions {
    */
   maxTotalWalSize?: number;
   /**
+   * RocksDB's db_write_buffer_size: bytes of memtables of all column families together. Once
+   * the mutable memtables take more than 7/8 of it, or all memtables (those still being
+   * flushed too) all of it while the mutable ones take half, the family whose mutable
+   * memtable is the oldest is flushed (flush reason "WriteBufferManager"; with `atomicFlush`,
+   * every family). Each family's `writeBufferSize` still applies. 0: no budget. Not with
+   * `writeBufferManager`. Recorded in the OPTIONS file (`db_write_buffer_size`); an open
+   * that gives neither option takes the recorded value. Default: 0.
+   */
+  dbWriteBufferSize?: number;
+  /**
+   * A WriteBufferManager (RocksDB's write_buffer_manager) whose budget the memtables of this
+   * database count toward, shared with the other databases given it; each database flushes
+   * its own families by the rule of `dbWriteBufferSize`. Closing the database releases what
+   * it charged. Not with `dbWriteBufferSize`. Default: none.
+   */
+  writeBufferManager?: WriteBufferManager;
+  /**
    * Background threads for flushes and compactions; at most `maxBackgroundJobs - 1`
    * compactions run at once (at least 1), leaving room for a flush. Default: 2.
    */
@@ -598,6 +616,13 @@ export interface ResolvedOptions {
   walTtlSeconds: number;
   walSizeLimitMb: number;
   maxTotalWalSize: number;
+  /**
+   * The budget's bytes (`dbWriteBufferSize`, or the manager's); 0: none; undefined: neither
+   * option given, the open takes the OPTIONS file's (open/recovery.ts).
+   */
+  dbWriteBufferSize: number | undefined;
+  /** The manager the memtables charge (`dbWriteBufferSize` makes one); undefined: none. */
+  writeBufferManager: WriteBufferManager | undefined;
   maxBackgroundJobs: number;
   compactionCpuPriority: CpuPriority;
   rateLimiter: RateLimiter | undefined;
@@ -844,6 +869,8 @@ export const OPEN_OPTIONS = new OptionTable("options", [
   integerRow("walTtlSeconds", 0),
   integerRow("walSizeLimitMb", 0),
   integerRow("maxTotalWalSize", 0),
+  integerRow("dbWriteBufferSize", 0),
+  customRow("writeBufferManager", "a WriteBufferManager", (v) => v instanceof WriteBufferManager),
   integerRow("maxBackgroundJobs", 1, 256),
   enumRow("compactionCpuPriority", ["normal", "low", "idle"]),
   customRow(
@@ -1009,6 +1036,10 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
       "options.prefixExtractor with options.partitionFilters is not supported (prefix filters are written into full filters)",
     );
   }
+  if (o.dbWriteBufferSize !== undefined && o.writeBufferManager !== undefined)
+    throw ShaleError.invalidArgument(
+      "give options.dbWriteBufferSize or options.writeBufferManager, not both",
+    );
   if (o.ttl !== undefined && o.transactionDB !== undefined)
     throw ShaleError.notSupported("options.ttl with options.transactionDB is not supported");
   if (o.partitionFilters === true && (o.zstdMaxDictBytes ?? 0) > 0) {
@@ -1069,6 +1100,12 @@ export function resolveOptions(options: DbOptions = {}): ResolvedOptions {
     walTtlSeconds: o.walTtlSeconds ?? 0,
     walSizeLimitMb: o.walSizeLimitMb ?? 0,
     maxTotalWalSize: o.maxTotalWalSize ?? 0,
+    dbWriteBufferSize: o.writeBufferManager?.bufferSize ?? o.dbWriteBufferSize,
+    writeBufferManager:
+      o.writeBufferManager ??
+      (o.dbWriteBufferSize !== undefined && o.dbWriteBufferSize > 0
+        ? new WriteBufferManager(o.dbWriteBufferSize)
+        : undefined),
     maxBackgroundJobs: o.maxBackgroundJobs ?? 2,
     compactionCpuPriority: o.compactionCpuPriority ?? "normal",
     rateLimiter:

@@ -137,6 +137,7 @@ export function assembleParts(
   const finished = executor.finished;
   const familyOf = families.familyOf.bind(families);
   const walFull = () => families.switchForWal();
+  const writeBuffer = state.follower === undefined ? options.writeBufferManager : undefined;
   const writeHost = {
     wal,
     versions,
@@ -146,6 +147,9 @@ export function assembleParts(
     takeFinished,
     familyOf,
     walFull,
+    writeBuffer,
+    budgetFull: () => families.flushForBudget(),
+    budgetStall: () => families.stallForBudget(writeBuffer!),
   };
   const writes = new WriteLoop(writeHost, defaultFamily, versions.lastSequence);
   status.onFailure = (failure) => {
@@ -168,6 +172,18 @@ export function assembleParts(
     blockCache: options.blockCache,
     recoveryDrops: state.drops,
     rateLimit,
+    writeBudget:
+      writeBuffer === undefined
+        ? undefined
+        : {
+            manager: writeBuffer,
+            get budgetFlushes() {
+              return families.budgetFlushes;
+            },
+            get budgetStallMicros() {
+              return families.budgetStallMicros;
+            },
+          },
     fs: options.fs,
     dir,
   };

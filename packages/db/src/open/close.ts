@@ -77,6 +77,8 @@ export async function closeDatabase(parts: ClosingParts): Promise<void> {
   } catch (e) {
     closeError ??= e;
   }
+  // What the memtables charged to a write-buffer manager goes, whatever failed above.
+  for (const f of families.values()) f.charge?.releaseAll();
   attempt(() => wal.syncUnlessFailed());
   attempt(() => wal.close());
   attempt(() => parts.versions.close());

@@ -86,6 +86,7 @@ import {
 } from "../core/prefix-extractor-option.js";
 import { checkTtl, recordedTtl, ttlOptionsEntries } from "../core/ttl-option.js";
 import { WAL_DECOMPRESSOR, walCompressor } from "../core/wal-codecs.js";
+import { WriteBufferManager } from "../core/write-buffer-manager.js";
 import { flushMemTable } from "../flush/flush-job.js";
 import type { Follower } from "../secondary/follower.js";
 import { SecondaryPins } from "../secondary/primary-pins.js";
@@ -235,6 +236,12 @@ export function recover(
       checkOptionsFile(previousOptions, icmp.name, options.mergeOperator?.name);
     // Not given: as the database was last opened (RocksDB's atomic_flush in DBOptions).
     options.atomicFlush ??= recordedAtomicFlush(previousOptions?.sections ?? []);
+    // Neither dbWriteBufferSize nor writeBufferManager given: the recorded budget.
+    if (options.dbWriteBufferSize === undefined) {
+      const recorded = recordedDbWriteBufferSize(previousOptions?.sections ?? []);
+      options.dbWriteBufferSize = recorded;
+      if (recorded > 0) options.writeBufferManager = new WriteBufferManager(recorded);
+    }
     versions.recover({
       bestEfforts: options.bestEffortsRecovery,
       familyComparator: familyComparator(options, icmp),
@@ -626,6 +633,8 @@ export function writeOptions(
       WAL_ttl_seconds: options.walTtlSeconds,
       WAL_size_limit_MB: options.walSizeLimitMb,
       max_total_wal_size: options.maxTotalWalSize,
+      // Not resolved by an open (repair): as the previous file recorded it.
+      db_write_buffer_size: options.dbWriteBufferSize ?? recordedDbWriteBufferSize(previous),
       create_missing_column_families: options.createMissingColumnFamilies,
     },
     cf: cfRecord(families.get(0)?.options ?? options),
@@ -691,6 +700,18 @@ function recordedMergeOperator(
 export function recordedAtomicFlush(previous: readonly OptionsSection[]): boolean {
   const db = previous.find((s) => s.title === "DBOptions");
   return db?.entries.get("atomic_flush") === "true";
+}
+
+/**
+ * The `db_write_buffer_size` of an OPTIONS file's DBOptions (0 when absent or not a
+ * non-negative integer, as RocksDB's default).
+ */
+export function recordedDbWriteBufferSize(previous: readonly OptionsSection[]): number {
+  const db = previous.find((s) => s.title === "DBOptions");
+  const text = db?.entries.get("db_write_buffer_size");
+  if (text === undefined || !/^\d+$/.test(text)) return 0;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : 0;
 }
 
 /** RocksDB's OPTIONS spelling of each checksum type (options_helper.cc). */

@@ -22,6 +22,12 @@
  * `shale.rate-limiter-requests`, `shale.rate-limiter-delay-millis` (time compactions waited
  * for tokens, RocksDB's `rocksdb.rate.limit.delay.millis`), `shale.rate-limiter-drains`
  * (requests that waited, `rocksdb.number.rate_limiter.drains`).
+ * Write-buffer budget (`dbWriteBufferSize` / `writeBufferManager` options; absent without
+ * one): `shale.db-write-buffer-size` (the budget's bytes), `shale.db-write-buffer-usage`
+ * (bytes of memtables charged to it, by every database sharing it),
+ * `shale.db-write-buffer-mutable-usage` (of mutable memtables), and of this database
+ * `shale.db-write-buffer-flushes` (flushes the budget started, flush reason
+ * "WriteBufferManager") and `shale.db-write-buffer-stall-micros` (writes' waits, `allowStall`).
  * Recovery: `shale.recovery-dropped` — what this open's WAL replay dropped instead of
  * failing, as JSON: `[{ "file", "offset", "bytes", "reason", "mode" }, ...]` in file order
  * (`[]` when nothing was); see recovery.ts.
@@ -37,6 +43,7 @@ import {
   type WriteController,
 } from "../background/write-controller.js";
 import type { SnapshotList } from "../core/snapshot.js";
+import type { WriteBufferManager } from "../core/write-buffer-manager.js";
 import type { RecoveryDrop } from "../open/recovery.js";
 import { NUM_LEVELS } from "../version/version-edit.js";
 import type { Version } from "../version/version-set.js";
@@ -56,6 +63,16 @@ export interface PropertySource {
   recoveryDrops: readonly RecoveryDrop[];
   chunkPool: ChunkPool;
   rateLimit: BackgroundRateLimit | undefined;
+  writeBudget: WriteBudgetSource | undefined;
+}
+
+/** The write-buffer budget of a database, for the `shale.db-write-buffer-*` properties. */
+export interface WriteBudgetSource {
+  readonly manager: WriteBufferManager;
+  /** Flushes the budget started in this database. */
+  readonly budgetFlushes: number;
+  /** Micros this database's writes waited for the budget. */
+  readonly budgetStallMicros: number;
 }
 
 const LEVEL_FILES = /^shale\.num-files-at-level(\d+)$/;
@@ -73,6 +90,7 @@ export function formatProperty(name: string, s: PropertySource): string | undefi
     return level < NUM_LEVELS ? String(s.version.levelBytes(level)) : undefined;
   }
   if (name.startsWith("shale.rate-limiter-")) return rateLimiterProperty(name, s.rateLimit);
+  if (name.startsWith("shale.db-write-buffer-")) return writeBudgetProperty(name, s.writeBudget);
   const c = s.compactions;
   switch (name) {
     case "shale.recovery-dropped":
@@ -156,6 +174,27 @@ export function formatProperty(name: string, s: PropertySource): string | undefi
       return s.backgroundError === undefined ? "0" : "1";
     case "shale.stats":
       return stats(s);
+    default:
+      return undefined;
+  }
+}
+
+function writeBudgetProperty(
+  name: string,
+  budget: WriteBudgetSource | undefined,
+): string | undefined {
+  if (budget === undefined) return undefined;
+  switch (name) {
+    case "shale.db-write-buffer-size":
+      return String(budget.manager.bufferSize);
+    case "shale.db-write-buffer-usage":
+      return String(budget.manager.memoryUsage());
+    case "shale.db-write-buffer-mutable-usage":
+      return String(budget.manager.mutableMemtableMemoryUsage());
+    case "shale.db-write-buffer-flushes":
+      return String(budget.budgetFlushes);
+    case "shale.db-write-buffer-stall-micros":
+      return String(Math.round(budget.budgetStallMicros));
     default:
       return undefined;
   }
