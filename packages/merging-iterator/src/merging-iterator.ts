@@ -156,8 +156,9 @@ export class MergingIterator implements InternalIterator {
   /** The top of the heap of the current direction; null when not valid. */
   private current: IteratorWrapper | null = null;
   /**
-   * The child the last move was a `next()` of, or null: while it is still `current`, the
-   * merged sequence's previous entry was that child's previous one, so its step hint holds.
+   * The child the last move was a `next()` or `prev()` of, or null: while it is still
+   * `current`, the entry the merged sequence stepped from was the one that child stepped
+   * from, so its step hint holds.
    */
   private stepped: IteratorWrapper | null = null;
   private forward = true;
@@ -275,7 +276,7 @@ export class MergingIterator implements InternalIterator {
     const cur = this.current;
     if (cur === null) throw invalidIterator("prev");
     if (this.forward) this.switchToBackward(cur);
-    this.stepped = null;
+    this.stepped = cur;
     const heap = this.maxHeap!;
     cur.prev();
     if (heap.size === 1) {
@@ -302,8 +303,8 @@ export class MergingIterator implements InternalIterator {
   }
 
   /**
-   * The step hint (see InternalIterator) of the child the last `next()` moved, while that
-   * child is still the current one; -1 otherwise.
+   * The step hint (see InternalIterator) of the child the last `next()` or `prev()` moved,
+   * while that child is still the current one; -1 otherwise.
    */
   userKeyDiffersAt(): number {
     const cur = this.current;

@@ -1,6 +1,6 @@
 /**
  * The merging iterator's step hint (InternalIterator.userKeyDiffersAt): it passes on the
- * hint of the child a `next()` moved while that child stays the current one, so the hint
+ * hint of the child a `next()` or `prev()` moved while that child stays the current one, so the hint
  * compares the new entry with the merged sequence's previous entry; otherwise -1.
  */
 import {
@@ -25,7 +25,7 @@ function firstDiff(a: Uint8Array, b: Uint8Array): number {
   return -1;
 }
 
-/** An ArrayIterator that knows the exact hint after `next()` (-1 after other moves). */
+/** An ArrayIterator that knows the exact hint after `next()` and `prev()` (-1 after other moves). */
 class HintingIterator extends ArrayIterator {
   private hint = -1;
   private last: Uint8Array | undefined;
@@ -36,8 +36,9 @@ class HintingIterator extends ArrayIterator {
     this.hint = this.valid() ? firstDiff(this.last, this.key()) : -1;
   }
   override prev(): void {
+    this.last = this.key();
     super.prev();
-    this.hint = -1;
+    this.hint = this.valid() ? firstDiff(this.last, this.key()) : -1;
   }
   override seek(t: Uint8Array): void {
     super.seek(t);
@@ -80,7 +81,8 @@ const moveArb = fc.array(
   fc.tuple(
     fc.oneof(
       { weight: 12, arbitrary: fc.constant<Move>("next") },
-      { weight: 1, arbitrary: fc.constantFrom<Move>("prev", "seek", "first", "last") },
+      { weight: 6, arbitrary: fc.constant<Move>("prev") },
+      { weight: 1, arbitrary: fc.constantFrom<Move>("seek", "first", "last") },
     ),
     fc.nat(),
   ),
@@ -90,6 +92,7 @@ const moveArb = fc.array(
 describe("MergingIterator.userKeyDiffersAt", () => {
   it("is -1 or the first difference with the merged previous entry, and -1 after other moves", () => {
     let hinted = 0;
+    let backHinted = 0;
     fc.assert(
       fc.property(childrenArb, moveArb, ([entries, run, hinting], moves) => {
         const lists: Uint8Array[][] = [[], [], [], []];
@@ -118,8 +121,18 @@ describe("MergingIterator.userKeyDiffersAt", () => {
             }
             continue;
           }
-          if (move === "prev") it.prev();
-          else if (move === "seek") it.seek(all[n % all.length]!);
+          if (move === "prev") {
+            const before = it.key().slice();
+            it.prev();
+            if (!it.valid()) continue;
+            const got = it.userKeyDiffersAt();
+            if (got !== -1) {
+              backHinted++;
+              expect(got).toBe(firstDiff(before, it.key()));
+            }
+            continue;
+          }
+          if (move === "seek") it.seek(all[n % all.length]!);
           else if (move === "first") it.seekToFirst();
           else it.seekToLast();
           if (it.valid()) expect(it.userKeyDiffersAt()).toBe(-1);
@@ -128,6 +141,7 @@ describe("MergingIterator.userKeyDiffersAt", () => {
       { numRuns: 200 },
     );
     expect(hinted).toBeGreaterThan(20); // the hint is passed on, not only ever -1 (~80-200)
+    expect(backHinted).toBeGreaterThan(0);
   });
 
   it("passes a lone child's hint on, and none of a child that gives none", () => {
