@@ -49,7 +49,6 @@ import { HASH_COLLISION, HASH_NO_ENTRY, hashBucketOf } from "./data-block-hash-i
 import { compareInternalBytewise, type KeyOrder } from "./key-order.js";
 import { restartAt } from "./restart-array.js";
 import { RunCache } from "./run-cache.js";
-import { smallOffset } from "./small-offset.js";
 import {
   copyFoundKey,
   MAX_TOUCHED_RESTARTS,
@@ -59,6 +58,7 @@ import {
   touchLines,
   touchRestartEntries,
 } from "./run-scan.js";
+import { smallOffset } from "./small-offset.js";
 
 export class BlockIterator implements InternalIterator {
   private readonly order: KeyOrder;

@@ -16,11 +16,11 @@ import { type InternalIterator, invariants, ShaleError, trackClosed, trackOpen }
 import { BlockIterator } from "../block/block-iterator.js";
 import { Readahead } from "../block/readahead.js";
 import { scanBuffers } from "../block/scan-buffers.js";
+import { smallOffset } from "../block/small-offset.js";
 import type { BlockHandle } from "../format/format.js";
 import type { PartitionedIndex } from "../index/partitioned-index.js";
 import { PartitionedIndexIterator } from "../index/partitioned-index-iterator.js";
 import { TableIteratorChecks } from "./iterator-checks.js";
-import { smallOffset } from "../block/small-offset.js";
 import type { TableIteratorSource } from "./table-iterator.js";
 
 export class PartitionedTableIterator implements InternalIterator {
