@@ -162,3 +162,71 @@ describe("MergingIterator.userKeyDiffersAt", () => {
     expect(plain.userKeyDiffersAt?.()).toBe(-1);
   });
 });
+
+describe("MergingIterator.userKeyDiffersAt from prefix words", () => {
+  // User keys of 8-10 bytes sharing prefixes, so they part inside and past the first 8.
+  const longKey = fc
+    .tuple(
+      fc.array(fc.constantFrom(0, 1, 0xff), { minLength: 8, maxLength: 8 }),
+      fc.array(fc.constantFrom(0, 7), { minLength: 0, maxLength: 2 }),
+    )
+    .map(([a, b]) => Uint8Array.from([0, 0, 0, ...a.slice(3), ...b]));
+
+  it("is -1 or exact after next() and prev() across children that give no hints", () => {
+    let hinted = 0;
+    fc.assert(
+      fc.property(
+        fc.array(longKey, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.tuple(fc.constantFrom("next", "prev", "seek"), fc.nat()), { maxLength: 80 }),
+        (users, moves) => {
+          const all = users.map((u, i) => makeInternalKey(u, i + 1, 1)).sort(compare);
+          const lists: Uint8Array[][] = [[], [], []];
+          all.forEach((k, i) => lists[(i * 7) % 3]!.push(k));
+          const children = lists.map(
+            (keys) =>
+              new ArrayIterator(
+                keys,
+                keys.map(() => new Uint8Array(0)),
+                compare,
+              ),
+          );
+          const it = new MergingIterator(children, compare, { bytewiseInternalKeys: true });
+          it.seekToFirst();
+          expect(it.userKeyDiffersAt()).toBe(-1);
+          for (const [move, n] of moves) {
+            if (!it.valid()) it.seekToFirst();
+            if (move === "seek") {
+              it.seek(all[n % all.length]!);
+              expect(it.userKeyDiffersAt()).toBe(-1);
+              continue;
+            }
+            const before = it.key().slice();
+            if (move === "next") it.next();
+            else it.prev();
+            if (!it.valid()) continue;
+            const got = it.userKeyDiffersAt();
+            if (got !== -1) {
+              hinted++;
+              expect(got).toBe(firstDiff(before, it.key()));
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(hinted).toBeGreaterThan(100);
+  });
+
+  it("gives none for user keys shorter than 8 bytes (their words hold padding)", () => {
+    const keys = [Uint8Array.of(1, 2), Uint8Array.of(1, 2, 5)].map((u) => makeInternalKey(u, 1, 1));
+    const it = new MergingIterator(
+      keys.map((k) => new ArrayIterator([k], [new Uint8Array(0)], compare)),
+      compare,
+      { bytewiseInternalKeys: true },
+    );
+    it.seekToFirst();
+    it.next();
+    expect(it.valid()).toBe(true);
+    expect(it.userKeyDiffersAt()).toBe(-1);
+  });
+});
