@@ -14,12 +14,11 @@
  * `isValuePinned()` (RocksDB's IsValuePinned), and a caller that holds a value across moves
  * (the DB iterator going backwards) keeps the view instead of copying it.
  *
- * Step hint: an iterator over internal keys may say, after `next()` or `prev()`, where the
- * user key it moved to first differs from the one it left (`userKeyDiffersAt()`), when it
- * knows that for free — a data block iterator does, from the shared-prefix length of the
- * entry it decodes (forwards) or of the entry it steps back from (backwards, from its cache
- * of the restart run), and a memtable iterator from the leaf's shared prefix and key slices.
- * The DB iterator's step then needs no key comparison and copies only the new bytes.
+ * Step hint: an iterator over internal keys may say, after `next()`, where the user key it
+ * moved to first differs from the one it left (`userKeyDiffersAt()`), when it knows that for
+ * free — a data block iterator does, from the shared-prefix length of the entry it decodes,
+ * and a memtable iterator from the leaf's shared prefix and key slices.
+ * The DB iterator's forward step then needs no key comparison and copies only the new bytes.
  *
  * Order: whatever comparator the iterator was built with (internal-key order for engine
  * iterators). Errors (Corruption, IOError) are thrown by the call that meets them.
@@ -43,7 +42,7 @@ export interface InternalIterator {
    */
   isValuePinned?(): boolean;
   /**
-   * Optional. After `next()` or `prev()`: the index of the first byte at which the current user key (the
+   * Optional. After `next()`: the index of the first byte at which the current user key (the
    * key without its 8-byte trailer) differs from the user key of the entry the iterator was
    * on before the move, both being longer than that index; or the user key's length when
    * the two user keys are equal (a newer and an older version of one key); -1 when not known

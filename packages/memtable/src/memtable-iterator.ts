@@ -8,7 +8,7 @@
  * The iterator holds a reference to its memtable (`owner`), dropped by the first `close()`:
  * until then the arena's chunks are not reused, so a value view stays valid until close.
  *
- * **Steps.** A step within a leaf (either way) knows, from the leaf alone, how far the key it lands on
+ * **Steps.** A step within a leaf knows, from the leaf alone, how far the key it lands on
  * agrees with the key it left (bytewise comparator only): every key of a leaf shares the
  * leaf's first `skip` bytes, and the slices beside the entry addresses are the next four
  * bytes (btree.ts). Two slices that differ say where the user keys part (the first differing
@@ -62,6 +62,8 @@ export class MemTableIterator implements InternalIterator {
    */
   private stepFrom = -1;
   private stepSlot = -1;
+  /** The last move was a `next()` (step hints are for forward steps only). */
+  private forward = false;
   /** Set by the key copy after a step from the key held: see `userKeyDiffersAt`. */
   private diffAt = -1;
   /** The current value's view, built on first access after a move. */
@@ -127,6 +129,7 @@ export class MemTableIterator implements InternalIterator {
     const b = this.base;
     const slot = this.slot + 1;
     this.stepFrom = this.entry;
+    this.forward = true;
     if (slot < words[b + W_COUNT]!) {
       // Within the leaf: the tree has not changed since the position was set (or synced).
       this.stepSlot = slot - 1;
@@ -145,6 +148,7 @@ export class MemTableIterator implements InternalIterator {
     const t = this.tree;
     if (this.version !== t.version) this.sync();
     this.stepFrom = this.entry;
+    this.forward = false;
     const slot = this.slot;
     if (slot > 0) {
       this.stepSlot = slot;
@@ -168,13 +172,12 @@ export class MemTableIterator implements InternalIterator {
   }
 
   /**
-   * After `next()` or `prev()`: where the current user key first differs from the one the
-   * iterator left, or the user key's length when the two are equal; -1 when not known (after
-   * any other move, or when `key()` was not read before the step). See InternalIterator.
-   * REQUIRES: valid().
+   * After `next()`: where the current user key first differs from the one the iterator
+   * left, or the user key's length when the two are equal; -1 when not known (after any other
+   * move, or when `key()` was not read before the step). See InternalIterator. REQUIRES: valid().
    */
   userKeyDiffersAt(): number {
-    if (this.stepFrom === -1) return -1;
+    if (!this.forward || this.stepFrom === -1) return -1;
     if (this.keyFor !== this.entry || this.leaf === NONE) this.copyKey();
     return this.diffAt;
   }

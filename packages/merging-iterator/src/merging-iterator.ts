@@ -33,11 +33,6 @@
  *
  * Each child is wrapped in an {@link IteratorWrapper} that caches its `valid()` and `key()`,
  * so a heap comparison is one call of the compare function and no iterator calls.
- *
- * Step hint (`userKeyDiffersAt`): the stepped child's own while it stays on top; with
- * `bytewiseInternalKeys`, the prefix words of the entry left and the entry reached tell where
- * two user keys of 8 bytes or more part when that is in their first 8 bytes, whichever child
- * holds them (db_bench's keys: a step onto another table usually parts in the second word).
  */
 import {
   assertInvariant,
@@ -161,19 +156,10 @@ export class MergingIterator implements InternalIterator {
   /** The top of the heap of the current direction; null when not valid. */
   private current: IteratorWrapper | null = null;
   /**
-   * The child the last move was a `next()` or `prev()` of, or null: while it is still
-   * `current`, the entry the merged sequence stepped from was the one that child stepped
-   * from, so its step hint holds.
+   * The child the last move was a `next()` of, or null: while it is still `current`, the
+   * merged sequence's previous entry was that child's previous one, so its step hint holds.
    */
   private stepped: IteratorWrapper | null = null;
-  /**
-   * With `prefixWords`: the prefix words and user-key length of the entry the last `next()`
-   * or `prev()` stepped from, so a step onto another child still gives a hint when the two
-   * user keys part in their first 8 bytes (see `userKeyDiffersAt`).
-   */
-  private fromWord0 = 0;
-  private fromWord1 = 0;
-  private fromLength = 0;
   private forward = true;
   private closed = false;
 
@@ -273,9 +259,6 @@ export class MergingIterator implements InternalIterator {
     if (!this.forward) this.switchToForward(cur);
     const heap = this.minHeap;
     this.stepped = cur;
-    this.fromWord0 = cur.word0;
-    this.fromWord1 = cur.word1;
-    this.fromLength = cur.key.length;
     cur.next();
     if (heap.size === 1) {
       // Lone child (every other one is exhausted): nothing to rank it against.
@@ -292,10 +275,7 @@ export class MergingIterator implements InternalIterator {
     const cur = this.current;
     if (cur === null) throw invalidIterator("prev");
     if (this.forward) this.switchToBackward(cur);
-    this.stepped = cur;
-    this.fromWord0 = cur.word0;
-    this.fromWord1 = cur.word1;
-    this.fromLength = cur.key.length;
+    this.stepped = null;
     const heap = this.maxHeap!;
     cur.prev();
     if (heap.size === 1) {
@@ -322,27 +302,14 @@ export class MergingIterator implements InternalIterator {
   }
 
   /**
-   * After `next()` or `prev()` (see InternalIterator): the hint of the child that moved, while
-   * that child is still the current one; else, or when it has none, with `prefixWords` and
-   * two user keys of at least 8 bytes, the first byte where the prefix words of the entry
-   * stepped from and of the current one differ (-1 when they are equal); -1 otherwise.
+   * The step hint (see InternalIterator) of the child the last `next()` moved, while that
+   * child is still the current one; -1 otherwise.
    */
   userKeyDiffersAt(): number {
     const cur = this.current;
-    const stepped = this.stepped;
-    if (cur === null || stepped === null) return -1;
-    if (cur === stepped) {
-      const iter = cur.iter;
-      const hint = iter.userKeyDiffersAt !== undefined ? iter.userKeyDiffersAt() : -1;
-      if (hint >= 0) return hint;
-    }
-    // Words of keys shorter than 8 bytes hold zero padding: no answer from them.
-    const least = 8 + TRAILER_SIZE;
-    if (!this.prefixWords || this.fromLength < least || cur.key.length < least) return -1;
-    const x0 = this.fromWord0 ^ cur.word0;
-    if (x0 !== 0) return Math.clz32(x0) >>> 3;
-    const x1 = this.fromWord1 ^ cur.word1;
-    return x1 !== 0 ? 4 + (Math.clz32(x1) >>> 3) : -1;
+    if (cur === null || cur !== this.stepped) return -1;
+    const iter = cur.iter;
+    return iter.userKeyDiffersAt !== undefined ? iter.userKeyDiffersAt() : -1;
   }
 
   /** REQUIRES: `valid()`. Whether the current child's value is pinned (see InternalIterator). */

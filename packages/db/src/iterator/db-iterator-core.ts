@@ -25,20 +25,14 @@
  * (a Value or a deletion resets the operands, each Merge adds one), and leaves the merged
  * iterator BEFORE the key's entries. Direction switches re-seek the merged iterator around the
  * saved key. Long runs of versions of one key (more than MAX_SKIP) are crossed with a seek.
- * Every `prev()` of the merged iterator in this direction steps back from an entry of the
- * saved key, so its step hint (`userKeyDiffersAt`, -1 after a seek) compares the entry it
- * lands on with the saved key, as going forwards: whether the key ended, and from which byte
- * the next saved key differs.
  *
  * Buffers (`iterator-buffers.ts`, an object the core holds): the current user key is copied
  * into a reused buffer, and so is a value found backwards; merged values are the operator's
  * results.
  */
 import {
-  assertInvariant,
   EMPTY_BYTES,
   type InternalIterator,
-  invariants,
   KIND_FOR_SEEK,
   MAX_SEQ,
   ShaleError,
@@ -130,7 +124,7 @@ export class DBIteratorCore {
   private savedIsBlob = false;
   /**
    * The merged iterator gives step hints (`userKeyDiffersAt`) and the order is bytewise, so a
-   * step compares one byte with the saved key instead of the whole key.
+   * forward step compares one byte with the saved key instead of the whole key.
    */
   private readonly hinted: boolean;
   /** Set by findValueForCurrentKey: the merged iterator is already before the saved key. */
@@ -355,11 +349,7 @@ export class DBIteratorCore {
         const c = order.comparePrefixes(ikey, n, lower, lower.length);
         if (lowerExclusive ? c <= 0 : c < 0) break;
       }
-      // The merged iterator stepped back from an entry of the saved key (or was positioned by
-      // a seek: no hint), so the two keys agree on the bytes before the hint.
-      const hint = this.hinted ? iter.userKeyDiffersAt!() : -1;
-      if (invariants && hint >= 0) this.checkHint(ikey, n, hint);
-      this.buffers.saveKey(ikey, n, hint > 0 && hint < n ? hint : 0);
+      this.buffers.saveKey(ikey, n);
       const found = this.findValueForCurrentKey();
       if (!this.beforeSavedKey) this.findUserKeyBeforeSavedKey();
       if (found) {
@@ -393,13 +383,8 @@ export class DBIteratorCore {
       const ikey = iter.key();
       const n = ikey.length - TRAILER_SIZE;
       if (n < 0) throw badKey(ikey);
-      // The first entry is the one the key was saved from: no need to compare it. The others
-      // are stepped to from an entry of the saved key: a hint of n says the key is the same.
-      if (numSkipped > 0) {
-        const hint = this.hinted ? iter.userKeyDiffersAt!() : -1;
-        if (invariants && hint >= 0) this.checkHint(ikey, n, hint);
-        if (hint >= 0 ? hint !== n : this.compareToSaved(ikey, n) !== 0) break;
-      }
+      // The first entry is the one the key was saved from: no need to compare it.
+      if (numSkipped > 0 && this.compareToSaved(ikey, n) !== 0) break;
       const seq = trailerSeq(ikey, n);
       if (seq > snapshot) {
         this.beforeSavedKey = false; // the rest of the key is newer still
@@ -494,20 +479,6 @@ export class DBIteratorCore {
     return found;
   }
 
-  /**
-   * Invariants mode: the step hint `hint` of `ikey` (user key of `n` bytes) is what comparing
-   * it with the saved key finds: n for an equal key, else the first byte that differs, before
-   * the end of either key.
-   */
-  private checkHint(ikey: Uint8Array, n: number, hint: number): void {
-    const saved = this.buffers.keyBuf;
-    const savedLength = this.buffers.keyLength;
-    let at = 0;
-    while (at < n && at < savedLength && ikey[at] === saved[at]) at++;
-    const expected = at === n && at === savedLength ? n : at < n && at < savedLength ? at : -1;
-    assertInvariant(hint === expected, `step hint ${hint}, the keys differ at ${expected}`);
-  }
-
   /** Moves the merged iterator back to the last entry of a user key < the saved key. */
   private findUserKeyBeforeSavedKey(): void {
     const iter = this.iter;
@@ -516,11 +487,7 @@ export class DBIteratorCore {
       const ikey = iter.key();
       const n = ikey.length - TRAILER_SIZE;
       if (n < 0) throw badKey(ikey);
-      // After a step (from an entry of the saved key) a hint of n says the key is the same
-      // and any other that it is smaller; the first entry is compared.
-      const hint = numSkipped > 0 && this.hinted ? iter.userKeyDiffersAt!() : -1;
-      if (invariants && hint >= 0) this.checkHint(ikey, n, hint);
-      if (hint >= 0 ? hint !== n : this.compareToSaved(ikey, n) < 0) return;
+      if (this.compareToSaved(ikey, n) < 0) return;
       if (numSkipped >= MAX_SKIP) {
         iter.seekForPrev(this.buffers.savedSeekKey(MAX_SEQ, KIND_FOR_SEEK));
         return;

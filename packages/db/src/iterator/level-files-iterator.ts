@@ -133,7 +133,7 @@ export class LevelFilesIterator<F extends RunFile> implements InternalIterator {
 
   /**
    * The current file's step hint (InternalIterator): a step onto the next file is a
-   * `seekToFirst` of it, onto the previous one a `seekToLast`, so the hint is -1 there.
+   * `seekToFirst` of it, so the hint is -1 there.
    */
   userKeyDiffersAt(): number {
     const it = this.it;

@@ -96,10 +96,7 @@ export class BlockIterator implements InternalIterator {
    * the first byte where their user keys differ, or -1 (see `userKeyDiffersAt`).
    */
   private parsedDiff = -1;
-  /**
-   * `userKeyDiffersAt()`: `parsedDiff` of the last `next()`, or what a `prev()` inside the
-   * reverse cache learnt from the kept bytes; -1 after any other move.
-   */
+  /** `userKeyDiffersAt()`: `parsedDiff` of the last `next()`, -1 after any other move. */
   private diffAt = -1;
 
   /** @internal Sink of the prefetching loads (`run-scan.ts`), so they are not optimized away. */
@@ -174,10 +171,9 @@ export class BlockIterator implements InternalIterator {
   }
 
   /**
-   * After `next()` or `prev()`: where the current user key first differs from the entry's it
-   * stepped from (a shared-prefix length, when the byte there differs), else -1; -1 after any
-   * other move, at the first entry of a block going forwards and at the last entry of a
-   * restart run going backwards (InternalIterator's step hint).
+   * After `next()`: where the current user key first differs from the previous entry's (its
+   * shared-prefix length, when the byte there differs), else -1; -1 after any other move
+   * and at the first entry of a block (InternalIterator's step hint).
    */
   userKeyDiffersAt(): number {
     return this.current < 0 ? -1 : this.diffAt;
@@ -523,7 +519,6 @@ export class BlockIterator implements InternalIterator {
       this.seekToLast();
     } else if (this.compareCurrent(target) > 0) {
       this.prev();
-      this.diffAt = -1; // a seek: no step hint
     }
   }
 
@@ -541,18 +536,8 @@ export class BlockIterator implements InternalIterator {
     const pos = rc.pos;
     if (rc.count > 0 && pos > 0 && rc.entryOffset(pos) === cur) {
       // `keyBuf` holds entry pos's key: entry pos - 1's kept bytes complete it (run-cache.ts).
-      // They start where the two keys part: the step hint, when both user keys go past it
-      // and the byte there differs (as parseEntry checks going forwards).
-      const i = pos - 1;
-      const from = rc.keptFrom(i);
-      this.diffAt =
-        from < this.keyLength - TRAILER_SIZE &&
-        from < rc.keyLength(i) - TRAILER_SIZE &&
-        this.keyBuf[from] !== rc.firstKeptByte(i)
-          ? from
-          : -1;
-      rc.pos = i;
-      this.loadCached(i);
+      rc.pos = pos - 1;
+      this.loadCached(pos - 1);
       return;
     }
     if (cur === 0) {

@@ -135,11 +135,6 @@ export class RunCache {
     return this.entries[i * STRIDE + 6]!;
   }
 
-  /** The first byte cached entry `i` keeps (its key's byte `keptFrom(i)`). REQUIRES: it keeps one. */
-  firstKeptByte(i: number): number {
-    return this.keys[this.entries[i * STRIDE + 2]!]!;
-  }
-
   /**
    * Copies the bytes cached entry `i` keeps to `out[keptFrom(i), keyLength(i))`: with
    * `out[0, keptFrom(i))` holding the next entry's key (or, for the run's last entry, its

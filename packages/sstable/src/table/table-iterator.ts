@@ -309,7 +309,7 @@ export class TableIterator implements InternalIterator {
 
   /**
    * The data block iterator's step hint: every move of this iterator ends in a move of it,
-   * and a step onto another block (either way) starts it afresh there (-1).
+   * and a step onto another block starts it afresh there (-1).
    */
   userKeyDiffersAt(): number {
     return this.valid() ? this.data.userKeyDiffersAt() : -1;
