@@ -42,6 +42,10 @@ describe("flags", () => {
     const bloom = parseFlags(["--memtable_bloom_size_ratio=0.1", "--memtable_whole_key_filtering"]);
     expect(bloom.memtableBloomSizeRatio).toBe(0.1);
     expect(bloom.memtableWholeKeyFiltering).toBe(true);
+    expect(f.avoidFlushDuringRecovery).toBe(true);
+    expect(parseFlags(["--avoid_flush_during_recovery=false"]).avoidFlushDuringRecovery).toBe(
+      false,
+    );
     reject(["--memtable_bloom_size_ratio=2"], /memtable_bloom_size_ratio must be in \[0, 1\]/);
   });
 

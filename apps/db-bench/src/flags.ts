@@ -39,6 +39,8 @@ export interface Flags {
   cacheIndexAndFilterBlocks: boolean;
   /** --shared_block_cache: shale's sharedBlockCache. */
   sharedBlockCache: boolean;
+  /** --avoid_flush_during_recovery: shale's avoidFlushDuringRecovery. */
+  avoidFlushDuringRecovery: boolean;
   compactionCpuPriority: string;
   /** --compaction_style: 0 leveled, 1 universal, 2 FIFO (db_bench's numbers; shale only). */
   compactionStyle: number;
@@ -221,6 +223,11 @@ export const FLAG_SPECS: Record<string, FlagSpec> = {
     key: "cacheIndexAndFilterBlocks",
     kind: "bool",
     help: "keep index and filter blocks in the block cache, charged to --cache_size (shale's cacheIndexAndFilterBlocks; db_bench's flag of that name, false there too); false holds them outside the cache (shale only) (Default: false)",
+  },
+  avoid_flush_during_recovery: {
+    key: "avoidFlushDuringRecovery",
+    kind: "bool",
+    help: "an open keeps the memtables its WAL replay filled instead of flushing them to L0 tables (shale's avoidFlushDuringRecovery; RocksDB's db_bench defaults to false, flushing during the open) (Default: true)",
   },
   shared_block_cache: {
     key: "sharedBlockCache",
@@ -423,6 +430,7 @@ export function defaultFlags(): Flags {
     disableAutoCompactions: false,
     cacheIndexAndFilterBlocks: false,
     sharedBlockCache: false,
+    avoidFlushDuringRecovery: true,
     compactionCpuPriority: "normal",
     compactionStyle: 0,
     fifoMaxTableFilesSizeMb: 0,

@@ -64,6 +64,7 @@ export function engineOptions(flags: Flags): EngineOptions {
     disableAutoCompactions: flags.disableAutoCompactions,
     cacheIndexAndFilterBlocks: flags.cacheIndexAndFilterBlocks,
     sharedBlockCache: flags.sharedBlockCache,
+    avoidFlushDuringRecovery: flags.avoidFlushDuringRecovery,
     compactionCpuPriority: flags.compactionCpuPriority as "normal" | "low" | "idle",
     compactionStyle: COMPACTION_STYLES[flags.compactionStyle] ?? "leveled",
     fifoMaxTableFilesSize: flags.fifoMaxTableFilesSizeMb * 1024 * 1024,

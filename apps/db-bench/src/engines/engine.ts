@@ -38,6 +38,8 @@ export interface EngineOptions {
   cacheIndexAndFilterBlocks?: boolean;
   /** shale's sharedBlockCache (other engines ignore it; unset: false). */
   sharedBlockCache?: boolean;
+  /** shale's avoidFlushDuringRecovery (other engines ignore it; unset: shale's default, true). */
+  avoidFlushDuringRecovery?: boolean;
   /** shale's compactionCpuPriority (other engines ignore it). */
   compactionCpuPriority?: "normal" | "low" | "idle";
   /** shale's compactionStyle (--compaction_style; other engines ignore it). */

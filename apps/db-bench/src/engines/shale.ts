@@ -114,6 +114,7 @@ export class ShaleEngine implements Engine {
     options.cacheIndexAndFilterBlocks = o.cacheIndexAndFilterBlocks ?? false;
     // The worker readers (--threads) take it from the database's reader handle.
     if (o.sharedBlockCache === true) options.sharedBlockCache = true;
+    if (o.avoidFlushDuringRecovery === false) options.avoidFlushDuringRecovery = false;
     if (o.bloomBits >= 0) options.bloomBitsPerKey = o.bloomBits;
     if (o.dataBlockIndexType === 1) {
       options.dataBlockIndexType = "binaryAndHash";
