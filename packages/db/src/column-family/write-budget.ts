@@ -67,13 +67,6 @@ export class MemoryCharge {
     this.manager.free(this.mutable);
     this.mutable = 0;
   }
-
-  /** Bytes this family has charged (mutable and sealed). */
-  get total(): number {
-    let n = this.mutable;
-    for (const bytes of this.sealed.values()) n += bytes;
-    return n;
-  }
 }
 
 /** What picking a family to flush looks at (ColumnFamilyData). */
