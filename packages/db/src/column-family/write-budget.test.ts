@@ -191,7 +191,8 @@ describe("dbWriteBufferSize", () => {
             if (line.startsWith("flush ")) budgetFlushes++;
           },
           undefined,
-          r === 0 ? 600 : 0,
+          0,
+          r === 0 ? "flush " : undefined,
         );
         acked.push(last);
         const db = await DB.open(dir, { createMissingColumnFamilies: true });

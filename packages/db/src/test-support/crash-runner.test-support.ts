@@ -36,10 +36,10 @@ export function crashTestDir(prefix: string): string {
 /**
  * Runs `node <fixture> ...args`, kills it with SIGKILL `killAfterMs` after it printed
  * "ready" (or, with `minAcks`, after it acknowledged that many batches: a loaded machine
- * may otherwise kill a slow child before it did what the test needs), and resolves with the
- * last batch it acknowledged ("ack <b>"), or -1. Every other line goes to `onLine`. `onAck`,
- * if given, sees every acknowledgement (writers with concurrent loops acknowledge out of
- * order).
+ * may otherwise kill a slow child before it did what the test needs; or, with `armOn`, after
+ * the first line starting with it), and resolves with the last batch it acknowledged
+ * ("ack <b>"), or -1. Every other line goes to `onLine`. `onAck`, if given, sees every
+ * acknowledgement (writers with concurrent loops acknowledge out of order).
  */
 export function runAndKill(
   fixture: string,
@@ -48,6 +48,7 @@ export function runAndKill(
   onLine?: (line: string) => void,
   onAck?: (n: number) => void,
   minAcks = 0,
+  armOn?: string,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [fixture, ...args], {
@@ -60,8 +61,9 @@ export function runAndKill(
     let timer: NodeJS.Timeout | undefined;
     let acks = 0;
     const startTimer = () => {
-      timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+      timer ??= setTimeout(() => child.kill("SIGKILL"), killAfterMs);
     };
+    const armed = armOn === undefined && minAcks === 0;
     child.stdout!.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();
       let nl = buffered.indexOf("\n");
@@ -69,12 +71,15 @@ export function runAndKill(
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         if (line === "ready") {
-          if (minAcks === 0) startTimer();
+          if (armed) startTimer();
         } else if (line.startsWith("ack ")) {
           lastAck = Number(line.slice(4));
-          if (++acks === minAcks) startTimer();
+          if (++acks === minAcks && armOn === undefined) startTimer();
           onAck?.(lastAck);
-        } else onLine?.(line);
+        } else {
+          if (armOn !== undefined && line.startsWith(armOn)) startTimer();
+          onLine?.(line);
+        }
         nl = buffered.indexOf("\n");
       }
     });
