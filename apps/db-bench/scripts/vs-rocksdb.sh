@@ -8,10 +8,10 @@
 # reads after a reopen are compared too. With --same-tree, shale also runs those reads on a
 # copy of the directory RocksDB's run left (phase "same-tree"), so the two read one tree;
 # the RocksDB column of that phase is its own reopen's. That reopen flushes the replayed WAL
-# to L0 (db_bench's default avoid_flush_during_recovery=0), which brings L0 to its
-# compaction trigger, and reads the single table the compaction writes; shale's same-tree run
-# opens the copy the same way (--avoid_flush_during_recovery=false), so its reads find that
-# tree too rather than the memtable and four tables as left.
+# to L0 (db_bench's default avoid_flush_during_recovery=0), which on the default workload
+# brings L0 to its compaction trigger, and reads the single table the compaction writes;
+# shale's same-tree run opens the copy the same way (--avoid_flush_during_recovery=false), so
+# its reads find that tree too rather than the replayed memtable and the tables as left.
 #
 # Usage: vs-rocksdb.sh [--rounds=3] [--reopen] [--same-tree] [--markdown] [-- flags for both]
 #   e.g. vs-rocksdb.sh --rounds=3 -- --num=1000000
