@@ -8,9 +8,11 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryFileSystem } from "@shale/base";
+import { LogWriter } from "@shale/wal";
 import { describe, expect, it } from "vitest";
 import { DB } from "../db.js";
 import { fixturePath } from "../test-support/crash-runner.test-support.js";
+import { VersionEdit } from "../version/version-edit.js";
 
 const str = (v: Uint8Array | undefined) =>
   v === undefined ? undefined : new TextDecoder().decode(v);
@@ -46,6 +48,30 @@ describe("avoidFlushDuringRecovery", () => {
     expect(logs(fs.list("/db"))).toHaveLength(1);
     expect(str(again.get("a"))).toBe("1");
     await again.close();
+  });
+
+  it("false deletes the replayed WALs when the MANIFEST records a MinLogNumberToKeep (as RocksDB's does)", async () => {
+    const fs = new MemoryFileSystem();
+    const db = await DB.open("/db", { fs });
+    db.put("a", "1");
+    await db.close();
+    // RocksDB records MinLogNumberToKeep with every flush: here the WAL that holds "a".
+    const [wal] = logs(fs.list("/db"));
+    const manifest = `/db/${new TextDecoder().decode(fs.readFile("/db/CURRENT")).trim()}`;
+    const w = new LogWriter(fs.openWritable(manifest, { append: true }));
+    const edit = new VersionEdit();
+    edit.minLogNumberToKeep = Number(wal!.slice(0, -4));
+    w.addRecord(edit.encode());
+    w.close();
+    const again = await DB.open("/db", { fs, avoidFlushDuringRecovery: false });
+    expect(again.getProperty("shale.num-files-at-level0")).toBe("1");
+    expect(logs(fs.list("/db"))).toHaveLength(1);
+    expect(logs(fs.list("/db"))).not.toContain(wal);
+    expect(str(again.get("a"))).toBe("1");
+    await again.close();
+    const third = await DB.open("/db", { fs });
+    expect(str(third.get("a"))).toBe("1");
+    await third.close();
   });
 
   it("flushes several replayed memtables oldest first: the newest version of a key wins", async () => {

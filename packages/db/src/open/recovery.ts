@@ -505,6 +505,17 @@ export function recover(
       recoveredNext,
       families,
     );
+    // Flushed now, the replayed WALs hold nothing any family needs: a MinLogNumberToKeep the
+    // MANIFEST recorded (RocksDB records one with every flush) moves up to the new WAL, as
+    // RocksDB's recovery flush moves it (without two-phase commit), or it would keep them.
+    if (
+      !keep &&
+      options.transactionDB === undefined &&
+      versions.recordedMinLogNumberToKeep > 0 &&
+      versions.recordedMinLogNumberToKeep < logNumber &&
+      edits.length > 0
+    )
+      edits[0]![1].minLogNumberToKeep = logNumber;
     // With atomicFlush, the families' recovery flushes are installed together (one group).
     if (options.atomicFlush === true && edits.some(([, e]) => e.newFiles.length > 0))
       versions.logAndApplyGroup(edits.map(([family, edit]) => ({ edit, family })));
