@@ -102,6 +102,8 @@ export class EntryTable<V> {
   private freeHead = 0;
   /** Entries in the table (reachable by key). */
   count = 0;
+  /** Entries ever added (`add` calls): a key absent at one value stays absent until it moves. */
+  adds = 0;
   /**
    * The reference of each slot that has one (HAS_REF), by slot; null until the first
    * reference is made (a cache used without insertReferenced never pays its 8 bytes a
@@ -208,6 +210,7 @@ export class EntryTable<V> {
     this.values[e] = value;
     this.buckets[b] = e;
     this.count++;
+    this.adds++;
     return e;
   }
 

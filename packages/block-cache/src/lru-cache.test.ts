@@ -115,6 +115,26 @@ describe("LRUCache basics", () => {
     cache.release(a);
   });
 
+  it("an insert after a miss of its key still replaces an entry added since the miss", () => {
+    const freed: string[] = [];
+    const cache = new LRUCache<string>({ capacity: 100, onEvict: (v) => freed.push(v) });
+    expect(cache.get(1, 0)).toBeUndefined(); // remembered: (1, 0) absent
+    cache.insertUnpinned(1, 0, "a", 3); // absent indeed: not looked for
+    cache.insertUnpinned(1, 0, "b", 4); // the same key again: "a" is replaced
+    expect(cache.get(1, 0)).toBe("b");
+    expect(freed).toEqual(["a"]);
+    expect(cache.stats()).toMatchObject({ entries: 1, usage: 4 });
+    expect(cache.lookup(2, 0)).toBeUndefined();
+    const h = cache.insert(2, 0, "c", 5);
+    cache.insertUnpinned(3, 0, "d", 1); // another key between the miss and the insert
+    expect(cache.insertReferenced(2, 0, "e", 6)).toBeDefined();
+    expect(cache.get(2, 0)).toBe("e");
+    expect(cache.stats()).toMatchObject({ entries: 3, usage: 16, pinnedUsage: 5 });
+    cache.release(h);
+    expect(freed).toEqual(["a", "c"]);
+    for (const shard of cache["shards"]) shard.verify();
+  });
+
   it("throws on a second release and on foreign handles", () => {
     const cache = single(10);
     const other = single(10);

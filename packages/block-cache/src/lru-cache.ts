@@ -56,6 +56,17 @@ export class LRUCache<V> {
   private readonly table: EntryTable<V>;
   /** Released handles, the last released on top, for the next pins (entry.ts). */
   private readonly pool: EntryHandle<V>[] = [];
+  /**
+   * The last key a lookup or get missed, its hash, and `table.adds` then: an insert of that
+   * key (the usual "miss, then insert") reuses the hash and, if nothing was added since,
+   * skips looking for an entry to replace.
+   */
+  private missId = -1;
+  private missOffset = -1;
+  private missHash = 0;
+  private missAdds = -1;
+  /** Set by `hashOf`: the key is known to be absent from the table. */
+  private absent = false;
   /** Lookups (get, lookup, touch) that found their entry, and that did not. */
   private hits = 0;
   private misses = 0;
@@ -123,9 +134,9 @@ export class LRUCache<V> {
     priority?: CachePriority,
   ): CacheHandle<V> {
     const highPri = this.checkInsert(id, offset, charge, priority);
-    const h = hashKey(id, offset);
+    const h = this.hashOf(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.insert(h, id, offset, value, charge, highPri, true);
+    const e = shard.insert(h, id, offset, value, charge, highPri, true, this.absent);
     // The handle is filled before onEvict runs: a callback may free the entry again.
     const handle = e === 0 ? undefined : this.handleFor(shard, e, this.table.chargeOf(e));
     if (this.freed !== null && this.freed.count !== 0) this.drain();
@@ -151,9 +162,9 @@ export class LRUCache<V> {
     priority?: CachePriority,
   ): boolean {
     const highPri = this.checkInsert(id, offset, charge, priority);
-    const h = hashKey(id, offset);
+    const h = this.hashOf(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.insert(h, id, offset, value, charge, highPri, false);
+    const e = shard.insert(h, id, offset, value, charge, highPri, false, this.absent);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
     return e !== 0;
   }
@@ -173,9 +184,9 @@ export class LRUCache<V> {
     priority?: CachePriority,
   ): CacheHandle<V> | undefined {
     const highPri = this.checkInsert(id, offset, charge, priority);
-    const h = hashKey(id, offset);
+    const h = this.hashOf(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.insert(h, id, offset, value, charge, highPri, false);
+    const e = shard.insert(h, id, offset, value, charge, highPri, false, this.absent);
     let ref: EntryHandle<V> | undefined;
     if (e !== 0) {
       ref = this.handleFor(shard, e, this.table.chargeOf(e));
@@ -220,6 +231,7 @@ export class LRUCache<V> {
     // so the key is checked here, off the hit path.
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     this.misses++;
+    this.missed(id, offset, h);
     return undefined;
   }
 
@@ -231,14 +243,34 @@ export class LRUCache<V> {
    * Counts a hit or a miss. Allocates nothing.
    */
   get(id: number, offset: number): V | undefined {
-    const e = this.table.find(hashKey(id, offset), id, offset);
+    const h = hashKey(id, offset);
+    const e = this.table.find(h, id, offset);
     if (e !== 0) {
       this.hits++;
       return this.table.touch(e);
     }
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     this.misses++;
+    this.missed(id, offset, h);
     return undefined;
+  }
+
+  /** Remembers a missed key (see `missId`). */
+  private missed(id: number, offset: number, h: number): void {
+    this.missId = id;
+    this.missOffset = offset;
+    this.missHash = h;
+    this.missAdds = this.table.adds;
+  }
+
+  /** The key's hash, from the last miss if it is that key; sets `absent`. */
+  private hashOf(id: number, offset: number): number {
+    if (id === this.missId && offset === this.missOffset) {
+      this.absent = this.missAdds === this.table.adds;
+      return this.missHash;
+    }
+    this.absent = false;
+    return hashKey(id, offset);
   }
 
   /**

@@ -153,7 +153,8 @@ export class LRUShard<V> {
    * Adds the entry (pinned once if `pin`), evicting unpinned entries first as needed, and
    * returns its slot. Returns 0, adding nothing, if it still does not fit and either the
    * limit is strict or the entry would be unpinned (it would be evicted at once). A replaced
-   * entry is freed once unpinned.
+   * entry is freed once unpinned. `absent`: the caller knows no entry of the key is in the
+   * table (then it is not looked for).
    */
   insert(
     hash: number,
@@ -163,10 +164,11 @@ export class LRUShard<V> {
     charge: number,
     highPri: boolean,
     pin: boolean,
+    absent: boolean,
   ): number {
     this.evict(charge);
     if (this.usage + charge > this.capacity && (this.strictCapacityLimit || !pin)) return 0;
-    const old = this.table.find(hash, id, offset);
+    const old = absent ? 0 : this.table.find(hash, id, offset);
     if (old !== 0) {
       this.unchainSlot(old);
       this.detach(old);
