@@ -42,6 +42,13 @@ export interface CacheStats {
   entries: number;
 }
 
+/** The error of a release without a pin (a cold path, out of `release`). */
+function releasedError(r: EntryHandle<unknown>): ShaleError {
+  return ShaleError.invalidArgument(
+    `release: handle of (${r.id}, ${r.offset}) was already released or holds no pin`,
+  );
+}
+
 /** Released handles the pool keeps for later pins (entry.ts). */
 export const MAX_POOLED_HANDLES = 256;
 
@@ -217,7 +224,8 @@ export class LRUCache<V> {
 
   /**
    * A handle pinning the entry with this key (release it exactly once), or undefined.
-   * Counts a hit or a miss. Allocates nothing.
+   * Counts a hit or a miss. Each pin has a handle of its own, taken from the pool of released
+   * handles: allocates nothing unless the pool is empty (more pins held than ever released).
    */
   lookup(id: number, offset: number): CacheHandle<V> | undefined {
     const h = hashKey(id, offset);
@@ -292,11 +300,7 @@ export class LRUCache<V> {
     const meta = this.table.meta;
     const at = slot * STRIDE + STATE;
     const st = slot > 0 && !r.referenced ? meta[at]! : 0;
-    if (st < PIN) {
-      throw ShaleError.invalidArgument(
-        `release: handle of (${r.id}, ${r.offset}) was already released or holds no pin`,
-      );
-    }
+    if (st < PIN) throw releasedError(r);
     const charge = r.charge;
     r.detach();
     const pool = this.pool;
