@@ -247,7 +247,7 @@ export class LRUCache<V> {
    * The value of the entry with this key, or undefined; the entry becomes the most recently
    * used of its pool, but no pin is taken (nothing to release). The value stays valid after
    * the entry leaves the cache (the garbage collector keeps what is referenced), so this is
-   * `lookup` + `release` for callers that need no eviction barrier, at about half the cost.
+   * `lookup` + `release` for callers that need no eviction barrier, at less cost.
    * Counts a hit or a miss. Allocates nothing.
    */
   get(id: number, offset: number): V | undefined {
