@@ -33,7 +33,7 @@
  * Slots are allocated from the free list (through `chain`), then from `highWater` up; when
  * none is left the per-slot arrays grow (see `grow`), and the buckets double (their chains
  * rebuilt) once the slots outnumber them. Arrays never shrink. A slot
- * is reused once its entry is freed; a handle of the old entry (entry.ts) was told so first.
+ * is reused once its entry is freed; the old entry's reference (entry.ts), if any, was told so first.
  *
  * Worked example (length 8, so buckets 0..7): keys A and B hash to bucket 3, C to 5.
  *
@@ -62,8 +62,8 @@ export const REFERENCED = 2;
 export const IN_HIGH_POOL = 4;
 /** Inserted with priority "high". */
 export const HIGH_PRI = 8;
-/** A handle object of this entry exists (in `handles`, at its slot). */
-export const HAS_HANDLE = 16;
+/** A reference to this entry exists (`insertReferenced`; in `refs`, at its slot). */
+export const HAS_REF = 16;
 /** The id or the offset is 2^32 or more: the full key is in wideIds / wideOffsets. */
 export const WIDE_KEY = 32;
 /** The charge is 2^32 or more: it is in bigCharges. */
@@ -92,7 +92,7 @@ export class EntryTable<V> {
   links: Int32Array;
   buckets: Int32Array;
   values: (V | undefined)[];
-  /** Slots the per-slot arrays hold (meta, links, values, handles); grows by half. */
+  /** Slots the per-slot arrays hold (meta, links, values, refs); grows by half. */
   capacity: number;
   /** buckets.length - 1 (a power of two, at least capacity, minus one). */
   mask: number;
@@ -102,12 +102,14 @@ export class EntryTable<V> {
   private freeHead = 0;
   /** Entries in the table (reachable by key). */
   count = 0;
+  /** Entries ever added (`add` calls): a key absent at one value stays absent until it moves. */
+  adds = 0;
   /**
-   * The handle object of each slot that has one (HAS_HANDLE), by slot; null until the first
-   * handle is made (a cache used only through get / insertUnpinned never pays its 8 bytes a
+   * The reference of each slot that has one (HAS_REF), by slot; null until the first
+   * reference is made (a cache used without insertReferenced never pays its 8 bytes a
    * slot).
    */
-  handles: (SlotHandle | undefined)[] | null = null;
+  refs: (SlotHandle | undefined)[] | null = null;
   /** Full keys and charges that do not fit 32 bits, by slot (null until needed). */
   wideIds: Map<number, number> | null = null;
   wideOffsets: Map<number, number> | null = null;
@@ -208,6 +210,7 @@ export class EntryTable<V> {
     this.values[e] = value;
     this.buckets[b] = e;
     this.count++;
+    this.adds++;
     return e;
   }
 
@@ -271,11 +274,11 @@ export class EntryTable<V> {
       : hashKey(this.wideIds!.get(e)!, this.wideOffsets!.get(e)!);
   }
 
-  /** Makes `handles` (as long as the other arrays). */
-  makeHandles(): (SlotHandle | undefined)[] {
-    const handles = resized<SlotHandle>([], this.capacity);
-    this.handles = handles;
-    return handles;
+  /** Makes `refs` (as long as the other arrays). */
+  makeRefs(): (SlotHandle | undefined)[] {
+    const refs = resized<SlotHandle>([], this.capacity);
+    this.refs = refs;
+    return refs;
   }
 
   /** Slots ever used are firstSlot .. slotLimit - 1 (free ones have state 0). */
@@ -314,7 +317,7 @@ export class EntryTable<V> {
     links.set(this.links);
     this.links = links;
     this.values = resized(this.values, capacity);
-    if (this.handles !== null) this.handles = resized(this.handles, capacity);
+    if (this.refs !== null) this.refs = resized(this.refs, capacity);
     this.capacity = capacity;
     if (capacity <= this.mask + 1) return;
     let length = this.mask + 1;

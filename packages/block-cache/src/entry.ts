@@ -1,22 +1,24 @@
 /**
  * Handles: the objects a pinning lookup, a pinned insert or `insertReferenced` returns.
  *
- * An entry itself is a slot of its shard's typed arrays (entry-table.ts), not an object; a
- * handle object is given the first time an entry needs one and then returned for every pin
- * of that entry. When the entry is freed the shard sets the handle's `slot` to -1, drops its
- * value, and keeps it (up to MAX_SPARE_HANDLES per shard, shard.ts) for the next entry's
- * first pin, so that a pinned hit allocates nothing, the first included, once entries come
- * and go (RocksDB's handle is its entry, likewise reused). A handle is the caller's only
- * until released: a second release of it throws (InvalidArgument) while it is spare, and is
- * undefined behaviour once another entry took it (it drops that entry's pin), as in
- * RocksDB. An entry's states (`state` flags and pins, entry-table.ts):
+ * An entry itself is a slot of the cache's typed arrays (entry-table.ts), not an object. A
+ * handle is one pin: every `lookup` or pinned `insert` that succeeds fills a handle object
+ * taken from the cache's pool of released handles (made only when the pool is empty), and
+ * `release` drops the pin, points the handle nowhere (slot -1, no value) and puts it back
+ * in the pool (up to MAX_POOLED_HANDLES, lru-cache.ts). So a pinned hit allocates nothing
+ * and writes a handle that was used a moment ago (in the CPU's cache), not one object per
+ * entry scattered over the heap. A second release of a handle throws (InvalidArgument)
+ * while it is in the pool, and is undefined behaviour once a later pin took it (it drops
+ * that pin), as in RocksDB. A reference (`insertReferenced`) is a handle that holds no pin:
+ * one per entry at most, kept in the table's `refs` by slot until the entry is freed (then
+ * its slot is -1), never pooled. An entry's states (`state` flags and pins, entry-table.ts):
  *
  *   IN_CACHE  pins  where it is
  *   --------  ----  ---------------------------------------------------------------
  *   set       0     in its shard's table and LRU list (evictable)
  *   set       > 0   in its shard's table only ("in use": pinned)
  *   clear     > 0   erased, replaced or evicted-on-release pending; charged until released
- *   (freed)         the slot is free; the handle has slot -1, releasing it again throws
+ *   (freed)         the slot is free; its reference, if any, has slot -1
  */
 
 /**
@@ -26,9 +28,7 @@
  */
 export interface EntryShard {
   readonly owner: unknown;
-  pinsOf(slot: number): number;
   inCache(slot: number): boolean;
-  release(slot: number): void;
 }
 
 /** Where an entry lives in the LRU list. Default: `"low"`. */
@@ -59,13 +59,13 @@ export class EntryHandle<V> implements CacheHandle<V> {
   charge: number;
   id: number;
   offset: number;
-  /** The owning shard. */
-  readonly shard: EntryShard;
-  /** The entry's slot in its shard, or -1 once the entry was freed. */
+  /** The shard of the entry (set at each pin: a pooled handle moves between shards). */
+  shard: EntryShard;
+  /** The entry's slot, or -1 once released (a pin) or once the entry was freed (a reference). */
   slot: number;
   /**
    * Given out as a reference (LRUCache.insertReferenced), which may be held past the
-   * entry's life: never reused for another entry.
+   * entry's life and holds no pin: never released, never pooled.
    */
   referenced = false;
 
@@ -85,8 +85,16 @@ export class EntryHandle<V> implements CacheHandle<V> {
     this.slot = slot;
   }
 
-  /** Points this (spare) handle at the entry in `slot` of its shard. */
-  reset(slot: number, value: V, id: number, offset: number, charge: number): void {
+  /** Points this (pooled) handle at the entry in `slot` of `shard`. */
+  reset(
+    shard: EntryShard,
+    slot: number,
+    value: V,
+    id: number,
+    offset: number,
+    charge: number,
+  ): void {
+    this.shard = shard;
     this.value = value;
     this.charge = charge;
     this.id = id;
@@ -94,7 +102,7 @@ export class EntryHandle<V> implements CacheHandle<V> {
     this.slot = slot;
   }
 
-  /** The entry was freed: the handle points nowhere and keeps no value alive. */
+  /** Released, or its entry freed: the handle points nowhere and keeps no value alive. */
   detach(): void {
     this.slot = -1;
     this.value = undefined as V;

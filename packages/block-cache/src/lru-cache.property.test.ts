@@ -333,14 +333,9 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
         break;
       }
       case "releaseAgain": {
-        // Only a handle whose entry has no pin left is detectable (see LRUCache.release), and
-        // only until another entry took it (its value is then the other entry's; a spare
-        // handle has none: entry.ts).
-        const candidates = released.filter(
-          (h) =>
-            h.model.refs === 0 &&
-            (h.handle.value === h.model.value || h.handle.value === undefined),
-        );
+        // A released handle is detectable while it is in the pool (no value), not once a
+        // later pin took it (lru-cache.ts, entry.ts).
+        const candidates = released.filter((h) => h.handle.value === undefined);
         if (candidates.length === 0) break;
         const h = candidates[op.i % candidates.length]!;
         expect(() => cache.release(h.handle)).toThrow(ShaleError);
@@ -375,7 +370,7 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
     for (const h of held) {
       const e = h.handle as EntryHandle<number>;
       expect(e.slot).toBeGreaterThan(0); // pinned: never freed
-      // Handles are reused (entry.ts), but never while pinned: each shows its own entry.
+      // Handles are pooled and reused (entry.ts), never while pinned: each shows its own entry.
       expect([e.value, e.id, e.offset, e.charge]).toEqual([
         h.model.value,
         h.model.id,
@@ -387,6 +382,10 @@ function run(config: Config, ops: Op[], checkStrictBound: boolean): void {
       else if (!e.shard.inCache(e.slot)) erasedPinned.add(e);
     }
     for (const e of erasedPinned) liveCharges += e.charge;
+    // Every pin has its own handle: no held handle is another held one (or in the pool).
+    expect(new Set(held.map((h) => h.handle)).size).toBe(held.length);
+    for (const h of held)
+      expect(cache["pool"].includes(h.handle as EntryHandle<number>)).toBe(false);
     expect(cache.usage).toBe(liveCharges);
     if (checkStrictBound) expect(cache.usage).toBeLessThanOrEqual(cache.capacity);
   }

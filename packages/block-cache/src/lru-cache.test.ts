@@ -1,6 +1,6 @@
 import { ShaleError } from "@shale/base";
 import { describe, expect, it } from "vitest";
-import { ERASE_STEP_ENTRIES, ERASE_STEP_SLOTS, LRUCache } from "./lru-cache.js";
+import { ERASE_STEP_ENTRIES, ERASE_STEP_SLOTS, LRUCache, MAX_POOLED_HANDLES } from "./lru-cache.js";
 
 /** Keys of unpinned entries, oldest first, "*" marking the high pool (single-shard caches). */
 function lruOrder<V>(cache: LRUCache<V>): string[] {
@@ -51,15 +51,28 @@ describe("LRUCache basics", () => {
     });
   });
 
-  it("returns one handle object per entry (no allocation per lookup after the first)", () => {
+  it("gives each pin its own handle, reusing released ones (no allocation per pinned hit)", () => {
     const cache = single(100);
     cache.insertUnpinned(1, 0, "a", 1);
+    cache.insertUnpinned(1, 1, "b", 1);
     const a = cache.lookup(1, 0)!;
     const b = cache.lookup(1, 0)!;
-    expect(a).toBe(b);
+    expect(a).not.toBe(b); // two pins, two handles
+    expect([a.value, b.value, cache.pinnedUsage]).toEqual(["a", "a", 1]);
     cache.release(a);
+    expect(() => cache.release(a)).toThrow(invalid); // released: detected
+    expect(cache.pinnedUsage).toBe(1); // b's pin is still held
     cache.release(b);
     expect(cache.pinnedUsage).toBe(0);
+    // The last released handle is the next pin's, of any entry.
+    const c = cache.lookup(1, 1)!;
+    expect(c).toBe(b);
+    expect([c.value, c.id, c.offset, c.charge]).toEqual(["b", 1, 1, 1]);
+    expect(cache.lookup(1, 0)).toBe(a);
+    cache.release(c);
+    cache.release(a);
+    expect(cache.pinnedUsage).toBe(0);
+    cache["shards"][0]!.verify();
   });
 
   it("evicts the least recently used unpinned entries first", () => {
@@ -77,9 +90,10 @@ describe("LRUCache basics", () => {
     expect(cache.insertUnpinned(1, 1, "x", 5)).toBe(false); // would be evicted at once
     const big = cache.insert(1, 2, "big", 5);
     expect(cache.usage).toBe(13);
-    expect(cache.lookup(1, 0)).toBe(pinned);
+    const again = cache.lookup(1, 0)!;
+    expect(again.value).toBe("pinned");
     cache.release(pinned);
-    cache.release(pinned);
+    cache.release(again);
     // Over capacity on release: freed instead of kept.
     expect(cache.lookup(1, 0)).toBeUndefined();
     expect(cache.usage).toBe(5);
@@ -99,6 +113,26 @@ describe("LRUCache basics", () => {
     expect(cache.insertUnpinned(1, 2, "c", 4)).toBe(true);
     expect(cache.usage).toBe(10);
     cache.release(a);
+  });
+
+  it("an insert after a miss of its key still replaces an entry added since the miss", () => {
+    const freed: string[] = [];
+    const cache = new LRUCache<string>({ capacity: 100, onEvict: (v) => freed.push(v) });
+    expect(cache.get(1, 0)).toBeUndefined(); // remembered: (1, 0) absent
+    cache.insertUnpinned(1, 0, "a", 3); // absent indeed: not looked for
+    cache.insertUnpinned(1, 0, "b", 4); // the same key again: "a" is replaced
+    expect(cache.get(1, 0)).toBe("b");
+    expect(freed).toEqual(["a"]);
+    expect(cache.stats()).toMatchObject({ entries: 1, usage: 4 });
+    expect(cache.lookup(2, 0)).toBeUndefined();
+    const h = cache.insert(2, 0, "c", 5);
+    cache.insertUnpinned(3, 0, "d", 1); // another key between the miss and the insert
+    expect(cache.insertReferenced(2, 0, "e", 6)).toBeDefined();
+    expect(cache.get(2, 0)).toBe("e");
+    expect(cache.stats()).toMatchObject({ entries: 3, usage: 16, pinnedUsage: 5 });
+    cache.release(h);
+    expect(freed).toEqual(["a", "c"]);
+    for (const shard of cache["shards"]) shard.verify();
   });
 
   it("throws on a second release and on foreign handles", () => {
@@ -139,9 +173,10 @@ describe("LRUCache basics", () => {
     const old = cache.insert(1, 0, "old", 3);
     const fresh = cache.insert(1, 0, "new", 2);
     expect(cache.usage).toBe(5);
-    expect(cache.lookup(1, 0)).toBe(fresh);
+    const found = cache.lookup(1, 0)!;
+    expect(found.value).toBe("new");
     cache.release(fresh);
-    cache.release(fresh);
+    cache.release(found);
     expect(old.value).toBe("old");
     cache.release(old);
     expect(freed).toEqual(["old"]);
@@ -399,24 +434,46 @@ describe("slots and handles", () => {
     cache["shards"][0]!.verify();
   });
 
-  it("gives a freed entry's handle to the next first pin; a second release throws until then", () => {
+  it("pools released handles: a second release throws until a later pin takes the handle", () => {
     const cache = single(10);
     const a = cache.insert(1, 0, "a", 10);
     cache.release(a);
-    cache.insertUnpinned(2, 0, "b", 10); // evicts (1, 0): `a` is spare, its value dropped
-    expect(a.value).toBeUndefined();
+    expect(a.value).toBeUndefined(); // pooled: it keeps no value alive
+    cache.insertUnpinned(2, 0, "b", 10); // evicts (1, 0)
     expect(() => cache.release(a)).toThrow(invalid);
     expect(cache.pinnedUsage).toBe(0);
     const b = cache.lookup(2, 0)!;
-    expect(b).toBe(a); // reused: no allocation for the first pin of (2, 0)
+    expect(b).toBe(a); // reused: no allocation for the pin of (2, 0)
     expect([b.value, b.id, b.offset, b.charge]).toEqual(["b", 2, 0, 10]);
     expect(cache.pinnedUsage).toBe(10);
-    // Another pin of the same entry is the same handle, as before.
-    expect(cache.lookup(2, 0)).toBe(b);
+    const b2 = cache.lookup(2, 0)!; // the pool is empty: a new handle
+    expect(b2).not.toBe(b);
     cache.release(b);
-    cache.release(b);
+    cache.release(b2);
     expect(cache.pinnedUsage).toBe(0);
     expect(cache.get(2, 0)).toBe("b");
+    // At most MAX_POOLED_HANDLES are kept; a released handle beyond them still throws.
+    const held = [];
+    for (let i = 0; i < MAX_POOLED_HANDLES + 5; i++) held.push(cache.lookup(2, 0)!);
+    for (const h of held) cache.release(h);
+    for (const h of held) expect(() => cache.release(h)).toThrow(invalid);
+    expect(cache["pool"].length).toBe(MAX_POOLED_HANDLES);
+    expect(cache.pinnedUsage).toBe(0);
+    cache["shards"][0]!.verify();
+  });
+
+  it("a reference holds no pin: releasing it throws, and a pin of its entry is another handle", () => {
+    const cache = single(10);
+    const ref = cache.insertReferenced(1, 0, "r", 4)!;
+    expect(() => cache.release(ref)).toThrow(invalid);
+    const h = cache.lookup(1, 0)!;
+    expect(h).not.toBe(ref);
+    expect(() => cache.release(ref)).toThrow(invalid); // h's pin stays
+    expect(cache.pinnedUsage).toBe(4);
+    cache.release(h);
+    expect(cache.touch(ref)).toBe("r");
+    cache.erase(1, 0);
+    expect(cache.touch(ref)).toBeUndefined();
     cache["shards"][0]!.verify();
   });
 
@@ -429,9 +486,10 @@ describe("slots and handles", () => {
       else cache.release(h);
     }
     for (const h of handles) {
-      expect(cache.lookup(h.id, h.offset)).toBe(h); // the same handle object
+      const again = cache.lookup(h.id, h.offset)!;
+      expect([again.id, again.offset, again.value]).toEqual([h.id, h.offset, h.value]);
       cache.release(h);
-      cache.release(h);
+      cache.release(again);
     }
     for (let i = 0; i < 5000; i++) expect(cache.get(i >> 6, (i & 63) * 4096)).toBe(i);
     expect(cache.pinnedUsage).toBe(0);

@@ -15,8 +15,8 @@
  * runs once the cache is consistent again).
  */
 import { ShaleError } from "@shale/base";
-import type { CacheHandle, CachePriority, EntryHandle } from "./entry.js";
-import { EntryTable, ID, IN_CACHE, STATE, STRIDE, WIDE_KEY } from "./entry-table.js";
+import { type CacheHandle, type CachePriority, EntryHandle } from "./entry.js";
+import { EntryTable, ID, IN_CACHE, OFFSET, PIN, STATE, STRIDE, WIDE_KEY } from "./entry-table.js";
 import { FreedList } from "./freed-list.js";
 import { checkBytes, hashKey, isKeyPart, keyError } from "./key.js";
 import { type LRUCacheOptions, resolveOptions } from "./options.js";
@@ -42,6 +42,16 @@ export interface CacheStats {
   entries: number;
 }
 
+/** The error of a release without a pin (a cold path, out of `release`). */
+function releasedError(r: EntryHandle<unknown>): ShaleError {
+  return ShaleError.invalidArgument(
+    `release: handle of (${r.id}, ${r.offset}) was already released or holds no pin`,
+  );
+}
+
+/** Released handles the pool keeps for later pins (entry.ts). */
+export const MAX_POOLED_HANDLES = 256;
+
 /** Entries one step of `eraseIdSoon` erases at most. */
 export const ERASE_STEP_ENTRIES = 1024;
 /** Slots one step of `eraseIdSoon` scans at most (~0.5-1 ms). */
@@ -51,6 +61,19 @@ export class LRUCache<V> {
   private readonly shards: LRUShard<V>[];
   /** Every shard's entries: one table (see entry-table.ts). */
   private readonly table: EntryTable<V>;
+  /** Released handles, the last released on top, for the next pins (entry.ts). */
+  private readonly pool: EntryHandle<V>[] = [];
+  /**
+   * The last key a lookup or get missed, its hash, and `table.adds` then: an insert of that
+   * key (the usual "miss, then insert") reuses the hash and, if nothing was added since,
+   * skips looking for an entry to replace.
+   */
+  private missId = -1;
+  private missOffset = -1;
+  private missHash = 0;
+  private missAdds = -1;
+  /** Set by `hashOf`: the key is known to be absent from the table. */
+  private absent = false;
   /** Lookups (get, lookup, touch) that found their entry, and that did not. */
   private hits = 0;
   private misses = 0;
@@ -118,11 +141,11 @@ export class LRUCache<V> {
     priority?: CachePriority,
   ): CacheHandle<V> {
     const highPri = this.checkInsert(id, offset, charge, priority);
-    const h = hashKey(id, offset);
+    const h = this.hashOf(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.insert(h, id, offset, value, charge, highPri, true);
-    // The handle is made before onEvict runs: a callback may free the entry again.
-    const handle = e === 0 ? undefined : shard.handleOf(e);
+    const e = shard.insert(h, id, offset, value, charge, highPri, true, this.absent);
+    // The handle is filled before onEvict runs: a callback may free the entry again.
+    const handle = e === 0 ? undefined : this.handleFor(shard, e, this.table.chargeOf(e));
     if (this.freed !== null && this.freed.count !== 0) this.drain();
     if (handle === undefined) {
       throw ShaleError.incomplete(
@@ -146,9 +169,9 @@ export class LRUCache<V> {
     priority?: CachePriority,
   ): boolean {
     const highPri = this.checkInsert(id, offset, charge, priority);
-    const h = hashKey(id, offset);
+    const h = this.hashOf(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.insert(h, id, offset, value, charge, highPri, false);
+    const e = shard.insert(h, id, offset, value, charge, highPri, false, this.absent);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
     return e !== 0;
   }
@@ -168,11 +191,15 @@ export class LRUCache<V> {
     priority?: CachePriority,
   ): CacheHandle<V> | undefined {
     const highPri = this.checkInsert(id, offset, charge, priority);
-    const h = hashKey(id, offset);
+    const h = this.hashOf(id, offset);
     const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
-    const e = shard.insert(h, id, offset, value, charge, highPri, false);
-    const ref = e === 0 ? undefined : (shard.handleOf(e) as EntryHandle<V>);
-    if (ref !== undefined) ref.referenced = true;
+    const e = shard.insert(h, id, offset, value, charge, highPri, false, this.absent);
+    let ref: EntryHandle<V> | undefined;
+    if (e !== 0) {
+      ref = this.handleFor(shard, e, this.table.chargeOf(e));
+      ref.referenced = true;
+      shard.setReference(e, ref);
+    }
     if (this.freed !== null && this.freed.count !== 0) this.drain();
     return ref;
   }
@@ -197,19 +224,22 @@ export class LRUCache<V> {
 
   /**
    * A handle pinning the entry with this key (release it exactly once), or undefined.
-   * Counts a hit or a miss. Allocates nothing.
+   * Counts a hit or a miss. Each pin has a handle of its own, taken from the pool of released
+   * handles: allocates nothing unless the pool is empty (more pins held than ever released).
    */
   lookup(id: number, offset: number): CacheHandle<V> | undefined {
     const h = hashKey(id, offset);
     const e = this.table.find(h, id, offset);
     if (e !== 0) {
       this.hits++;
-      return this.shards[(h >>> this.shardShift) & this.shardMask]!.pin(e);
+      const shard = this.shards[(h >>> this.shardShift) & this.shardMask]!;
+      return this.handleFor(shard, e, shard.pin(e));
     }
     // Only a miss can come from a bad key (a hit equals, with ===, a key checked by insert),
     // so the key is checked here, off the hit path.
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     this.misses++;
+    this.missed(id, offset, h);
     return undefined;
   }
 
@@ -217,18 +247,38 @@ export class LRUCache<V> {
    * The value of the entry with this key, or undefined; the entry becomes the most recently
    * used of its pool, but no pin is taken (nothing to release). The value stays valid after
    * the entry leaves the cache (the garbage collector keeps what is referenced), so this is
-   * `lookup` + `release` for callers that need no eviction barrier, at about half the cost.
+   * `lookup` + `release` for callers that need no eviction barrier, at less cost.
    * Counts a hit or a miss. Allocates nothing.
    */
   get(id: number, offset: number): V | undefined {
-    const e = this.table.find(hashKey(id, offset), id, offset);
+    const h = hashKey(id, offset);
+    const e = this.table.find(h, id, offset);
     if (e !== 0) {
       this.hits++;
       return this.table.touch(e);
     }
     if (!isKeyPart(id) || !isKeyPart(offset)) throw keyError(id, offset);
     this.misses++;
+    this.missed(id, offset, h);
     return undefined;
+  }
+
+  /** Remembers a missed key (see `missId`). */
+  private missed(id: number, offset: number, h: number): void {
+    this.missId = id;
+    this.missOffset = offset;
+    this.missHash = h;
+    this.missAdds = this.table.adds;
+  }
+
+  /** The key's hash, from the last miss if it is that key; sets `absent`. */
+  private hashOf(id: number, offset: number): number {
+    if (id === this.missId && offset === this.missOffset) {
+      this.absent = this.missAdds === this.table.adds;
+      return this.missHash;
+    }
+    this.absent = false;
+    return hashKey(id, offset);
   }
 
   /**
@@ -236,25 +286,48 @@ export class LRUCache<V> {
    * the head of its pool), or is freed if it was erased or replaced, or if its shard is over
    * capacity. Throws ShaleError (InvalidArgument) when the entry has no pin left (a second
    * release of a handle), TypeError for a handle of another cache.
-   * Note: handles of one entry are the same object, so releasing one handle twice while
-   * another pin of the same entry is held is not detected (it drops that other pin); and a
-   * freed entry's handle is given to a later entry's first pin (entry.ts), after which a
-   * second release of it drops that entry's pin, as in RocksDB: release each handle once.
+   * Note: a released handle goes back to a pool and a later pin (of any entry) may take it,
+   * after which a second release of it drops that pin, as in RocksDB: release each handle
+   * once. A reference (`insertReferenced`) holds no pin: releasing it throws.
    */
   release(handle: CacheHandle<V>): void {
     const r = handle as EntryHandle<V>;
-    const shard = r.shard;
+    const shard = r.shard as LRUShard<V> | undefined;
     if (shard === undefined || shard.owner !== this) {
       throw new TypeError("release: not a handle of this cache");
     }
     const slot = r.slot;
-    if (slot <= 0 || shard.pinsOf(slot) === 0) {
-      throw ShaleError.invalidArgument(
-        `release: handle of (${r.id}, ${r.offset}) was already released`,
-      );
-    }
-    shard.release(slot);
+    const meta = this.table.meta;
+    const at = slot * STRIDE + STATE;
+    const st = slot > 0 && !r.referenced ? meta[at]! : 0;
+    if (st < PIN) throw releasedError(r);
+    const charge = r.charge;
+    r.detach();
+    const pool = this.pool;
+    if (pool.length < MAX_POOLED_HANDLES) pool.push(r);
+    meta[at] = st - PIN;
+    if (st >= 2 * PIN) return; // not the last pin
+    shard.released(slot, st - PIN, charge);
     if (this.freed !== null && this.freed.count !== 0) this.drain();
+  }
+
+  /**
+   * A handle pinning slot `e` (of `charge` bytes) of `shard`: the last released one, or a
+   * new one if the pool is empty.
+   */
+  private handleFor(shard: LRUShard<V>, e: number, charge: number): EntryHandle<V> {
+    const table = this.table;
+    const meta = table.meta;
+    const at = e * STRIDE;
+    const value = table.values[e] as V;
+    const wide = (meta[at + STATE]! & WIDE_KEY) !== 0;
+    const id = wide ? table.idOf(e) : meta[at + ID]!;
+    const offset = wide ? table.offsetOf(e) : meta[at + OFFSET]!;
+    const pool = this.pool;
+    if (pool.length === 0) return new EntryHandle<V>(shard, e, value, id, offset, charge);
+    const h = pool.pop()!;
+    h.reset(shard, e, value, id, offset, charge);
+    return h;
   }
 
   /**

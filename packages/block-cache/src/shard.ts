@@ -33,7 +33,7 @@
  * usage counts every entry still charged: in the table, or erased but still pinned.
  * lruUsage counts the entries in the list (pinned ones included); pinnedUsage the entries
  * holding a pin.
- * No step allocates, except a table growth (amortized) and a handle's first creation.
+ * No step allocates, except a table growth (amortized).
  *
  * Worked example: capacity 100, highPriPoolRatio 0.5 (highPriCapacity 50), all unpinned:
  *   H1(30, high), H2(30, high)   high pool 60 > 50: H1 demoted     [s] H1 | H2
@@ -44,10 +44,11 @@
  * and release L1 (its last pin): linked in after lowPriHead        [s] L3 L1 | H2
  */
 import { assertInvariant, invariants } from "@shale/base";
-import { type CacheHandle, EntryHandle } from "./entry.js";
 import {
+  BIG_CHARGE,
+  CHARGE,
   type EntryTable,
-  HAS_HANDLE,
+  HAS_REF,
   HIGH_PRI,
   IN_CACHE,
   IN_HIGH_POOL,
@@ -55,13 +56,11 @@ import {
   MAX_PINS,
   PIN,
   REFERENCED,
+  type SlotHandle,
   STATE,
   STRIDE,
 } from "./entry-table.js";
 import type { FreedList } from "./freed-list.js";
-
-/** Handles of freed entries a shard keeps for reuse (see entry.ts). */
-export const MAX_SPARE_HANDLES = 256;
 
 export class LRUShard<V> {
   /** The cache this shard belongs to (handles of other caches are rejected). */
@@ -93,11 +92,6 @@ export class LRUShard<V> {
   lowPriHead: number;
   /** Entries freed during the current cache call, for `onEvict` (null when there is none). */
   private readonly freed: FreedList<V> | null;
-  /**
-   * Handles of freed entries, kept for the next entries' first pins (entry.ts): up to
-   * MAX_SPARE_HANDLES, their value dropped.
-   */
-  private readonly spareHandles: EntryHandle<V>[] = [];
 
   constructor(
     owner: object,
@@ -125,44 +119,24 @@ export class LRUShard<V> {
   }
 
   /**
-   * Pins slot `e` and marks it REFERENCED, leaving it where it is in the LRU list; returns
-   * its handle.
+   * Pins slot `e` and marks it REFERENCED, leaving it where it is in the LRU list (the
+   * cache fills a pooled handle for the pin); returns its charge.
    */
-  pin(e: number): CacheHandle<V> {
+  pin(e: number): number {
     const meta = this.table.meta;
     const at = e * STRIDE + STATE;
     const st = meta[at]!;
-    if (st < PIN) this.pinnedUsage += this.table.chargeOf(e);
-    else if (st >>> 8 === MAX_PINS) throw new RangeError("an entry holds too many pins");
+    if (st >= MAX_PINS * PIN) throw new RangeError("an entry holds too many pins");
+    const charge = (st & BIG_CHARGE) === 0 ? meta[e * STRIDE + CHARGE]! : this.table.chargeOf(e);
+    if (st < PIN) this.pinnedUsage += charge;
     meta[at] = (st | REFERENCED) + PIN;
-    if ((st & HAS_HANDLE) !== 0) return this.table.handles![e] as EntryHandle<V>;
-    return this.handleOf(e);
+    return charge;
   }
 
-  /** The handle object of slot `e`, made (or taken from the spare ones) on first use. */
-  handleOf(e: number): CacheHandle<V> {
-    const table = this.table;
-    if ((table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
-      return table.handles![e] as EntryHandle<V>;
-    }
-    const spare = this.spareHandles;
-    let h: EntryHandle<V>;
-    if (spare.length > 0) {
-      h = spare.pop()!;
-      h.reset(e, table.values[e] as V, table.idOf(e), table.offsetOf(e), table.chargeOf(e));
-    } else {
-      h = new EntryHandle<V>(
-        this,
-        e,
-        table.values[e] as V,
-        table.idOf(e),
-        table.offsetOf(e),
-        table.chargeOf(e),
-      );
-    }
-    this.table.meta[e * STRIDE + STATE]! |= HAS_HANDLE;
-    (table.handles ?? table.makeHandles())[e] = h;
-    return h;
+  /** Records `ref` as slot `e`'s reference (insertReferenced): it is detached when freed. */
+  setReference(e: number, ref: SlotHandle): void {
+    this.table.meta[e * STRIDE + STATE]! |= HAS_REF;
+    (this.table.refs ?? this.table.makeRefs())[e] = ref;
   }
 
   /** Pins held on slot `e`. */
@@ -179,7 +153,8 @@ export class LRUShard<V> {
    * Adds the entry (pinned once if `pin`), evicting unpinned entries first as needed, and
    * returns its slot. Returns 0, adding nothing, if it still does not fit and either the
    * limit is strict or the entry would be unpinned (it would be evicted at once). A replaced
-   * entry is freed once unpinned.
+   * entry is freed once unpinned. `absent`: the caller knows no entry of the key is in the
+   * table (then it is not looked for).
    */
   insert(
     hash: number,
@@ -189,10 +164,11 @@ export class LRUShard<V> {
     charge: number,
     highPri: boolean,
     pin: boolean,
+    absent: boolean,
   ): number {
     this.evict(charge);
     if (this.usage + charge > this.capacity && (this.strictCapacityLimit || !pin)) return 0;
-    const old = this.table.find(hash, id, offset);
+    const old = absent ? 0 : this.table.find(hash, id, offset);
     if (old !== 0) {
       this.unchainSlot(old);
       this.detach(old);
@@ -208,14 +184,12 @@ export class LRUShard<V> {
     return e;
   }
 
-  /** Drops one pin of slot `e`. REQUIRES: it holds a pin. */
-  release(e: number): void {
-    const meta = this.table.meta;
-    const at = e * STRIDE + STATE;
-    const st = meta[at]! - PIN;
-    meta[at] = st;
-    if (st >= PIN) return;
-    const charge = this.table.chargeOf(e);
+  /**
+   * After the last pin of slot `e` (of `charge` bytes) was dropped, leaving state `st`:
+   * links it back in if eviction took it off the list, or frees it if it was erased or its
+   * shard is over capacity. REQUIRES: its state word already holds `st` (no pin).
+   */
+  released(e: number, st: number, charge: number): void {
     this.pinnedUsage -= charge;
     if ((st & IN_CACHE) !== 0) {
       if (this.usage <= this.capacity) {
@@ -291,17 +265,15 @@ export class LRUShard<V> {
     }
   }
 
-  /** Lets slot `e` go: to onEvict's list, its handle told, the slot reused. */
+  /** Lets slot `e` go: to onEvict's list, its reference told, the slot reused. */
   private free(e: number): void {
     if (invariants) assertInvariant(this.usage >= 0, "shard usage went negative");
     if (this.freed !== null)
       this.freed.push(this.table.values[e] as V, this.table.idOf(e), this.table.offsetOf(e));
-    if ((this.table.meta[e * STRIDE + STATE]! & HAS_HANDLE) !== 0) {
-      const handles = this.table.handles!;
-      const h = handles[e] as EntryHandle<V>;
-      h.detach();
-      handles[e] = undefined;
-      if (!h.referenced && this.spareHandles.length < MAX_SPARE_HANDLES) this.spareHandles.push(h);
+    if ((this.table.meta[e * STRIDE + STATE]! & HAS_REF) !== 0) {
+      const refs = this.table.refs!;
+      refs[e]!.detach();
+      refs[e] = undefined;
     }
     this.table.freeSlot(e);
   }
@@ -440,9 +412,9 @@ export class LRUShard<V> {
       charged += this.table.chargeOf(e);
       if (st >= PIN) pinned += this.table.chargeOf(e);
       if ((st & IN_LIST) !== 0) flagged++;
-      if ((st & HAS_HANDLE) !== 0) {
+      if ((st & HAS_REF) !== 0) {
         handles++;
-        assertInvariant(this.table.handles?.[e]?.slot === e, "a handle flag without its handle");
+        assertInvariant(this.table.refs?.[e]?.slot === e, "a reference flag without its reference");
       }
       if ((st & IN_CACHE) === 0) {
         assertInvariant(st >= PIN, "an erased entry with no pin was not freed");
@@ -462,9 +434,9 @@ export class LRUShard<V> {
     assertInvariant(flagged === listed, "IN_LIST entries and the LRU list differ");
     assertInvariant(pinned === this.pinnedUsage, "pinnedUsage does not match the pinned slots");
     assertInvariant(charged === this.usage, "usage does not match the charged slots");
-    const all = this.table.handles ?? [];
+    const all = this.table.refs ?? [];
     let kept = 0;
     for (let e = 0; e < all.length; e++) if (all[e] !== undefined && this.owns(e)) kept++;
-    assertInvariant(handles === kept, "a handle outlived its entry");
+    assertInvariant(handles === kept, "a reference outlived its entry");
   }
 }
