@@ -139,11 +139,6 @@ export class LRUShard<V> {
     (this.table.refs ?? this.table.makeRefs())[e] = ref;
   }
 
-  /** Pins held on slot `e`. */
-  pinsOf(e: number): number {
-    return this.table.meta[e * STRIDE + STATE]! >>> 8;
-  }
-
   /** True if slot `e`'s entry is in the table (not erased, replaced or evicted). */
   inCache(e: number): boolean {
     return (this.table.meta[e * STRIDE + STATE]! & IN_CACHE) !== 0;
